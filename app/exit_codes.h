@@ -1,0 +1,14 @@
+#pragma once
+
+// sluicectl's exit codes: scripts may rely on them, so they never change meaning.
+namespace sluice::app {
+
+enum ExitCode : int {
+    ExitOk = 0,
+    ExitFailure = 1,       // Redis answered with an error, or the operation failed
+    ExitUsage = 2,         // bad command line: unknown command, option or value
+    ExitCannotConnect = 3, // the server could not be reached or refused the credentials
+    ExitTimeout = 4,       // connected, but the server did not answer in time
+};
+
+} // namespace sluice::app

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Sluice's two set-up commands, for a fresh Debian 12 machine (as root, or with sudo):
+#   ./dev.sh run [sluice options]   install what is missing, build, open the dashboard on its sandbox Redis
+#   ./dev.sh test                   install, build, start every test service, run the whole suite
+# Both are idempotent and build incrementally in ./build (SLUICE_BUILD_DIR to change it).
+set -euo pipefail
+cd "$(dirname "$(readlink -f "$0")")"
+
+build_dir=${SLUICE_BUILD_DIR:-build}
+
+build_packages=(
+  build-essential cmake ninja-build pkg-config
+  qt6-base-dev qt6-charts-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-qpa-plugins
+  libqt6svg6 libqt6opengl6-dev libgl-dev libvulkan-dev libxkbcommon-dev
+  libhiredis-dev qtkeychain-qt6-dev libsecret-1-0 libssl-dev
+  redis-server redis-tools fonts-dejavu-core
+)
+test_packages=(openssl dbus dbus-bin gnome-keyring procps)
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+install_missing() {
+  local missing=() package
+  for package in "$@"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
+  done
+  ((${#missing[@]})) || return 0
+  say "installing ${missing[*]}"
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  "${sudo[@]}" apt-get update
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+build() {
+  local werror=OFF
+  [ -n "${CI:-}" ] && werror=ON
+  say "building in $build_dir"
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSLUICE_WERROR="$werror" >/dev/null
+  cmake --build "$build_dir" -j2
+}
+
+run_app() {
+  install_missing "${build_packages[@]}"
+  build
+  if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+    say "no display: run this from a desktop session (or with DISPLAY set, e.g. under xvfb-run)"
+    exit 1
+  fi
+  say "starting sluice on its sandbox Redis (close the window to stop both)"
+  exec "$build_dir/app/sluice" "$@"
+}
+
+run_tests() {
+  install_missing "${build_packages[@]}" "${test_packages[@]}"
+  build
+  local services_dir
+  services_dir=$(mktemp -d /tmp/sluice-test-services.XXXXXX)
+  # Stop every service by pid, whatever happens to the suite.
+  trap 'tests/services/services.sh stop "'"$services_dir"'"; rm -rf "'"$services_dir"'"' EXIT
+  say "starting test services in $services_dir"
+  tests/services/services.sh start "$services_dir"
+  # shellcheck source=/dev/null
+  source "$services_dir/env"
+  export QT_QPA_PLATFORM=offscreen
+  say "running the suite"
+  dbus-run-session -- tests/services/with-keyring.sh \
+    ctest --test-dir "$build_dir" --output-on-failure -j2 --timeout 600
+}
+
+case "${1:-}" in
+  run) shift; run_app "$@" ;;
+  test) shift; run_tests "$@" ;;
+  *) echo "usage: ./dev.sh run [sluice options] | ./dev.sh test" >&2; exit 2 ;;
+esac

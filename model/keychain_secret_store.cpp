@@ -1,0 +1,60 @@
+#include "model/secret_store.h"
+
+#include <qt6keychain/keychain.h>
+
+#include <QPointer>
+
+namespace sluice::model {
+
+namespace {
+
+// Runs one job and reports to the context; the job deletes itself when it finishes.
+void runJob(QKeychain::Job *job, QObject *context, SecretStore::Callback done)
+{
+    job->setAutoDelete(true);
+    // Never fall back to a plain-text settings file when no keychain answers.
+    job->setInsecureFallback(false);
+    QObject::connect(job, &QKeychain::Job::finished, context,
+                     [done = std::move(done)](QKeychain::Job *finished) {
+                         SecretStore::Result result;
+                         result.ok = finished->error() == QKeychain::NoError;
+                         result.notFound = finished->error() == QKeychain::EntryNotFound;
+                         if (!result.ok)
+                             result.error = finished->errorString();
+                         if (auto *reader = qobject_cast<QKeychain::ReadPasswordJob *>(finished); reader && result.ok)
+                             result.secret = reader->textData();
+                         done(result);
+                     });
+    job->start();
+}
+
+} // namespace
+
+KeychainSecretStore::KeychainSecretStore(const QString &service)
+    : m_service(service)
+{
+}
+
+void KeychainSecretStore::write(const QString &key, const QString &secret, QObject *context, Callback done)
+{
+    auto *job = new QKeychain::WritePasswordJob(m_service);
+    job->setKey(key);
+    job->setTextData(secret);
+    runJob(job, context, std::move(done));
+}
+
+void KeychainSecretStore::read(const QString &key, QObject *context, Callback done)
+{
+    auto *job = new QKeychain::ReadPasswordJob(m_service);
+    job->setKey(key);
+    runJob(job, context, std::move(done));
+}
+
+void KeychainSecretStore::remove(const QString &key, QObject *context, Callback done)
+{
+    auto *job = new QKeychain::DeletePasswordJob(m_service);
+    job->setKey(key);
+    runJob(job, context, std::move(done));
+}
+
+} // namespace sluice::model

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <QHash>
+#include <QMetaType>
+#include <QString>
+
+namespace sluice::model {
+
+// What the dashboard shows about the server it is connected to, decoded from one INFO reply.
+struct ServerStatus {
+    QString version;
+    QString mode; // standalone, cluster or sentinel
+    QString role; // master or slave (Redis' own words)
+    qint64 uptimeSeconds = 0;
+    qint64 usedMemoryBytes = 0;
+    qint64 peakMemoryBytes = 0;
+    qint64 maxMemoryBytes = 0; // 0: no limit
+    qint64 connectedClients = 0;
+    qint64 opsPerSecond = 0;
+    qint64 keys = 0;           // over every database
+    bool aofEnabled = false;
+    bool rdbEnabled = false;        // save points configured (from CONFIG GET save)
+    bool rdbKnown = false;          // false when this user may not run CONFIG GET
+
+    static ServerStatus fromInfo(const QHash<QString, QString> &info);
+};
+
+// "1.5 MiB": binary units, one decimal from KiB up.
+QString formatBytes(qint64 bytes);
+// "3 d 4 h", "5 min 2 s": the two largest units.
+QString formatDuration(qint64 seconds);
+
+} // namespace sluice::model
+
+Q_DECLARE_METATYPE(sluice::model::ServerStatus)

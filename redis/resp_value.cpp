@@ -1,0 +1,59 @@
+#include "redis/resp_value.h"
+
+#include <hiredis/hiredis.h>
+
+namespace sluice::redis {
+
+RespValue RespValue::fromHiredis(const redisReply *reply)
+{
+    RespValue value;
+    switch (reply->type) {
+    case REDIS_REPLY_INTEGER:
+        value.type = Type::Integer;
+        value.integer = reply->integer;
+        break;
+    case REDIS_REPLY_STRING:
+    case REDIS_REPLY_STATUS:
+    case REDIS_REPLY_ERROR:
+        value.type = reply->type == REDIS_REPLY_STRING   ? Type::String
+                     : reply->type == REDIS_REPLY_STATUS ? Type::Status
+                                                         : Type::Error;
+        value.bytes = QByteArray(reply->str, static_cast<qsizetype>(reply->len));
+        break;
+    case REDIS_REPLY_ARRAY:
+        value.type = Type::Array;
+        value.elements.reserve(static_cast<qsizetype>(reply->elements));
+        for (size_t i = 0; i < reply->elements; ++i)
+            value.elements.append(fromHiredis(reply->element[i]));
+        break;
+    default:
+        value.type = Type::Nil;
+        break;
+    }
+    return value;
+}
+
+RespValue RespValue::error(const QByteArray &message)
+{
+    RespValue value;
+    value.type = Type::Error;
+    value.bytes = message;
+    return value;
+}
+
+RespValue RespValue::string(const QByteArray &bytes)
+{
+    RespValue value;
+    value.type = Type::String;
+    value.bytes = bytes;
+    return value;
+}
+
+QString RespValue::toString() const
+{
+    if (type == Type::Integer)
+        return QString::number(integer);
+    return QString::fromUtf8(bytes);
+}
+
+} // namespace sluice::redis

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <QVector>
+
+struct redisReply;
+
+namespace sluice::redis {
+
+// One RESP2 value, owned by value so replies can outlive the parser that produced them.
+struct RespValue {
+    enum class Type { Nil, Integer, String, Status, Error, Array };
+
+    Type type = Type::Nil;
+    qint64 integer = 0;
+    QByteArray bytes;           // String, Status and Error payloads
+    QVector<RespValue> elements; // Array items
+
+    static RespValue fromHiredis(const redisReply *reply);
+    static RespValue error(const QByteArray &message);
+    static RespValue string(const QByteArray &value);
+
+    bool isError() const { return type == Type::Error; }
+    bool isNil() const { return type == Type::Nil; }
+    bool isArray() const { return type == Type::Array; }
+    // Status, String and Integer as text; Error as its message.
+    QString toString() const;
+};
+
+} // namespace sluice::redis

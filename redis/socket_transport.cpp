@@ -1,0 +1,139 @@
+#include "redis/socket_transport.h"
+
+#include <QFile>
+#include <QLocalSocket>
+#include <QSslCertificate>
+#include <QSslConfiguration>
+#include <QSslKey>
+#include <QSslSocket>
+#include <QStringList>
+#include <QTcpSocket>
+
+namespace sluice::redis {
+
+namespace {
+
+QString describeSslErrors(const QList<QSslError> &errors)
+{
+    QStringList texts;
+    for (const QSslError &error : errors)
+        texts << error.errorString();
+    return QStringLiteral("TLS certificate rejected: %1").arg(texts.join(QStringLiteral("; ")));
+}
+
+} // namespace
+
+SocketTransport::SocketTransport(const ConnectionOptions &options, QObject *parent)
+    : QObject(parent)
+    , m_options(options)
+{
+}
+
+SocketTransport::~SocketTransport()
+{
+    if (m_device)
+        m_device->disconnect(this);
+}
+
+void SocketTransport::open()
+{
+    if (m_options.transport == ConnectionOptions::Transport::Unix)
+        openUnix();
+    else
+        openTcpOrTls();
+}
+
+void SocketTransport::openTcpOrTls()
+{
+    const bool tls = m_options.transport == ConnectionOptions::Transport::Tls;
+    QAbstractSocket *socket = nullptr;
+    if (tls) {
+        auto *sslSocket = new QSslSocket(this);
+        QSslConfiguration config = QSslConfiguration::defaultConfiguration();
+        if (!m_options.caFile.isEmpty()) {
+            const auto authorities = QSslCertificate::fromPath(m_options.caFile, QSsl::Pem);
+            if (authorities.isEmpty()) {
+                delete sslSocket;
+                return fail(QStringLiteral("cannot read a CA certificate from %1").arg(m_options.caFile));
+            }
+            config.setCaCertificates(authorities);
+        }
+        if (!m_options.certFile.isEmpty() || !m_options.keyFile.isEmpty()) {
+            const auto certs = QSslCertificate::fromPath(m_options.certFile, QSsl::Pem);
+            QFile keyFile(m_options.keyFile);
+            const QByteArray keyPem = keyFile.open(QIODevice::ReadOnly) ? keyFile.readAll() : QByteArray();
+            QSslKey key(keyPem, QSsl::Rsa, QSsl::Pem);
+            if (key.isNull())
+                key = QSslKey(keyPem, QSsl::Ec, QSsl::Pem);
+            if (certs.isEmpty() || key.isNull()) {
+                delete sslSocket;
+                return fail(QStringLiteral("cannot read the client certificate %1 and key %2")
+                                .arg(m_options.certFile, m_options.keyFile));
+            }
+            config.setLocalCertificate(certs.first());
+            config.setPrivateKey(key);
+        }
+        config.setPeerVerifyMode(m_options.verifyPeer ? QSslSocket::VerifyPeer : QSslSocket::VerifyNone);
+        sslSocket->setSslConfiguration(config);
+        if (!m_options.verifyPeer)
+            connect(sslSocket, &QSslSocket::sslErrors, this,
+                    [sslSocket](const QList<QSslError> &) { sslSocket->ignoreSslErrors(); });
+        else
+            connect(sslSocket, &QSslSocket::sslErrors, this,
+                    [this](const QList<QSslError> &errors) { fail(describeSslErrors(errors)); });
+        connect(sslSocket, &QSslSocket::encrypted, this, &SocketTransport::opened);
+        socket = sslSocket;
+    } else {
+        socket = new QTcpSocket(this);
+        connect(socket, &QAbstractSocket::connected, this, &SocketTransport::opened);
+    }
+    socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
+    socket->setSocketOption(QAbstractSocket::KeepAliveOption, 1);
+    connect(socket, &QAbstractSocket::errorOccurred, this, [this, socket](QAbstractSocket::SocketError) {
+        fail(socket->errorString());
+    });
+    connect(socket, &QIODevice::readyRead, this, &SocketTransport::readyRead);
+    m_device = socket;
+
+    if (tls) {
+        const QString peerName = m_options.serverName.isEmpty() ? m_options.host : m_options.serverName;
+        static_cast<QSslSocket *>(socket)->connectToHostEncrypted(m_options.host, m_options.port, peerName);
+    } else {
+        socket->connectToHost(m_options.host, m_options.port);
+    }
+}
+
+void SocketTransport::openUnix()
+{
+    auto *socket = new QLocalSocket(this);
+    connect(socket, &QLocalSocket::connected, this, &SocketTransport::opened);
+    connect(socket, &QLocalSocket::errorOccurred, this,
+            [this, socket](QLocalSocket::LocalSocketError) { fail(socket->errorString()); });
+    connect(socket, &QIODevice::readyRead, this, &SocketTransport::readyRead);
+    m_device = socket;
+    socket->connectToServer(m_options.socketPath);
+}
+
+void SocketTransport::write(const QByteArray &bytes)
+{
+    if (m_device && !m_failed)
+        m_device->write(bytes);
+}
+
+QByteArray SocketTransport::readAll()
+{
+    return m_device ? m_device->readAll() : QByteArray();
+}
+
+void SocketTransport::fail(const QString &reason)
+{
+    // Sockets may report one fault several times (an error, then a disconnect); report it once.
+    if (m_failed)
+        return;
+    m_failed = true;
+    // Always from the event loop, so a failure found inside open() reaches a caller that has
+    // returned from it, like every other failure.
+    QMetaObject::invokeMethod(this, [this, reason] { Q_EMIT failed(reason); }, Qt::QueuedConnection);
+}
+
+} // namespace sluice::redis

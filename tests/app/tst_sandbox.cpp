@@ -1,0 +1,152 @@
+// The embedded default: `sluice --sandbox` starts a private redis-server that never outlives it,
+// not even a kill -9, and two instances never share one.
+
+#include "redis/redis_connection.h"
+#include "support/sync_command.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTest>
+
+#include <csignal>
+#include <memory>
+
+namespace {
+
+// One running `sluice --sandbox`, offscreen, with what it said about its sandbox.
+struct SluiceInstance {
+    std::unique_ptr<QProcess> process = std::make_unique<QProcess>();
+    quint16 port = 0;
+    QString directory;
+    qint64 serverPid = 0;
+};
+
+qint64 childRedisServer(qint64 parentPid)
+{
+    const QDir tasks(QStringLiteral("/proc/%1/task").arg(parentPid));
+    for (const QString &task : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile children(tasks.filePath(task + QStringLiteral("/children")));
+        if (!children.open(QIODevice::ReadOnly))
+            continue;
+        for (const QByteArray &pid : children.readAll().split(' ')) {
+            QFile comm(QStringLiteral("/proc/%1/comm").arg(QString::fromLatin1(pid.trimmed())));
+            if (comm.open(QIODevice::ReadOnly) && comm.readAll().trimmed() == "redis-server")
+                return pid.trimmed().toLongLong();
+        }
+    }
+    return 0;
+}
+
+// Running means present and not a zombie waiting to be reaped.
+bool processRunning(qint64 pid)
+{
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (!stat.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray text = stat.readAll();
+    const qsizetype afterName = text.lastIndexOf(')');
+    return afterName > 0 && text.mid(afterName + 2, 1) != "Z";
+}
+
+bool startSluice(SluiceInstance &instance)
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    instance.process->setProcessEnvironment(env);
+    instance.process->start(QStringLiteral(SLUICE_BINARY), {QStringLiteral("--sandbox")});
+    static const QRegularExpression announcement(
+        QStringLiteral("sandbox Redis listening on 127\\.0\\.0\\.1:(\\d+) in (\\S+)"));
+    QString output;
+    for (int i = 0; i < 100 && instance.process->state() != QProcess::NotRunning; ++i) {
+        instance.process->waitForReadyRead(100);
+        output += QString::fromUtf8(instance.process->readAllStandardOutput());
+        const auto match = announcement.match(output);
+        if (match.hasMatch()) {
+            instance.port = static_cast<quint16>(match.captured(1).toUInt());
+            instance.directory = match.captured(2);
+            instance.serverPid = childRedisServer(instance.process->processId());
+            return instance.serverPid > 0;
+        }
+    }
+    qWarning("sluice said: %s %s", qPrintable(output), instance.process->readAllStandardError().constData());
+    return false;
+}
+
+sluice::redis::RedisReply command(quint16 port, const QByteArrayList &args)
+{
+    sluice::redis::ConnectionOptions options;
+    options.port = port;
+    options.connectTimeoutMs = 2000;
+    sluice::redis::RedisConnection connection(options);
+    connection.setAutoReconnect(false);
+    connection.open();
+    return sluice::test::syncCommand(connection, args);
+}
+
+} // namespace
+
+class TestSandbox : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void killNineLeavesNoServerBehind()
+    {
+        SluiceInstance sluice;
+        QVERIFY(startSluice(sluice));
+        QVERIFY(command(sluice.port, {"PING"}).ok());
+        QVERIFY(processRunning(sluice.serverPid));
+
+        ::kill(static_cast<pid_t>(sluice.process->processId()), SIGKILL);
+        sluice.process->waitForFinished(5000);
+        QTRY_VERIFY_WITH_TIMEOUT(!processRunning(sluice.serverPid), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(!command(sluice.port, {"PING"}).ok(), 5000);
+
+        // The folder the killed instance left is swept by the next one.
+        QVERIFY(QDir(sluice.directory).exists());
+        SluiceInstance next;
+        QVERIFY(startSluice(next));
+        QVERIFY(!QDir(sluice.directory).exists());
+        next.process->terminate();
+        QVERIFY(next.process->waitForFinished(10000));
+    }
+
+    void twoInstancesGetSeparateSandboxes()
+    {
+        SluiceInstance first;
+        SluiceInstance second;
+        QVERIFY(startSluice(first));
+        QVERIFY(startSluice(second));
+        QVERIFY(first.port != second.port);
+        QVERIFY(first.directory != second.directory);
+        QVERIFY(first.serverPid != second.serverPid);
+
+        QVERIFY(command(first.port, {"SET", "owner", "first"}).ok());
+        QVERIFY(command(second.port, {"GET", "owner"}).value.isNil());
+
+        // A normal quit (SIGTERM) stops the server and removes its folder.
+        for (SluiceInstance *instance : {&first, &second}) {
+            instance->process->terminate();
+            QVERIFY(instance->process->waitForFinished(10000));
+            QCOMPARE(instance->process->exitCode(), 0);
+            QTRY_VERIFY(!processRunning(instance->serverPid));
+            QVERIFY(!QDir(instance->directory).exists());
+        }
+    }
+
+    void rejectsConflictingOptions()
+    {
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        process.setProcessEnvironment(env);
+        process.start(QStringLiteral(SLUICE_BINARY),
+                      {QStringLiteral("--sandbox"), QStringLiteral("--url"), QStringLiteral("redis://127.0.0.1:6379")});
+        QVERIFY(process.waitForFinished(10000));
+        QCOMPARE(process.exitCode(), 2);
+        QVERIFY(process.readAllStandardError().contains("exclude each other"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSandbox)
+#include "tst_sandbox.moc"

@@ -1,0 +1,36 @@
+#pragma once
+
+#include "redis/connection_options.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+
+namespace sluice::test {
+
+// A private redis-server for one test that must do something drastic to it (freeze it with
+// SIGSTOP, kill and restart it) without disturbing the shared services.
+class RedisProcess {
+public:
+    RedisProcess();
+    ~RedisProcess();
+
+    bool start();   // on a free loopback port; waits until it accepts connections
+    bool restart(); // kill -9, then start again on the same port
+    void freeze();  // SIGSTOP: the port still accepts TCP connections, nothing answers
+    void thaw();    // SIGCONT
+    void kill();
+
+    quint16 port() const { return m_port; }
+    redis::ConnectionOptions options() const;
+    QString errorString() const { return m_error; }
+
+private:
+    bool launch();
+
+    QTemporaryDir m_dir;
+    QProcess m_process;
+    quint16 m_port = 0;
+    QString m_error;
+};
+
+} // namespace sluice::test

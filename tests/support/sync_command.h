@@ -1,0 +1,15 @@
+#pragma once
+
+#include "redis/redis_connection.h"
+
+namespace sluice::test {
+
+// Sends one command and spins a local event loop until it ends (tests only: production code never
+// waits like this). Returns a Timeout failure if nothing came back within waitMs.
+redis::RedisReply syncCommand(redis::RedisConnection &connection, const QByteArrayList &args,
+                              int waitMs = 10000);
+
+// Opens the connection and waits until it is ready or failed; returns whether it became ready.
+bool openAndWait(redis::RedisConnection &connection, int waitMs = 10000);
+
+} // namespace sluice::test

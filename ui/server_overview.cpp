@@ -1,0 +1,173 @@
+#include "ui/server_overview.h"
+
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLocale>
+#include <QVBoxLayout>
+
+namespace sluice::ui {
+
+using model::ServerMonitor;
+using model::ServerStatus;
+
+namespace {
+
+// Banner tones: background, border and text colours that read on light and dark themes alike.
+QString bannerStyle(const char *tone)
+{
+    const QLatin1String name(tone);
+    if (name == QLatin1String("ok"))
+        return QStringLiteral("background:#e6f4ea; border:1px solid #34a853; color:#0d3d1a;");
+    if (name == QLatin1String("error"))
+        return QStringLiteral("background:#fce8e6; border:1px solid #d93025; color:#5c0f0a;");
+    return QStringLiteral("background:#e8f0fe; border:1px solid #4285f4; color:#0b2a5c;");
+}
+
+QString placeholder()
+{
+    return QStringLiteral("\u2014");
+}
+
+} // namespace
+
+ServerOverview::ServerOverview(QWidget *parent)
+    : QWidget(parent)
+{
+    m_banner = new QLabel(this);
+    m_banner->setObjectName(QStringLiteral("connectionBanner"));
+    m_banner->setWordWrap(true);
+    m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_banner->setContentsMargins(10, 8, 10, 8);
+
+    auto *serverBox = new QGroupBox(tr("Server"), this);
+    auto *serverForm = new QFormLayout(serverBox);
+    m_address = addRow(serverForm, tr("Address"));
+    m_version = addRow(serverForm, tr("Version"));
+    m_mode = addRow(serverForm, tr("Mode"));
+    m_role = addRow(serverForm, tr("Role"));
+    m_uptime = addRow(serverForm, tr("Uptime"));
+
+    auto *loadBox = new QGroupBox(tr("Load"), this);
+    auto *loadForm = new QFormLayout(loadBox);
+    m_clients = addRow(loadForm, tr("Connected clients"));
+    m_ops = addRow(loadForm, tr("Commands per second"));
+    m_memory = addRow(loadForm, tr("Memory used (peak)"));
+    m_maxMemory = addRow(loadForm, tr("Memory limit"));
+    m_keys = addRow(loadForm, tr("Keys"));
+
+    auto *persistenceBox = new QGroupBox(tr("Persistence"), this);
+    auto *persistenceForm = new QFormLayout(persistenceBox);
+    m_rdb = addRow(persistenceForm, tr("RDB snapshots"));
+    m_aof = addRow(persistenceForm, tr("Append-only file"));
+    m_persistenceWarning = new QLabel(
+        tr("Nothing is persisted: a restart of this server loses its data and its function library."),
+        persistenceBox);
+    m_persistenceWarning->setObjectName(QStringLiteral("persistenceWarning"));
+    m_persistenceWarning->setWordWrap(true);
+    m_persistenceWarning->setStyleSheet(QStringLiteral("color:#b06000;"));
+    m_persistenceWarning->hide();
+    persistenceForm->addRow(m_persistenceWarning);
+
+    auto *grid = new QGridLayout;
+    grid->setHorizontalSpacing(16);
+    grid->setVerticalSpacing(16);
+    grid->addWidget(serverBox, 0, 0);
+    grid->addWidget(loadBox, 0, 1);
+    grid->addWidget(persistenceBox, 1, 0, 1, 2);
+    grid->setColumnStretch(0, 1);
+    grid->setColumnStretch(1, 1);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(16, 16, 16, 16);
+    layout->setSpacing(16);
+    layout->addWidget(m_banner);
+    layout->addLayout(grid);
+    layout->addStretch(1);
+
+    showMessage(tr("Not connected."), false);
+}
+
+QLabel *ServerOverview::addRow(QFormLayout *form, const QString &label)
+{
+    auto *value = new QLabel(placeholder(), this);
+    value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    form->addRow(label + QLatin1Char(':'), value);
+    return value;
+}
+
+void ServerOverview::setMonitor(ServerMonitor *monitor)
+{
+    m_monitor = monitor;
+    m_address->setText(monitor->targetLabel());
+    connect(monitor, &ServerMonitor::healthChanged, this, &ServerOverview::showHealth);
+    connect(monitor, &ServerMonitor::statusChanged, this, &ServerOverview::showStatus);
+    showHealth(monitor->health(), monitor->problem());
+    if (monitor->hasStatus())
+        showStatus(monitor->status());
+}
+
+void ServerOverview::showMessage(const QString &message, bool isError)
+{
+    setBanner(message, isError ? "error" : "info");
+}
+
+QString ServerOverview::bannerText() const
+{
+    return m_banner->text();
+}
+
+void ServerOverview::setBanner(const QString &text, const char *tone)
+{
+    m_banner->setText(text);
+    m_banner->setStyleSheet(bannerStyle(tone) + QStringLiteral(" border-radius:4px;"));
+}
+
+void ServerOverview::showHealth(ServerMonitor::Health health, const QString &problem)
+{
+    const QString target = m_monitor->targetLabel();
+    switch (health) {
+    case ServerMonitor::Health::Connecting:
+        setBanner(tr("Connecting to %1\u2026").arg(target), "info");
+        break;
+    case ServerMonitor::Health::Ready:
+        if (problem.isEmpty())
+            setBanner(tr("Connected to %1.").arg(target), "ok");
+        else
+            setBanner(tr("Connected to %1, but %2").arg(target, problem), "info");
+        break;
+    case ServerMonitor::Health::Unreachable:
+        setBanner(tr("Cannot reach %1: %2. Retrying in the background; the figures below are the last "
+                     "ones received.")
+                      .arg(target, problem.isEmpty() ? tr("connection lost") : problem),
+                  "error");
+        break;
+    case ServerMonitor::Health::Failed:
+        setBanner(tr("Gave up on %1: %2").arg(target, problem), "error");
+        break;
+    }
+}
+
+void ServerOverview::showStatus(const ServerStatus &status)
+{
+    const QLocale locale;
+    m_version->setText(status.version.isEmpty() ? placeholder() : status.version);
+    m_mode->setText(status.mode);
+    m_role->setText(status.role == QLatin1String("master") ? tr("primary")
+                    : status.role == QLatin1String("slave") ? tr("replica")
+                                                             : (status.role.isEmpty() ? placeholder() : status.role));
+    m_uptime->setText(model::formatDuration(status.uptimeSeconds));
+    m_clients->setText(locale.toString(status.connectedClients));
+    m_ops->setText(locale.toString(status.opsPerSecond));
+    m_memory->setText(tr("%1 (%2)").arg(model::formatBytes(status.usedMemoryBytes),
+                                        model::formatBytes(status.peakMemoryBytes)));
+    m_maxMemory->setText(status.maxMemoryBytes > 0 ? model::formatBytes(status.maxMemoryBytes) : tr("none"));
+    m_keys->setText(locale.toString(status.keys));
+    m_rdb->setText(!status.rdbKnown ? tr("unknown (CONFIG not permitted)")
+                                    : status.rdbEnabled ? tr("on") : tr("off"));
+    m_aof->setText(status.aofEnabled ? tr("on") : tr("off"));
+    m_persistenceWarning->setVisible(status.rdbKnown && !status.rdbEnabled && !status.aofEnabled);
+}
+
+} // namespace sluice::ui
