@@ -1,0 +1,119 @@
+#include "model/policy.h"
+
+#include <QCoreApplication>
+#include <QRegularExpression>
+#include <QStringList>
+
+namespace sluice::model {
+
+namespace {
+
+struct AlgorithmSpelling {
+    Algorithm algorithm;
+    const char *name;
+};
+
+constexpr AlgorithmSpelling spellings[] = {
+    {Algorithm::TokenBucket, "token_bucket"},   {Algorithm::FixedWindow, "fixed_window"},
+    {Algorithm::SlidingLog, "sliding_log"},     {Algorithm::SlidingWindow, "sliding_window"},
+    {Algorithm::LeakyBucket, "leaky_bucket"},   {Algorithm::Gcra, "gcra"},
+    {Algorithm::Concurrency, "concurrency"},
+};
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("sluice::model::Policy", text);
+}
+
+bool storesOneEntryPerCall(Algorithm algorithm)
+{
+    return algorithm == Algorithm::SlidingLog || algorithm == Algorithm::Concurrency;
+}
+
+} // namespace
+
+QString algorithmName(Algorithm algorithm)
+{
+    for (const auto &spelling : spellings)
+        if (spelling.algorithm == algorithm)
+            return QLatin1String(spelling.name);
+    return {};
+}
+
+std::optional<Algorithm> algorithmFromName(const QString &name)
+{
+    for (const auto &spelling : spellings)
+        if (name == QLatin1String(spelling.name))
+            return spelling.algorithm;
+    return std::nullopt;
+}
+
+QStringList algorithmNames()
+{
+    QStringList names;
+    for (const auto &spelling : spellings)
+        names << QLatin1String(spelling.name);
+    return names;
+}
+
+bool Policy::sameDefinition(const Policy &other) const
+{
+    return name == other.name && algorithm == other.algorithm && limit == other.limit
+        && windowMs == other.windowMs && effectiveBurst() == other.effectiveBurst() && shadow == other.shadow
+        && description == other.description;
+}
+
+QString PolicyError::toString() const
+{
+    QString where;
+    if (!policy.isEmpty() && !field.isEmpty())
+        where = tr("policy \"%1\", field \"%2\": ").arg(policy, field);
+    else if (!policy.isEmpty())
+        where = tr("policy \"%1\": ").arg(policy);
+    else if (!field.isEmpty())
+        where = tr("field \"%1\": ").arg(field);
+    return where + message;
+}
+
+bool isValidPolicyName(const QString &name)
+{
+    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9_.-]{1,64}$"));
+    return pattern.match(name).hasMatch();
+}
+
+QVector<PolicyError> validatePolicy(const Policy &policy)
+{
+    namespace limits = policy_limits;
+    QVector<PolicyError> errors;
+    auto fail = [&](const char *field, const QString &message) {
+        errors.append({policy.name, QLatin1String(field), message});
+    };
+
+    if (!isValidPolicyName(policy.name))
+        fail("name", tr("must be 1 to 64 letters, digits, '_', '.' or '-'"));
+    if (policy.limit < 1 || policy.limit > limits::maxLimit)
+        fail("limit", tr("must be a whole number from 1 to %1").arg(limits::maxLimit));
+    if (policy.windowMs < 1 || policy.windowMs > limits::maxWindowMs)
+        fail("window_ms", tr("must be a whole number of milliseconds from 1 to %1 (one week)").arg(limits::maxWindowMs));
+    if (policy.burst < 0 || policy.burst > limits::maxBurst)
+        fail("burst", tr("must be a whole number from 1 to %1").arg(limits::maxBurst));
+    if (policy.description.size() > limits::maxDescriptionLength)
+        fail("description", tr("must be at most %1 characters").arg(limits::maxDescriptionLength));
+    if (!errors.isEmpty())
+        return errors;
+
+    // Exactness: the limiter scales levels by the window, and the products must stay below 2^53.
+    const double level = static_cast<double>(std::max(policy.effectiveBurst(), policy.limit))
+                       * static_cast<double>(policy.windowMs);
+    if (level > static_cast<double>(limits::maxScaledLevel))
+        fail(policy.effectiveBurst() > policy.limit ? "burst" : "limit",
+             tr("is too large for a window of %1 ms: burst (or limit) times window_ms must be at most 2^53")
+                 .arg(policy.windowMs));
+    if (storesOneEntryPerCall(policy.algorithm) && policy.limit > limits::maxStoredEntries)
+        fail("limit", tr("must be at most %1 for %2, which keeps one entry per admitted call")
+                          .arg(limits::maxStoredEntries)
+                          .arg(algorithmName(policy.algorithm)));
+    return errors;
+}
+
+} // namespace sluice::model

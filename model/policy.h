@@ -1,0 +1,63 @@
+#pragma once
+
+#include <QByteArray>
+#include <QHash>
+#include <QString>
+#include <QVector>
+
+#include <optional>
+
+namespace sluice::model {
+
+enum class Algorithm { TokenBucket, FixedWindow, SlidingLog, SlidingWindow, LeakyBucket, Gcra, Concurrency };
+
+// The stored and JSON spelling ("token_bucket", ...).
+QString algorithmName(Algorithm algorithm);
+std::optional<Algorithm> algorithmFromName(const QString &name);
+QStringList algorithmNames();
+
+// The largest values a policy may hold. The limiter does exact integer arithmetic in Lua's doubles,
+// so every product it forms must stay below 2^53; these bounds guarantee that.
+namespace policy_limits {
+constexpr qint64 maxLimit = 1'000'000'000;            // 1e9 per window
+constexpr qint64 maxBurst = 1'000'000'000;
+constexpr qint64 maxWindowMs = 7LL * 24 * 3600 * 1000; // one week
+constexpr qint64 maxStoredEntries = 100'000;          // sliding_log entries and concurrency leases per key
+constexpr qint64 maxScaledLevel = 9'007'199'254'740'992; // 2^53: bounds burst * window_ms and limit * window_ms
+constexpr int maxNameLength = 64;
+constexpr int maxDescriptionLength = 1024;
+} // namespace policy_limits
+
+struct Policy {
+    QString name;
+    Algorithm algorithm = Algorithm::TokenBucket;
+    qint64 limit = 0;
+    qint64 windowMs = 0;
+    qint64 burst = 0; // 0 in input means "same as limit"
+    bool shadow = false;
+    QString description;
+
+    // Bookkeeping the store keeps beside the definition.
+    qint64 version = 0;
+    qint64 updatedAtMs = 0;
+    QString updatedBy;
+
+    qint64 effectiveBurst() const { return burst > 0 ? burst : limit; }
+    // Same definition (bookkeeping ignored): what decides whether an apply changes anything.
+    bool sameDefinition(const Policy &other) const;
+};
+
+// One problem with one field of one policy, phrased for an operator.
+struct PolicyError {
+    QString policy; // may be empty (a problem with the file as a whole)
+    QString field;  // may be empty (a problem with the policy as a whole)
+    QString message;
+    QString toString() const;
+};
+
+bool isValidPolicyName(const QString &name);
+
+// Every problem with the definition; empty when it is valid.
+QVector<PolicyError> validatePolicy(const Policy &policy);
+
+} // namespace sluice::model

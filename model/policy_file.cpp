@@ -1,0 +1,164 @@
+#include "model/policy_file.h"
+
+#include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSet>
+
+#include <algorithm>
+#include <cmath>
+
+namespace sluice::model {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("sluice::model::PolicyFile", text);
+}
+
+const QStringList knownFields{QStringLiteral("name"),  QStringLiteral("algorithm"), QStringLiteral("limit"),
+                              QStringLiteral("window_ms"), QStringLiteral("burst"), QStringLiteral("shadow"),
+                              QStringLiteral("description")};
+
+QString jsonTypeName(const QJsonValue &value)
+{
+    switch (value.type()) {
+    case QJsonValue::Null: return QStringLiteral("null");
+    case QJsonValue::Bool: return QStringLiteral("a boolean");
+    case QJsonValue::Double: return QStringLiteral("a number");
+    case QJsonValue::String: return QStringLiteral("a string");
+    case QJsonValue::Array: return QStringLiteral("an array");
+    case QJsonValue::Object: return QStringLiteral("an object");
+    case QJsonValue::Undefined: break;
+    }
+    return QStringLiteral("nothing");
+}
+
+// Reads one policy object; appends its problems to errors.
+Policy readPolicy(const QJsonObject &object, int index, QVector<PolicyError> &errors)
+{
+    Policy policy;
+    const QJsonValue nameValue = object.value(QLatin1String("name"));
+    policy.name = nameValue.isString() ? nameValue.toString() : QStringLiteral("#%1").arg(index + 1);
+    const qsizetype firstError = errors.size();
+    auto fail = [&](const QString &field, const QString &message) { errors.append({policy.name, field, message}); };
+
+    for (auto it = object.begin(); it != object.end(); ++it)
+        if (!knownFields.contains(it.key()))
+            fail(it.key(), tr("is not a policy field (known: %1)").arg(knownFields.join(QStringLiteral(", "))));
+
+    if (!nameValue.isString())
+        fail(QStringLiteral("name"), tr("is required and must be a string, not %1").arg(jsonTypeName(nameValue)));
+
+    const QJsonValue algorithmValue = object.value(QLatin1String("algorithm"));
+    if (!algorithmValue.isString()) {
+        fail(QStringLiteral("algorithm"), tr("is required and must be a string, not %1").arg(jsonTypeName(algorithmValue)));
+    } else if (const auto algorithm = algorithmFromName(algorithmValue.toString())) {
+        policy.algorithm = *algorithm;
+    } else {
+        fail(QStringLiteral("algorithm"), tr("\"%1\" is not one of %2")
+                                              .arg(algorithmValue.toString(), algorithmNames().join(QStringLiteral(", "))));
+    }
+
+    auto readWhole = [&](const char *field, bool required, qint64 *target) {
+        const QJsonValue value = object.value(QLatin1String(field));
+        if (value.isUndefined() && !required)
+            return;
+        const double number = value.toDouble();
+        // 2^53 bounds the doubles that JSON numbers become without losing a unit.
+        if (!value.isDouble() || std::floor(number) != number || std::fabs(number) > 9007199254740992.0) {
+            fail(QLatin1String(field), value.isUndefined()
+                                           ? tr("is required")
+                                           : tr("must be a whole number, not %1").arg(value.isDouble()
+                                                                                          ? QString::number(number)
+                                                                                          : jsonTypeName(value)));
+            return;
+        }
+        *target = static_cast<qint64>(number);
+        if (*target < 1)
+            fail(QLatin1String(field), tr("must be positive, not %1").arg(*target));
+    };
+    readWhole("limit", true, &policy.limit);
+    readWhole("window_ms", true, &policy.windowMs);
+    readWhole("burst", false, &policy.burst);
+
+    const QJsonValue shadowValue = object.value(QLatin1String("shadow"));
+    if (!shadowValue.isUndefined() && !shadowValue.isBool())
+        fail(QStringLiteral("shadow"), tr("must be true or false, not %1").arg(jsonTypeName(shadowValue)));
+    policy.shadow = shadowValue.toBool(false);
+
+    const QJsonValue descriptionValue = object.value(QLatin1String("description"));
+    if (!descriptionValue.isUndefined() && !descriptionValue.isString())
+        fail(QStringLiteral("description"), tr("must be a string, not %1").arg(jsonTypeName(descriptionValue)));
+    policy.description = descriptionValue.toString();
+
+    // Range and consistency checks only make sense once every field has the right type.
+    if (errors.size() == firstError)
+        errors += validatePolicy(policy);
+    return policy;
+}
+
+} // namespace
+
+PolicyFile PolicyFile::parse(const QByteArray &json)
+{
+    PolicyFile file;
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
+    if (parseError.error != QJsonParseError::NoError) {
+        file.errors.append({{}, {}, tr("not valid JSON at byte %1: %2").arg(parseError.offset).arg(parseError.errorString())});
+        return file;
+    }
+    if (!document.isObject()) {
+        file.errors.append({{}, {}, tr("the file must hold a JSON object with a \"policies\" array")});
+        return file;
+    }
+    const QJsonObject root = document.object();
+    for (auto it = root.begin(); it != root.end(); ++it)
+        if (it.key() != QLatin1String("policies"))
+            file.errors.append({{}, it.key(), tr("is not known at the top level (only \"policies\")")});
+    const QJsonValue list = root.value(QLatin1String("policies"));
+    if (!list.isArray()) {
+        file.errors.append({{}, QStringLiteral("policies"), tr("is required and must be an array, not %1").arg(jsonTypeName(list))});
+        return file;
+    }
+
+    QSet<QString> seen;
+    const QJsonArray array = list.toArray();
+    for (int i = 0; i < array.size(); ++i) {
+        if (!array.at(i).isObject()) {
+            file.errors.append({QStringLiteral("#%1").arg(i + 1), {}, tr("must be an object, not %1").arg(jsonTypeName(array.at(i)))});
+            continue;
+        }
+        Policy policy = readPolicy(array.at(i).toObject(), i, file.errors);
+        if (seen.contains(policy.name))
+            file.errors.append({policy.name, QStringLiteral("name"), tr("appears more than once in the file")});
+        seen.insert(policy.name);
+        file.policies.append(policy);
+    }
+    if (!file.ok())
+        file.policies.clear();
+    return file;
+}
+
+QByteArray writePolicyFile(QVector<Policy> policies)
+{
+    std::sort(policies.begin(), policies.end(), [](const Policy &a, const Policy &b) { return a.name < b.name; });
+    QJsonArray list;
+    for (const Policy &policy : policies) {
+        QJsonObject object{{QStringLiteral("name"), policy.name},
+                           {QStringLiteral("algorithm"), algorithmName(policy.algorithm)},
+                           {QStringLiteral("limit"), static_cast<double>(policy.limit)},
+                           {QStringLiteral("window_ms"), static_cast<double>(policy.windowMs)},
+                           {QStringLiteral("burst"), static_cast<double>(policy.effectiveBurst())},
+                           {QStringLiteral("shadow"), policy.shadow}};
+        if (!policy.description.isEmpty())
+            object.insert(QStringLiteral("description"), policy.description);
+        list.append(object);
+    }
+    return QJsonDocument(QJsonObject{{QStringLiteral("policies"), list}}).toJson(QJsonDocument::Indented);
+}
+
+} // namespace sluice::model

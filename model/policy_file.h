@@ -1,0 +1,23 @@
+#pragma once
+
+#include "model/policy.h"
+
+namespace sluice::model {
+
+// The JSON policy file that drives `sluicectl apply` and the GUI's import and export:
+//   {"policies": [{"name": "api", "algorithm": "token_bucket", "limit": 100, "window_ms": 60000,
+//                  "burst": 150, "shadow": false, "description": "..."}]}
+// Types are strict: numbers must be whole JSON numbers, shadow a JSON boolean, and unknown fields
+// are errors (a typo must not silently fall back to a default).
+struct PolicyFile {
+    QVector<Policy> policies;
+    QVector<PolicyError> errors; // every problem found; a file with any is applied not at all
+
+    bool ok() const { return errors.isEmpty(); }
+    static PolicyFile parse(const QByteArray &json);
+};
+
+// The file form of these policies, sorted by name, bookkeeping left out.
+QByteArray writePolicyFile(QVector<Policy> policies);
+
+} // namespace sluice::model

@@ -1,0 +1,162 @@
+// Policy definitions and the JSON policy file: what is accepted, and a clear error naming the policy
+// and field for everything that is not.
+
+#include "model/policy_file.h"
+
+#include <QTest>
+
+using namespace sluice::model;
+
+namespace {
+
+// JSON written with single quotes, to keep the tables below readable (moc cannot read raw strings).
+QByteArray js(const char *text)
+{
+    return QByteArray(text).replace('\'', '"');
+}
+
+} // namespace
+
+class TestPolicyFile : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void parsesTheDocumentedExample()
+    {
+        const PolicyFile file = PolicyFile::parse(
+            js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 100, 'window_ms': 60000, 'burst': 150}]}"));
+        QVERIFY2(file.ok(), qPrintable(file.errors.value(0).toString()));
+        QCOMPARE(file.policies.size(), 1);
+        const Policy &api = file.policies.first();
+        QCOMPARE(api.name, QStringLiteral("api"));
+        QCOMPARE(api.algorithm, Algorithm::TokenBucket);
+        QCOMPARE(api.limit, 100);
+        QCOMPARE(api.windowMs, 60000);
+        QCOMPARE(api.effectiveBurst(), 150);
+        QVERIFY(!api.shadow);
+    }
+
+    void burstDefaultsToLimit()
+    {
+        const PolicyFile file = PolicyFile::parse(
+            js("{'policies': [{'name': 'daily', 'algorithm': 'fixed_window', 'limit': 5, 'window_ms': 86400000, 'shadow': true}]}"));
+        QVERIFY(file.ok());
+        QCOMPARE(file.policies.first().effectiveBurst(), 5);
+        QVERIFY(file.policies.first().shadow);
+    }
+
+    void acceptsEveryAlgorithmAndTheExtremes()
+    {
+        QByteArray json = js("{'policies': [");
+        const QStringList names = algorithmNames();
+        for (int i = 0; i < names.size(); ++i)
+            json += QString::fromUtf8(js("{'name': 'p%1', 'algorithm': '%2', 'limit': 1, 'window_ms': 3600000},"))
+                        .arg(i).arg(names.at(i)).toUtf8();
+        json += js("{'name': 'huge', 'algorithm': 'gcra', 'limit': 1e9, 'window_ms': 1000}]}");
+        const PolicyFile file = PolicyFile::parse(json);
+        QVERIFY2(file.ok(), qPrintable(file.errors.value(0).toString()));
+        QCOMPARE(file.policies.size(), names.size() + 1);
+        QCOMPARE(file.policies.last().limit, qint64(1'000'000'000));
+    }
+
+    void roundTripsThroughWriter()
+    {
+        Policy a;
+        a.name = QStringLiteral("zeta");
+        a.algorithm = Algorithm::LeakyBucket;
+        a.limit = 10;
+        a.windowMs = 1000;
+        a.burst = 20;
+        a.description = QStringLiteral("quotes \" and \\ and ünïcode");
+        Policy b = a;
+        b.name = QStringLiteral("alpha");
+        b.algorithm = Algorithm::Concurrency;
+        b.shadow = true;
+        const PolicyFile file = PolicyFile::parse(writePolicyFile({a, b}));
+        QVERIFY2(file.ok(), qPrintable(file.errors.value(0).toString()));
+        QCOMPARE(file.policies.size(), 2);
+        QCOMPARE(file.policies.at(0).name, QStringLiteral("alpha")); // sorted by name
+        QVERIFY(file.policies.at(0).sameDefinition(b));
+        QVERIFY(file.policies.at(1).sameDefinition(a));
+    }
+
+    void rejectsMalformedFiles_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("expected");
+        auto policy = [](const QByteArray &fields) {
+            return js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', ") + fields + "}]}";
+        };
+        QTest::newRow("empty file") << QByteArray() << "not valid JSON";
+        QTest::newRow("truncated") << (js("{'policies': [{'name': 'api'")) << "not valid JSON";
+        QTest::newRow("trailing comma") << (js("{'policies': [],}")) << "not valid JSON";
+        QTest::newRow("top-level array") << QByteArray("[]") << "JSON object";
+        QTest::newRow("no policies") << QByteArray("{}") << "field \"policies\": is required";
+        QTest::newRow("policies not array") << (js("{'policies': {}}")) << "must be an array";
+        QTest::newRow("unknown top-level") << (js("{'policies': [], 'version': 2}")) << "field \"version\"";
+        QTest::newRow("policy not object") << (js("{'policies': [42]}")) << "policy \"#1\": must be an object";
+        QTest::newRow("missing name") << (js("{'policies': [{'algorithm': 'gcra', 'limit': 1, 'window_ms': 1}]}"))
+                                      << "policy \"#1\", field \"name\": is required";
+        QTest::newRow("name number") << (js("{'policies': [{'name': 7, 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1}]}"))
+                                     << "field \"name\": is required and must be a string";
+        QTest::newRow("name with brace") << (js("{'policies': [{'name': 'a{b}', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1}]}"))
+                                         << "policy \"a{b}\", field \"name\": must be 1 to 64";
+        QTest::newRow("name too long") << ((js("{'policies': [{'name': '")) + QByteArray(65, 'n')
+                                           + js("', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1}]}"))
+                                       << "field \"name\": must be 1 to 64";
+        QTest::newRow("unknown algorithm") << (js("{'policies': [{'name': 'api', 'algorithm': 'magic', 'limit': 1, 'window_ms': 1}]}"))
+                                           << "field \"algorithm\": \"magic\" is not one of";
+        QTest::newRow("missing algorithm") << (js("{'policies': [{'name': 'api', 'limit': 1, 'window_ms': 1}]}"))
+                                           << "field \"algorithm\": is required";
+        QTest::newRow("limit as string") << policy(js("'limit': '100', 'window_ms': 1000")) << "field \"limit\": must be a whole number, not a string";
+        QTest::newRow("limit fractional") << policy(js("'limit': 1.5, 'window_ms': 1000")) << "field \"limit\": must be a whole number, not 1.5";
+        QTest::newRow("limit zero") << policy(js("'limit': 0, 'window_ms': 1000")) << "field \"limit\": must be positive";
+        QTest::newRow("limit negative") << policy(js("'limit': -3, 'window_ms': 1000")) << "field \"limit\": must be positive";
+        QTest::newRow("limit too large") << policy(js("'limit': 1000000001, 'window_ms': 1000")) << "field \"limit\": must be a whole number from 1 to";
+        QTest::newRow("limit huge") << policy(js("'limit': 1e300, 'window_ms': 1000")) << "field \"limit\": must be a whole number";
+        QTest::newRow("limit null") << policy(js("'limit': null, 'window_ms': 1000")) << "field \"limit\": must be a whole number, not null";
+        QTest::newRow("missing window") << policy(js("'limit': 10")) << "field \"window_ms\": is required";
+        QTest::newRow("window too long") << policy(js("'limit': 10, 'window_ms': 604800001")) << "field \"window_ms\": must be a whole number of milliseconds";
+        QTest::newRow("burst bool") << policy(js("'limit': 10, 'window_ms': 1000, 'burst': true")) << "field \"burst\": must be a whole number, not a boolean";
+        QTest::newRow("burst zero") << policy(js("'limit': 10, 'window_ms': 1000, 'burst': 0")) << "field \"burst\": must be positive";
+        QTest::newRow("inexact product") << policy(js("'limit': 10, 'window_ms': 604800000, 'burst': 1000000000"))
+                                         << "field \"burst\": is too large for a window";
+        QTest::newRow("shadow string") << policy(js("'limit': 10, 'window_ms': 1000, 'shadow': 'yes'")) << "field \"shadow\": must be true or false";
+        QTest::newRow("shadow number") << policy(js("'limit': 10, 'window_ms': 1000, 'shadow': 1")) << "field \"shadow\": must be true or false, not a number";
+        QTest::newRow("description object") << policy(js("'limit': 10, 'window_ms': 1000, 'description': {}")) << "field \"description\": must be a string";
+        QTest::newRow("typo field") << policy(js("'limit': 10, 'windowms': 1000")) << "field \"windowms\": is not a policy field";
+        QTest::newRow("sliding log too large")
+            << (js("{'policies': [{'name': 'log', 'algorithm': 'sliding_log', 'limit': 100001, 'window_ms': 1000}]}"))
+            << "field \"limit\": must be at most 100000 for sliding_log";
+        QTest::newRow("duplicate")
+            << (js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1},"
+               "{'name': 'a', 'algorithm': 'gcra', 'limit': 2, 'window_ms': 1}]}"))
+            << "policy \"a\", field \"name\": appears more than once";
+    }
+
+    void rejectsMalformedFiles()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, expected);
+        const PolicyFile file = PolicyFile::parse(json);
+        QVERIFY(!file.ok());
+        QVERIFY2(file.policies.isEmpty(), "a file with errors yields no policies to apply");
+        QStringList messages;
+        for (const PolicyError &error : file.errors)
+            messages << error.toString();
+        QVERIFY2(messages.join(QLatin1Char('\n')).contains(expected), qPrintable(messages.join(QLatin1Char('\n'))));
+    }
+
+    void oneBadPolicySpoilsTheFile()
+    {
+        const PolicyFile file = PolicyFile::parse(
+            js("{'policies': [{'name': 'good', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000},"
+               "{'name': 'bad', 'algorithm': 'gcra', 'limit': 0, 'window_ms': 1000}]}"));
+        QVERIFY(!file.ok());
+        QVERIFY(file.policies.isEmpty());
+        QCOMPARE(file.errors.size(), 1);
+        QCOMPARE(file.errors.first().policy, QStringLiteral("bad"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPolicyFile)
+#include "tst_policy_file.moc"
