@@ -138,8 +138,9 @@ void ServerOverview::showHealth(ServerMonitor::Health health, const QString &pro
             setBanner(tr("Connected to %1, but %2").arg(target, problem), "info");
         break;
     case ServerMonitor::Health::Unreachable:
-        setBanner(tr("Cannot reach %1: %2. Retrying in the background; the figures below are the last "
-                     "ones received.")
+        setBanner((m_monitor->hasStatus() ? tr("Cannot reach %1: %2. Retrying in the background; the figures "
+                                               "below are the last ones received.")
+                                            : tr("Cannot reach %1: %2. Retrying in the background."))
                       .arg(target, problem.isEmpty() ? tr("connection lost") : problem),
                   "error");
         break;

@@ -24,6 +24,30 @@ QString labelText(const QWidget &window, const char *name)
     return label ? label->text() : QStringLiteral("<no label %1>").arg(QLatin1String(name));
 }
 
+// A shown main window watching one server, as the app wires it.
+struct WatchedWindow {
+    WatchedWindow(const redis::ConnectionOptions &options, const QString &label, int intervalMs)
+        : connection(options)
+        , monitor(&connection, label, intervalMs)
+    {
+        window.setMonitor(&monitor);
+        window.show();
+        monitor.start();
+    }
+    QString banner() const { return window.serverOverview()->bannerText(); }
+
+    ui::MainWindow window;
+    RedisConnection connection;
+    ServerMonitor monitor;
+};
+
+redis::ConnectionOptions refusedPort()
+{
+    redis::ConnectionOptions options;
+    options.port = 1;
+    return options;
+}
+
 // Runs the event loop for the given time while the watchdog measures it.
 qint64 longestStallOver(int milliseconds)
 {
@@ -41,47 +65,29 @@ private Q_SLOTS:
     void statusAreaShowsServer()
     {
         SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_REDIS_URL", "Redis standalone");
-        ui::MainWindow window;
-        RedisConnection connection(test::optionsFor(url));
-        ServerMonitor monitor(&connection, url, 200);
-        window.setMonitor(&monitor);
-        window.show();
-        monitor.start();
+        WatchedWindow watched(test::optionsFor(url), url, 200);
+        const ui::MainWindow &window = watched.window;
         QTRY_VERIFY(labelText(window, "statusVersion").startsWith(QLatin1String("Redis 7")));
         QCOMPARE(labelText(window, "statusMode"), QStringLiteral("standalone"));
         QVERIFY(labelText(window, "statusMemory").contains(QLatin1String("iB")));
         QVERIFY(labelText(window, "statusClients").startsWith(QLatin1String("Clients ")));
         QVERIFY(labelText(window, "statusState").contains(QLatin1String("Connected")));
-        QVERIFY(window.serverOverview()->bannerText().startsWith(QLatin1String("Connected to")));
+        QVERIFY(watched.banner().startsWith(QLatin1String("Connected to")));
         QVERIFY(window.windowTitle().contains(url));
     }
 
     void unreachableServerIsExplained()
     {
-        redis::ConnectionOptions options;
-        options.port = 1;
-        ui::MainWindow window;
-        RedisConnection connection(options);
-        ServerMonitor monitor(&connection, options.redactedUrl(), 200);
-        window.setMonitor(&monitor);
-        window.show();
-        monitor.start();
-        QTRY_VERIFY(window.serverOverview()->bannerText().startsWith(QLatin1String("Cannot reach")));
-        QVERIFY2(window.serverOverview()->bannerText().contains(QLatin1String("refused")),
-                 qPrintable(window.serverOverview()->bannerText()));
-        QVERIFY(labelText(window, "statusState").contains(QLatin1String("Unreachable")));
+        WatchedWindow watched(refusedPort(), QStringLiteral("redis://127.0.0.1:1"), 200);
+        QTRY_VERIFY(watched.banner().startsWith(QLatin1String("Cannot reach")));
+        QVERIFY2(watched.banner().contains(QLatin1String("refused")), qPrintable(watched.banner()));
+        QVERIFY2(!watched.banner().contains(QLatin1String("last ones received")), "nothing was received yet");
+        QVERIFY(labelText(watched.window, "statusState").contains(QLatin1String("Unreachable")));
     }
 
     void staysResponsiveWhileUnreachable()
     {
-        redis::ConnectionOptions options;
-        options.port = 1;
-        ui::MainWindow window;
-        RedisConnection connection(options);
-        ServerMonitor monitor(&connection, options.redactedUrl(), 250);
-        window.setMonitor(&monitor);
-        window.show();
-        monitor.start();
+        WatchedWindow watched(refusedPort(), QStringLiteral("redis://127.0.0.1:1"), 250);
         const qint64 stall = longestStallOver(4000);
         qInfo("longest event-loop stall while unreachable: %lld ms", stall);
         QVERIFY2(stall < 50, qPrintable(QStringLiteral("the GUI stalled %1 ms").arg(stall)));
@@ -91,12 +97,8 @@ private Q_SLOTS:
     {
         test::RedisProcess server;
         QVERIFY2(server.start(), qPrintable(server.errorString()));
-        ui::MainWindow window;
-        RedisConnection connection(server.options());
-        ServerMonitor monitor(&connection, QStringLiteral("frozen"), 250);
-        window.setMonitor(&monitor);
-        window.show();
-        monitor.start();
+        WatchedWindow watched(server.options(), QStringLiteral("frozen"), 250);
+        const ServerMonitor &monitor = watched.monitor;
         QTRY_VERIFY(monitor.hasStatus());
 
         server.freeze();
@@ -104,12 +106,12 @@ private Q_SLOTS:
         qInfo("longest event-loop stall while frozen: %lld ms", stall);
         QVERIFY2(stall < 50, qPrintable(QStringLiteral("the GUI stalled %1 ms").arg(stall)));
         QCOMPARE(monitor.health(), ServerMonitor::Health::Unreachable);
-        QVERIFY2(window.serverOverview()->bannerText().contains(QLatin1String("1000 ms")),
-                 qPrintable(window.serverOverview()->bannerText()));
+        QVERIFY2(watched.banner().contains(QLatin1String("1000 ms")), qPrintable(watched.banner()));
+        QVERIFY(watched.banner().contains(QLatin1String("last ones received")));
 
         server.thaw();
         QTRY_COMPARE_WITH_TIMEOUT(monitor.health(), ServerMonitor::Health::Ready, 15000);
-        QVERIFY(window.serverOverview()->bannerText().startsWith(QLatin1String("Connected to")));
+        QVERIFY(watched.banner().startsWith(QLatin1String("Connected to")));
     }
 };
 
