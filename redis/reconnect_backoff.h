@@ -23,7 +23,6 @@ public:
         return static_cast<int>(half + QRandomGenerator::global()->bounded(half + 1));
     }
     void reset() { m_attempt = 0; }
-    int attempts() const { return m_attempt; }
 
 private:
     int m_firstDelayMs;

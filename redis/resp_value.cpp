@@ -33,22 +33,6 @@ RespValue RespValue::fromHiredis(const redisReply *reply)
     return value;
 }
 
-RespValue RespValue::error(const QByteArray &message)
-{
-    RespValue value;
-    value.type = Type::Error;
-    value.bytes = message;
-    return value;
-}
-
-RespValue RespValue::string(const QByteArray &bytes)
-{
-    RespValue value;
-    value.type = Type::String;
-    value.bytes = bytes;
-    return value;
-}
-
 QString RespValue::toString() const
 {
     if (type == Type::Integer)

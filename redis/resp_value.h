@@ -18,8 +18,6 @@ struct RespValue {
     QVector<RespValue> elements; // Array items
 
     static RespValue fromHiredis(const redisReply *reply);
-    static RespValue error(const QByteArray &message);
-    static RespValue string(const QByteArray &value);
 
     bool isError() const { return type == Type::Error; }
     bool isNil() const { return type == Type::Nil; }
