@@ -1,0 +1,62 @@
+#pragma once
+
+#include "model/policy.h"
+#include "redis/redis_connection.h"
+
+#include <functional>
+
+namespace sluice::model {
+
+// The admin keys of one namespace. They share one hash tag, so they live in one Cluster slot and
+// change together atomically.
+struct AdminKeys {
+    explicit AdminKeys(const QString &ns = QStringLiteral("sluice"));
+    QByteArray policies() const { return m_prefix + ":policies"; }
+    QByteArray audit() const { return m_prefix + ":audit"; }
+    QByteArray policy(const QString &name) const { return m_prefix + ":policy:" + name.toUtf8(); }
+
+private:
+    QByteArray m_prefix; // "{sluice}"
+};
+
+// One change to commit: put a definition, or delete a policy. expectedVersion is the version the
+// change was based on: 0 = must not exist yet, -1 = no check.
+struct PolicyChange {
+    enum class Kind { Put, Delete };
+    Kind kind = Kind::Put;
+    Policy policy; // for Delete only the name matters
+    qint64 expectedVersion = -1;
+};
+
+// Reads and writes policies in Redis. Writes are all-or-nothing and optimistic: a change based on
+// an outdated version fails with a conflict and changes nothing; every real change appends an
+// audit entry; putting a definition that is already stored changes nothing and audits nothing.
+class PolicyStore {
+public:
+    struct ListResult {
+        QVector<Policy> policies; // sorted by name
+        QString error;            // Redis or decoding problem; policies is empty then
+    };
+    struct CommitResult {
+        QStringList changed;  // names that really changed
+        QString error;        // empty on success
+        bool conflict = false; // someone saved in between: error says who and which version
+    };
+
+    PolicyStore(redis::RedisConnection *connection, const QString &ns = QStringLiteral("sluice"));
+
+    void list(QObject *context, std::function<void(const ListResult &)> done) const;
+    void commit(const QVector<PolicyChange> &changes, const QString &who, QObject *context,
+                std::function<void(const CommitResult &)> done) const;
+
+    // The hash fields of a definition, canonical, as the store writes them.
+    static QByteArrayList definitionFields(const Policy &policy);
+    // Decodes a stored hash (HGETALL reply); nullopt and *error on anything malformed.
+    static std::optional<Policy> fromHash(const QString &name, const redis::RespValue &hash, QString *error);
+
+private:
+    redis::RedisConnection *m_connection;
+    AdminKeys m_keys;
+};
+
+} // namespace sluice::model

@@ -1,0 +1,211 @@
+// The policy store against a real Redis: atomic optimistic saves, audit entries, no-op re-applies,
+// all-or-nothing batches, deletes, and clear errors for damaged stored data.
+
+#include "model/policy_store.h"
+#include "redis/redis_connection.h"
+#include "support/sync_command.h"
+#include "support/test_services.h"
+
+#include <QTest>
+#include <QUuid>
+
+using namespace sluice;
+using model::Policy;
+using model::PolicyChange;
+using model::PolicyStore;
+using redis::RedisConnection;
+
+namespace {
+
+Policy policy(const QString &name, qint64 limit)
+{
+    Policy p;
+    p.name = name;
+    p.algorithm = model::Algorithm::TokenBucket;
+    p.limit = limit;
+    p.windowMs = 60000;
+    p.burst = 150;
+    p.description = QStringLiteral("end]] .. redis.call('FLUSHALL') .. [[\" ünï");
+    return p;
+}
+
+PolicyChange put(const Policy &p, qint64 expected)
+{
+    return {PolicyChange::Kind::Put, p, expected};
+}
+
+} // namespace
+
+class TestPolicyStore : public QObject {
+    Q_OBJECT
+
+    std::unique_ptr<RedisConnection> m_connection;
+    QString m_namespace;
+
+    PolicyStore::CommitResult commit(const QVector<PolicyChange> &changes, const QString &who = QStringLiteral("alice"))
+    {
+        PolicyStore store(m_connection.get(), m_namespace);
+        PolicyStore::CommitResult result;
+        bool finished = false;
+        store.commit(changes, who, this, [&](const PolicyStore::CommitResult &r) { result = r; finished = true; });
+        if (!QTest::qWaitFor([&] { return finished; }, 10000))
+            result.error = QStringLiteral("no answer");
+        return result;
+    }
+
+    PolicyStore::ListResult list()
+    {
+        PolicyStore store(m_connection.get(), m_namespace);
+        PolicyStore::ListResult result;
+        bool finished = false;
+        store.list(this, [&](const PolicyStore::ListResult &r) { result = r; finished = true; });
+        if (!QTest::qWaitFor([&] { return finished; }, 10000))
+            result.error = QStringLiteral("no answer");
+        return result;
+    }
+
+    redis::RedisReply redisCall(const QByteArrayList &args) { return test::syncCommand(*m_connection, args); }
+    QByteArray key(const char *suffix) const { return '{' + m_namespace.toUtf8() + '}' + suffix; }
+
+private Q_SLOTS:
+    void init()
+    {
+        SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_REDIS_URL", "Redis standalone");
+        m_connection = std::make_unique<RedisConnection>(test::optionsFor(url));
+        QVERIFY(test::openAndWait(*m_connection));
+        m_namespace = QStringLiteral("test-") + QUuid::createUuid().toString(QUuid::WithoutBraces);
+    }
+
+    void createsListsAndAudits()
+    {
+        const auto created = commit({put(policy(QStringLiteral("api"), 100), 0)});
+        QVERIFY2(created.error.isEmpty(), qPrintable(created.error));
+        QCOMPARE(created.changed, QStringList{QStringLiteral("api")});
+
+        const auto listed = list();
+        QVERIFY2(listed.error.isEmpty(), qPrintable(listed.error));
+        QCOMPARE(listed.policies.size(), 1);
+        const Policy &stored = listed.policies.first();
+        QVERIFY(stored.sameDefinition(policy(QStringLiteral("api"), 100)));
+        QCOMPARE(stored.version, 1);
+        QCOMPARE(stored.updatedBy, QStringLiteral("alice"));
+        QVERIFY(stored.updatedAtMs > 1'600'000'000'000);
+
+        const auto audit = redisCall({"XRANGE", key(":audit"), "-", "+"});
+        QCOMPARE(audit.value.elements.size(), 1);
+        const QByteArrayList fields = [&] {
+            QByteArrayList out;
+            for (const auto &v : audit.value.elements.first().elements.at(1).elements)
+                out << v.bytes;
+            return out;
+        }();
+        QVERIFY(fields.contains("create"));
+        QVERIFY(fields.contains("alice"));
+        QCOMPARE(redisCall({"SMEMBERS", key(":policies")}).value.elements.size(), 1);
+    }
+
+    void reapplyingTheSameDefinitionChangesNothing()
+    {
+        QVERIFY(commit({put(policy(QStringLiteral("api"), 100), 0)}).error.isEmpty());
+        const auto again = commit({put(policy(QStringLiteral("api"), 100), -1)}, QStringLiteral("bob"));
+        QVERIFY2(again.error.isEmpty(), qPrintable(again.error));
+        QVERIFY(again.changed.isEmpty());
+        QCOMPARE(redisCall({"XLEN", key(":audit")}).value.integer, 1);
+        QCOMPARE(list().policies.first().updatedBy, QStringLiteral("alice"));
+    }
+
+    void updateBumpsVersionAndAuditsOldAndNew()
+    {
+        QVERIFY(commit({put(policy(QStringLiteral("api"), 100), 0)}).error.isEmpty());
+        const auto updated = commit({put(policy(QStringLiteral("api"), 200), 1)}, QStringLiteral("bob"));
+        QVERIFY2(updated.error.isEmpty(), qPrintable(updated.error));
+        const Policy stored = list().policies.first();
+        QCOMPARE(stored.limit, 200);
+        QCOMPARE(stored.version, 2);
+        QCOMPARE(stored.updatedBy, QStringLiteral("bob"));
+        const auto audit = redisCall({"XREVRANGE", key(":audit"), "+", "-", "COUNT", "1"});
+        const auto &entry = audit.value.elements.first().elements.at(1).elements;
+        QByteArray oldValue, newValue;
+        for (qsizetype i = 0; i + 1 < entry.size(); i += 2) {
+            if (entry.at(i).bytes == "old")
+                oldValue = entry.at(i + 1).bytes;
+            if (entry.at(i).bytes == "new")
+                newValue = entry.at(i + 1).bytes;
+        }
+        QVERIFY2(oldValue.contains("\"limit\":\"100\""), oldValue.constData());
+        QVERIFY2(newValue.contains("\"limit\":\"200\""), newValue.constData());
+    }
+
+    void concurrentSaveIsAConflictAndLosesNothing()
+    {
+        QVERIFY(commit({put(policy(QStringLiteral("api"), 100), 0)}).error.isEmpty());
+        // Both edit version 1; Bob saves first.
+        QVERIFY(commit({put(policy(QStringLiteral("api"), 300), 1)}, QStringLiteral("bob")).error.isEmpty());
+        const auto late = commit({put(policy(QStringLiteral("api"), 400), 1)}, QStringLiteral("carol"));
+        QVERIFY(late.conflict);
+        QVERIFY2(late.error.contains(QLatin1String("api expected 1 found 2")), qPrintable(late.error));
+        const Policy stored = list().policies.first();
+        QCOMPARE(stored.limit, 300);
+        QCOMPARE(stored.updatedBy, QStringLiteral("bob"));
+        QCOMPARE(redisCall({"XLEN", key(":audit")}).value.integer, 2);
+    }
+
+    void batchIsAllOrNothing()
+    {
+        QVERIFY(commit({put(policy(QStringLiteral("api"), 100), 0)}).error.isEmpty());
+        const auto batch = commit({put(policy(QStringLiteral("fresh"), 5), 0), put(policy(QStringLiteral("api"), 7), 0)});
+        QVERIFY(batch.conflict);
+        const auto listed = list();
+        QCOMPARE(listed.policies.size(), 1);
+        QCOMPARE(listed.policies.first().limit, 100);
+        QCOMPARE(redisCall({"EXISTS", key(":policy:fresh")}).value.integer, 0);
+    }
+
+    void deleteRemovesAndAudits()
+    {
+        QVERIFY(commit({put(policy(QStringLiteral("api"), 100), 0), put(policy(QStringLiteral("web"), 10), 0)}).error.isEmpty());
+        const auto deleted = commit({{PolicyChange::Kind::Delete, policy(QStringLiteral("api"), 0), 1}});
+        QVERIFY2(deleted.error.isEmpty(), qPrintable(deleted.error));
+        QCOMPARE(deleted.changed, QStringList{QStringLiteral("api")});
+        const auto listed = list();
+        QCOMPARE(listed.policies.size(), 1);
+        QCOMPARE(listed.policies.first().name, QStringLiteral("web"));
+        QCOMPARE(redisCall({"EXISTS", key(":policy:api")}).value.integer, 0);
+        QCOMPARE(redisCall({"XLEN", key(":audit")}).value.integer, 3);
+        // Deleting what is gone changes nothing.
+        QVERIFY(commit({{PolicyChange::Kind::Delete, policy(QStringLiteral("api"), 0), -1}}).changed.isEmpty());
+    }
+
+    void damagedStoredDataIsReported_data()
+    {
+        QTest::addColumn<QByteArray>("field");
+        QTest::addColumn<QByteArray>("value");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("limit text") << QByteArray("limit") << QByteArray("lots") << QStringLiteral("field \"limit\" holds \"lots\"");
+        QTest::newRow("algorithm") << QByteArray("algorithm") << QByteArray("magic") << QStringLiteral("not an algorithm");
+        QTest::newRow("shadow") << QByteArray("shadow") << QByteArray("yes") << QStringLiteral("not 0 or 1");
+        QTest::newRow("limit zero") << QByteArray("limit") << QByteArray("0") << QStringLiteral("field \"limit\"");
+    }
+
+    void damagedStoredDataIsReported()
+    {
+        QFETCH(QByteArray, field);
+        QFETCH(QByteArray, value);
+        QFETCH(QString, expected);
+        QVERIFY(commit({put(policy(QStringLiteral("api"), 100), 0)}).error.isEmpty());
+        QVERIFY(redisCall({"HSET", key(":policy:api"), field, value}).ok());
+        const auto listed = list();
+        QVERIFY(listed.policies.isEmpty());
+        QVERIFY2(listed.error.contains(QLatin1String("\"api\"")) && listed.error.contains(expected), qPrintable(listed.error));
+    }
+
+    void wrongKeyTypeIsReported()
+    {
+        QVERIFY(redisCall({"SET", key(":policies"), "not a set"}).ok());
+        const auto listed = list();
+        QVERIFY2(listed.error.contains(QLatin1String("WRONGTYPE")), qPrintable(listed.error));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPolicyStore)
+#include "tst_policy_store.moc"
