@@ -9,6 +9,8 @@ enum ExitCode : int {
     ExitUsage = 2,         // bad command line: unknown command, option or value
     ExitCannotConnect = 3, // the server could not be reached or refused the credentials
     ExitTimeout = 4,       // connected, but the server did not answer in time
+    ExitInvalidInput = 5,  // an input file (a policy file) is malformed or invalid; nothing changed
+    ExitConflict = 6,      // someone else saved in between; nothing changed
 };
 
 } // namespace sluice::app

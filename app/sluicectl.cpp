@@ -1,88 +1,50 @@
 // sluicectl: what the GUI can do, for operators who script. Errors go to stderr and the exit code
 // says what kind of failure it was (app/exit_codes.h).
 
+#include "app/ctl_request.h"
 #include "app/exit_codes.h"
-#include "redis/info_reply.h"
-#include "redis/redis_connection.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
-#include <QTextStream>
+#include <QSysInfo>
 
 using namespace sluice;
-using redis::RedisReply;
+using app::ctlErr;
+using app::ctlOut;
 
 namespace {
 
-QTextStream &out()
-{
-    static QTextStream stream(stdout);
-    return stream;
-}
+struct Command {
+    const char *name;
+    int minArgs;
+    int maxArgs;
+    const char *usage;
+    void (*run)(const app::CtlRequest &);
+};
 
-QTextStream &err()
-{
-    static QTextStream stream(stderr);
-    return stream;
-}
+const Command commands[] = {
+    {"ping", 0, 0, "ping                      check that the server answers; print its version and mode", app::runPing},
+    {"apply", 1, 1, "apply FILE [--dry-run] [--prune]\n"
+                    "                            make the stored policies match a JSON policy file", app::runApply},
+    {"policies", 0, 0, "policies [--json]         list the stored policies", app::runPolicies},
+    {"export", 0, 1, "export [FILE]             write the stored policies as a policy file", app::runExport},
+};
 
 int usageError(const QString &message)
 {
-    err() << "sluicectl: " << message << Qt::endl
-          << QCoreApplication::translate("sluicectl", "Try 'sluicectl --help'.") << Qt::endl;
+    ctlErr() << "sluicectl: " << message << Qt::endl
+             << QCoreApplication::translate("sluicectl", "Try 'sluicectl --help'.") << Qt::endl;
     return app::ExitUsage;
 }
 
-// Reports a failed reply on stderr and returns the exit code that describes it.
-int reportFailure(const redis::ConnectionOptions &options, const RedisReply &reply)
+QString description()
 {
-    switch (reply.failure) {
-    case RedisReply::Failure::None:
-        err() << "sluicectl: " << reply.value.toString() << Qt::endl;
-        return app::ExitFailure;
-    case RedisReply::Failure::Timeout:
-        err() << QCoreApplication::translate("sluicectl", "sluicectl: %1 did not answer in time: %2")
-                     .arg(options.redactedUrl(), reply.failureMessage)
-              << Qt::endl;
-        return app::ExitTimeout;
-    case RedisReply::Failure::Disconnected:
-    case RedisReply::Failure::NotConnected:
-        break;
-    }
-    err() << QCoreApplication::translate("sluicectl", "sluicectl: cannot connect to %1: %2")
-                 .arg(options.redactedUrl(), reply.failureMessage)
-          << Qt::endl;
-    return app::ExitCannotConnect;
-}
-
-// ping: proves the server answers, then says what it is.
-void ping(redis::RedisConnection *connection)
-{
-    auto *app = QCoreApplication::instance();
-    connection->send({QByteArrayLiteral("PING")}, app, [connection, app](const RedisReply &pong) {
-        if (!pong.ok()) {
-            QCoreApplication::exit(reportFailure(connection->options(), pong));
-            return;
-        }
-        connection->send({QByteArrayLiteral("INFO"), QByteArrayLiteral("server")}, app,
-                         [connection](const RedisReply &info) {
-            const QString target = connection->options().redactedUrl();
-            if (!info.ok()) {
-                out() << QCoreApplication::translate("sluicectl", "PONG from %1 (server details not "
-                                                                  "available: %2)")
-                             .arg(target, info.errorText())
-                      << Qt::endl;
-                QCoreApplication::exit(app::ExitOk);
-                return;
-            }
-            const auto fields = redis::parseInfo(info.value.bytes);
-            out() << QCoreApplication::translate("sluicectl", "PONG from %1: Redis %2, %3")
-                         .arg(target, fields.value(QStringLiteral("redis_version")),
-                              fields.value(QStringLiteral("redis_mode"), QStringLiteral("standalone")))
-                  << Qt::endl;
-            QCoreApplication::exit(app::ExitOk);
-        });
-    });
+    QString text = QCoreApplication::translate("sluicectl", "Command-line control for Sluice rate limiters in Redis.\n\nCommands:\n");
+    for (const Command &command : commands)
+        text += QStringLiteral("  %1\n").arg(QLatin1String(command.usage));
+    text += QCoreApplication::translate("sluicectl", "\nExit codes: 0 ok, 1 failed, 2 usage error, 3 cannot connect, "
+                                                     "4 timeout, 5 invalid input file, 6 conflict.");
+    return text;
 }
 
 } // namespace
@@ -94,11 +56,7 @@ int main(int argc, char *argv[])
     QCoreApplication::setApplicationVersion(QStringLiteral(SLUICE_VERSION));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QCoreApplication::translate(
-        "sluicectl", "Command-line control for Sluice rate limiters in Redis.\n\n"
-                     "Commands:\n"
-                     "  ping    check that the server answers; print its version and mode\n\n"
-                     "Exit codes: 0 ok, 1 failed, 2 usage error, 3 cannot connect, 4 timeout."));
+    parser.setApplicationDescription(description());
     const QCommandLineOption helpOption = parser.addHelpOption();
     const QCommandLineOption versionOption = parser.addVersionOption();
     const QCommandLineOption urlOption(
@@ -110,29 +68,43 @@ int main(int argc, char *argv[])
         QStringLiteral("timeout"),
         QCoreApplication::translate("sluicectl", "Milliseconds to wait for the connection and each reply."),
         QStringLiteral("ms"), QStringLiteral("5000"));
-    parser.addOptions({urlOption, timeoutOption});
+    const QCommandLineOption namespaceOption(
+        QStringLiteral("namespace"), QCoreApplication::translate("sluicectl", "Key namespace. Default: sluice."),
+        QStringLiteral("name"), QStringLiteral("sluice"));
+    const QCommandLineOption dryRunOption(QStringLiteral("dry-run"),
+                                          QCoreApplication::translate("sluicectl", "apply: show what would change, change nothing."));
+    const QCommandLineOption pruneOption(QStringLiteral("prune"),
+                                         QCoreApplication::translate("sluicectl", "apply: also delete stored policies the file lacks."));
+    const QCommandLineOption jsonOption(QStringLiteral("json"), QCoreApplication::translate("sluicectl", "Print JSON."));
+    parser.addOptions({urlOption, timeoutOption, namespaceOption, dryRunOption, pruneOption, jsonOption});
     parser.addPositionalArgument(QStringLiteral("command"),
                                  QCoreApplication::translate("sluicectl", "What to do (see Commands)."));
 
     if (!parser.parse(QCoreApplication::arguments()))
         return usageError(parser.errorText());
     if (parser.isSet(helpOption)) {
-        out() << parser.helpText();
+        ctlOut() << parser.helpText();
         return app::ExitOk;
     }
     if (parser.isSet(versionOption)) {
-        out() << "sluicectl " << QCoreApplication::applicationVersion() << Qt::endl;
+        ctlOut() << "sluicectl " << QCoreApplication::applicationVersion() << Qt::endl;
         return app::ExitOk;
     }
 
-    const QStringList positional = parser.positionalArguments();
+    QStringList positional = parser.positionalArguments();
     if (positional.isEmpty())
         return usageError(QCoreApplication::translate("sluicectl", "no command given"));
-    const QString command = positional.first();
-    if (command != QLatin1String("ping"))
-        return usageError(QCoreApplication::translate("sluicectl", "unknown command \"%1\"").arg(command));
-    if (positional.size() > 1)
-        return usageError(QCoreApplication::translate("sluicectl", "ping takes no arguments"));
+    const QString name = positional.takeFirst();
+    const Command *command = nullptr;
+    for (const Command &candidate : commands)
+        if (name == QLatin1String(candidate.name))
+            command = &candidate;
+    if (!command)
+        return usageError(QCoreApplication::translate("sluicectl", "unknown command \"%1\"").arg(name));
+    if (positional.size() < command->minArgs || positional.size() > command->maxArgs)
+        return usageError(QCoreApplication::translate("sluicectl", "usage: sluicectl %1")
+                              .arg(QString::fromLatin1(command->usage).section(QLatin1Char('\n'), 0, 0)
+                                       .section(QLatin1String("  "), 0, 0)));
 
     redis::ConnectionOptions options;
     QString error;
@@ -149,6 +121,17 @@ int main(int argc, char *argv[])
     redis::RedisConnection connection(options);
     connection.setAutoReconnect(false);
     connection.open();
-    ping(&connection);
+
+    app::CtlRequest request;
+    request.connection = &connection;
+    request.args = positional;
+    request.ns = parser.value(namespaceOption);
+    const QString user = qEnvironmentVariable("USER", QStringLiteral("unknown"));
+    request.who = QStringLiteral("%1@%2 (sluicectl)").arg(user, QSysInfo::machineHostName());
+    request.dryRun = parser.isSet(dryRunOption);
+    request.prune = parser.isSet(pruneOption);
+    request.json = parser.isSet(jsonOption);
+    // From inside the event loop, so a command that finishes at once can still exit it.
+    QMetaObject::invokeMethod(&app, [command, request] { command->run(request); }, Qt::QueuedConnection);
     return QCoreApplication::exec();
 }

@@ -112,7 +112,8 @@ void PolicyStore::list(QObject *context, std::function<void(const ListResult &)>
     const AdminKeys keys = m_keys;
     connection->send({"SMEMBERS", keys.policies()}, context, [connection, keys, context, done](const RedisReply &names) {
         if (!names.ok() || !names.value.isArray()) {
-            done({{}, tr("cannot list policies: %1").arg(names.ok() ? tr("not a set") : names.errorText())});
+            done({{}, tr("cannot list policies: %1").arg(names.ok() ? tr("not a set") : names.errorText()),
+                  names.failure != RedisReply::Failure::None});
             return;
         }
         if (names.value.elements.isEmpty()) {
@@ -125,8 +126,10 @@ void PolicyStore::list(QObject *context, std::function<void(const ListResult &)>
         for (const RespValue &nameValue : names.value.elements) {
             const QString name = QString::fromUtf8(nameValue.bytes);
             connection->send({"HGETALL", keys.policy(name)}, context, [result, pending, name, done](const RedisReply &hash) {
-                if (!hash.ok())
+                if (!hash.ok()) {
                     result->error = tr("cannot read policy \"%1\": %2").arg(name, hash.errorText());
+                    result->unreachable = hash.failure != RedisReply::Failure::None;
+                }
                 else if (hash.value.elements.isEmpty())
                     result->error = tr("policy \"%1\" is listed but has no hash").arg(name);
                 else if (result->error.isEmpty()) {

@@ -36,6 +36,7 @@ public:
     struct ListResult {
         QVector<Policy> policies; // sorted by name
         QString error;            // Redis or decoding problem; policies is empty then
+        bool unreachable = false; // the error is a connection failure, not bad data
     };
     struct CommitResult {
         QStringList changed;  // names that really changed

@@ -1,9 +1,15 @@
 // sluicectl as a script would run it: output, exit codes and error messages.
 
+#include "redis/redis_connection.h"
 #include "support/redis_process.h"
+#include "support/sync_command.h"
 #include "support/test_services.h"
 
 #include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTemporaryDir>
+#include <QUuid>
 #include <QProcess>
 #include <QTest>
 
@@ -32,6 +38,18 @@ Run sluicectl(const QStringList &args, const QProcessEnvironment &env = QProcess
     run.out = QString::fromUtf8(process.readAllStandardOutput());
     run.err = QString::fromUtf8(process.readAllStandardError());
     return run;
+}
+
+bool writeFile(const QString &path, const QByteArray &content)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(content) == content.size();
+}
+
+// JSON with single quotes, to keep the test readable (moc cannot read raw string literals).
+QByteArray js(const char *text)
+{
+    return QByteArray(text).replace('\'', '"');
 }
 
 } // namespace
@@ -112,6 +130,80 @@ private Q_SLOTS:
         QVERIFY(!refused.err.contains(QLatin1String("not-the-password")));
     }
 
+    void applyPoliciesExportRoundTrip()
+    {
+        SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_REDIS_URL", "Redis standalone");
+        const QString ns = QStringLiteral("ctl-") + QUuid::createUuid().toString(QUuid::WithoutBraces);
+        const QByteArray tag = '{' + ns.toUtf8() + '}';
+        sluice::redis::RedisConnection redis(sluice::test::optionsFor(url));
+        QVERIFY(sluice::test::openAndWait(redis));
+        auto auditLength = [&] { return sluice::test::syncCommand(redis, {"XLEN", tag + ":audit"}).value.integer; };
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("policies.json"));
+        QVERIFY(writeFile(file, js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 100, 'window_ms': 60000, 'burst': 150},"
+                                   "{'name': 'login', 'algorithm': 'sliding_log', 'limit': 5, 'window_ms': 60000}]}")));
+        const QStringList base{QStringLiteral("-u"), url, QStringLiteral("--namespace"), ns};
+
+        const Run dry = sluicectl(base + QStringList{QStringLiteral("apply"), file, QStringLiteral("--dry-run")});
+        QCOMPARE(dry.exitCode, 0);
+        QVERIFY2(dry.out.contains(QLatin1String("create   api")) && dry.out.contains(QLatin1String("dry run")), qPrintable(dry.out));
+        QCOMPARE(sluice::test::syncCommand(redis, {"EXISTS", tag + ":policy:api", tag + ":policies"}).value.integer, 0);
+
+        const Run applied = sluicectl(base + QStringList{QStringLiteral("apply"), file});
+        QCOMPARE(applied.exitCode, 0);
+        QVERIFY2(applied.out.contains(QLatin1String("applied: 2 created")), qPrintable(applied.out));
+        QCOMPARE(auditLength(), 2);
+
+        const Run again = sluicectl(base + QStringList{QStringLiteral("apply"), file});
+        QCOMPARE(again.exitCode, 0);
+        QVERIFY2(again.out.contains(QLatin1String("already up to date")), qPrintable(again.out));
+        QCOMPARE(auditLength(), 2);
+
+        const Run listed = sluicectl(base + QStringList{QStringLiteral("policies"), QStringLiteral("--json")});
+        QCOMPARE(listed.exitCode, 0);
+        const QJsonArray policies = QJsonDocument::fromJson(listed.out.toUtf8()).array();
+        QCOMPARE(policies.size(), 2);
+        QCOMPARE(policies.at(0)[QLatin1String("name")].toString(), QStringLiteral("api"));
+        QCOMPARE(policies.at(0)[QLatin1String("burst")].toInt(), 150);
+        QCOMPARE(policies.at(1)[QLatin1String("burst")].toInt(), 5);
+        QCOMPARE(policies.at(1)[QLatin1String("version")].toInt(), 1);
+
+        const QString exported = dir.filePath(QStringLiteral("exported.json"));
+        QCOMPARE(sluicectl(base + QStringList{QStringLiteral("export"), exported}).exitCode, 0);
+        const Run reapplied = sluicectl(base + QStringList{QStringLiteral("apply"), exported});
+        QVERIFY2(reapplied.out.contains(QLatin1String("already up to date")), qPrintable(reapplied.out));
+
+        QVERIFY(writeFile(file, js("{'policies': [{'name': 'api', 'algorithm': 'gcra', 'limit': 100, 'window_ms': 60000}]}")));
+        const Run pruned = sluicectl(base + QStringList{QStringLiteral("apply"), file, QStringLiteral("--prune")});
+        QCOMPARE(pruned.exitCode, 0);
+        QVERIFY2(pruned.out.contains(QLatin1String("update   api")) && pruned.out.contains(QLatin1String("delete   login")),
+                 qPrintable(pruned.out));
+        QCOMPARE(sluice::test::syncCommand(redis, {"SMEMBERS", tag + ":policies"}).value.elements.size(), 1);
+        QCOMPARE(auditLength(), 4);
+    }
+
+    void badPolicyFileChangesNothing()
+    {
+        SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_REDIS_URL", "Redis standalone");
+        const QString ns = QStringLiteral("ctl-") + QUuid::createUuid().toString(QUuid::WithoutBraces);
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("bad.json"));
+        QVERIFY(writeFile(file, js("{'policies': [{'name': 'ok', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000},"
+                                   "{'name': 'bad', 'algorithm': 'gcra', 'limit': 0, 'window_ms': 1000}]}")));
+        const Run run = sluicectl({QStringLiteral("-u"), url, QStringLiteral("--namespace"), ns, QStringLiteral("apply"), file});
+        QCOMPARE(run.exitCode, 5);
+        QVERIFY2(run.err.contains(QLatin1String("policy \"bad\", field \"limit\"")) && run.err.contains(QLatin1String("nothing was applied")),
+                 qPrintable(run.err));
+        sluice::redis::RedisConnection redis(sluice::test::optionsFor(url));
+        QVERIFY(sluice::test::openAndWait(redis));
+        const QByteArray tag = '{' + ns.toUtf8() + '}';
+        QCOMPARE(sluice::test::syncCommand(redis, {"EXISTS", tag + ":policies", tag + ":policy:ok", tag + ":audit"}).value.integer, 0);
+
+        const Run missing = sluicectl({QStringLiteral("-u"), url, QStringLiteral("apply"), dir.filePath(QStringLiteral("none.json"))});
+        QCOMPARE(missing.exitCode, 5);
+        QVERIFY(missing.err.contains(QLatin1String("cannot read")));
+    }
+
     void usageErrors_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -125,7 +217,9 @@ private Q_SLOTS:
         QTest::newRow("bad timeout") << QStringList{QStringLiteral("--timeout"), QStringLiteral("soon"), QStringLiteral("ping")}
                                      << QStringLiteral("--timeout");
         QTest::newRow("extra argument") << QStringList{QStringLiteral("ping"), QStringLiteral("twice")}
-                                        << QStringLiteral("no arguments");
+                                        << QStringLiteral("usage: sluicectl ping");
+        QTest::newRow("apply without file") << QStringList{QStringLiteral("apply")}
+                                            << QStringLiteral("usage: sluicectl apply FILE [--dry-run] [--prune]");
         QTest::newRow("missing value") << QStringList{QStringLiteral("ping"), QStringLiteral("--url")}
                                        << QStringLiteral("url");
     }

@@ -1,0 +1,156 @@
+// sluicectl apply, policies and export: the stored policies as files and tables.
+
+#include "app/ctl_request.h"
+#include "app/exit_codes.h"
+#include "model/policy_file.h"
+#include "model/policy_plan.h"
+#include "model/policy_store.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
+
+namespace sluice::app {
+
+using model::PolicyStore;
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("sluicectl", text);
+}
+
+// Lists the stored policies, or reports why not and exits.
+void withStoredPolicies(const CtlRequest &request, std::function<void(const QVector<model::Policy> &)> next)
+{
+    auto store = std::make_shared<PolicyStore>(request.connection, request.ns);
+    store->list(QCoreApplication::instance(), [store, next](const PolicyStore::ListResult &listed) {
+        if (!listed.error.isEmpty()) {
+            ctlErr() << "sluicectl: " << listed.error << Qt::endl;
+            QCoreApplication::exit(listed.unreachable ? ExitCannotConnect : ExitFailure);
+            return;
+        }
+        next(listed.policies);
+    });
+}
+
+} // namespace
+
+void runApply(const CtlRequest &request)
+{
+    const QString path = request.args.value(0);
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        ctlErr() << tr("sluicectl: cannot read %1: %2").arg(path, file.errorString()) << Qt::endl;
+        QCoreApplication::exit(ExitInvalidInput);
+        return;
+    }
+    const model::PolicyFile parsed = model::PolicyFile::parse(file.readAll());
+    if (!parsed.ok()) {
+        for (const model::PolicyError &error : parsed.errors)
+            ctlErr() << tr("sluicectl: %1: %2").arg(path, error.toString()) << Qt::endl;
+        ctlErr() << tr("sluicectl: nothing was applied") << Qt::endl;
+        QCoreApplication::exit(ExitInvalidInput);
+        return;
+    }
+
+    withStoredPolicies(request, [request, parsed](const QVector<model::Policy> &stored) {
+        const model::PolicyPlan plan = model::PolicyPlan::between(stored, parsed.policies, request.prune);
+        for (const QString &name : plan.created)
+            ctlOut() << "create   " << name << Qt::endl;
+        for (const QString &name : plan.updated)
+            ctlOut() << "update   " << name << Qt::endl;
+        for (const QString &name : plan.deleted)
+            ctlOut() << "delete   " << name << Qt::endl;
+        for (const QString &name : plan.unchanged)
+            ctlOut() << "keep     " << name << Qt::endl;
+        if (request.dryRun || plan.isEmpty()) {
+            ctlOut() << (request.dryRun ? tr("dry run: nothing was changed") : tr("already up to date")) << Qt::endl;
+            QCoreApplication::exit(ExitOk);
+            return;
+        }
+        auto store = std::make_shared<PolicyStore>(request.connection, request.ns);
+        store->commit(plan.changes, request.who, QCoreApplication::instance(),
+                      [store, plan](const PolicyStore::CommitResult &result) {
+            if (!result.error.isEmpty()) {
+                ctlErr() << "sluicectl: " << result.error << Qt::endl << tr("sluicectl: nothing was applied") << Qt::endl;
+                QCoreApplication::exit(result.conflict ? ExitConflict : ExitFailure);
+                return;
+            }
+            ctlOut() << tr("applied: %1 created, %2 updated, %3 deleted")
+                            .arg(plan.created.size()).arg(plan.updated.size()).arg(plan.deleted.size())
+                     << Qt::endl;
+            QCoreApplication::exit(ExitOk);
+        });
+    });
+}
+
+void runPolicies(const CtlRequest &request)
+{
+    withStoredPolicies(request, [request](const QVector<model::Policy> &policies) {
+        if (request.json) {
+            QJsonArray list;
+            for (const model::Policy &policy : policies) {
+                list.append(QJsonObject{{QStringLiteral("name"), policy.name},
+                                        {QStringLiteral("algorithm"), model::algorithmName(policy.algorithm)},
+                                        {QStringLiteral("limit"), static_cast<double>(policy.limit)},
+                                        {QStringLiteral("window_ms"), static_cast<double>(policy.windowMs)},
+                                        {QStringLiteral("burst"), static_cast<double>(policy.effectiveBurst())},
+                                        {QStringLiteral("shadow"), policy.shadow},
+                                        {QStringLiteral("description"), policy.description},
+                                        {QStringLiteral("version"), static_cast<double>(policy.version)},
+                                        {QStringLiteral("updated_at"), static_cast<double>(policy.updatedAtMs)},
+                                        {QStringLiteral("updated_by"), policy.updatedBy}});
+            }
+            ctlOut() << QJsonDocument(list).toJson(QJsonDocument::Indented);
+        } else if (policies.isEmpty()) {
+            ctlOut() << tr("no policies in namespace \"%1\"").arg(request.ns) << Qt::endl;
+        } else {
+            const QString row = QStringLiteral("%1  %2  %3  %4  %5  %6  %7  %8");
+            ctlOut() << row.arg(QStringLiteral("NAME"), -20).arg(QStringLiteral("ALGORITHM"), -14).arg(QStringLiteral("LIMIT"), 10)
+                            .arg(QStringLiteral("WINDOW_MS"), 10).arg(QStringLiteral("BURST"), 10).arg(QStringLiteral("SHADOW"), -6)
+                            .arg(QStringLiteral("VERSION"), 7).arg(QStringLiteral("UPDATED"))
+                     << Qt::endl;
+            for (const model::Policy &policy : policies) {
+                const QString updated = QStringLiteral("%1 by %2").arg(
+                    QDateTime::fromMSecsSinceEpoch(policy.updatedAtMs, Qt::UTC).toString(Qt::ISODate), policy.updatedBy);
+                ctlOut() << row.arg(policy.name, -20).arg(model::algorithmName(policy.algorithm), -14)
+                                .arg(policy.limit, 10).arg(policy.windowMs, 10).arg(policy.effectiveBurst(), 10)
+                                .arg(policy.shadow ? QStringLiteral("yes") : QStringLiteral("no"), -6)
+                                .arg(policy.version, 7).arg(updated)
+                         << Qt::endl;
+            }
+        }
+        QCoreApplication::exit(ExitOk);
+    });
+}
+
+void runExport(const CtlRequest &request)
+{
+    withStoredPolicies(request, [request](const QVector<model::Policy> &policies) {
+        const QByteArray document = model::writePolicyFile(policies);
+        if (request.args.isEmpty()) {
+            ctlOut() << QString::fromUtf8(document);
+            ctlOut().flush();
+            QCoreApplication::exit(ExitOk);
+            return;
+        }
+        // Written whole or not at all: a failed export never leaves half a file behind.
+        QSaveFile file(request.args.first());
+        if (!file.open(QIODevice::WriteOnly) || file.write(document) != document.size() || !file.commit()) {
+            ctlErr() << tr("sluicectl: cannot write %1: %2").arg(request.args.first(), file.errorString()) << Qt::endl;
+            QCoreApplication::exit(ExitFailure);
+            return;
+        }
+        ctlOut() << tr("exported %1 policies to %2").arg(policies.size()).arg(request.args.first())
+                 << Qt::endl;
+        QCoreApplication::exit(ExitOk);
+    });
+}
+
+} // namespace sluice::app

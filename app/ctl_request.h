@@ -1,0 +1,32 @@
+#pragma once
+
+#include "redis/redis_connection.h"
+
+#include <QStringList>
+#include <QTextStream>
+
+namespace sluice::app {
+
+// What one sluicectl command gets to work with. A command ends the process by calling
+// QCoreApplication::exit() with one of app/exit_codes.h.
+struct CtlRequest {
+    redis::RedisConnection *connection = nullptr;
+    QStringList args;  // the command's own positional arguments
+    QString ns;        // admin key namespace
+    QString who;       // recorded in audit entries
+    bool dryRun = false;
+    bool prune = false;
+    bool json = false;
+};
+
+QTextStream &ctlOut();
+QTextStream &ctlErr();
+// Prints why a request failed and returns the exit code that says what kind of failure it was.
+int reportFailure(const CtlRequest &request, const redis::RedisReply &reply);
+
+void runPing(const CtlRequest &request);
+void runApply(const CtlRequest &request);
+void runPolicies(const CtlRequest &request);
+void runExport(const CtlRequest &request);
+
+} // namespace sluice::app
