@@ -46,13 +46,9 @@ bool writeFile(const QString &path, const QByteArray &content)
     return file.open(QIODevice::WriteOnly) && file.write(content) == content.size();
 }
 
-// JSON with single quotes, to keep the test readable (moc cannot read raw string literals).
-QByteArray js(const char *text)
-{
-    return QByteArray(text).replace('\'', '"');
-}
-
 } // namespace
+
+using sluice::test::js;
 
 class TestSluicectl : public QObject {
     Q_OBJECT

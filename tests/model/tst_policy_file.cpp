@@ -2,20 +2,12 @@
 // and field for everything that is not.
 
 #include "model/policy_file.h"
+#include "support/test_services.h"
 
 #include <QTest>
 
 using namespace sluice::model;
-
-namespace {
-
-// JSON written with single quotes, to keep the tables below readable (moc cannot read raw strings).
-QByteArray js(const char *text)
-{
-    return QByteArray(text).replace('\'', '"');
-}
-
-} // namespace
+using sluice::test::js;
 
 class TestPolicyFile : public QObject {
     Q_OBJECT

@@ -13,4 +13,9 @@ redis::ConnectionOptions optionsFor(const QString &url)
     return options;
 }
 
+QByteArray js(const char *text)
+{
+    return QByteArray(text).replace('\'', '"');
+}
+
 } // namespace sluice::test

@@ -19,4 +19,7 @@ namespace sluice::test {
 // Options for a URL the test command handed over; fails the calling test on a malformed one.
 redis::ConnectionOptions optionsFor(const QString &url);
 
+// JSON written with single quotes, to keep test tables readable (moc cannot read raw string literals).
+QByteArray js(const char *text);
+
 } // namespace sluice::test
