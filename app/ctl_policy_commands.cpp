@@ -28,8 +28,8 @@ QString tr(const char *text)
 // Lists the stored policies, or reports why not and exits.
 void withStoredPolicies(const CtlRequest &request, std::function<void(const QVector<model::Policy> &)> next)
 {
-    auto store = std::make_shared<PolicyStore>(request.connection, request.ns);
-    store->list(QCoreApplication::instance(), [store, next](const PolicyStore::ListResult &listed) {
+    // The store's callbacks carry what they need; the store itself need not outlive this call.
+    PolicyStore(request.connection, request.ns).list(QCoreApplication::instance(), [next](const PolicyStore::ListResult &listed) {
         if (!listed.error.isEmpty()) {
             ctlErr() << "sluicectl: " << listed.error << Qt::endl;
             QCoreApplication::exit(listed.unreachable ? ExitCannotConnect : ExitFailure);
@@ -74,9 +74,8 @@ void runApply(const CtlRequest &request)
             QCoreApplication::exit(ExitOk);
             return;
         }
-        auto store = std::make_shared<PolicyStore>(request.connection, request.ns);
-        store->commit(plan.changes, request.who, QCoreApplication::instance(),
-                      [store, plan](const PolicyStore::CommitResult &result) {
+        PolicyStore(request.connection, request.ns).commit(plan.changes, request.who, QCoreApplication::instance(),
+                      [plan](const PolicyStore::CommitResult &result) {
             if (!result.error.isEmpty()) {
                 ctlErr() << "sluicectl: " << result.error << Qt::endl << tr("sluicectl: nothing was applied") << Qt::endl;
                 QCoreApplication::exit(result.conflict ? ExitConflict : ExitFailure);
@@ -96,16 +95,12 @@ void runPolicies(const CtlRequest &request)
         if (request.json) {
             QJsonArray list;
             for (const model::Policy &policy : policies) {
-                list.append(QJsonObject{{QStringLiteral("name"), policy.name},
-                                        {QStringLiteral("algorithm"), model::algorithmName(policy.algorithm)},
-                                        {QStringLiteral("limit"), static_cast<double>(policy.limit)},
-                                        {QStringLiteral("window_ms"), static_cast<double>(policy.windowMs)},
-                                        {QStringLiteral("burst"), static_cast<double>(policy.effectiveBurst())},
-                                        {QStringLiteral("shadow"), policy.shadow},
-                                        {QStringLiteral("description"), policy.description},
-                                        {QStringLiteral("version"), static_cast<double>(policy.version)},
-                                        {QStringLiteral("updated_at"), static_cast<double>(policy.updatedAtMs)},
-                                        {QStringLiteral("updated_by"), policy.updatedBy}});
+                QJsonObject object = model::policyToJson(policy);
+                object.insert(QStringLiteral("description"), policy.description);
+                object.insert(QStringLiteral("version"), static_cast<double>(policy.version));
+                object.insert(QStringLiteral("updated_at"), static_cast<double>(policy.updatedAtMs));
+                object.insert(QStringLiteral("updated_by"), policy.updatedBy);
+                list.append(object);
             }
             ctlOut() << QJsonDocument(list).toJson(QJsonDocument::Indented);
         } else if (policies.isEmpty()) {

@@ -18,16 +18,16 @@ struct Command {
     const char *name;
     int minArgs;
     int maxArgs;
-    const char *usage;
+    const char *synopsis;
+    const char *summary;
     void (*run)(const app::CtlRequest &);
 };
 
 const Command commands[] = {
-    {"ping", 0, 0, "ping                      check that the server answers; print its version and mode", app::runPing},
-    {"apply", 1, 1, "apply FILE [--dry-run] [--prune]\n"
-                    "                            make the stored policies match a JSON policy file", app::runApply},
-    {"policies", 0, 0, "policies [--json]         list the stored policies", app::runPolicies},
-    {"export", 0, 1, "export [FILE]             write the stored policies as a policy file", app::runExport},
+    {"ping", 0, 0, "ping", "check that the server answers; print its version and mode", app::runPing},
+    {"apply", 1, 1, "apply FILE [--dry-run] [--prune]", "make the stored policies match a JSON policy file", app::runApply},
+    {"policies", 0, 0, "policies [--json]", "list the stored policies", app::runPolicies},
+    {"export", 0, 1, "export [FILE]", "write the stored policies as a policy file", app::runExport},
 };
 
 int usageError(const QString &message)
@@ -41,7 +41,7 @@ QString description()
 {
     QString text = QCoreApplication::translate("sluicectl", "Command-line control for Sluice rate limiters in Redis.\n\nCommands:\n");
     for (const Command &command : commands)
-        text += QStringLiteral("  %1\n").arg(QLatin1String(command.usage));
+        text += QStringLiteral("  %1\n      %2\n").arg(QLatin1String(command.synopsis), QLatin1String(command.summary));
     text += QCoreApplication::translate("sluicectl", "\nExit codes: 0 ok, 1 failed, 2 usage error, 3 cannot connect, "
                                                      "4 timeout, 5 invalid input file, 6 conflict.");
     return text;
@@ -102,9 +102,7 @@ int main(int argc, char *argv[])
     if (!command)
         return usageError(QCoreApplication::translate("sluicectl", "unknown command \"%1\"").arg(name));
     if (positional.size() < command->minArgs || positional.size() > command->maxArgs)
-        return usageError(QCoreApplication::translate("sluicectl", "usage: sluicectl %1")
-                              .arg(QString::fromLatin1(command->usage).section(QLatin1Char('\n'), 0, 0)
-                                       .section(QLatin1String("  "), 0, 0)));
+        return usageError(QCoreApplication::translate("sluicectl", "usage: sluicectl %1").arg(QLatin1String(command->synopsis)));
 
     redis::ConnectionOptions options;
     QString error;

@@ -24,7 +24,6 @@ constexpr qint64 maxBurst = 1'000'000'000;
 constexpr qint64 maxWindowMs = 7LL * 24 * 3600 * 1000; // one week
 constexpr qint64 maxStoredEntries = 100'000;          // sliding_log entries and concurrency leases per key
 constexpr qint64 maxScaledLevel = 9'007'199'254'740'992; // 2^53: bounds burst * window_ms and limit * window_ms
-constexpr int maxNameLength = 64;
 constexpr int maxDescriptionLength = 1024;
 } // namespace policy_limits
 

@@ -143,21 +143,25 @@ PolicyFile PolicyFile::parse(const QByteArray &json)
     return file;
 }
 
+QJsonObject policyToJson(const Policy &policy)
+{
+    QJsonObject object{{QStringLiteral("name"), policy.name},
+                       {QStringLiteral("algorithm"), algorithmName(policy.algorithm)},
+                       {QStringLiteral("limit"), static_cast<double>(policy.limit)},
+                       {QStringLiteral("window_ms"), static_cast<double>(policy.windowMs)},
+                       {QStringLiteral("burst"), static_cast<double>(policy.effectiveBurst())},
+                       {QStringLiteral("shadow"), policy.shadow}};
+    if (!policy.description.isEmpty())
+        object.insert(QStringLiteral("description"), policy.description);
+    return object;
+}
+
 QByteArray writePolicyFile(QVector<Policy> policies)
 {
     std::sort(policies.begin(), policies.end(), [](const Policy &a, const Policy &b) { return a.name < b.name; });
     QJsonArray list;
-    for (const Policy &policy : policies) {
-        QJsonObject object{{QStringLiteral("name"), policy.name},
-                           {QStringLiteral("algorithm"), algorithmName(policy.algorithm)},
-                           {QStringLiteral("limit"), static_cast<double>(policy.limit)},
-                           {QStringLiteral("window_ms"), static_cast<double>(policy.windowMs)},
-                           {QStringLiteral("burst"), static_cast<double>(policy.effectiveBurst())},
-                           {QStringLiteral("shadow"), policy.shadow}};
-        if (!policy.description.isEmpty())
-            object.insert(QStringLiteral("description"), policy.description);
-        list.append(object);
-    }
+    for (const Policy &policy : policies)
+        list.append(policyToJson(policy));
     return QJsonDocument(QJsonObject{{QStringLiteral("policies"), list}}).toJson(QJsonDocument::Indented);
 }
 

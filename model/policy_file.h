@@ -2,6 +2,8 @@
 
 #include "model/policy.h"
 
+#include <QJsonObject>
+
 namespace sluice::model {
 
 // The JSON policy file that drives `sluicectl apply` and the GUI's import and export:
@@ -17,7 +19,9 @@ struct PolicyFile {
     static PolicyFile parse(const QByteArray &json);
 };
 
-// The file form of these policies, sorted by name, bookkeeping left out.
+// One policy's definition as a JSON object of the file format (bookkeeping left out).
+QJsonObject policyToJson(const Policy &policy);
+// The file form of these policies, sorted by name.
 QByteArray writePolicyFile(QVector<Policy> policies);
 
 } // namespace sluice::model
