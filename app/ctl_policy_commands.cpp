@@ -78,7 +78,7 @@ void runApply(const CtlRequest &request)
                       [plan](const PolicyStore::CommitResult &result) {
             if (!result.error.isEmpty()) {
                 ctlErr() << "sluicectl: " << result.error << Qt::endl << tr("sluicectl: nothing was applied") << Qt::endl;
-                QCoreApplication::exit(result.conflict ? ExitConflict : ExitFailure);
+                QCoreApplication::exit(result.conflict ? ExitConflict : result.unreachable ? ExitCannotConnect : ExitFailure);
                 return;
             }
             ctlOut() << tr("applied: %1 created, %2 updated, %3 deleted")

@@ -17,6 +17,7 @@ struct CtlRequest {
     bool dryRun = false;
     bool prune = false;
     bool json = false;
+    QString cost;      // acquire --cost, passed on as given (the library checks it)
 };
 
 QTextStream &ctlOut();
@@ -28,5 +29,8 @@ void runPing(const CtlRequest &request);
 void runApply(const CtlRequest &request);
 void runPolicies(const CtlRequest &request);
 void runExport(const CtlRequest &request);
+void runPublish(const CtlRequest &request);
+void runStatus(const CtlRequest &request);
+void runAcquire(const CtlRequest &request);
 
 } // namespace sluice::app

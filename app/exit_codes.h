@@ -11,6 +11,7 @@ enum ExitCode : int {
     ExitTimeout = 4,       // connected, but the server did not answer in time
     ExitInvalidInput = 5,  // an input file (a policy file) is malformed or invalid; nothing changed
     ExitConflict = 6,      // someone else saved in between; nothing changed
+    ExitDrift = 7,         // a primary does not run the published limiter library
 };
 
 } // namespace sluice::app

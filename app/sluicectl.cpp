@@ -28,6 +28,9 @@ const Command commands[] = {
     {"apply", 1, 1, "apply FILE [--dry-run] [--prune]", "make the stored policies match a JSON policy file", app::runApply},
     {"policies", 0, 0, "policies [--json]", "list the stored policies", app::runPolicies},
     {"export", 0, 1, "export [FILE]", "write the stored policies as a policy file", app::runExport},
+    {"publish", 0, 0, "publish [--dry-run] [--json]", "compile the stored policies into the limiter library and load it on every primary", app::runPublish},
+    {"status", 0, 0, "status [--json]", "show each primary's limiter library and drift from the published one", app::runStatus},
+    {"acquire", 2, 2, "acquire POLICY SUBJECT [--cost N] [--json]", "take one decision from a policy for a subject, and print it", app::runAcquire},
 };
 
 int usageError(const QString &message)
@@ -43,7 +46,7 @@ QString description()
     for (const Command &command : commands)
         text += QStringLiteral("  %1\n      %2\n").arg(QLatin1String(command.synopsis), QLatin1String(command.summary));
     text += QCoreApplication::translate("sluicectl", "\nExit codes: 0 ok, 1 failed, 2 usage error, 3 cannot connect, "
-                                                     "4 timeout, 5 invalid input file, 6 conflict.");
+                                                     "4 timeout, 5 invalid input file, 6 conflict, 7 drift (a primary does not run the published library).");
     return text;
 }
 
@@ -72,11 +75,14 @@ int main(int argc, char *argv[])
         QStringLiteral("namespace"), QCoreApplication::translate("sluicectl", "Key namespace. Default: sluice."),
         QStringLiteral("name"), QStringLiteral("sluice"));
     const QCommandLineOption dryRunOption(QStringLiteral("dry-run"),
-                                          QCoreApplication::translate("sluicectl", "apply: show what would change, change nothing."));
+                                          QCoreApplication::translate("sluicectl", "apply, publish: show what would change, change nothing."));
     const QCommandLineOption pruneOption(QStringLiteral("prune"),
                                          QCoreApplication::translate("sluicectl", "apply: also delete stored policies the file lacks."));
     const QCommandLineOption jsonOption(QStringLiteral("json"), QCoreApplication::translate("sluicectl", "Print JSON."));
-    parser.addOptions({urlOption, timeoutOption, namespaceOption, dryRunOption, pruneOption, jsonOption});
+    const QCommandLineOption costOption(QStringLiteral("cost"),
+                                        QCoreApplication::translate("sluicectl", "acquire: units the call takes. Default: 1."),
+                                        QStringLiteral("n"));
+    parser.addOptions({urlOption, timeoutOption, namespaceOption, dryRunOption, pruneOption, jsonOption, costOption});
     parser.addPositionalArgument(QStringLiteral("command"),
                                  QCoreApplication::translate("sluicectl", "What to do (see Commands)."));
 
@@ -129,6 +135,7 @@ int main(int argc, char *argv[])
     request.dryRun = parser.isSet(dryRunOption);
     request.prune = parser.isSet(pruneOption);
     request.json = parser.isSet(jsonOption);
+    request.cost = parser.value(costOption);
     // From inside the event loop, so a command that finishes at once can still exit it.
     QMetaObject::invokeMethod(&app, [command, request] { command->run(request); }, Qt::QueuedConnection);
     return QCoreApplication::exec();

@@ -102,12 +102,13 @@ QVector<PolicyError> validatePolicy(const Policy &policy)
     if (!errors.isEmpty())
         return errors;
 
-    // Exactness: the limiter scales levels by the window, and the products must stay below 2^53.
+    // Exactness: the limiter scales levels by the window, and the products must stay below 2^52
+    // (so that a sum of two stays below 2^53).
     const double level = static_cast<double>(std::max(policy.effectiveBurst(), policy.limit))
                        * static_cast<double>(policy.windowMs);
     if (level > static_cast<double>(limits::maxScaledLevel))
         fail(policy.effectiveBurst() > policy.limit ? "burst" : "limit",
-             tr("is too large for a window of %1 ms: burst (or limit) times window_ms must be at most 2^53")
+             tr("is too large for a window of %1 ms: burst (or limit) times window_ms must be at most 2^52 (4503599627370496)")
                  .arg(policy.windowMs));
     if (storesOneEntryPerCall(policy.algorithm) && policy.limit > limits::maxStoredEntries)
         fail("limit", tr("must be at most %1 for %2, which keeps one entry per admitted call")

@@ -175,6 +175,7 @@ void PolicyStore::commit(const QVector<PolicyChange> &changes, const QString &wh
         if (!reply.ok()) {
             const QString text = reply.errorText();
             result.conflict = text.startsWith(QLatin1String("CONFLICT "));
+            result.unreachable = reply.failure != RedisReply::Failure::None;
             result.error = result.conflict ? tr("someone else saved in between: %1").arg(text.mid(9)) : text;
         } else {
             for (const RespValue &name : reply.value.elements)

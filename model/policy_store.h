@@ -14,6 +14,7 @@ struct AdminKeys {
     QByteArray policies() const { return m_prefix + ":policies"; }
     QByteArray audit() const { return m_prefix + ":audit"; }
     QByteArray policy(const QString &name) const { return m_prefix + ":policy:" + name.toUtf8(); }
+    QByteArray library() const { return m_prefix + ":library"; }
 
 private:
     QByteArray m_prefix; // "{sluice}"
@@ -42,6 +43,7 @@ public:
         QStringList changed;  // names that really changed
         QString error;        // empty on success
         bool conflict = false; // someone saved in between: error says who and which version
+        bool unreachable = false; // the error is a connection failure
     };
 
     PolicyStore(redis::RedisConnection *connection, const QString &ns = QStringLiteral("sluice"));

@@ -22,6 +22,7 @@ struct RespValue {
     bool isError() const { return type == Type::Error; }
     bool isNil() const { return type == Type::Nil; }
     bool isArray() const { return type == Type::Array; }
+    bool isInteger() const { return type == Type::Integer; }
     // Status, String and Integer as text; Error as its message.
     QString toString() const;
 };

@@ -1,0 +1,200 @@
+// sluicectl publish, status and acquire: the limiter library on every primary, and one decision.
+
+#include "app/ctl_request.h"
+#include "app/exit_codes.h"
+#include "model/library_publisher.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace sluice::app {
+
+using model::LibraryPublisher;
+using model::NodeLibrary;
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("sluicectl", text);
+}
+
+LibraryPublisher publisherFor(const CtlRequest &request)
+{
+    // A standalone server or a Sentinel's primary is the only primary.
+    return LibraryPublisher(request.connection, {request.connection}, request.ns);
+}
+
+QString persistenceName(NodeLibrary::Persistence persistence)
+{
+    switch (persistence) {
+    case NodeLibrary::Persistence::Persisted:
+        return tr("yes");
+    case NodeLibrary::Persistence::None:
+        return tr("NONE");
+    case NodeLibrary::Persistence::Unknown:
+        break;
+    }
+    return tr("unknown");
+}
+
+void printNodes(const QVector<NodeLibrary> &nodes)
+{
+    const QString row = QStringLiteral("%1  %2  %3  %4  %5");
+    ctlOut() << row.arg(QStringLiteral("NODE"), -21).arg(QStringLiteral("STATE"), -11).arg(QStringLiteral("VERSION"), 7)
+                    .arg(QStringLiteral("DIGEST"), -16).arg(QStringLiteral("PERSISTED"))
+             << Qt::endl;
+    for (const NodeLibrary &node : nodes) {
+        ctlOut() << row.arg(node.node, -21).arg(NodeLibrary::stateName(node.state), -11)
+                        .arg(node.version > 0 ? QString::number(node.version) : QStringLiteral("-"), 7)
+                        .arg(node.digest.isEmpty() ? QStringLiteral("-") : QString::fromLatin1(node.digest), -16)
+                        .arg(persistenceName(node.persistence))
+                 << Qt::endl;
+        if (!node.detail.isEmpty() && node.state != NodeLibrary::State::Current)
+            ctlOut() << "    " << node.detail << Qt::endl;
+    }
+    for (const NodeLibrary &node : nodes)
+        if (node.persistence == NodeLibrary::Persistence::None)
+            ctlErr() << tr("sluicectl: warning: %1 persists nothing (no save points, no append-only file): a restart "
+                           "loses the library and every bucket")
+                            .arg(node.node)
+                     << Qt::endl;
+}
+
+QJsonArray nodesToJson(const QVector<NodeLibrary> &nodes)
+{
+    QJsonArray list;
+    for (const NodeLibrary &node : nodes)
+        list.append(QJsonObject{{QStringLiteral("node"), node.node},
+                                {QStringLiteral("state"), NodeLibrary::stateName(node.state)},
+                                {QStringLiteral("version"), static_cast<double>(node.version)},
+                                {QStringLiteral("digest"), QString::fromLatin1(node.digest)},
+                                {QStringLiteral("detail"), node.detail},
+                                {QStringLiteral("persisted"), persistenceName(node.persistence)}});
+    return list;
+}
+
+int failureExit(const QString &error, bool conflict, bool unreachable)
+{
+    ctlErr() << "sluicectl: " << error << Qt::endl;
+    return conflict ? ExitConflict : unreachable ? ExitCannotConnect : ExitFailure;
+}
+
+} // namespace
+
+void runPublish(const CtlRequest &request)
+{
+    auto *app = QCoreApplication::instance();
+    if (request.dryRun) {
+        publisherFor(request).preview(app, [](const model::LimiterLibrary &library, const QString &error) {
+            if (!error.isEmpty()) {
+                QCoreApplication::exit(failureExit(error, false, false));
+                return;
+            }
+            ctlOut() << tr("would publish version %1 (digest %2) with this policy table:")
+                            .arg(library.version).arg(QString::fromLatin1(library.digest))
+                     << Qt::endl;
+            const int start = library.source.indexOf("local POLICIES = {");
+            const int end = library.source.indexOf("\n}\n", start);
+            ctlOut() << QString::fromUtf8(library.source.mid(start, end + 3 - start));
+            ctlOut() << tr("dry run: nothing was loaded") << Qt::endl;
+            QCoreApplication::exit(ExitOk);
+        });
+        return;
+    }
+    publisherFor(request).publish(request.who, app, [request](const model::PublishResult &result) {
+        if (!result.error.isEmpty()) {
+            QCoreApplication::exit(failureExit(result.error, result.conflict, result.unreachable));
+            return;
+        }
+        if (request.json) {
+            ctlOut() << QJsonDocument(QJsonObject{{QStringLiteral("version"), static_cast<double>(result.library.version)},
+                                                  {QStringLiteral("digest"), QString::fromLatin1(result.library.digest)},
+                                                  {QStringLiteral("nodes"), nodesToJson(result.nodes)}})
+                            .toJson(QJsonDocument::Indented);
+        } else {
+            ctlOut() << tr("published version %1 (digest %2)").arg(result.library.version).arg(QString::fromLatin1(result.library.digest))
+                     << Qt::endl;
+            printNodes(result.nodes);
+        }
+        if (!result.ok())
+            ctlErr() << tr("sluicectl: not every primary runs the published library") << Qt::endl;
+        QCoreApplication::exit(result.ok() ? ExitOk : ExitDrift);
+    });
+}
+
+void runStatus(const CtlRequest &request)
+{
+    publisherFor(request).status(QCoreApplication::instance(), [request](const model::DeploymentStatus &status) {
+        if (!status.error.isEmpty()) {
+            QCoreApplication::exit(failureExit(status.error, false, status.unreachable));
+            return;
+        }
+        const model::LibraryRecord &published = status.published;
+        if (request.json) {
+            ctlOut() << QJsonDocument(QJsonObject{{QStringLiteral("version"), static_cast<double>(published.version)},
+                                                  {QStringLiteral("digest"), QString::fromLatin1(published.digest)},
+                                                  {QStringLiteral("published_at"), static_cast<double>(published.publishedAtMs)},
+                                                  {QStringLiteral("published_by"), published.publishedBy},
+                                                  {QStringLiteral("stored_differs"), status.storedDiffers},
+                                                  {QStringLiteral("drift"), status.drift()},
+                                                  {QStringLiteral("nodes"), nodesToJson(status.nodes)}})
+                            .toJson(QJsonDocument::Indented);
+        } else {
+            if (published.version == 0)
+                ctlOut() << tr("never published in namespace \"%1\"").arg(request.ns) << Qt::endl;
+            else
+                ctlOut() << tr("published version %1 (digest %2), %3 policies, at %4 by %5")
+                                .arg(published.version).arg(QString::fromLatin1(published.digest)).arg(published.policyCount)
+                                .arg(QDateTime::fromMSecsSinceEpoch(published.publishedAtMs, Qt::UTC).toString(Qt::ISODate),
+                                     published.publishedBy)
+                         << Qt::endl;
+            if (status.storedDiffers)
+                ctlOut() << tr("the stored policies differ from the published library: publish to apply them") << Qt::endl;
+            printNodes(status.nodes);
+        }
+        if (status.drift())
+            ctlErr() << tr("sluicectl: drift: not every primary runs the published library; publish to restore it") << Qt::endl;
+        QCoreApplication::exit(status.drift() ? ExitDrift : ExitOk);
+    });
+}
+
+void runAcquire(const CtlRequest &request)
+{
+    const QString policy = request.args.at(0);
+    const QString subject = request.args.at(1);
+    const QByteArray key = request.ns.toUtf8() + ':' + policy.toUtf8() + ":{" + subject.toUtf8() + '}';
+    QByteArrayList command{"FCALL", "sluice_acquire", "1", key, policy.toUtf8()};
+    if (!request.cost.isEmpty())
+        command << request.cost.toUtf8();
+    request.connection->send(command, QCoreApplication::instance(), [request](const redis::RedisReply &reply) {
+        const QVector<redis::RespValue> &fields = reply.value.elements;
+        if (!reply.ok() || fields.size() < 6) {
+            QCoreApplication::exit(reportFailure(request, reply));
+            return;
+        }
+        // One policy: a seventh element is the concurrency lease id or the leaky bucket's delay.
+        QStringList names{QStringLiteral("allowed"), QStringLiteral("remaining"), QStringLiteral("retry_after_ms"),
+                          QStringLiteral("reset_after_ms"), QStringLiteral("limit"), QStringLiteral("policy")};
+        if (fields.size() > 6)
+            names << (fields.at(6).isInteger() ? QStringLiteral("delay_ms") : QStringLiteral("lease"));
+        QJsonObject object;
+        for (qsizetype i = 0; i < names.size(); ++i) {
+            const redis::RespValue &field = fields.at(i);
+            const QJsonValue value = i == 0 ? QJsonValue(field.integer == 1)
+                : field.isInteger()         ? QJsonValue(static_cast<double>(field.integer))
+                                            : QJsonValue(QString::fromUtf8(field.bytes));
+            object.insert(names.at(i), value);
+            if (!request.json)
+                ctlOut() << QStringLiteral("%1  %2").arg(names.at(i), -15).arg(value.toVariant().toString()) << Qt::endl;
+        }
+        if (request.json)
+            ctlOut() << QJsonDocument(object).toJson(QJsonDocument::Compact) << Qt::endl;
+        QCoreApplication::exit(ExitOk);
+    });
+}
+
+} // namespace sluice::app

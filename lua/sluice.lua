@@ -1,0 +1,765 @@
+-- The sluice limiter: the static part of the Functions library. The publisher puts in front of it
+-- LIBRARY (version, digest, code), NAMESPACE, POLICIES (the policy table: data only, as escaped
+-- literals) and now_ms (clock.lua). See lua/README.md for the contract and the storage layouts.
+--
+-- Arithmetic is exact: Lua numbers are doubles, and every quantity below stays an integer under
+-- 2^53 (the policy bounds guarantee it). Levels are kept scaled by the window, so refilling
+-- `limit` units per `window_ms` adds exactly `limit` per millisecond.
+
+-- The library's top level runs without globals (Redis 7.0's load context has none), so the standard
+-- functions are bound, and the policy table prepared, by setup() on the first call.
+local floor, find, sub, byte, gsub, pack, unpack
+
+local MAX_COUNT = 1000000000         -- largest limit, burst and cost
+local MAX_WINDOW_MS = 604800000      -- one week
+local MAX_SCALED = 4503599627370496  -- 2^52: bounds limit * window_ms and burst * window_ms
+local MAX_ENTRIES = 100000           -- sliding_log entries and concurrency leases per key
+
+-- Quotient of integers below 2^53, rounded down. A double quotient can round across an integer,
+-- so the first guess is corrected.
+local function idiv(a, b)
+    local q = floor(a / b)
+    if q * b > a then
+        q = q - 1
+    elseif (q + 1) * b <= a then
+        q = q + 1
+    end
+    return q
+end
+
+local function cdiv(a, b)
+    local q = idiv(a, b)
+    if q * b < a then q = q + 1 end
+    return q
+end
+
+local function max(a, b)
+    if a > b then return a end
+    return b
+end
+
+-- Caller-supplied bytes made safe to quote in an error line.
+local function shown(text)
+    text = gsub(text, '[%c"\\]', '?')
+    if #text > 80 then text = sub(text, 1, 80) .. '...' end
+    return '"' .. text .. '"'
+end
+
+local function fail(message)
+    return redis.error_reply('ERR sluice: ' .. message)
+end
+
+-- A whole number written plainly ("12", not "1e1", "012", "+12" or "12.0"), from 1 to `largest`.
+local function parse_count(text, largest)
+    if type(text) ~= 'string' or #text > 10 or not find(text, '^[1-9]%d*$') then return nil end
+    local value = tonumber(text)
+    if value > largest then return nil end
+    return value
+end
+
+-- A read whose Redis error (WRONGTYPE) becomes a message instead of aborting the call.
+local function read(...)
+    local reply = redis.pcall(...)
+    if type(reply) == 'table' and reply.err then return nil, reply.err end
+    return reply
+end
+
+local function not_a_bucket(key, p)
+    return 'key ' .. shown(key) .. ' does not hold a ' .. p.algorithm .. ' bucket (wrong type or foreign data)'
+end
+
+-- Refill toward `full` at `rate` per ms, and drain toward 0. `elapsed * rate` may exceed 2^53 only
+-- when it also exceeds the gap, and that comparison stays exact.
+local function refill(level, elapsed, full, rate)
+    if elapsed <= 0 then return level end
+    if elapsed * rate >= full - level then return full end
+    return level + elapsed * rate
+end
+
+local function drain(level, elapsed, rate)
+    if elapsed <= 0 then return level end
+    if elapsed * rate >= level then return 0 end
+    return level - elapsed * rate
+end
+
+-- Every algorithm reports the same fields for a call of `cost` units at `now`:
+--   ok      the call fits
+--   avail   whole units available now            reset_now   ms until full, if nothing is consumed
+--   left    whole units left after consuming     reset_used  ms until full, if the call is consumed
+--   retry   ms until the same call could pass (-1 when ok)
+--   allowed, rejected: the per-key decision counters
+-- evaluate() only reads (fixed_window increments ahead and apply() takes it back when needed);
+-- apply() writes the outcome: 'consume', 'reject' (count a rejection) or 'none'.
+
+-- Token bucket, GCRA, leaky bucket and sliding window keep one string: a tag byte and `count` doubles.
+local FORMATS = {[4] = 'dddd', [5] = 'ddddd'}
+
+local function packed_state(p, key, tag, count)
+    local raw, err = read('GET', key)
+    if err then return nil, not_a_bucket(key, p) end
+    if not raw then return false end
+    if #raw ~= 1 + 8 * count or byte(raw, 1) ~= tag then return nil, not_a_bucket(key, p) end
+    return unpack(FORMATS[count], raw, 2)
+end
+
+local function write_packed(key, ttl, tag, ...)
+    redis.call('SET', key, pack('B' .. FORMATS[select('#', ...)], tag, ...), 'PX', ttl)
+end
+
+-- A level that rises with each call and falls at `limit` per ms (GCRA backlog, leaky bucket water):
+-- the shared outcome of both.
+local function backlog_outcome(p, st, backlog, need)
+    local full, rate, window = p.full, p.limit, p.window_ms
+    st.ok = backlog + need <= full
+    st.avail = idiv(full - backlog, window)
+    st.reset_now = cdiv(backlog, rate)
+    st.left = idiv(full - backlog - need, window)
+    st.reset_used = cdiv(backlog + need, rate)
+    st.retry = st.ok and -1 or cdiv(backlog + need - full, rate)
+    st.backlog = backlog
+    return st
+end
+
+local TOKEN_TAG, GCRA_TAG, LEAKY_TAG, SLIDING_TAG = 84, 71, 76, 83 -- 'T', 'G', 'L', 'S'
+
+local token_bucket = {}
+
+function token_bucket.evaluate(p, key, now, cost)
+    local level, stamp, allowed, rejected = packed_state(p, key, TOKEN_TAG, 4)
+    if level == nil then return nil, stamp end
+    if not level then
+        level, stamp, allowed, rejected = p.full, now, 0, 0
+    else
+        level = refill(level, now - stamp, p.full, p.limit)
+        stamp = max(stamp, now) -- a clock that stepped back grants nothing twice
+    end
+    local need, window, rate = cost * p.window_ms, p.window_ms, p.limit
+    local st = {level = level, stamp = stamp, need = need, allowed = allowed, rejected = rejected}
+    st.ok = level >= need
+    st.avail = idiv(level, window)
+    st.reset_now = cdiv(p.full - level, rate)
+    st.left = idiv(level - need, window)
+    st.reset_used = cdiv(p.full - level + need, rate)
+    st.retry = st.ok and -1 or cdiv(need - level, rate)
+    return st
+end
+
+function token_bucket.apply(p, key, st, verdict)
+    if verdict == 'consume' then
+        write_packed(key, max(st.reset_used, p.window_ms), TOKEN_TAG, st.level - st.need, st.stamp,
+                     st.allowed + 1, st.rejected)
+    elseif verdict == 'reject' then
+        write_packed(key, max(st.reset_now, p.window_ms), TOKEN_TAG, st.level, st.stamp, st.allowed,
+                     st.rejected + 1)
+    end
+end
+
+-- GCRA keeps the theoretical arrival time as whole ms plus a remainder in 1/limit ms.
+local gcra = {}
+
+function gcra.evaluate(p, key, now, cost)
+    local tat, fraction, allowed, rejected = packed_state(p, key, GCRA_TAG, 4)
+    if tat == nil then return nil, fraction end
+    local backlog = 0
+    if tat then
+        backlog = (tat - now) * p.limit + fraction
+        if backlog < 0 then backlog = 0 end
+    else
+        allowed, rejected = 0, 0
+    end
+    local st = {now = now, need = cost * p.window_ms, allowed = allowed, rejected = rejected}
+    return backlog_outcome(p, st, backlog, st.need)
+end
+
+local function write_gcra(p, key, st, backlog, allowed, rejected, ttl)
+    local whole = idiv(backlog, p.limit)
+    write_packed(key, ttl, GCRA_TAG, st.now + whole, backlog - whole * p.limit, allowed, rejected)
+end
+
+function gcra.apply(p, key, st, verdict)
+    if verdict == 'consume' then
+        write_gcra(p, key, st, st.backlog + st.need, st.allowed + 1, st.rejected, max(st.reset_used, p.window_ms))
+    elseif verdict == 'reject' then
+        write_gcra(p, key, st, st.backlog, st.allowed, st.rejected + 1, max(st.reset_now, p.window_ms))
+    end
+end
+
+-- The leaky bucket is a queue: an admitted call waits until the water ahead of it has drained.
+local leaky_bucket = {}
+
+function leaky_bucket.evaluate(p, key, now, cost)
+    local water, stamp, allowed, rejected = packed_state(p, key, LEAKY_TAG, 4)
+    if water == nil then return nil, stamp end
+    if not water then
+        water, stamp, allowed, rejected = 0, now, 0, 0
+    else
+        water = drain(water, now - stamp, p.limit)
+        stamp = max(stamp, now)
+    end
+    local st = {stamp = stamp, need = cost * p.window_ms, allowed = allowed, rejected = rejected}
+    st.delay = cdiv(water, p.limit)
+    return backlog_outcome(p, st, water, st.need)
+end
+
+function leaky_bucket.apply(p, key, st, verdict)
+    if verdict == 'consume' then
+        write_packed(key, max(st.reset_used, p.window_ms), LEAKY_TAG, st.backlog + st.need, st.stamp,
+                     st.allowed + 1, st.rejected)
+        return st.delay
+    elseif verdict == 'reject' then
+        write_packed(key, max(st.reset_now, p.window_ms), LEAKY_TAG, st.backlog, st.stamp, st.allowed,
+                     st.rejected + 1)
+    end
+end
+
+-- Windows are aligned to the epoch (multiples of window_ms since 1970-01-01 UTC). The bucket is a
+-- hash: one field per window id holding its count, `a` the counts of finished windows, `r` the
+-- rejections. An acquire increments first (one call on the common path) and takes it back when
+-- the call is not admitted.
+local fixed_window = {}
+
+local function window_outcome(p, st, count, cost, ends)
+    st.ok = count + cost <= p.limit
+    st.avail = p.limit - count
+    st.left = p.limit - count - cost
+    st.reset_now = count > 0 and ends or 0
+    st.reset_used = ends
+    st.retry = st.ok and -1 or ends
+    return st
+end
+
+function fixed_window.evaluate(p, key, now, cost, peek)
+    local id = idiv(now, p.window_ms)
+    local ends = (id + 1) * p.window_ms - now
+    local st = {id = id, cost = cost}
+    if not peek then
+        local count, err = read('HINCRBY', key, id, cost)
+        if err then return nil, not_a_bucket(key, p) end
+        st.incremented, st.fresh = true, count == cost
+        return window_outcome(p, st, count - cost, cost, ends)
+    end
+    local fields, err = read('HGETALL', key)
+    if err then return nil, not_a_bucket(key, p) end
+    local count, allowed, rejected = 0, 0, 0
+    for i = 1, #fields, 2 do
+        local name, value = fields[i], tonumber(fields[i + 1])
+        if not value then return nil, not_a_bucket(key, p) end
+        if name == 'r' then
+            rejected = value
+        else
+            allowed = allowed + value
+            if name == tostring(id) then count = value end
+        end
+    end
+    st.allowed, st.rejected = allowed, rejected
+    return window_outcome(p, st, count, cost, ends)
+end
+
+function fixed_window.apply(p, key, st, verdict)
+    if verdict ~= 'consume' and st.incremented then redis.call('HINCRBY', key, st.id, -st.cost) end
+    if verdict == 'reject' then redis.call('HINCRBY', key, 'r', 1) end
+    if st.fresh then
+        -- First call of a window: fold the previous window into `a`; the key lives one idle window.
+        local previous = redis.call('HGET', key, st.id - 1)
+        if previous then
+            redis.call('HINCRBY', key, 'a', previous)
+            redis.call('HDEL', key, st.id - 1)
+        end
+        redis.call('PEXPIREAT', key, (st.id + 2) * p.window_ms)
+    end
+end
+
+-- The weighted approximation: the previous window's count, weighted by how much of it still
+-- overlaps the trailing window, plus the current window's count.
+local sliding_window = {}
+
+function sliding_window.evaluate(p, key, now, cost)
+    local stored_id, previous, current, allowed, rejected = packed_state(p, key, SLIDING_TAG, 5)
+    if stored_id == nil then return nil, previous end
+    local window, limit = p.window_ms, p.limit
+    local id = idiv(now, window)
+    local elapsed = now - id * window
+    local prev, curr = 0, 0
+    if stored_id == id then
+        prev, curr = previous, current
+    elseif stored_id == id - 1 then
+        prev = current
+    end
+    if not stored_id then allowed, rejected = 0, 0 end
+    local used = prev * (window - elapsed) + curr * window
+    local need = cost * window
+    local st = {id = id, prev = prev, curr = curr, cost = cost, allowed = allowed, rejected = rejected}
+    st.ok = used + need <= p.full
+    st.avail = idiv(p.full - used, window)
+    st.left = idiv(p.full - used - need, window)
+    st.reset_used = window - elapsed + window
+    if curr > 0 then
+        st.reset_now = window - elapsed + window
+    elseif prev > 0 then
+        st.reset_now = window - elapsed
+    else
+        st.reset_now = 0
+    end
+    st.retry = -1
+    if not st.ok then
+        -- Earliest elapsed time e in this window with prev * (window - e) <= what is left.
+        local room = (limit - curr - cost) * window
+        local at = window
+        if room >= 0 and prev > 0 then at = window - idiv(room, prev) end
+        if at < window then
+            st.retry = at - elapsed
+        else
+            -- In the next window the current count is the weighted one and nothing is current.
+            local later = 0
+            if curr > 0 then later = max(0, window - idiv((limit - cost) * window, curr)) end
+            st.retry = window - elapsed + later
+        end
+    end
+    return st
+end
+
+function sliding_window.apply(p, key, st, verdict)
+    if verdict == 'consume' then
+        write_packed(key, max(st.reset_used, p.window_ms), SLIDING_TAG, st.id, st.prev, st.curr + st.cost,
+                     st.allowed + 1, st.rejected)
+    elseif verdict == 'reject' then
+        write_packed(key, max(st.reset_now, p.window_ms), SLIDING_TAG, st.id, st.prev, st.curr, st.allowed,
+                     st.rejected + 1)
+    end
+end
+
+-- sliding_log and concurrency keep a sorted set: entries with positive scores (admission time,
+-- or lease expiry) named "<...>:<cost>", and bookkeeping members named "~x" whose scores are the
+-- negated values (so a range over positive scores never touches them).
+local function zset_state(p, key)
+    local rows, err = read('ZRANGE', key, '-inf', 0, 'BYSCORE', 'WITHSCORES')
+    if err then return nil, not_a_bucket(key, p) end
+    local meta = {a = 0, r = 0, u = 0, s = 0, t = 0}
+    for i = 1, #rows, 2 do
+        local name = rows[i]
+        if byte(name, 1) ~= 126 or meta[sub(name, 2)] == nil then return nil, not_a_bucket(key, p) end
+        meta[sub(name, 2)] = -tonumber(rows[i + 1])
+    end
+    return meta
+end
+
+local function entry_cost(member)
+    local _, _, cost = find(member, ':(%d+)$')
+    return tonumber(cost)
+end
+
+-- Sum of the costs of entries scored in (0, upto].
+local function ended_entries(p, key, upto)
+    local members = redis.call('ZRANGE', key, '(0', upto, 'BYSCORE')
+    local total = 0
+    for i = 1, #members do
+        local cost = entry_cost(members[i])
+        if not cost then return nil, not_a_bucket(key, p) end
+        total = total + cost
+    end
+    return total, #members
+end
+
+-- Score of the entry at which `needed` units have ended, walking live entries oldest first.
+local function score_freeing(key, after, needed)
+    local freed, offset = 0, 0
+    while true do
+        local rows = redis.call('ZRANGE', key, '(' .. after, '+inf', 'BYSCORE', 'LIMIT', offset, 256, 'WITHSCORES')
+        for i = 1, #rows, 2 do
+            freed = freed + (entry_cost(rows[i]) or 0)
+            if freed >= needed then return tonumber(rows[i + 1]) end
+        end
+        if #rows < 512 then return nil end
+        offset = offset + 256
+    end
+end
+
+-- An entry scored s ends at s + (now - ended_before): sliding_log scores admission times and its
+-- entries end window_ms later; concurrency scores lease expiries. ~t is the newest score.
+local function zset_evaluate(p, key, now, cost, ended_before, new_score)
+    local meta, err = zset_state(p, key)
+    if not meta then return nil, err end
+    local ended, count = ended_entries(p, key, ended_before)
+    if not ended then return nil, count end
+    local used, limit, offset = meta.u - ended, p.limit, now - ended_before
+    local st = {meta = meta, used = used, ended = count, ended_before = ended_before, cost = cost,
+                score = new_score, allowed = meta.a, rejected = meta.r}
+    st.ok = used + cost <= limit
+    st.avail = limit - used
+    st.left = limit - used - cost
+    st.reset_now = used > 0 and max(meta.t + offset - now, 0) or 0
+    st.reset_used = max(meta.t, new_score) + offset - now
+    st.retry = -1
+    if not st.ok then
+        local score = score_freeing(key, ended_before, used + cost - limit)
+        st.retry = score and score - ended_before or st.reset_now
+    end
+    return st
+end
+
+local function zset_apply(p, key, st, verdict, member)
+    if verdict == 'none' then return end
+    if st.ended > 0 then redis.call('ZREMRANGEBYSCORE', key, '(0', st.ended_before) end
+    local meta = st.meta
+    if verdict == 'consume' then
+        redis.call('ZADD', key, st.score, member, -(meta.a + 1), '~a', -(st.used + st.cost), '~u',
+                   -(meta.s + 1), '~s', -max(meta.t, st.score), '~t')
+        redis.call('PEXPIRE', key, max(st.reset_used, p.window_ms))
+    else
+        redis.call('ZADD', key, -(meta.r + 1), '~r', -st.used, '~u')
+        redis.call('PEXPIRE', key, max(st.reset_now, p.window_ms))
+    end
+end
+
+-- sliding_log: entries scored by admission time; the trailing window is (now - window_ms, now].
+local sliding_log = {}
+
+function sliding_log.evaluate(p, key, now, cost)
+    return zset_evaluate(p, key, now, cost, now - p.window_ms, now)
+end
+
+function sliding_log.apply(p, key, st, verdict)
+    zset_apply(p, key, st, verdict, (st.meta.s + 1) .. ':' .. st.cost)
+end
+
+-- concurrency: entries are leases scored by their expiry, named "<acquired ms>-<seq>:<cost>".
+local concurrency = {}
+
+function concurrency.evaluate(p, key, now, cost)
+    local st, err = zset_evaluate(p, key, now, cost, now, now + p.window_ms)
+    if st then st.now = now end
+    return st, err
+end
+
+function concurrency.apply(p, key, st, verdict)
+    local lease = st.now .. '-' .. (st.meta.s + 1) .. ':' .. st.cost
+    zset_apply(p, key, st, verdict, lease)
+    if verdict == 'consume' then return lease end
+end
+
+local ALGORITHMS = {
+    token_bucket = token_bucket, fixed_window = fixed_window, sliding_log = sliding_log,
+    sliding_window = sliding_window, leaky_bucket = leaky_bucket, gcra = gcra, concurrency = concurrency,
+}
+
+-- Algorithms whose admitted calls carry one more reply element: the lease id, or the queue delay.
+local EXTRA = {concurrency = '', leaky_bucket = 0}
+
+-- Checks one set of parameters and derives what the algorithms need; nil and a message if invalid.
+local function prepare(p)
+    if not ALGORITHMS[p.algorithm] then return nil, 'unknown algorithm ' .. shown(tostring(p.algorithm)) end
+    local limit, window, burst = p.limit, p.window_ms, p.burst
+    if not limit or limit < 1 or limit > MAX_COUNT or limit % 1 ~= 0 then
+        return nil, 'limit must be a whole number from 1 to ' .. MAX_COUNT
+    end
+    if not window or window < 1 or window > MAX_WINDOW_MS or window % 1 ~= 0 then
+        return nil, 'window_ms must be a whole number from 1 to ' .. MAX_WINDOW_MS
+    end
+    if not burst or burst < 1 or burst > MAX_COUNT or burst % 1 ~= 0 then
+        return nil, 'burst must be a whole number from 1 to ' .. MAX_COUNT
+    end
+    if max(limit, burst) * window > MAX_SCALED then
+        return nil, 'limit and burst times window_ms must be at most 4503599627370496 (2^52)'
+    end
+    local keeps_entries = p.algorithm == 'sliding_log' or p.algorithm == 'concurrency'
+    if keeps_entries and limit > MAX_ENTRIES then
+        return nil, 'limit must be at most ' .. MAX_ENTRIES .. ' for ' .. p.algorithm
+    end
+    local uses_burst = p.algorithm == 'token_bucket' or p.algorithm == 'gcra' or p.algorithm == 'leaky_bucket'
+    p.capacity = uses_burst and burst or limit
+    p.full = p.capacity * window
+    p.impl = ALGORITHMS[p.algorithm]
+    return p
+end
+
+-- Per-policy decision counts: totals since the library was loaded and a ring of the last RING
+-- seconds, kept in the library's memory (not in keys), so reading them costs the same however many
+-- subjects there are. They restart from zero when the library is reloaded or Redis restarts;
+-- `epoch` (the first time this copy saw) tells a reader that happened.
+local RING = 64
+local STATS = {}
+local epoch = nil
+
+local function record(name, now, allowed, rejected)
+    local s = STATS[name]
+    local second = idiv(now, 1000)
+    local slot = second % RING + 1
+    if s.second[slot] ~= second then
+        s.second[slot], s.a[slot], s.r[slot] = second, 0, 0
+    end
+    s.a[slot] = s.a[slot] + allowed
+    s.r[slot] = s.r[slot] + rejected
+    s.allowed = s.allowed + allowed
+    s.rejected = s.rejected + rejected
+end
+
+local ready = false
+
+local function setup()
+    floor, find, sub, byte, gsub = math.floor, string.find, string.sub, string.byte, string.gsub
+    pack, unpack = struct.pack, struct.unpack
+    for name, p in pairs(POLICIES) do
+        p.name = name
+        p.prefix = NAMESPACE .. ':' .. name .. ':{'
+        local ok, err = prepare(p)
+        if not ok then error('sluice: policy ' .. shown(name) .. ': ' .. err) end
+        STATS[name] = {allowed = 0, rejected = 0, second = {}, a = {}, r = {}}
+    end
+    ready = true
+end
+
+-- A key is `<namespace>:<policy>:{<subject>}`: the subject is the Cluster hash tag, so one
+-- subject's buckets under several policies share a slot.
+local function check_key(key, p)
+    local prefix = p.prefix
+    local subject = sub(key, #prefix + 1, -2)
+    if sub(key, 1, #prefix) ~= prefix or byte(key, -1) ~= 125 or subject == '' or find(subject, '[{}]') then
+        return 'key ' .. shown(key) .. ' is not a bucket of policy ' .. shown(p.name) .. ' (expected '
+            .. shown(prefix .. '<subject>}') .. ' with a non-empty subject without braces)'
+    end
+end
+
+-- Resolves `keys` and `args` (policy names, then an optional cost) into policies and a cost.
+local function resolve(keys, args)
+    local n, nargs = #keys, #args
+    if n == 0 then return nil, 'name at least one bucket key and its policy' end
+    if nargs ~= n and nargs ~= n + 1 then
+        return nil, 'expected ' .. n .. ' policy name(s) after ' .. n .. ' key(s), then an optional cost; got '
+            .. nargs .. ' argument(s)'
+    end
+    local cost = 1
+    if nargs > n then
+        cost = parse_count(args[nargs], MAX_COUNT)
+        if not cost then
+            return nil, 'cost must be a whole number from 1 to ' .. MAX_COUNT .. ', got ' .. shown(args[nargs])
+        end
+    end
+    local policies = {}
+    for i = 1, n do
+        local p = POLICIES[args[i]]
+        if not p then return nil, 'unknown policy ' .. shown(args[i]) end
+        local bad_key = check_key(keys[i], p)
+        if bad_key then return nil, bad_key end
+        if cost > p.capacity then
+            return nil, 'cost ' .. cost .. ' exceeds ' .. p.capacity .. ', the most policy ' .. shown(p.name)
+                .. ' admits at once'
+        end
+        for j = 1, i - 1 do
+            if policies[j] == p then return nil, 'policy ' .. shown(p.name) .. ' is named twice' end
+        end
+        policies[i] = p
+    end
+    return policies, cost
+end
+
+-- All-or-nothing over the policies: a call passes when no enforcing (non-shadow) policy rejects
+-- it. Then every policy that admits it consumes, and shadow policies that would reject count a
+-- rejection. When it is rejected nothing is consumed anywhere; each policy that rejected counts
+-- it. The reply describes the deciding policy: the one with the longest wait when rejected, the
+-- tightest enforcing one when admitted.
+local function decide(keys, policies, cost, peek)
+    local now = now_ms()
+    epoch = epoch or now
+    local states = {}
+    for i = 1, #policies do
+        local st, err = policies[i].impl.evaluate(policies[i], keys[i], now, cost, peek)
+        if not st then
+            if not peek then
+                for j = 1, i - 1 do policies[j].impl.apply(policies[j], keys[j], states[j], 'none') end
+            end
+            return fail(err)
+        end
+        states[i] = st
+    end
+
+    local decider, blocked = nil, false
+    for i = 1, #policies do
+        local st = states[i]
+        if not st.ok and not policies[i].shadow and (not blocked or st.retry > states[decider].retry) then
+            decider, blocked = i, true
+        end
+    end
+    if not blocked then
+        local best_rank, best_units
+        for i = 1, #policies do
+            local st = states[i]
+            local rank = policies[i].shadow and 1 or 0 -- enforcing policies first
+            local units = (st.ok and not peek) and st.left or st.avail
+            if not decider or rank < best_rank or (rank == best_rank and units < best_units) then
+                decider, best_rank, best_units = i, rank, units
+            end
+        end
+    end
+
+    local p, st = policies[decider], states[decider]
+    if peek then
+        return {blocked and 0 or 1, st.avail, blocked and st.retry or -1, st.reset_now, p.limit, p.name}
+    end
+
+    local reply
+    if blocked then
+        reply = {0, st.avail, st.retry, st.reset_now, p.limit, p.name}
+    elseif st.ok then
+        reply = {1, st.left, -1, st.reset_used, p.limit, p.name}
+    else
+        reply = {1, st.avail, -1, st.reset_now, p.limit, p.name}
+    end
+    for i = 1, #policies do
+        local q, s = policies[i], states[i]
+        local verdict = (not s.ok and 'reject') or (blocked and 'none') or 'consume'
+        local extra = q.impl.apply(q, keys[i], s, verdict)
+        if verdict == 'consume' then record(q.name, now, 1, 0) elseif verdict == 'reject' then record(q.name, now, 0, 1) end
+        if not blocked and EXTRA[q.algorithm] then reply[#reply + 1] = extra or EXTRA[q.algorithm] end
+    end
+    return reply
+end
+
+local function acquire(keys, args)
+    local policies, cost = resolve(keys, args)
+    if not policies then return fail(cost) end
+    return decide(keys, policies, cost, false)
+end
+
+local function peek(keys, args)
+    local policies, cost = resolve(keys, args)
+    if not policies then return fail(cost) end
+    return decide(keys, policies, cost, true)
+end
+
+-- FCALL sluice_check 1 <key> <algorithm> <limit> <window_ms> <burst> [cost]: the same decision with
+-- explicit parameters, for callers that keep their own configuration. Not counted per policy.
+local function check(keys, args)
+    if #keys ~= 1 then return fail('sluice_check takes exactly one key') end
+    if #args ~= 4 and #args ~= 5 then
+        return fail('expected <algorithm> <limit> <window_ms> <burst> [cost]; got ' .. #args .. ' argument(s)')
+    end
+    local names = {'limit', 'window_ms', 'burst'}
+    local p = {algorithm = args[1], name = args[1]}
+    for i = 1, 3 do
+        p[names[i]] = parse_count(args[i + 1], 9999999999)
+        if not p[names[i]] then return fail(names[i] .. ' must be a whole number, got ' .. shown(args[i + 1])) end
+    end
+    local ok, err = prepare(p)
+    if not ok then return fail(err) end
+    local cost = 1
+    if #args == 5 then
+        cost = parse_count(args[5], MAX_COUNT)
+        if not cost then return fail('cost must be a whole number from 1 to ' .. MAX_COUNT .. ', got ' .. shown(args[5])) end
+    end
+    if cost > p.capacity then return fail('cost ' .. cost .. ' exceeds ' .. p.capacity .. ', the most these parameters admit at once') end
+    local now = now_ms()
+    local st, failure = p.impl.evaluate(p, keys[1], now, cost, false)
+    if not st then return fail(failure) end
+    local verdict = st.ok and 'consume' or 'reject'
+    local extra = p.impl.apply(p, keys[1], st, verdict)
+    local reply
+    if st.ok then
+        reply = {1, st.left, -1, st.reset_used, p.limit, p.name}
+        if EXTRA[p.algorithm] then reply[7] = extra end
+    else
+        reply = {0, st.avail, st.retry, st.reset_now, p.limit, p.name}
+    end
+    return reply
+end
+
+-- FCALL sluice_release 1 <key> <policy> <lease>: ends a concurrency lease. 1 if it was held,
+-- 0 if it had already ended or was never granted.
+local function release(keys, args)
+    if #keys ~= 1 or #args ~= 2 then return fail('expected 1 key, then <policy> <lease>') end
+    local p = POLICIES[args[1]]
+    if not p then return fail('unknown policy ' .. shown(args[1])) end
+    if p.algorithm ~= 'concurrency' then return fail('policy ' .. shown(p.name) .. ' is not a concurrency policy') end
+    local bad_key = check_key(keys[1], p)
+    if bad_key then return fail(bad_key) end
+    local lease = args[2]
+    local cost = find(lease, '^%d+%-%d+:%d+$') and entry_cost(lease)
+    if not cost then return fail('lease must be a lease id returned by sluice_acquire, got ' .. shown(lease)) end
+    local expiry, err = read('ZSCORE', keys[1], lease)
+    if err then return fail(not_a_bucket(keys[1], p)) end
+    if not expiry then return 0 end
+    redis.call('ZREM', keys[1], lease)
+    redis.call('ZINCRBY', keys[1], cost, '~u')
+    return tonumber(expiry) > now_ms() and 1 or 0
+end
+
+-- FCALL_RO sluice_inspect 1 <key> <policy>: a bucket's state as field/value pairs, for dashboards.
+local function inspect(keys, args)
+    if #keys ~= 1 or #args ~= 1 then return fail('expected 1 key, then <policy>') end
+    local policies, failure = resolve(keys, args)
+    if not policies then return fail(failure) end
+    local p = policies[1]
+    local now = now_ms()
+    local st, err = p.impl.evaluate(p, keys[1], now, 1, true)
+    if not st then return fail(err) end
+    local ttl = redis.call('PTTL', keys[1])
+    return {'policy', p.name, 'algorithm', p.algorithm, 'available', st.avail, 'capacity', p.capacity,
+            'reset_after_ms', st.reset_now, 'retry_after_ms', st.ok and -1 or st.retry,
+            'allowed', st.allowed, 'rejected', st.rejected, 'ttl_ms', ttl, 'now_ms', now}
+end
+
+-- FCALL_RO sluice_stats 0 [since_second]: [now_ms, epoch_ms, then per policy: name, allowed total,
+-- rejected total, [second, allowed, rejected, ...] for complete seconds after since_second].
+local function stats(_, args)
+    local now = now_ms()
+    epoch = epoch or now
+    local current = idiv(now, 1000)
+    local since = tonumber(args[1] or '') or (current - RING)
+    local reply = {now, epoch}
+    local names = {}
+    for name in pairs(STATS) do names[#names + 1] = name end
+    table.sort(names)
+    for _, name in ipairs(names) do
+        local s = STATS[name]
+        local series = {}
+        for second = max(since + 1, current - RING + 1), current - 1 do
+            local slot = second % RING + 1
+            if s.second[slot] == second then
+                series[#series + 1] = second
+                series[#series + 1] = s.a[slot]
+                series[#series + 1] = s.r[slot]
+            end
+        end
+        reply[#reply + 1] = name
+        reply[#reply + 1] = s.allowed
+        reply[#reply + 1] = s.rejected
+        reply[#reply + 1] = series
+    end
+    return reply
+end
+
+-- FCALL_RO sluice_version 0: [version, digest, code version, policy count].
+local function version()
+    local count = 0
+    for _ in pairs(POLICIES) do count = count + 1 end
+    return {LIBRARY.version, LIBRARY.digest, LIBRARY.code, count}
+end
+
+-- FCALL_RO sluice_policies 0: the compiled policy table, one array per policy, sorted by name.
+local function policies()
+    local names = {}
+    for name in pairs(POLICIES) do names[#names + 1] = name end
+    table.sort(names)
+    local reply = {}
+    for _, name in ipairs(names) do
+        local p = POLICIES[name]
+        reply[#reply + 1] = {name, p.algorithm, p.limit, p.window_ms, p.burst, p.shadow and 1 or 0, p.description}
+    end
+    return reply
+end
+
+local function register(name, callback, read_only)
+    local function entry(keys, args)
+        if not ready then setup() end
+        return callback(keys, args)
+    end
+    redis.register_function{function_name = name, callback = entry, flags = read_only and {'no-writes'} or {}}
+end
+
+register('sluice_acquire', acquire)
+register('sluice_peek', peek, true)
+register('sluice_check', check)
+register('sluice_release', release)
+register('sluice_inspect', inspect, true)
+register('sluice_stats', stats, true)
+register('sluice_version', version, true)
+register('sluice_policies', policies, true)

@@ -1,0 +1,291 @@
+#include "model/library_publisher.h"
+
+#include <QCoreApplication>
+#include <QFile>
+
+#include <memory>
+
+namespace sluice::model {
+
+using redis::RedisConnection;
+using redis::RedisReply;
+using redis::RespValue;
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("sluice::model::LibraryPublisher", text);
+}
+
+QByteArray recordScript()
+{
+    static const QByteArray script = [] {
+        QFile file(QStringLiteral(":/lua/library_record.lua"));
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    }();
+    return script;
+}
+
+bool isConnectionFailure(const RedisReply &reply)
+{
+    return reply.failure != RedisReply::Failure::None;
+}
+
+// The stored policies and the published record, read together.
+struct Snapshot {
+    QVector<Policy> policies;
+    LibraryRecord record;
+    QString error;
+    bool unreachable = false;
+};
+
+void readSnapshot(RedisConnection *admin, const QString &ns, QObject *context, std::function<void(const Snapshot &)> done)
+{
+    PolicyStore(admin, ns).list(context, [admin, ns, context, done](const PolicyStore::ListResult &listed) {
+        if (!listed.error.isEmpty()) {
+            done({{}, {}, listed.error, listed.unreachable});
+            return;
+        }
+        const QByteArrayList command{"HMGET", AdminKeys(ns).library(), "version", "digest", "published_at",
+                                     "published_by", "policies"};
+        admin->send(command, context, [policies = listed.policies, done](const RedisReply &reply) {
+            Snapshot snapshot{policies, {}, {}, false};
+            if (!reply.ok() || reply.value.elements.size() != 5) {
+                snapshot.error = tr("cannot read the published library record: %1").arg(reply.errorText());
+                snapshot.unreachable = isConnectionFailure(reply);
+            } else {
+                const QVector<RespValue> &fields = reply.value.elements;
+                snapshot.record.version = fields.at(0).bytes.toLongLong();
+                snapshot.record.digest = fields.at(1).bytes;
+                snapshot.record.publishedAtMs = fields.at(2).bytes.toLongLong();
+                snapshot.record.publishedBy = QString::fromUtf8(fields.at(3).bytes);
+                snapshot.record.policyCount = fields.at(4).bytes.toLongLong();
+            }
+            done(snapshot);
+        });
+    });
+}
+
+bool hasSluiceLibrary(const RespValue &functionList)
+{
+    for (const RespValue &library : functionList.elements) {
+        const QVector<RespValue> &fields = library.elements;
+        for (qsizetype i = 0; i + 1 < fields.size(); i += 2)
+            if (fields.at(i).bytes == "library_name" && fields.at(i + 1).bytes == "sluice")
+                return true;
+    }
+    return false;
+}
+
+NodeLibrary::Persistence persistenceOf(const RedisReply &save, const RedisReply &appendOnly)
+{
+    if (!save.ok() || !appendOnly.ok() || save.value.elements.size() != 2 || appendOnly.value.elements.size() != 2)
+        return NodeLibrary::Persistence::Unknown; // CONFIG may be forbidden to this user
+    const bool snapshots = !save.value.elements.at(1).bytes.trimmed().isEmpty();
+    const bool appendLog = appendOnly.value.elements.at(1).bytes == "yes";
+    return snapshots || appendLog ? NodeLibrary::Persistence::Persisted : NodeLibrary::Persistence::None;
+}
+
+// Which library one primary runs, against the digest that should run there.
+void inspectNode(RedisConnection *node, const QByteArray &expectedDigest, QObject *context,
+                 std::function<void(const NodeLibrary &)> done)
+{
+    struct Replies {
+        RedisReply list, version, save, appendOnly;
+    };
+    auto replies = std::make_shared<Replies>();
+    node->send({"FUNCTION", "LIST", "LIBRARYNAME", "sluice"}, context, [replies](const RedisReply &r) { replies->list = r; });
+    node->send({"FCALL_RO", "sluice_version", "0"}, context, [replies](const RedisReply &r) { replies->version = r; });
+    node->send({"CONFIG", "GET", "save"}, context, [replies](const RedisReply &r) { replies->save = r; });
+    // Replies arrive in order, so the last one completes the picture.
+    node->send({"CONFIG", "GET", "appendonly"}, context, [node, replies, expectedDigest, done](const RedisReply &r) {
+        replies->appendOnly = r;
+        NodeLibrary result;
+        result.node = node->options().address();
+        result.persistence = persistenceOf(replies->save, replies->appendOnly);
+        const RedisReply &list = replies->list;
+        const RedisReply &version = replies->version;
+        if (isConnectionFailure(list) || isConnectionFailure(version)) {
+            result.state = NodeLibrary::State::Unreachable;
+            result.detail = isConnectionFailure(list) ? list.errorText() : version.errorText();
+        } else if (!list.ok()) {
+            result.state = NodeLibrary::State::Unreachable;
+            result.detail = tr("cannot list functions: %1").arg(list.errorText());
+        } else if (!hasSluiceLibrary(list.value)) {
+            result.state = NodeLibrary::State::Missing;
+            result.detail = tr("no library named sluice");
+        } else if (!version.ok() || version.value.elements.size() != 4 || !version.value.elements.at(0).isInteger()) {
+            result.state = NodeLibrary::State::Foreign;
+            result.detail = tr("a library named sluice that does not answer sluice_version: %1")
+                                .arg(version.ok() ? tr("unexpected reply") : version.errorText());
+        } else {
+            result.version = version.value.elements.at(0).integer;
+            result.digest = version.value.elements.at(1).bytes;
+            const bool current = !expectedDigest.isEmpty() && result.digest == expectedDigest;
+            result.state = current ? NodeLibrary::State::Current : NodeLibrary::State::Stale;
+            if (!current)
+                result.detail = tr("runs version %1 (digest %2)").arg(result.version).arg(QString::fromLatin1(result.digest));
+        }
+        done(result);
+    });
+}
+
+// Runs `step` on every node at once and hands over the results, in node order, when all are in.
+void forEachNode(const QVector<RedisConnection *> &nodes,
+                 std::function<void(RedisConnection *, std::function<void(const NodeLibrary &)>)> step,
+                 std::function<void(const QVector<NodeLibrary> &)> done)
+{
+    if (nodes.isEmpty()) {
+        done({});
+        return;
+    }
+    auto results = std::make_shared<QVector<NodeLibrary>>(nodes.size());
+    auto pending = std::make_shared<qsizetype>(nodes.size());
+    for (qsizetype i = 0; i < nodes.size(); ++i) {
+        step(nodes.at(i), [results, pending, i, done](const NodeLibrary &node) {
+            (*results)[i] = node;
+            if (--*pending == 0)
+                done(*results);
+        });
+    }
+}
+
+} // namespace
+
+QString NodeLibrary::stateName(State state)
+{
+    switch (state) {
+    case State::Current:
+        return tr("current");
+    case State::Stale:
+        return tr("stale");
+    case State::Missing:
+        return tr("missing");
+    case State::Foreign:
+        return tr("foreign");
+    case State::Unreachable:
+        return tr("unreachable");
+    }
+    return {};
+}
+
+bool DeploymentStatus::drift() const
+{
+    for (const NodeLibrary &node : nodes)
+        if (node.state != NodeLibrary::State::Current)
+            return true;
+    return false;
+}
+
+bool PublishResult::ok() const
+{
+    if (!error.isEmpty())
+        return false;
+    for (const NodeLibrary &node : nodes)
+        if (node.state != NodeLibrary::State::Current)
+            return false;
+    return true;
+}
+
+LibraryPublisher::LibraryPublisher(RedisConnection *admin, QVector<RedisConnection *> primaries, const QString &ns)
+    : m_admin(admin)
+    , m_primaries(std::move(primaries))
+    , m_ns(ns)
+{
+}
+
+void LibraryPublisher::preview(QObject *context, std::function<void(const LimiterLibrary &, const QString &)> done) const
+{
+    const QString ns = m_ns;
+    readSnapshot(m_admin, ns, context, [ns, done](const Snapshot &snapshot) {
+        if (!snapshot.error.isEmpty()) {
+            done({}, snapshot.error);
+            return;
+        }
+        const LimiterLibrary unversioned = LimiterLibrary::build(snapshot.policies, ns, 0);
+        const bool same = unversioned.digest == snapshot.record.digest;
+        done(LimiterLibrary::build(snapshot.policies, ns, same ? snapshot.record.version : snapshot.record.version + 1), {});
+    });
+}
+
+void LibraryPublisher::publish(const QString &who, QObject *context, std::function<void(const PublishResult &)> done) const
+{
+    RedisConnection *admin = m_admin;
+    const QVector<RedisConnection *> primaries = m_primaries;
+    const QString ns = m_ns;
+    readSnapshot(admin, ns, context, [=](const Snapshot &snapshot) {
+        PublishResult result;
+        if (!snapshot.error.isEmpty()) {
+            result.error = snapshot.error;
+            result.unreachable = snapshot.unreachable;
+            done(result);
+            return;
+        }
+        // The version moves on only when what the library runs changes.
+        const bool same = LimiterLibrary::build(snapshot.policies, ns, 0).digest == snapshot.record.digest;
+        result.library = LimiterLibrary::build(snapshot.policies, ns, same ? snapshot.record.version : snapshot.record.version + 1);
+        const AdminKeys keys(ns);
+        const QByteArrayList record{"EVAL", recordScript(), "2", keys.library(), keys.audit(),
+                                    QByteArray::number(snapshot.record.version), QByteArray::number(result.library.version),
+                                    result.library.digest, result.library.source, who.toUtf8(),
+                                    QByteArray::number(snapshot.policies.size())};
+        admin->send(record, context, [=](const RedisReply &recorded) mutable {
+            if (!recorded.ok()) {
+                const QString text = recorded.errorText();
+                result.conflict = text.startsWith(QLatin1String("CONFLICT "));
+                result.unreachable = isConnectionFailure(recorded);
+                result.error = result.conflict
+                    ? tr("someone else published version %1 in between; nothing was loaded").arg(text.mid(9))
+                    : tr("cannot record the publish: %1").arg(text);
+                done(result);
+                return;
+            }
+            const LimiterLibrary library = result.library;
+            auto loadAndVerify = [library, context](RedisConnection *node, std::function<void(const NodeLibrary &)> nodeDone) {
+                node->send({"FUNCTION", "LOAD", "REPLACE", library.source}, context,
+                           [node, library, context, nodeDone](const RedisReply &loaded) {
+                    if (!loaded.ok()) {
+                        // The node keeps whatever it ran before; report that, with the reason.
+                        inspectNode(node, library.digest, context, [loaded, nodeDone](NodeLibrary state) {
+                            state.detail = tr("load failed: %1").arg(loaded.errorText());
+                            if (state.state == NodeLibrary::State::Current)
+                                state.state = NodeLibrary::State::Stale;
+                            nodeDone(state);
+                        });
+                        return;
+                    }
+                    inspectNode(node, library.digest, context, nodeDone);
+                });
+            };
+            forEachNode(primaries, loadAndVerify, [result, done](const QVector<NodeLibrary> &nodes) mutable {
+                result.nodes = nodes;
+                done(result);
+            });
+        });
+    });
+}
+
+void LibraryPublisher::status(QObject *context, std::function<void(const DeploymentStatus &)> done) const
+{
+    const QVector<RedisConnection *> primaries = m_primaries;
+    const QString ns = m_ns;
+    readSnapshot(m_admin, ns, context, [=](const Snapshot &snapshot) {
+        DeploymentStatus status;
+        status.published = snapshot.record;
+        status.error = snapshot.error;
+        status.unreachable = snapshot.unreachable;
+        if (snapshot.error.isEmpty())
+            status.storedDiffers = LimiterLibrary::build(snapshot.policies, ns, 0).digest != snapshot.record.digest;
+        const QByteArray expected = snapshot.record.digest;
+        auto inspect = [expected, context](RedisConnection *node, std::function<void(const NodeLibrary &)> nodeDone) {
+            inspectNode(node, expected, context, nodeDone);
+        };
+        forEachNode(primaries, inspect, [status, done](const QVector<NodeLibrary> &nodes) mutable {
+            status.nodes = nodes;
+            done(status);
+        });
+    });
+}
+
+} // namespace sluice::model

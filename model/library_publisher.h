@@ -1,0 +1,70 @@
+#pragma once
+
+#include "model/limiter_library.h"
+#include "model/policy_store.h"
+#include "redis/redis_connection.h"
+
+#include <functional>
+
+namespace sluice::model {
+
+// What the last publish recorded in <ns>:library (version 0: never published).
+struct LibraryRecord {
+    qint64 version = 0;
+    QByteArray digest;
+    qint64 publishedAtMs = 0;
+    QString publishedBy;
+    qint64 policyCount = 0;
+};
+
+// The limiter library on one primary, compared with what was published.
+struct NodeLibrary {
+    enum class State { Current, Stale, Missing, Foreign, Unreachable };
+    enum class Persistence { Unknown, None, Persisted };
+    QString node;
+    State state = State::Missing;
+    qint64 version = 0;
+    QByteArray digest;
+    QString detail; // what went wrong, or what was found instead
+    Persistence persistence = Persistence::Unknown;
+
+    static QString stateName(State state);
+};
+
+struct DeploymentStatus {
+    LibraryRecord published;
+    QVector<NodeLibrary> nodes;
+    bool storedDiffers = false; // the stored policies are not what the published library runs
+    QString error;              // reading the record or the policies failed
+    bool unreachable = false;
+    bool drift() const;
+};
+
+struct PublishResult {
+    LimiterLibrary library;
+    QVector<NodeLibrary> nodes; // each primary after loading, verified with sluice_version
+    QString error;              // nothing was published (conflict, unreadable store)
+    bool conflict = false;
+    bool unreachable = false;
+    bool ok() const;
+};
+
+// Compiles the stored policies into the limiter library, loads it on every primary and verifies it
+// there; reports each primary's library against the published record (drift).
+class LibraryPublisher {
+public:
+    LibraryPublisher(redis::RedisConnection *admin, QVector<redis::RedisConnection *> primaries,
+                     const QString &ns = QStringLiteral("sluice"));
+
+    // The library a publish would load now, without loading it.
+    void preview(QObject *context, std::function<void(const LimiterLibrary &, const QString &error)> done) const;
+    void publish(const QString &who, QObject *context, std::function<void(const PublishResult &)> done) const;
+    void status(QObject *context, std::function<void(const DeploymentStatus &)> done) const;
+
+private:
+    redis::RedisConnection *m_admin;
+    QVector<redis::RedisConnection *> m_primaries;
+    QString m_ns;
+};
+
+} // namespace sluice::model

@@ -1,0 +1,29 @@
+#pragma once
+
+#include "model/policy.h"
+
+#include <QByteArray>
+#include <QVector>
+
+namespace sluice::model {
+
+// The `sluice` Functions library as it is loaded into Redis: the static limiter code from lua/
+// behind a generated header holding the policies. Policy data enters the source only as escaped
+// literals, so no name or description can become Lua code.
+struct LimiterLibrary {
+    qint64 version = 0;  // publish generation; bumped when the digest changes
+    QByteArray digest;   // identifies the policies and code the library runs (not the version)
+    QByteArray source;   // what FUNCTION LOAD receives
+
+    // The policy table alone, as generated (what a dry run shows).
+    static QByteArray policyTable(const QVector<Policy> &policies);
+
+    // clockSource replaces lua/clock.lua; only tests pass one (to fix the clock).
+    static LimiterLibrary build(const QVector<Policy> &policies, const QString &ns, qint64 version,
+                                const QByteArray &clockSource = {});
+
+    // A Lua string literal holding exactly `bytes`: anything but plain characters is a decimal escape.
+    static QByteArray luaString(const QByteArray &bytes);
+};
+
+} // namespace sluice::model

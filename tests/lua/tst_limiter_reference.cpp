@@ -1,0 +1,310 @@
+// Every algorithm of the limiter library against its exact C++ reference model: the same random
+// traffic (bursts, idle gaps, costs, peeks, releases) on a fixed test clock, and every decision
+// compared, field by field. Includes slow (1 per hour, 5 per day) and large (1e9 per second) rates,
+// and a million calls at 1e9 per second to show the arithmetic does not drift.
+
+#include "support/limiter_support.h"
+#include "support/redis_process.h"
+#include "support/sync_command.h"
+
+#include <QDateTime>
+#include <QRandomGenerator>
+#include <QTest>
+
+using namespace sluice;
+using model::Algorithm;
+using redis::RedisConnection;
+using redis::RedisReply;
+using test::Decision;
+
+Q_DECLARE_METATYPE(sluice::model::Algorithm)
+
+namespace {
+
+struct Step {
+    enum class Kind { Acquire, Peek, Release };
+    Kind kind = Kind::Acquire;
+    qint64 now = 0;
+    QByteArray subject;
+    qint64 cost = 1;
+    QByteArray lease;
+    Decision expected;
+    bool expectedReleased = false;
+};
+
+QByteArray describe(const Step &step)
+{
+    static const char *const kinds[] = {"acquire", "peek", "release"};
+    return QByteArray(kinds[static_cast<int>(step.kind)]) + " at " + QByteArray::number(step.now) + " subject "
+         + step.subject + " cost " + QByteArray::number(step.cost) + (step.lease.isEmpty() ? "" : " lease " + step.lease);
+}
+
+// Random traffic shaped around the policy's own time scales, with the model's answer to each step.
+class TrafficGenerator {
+public:
+    TrafficGenerator(const model::Policy &policy, quint32 seed, qint64 start)
+        : m_policy(policy), m_random(seed), m_now(start)
+    {
+        for (const QByteArray &subject : {QByteArray("alice"), QByteArray("bob"), QByteArray("carol")})
+            m_models.emplace(subject, std::make_unique<test::ReferenceLimiter>(policy));
+    }
+
+    Step next()
+    {
+        advanceClock();
+        Step step;
+        step.now = m_now;
+        static const char *const subjects[] = {"alice", "bob", "carol"};
+        step.subject = subjects[m_random.bounded(3)];
+        test::ReferenceLimiter &model = *m_models.at(step.subject);
+        const int roll = m_random.bounded(100);
+        if (m_policy.algorithm == Algorithm::Concurrency && roll < 25 && !m_leases[step.subject].isEmpty()) {
+            const QByteArrayList &leases = m_leases[step.subject];
+            step.kind = Step::Kind::Release;
+            step.lease = leases.at(m_random.bounded(leases.size()));
+            step.expectedReleased = model.release(step.lease, m_now);
+            return step;
+        }
+        step.cost = randomCost();
+        if (roll >= 90) {
+            step.kind = Step::Kind::Peek;
+            step.expected = model.peek(m_now, step.cost);
+            return step;
+        }
+        step.expected = model.acquire(m_now, step.cost);
+        if (m_policy.algorithm == Algorithm::Concurrency && step.expected.allowed)
+            m_leases[step.subject].append(step.expected.extra);
+        return step;
+    }
+
+private:
+    qint64 capacity() const
+    {
+        const bool usesBurst = m_policy.algorithm == Algorithm::TokenBucket || m_policy.algorithm == Algorithm::Gcra
+                            || m_policy.algorithm == Algorithm::LeakyBucket;
+        return usesBurst ? m_policy.effectiveBurst() : m_policy.limit;
+    }
+
+    qint64 upTo(qint64 bound) { return 1 + static_cast<qint64>(m_random.bounded(static_cast<double>(bound))); }
+
+    void advanceClock()
+    {
+        const qint64 window = m_policy.windowMs;
+        const qint64 interval = std::max<qint64>(1, window / m_policy.limit);
+        const int roll = m_random.bounded(100);
+        if (roll < 40)
+            return; // a burst: same millisecond
+        if (roll < 70)
+            m_now += upTo(2 * interval);
+        else if (roll < 90)
+            m_now += upTo(window);
+        else if (roll < 98)
+            m_now += window + upTo(2 * window);
+        else
+            m_now += upTo(20 * window);
+    }
+
+    qint64 randomCost()
+    {
+        const int roll = m_random.bounded(100);
+        if (roll < 70)
+            return 1;
+        if (roll < 95)
+            return upTo(std::min<qint64>(capacity(), 10));
+        return upTo(capacity());
+    }
+
+    model::Policy m_policy;
+    QRandomGenerator m_random;
+    qint64 m_now;
+    std::map<QByteArray, std::unique_ptr<test::ReferenceLimiter>> m_models;
+    QHash<QByteArray, QByteArrayList> m_leases;
+};
+
+} // namespace
+
+class TestLimiterReference : public QObject {
+    Q_OBJECT
+
+    test::RedisProcess m_redis;
+    std::unique_ptr<RedisConnection> m_connection;
+
+    // Sends the steps pipelined (setting the test clock when it moves) and checks every reply.
+    // Returns the first mismatch, or an empty string.
+    QByteArray runSteps(const model::Policy &policy, TrafficGenerator &traffic, int steps)
+    {
+        constexpr int batch = 4000;
+        QByteArray mismatch;
+        qint64 clock = -1;
+        for (int done = 0; done < steps && mismatch.isEmpty(); done += batch) {
+            int pending = 0;
+            for (int i = done; i < std::min(steps, done + batch); ++i) {
+                const Step step = traffic.next();
+                if (step.now != clock) {
+                    clock = step.now;
+                    ++pending;
+                    m_connection->send({"FCALL", "sluice_test_set_clock", "0", QByteArray::number(clock)}, this,
+                                       [&pending, &mismatch](const RedisReply &reply) {
+                                           --pending;
+                                           if (!reply.ok() && mismatch.isEmpty())
+                                               mismatch = "setting the clock failed: " + reply.errorText().toUtf8();
+                                       });
+                }
+                const QByteArray key = test::bucketKey(policy.name, step.subject);
+                QByteArrayList command;
+                if (step.kind == Step::Kind::Release)
+                    command = {"FCALL", "sluice_release", "1", key, policy.name.toUtf8(), step.lease};
+                else
+                    command = {step.kind == Step::Kind::Peek ? "FCALL_RO" : "FCALL",
+                               step.kind == Step::Kind::Peek ? "sluice_peek" : "sluice_acquire", "1", key,
+                               policy.name.toUtf8(), QByteArray::number(step.cost)};
+                ++pending;
+                m_connection->send(command, this, [&pending, &mismatch, step, i](const RedisReply &reply) {
+                    --pending;
+                    if (!mismatch.isEmpty())
+                        return;
+                    const QByteArray where = "step " + QByteArray::number(i) + " (" + describe(step) + "): ";
+                    if (!reply.ok()) {
+                        mismatch = where + "error " + reply.errorText().toUtf8();
+                    } else if (step.kind == Step::Kind::Release) {
+                        if (reply.value.integer != (step.expectedReleased ? 1 : 0))
+                            mismatch = where + "released " + QByteArray::number(reply.value.integer);
+                    } else {
+                        Decision actual;
+                        QString why;
+                        if (!test::decisionFromReply(reply.value, &actual, &why))
+                            mismatch = where + why.toUtf8();
+                        else if (!(actual == step.expected))
+                            mismatch = where + "library " + actual.toString() + ", model " + step.expected.toString();
+                    }
+                });
+            }
+            if (!QTest::qWaitFor([&pending] { return pending == 0; }, 120000))
+                return "replies stopped coming";
+        }
+        return mismatch;
+    }
+
+    // A start far enough ahead of the real clock that absolute expiry times stay in the future.
+    static qint64 testClockStart(quint32 seed)
+    {
+        return QDateTime::currentMSecsSinceEpoch() + 86400000LL + seed % 100000;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_redis.start(), qPrintable(m_redis.errorString()));
+        m_connection = std::make_unique<RedisConnection>(m_redis.options());
+        QVERIFY(test::openAndWait(*m_connection));
+    }
+
+    void matchesReference_data()
+    {
+        QTest::addColumn<Algorithm>("algorithm");
+        QTest::addColumn<qint64>("limit");
+        QTest::addColumn<qint64>("windowMs");
+        QTest::addColumn<qint64>("burst");
+        struct Shape {
+            const char *name;
+            qint64 limit, windowMs, burst;
+        };
+        const Shape shapes[] = {
+            {"10 per second, burst 15", 10, 1000, 15},
+            {"7 per 1.5 s, burst 3", 7, 1500, 3},
+            {"1 per hour", 1, 3600000, 1},
+            {"5 per day, burst 2", 5, 86400000, 2},
+            {"1e9 per second", 1000000000, 1000, 1000000000},
+            {"100 per minute", 100, 60000, 100},
+        };
+        for (const QString &name : model::algorithmNames()) {
+            const Algorithm algorithm = *model::algorithmFromName(name);
+            const bool keepsEntries = algorithm == Algorithm::SlidingLog || algorithm == Algorithm::Concurrency;
+            for (const Shape &shape : shapes) {
+                const qint64 limit = keepsEntries ? std::min<qint64>(shape.limit, 100000) : shape.limit;
+                const qint64 burst = keepsEntries ? limit : shape.burst;
+                QTest::addRow("%s: %s", qPrintable(name), shape.name) << algorithm << limit << shape.windowMs << burst;
+            }
+        }
+    }
+
+    void matchesReference()
+    {
+        QFETCH(Algorithm, algorithm);
+        QFETCH(qint64, limit);
+        QFETCH(qint64, windowMs);
+        QFETCH(qint64, burst);
+        const model::Policy policy = test::makePolicy(QStringLiteral("p"), algorithm, limit, windowMs, burst);
+        QVERIFY(model::validatePolicy(policy).isEmpty());
+        QVERIFY(test::syncCommand(*m_connection, {"FLUSHALL"}).ok());
+        const QString loaded = test::loadLibrary(*m_connection, test::testClockLibrary({policy}));
+        QVERIFY2(loaded.isEmpty(), qPrintable(loaded));
+
+        const quint32 seed = static_cast<quint32>(qHash(QByteArray(QTest::currentDataTag())));
+        TrafficGenerator traffic(policy, seed, testClockStart(seed));
+        const QByteArray mismatch = runSteps(policy, traffic, 6000);
+        QVERIFY2(mismatch.isEmpty(), mismatch.constData());
+    }
+
+    // 1e9 tokens per second, costs up to 2.2 million, the clock moving 0 to 2 ms per call: a
+    // million decisions, each equal to the exact model's.
+    void noDriftOverAMillionCalls_data()
+    {
+        QTest::addColumn<Algorithm>("algorithm");
+        QTest::newRow("token_bucket") << Algorithm::TokenBucket;
+        QTest::newRow("gcra") << Algorithm::Gcra;
+    }
+
+    void noDriftOverAMillionCalls()
+    {
+        QFETCH(Algorithm, algorithm);
+        const model::Policy policy = test::makePolicy(QStringLiteral("big"), algorithm, 1000000000, 1000, 1000000000);
+        QVERIFY(test::syncCommand(*m_connection, {"FLUSHALL"}).ok());
+        const QString loaded = test::loadLibrary(*m_connection, test::testClockLibrary({policy}));
+        QVERIFY2(loaded.isEmpty(), qPrintable(loaded));
+
+        QRandomGenerator random(7);
+        test::ReferenceLimiter model(policy);
+        qint64 now = testClockStart(7);
+        qint64 clock = -1, allowed = 0, rejected = 0;
+        QByteArray mismatch;
+        constexpr int calls = 1000000, batch = 20000;
+        for (int done = 0; done < calls && mismatch.isEmpty(); done += batch) {
+            int pending = 0;
+            for (int i = 0; i < batch; ++i) {
+                now += random.bounded(3);
+                const qint64 cost = 1 + random.bounded(2200000);
+                const Decision expected = model.acquire(now, cost);
+                (expected.allowed ? allowed : rejected) += 1;
+                if (now != clock) {
+                    clock = now;
+                    ++pending;
+                    m_connection->send({"FCALL", "sluice_test_set_clock", "0", QByteArray::number(now)}, this,
+                                       [&pending](const RedisReply &) { --pending; });
+                }
+                ++pending;
+                m_connection->send({"FCALL", "sluice_acquire", "1", test::bucketKey(policy.name, "x"), "big",
+                                    QByteArray::number(cost)},
+                                   this, [&pending, &mismatch, expected, i, done](const RedisReply &reply) {
+                                       --pending;
+                                       Decision actual;
+                                       QString why;
+                                       if (!mismatch.isEmpty())
+                                           return;
+                                       if (!test::decisionFromReply(reply.value, &actual, &why))
+                                           mismatch = why.toUtf8();
+                                       else if (!(actual == expected))
+                                           mismatch = "call " + QByteArray::number(done + i) + ": library "
+                                                    + actual.toString() + ", model " + expected.toString();
+                                   });
+            }
+            QVERIFY(QTest::qWaitFor([&pending] { return pending == 0; }, 120000));
+        }
+        QVERIFY2(mismatch.isEmpty(), mismatch.constData());
+        qInfo("%lld allowed, %lld rejected, every decision exact", allowed, rejected);
+        QVERIFY(allowed > 10000 && rejected > 10000); // both paths were exercised
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLimiterReference)
+#include "tst_limiter_reference.moc"

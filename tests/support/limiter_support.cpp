@@ -1,0 +1,63 @@
+#include "support/limiter_support.h"
+
+#include "support/sync_command.h"
+
+#include <QFile>
+
+namespace sluice::test {
+
+model::LimiterLibrary testClockLibrary(const QVector<model::Policy> &policies, const QString &ns)
+{
+    QFile clock(QStringLiteral(":/test/test_clock.lua"));
+    const QByteArray source = clock.open(QIODevice::ReadOnly) ? clock.readAll() : QByteArray();
+    return model::LimiterLibrary::build(policies, ns, 1, source);
+}
+
+QString loadLibrary(redis::RedisConnection &connection, const model::LimiterLibrary &library)
+{
+    const redis::RedisReply reply = syncCommand(connection, {"FUNCTION", "LOAD", "REPLACE", library.source});
+    return reply.ok() ? QString() : reply.errorText();
+}
+
+model::Policy makePolicy(const QString &name, model::Algorithm algorithm, qint64 limit, qint64 windowMs, qint64 burst,
+                         bool shadow)
+{
+    model::Policy policy;
+    policy.name = name;
+    policy.algorithm = algorithm;
+    policy.limit = limit;
+    policy.windowMs = windowMs;
+    policy.burst = burst;
+    policy.shadow = shadow;
+    return policy;
+}
+
+QByteArray bucketKey(const QString &policy, const QByteArray &subject, const QString &ns)
+{
+    return ns.toUtf8() + ':' + policy.toUtf8() + ":{" + subject + '}';
+}
+
+bool decisionFromReply(const redis::RespValue &reply, Decision *decision, QString *why)
+{
+    const QVector<redis::RespValue> &fields = reply.elements;
+    if (!reply.isArray() || fields.size() < 6 || fields.size() > 7) {
+        *why = QStringLiteral("not a decision: %1").arg(reply.toString());
+        return false;
+    }
+    for (int i = 0; i < 5; ++i) {
+        if (!fields.at(i).isInteger()) {
+            *why = QStringLiteral("element %1 is not an integer: %2").arg(i).arg(reply.toString());
+            return false;
+        }
+    }
+    decision->allowed = fields.at(0).integer == 1;
+    decision->remaining = fields.at(1).integer;
+    decision->retryAfterMs = fields.at(2).integer;
+    decision->resetAfterMs = fields.at(3).integer;
+    decision->extra.clear();
+    if (fields.size() == 7)
+        decision->extra = fields.at(6).isInteger() ? QByteArray::number(fields.at(6).integer) : fields.at(6).bytes;
+    return true;
+}
+
+} // namespace sluice::test

@@ -1,0 +1,23 @@
+#pragma once
+
+#include "model/limiter_library.h"
+#include "redis/redis_connection.h"
+#include "support/reference_limiter.h"
+
+namespace sluice::test {
+
+// The limiter library with the test clock in place of Redis TIME.
+model::LimiterLibrary testClockLibrary(const QVector<model::Policy> &policies, const QString &ns = QStringLiteral("sluice"));
+
+// FUNCTION LOAD REPLACE; an empty string on success, else the reason.
+QString loadLibrary(redis::RedisConnection &connection, const model::LimiterLibrary &library);
+
+model::Policy makePolicy(const QString &name, model::Algorithm algorithm, qint64 limit, qint64 windowMs,
+                         qint64 burst = 0, bool shadow = false);
+
+QByteArray bucketKey(const QString &policy, const QByteArray &subject, const QString &ns = QStringLiteral("sluice"));
+
+// A sluice_acquire / sluice_peek reply as a Decision; *why says what is wrong with a malformed one.
+bool decisionFromReply(const redis::RespValue &reply, Decision *decision, QString *why);
+
+} // namespace sluice::test

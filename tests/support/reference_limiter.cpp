@@ -1,0 +1,300 @@
+#include "support/reference_limiter.h"
+
+#include <QMap>
+
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+namespace sluice::test {
+
+__extension__ typedef __int128 Int; // exact beyond 2^63 products; GCC and Clang have it
+using model::Algorithm;
+
+class ReferenceLimiter::Model {
+public:
+    explicit Model(const model::Policy &policy)
+        : limit(policy.limit), window(policy.windowMs), burst(policy.effectiveBurst())
+    {
+    }
+    virtual ~Model() = default;
+
+    virtual bool fits(qint64 t, qint64 cost) const = 0;
+    virtual qint64 available(qint64 t) const = 0;
+    virtual bool full(qint64 t) const = 0;
+    virtual QByteArray consume(qint64 t, qint64 cost) = 0; // returns the reply's extra element
+    virtual bool release(const QByteArray &, qint64) { return false; }
+
+    const Int limit, window, burst;
+};
+
+namespace {
+
+qint64 floorDiv(Int a, Int b)
+{
+    Int q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0)))
+        --q;
+    return static_cast<qint64>(q);
+}
+
+qint64 ceilDiv(Int a, Int b)
+{
+    return -floorDiv(-a, b);
+}
+
+// Continuous refill toward `burst` units at `limit` per `window` ms; levels in 1/window units.
+class TokenBucket : public ReferenceLimiter::Model {
+public:
+    using Model::Model;
+    Int level(qint64 t) const
+    {
+        const Int capacity = burst * window;
+        if (!started)
+            return capacity;
+        return std::min(capacity, scaled + Int(std::max<qint64>(0, t - stamp)) * limit);
+    }
+    bool fits(qint64 t, qint64 cost) const override { return level(t) >= Int(cost) * window; }
+    qint64 available(qint64 t) const override { return floorDiv(level(t), window); }
+    bool full(qint64 t) const override { return level(t) == burst * window; }
+    QByteArray consume(qint64 t, qint64 cost) override
+    {
+        scaled = level(t) - Int(cost) * window;
+        stamp = started ? std::max(stamp, t) : t;
+        started = true;
+        return {};
+    }
+
+private:
+    bool started = false;
+    Int scaled = 0;
+    qint64 stamp = 0;
+};
+
+// GCRA: one theoretical arrival time, absolute, in 1/limit ms.
+class Gcra : public ReferenceLimiter::Model {
+public:
+    using Model::Model;
+    Int backlog(qint64 t) const { return std::max(Int(0), tat - Int(t) * limit); }
+    bool fits(qint64 t, qint64 cost) const override { return backlog(t) + Int(cost) * window <= burst * window; }
+    qint64 available(qint64 t) const override { return floorDiv(burst * window - backlog(t), window); }
+    bool full(qint64 t) const override { return backlog(t) == 0; }
+    QByteArray consume(qint64 t, qint64 cost) override
+    {
+        tat = std::max(tat, Int(t) * limit) + Int(cost) * window;
+        return {};
+    }
+
+private:
+    Int tat = 0;
+};
+
+// Leaky bucket as a queue: the time it empties, in 1/limit ms; an admitted call waits for the
+// queue ahead of it.
+class LeakyBucket : public ReferenceLimiter::Model {
+public:
+    using Model::Model;
+    Int queued(qint64 t) const { return std::max(Int(0), emptyAt - Int(t) * limit); }
+    bool fits(qint64 t, qint64 cost) const override { return queued(t) + Int(cost) * window <= burst * window; }
+    qint64 available(qint64 t) const override { return floorDiv(burst * window - queued(t), window); }
+    bool full(qint64 t) const override { return queued(t) == 0; }
+    QByteArray consume(qint64 t, qint64 cost) override
+    {
+        const qint64 delay = ceilDiv(queued(t), limit);
+        emptyAt = std::max(emptyAt, Int(t) * limit) + Int(cost) * window;
+        return QByteArray::number(delay);
+    }
+
+private:
+    Int emptyAt = 0;
+};
+
+// Fixed windows aligned to the epoch: a count per window.
+class FixedWindow : public ReferenceLimiter::Model {
+public:
+    using Model::Model;
+    qint64 count(qint64 t) const { return counts.value(floorDiv(t, window)); }
+    bool fits(qint64 t, qint64 cost) const override { return count(t) + cost <= limit; }
+    qint64 available(qint64 t) const override { return static_cast<qint64>(limit) - count(t); }
+    bool full(qint64 t) const override { return count(t) == 0; }
+    QByteArray consume(qint64 t, qint64 cost) override
+    {
+        counts[floorDiv(t, window)] += cost;
+        return {};
+    }
+
+protected:
+    QMap<qint64, qint64> counts;
+};
+
+// The weighted estimate over aligned windows, scaled by the window.
+class SlidingWindow : public FixedWindow {
+public:
+    using FixedWindow::FixedWindow;
+    Int estimate(qint64 t) const
+    {
+        const qint64 id = floorDiv(t, window);
+        const Int elapsed = Int(t) - Int(id) * window;
+        return Int(counts.value(id - 1)) * (window - elapsed) + Int(counts.value(id)) * window;
+    }
+    bool fits(qint64 t, qint64 cost) const override { return estimate(t) + Int(cost) * window <= limit * window; }
+    qint64 available(qint64 t) const override { return floorDiv(limit * window - estimate(t), window); }
+    bool full(qint64 t) const override { return estimate(t) == 0; }
+};
+
+// Every admission, kept; the trailing window is (t - window, t].
+class SlidingLog : public ReferenceLimiter::Model {
+public:
+    using Model::Model;
+    qint64 used(qint64 t) const
+    {
+        qint64 sum = 0;
+        for (const auto &[at, cost] : entries)
+            if (at > t - window && at <= t)
+                sum += cost;
+        return sum;
+    }
+    bool fits(qint64 t, qint64 cost) const override { return used(t) + cost <= limit; }
+    qint64 available(qint64 t) const override { return static_cast<qint64>(limit) - used(t); }
+    bool full(qint64 t) const override { return used(t) == 0; }
+    QByteArray consume(qint64 t, qint64 cost) override
+    {
+        entries.emplace_back(t, cost);
+        return {};
+    }
+
+private:
+    std::vector<std::pair<qint64, qint64>> entries;
+};
+
+// Leases held until released or until window ms after they were granted.
+class Concurrency : public ReferenceLimiter::Model {
+public:
+    using Model::Model;
+    qint64 held(qint64 t) const
+    {
+        qint64 sum = 0;
+        for (const Lease &lease : leases)
+            if (lease.expiry > t)
+                sum += lease.cost;
+        return sum;
+    }
+    bool fits(qint64 t, qint64 cost) const override { return held(t) + cost <= limit; }
+    qint64 available(qint64 t) const override { return static_cast<qint64>(limit) - held(t); }
+    bool full(qint64 t) const override { return held(t) == 0; }
+    QByteArray consume(qint64 t, qint64 cost) override
+    {
+        const QByteArray id = QByteArray::number(t) + '-' + QByteArray::number(++granted) + ':' + QByteArray::number(cost);
+        leases.push_back({id, t + static_cast<qint64>(window), cost});
+        return id;
+    }
+    bool release(const QByteArray &id, qint64 t) override
+    {
+        const auto found = std::find_if(leases.begin(), leases.end(), [&](const Lease &l) { return l.id == id; });
+        if (found == leases.end())
+            return false;
+        const bool live = found->expiry > t;
+        leases.erase(found);
+        return live;
+    }
+
+private:
+    struct Lease {
+        QByteArray id;
+        qint64 expiry;
+        qint64 cost;
+    };
+    std::vector<Lease> leases;
+    qint64 granted = 0;
+};
+
+// The first time in [from, from + 2^53) at which a condition that never turns false again holds.
+qint64 firstTime(qint64 from, const std::function<bool(qint64)> &holds)
+{
+    if (holds(from))
+        return from;
+    qint64 low = from, high = from + (qint64(1) << 53);
+    while (high - low > 1) {
+        const qint64 middle = low + (high - low) / 2;
+        (holds(middle) ? high : low) = middle;
+    }
+    return high;
+}
+
+} // namespace
+
+bool Decision::operator==(const Decision &other) const
+{
+    return allowed == other.allowed && remaining == other.remaining && retryAfterMs == other.retryAfterMs
+        && resetAfterMs == other.resetAfterMs && extra == other.extra;
+}
+
+QByteArray Decision::toString() const
+{
+    return QByteArray("[") + (allowed ? "1" : "0") + ", " + QByteArray::number(remaining) + ", "
+         + QByteArray::number(retryAfterMs) + ", " + QByteArray::number(resetAfterMs) + (extra.isEmpty() ? "" : ", " + extra)
+         + "]";
+}
+
+ReferenceLimiter::ReferenceLimiter(const model::Policy &policy)
+{
+    switch (policy.algorithm) {
+    case Algorithm::TokenBucket:
+        m_model = std::make_unique<TokenBucket>(policy);
+        break;
+    case Algorithm::Gcra:
+        m_model = std::make_unique<Gcra>(policy);
+        break;
+    case Algorithm::LeakyBucket:
+        m_model = std::make_unique<LeakyBucket>(policy);
+        break;
+    case Algorithm::FixedWindow:
+        m_model = std::make_unique<FixedWindow>(policy);
+        break;
+    case Algorithm::SlidingWindow:
+        m_model = std::make_unique<SlidingWindow>(policy);
+        break;
+    case Algorithm::SlidingLog:
+        m_model = std::make_unique<SlidingLog>(policy);
+        break;
+    case Algorithm::Concurrency:
+        m_model = std::make_unique<Concurrency>(policy);
+        break;
+    }
+}
+
+ReferenceLimiter::~ReferenceLimiter() = default;
+
+Decision ReferenceLimiter::decide(qint64 now, qint64 cost) const
+{
+    const Model &model = *m_model;
+    Decision decision;
+    decision.allowed = model.fits(now, cost);
+    decision.remaining = model.available(now);
+    decision.retryAfterMs = decision.allowed ? -1 : firstTime(now, [&](qint64 t) { return model.fits(t, cost); }) - now;
+    decision.resetAfterMs = firstTime(now, [&](qint64 t) { return model.full(t); }) - now;
+    return decision;
+}
+
+Decision ReferenceLimiter::peek(qint64 now, qint64 cost) const
+{
+    return decide(now, cost);
+}
+
+Decision ReferenceLimiter::acquire(qint64 now, qint64 cost)
+{
+    Decision decision = decide(now, cost);
+    if (!decision.allowed)
+        return decision;
+    decision.extra = m_model->consume(now, cost);
+    decision.remaining = m_model->available(now);
+    decision.resetAfterMs = firstTime(now, [&](qint64 t) { return m_model->full(t); }) - now;
+    return decision;
+}
+
+bool ReferenceLimiter::release(const QByteArray &lease, qint64 now)
+{
+    return m_model->release(lease, now);
+}
+
+} // namespace sluice::test

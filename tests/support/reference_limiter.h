@@ -1,0 +1,44 @@
+#pragma once
+
+#include "model/policy.h"
+
+#include <QByteArray>
+
+#include <memory>
+
+namespace sluice::test {
+
+// What a limiter answers for one call (the sluice_acquire reply, minus limit and policy name).
+struct Decision {
+    bool allowed = false;
+    qint64 remaining = 0;
+    qint64 retryAfterMs = -1;
+    qint64 resetAfterMs = 0;
+    QByteArray extra; // lease id (concurrency) or queue delay in ms (leaky bucket), when admitted
+
+    bool operator==(const Decision &other) const;
+    QByteArray toString() const;
+};
+
+// An exact model of one bucket of a policy, written from the policy's definition: each algorithm
+// keeps its state in its most natural form in 128-bit integers and answers "would a call of this
+// cost fit at time t?", "how many whole units are available at t?" and "is it as good as new at
+// t?". retry_after and reset_after are then found by searching time, not by formula, so the model
+// shares no arithmetic with the Lua library it checks.
+class ReferenceLimiter {
+public:
+    explicit ReferenceLimiter(const model::Policy &policy);
+    ~ReferenceLimiter();
+
+    Decision acquire(qint64 nowMs, qint64 cost);
+    Decision peek(qint64 nowMs, qint64 cost) const;
+    bool release(const QByteArray &lease, qint64 nowMs); // true when the lease was still held
+
+    class Model;
+
+private:
+    Decision decide(qint64 nowMs, qint64 cost) const;
+    std::unique_ptr<Model> m_model;
+};
+
+} // namespace sluice::test
