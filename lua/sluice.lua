@@ -218,6 +218,25 @@ end
 -- the call is not admitted.
 local fixed_window = {}
 
+-- Reads a fixed_window hash: nil when it holds anything but `a`, `r` and window counts.
+local function window_fields(fields, id)
+    local summary = {count = 0, allowed = 0, rejected = 0, previous = nil}
+    local current, previous = tostring(id), tostring(id - 1)
+    for i = 1, #fields, 2 do
+        local name, value = fields[i], fields[i + 1]
+        if not find(value, '^%d+$') or (name ~= 'a' and name ~= 'r' and not find(name, '^%d+$')) then return nil end
+        value = tonumber(value)
+        if name == 'r' then
+            summary.rejected = value
+        else
+            summary.allowed = summary.allowed + value
+            if name == current then summary.count = value end
+            if name == previous then summary.previous = value end
+        end
+    end
+    return summary
+end
+
 local function window_outcome(p, st, count, cost, ends)
     st.ok = count + cost <= p.limit
     st.avail = p.limit - count
@@ -236,23 +255,23 @@ function fixed_window.evaluate(p, key, now, cost, peek)
         local count, err = read('HINCRBY', key, id, cost)
         if err then return nil, not_a_bucket(key, p) end
         st.incremented, st.fresh = true, count == cost
+        if st.fresh and redis.call('HLEN', key) > 1 then
+            -- First call of this window on an older bucket: check the rest of it before use.
+            local summary = window_fields(redis.call('HGETALL', key), id)
+            if not summary then
+                redis.call('HDEL', key, id) -- the count this call just created
+                return nil, not_a_bucket(key, p)
+            end
+            st.previous = summary.previous
+        end
         return window_outcome(p, st, count - cost, cost, ends)
     end
     local fields, err = read('HGETALL', key)
     if err then return nil, not_a_bucket(key, p) end
-    local count, allowed, rejected = 0, 0, 0
-    for i = 1, #fields, 2 do
-        local name, value = fields[i], tonumber(fields[i + 1])
-        if not value then return nil, not_a_bucket(key, p) end
-        if name == 'r' then
-            rejected = value
-        else
-            allowed = allowed + value
-            if name == tostring(id) then count = value end
-        end
-    end
-    st.allowed, st.rejected = allowed, rejected
-    return window_outcome(p, st, count, cost, ends)
+    local summary = window_fields(fields, id)
+    if not summary then return nil, not_a_bucket(key, p) end
+    st.allowed, st.rejected = summary.allowed, summary.rejected
+    return window_outcome(p, st, summary.count, cost, ends)
 end
 
 function fixed_window.apply(p, key, st, verdict)
@@ -260,9 +279,8 @@ function fixed_window.apply(p, key, st, verdict)
     if verdict == 'reject' then redis.call('HINCRBY', key, 'r', 1) end
     if st.fresh then
         -- First call of a window: fold the previous window into `a`; the key lives one idle window.
-        local previous = redis.call('HGET', key, st.id - 1)
-        if previous then
-            redis.call('HINCRBY', key, 'a', previous)
+        if st.previous then
+            redis.call('HINCRBY', key, 'a', st.previous)
             redis.call('HDEL', key, st.id - 1)
         end
         redis.call('PEXPIREAT', key, (st.id + 2) * p.window_ms)

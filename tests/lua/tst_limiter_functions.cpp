@@ -1,0 +1,381 @@
+// The limiter library's contract against a real redis-server: error replies that name the problem
+// and change nothing, all-or-nothing decisions over several policies, shadow mode, leases, the
+// queue delay, expiry of idle buckets, exact per-policy counts, and policy data that tries to
+// become Lua code.
+
+#include "model/limiter_library.h"
+#include "support/limiter_support.h"
+#include "support/redis_process.h"
+#include "support/sync_command.h"
+
+#include <QDateTime>
+#include <QTest>
+
+using namespace sluice;
+using model::Algorithm;
+using redis::RedisConnection;
+using redis::RedisReply;
+using test::bucketKey;
+using test::makePolicy;
+
+namespace {
+
+const qint64 kStart = 4102444800000; // 2100-01-01: the test clock stays ahead of real expiry times
+
+QVector<model::Policy> contractPolicies()
+{
+    return {
+        makePolicy(QStringLiteral("tb"), Algorithm::TokenBucket, 10, 1000, 5),
+        makePolicy(QStringLiteral("fw"), Algorithm::FixedWindow, 3, 1000),
+        makePolicy(QStringLiteral("sw"), Algorithm::SlidingWindow, 3, 1000),
+        makePolicy(QStringLiteral("sl"), Algorithm::SlidingLog, 3, 1000),
+        makePolicy(QStringLiteral("lb"), Algorithm::LeakyBucket, 1, 100, 3),
+        makePolicy(QStringLiteral("gc"), Algorithm::Gcra, 10, 1000, 5),
+        makePolicy(QStringLiteral("cc"), Algorithm::Concurrency, 2, 1000),
+        makePolicy(QStringLiteral("shadow"), Algorithm::FixedWindow, 1, 1000, 0, true),
+    };
+}
+
+} // namespace
+
+class TestLimiterFunctions : public QObject {
+    Q_OBJECT
+
+    test::RedisProcess m_redis;
+    std::unique_ptr<RedisConnection> m_connection;
+
+    RedisReply call(const QByteArrayList &args) { return test::syncCommand(*m_connection, args); }
+
+    void setClock(qint64 ms) { QVERIFY(call({"FCALL", "sluice_test_set_clock", "0", QByteArray::number(ms)}).ok()); }
+
+    QVector<qint64> acquire(const QByteArrayList &keysThenArgs, int keyCount = 1)
+    {
+        QByteArrayList command{"FCALL", "sluice_acquire", QByteArray::number(keyCount)};
+        const RedisReply reply = call(command + keysThenArgs);
+        QVector<qint64> values;
+        for (const redis::RespValue &element : reply.value.elements)
+            values << (element.isInteger() ? element.integer : -999);
+        if (!reply.ok())
+            qWarning("acquire failed: %s", qPrintable(reply.errorText()));
+        return values;
+    }
+
+    // Field/value pairs of sluice_inspect as a map.
+    QHash<QByteArray, QByteArray> inspect(const QString &policy, const QByteArray &subject)
+    {
+        const RedisReply reply = call({"FCALL_RO", "sluice_inspect", "1", bucketKey(policy, subject), policy.toUtf8()});
+        QHash<QByteArray, QByteArray> fields;
+        for (qsizetype i = 0; i + 1 < reply.value.elements.size(); i += 2) {
+            const redis::RespValue &value = reply.value.elements.at(i + 1);
+            fields.insert(reply.value.elements.at(i).bytes,
+                          value.isInteger() ? QByteArray::number(value.integer) : value.bytes);
+        }
+        return fields;
+    }
+
+    // Every key and its serialized value: equal snapshots mean nothing changed.
+    QMap<QByteArray, QByteArray> keyspace()
+    {
+        QMap<QByteArray, QByteArray> snapshot;
+        for (const redis::RespValue &key : call({"KEYS", "*"}).value.elements)
+            snapshot.insert(key.bytes, call({"DUMP", key.bytes}).value.bytes);
+        return snapshot;
+    }
+
+    void loadTestLibrary(const QVector<model::Policy> &policies)
+    {
+        const QString error = test::loadLibrary(*m_connection, test::testClockLibrary(policies));
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_redis.start(), qPrintable(m_redis.errorString()));
+        m_connection = std::make_unique<RedisConnection>(m_redis.options());
+        QVERIFY(test::openAndWait(*m_connection));
+    }
+
+    void init()
+    {
+        QVERIFY(call({"FLUSHALL"}).ok());
+        loadTestLibrary(contractPolicies());
+        setClock(kStart);
+    }
+
+    void badInputIsRejectedAndChangesNothing_data()
+    {
+        QTest::addColumn<QByteArrayList>("command");
+        QTest::addColumn<QString>("message");
+        const QByteArray tb = bucketKey(QStringLiteral("tb"), "u");
+        const QByteArray fw = bucketKey(QStringLiteral("fw"), "u");
+        const QByteArray cc = bucketKey(QStringLiteral("cc"), "u");
+        auto acquire = [](QByteArrayList rest) { return QByteArrayList{"FCALL", "sluice_acquire"} + rest; };
+        QTest::newRow("no key") << acquire({"0"}) << "name at least one bucket key";
+        QTest::newRow("no policy") << acquire({"1", tb}) << "expected 1 policy name(s) after 1 key(s)";
+        QTest::newRow("too many arguments") << acquire({"1", tb, "tb", "1", "2"}) << "got 3 argument(s)";
+        QTest::newRow("fewer policies than keys") << acquire({"2", tb, fw, "tb"}) << "expected 2 policy name(s)";
+        QTest::newRow("unknown policy") << acquire({"1", tb, "nope"}) << "unknown policy \"nope\"";
+        QTest::newRow("cost 0") << acquire({"1", tb, "tb", "0"}) << "cost must be a whole number";
+        QTest::newRow("negative cost") << acquire({"1", tb, "tb", "-1"}) << "cost must be a whole number";
+        QTest::newRow("text cost") << acquire({"1", tb, "tb", "abc"}) << "got \"abc\"";
+        QTest::newRow("NaN cost") << acquire({"1", tb, "tb", "nan"}) << "got \"nan\"";
+        QTest::newRow("infinite cost") << acquire({"1", tb, "tb", "inf"}) << "got \"inf\"";
+        QTest::newRow("exponent cost") << acquire({"1", tb, "tb", "1e3"}) << "got \"1e3\"";
+        QTest::newRow("fraction cost") << acquire({"1", tb, "tb", "1.5"}) << "got \"1.5\"";
+        QTest::newRow("padded cost") << acquire({"1", tb, "tb", " 1"}) << "cost must be a whole number";
+        QTest::newRow("huge cost") << acquire({"1", tb, "tb", "99999999999999999999"}) << "cost must be a whole number";
+        QTest::newRow("cost above capacity") << acquire({"1", tb, "tb", "6"}) << "cost 6 exceeds 5";
+        QTest::newRow("key of another policy") << acquire({"1", fw, "tb"}) << "is not a bucket of policy \"tb\"";
+        QTest::newRow("empty subject") << acquire({"1", "sluice:tb:{}", "tb"}) << "non-empty subject";
+        QTest::newRow("brace in subject") << acquire({"1", "sluice:tb:{a}b}", "tb"}) << "without braces";
+        QTest::newRow("no hash tag") << acquire({"1", "sluice:tb:u", "tb"}) << "is not a bucket";
+        QTest::newRow("policy named twice") << acquire({"2", tb, tb, "tb", "tb"}) << "named twice";
+        QTest::newRow("wrong type: list") << acquire({"1", bucketKey(QStringLiteral("tb"), "list"), "tb"})
+                                          << "does not hold a token_bucket bucket";
+        QTest::newRow("foreign string") << acquire({"1", bucketKey(QStringLiteral("tb"), "text"), "tb"})
+                                        << "does not hold a token_bucket bucket";
+        QTest::newRow("foreign hash") << acquire({"1", bucketKey(QStringLiteral("fw"), "hash"), "fw"})
+                                      << "does not hold a fixed_window bucket";
+        QTest::newRow("foreign sorted set") << acquire({"1", bucketKey(QStringLiteral("sl"), "zset"), "sl"})
+                                            << "does not hold a sliding_log bucket";
+        QTest::newRow("second key wrong type") << acquire({"2", bucketKey(QStringLiteral("fw"), "u"),
+                                                           bucketKey(QStringLiteral("tb"), "list"), "fw", "tb"})
+                                               << "does not hold a token_bucket bucket";
+        QTest::newRow("peek: unknown policy") << QByteArrayList{"FCALL_RO", "sluice_peek", "1", tb, "nope"} << "unknown policy";
+        QTest::newRow("release: not a lease") << QByteArrayList{"FCALL", "sluice_release", "1", cc, "cc", "abc"}
+                                              << "lease must be a lease id";
+        QTest::newRow("release: wrong policy") << QByteArrayList{"FCALL", "sluice_release", "1", tb, "tb", "1-1:1"}
+                                               << "is not a concurrency policy";
+        auto check = [](QByteArrayList rest) { return QByteArrayList{"FCALL", "sluice_check", "1", "k"} + rest; };
+        QTest::newRow("check: unknown algorithm") << check({"bucket", "1", "1", "1"}) << "unknown algorithm";
+        QTest::newRow("check: limit 0") << check({"token_bucket", "0", "1000", "1"}) << "limit must be a whole number";
+        QTest::newRow("check: window too long") << check({"fixed_window", "1", "604800001", "1"}) << "window_ms must be";
+        QTest::newRow("check: too large") << check({"gcra", "1000000000", "86400000", "1"}) << "at most 4503599627370496";
+        QTest::newRow("check: too many entries") << check({"sliding_log", "100001", "1000", "1"}) << "at most 100000";
+        QTest::newRow("check: missing burst") << check({"token_bucket", "1", "1000"}) << "expected <algorithm>";
+    }
+
+    void badInputIsRejectedAndChangesNothing()
+    {
+        QFETCH(QByteArrayList, command);
+        QFETCH(QString, message);
+        // Some state to leave alone: live buckets, and keys that are not buckets.
+        QCOMPARE(acquire({bucketKey(QStringLiteral("tb"), "u"), "tb"}).value(0), 1);
+        QCOMPARE(acquire({bucketKey(QStringLiteral("fw"), "u"), "fw"}).value(0), 1);
+        QVERIFY(call({"RPUSH", bucketKey(QStringLiteral("tb"), "list"), "x"}).ok());
+        QVERIFY(call({"RPUSH", bucketKey(QStringLiteral("fw"), "list"), "x"}).ok());
+        QVERIFY(call({"SET", bucketKey(QStringLiteral("tb"), "text"), "hello"}).ok());
+        QVERIFY(call({"HSET", bucketKey(QStringLiteral("fw"), "hash"), "1", "word"}).ok());
+        QVERIFY(call({"ZADD", bucketKey(QStringLiteral("sl"), "zset"), "5", "member"}).ok());
+        const auto before = keyspace();
+
+        const RedisReply reply = call(command);
+        QVERIFY2(reply.value.isError(), qPrintable(reply.value.toString()));
+        QVERIFY2(reply.errorText().startsWith(QLatin1String("ERR sluice: ")), qPrintable(reply.errorText()));
+        QVERIFY2(reply.errorText().contains(message), qPrintable(reply.errorText()));
+        QCOMPARE(keyspace(), before);
+    }
+
+    void multiplePoliciesAreAllOrNothing()
+    {
+        const QByteArray tb = bucketKey(QStringLiteral("tb"), "m"), fw = bucketKey(QStringLiteral("fw"), "m");
+        // fw admits 3 per window, tb 5 at once: the first three calls pass both, fw is the tighter.
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(acquire({tb, fw, "tb", "fw"}, 2), (QVector<qint64>{1, 2 - i, -1, 1000, 3, -999}));
+        // The fourth is rejected by fw: tb keeps its tokens.
+        QCOMPARE(acquire({tb, fw, "tb", "fw"}, 2), (QVector<qint64>{0, 0, 1000, 1000, 3, -999}));
+        QCOMPARE(inspect(QStringLiteral("tb"), "m").value("available"), QByteArray("2"));
+        QCOMPARE(inspect(QStringLiteral("tb"), "m").value("rejected"), QByteArray("0"));
+        QCOMPARE(inspect(QStringLiteral("fw"), "m").value("rejected"), QByteArray("1"));
+        // The reply names the deciding policy.
+        QCOMPARE(call({"FCALL", "sluice_acquire", "2", tb, fw, "tb", "fw"}).value.elements.at(5).bytes, QByteArray("fw"));
+        // When both reject, the one with the longer wait decides: tb needs 300 ms for 3 tokens.
+        setClock(kStart + 900);
+        const RedisReply both = call({"FCALL", "sluice_acquire", "2", tb, fw, "tb", "fw", "3"});
+        QCOMPARE(both.value.elements.at(0).integer, 0);
+        QCOMPARE(both.value.elements.at(5).bytes, QByteArray("fw"));
+        QCOMPARE(both.value.elements.at(2).integer, 100);
+    }
+
+    void shadowPoliciesCountButNeverReject()
+    {
+        const QByteArray key = bucketKey(QStringLiteral("shadow"), "s");
+        for (int i = 0; i < 4; ++i)
+            QCOMPARE(acquire({key, "shadow"}).value(0), 1);
+        const auto state = inspect(QStringLiteral("shadow"), "s");
+        QCOMPARE(state.value("allowed"), QByteArray("1"));
+        QCOMPARE(state.value("rejected"), QByteArray("3"));
+        // Beside an enforcing policy the shadow one does not block, and the enforcing one decides.
+        const QByteArray tb = bucketKey(QStringLiteral("tb"), "s");
+        const RedisReply reply = call({"FCALL", "sluice_acquire", "2", key, tb, "shadow", "tb"});
+        QCOMPARE(reply.value.elements.at(0).integer, 1);
+        QCOMPARE(reply.value.elements.at(5).bytes, QByteArray("tb"));
+        QCOMPARE(inspect(QStringLiteral("shadow"), "s").value("rejected"), QByteArray("4"));
+    }
+
+    void leasesAreGrantedAndReleased()
+    {
+        const QByteArray key = bucketKey(QStringLiteral("cc"), "l");
+        const RedisReply first = call({"FCALL", "sluice_acquire", "1", key, "cc"});
+        const RedisReply second = call({"FCALL", "sluice_acquire", "1", key, "cc"});
+        QCOMPARE(first.value.elements.size(), 7);
+        const QByteArray lease = first.value.elements.at(6).bytes;
+        QVERIFY(lease.startsWith(QByteArray::number(kStart) + '-'));
+        QVERIFY(second.value.elements.at(6).bytes != lease);
+        QCOMPARE(acquire({key, "cc"}).value(0), 0);
+        QCOMPARE(call({"FCALL", "sluice_release", "1", key, "cc", lease}).value.integer, 1);
+        QCOMPARE(call({"FCALL", "sluice_release", "1", key, "cc", lease}).value.integer, 0); // once only
+        QCOMPARE(acquire({key, "cc"}).value(0), 1);
+        // A lease nobody releases ends after window_ms.
+        setClock(kStart + 1000);
+        QCOMPARE(inspect(QStringLiteral("cc"), "l").value("available"), QByteArray("2"));
+    }
+
+    void leakyBucketRepliesWithTheQueueDelay()
+    {
+        const QByteArray key = bucketKey(QStringLiteral("lb"), "q");
+        // 1 per 100 ms, a queue of 3: the calls wait 0, 100 and 200 ms; the fourth does not fit.
+        QCOMPARE(acquire({key, "lb"}), (QVector<qint64>{1, 2, -1, 100, 1, -999, 0}));
+        QCOMPARE(acquire({key, "lb"}), (QVector<qint64>{1, 1, -1, 200, 1, -999, 100}));
+        QCOMPARE(acquire({key, "lb"}), (QVector<qint64>{1, 0, -1, 300, 1, -999, 200}));
+        QCOMPARE(acquire({key, "lb"}), (QVector<qint64>{0, 0, 100, 300, 1, -999}));
+        setClock(kStart + 150);
+        QCOMPARE(acquire({key, "lb"}), (QVector<qint64>{1, 0, -1, 250, 1, -999, 150}));
+    }
+
+    void peekConsumesNothing()
+    {
+        const QByteArray key = bucketKey(QStringLiteral("gc"), "p");
+        QCOMPARE(acquire({key, "gc", "4"}).value(1), 1);
+        const auto before = keyspace();
+        const RedisReply peek = call({"FCALL_RO", "sluice_peek", "1", key, "gc", "2"});
+        QCOMPARE(peek.value.elements.at(0).integer, 0);
+        QCOMPARE(peek.value.elements.at(1).integer, 1);
+        QCOMPARE(peek.value.elements.at(2).integer, 100);
+        QCOMPARE(keyspace(), before);
+    }
+
+    void checkTakesExplicitParameters()
+    {
+        // The same decisions as a stored token bucket of 10 per second with a burst of 5.
+        for (int i = 0; i < 6; ++i) {
+            const QVector<qint64> viaPolicy = acquire({bucketKey(QStringLiteral("tb"), "c"), "tb"});
+            const RedisReply viaCheck = call({"FCALL", "sluice_check", "1", "mine:{c}", "token_bucket", "10", "1000", "5"});
+            QCOMPARE(viaCheck.value.elements.at(0).integer, viaPolicy.value(0));
+            QCOMPARE(viaCheck.value.elements.at(1).integer, viaPolicy.value(1));
+            QCOMPARE(viaCheck.value.elements.at(2).integer, viaPolicy.value(2));
+        }
+    }
+
+    void perPolicyCountsAreExact()
+    {
+        // 50 subjects, 4 calls each inside one second: fw admits 3 per subject.
+        setClock(kStart + 5000);
+        for (int subject = 0; subject < 50; ++subject)
+            for (int i = 0; i < 4; ++i)
+                acquire({bucketKey(QStringLiteral("fw"), QByteArray::number(subject)), "fw"});
+        setClock(kStart + 6000);
+        acquire({bucketKey(QStringLiteral("fw"), "late"), "fw"});
+        setClock(kStart + 7000);
+        const RedisReply stats = call({"FCALL_RO", "sluice_stats", "0"});
+        const QVector<redis::RespValue> &fields = stats.value.elements;
+        QCOMPARE(fields.at(0).integer, kStart + 7000);
+        const qsizetype at = [&] {
+            for (qsizetype i = 2; i < fields.size(); i += 4)
+                if (fields.at(i).bytes == "fw")
+                    return i;
+            return qsizetype(-1);
+        }();
+        QVERIFY(at > 0);
+        QCOMPARE(fields.at(at + 1).integer, 151); // allowed since the library was loaded
+        QCOMPARE(fields.at(at + 2).integer, 50);  // rejected
+        const QVector<redis::RespValue> &series = fields.at(at + 3).elements;
+        QCOMPARE(series.size(), 6); // two complete seconds: [second, allowed, rejected] each
+        QCOMPARE(series.at(0).integer, (kStart + 5000) / 1000);
+        QCOMPARE(series.at(1).integer, 150);
+        QCOMPARE(series.at(2).integer, 50);
+        QCOMPARE(series.at(3).integer, (kStart + 6000) / 1000);
+        QCOMPARE(series.at(4).integer, 1);
+        // Asking from a given second returns only later ones.
+        const RedisReply since = call({"FCALL_RO", "sluice_stats", "0", QByteArray::number((kStart + 5000) / 1000)});
+        QCOMPARE(since.value.elements.at(at + 3).elements.size(), 3);
+    }
+
+    void idleBucketsExpireAndComeBackFull()
+    {
+        // The production library, on Redis TIME: every key it writes expires, and a bucket that
+        // expired answers like a new one.
+        QVector<model::Policy> policies;
+        for (const QString &name : model::algorithmNames())
+            policies << makePolicy(name, *model::algorithmFromName(name), 2, 300);
+        const model::LimiterLibrary production = model::LimiterLibrary::build(policies, QStringLiteral("sluice"), 1);
+        QVERIFY(!production.source.contains("sluice_test_set_clock"));
+        QVERIFY(production.source.contains("redis.call('TIME')"));
+        QCOMPARE(test::loadLibrary(*m_connection, production), QString());
+        QVERIFY(call({"FLUSHALL"}).ok());
+        QHash<QString, QVector<qint64>> first;
+        for (const model::Policy &policy : policies) {
+            const QByteArray key = bucketKey(policy.name, "idle");
+            first.insert(policy.name, acquire({key, policy.name.toUtf8()}));
+            QCOMPARE(first.value(policy.name).value(0), 1);
+            const qint64 ttl = call({"PTTL", key}).value.integer;
+            QVERIFY2(ttl > 0 && ttl <= 600, qPrintable(QStringLiteral("%1: PTTL %2").arg(policy.name).arg(ttl)));
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(call({"DBSIZE"}).value.integer, 0, 5000);
+        for (const model::Policy &policy : policies)
+            QCOMPARE(acquire({bucketKey(policy.name, "idle"), policy.name.toUtf8()}).value(1), first.value(policy.name).value(1));
+    }
+
+    void policyDataNeverBecomesCode()
+    {
+        // Names and descriptions a validator would refuse, fed straight to the generator.
+        QVector<model::Policy> hostile;
+        const QStringList attacks{
+            QStringLiteral("x\"] = 1 redis.call('SET', 'pwned', '1') --"),
+            QStringLiteral("y]] redis.call('SET','pwned','2') [["),
+            QStringLiteral("z\\\" .. redis.call('SET','pwned','3') .. \""),
+            QStringLiteral("n\nredis.call('SET','pwned','4')\n"),
+        };
+        for (const QString &attack : attacks) {
+            model::Policy policy = makePolicy(attack, Algorithm::FixedWindow, 1, 1000);
+            policy.description = attack + QStringLiteral(" \u00e9\u4e2d\u0000\u0001");
+            hostile << policy;
+        }
+        const model::LimiterLibrary library = model::LimiterLibrary::build(hostile, QStringLiteral("sluice"), 1);
+        QCOMPARE(test::loadLibrary(*m_connection, library), QString());
+        QCOMPARE(call({"EXISTS", "pwned"}).value.integer, 0);
+        const RedisReply table = call({"FCALL_RO", "sluice_policies", "0"});
+        QCOMPARE(table.value.elements.size(), attacks.size());
+        QStringList names, descriptions;
+        for (const redis::RespValue &row : table.value.elements) {
+            names << QString::fromUtf8(row.elements.at(0).bytes);
+            descriptions << QString::fromUtf8(row.elements.at(6).bytes);
+        }
+        QStringList expected = attacks;
+        expected.sort();
+        QCOMPARE(names, expected);
+        for (const model::Policy &policy : hostile)
+            QVERIFY(descriptions.contains(policy.description));
+        QCOMPARE(call({"EXISTS", "pwned"}).value.integer, 0);
+    }
+
+    void versionNamesWhatRuns()
+    {
+        const model::LimiterLibrary library = model::LimiterLibrary::build(contractPolicies(), QStringLiteral("sluice"), 42);
+        QCOMPARE(test::loadLibrary(*m_connection, library), QString());
+        const RedisReply version = call({"FCALL_RO", "sluice_version", "0"});
+        QCOMPARE(version.value.elements.at(0).integer, 42);
+        QCOMPARE(version.value.elements.at(1).bytes, library.digest);
+        QCOMPARE(version.value.elements.at(2).bytes, QByteArray(SLUICE_VERSION));
+        QCOMPARE(version.value.elements.at(3).integer, contractPolicies().size());
+        // Same policies, same digest; one changed limit, another digest.
+        QVector<model::Policy> changed = contractPolicies();
+        changed[0].limit += 1;
+        QCOMPARE(model::LimiterLibrary::build(contractPolicies(), QStringLiteral("sluice"), 43).digest, library.digest);
+        QVERIFY(model::LimiterLibrary::build(changed, QStringLiteral("sluice"), 42).digest != library.digest);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLimiterFunctions)
+#include "tst_limiter_functions.moc"
