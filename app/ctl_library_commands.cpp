@@ -3,6 +3,7 @@
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
 #include "model/library_publisher.h"
+#include "redis/primary_discovery.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -22,10 +23,31 @@ QString tr(const char *text)
     return QCoreApplication::translate("sluicectl", text);
 }
 
-LibraryPublisher publisherFor(const CtlRequest &request)
+// Runs `next` with a publisher over every primary: the server itself, or each primary of a Cluster
+// (the one serving the admin keys' slot holds the policy store).
+void withPublisher(const CtlRequest &request, std::function<void(const LibraryPublisher &)> next)
 {
-    // A standalone server or a Sentinel's primary is the only primary.
-    return LibraryPublisher(request.connection, {request.connection}, request.ns);
+    auto *app = QCoreApplication::instance();
+    const QByteArray adminKey = model::AdminKeys(request.ns).policies();
+    redis::discoverPrimaries(request.connection, adminKey, app, [request, app, next](const redis::Primaries &found) {
+        if (!found.error.isEmpty()) {
+            ctlErr() << "sluicectl: " << found.error << Qt::endl;
+            QCoreApplication::exit(found.unreachable ? ExitCannotConnect : ExitFailure);
+            return;
+        }
+        if (!found.cluster) {
+            next(LibraryPublisher(request.connection, {request.connection}, request.ns));
+            return;
+        }
+        QVector<redis::RedisConnection *> nodes;
+        for (const redis::ConnectionOptions &options : found.nodes) {
+            auto *node = new redis::RedisConnection(options, app);
+            node->setAutoReconnect(false);
+            node->open();
+            nodes << node;
+        }
+        next(LibraryPublisher(nodes.at(found.adminIndex), nodes, request.ns));
+    });
 }
 
 QString persistenceName(NodeLibrary::Persistence persistence)
@@ -89,7 +111,8 @@ void runPublish(const CtlRequest &request)
 {
     auto *app = QCoreApplication::instance();
     if (request.dryRun) {
-        publisherFor(request).preview(app, [](const model::LimiterLibrary &library, const QString &error) {
+        withPublisher(request, [app](const LibraryPublisher &publisher) {
+        publisher.preview(app, [](const model::LimiterLibrary &library, const QString &error) {
             if (!error.isEmpty()) {
                 QCoreApplication::exit(failureExit(error, false, false));
                 return;
@@ -103,9 +126,11 @@ void runPublish(const CtlRequest &request)
             ctlOut() << tr("dry run: nothing was loaded") << Qt::endl;
             QCoreApplication::exit(ExitOk);
         });
+        });
         return;
     }
-    publisherFor(request).publish(request.who, app, [request](const model::PublishResult &result) {
+    withPublisher(request, [request, app](const LibraryPublisher &publisher) {
+    publisher.publish(request.who, app, [request](const model::PublishResult &result) {
         if (!result.error.isEmpty()) {
             QCoreApplication::exit(failureExit(result.error, result.conflict, result.unreachable));
             return;
@@ -124,11 +149,13 @@ void runPublish(const CtlRequest &request)
             ctlErr() << tr("sluicectl: not every primary runs the published library") << Qt::endl;
         QCoreApplication::exit(result.ok() ? ExitOk : ExitDrift);
     });
+    });
 }
 
 void runStatus(const CtlRequest &request)
 {
-    publisherFor(request).status(QCoreApplication::instance(), [request](const model::DeploymentStatus &status) {
+    withPublisher(request, [request](const LibraryPublisher &publisher) {
+    publisher.status(QCoreApplication::instance(), [request](const model::DeploymentStatus &status) {
         if (!status.error.isEmpty()) {
             QCoreApplication::exit(failureExit(status.error, false, status.unreachable));
             return;
@@ -159,6 +186,7 @@ void runStatus(const CtlRequest &request)
         if (status.drift())
             ctlErr() << tr("sluicectl: drift: not every primary runs the published library; publish to restore it") << Qt::endl;
         QCoreApplication::exit(status.drift() ? ExitDrift : ExitOk);
+    });
     });
 }
 

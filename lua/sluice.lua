@@ -378,17 +378,19 @@ local function ended_entries(p, key, upto)
     return total, #members
 end
 
--- Score of the entry at which `needed` units have ended, walking live entries oldest first.
+-- Score of the entry at which `needed` units have ended, walking live entries oldest first. Every
+-- entry holds at least one unit, so no more entries are fetched than units are still missing.
 local function score_freeing(key, after, needed)
     local freed, offset = 0, 0
     while true do
-        local rows = redis.call('ZRANGE', key, '(' .. after, '+inf', 'BYSCORE', 'LIMIT', offset, 256, 'WITHSCORES')
+        local page = math.min(needed - freed, 256)
+        local rows = redis.call('ZRANGE', key, '(' .. after, '+inf', 'BYSCORE', 'LIMIT', offset, page, 'WITHSCORES')
         for i = 1, #rows, 2 do
             freed = freed + (entry_cost(rows[i]) or 0)
             if freed >= needed then return tonumber(rows[i + 1]) end
         end
-        if #rows < 512 then return nil end
-        offset = offset + 256
+        if #rows < 2 * page then return nil end
+        offset = offset + page
     end
 end
 

@@ -69,12 +69,9 @@ void readSnapshot(RedisConnection *admin, const QString &ns, QObject *context, s
 
 bool hasSluiceLibrary(const RespValue &functionList)
 {
-    for (const RespValue &library : functionList.elements) {
-        const QVector<RespValue> &fields = library.elements;
-        for (qsizetype i = 0; i + 1 < fields.size(); i += 2)
-            if (fields.at(i).bytes == "library_name" && fields.at(i + 1).bytes == "sluice")
-                return true;
-    }
+    for (const RespValue &library : functionList.elements)
+        if (const RespValue *name = library.field("library_name"); name && name->bytes == "sluice")
+            return true;
     return false;
 }
 

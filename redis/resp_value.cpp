@@ -40,4 +40,12 @@ QString RespValue::toString() const
     return QString::fromUtf8(bytes);
 }
 
+const RespValue *RespValue::field(const char *name) const
+{
+    for (qsizetype i = 0; i + 1 < elements.size(); i += 2)
+        if (elements.at(i).bytes == name)
+            return &elements.at(i + 1);
+    return nullptr;
+}
+
 } // namespace sluice::redis

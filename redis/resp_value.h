@@ -25,6 +25,8 @@ struct RespValue {
     bool isInteger() const { return type == Type::Integer; }
     // Status, String and Integer as text; Error as its message.
     QString toString() const;
+    // In a flat name/value array (RESP2's form of a map), the value after `name`; nullptr if absent.
+    const RespValue *field(const char *name) const;
 };
 
 } // namespace sluice::redis

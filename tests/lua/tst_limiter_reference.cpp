@@ -179,7 +179,7 @@ class TestLimiterReference : public QObject {
                     }
                 });
             }
-            if (!QTest::qWaitFor([&pending] { return pending == 0; }, 120000))
+            if (!test::spinUntil([&pending] { return pending == 0; }, 120000))
                 return "replies stopped coming";
         }
         return mismatch;
@@ -298,7 +298,7 @@ private Q_SLOTS:
                                                     + actual.toString() + ", model " + expected.toString();
                                    });
             }
-            QVERIFY(QTest::qWaitFor([&pending] { return pending == 0; }, 120000));
+            QVERIFY(test::spinUntil([&pending] { return pending == 0; }, 120000));
         }
         QVERIFY2(mismatch.isEmpty(), mismatch.constData());
         qInfo("%lld allowed, %lld rejected, every decision exact", allowed, rejected);

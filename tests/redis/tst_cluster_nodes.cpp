@@ -14,19 +14,6 @@ using redis::RespValue;
 using test::openAndWait;
 using test::syncCommand;
 
-namespace {
-
-// CLUSTER SHARDS answers flat key/value arrays; this finds one field's value.
-const RespValue *field(const RespValue &map, const char *name)
-{
-    for (qsizetype i = 0; i + 1 < map.elements.size(); i += 2)
-        if (map.elements.at(i).bytes == name)
-            return &map.elements.at(i + 1);
-    return nullptr;
-}
-
-} // namespace
-
 class TestClusterNodes : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -56,15 +43,15 @@ private Q_SLOTS:
         QCOMPARE(shards.value.elements.size(), 3);
         qint64 slotsCovered = 0;
         for (const RespValue &shard : shards.value.elements) {
-            const RespValue *slots = field(shard, "slots");
+            const RespValue *slots = shard.field("slots");
             QVERIFY(slots);
             for (qsizetype i = 0; i + 1 < slots->elements.size(); i += 2)
                 slotsCovered += slots->elements.at(i + 1).integer - slots->elements.at(i).integer + 1;
-            const RespValue *nodes = field(shard, "nodes");
+            const RespValue *nodes = shard.field("nodes");
             QVERIFY(nodes);
             QStringList roles;
             for (const RespValue &node : nodes->elements)
-                roles << field(node, "role")->toString();
+                roles << node.field("role")->toString();
             roles.sort();
             QCOMPARE(roles, QStringList({QStringLiteral("master"), QStringLiteral("replica")}));
         }

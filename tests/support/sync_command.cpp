@@ -26,6 +26,23 @@ RedisReply syncCommand(RedisConnection &connection, const QByteArrayList &args, 
     return result;
 }
 
+bool spinUntil(const std::function<bool()> &condition, int waitMs)
+{
+    if (condition())
+        return true;
+    QEventLoop loop;
+    QTimer check;
+    check.setTimerType(Qt::PreciseTimer);
+    QObject::connect(&check, &QTimer::timeout, &loop, [&] {
+        if (condition())
+            loop.quit();
+    });
+    check.start(1);
+    QTimer::singleShot(waitMs, &loop, &QEventLoop::quit);
+    loop.exec();
+    return condition();
+}
+
 bool openAndWait(RedisConnection &connection, int waitMs)
 {
     QEventLoop loop;

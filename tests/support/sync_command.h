@@ -2,12 +2,18 @@
 
 #include "redis/redis_connection.h"
 
+#include <functional>
+
 namespace sluice::test {
 
 // Sends one command and spins a local event loop until it ends (tests only: production code never
 // waits like this). Returns a Timeout failure if nothing came back within waitMs.
 redis::RedisReply syncCommand(redis::RedisConnection &connection, const QByteArrayList &args,
                               int waitMs = 10000);
+
+// Runs the event loop until `condition` holds (checked every millisecond) or waitMs passes; returns
+// whether it holds. Unlike QTest::qWaitFor it never sleeps while replies are waiting to be read.
+bool spinUntil(const std::function<bool()> &condition, int waitMs = 10000);
 
 // Opens the connection and waits until it is ready or failed; returns whether it became ready.
 bool openAndWait(redis::RedisConnection &connection, int waitMs = 10000);

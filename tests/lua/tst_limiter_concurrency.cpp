@@ -1,0 +1,199 @@
+// Seed 002's scenario for every algorithm: 16 clients on their own connections fire 1000 calls
+// each at one key of a "100 per minute" policy, on standalone and on the Cluster. Exactly 100 are
+// admitted (continuously refilling algorithms also admit the tokens that refill while the burst
+// lasts: one per 600 ms); the per-key and per-policy counters agree with what the clients saw.
+// The policies are stored and published the production way (policy store, publisher).
+
+#include "model/library_publisher.h"
+#include "model/policy_store.h"
+#include "redis/cluster_topology.h"
+#include "redis/primary_discovery.h"
+#include "support/limiter_support.h"
+#include "support/redis_process.h"
+#include "support/sync_command.h"
+#include "support/test_services.h"
+
+#include <QDateTime>
+#include <QElapsedTimer>
+#include <QTest>
+#include <QUuid>
+
+using namespace sluice;
+using model::Algorithm;
+using redis::RedisConnection;
+using redis::RedisReply;
+
+Q_DECLARE_METATYPE(sluice::model::Algorithm)
+
+class TestLimiterConcurrency : public QObject {
+    Q_OBJECT
+
+    test::RedisProcess m_standalone;
+    QString m_namespace;
+    std::vector<std::unique_ptr<RedisConnection>> m_clusterPrimaries;
+    QVector<redis::ConnectionOptions> m_clusterNodes;
+
+    static QVector<model::Policy> policies()
+    {
+        QVector<model::Policy> list;
+        for (const QString &name : model::algorithmNames())
+            list << test::makePolicy(name, *model::algorithmFromName(name), 100, 60000);
+        return list;
+    }
+
+    // Stores the policies and publishes them on every primary, as sluicectl apply + publish do.
+    void storeAndPublish(RedisConnection *admin, const QVector<RedisConnection *> &primaries)
+    {
+        QVector<model::PolicyChange> changes;
+        for (const model::Policy &policy : policies())
+            changes.append({model::PolicyChange::Kind::Put, policy, -1});
+        bool committed = false;
+        model::PolicyStore(admin, m_namespace).commit(changes, QStringLiteral("test"), this,
+                                                      [&](const model::PolicyStore::CommitResult &result) {
+                                                          QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+                                                          committed = true;
+                                                      });
+        QTRY_VERIFY_WITH_TIMEOUT(committed, 10000);
+        model::PublishResult published;
+        bool done = false;
+        model::LibraryPublisher(admin, primaries, m_namespace)
+            .publish(QStringLiteral("test"), this, [&](const model::PublishResult &result) { published = result; done = true; });
+        QTRY_VERIFY_WITH_TIMEOUT(done, 10000);
+        QVERIFY2(published.ok(), qPrintable(published.error));
+        QCOMPARE(published.nodes.size(), primaries.size());
+    }
+
+    // Waits, if needed, so that an aligned minute does not end during the burst.
+    static void awayFromMinuteBoundary()
+    {
+        const qint64 intoMinute = QDateTime::currentMSecsSinceEpoch() % 60000;
+        if (intoMinute > 45000)
+            QTest::qWait(static_cast<int>(60000 - intoMinute + 100));
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_namespace = QStringLiteral("c") + QUuid::createUuid().toString(QUuid::Id128).left(8);
+        QVERIFY2(m_standalone.start(), qPrintable(m_standalone.errorString()));
+        RedisConnection admin(m_standalone.options());
+        QVERIFY(test::openAndWait(admin));
+        storeAndPublish(&admin, {&admin});
+
+        SLUICE_REQUIRE_SERVICE(seeds, "SLUICE_TEST_CLUSTER_SEEDS", "Redis Cluster");
+        RedisConnection seed(test::optionsFor(QStringLiteral("redis://") + seeds.section(QLatin1Char(','), 0, 0)));
+        QVERIFY(test::openAndWait(seed));
+        redis::Primaries found;
+        bool discovered = false;
+        redis::discoverPrimaries(&seed, model::AdminKeys(m_namespace).policies(), this, [&](const redis::Primaries &p) {
+            found = p;
+            discovered = true;
+        });
+        QTRY_VERIFY(discovered);
+        QVERIFY2(found.error.isEmpty(), qPrintable(found.error));
+        QVERIFY(found.cluster);
+        QCOMPARE(found.nodes.size(), 3);
+        QVector<RedisConnection *> primaries;
+        for (const redis::ConnectionOptions &options : found.nodes) {
+            m_clusterPrimaries.push_back(std::make_unique<RedisConnection>(options));
+            QVERIFY(test::openAndWait(*m_clusterPrimaries.back()));
+            primaries << m_clusterPrimaries.back().get();
+        }
+        m_clusterNodes = found.nodes;
+        storeAndPublish(primaries.at(found.adminIndex), primaries);
+    }
+
+    void sixteenClientsGetExactlyTheLimit_data()
+    {
+        QTest::addColumn<Algorithm>("algorithm");
+        QTest::addColumn<bool>("cluster");
+        for (const bool cluster : {false, true})
+            for (const QString &name : model::algorithmNames())
+                QTest::addRow("%s, %s", qPrintable(name), cluster ? "cluster" : "standalone")
+                    << *model::algorithmFromName(name) << cluster;
+    }
+
+    void sixteenClientsGetExactlyTheLimit()
+    {
+        QFETCH(Algorithm, algorithm);
+        QFETCH(bool, cluster);
+        const QString policy = model::algorithmName(algorithm);
+        const QByteArray subject = "seller-" + QUuid::createUuid().toString(QUuid::Id128).left(12).toUtf8();
+        const QByteArray key = test::bucketKey(policy, subject, m_namespace);
+
+        redis::ConnectionOptions target = m_standalone.options();
+        if (cluster) {
+            // The clients talk straight to the primary that serves the key's slot.
+            const int slot = redis::keySlot(key);
+            RedisConnection probe(m_clusterNodes.first());
+            QVERIFY(test::openAndWait(probe));
+            QString error;
+            const auto topology = redis::ClusterTopology::fromShards(test::syncCommand(probe, {"CLUSTER", "SHARDS"}).value,
+                                                                     false, &error);
+            QVERIFY2(topology, qPrintable(error));
+            const redis::ClusterNode *owner = topology->ownerOf(slot);
+            QVERIFY(owner);
+            target.host = owner->host;
+            target.port = owner->port;
+        }
+        constexpr int clients = 16, callsEach = 1000;
+        std::vector<std::unique_ptr<RedisConnection>> connections;
+        for (int i = 0; i < clients; ++i) {
+            connections.push_back(std::make_unique<RedisConnection>(target));
+            QVERIFY(test::openAndWait(*connections.back()));
+        }
+        const bool windowed = algorithm == Algorithm::FixedWindow || algorithm == Algorithm::SlidingWindow;
+        if (windowed)
+            awayFromMinuteBoundary();
+
+        int allowed = 0, rejected = 0, errors = 0, finished = 0;
+        QString firstError;
+        QElapsedTimer span;
+        span.start();
+        std::vector<std::function<void(int)>> fire(clients);
+        for (int c = 0; c < clients; ++c) {
+            fire[c] = [&, c](int left) {
+                if (left == 0) {
+                    ++finished;
+                    return;
+                }
+                connections[c]->send({"FCALL", "sluice_acquire", "1", key, policy.toUtf8()}, this,
+                                     [&, c, left](const RedisReply &reply) {
+                                         if (!reply.ok() || reply.value.elements.isEmpty()) {
+                                             ++errors;
+                                             firstError = reply.errorText();
+                                         } else {
+                                             (reply.value.elements.at(0).integer == 1 ? allowed : rejected) += 1;
+                                         }
+                                         fire[c](left - 1);
+                                     });
+            };
+        }
+        for (int c = 0; c < clients; ++c)
+            fire[c](callsEach);
+        QVERIFY(test::spinUntil([&] { return finished == clients; }, 120000));
+        const qint64 elapsedMs = span.elapsed();
+        QVERIFY2(errors == 0, qPrintable(firstError));
+        QCOMPARE(allowed + rejected, clients * callsEach);
+
+        const bool refills = algorithm == Algorithm::TokenBucket || algorithm == Algorithm::Gcra
+                          || algorithm == Algorithm::LeakyBucket;
+        qInfo("%d admitted of %d in %lld ms", allowed, clients * callsEach, elapsedMs);
+        if (refills) {
+            // Every token that refills during the burst is taken at once; the server's span is
+            // a little shorter than the clients'.
+            QVERIFY2(allowed >= 100 + (elapsedMs - 50) / 600 && allowed <= 100 + elapsedMs / 600,
+                     qPrintable(QStringLiteral("%1 admitted in %2 ms").arg(allowed).arg(elapsedMs)));
+        } else {
+            QCOMPARE(allowed, 100);
+        }
+
+        const RedisReply state = test::syncCommand(*connections.front(), {"FCALL_RO", "sluice_inspect", "1", key, policy.toUtf8()});
+        QVERIFY2(state.ok(), qPrintable(state.errorText()));
+        QCOMPARE(state.value.field("allowed")->integer, allowed);
+        QCOMPARE(state.value.field("rejected")->integer, rejected);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLimiterConcurrency)
+#include "tst_limiter_concurrency.moc"
