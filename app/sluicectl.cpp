@@ -8,6 +8,9 @@
 #include <QCoreApplication>
 #include <QSysInfo>
 
+#include <pwd.h>
+#include <unistd.h>
+
 using namespace sluice;
 using app::ctlErr;
 using app::ctlOut;
@@ -48,6 +51,16 @@ QString description()
     text += QCoreApplication::translate("sluicectl", "\nExit codes: 0 ok, 1 failed, 2 usage error, 3 cannot connect, "
                                                      "4 timeout, 5 invalid input file, 6 conflict, 7 drift (a primary does not run the published library).");
     return text;
+}
+
+// Who runs this, for audit entries: $USER when set (sudo keeps the caller's), else the account.
+QString accountName()
+{
+    const QString fromEnvironment = qEnvironmentVariable("USER");
+    if (!fromEnvironment.isEmpty())
+        return fromEnvironment;
+    const passwd *account = getpwuid(getuid());
+    return account ? QString::fromLocal8Bit(account->pw_name) : QStringLiteral("uid %1").arg(getuid());
 }
 
 } // namespace
@@ -130,7 +143,7 @@ int main(int argc, char *argv[])
     request.connection = &connection;
     request.args = positional;
     request.ns = parser.value(namespaceOption);
-    const QString user = qEnvironmentVariable("USER", QStringLiteral("unknown"));
+    const QString user = accountName();
     request.who = QStringLiteral("%1@%2 (sluicectl)").arg(user, QSysInfo::machineHostName());
     request.dryRun = parser.isSet(dryRunOption);
     request.prune = parser.isSet(pruneOption);

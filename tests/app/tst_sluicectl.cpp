@@ -8,6 +8,7 @@
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QUuid>
 #include <QProcess>
@@ -200,6 +201,71 @@ private Q_SLOTS:
         QVERIFY(missing.err.contains(QLatin1String("cannot read")));
     }
 
+    void publishStatusAndAcquire()
+    {
+        // A private server: publishing replaces the server's function library.
+        sluice::test::RedisProcess server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        const QString url = QStringLiteral("redis://127.0.0.1:%1").arg(server.port());
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("policies.json"));
+        QVERIFY(writeFile(file, js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 100, 'window_ms': 60000, 'burst': 2},"
+                                   "{'name': 'jobs', 'algorithm': 'concurrency', 'limit': 1, 'window_ms': 60000}]}")));
+        const QStringList base{QStringLiteral("-u"), url};
+        QCOMPARE(sluicectl(base + QStringList{QStringLiteral("apply"), file}).exitCode, 0);
+
+        const Run never = sluicectl(base + QStringList{QStringLiteral("status")});
+        QCOMPARE(never.exitCode, 7);
+        QVERIFY2(never.out.contains(QLatin1String("never published")) && never.out.contains(QLatin1String("missing")), qPrintable(never.out));
+        QVERIFY2(never.err.contains(QLatin1String("persists nothing")), qPrintable(never.err));
+
+        const Run dry = sluicectl(base + QStringList{QStringLiteral("publish"), QStringLiteral("--dry-run")});
+        QCOMPARE(dry.exitCode, 0);
+        QVERIFY2(dry.out.contains(QLatin1String("[\"jobs\"] = {algorithm = \"concurrency\"")), qPrintable(dry.out));
+        QCOMPARE(sluicectl(base + QStringList{QStringLiteral("status")}).exitCode, 7);
+
+        const Run published = sluicectl(base + QStringList{QStringLiteral("publish")});
+        QCOMPARE(published.exitCode, 0);
+        QVERIFY2(published.out.contains(QLatin1String("published version 1")) && published.out.contains(QLatin1String("current")),
+                 qPrintable(published.out));
+        const Run status = sluicectl(base + QStringList{QStringLiteral("status"), QStringLiteral("--json")});
+        QCOMPARE(status.exitCode, 0);
+        const QJsonObject state = QJsonDocument::fromJson(status.out.toUtf8()).object();
+        QCOMPARE(state[QLatin1String("version")].toInt(), 1);
+        QCOMPARE(state[QLatin1String("drift")].toBool(), false);
+        QCOMPARE(state[QLatin1String("nodes")].toArray().at(0)[QLatin1String("state")].toString(), QStringLiteral("current"));
+
+        const Run first = sluicectl(base + QStringList{QStringLiteral("acquire"), QStringLiteral("api"), QStringLiteral("alice")});
+        QCOMPARE(first.exitCode, 0);
+        QVERIFY2(first.out.contains(QLatin1String("allowed          true")) && first.out.contains(QLatin1String("remaining        1")),
+                 qPrintable(first.out));
+        const Run second = sluicectl(base + QStringList{QStringLiteral("acquire"), QStringLiteral("api"), QStringLiteral("alice"),
+                                                        QStringLiteral("--cost"), QStringLiteral("2"), QStringLiteral("--json")});
+        QCOMPARE(second.exitCode, 0);
+        const QJsonObject denied = QJsonDocument::fromJson(second.out.toUtf8()).object();
+        QCOMPARE(denied[QLatin1String("allowed")].toBool(), false);
+        QVERIFY(denied[QLatin1String("retry_after_ms")].toInt() > 0);
+        const Run lease = sluicectl(base + QStringList{QStringLiteral("acquire"), QStringLiteral("jobs"), QStringLiteral("batch"),
+                                                       QStringLiteral("--json")});
+        QVERIFY2(QJsonDocument::fromJson(lease.out.toUtf8()).object()[QLatin1String("lease")].toString().contains(QLatin1Char(':')),
+                 qPrintable(lease.out));
+
+        const Run badCost = sluicectl(base + QStringList{QStringLiteral("acquire"), QStringLiteral("api"), QStringLiteral("alice"),
+                                                         QStringLiteral("--cost"), QStringLiteral("-3")});
+        QCOMPARE(badCost.exitCode, 1);
+        QVERIFY2(badCost.err.contains(QLatin1String("ERR sluice: cost must be a whole number")), qPrintable(badCost.err));
+        const Run unknown = sluicectl(base + QStringList{QStringLiteral("acquire"), QStringLiteral("nope"), QStringLiteral("alice")});
+        QCOMPARE(unknown.exitCode, 1);
+        QVERIFY2(unknown.err.contains(QLatin1String("unknown policy")), qPrintable(unknown.err));
+
+        // A restart without persistence loses the library: status reports drift, publish repairs it.
+        QVERIFY(server.restart());
+        QCOMPARE(sluicectl(base + QStringList{QStringLiteral("apply"), file}).exitCode, 0);
+        QCOMPARE(sluicectl(base + QStringList{QStringLiteral("status")}).exitCode, 7);
+        QCOMPARE(sluicectl(base + QStringList{QStringLiteral("publish")}).exitCode, 0);
+        QCOMPARE(sluicectl(base + QStringList{QStringLiteral("status")}).exitCode, 0);
+    }
+
     void usageErrors_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -218,6 +284,8 @@ private Q_SLOTS:
                                             << QStringLiteral("usage: sluicectl apply FILE [--dry-run] [--prune]");
         QTest::newRow("missing value") << QStringList{QStringLiteral("ping"), QStringLiteral("--url")}
                                        << QStringLiteral("url");
+        QTest::newRow("acquire without subject") << QStringList{QStringLiteral("acquire"), QStringLiteral("api")}
+                                                 << QStringLiteral("usage: sluicectl acquire POLICY SUBJECT");
     }
 
     void usageErrors()
