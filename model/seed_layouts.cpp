@@ -1,0 +1,39 @@
+#include "model/seed_layouts.h"
+
+#include <QFile>
+
+namespace sluice::model {
+
+QString seedLayoutName(SeedLayout layout)
+{
+    switch (layout) {
+    case SeedLayout::ScgTokenBucket:
+        return QStringLiteral("scg_token_bucket");
+    case SeedLayout::FixedWindowCounter:
+        return QStringLiteral("fixed_window_counter");
+    case SeedLayout::MsTokenBucket:
+        return QStringLiteral("ms_token_bucket");
+    }
+    return {};
+}
+
+QByteArray seedScript(SeedLayout layout)
+{
+    QFile file(QStringLiteral(":/lua/compat_%1.lua").arg(seedLayoutName(layout)));
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+QByteArrayList seedKeys(SeedLayout layout, const QByteArray &id)
+{
+    switch (layout) {
+    case SeedLayout::ScgTokenBucket:
+        return {"request_rate_limiter.{" + id + "}.tokens", "request_rate_limiter.{" + id + "}.timestamp"};
+    case SeedLayout::FixedWindowCounter:
+        return {id};
+    case SeedLayout::MsTokenBucket:
+        return {id, id + ":last"};
+    }
+    return {};
+}
+
+} // namespace sluice::model
