@@ -93,6 +93,7 @@ end
 
 -- Token bucket, GCRA, leaky bucket and sliding window keep one string: a tag byte and `count` doubles.
 local FORMATS = {[4] = 'dddd', [5] = 'ddddd'}
+local TAGGED_FORMATS = {[4] = 'Bdddd', [5] = 'Bddddd'}
 
 local function packed_state(p, key, tag, count)
     local raw, err = read('GET', key)
@@ -103,21 +104,26 @@ local function packed_state(p, key, tag, count)
 end
 
 local function write_packed(key, ttl, tag, ...)
-    redis.call('SET', key, pack('B' .. FORMATS[select('#', ...)], tag, ...), 'PX', ttl)
+    redis.call('SET', key, pack(TAGGED_FORMATS[select('#', ...)], tag, ...), 'PX', ttl)
+end
+
+-- A rejection consumes nothing: the stored state still describes the bucket and its expiry still
+-- falls when it is full again, so only the rejection counter (the last double) changes, in place.
+local function count_rejection(key, count, rejected)
+    redis.call('SETRANGE', key, 1 + 8 * (count - 1), pack('d', rejected + 1))
 end
 
 -- A level that rises with each call and falls at `limit` per ms (GCRA backlog, leaky bucket water):
--- the shared outcome of both.
-local function backlog_outcome(p, st, backlog, need)
+-- the shared outcome of both. `stamp` is the time the state is written for.
+local function backlog_outcome(p, backlog, need, allowed, rejected, stamp, delay)
     local full, rate, window = p.full, p.limit, p.window_ms
-    st.ok = backlog + need <= full
-    st.avail = idiv(full - backlog, window)
-    st.reset_now = cdiv(backlog, rate)
-    st.left = idiv(full - backlog - need, window)
-    st.reset_used = cdiv(backlog + need, rate)
-    st.retry = st.ok and -1 or cdiv(backlog + need - full, rate)
-    st.backlog = backlog
-    return st
+    local ok = backlog + need <= full
+    return {
+        ok = ok, backlog = backlog, need = need, allowed = allowed, rejected = rejected, stamp = stamp, delay = delay,
+        avail = idiv(full - backlog, window), reset_now = cdiv(backlog, rate),
+        left = ok and idiv(full - backlog - need, window) or 0, reset_used = cdiv(backlog + need, rate),
+        retry = ok and -1 or cdiv(backlog + need - full, rate),
+    }
 end
 
 local TOKEN_TAG, GCRA_TAG, LEAKY_TAG, SLIDING_TAG = 84, 71, 76, 83 -- 'T', 'G', 'L', 'S'
@@ -133,15 +139,14 @@ function token_bucket.evaluate(p, key, now, cost)
         level = refill(level, now - stamp, p.full, p.limit)
         stamp = max(stamp, now) -- a clock that stepped back grants nothing twice
     end
-    local need, window, rate = cost * p.window_ms, p.window_ms, p.limit
-    local st = {level = level, stamp = stamp, need = need, allowed = allowed, rejected = rejected}
-    st.ok = level >= need
-    st.avail = idiv(level, window)
-    st.reset_now = cdiv(p.full - level, rate)
-    st.left = idiv(level - need, window)
-    st.reset_used = cdiv(p.full - level + need, rate)
-    st.retry = st.ok and -1 or cdiv(need - level, rate)
-    return st
+    local need, window, rate, full = cost * p.window_ms, p.window_ms, p.limit, p.full
+    local ok = level >= need
+    return {
+        ok = ok, level = level, stamp = stamp, need = need, allowed = allowed, rejected = rejected,
+        avail = idiv(level, window), reset_now = cdiv(full - level, rate),
+        left = ok and idiv(level - need, window) or 0, reset_used = cdiv(full - level + need, rate),
+        retry = ok and -1 or cdiv(need - level, rate),
+    }
 end
 
 function token_bucket.apply(p, key, st, verdict)
@@ -149,8 +154,7 @@ function token_bucket.apply(p, key, st, verdict)
         write_packed(key, max(st.reset_used, p.window_ms), TOKEN_TAG, st.level - st.need, st.stamp,
                      st.allowed + 1, st.rejected)
     elseif verdict == 'reject' then
-        write_packed(key, max(st.reset_now, p.window_ms), TOKEN_TAG, st.level, st.stamp, st.allowed,
-                     st.rejected + 1)
+        count_rejection(key, 4, st.rejected)
     end
 end
 
@@ -167,20 +171,17 @@ function gcra.evaluate(p, key, now, cost)
     else
         allowed, rejected = 0, 0
     end
-    local st = {now = now, need = cost * p.window_ms, allowed = allowed, rejected = rejected}
-    return backlog_outcome(p, st, backlog, st.need)
-end
-
-local function write_gcra(p, key, st, backlog, allowed, rejected, ttl)
-    local whole = idiv(backlog, p.limit)
-    write_packed(key, ttl, GCRA_TAG, st.now + whole, backlog - whole * p.limit, allowed, rejected)
+    return backlog_outcome(p, backlog, cost * p.window_ms, allowed, rejected, now)
 end
 
 function gcra.apply(p, key, st, verdict)
     if verdict == 'consume' then
-        write_gcra(p, key, st, st.backlog + st.need, st.allowed + 1, st.rejected, max(st.reset_used, p.window_ms))
+        local backlog = st.backlog + st.need
+        local whole = idiv(backlog, p.limit)
+        write_packed(key, max(st.reset_used, p.window_ms), GCRA_TAG, st.stamp + whole, backlog - whole * p.limit,
+                     st.allowed + 1, st.rejected)
     elseif verdict == 'reject' then
-        write_gcra(p, key, st, st.backlog, st.allowed, st.rejected + 1, max(st.reset_now, p.window_ms))
+        count_rejection(key, 4, st.rejected)
     end
 end
 
@@ -196,9 +197,7 @@ function leaky_bucket.evaluate(p, key, now, cost)
         water = drain(water, now - stamp, p.limit)
         stamp = max(stamp, now)
     end
-    local st = {stamp = stamp, need = cost * p.window_ms, allowed = allowed, rejected = rejected}
-    st.delay = cdiv(water, p.limit)
-    return backlog_outcome(p, st, water, st.need)
+    return backlog_outcome(p, water, cost * p.window_ms, allowed, rejected, stamp, cdiv(water, p.limit))
 end
 
 function leaky_bucket.apply(p, key, st, verdict)
@@ -207,8 +206,7 @@ function leaky_bucket.apply(p, key, st, verdict)
                      st.allowed + 1, st.rejected)
         return st.delay
     elseif verdict == 'reject' then
-        write_packed(key, max(st.reset_now, p.window_ms), LEAKY_TAG, st.backlog, st.stamp, st.allowed,
-                     st.rejected + 1)
+        count_rejection(key, 4, st.rejected)
     end
 end
 
@@ -237,41 +235,41 @@ local function window_fields(fields, id)
     return summary
 end
 
-local function window_outcome(p, st, count, cost, ends)
-    st.ok = count + cost <= p.limit
-    st.avail = p.limit - count
-    st.left = p.limit - count - cost
-    st.reset_now = count > 0 and ends or 0
-    st.reset_used = ends
-    st.retry = st.ok and -1 or ends
-    return st
+-- `count` is the window's count before this call; `incremented` says the call is already counted.
+local function window_outcome(p, id, count, cost, now, incremented, fresh, previous, allowed, rejected)
+    local limit = p.limit
+    local ends = (id + 1) * p.window_ms - now
+    local ok = count + cost <= limit
+    return {
+        ok = ok, id = id, cost = cost, incremented = incremented, fresh = fresh, previous = previous,
+        allowed = allowed, rejected = rejected,
+        avail = limit - count, left = limit - count - cost, reset_now = count > 0 and ends or 0, reset_used = ends,
+        retry = ok and -1 or ends,
+    }
 end
 
 function fixed_window.evaluate(p, key, now, cost, peek)
     local id = idiv(now, p.window_ms)
-    local ends = (id + 1) * p.window_ms - now
-    local st = {id = id, cost = cost}
     if not peek then
         local count, err = read('HINCRBY', key, id, cost)
         if err then return nil, not_a_bucket(key, p) end
-        st.incremented, st.fresh = true, count == cost
-        if st.fresh and redis.call('HLEN', key) > 1 then
+        local fresh, previous = count == cost, nil
+        if fresh and redis.call('HLEN', key) > 1 then
             -- First call of this window on an older bucket: check the rest of it before use.
             local summary = window_fields(redis.call('HGETALL', key), id)
             if not summary then
                 redis.call('HDEL', key, id) -- the count this call just created
                 return nil, not_a_bucket(key, p)
             end
-            st.previous = summary.previous
+            previous = summary.previous
         end
-        return window_outcome(p, st, count - cost, cost, ends)
+        return window_outcome(p, id, count - cost, cost, now, true, fresh, previous)
     end
     local fields, err = read('HGETALL', key)
     if err then return nil, not_a_bucket(key, p) end
     local summary = window_fields(fields, id)
     if not summary then return nil, not_a_bucket(key, p) end
-    st.allowed, st.rejected = summary.allowed, summary.rejected
-    return window_outcome(p, st, summary.count, cost, ends)
+    return window_outcome(p, id, summary.count, cost, now, false, false, nil, summary.allowed, summary.rejected)
 end
 
 function fixed_window.apply(p, key, st, verdict)
@@ -306,34 +304,33 @@ function sliding_window.evaluate(p, key, now, cost)
     if not stored_id then allowed, rejected = 0, 0 end
     local used = prev * (window - elapsed) + curr * window
     local need = cost * window
-    local st = {id = id, prev = prev, curr = curr, cost = cost, allowed = allowed, rejected = rejected}
-    st.ok = used + need <= p.full
-    st.avail = idiv(p.full - used, window)
-    st.left = idiv(p.full - used - need, window)
-    st.reset_used = window - elapsed + window
+    local ok = used + need <= p.full
+    local reset_now = 0
     if curr > 0 then
-        st.reset_now = window - elapsed + window
+        reset_now = window - elapsed + window
     elseif prev > 0 then
-        st.reset_now = window - elapsed
-    else
-        st.reset_now = 0
+        reset_now = window - elapsed
     end
-    st.retry = -1
-    if not st.ok then
+    local retry = -1
+    if not ok then
         -- Earliest elapsed time e in this window with prev * (window - e) <= what is left.
         local room = (limit - curr - cost) * window
         local at = window
         if room >= 0 and prev > 0 then at = window - idiv(room, prev) end
         if at < window then
-            st.retry = at - elapsed
+            retry = at - elapsed
         else
             -- In the next window the current count is the weighted one and nothing is current.
             local later = 0
             if curr > 0 then later = max(0, window - idiv((limit - cost) * window, curr)) end
-            st.retry = window - elapsed + later
+            retry = window - elapsed + later
         end
     end
-    return st
+    return {
+        ok = ok, id = id, prev = prev, curr = curr, cost = cost, allowed = allowed, rejected = rejected,
+        avail = idiv(p.full - used, window), left = ok and idiv(p.full - used - need, window) or 0,
+        reset_now = reset_now, reset_used = window - elapsed + window, retry = retry,
+    }
 end
 
 function sliding_window.apply(p, key, st, verdict)
@@ -341,8 +338,7 @@ function sliding_window.apply(p, key, st, verdict)
         write_packed(key, max(st.reset_used, p.window_ms), SLIDING_TAG, st.id, st.prev, st.curr + st.cost,
                      st.allowed + 1, st.rejected)
     elseif verdict == 'reject' then
-        write_packed(key, max(st.reset_now, p.window_ms), SLIDING_TAG, st.id, st.prev, st.curr, st.allowed,
-                     st.rejected + 1)
+        count_rejection(key, 5, st.rejected)
     end
 end
 
@@ -402,19 +398,19 @@ local function zset_evaluate(p, key, now, cost, ended_before, new_score)
     local ended, count = ended_entries(p, key, ended_before)
     if not ended then return nil, count end
     local used, limit, offset = meta.u - ended, p.limit, now - ended_before
-    local st = {meta = meta, used = used, ended = count, ended_before = ended_before, cost = cost,
-                score = new_score, allowed = meta.a, rejected = meta.r}
-    st.ok = used + cost <= limit
-    st.avail = limit - used
-    st.left = limit - used - cost
-    st.reset_now = used > 0 and max(meta.t + offset - now, 0) or 0
-    st.reset_used = max(meta.t, new_score) + offset - now
-    st.retry = -1
-    if not st.ok then
+    local ok = used + cost <= limit
+    local reset_now = used > 0 and max(meta.t + offset - now, 0) or 0
+    local retry = -1
+    if not ok then
         local score = score_freeing(key, ended_before, used + cost - limit)
-        st.retry = score and score - ended_before or st.reset_now
+        retry = score and score - ended_before or reset_now
     end
-    return st
+    return {
+        ok = ok, meta = meta, used = used, ended = count, ended_before = ended_before, cost = cost, now = now,
+        score = new_score, allowed = meta.a, rejected = meta.r,
+        avail = limit - used, left = limit - used - cost, reset_now = reset_now,
+        reset_used = max(meta.t, new_score) + offset - now, retry = retry,
+    }
 end
 
 local function zset_apply(p, key, st, verdict, member)
@@ -446,9 +442,7 @@ end
 local concurrency = {}
 
 function concurrency.evaluate(p, key, now, cost)
-    local st, err = zset_evaluate(p, key, now, cost, now, now + p.window_ms)
-    if st then st.now = now end
-    return st, err
+    return zset_evaluate(p, key, now, cost, now, now + p.window_ms)
 end
 
 function concurrency.apply(p, key, st, verdict)
@@ -500,8 +494,7 @@ local RING = 64
 local STATS = {}
 local epoch = nil
 
-local function record(name, now, allowed, rejected)
-    local s = STATS[name]
+local function record(s, now, allowed, rejected)
     local second = idiv(now, 1000)
     local slot = second % RING + 1
     if s.second[slot] ~= second then
@@ -511,6 +504,7 @@ local function record(name, now, allowed, rejected)
     s.r[slot] = s.r[slot] + rejected
     s.allowed = s.allowed + allowed
     s.rejected = s.rejected + rejected
+    epoch = epoch or now
 end
 
 local ready = false
@@ -523,7 +517,9 @@ local function setup()
         p.prefix = NAMESPACE .. ':' .. name .. ':{'
         local ok, err = prepare(p)
         if not ok then error('sluice: policy ' .. shown(name) .. ': ' .. err) end
-        STATS[name] = {allowed = 0, rejected = 0, second = {}, a = {}, r = {}}
+        p.stats = {allowed = 0, rejected = 0, second = {}, a = {}, r = {}}
+        p.extra = EXTRA[p.algorithm]
+        STATS[name] = p.stats
     end
     ready = true
 end
@@ -532,11 +528,16 @@ end
 -- subject's buckets under several policies share a slot.
 local function check_key(key, p)
     local prefix = p.prefix
-    local subject = sub(key, #prefix + 1, -2)
-    if sub(key, 1, #prefix) ~= prefix or byte(key, -1) ~= 125 or subject == '' or find(subject, '[{}]') then
-        return 'key ' .. shown(key) .. ' is not a bucket of policy ' .. shown(p.name) .. ' (expected '
-            .. shown(prefix .. '<subject>}') .. ' with a non-empty subject without braces)'
+    local length = #key
+    -- The prefix, a non-empty subject without braces, then the closing brace (checked without
+    -- building substrings: this runs on every call).
+    local start = #prefix + 1
+    if length > start and find(key, prefix, 1, true) == 1 and find(key, '}', start, true) == length
+        and not find(key, '{', start, true) then
+        return nil
     end
+    return 'key ' .. shown(key) .. ' is not a bucket of policy ' .. shown(p.name) .. ' (expected '
+        .. shown(prefix .. '<subject>}') .. ' with a non-empty subject without braces)'
 end
 
 -- Resolves `keys` and `args` (policy names, then an optional cost) into policies and a cost.
@@ -579,7 +580,6 @@ end
 -- tightest enforcing one when admitted.
 local function decide(keys, policies, cost, peek)
     local now = now_ms()
-    epoch = epoch or now
     local states = {}
     for i = 1, #policies do
         local st, err = policies[i].impl.evaluate(policies[i], keys[i], now, cost, peek)
@@ -628,13 +628,39 @@ local function decide(keys, policies, cost, peek)
         local q, s = policies[i], states[i]
         local verdict = (not s.ok and 'reject') or (blocked and 'none') or 'consume'
         local extra = q.impl.apply(q, keys[i], s, verdict)
-        if verdict == 'consume' then record(q.name, now, 1, 0) elseif verdict == 'reject' then record(q.name, now, 0, 1) end
+        if verdict == 'consume' then record(q.stats, now, 1, 0) elseif verdict == 'reject' then record(q.stats, now, 0, 1) end
         if not blocked and EXTRA[q.algorithm] then reply[#reply + 1] = extra or EXTRA[q.algorithm] end
     end
     return reply
 end
 
+-- One key, one policy: the common call, decided without the bookkeeping of decide().
+local function decide_one(key, p, cost)
+    local now = now_ms()
+    local st, err = p.impl.evaluate(p, key, now, cost, false)
+    if not st then return fail(err) end
+    if st.ok then
+        local extra = p.impl.apply(p, key, st, 'consume')
+        record(p.stats, now, 1, 0)
+        if p.extra then return {1, st.left, -1, st.reset_used, p.limit, p.name, extra} end
+        return {1, st.left, -1, st.reset_used, p.limit, p.name}
+    end
+    p.impl.apply(p, key, st, 'reject')
+    record(p.stats, now, 0, 1)
+    if not p.shadow then return {0, st.avail, st.retry, st.reset_now, p.limit, p.name} end
+    if p.extra then return {1, st.avail, -1, st.reset_now, p.limit, p.name, p.extra} end
+    return {1, st.avail, -1, st.reset_now, p.limit, p.name}
+end
+
 local function acquire(keys, args)
+    if #keys == 1 then
+        local p, cost = POLICIES[args[1]], 1
+        if #args == 2 then cost = parse_count(args[2], MAX_COUNT) end
+        if p and cost and #args <= 2 and cost <= p.capacity and not check_key(keys[1], p) then
+            return decide_one(keys[1], p, cost)
+        end
+    end
+    -- Several policies, or something to report: resolve() names the problem.
     local policies, cost = resolve(keys, args)
     if not policies then return fail(cost) end
     return decide(keys, policies, cost, false)

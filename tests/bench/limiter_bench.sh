@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Limiter benchmark: ops/s and server microseconds per call for every algorithm on the allow path
+# (random subjects, buckets already warm) and the deny path (one hot key), next to the Spring Cloud
+# Gateway-compatible script, EVALSHA "return 1" and plain INCR, in one run against one private
+# redis-server pinned to CPU 1, with redis-benchmark pinned to CPU 0. Prints a table and the ratios
+# the data-plane issue targets; exits non-zero only when a command fails, never on a figure.
+#
+# Usage: tests/bench/limiter_bench.sh [BUILD_DIR] [ROUNDS]    (defaults: build, 3)
+set -euo pipefail
+build=$(cd "${1:-build}" && pwd)
+rounds=${2:-3}
+ctl="$build/app/sluicectl"
+source_dir=$(cd "$(dirname "$0")/../.." && pwd)
+requests=200000
+subjects=100000
+
+work=$(mktemp -d /tmp/sluice-bench.XXXXXX)
+port=$((20000 + RANDOM % 20000))
+while redis-cli -p "$port" ping >/dev/null 2>&1; do port=$((port + 1)); done
+cpus=$(nproc)
+server_cpu=$((cpus > 1 ? 1 : 0))
+taskset -c "$server_cpu" redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no \
+  --dir "$work" --daemonize yes --pidfile "$work/redis.pid" --logfile "$work/redis.log"
+trap 'kill "$(cat "$work/redis.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$work"' EXIT
+for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+cli() { redis-cli -p "$port" "$@"; }
+
+# One allow policy (never rejects) and one deny policy (1 per hour) per algorithm.
+{
+  echo '{"policies": ['
+  first=1
+  for algorithm in token_bucket fixed_window sliding_log sliding_window leaky_bucket gcra concurrency; do
+    case $algorithm in
+      sliding_log|concurrency) allow_limit=100000 ;;
+      *) allow_limit=1000000000 ;; # per hour: warm buckets stay in their window
+
+    esac
+    [[ $first == 1 ]] || echo ','
+    first=0
+    printf '{"name": "%s_allow", "algorithm": "%s", "limit": %s, "window_ms": 3600000},\n' "$algorithm" "$algorithm" "$allow_limit"
+    printf '{"name": "%s_deny", "algorithm": "%s", "limit": 1, "window_ms": 3600000}' "$algorithm" "$algorithm"
+  done
+  echo ']}'
+} > "$work/policies.json"
+"$ctl" -u "redis://127.0.0.1:$port" apply "$work/policies.json" >/dev/null
+"$ctl" -u "redis://127.0.0.1:$port" publish >/dev/null 2>&1
+scg=$(cli SCRIPT LOAD "$(cat "$source_dir/lua/compat_scg_token_bucket.lua")")
+noop=$(cli SCRIPT LOAD "return 1")
+
+# bench NAME ARGS...: prints "ops/s usec_per_call" for one redis-benchmark run of ARGS.
+bench() {
+  local name=$1; shift
+  cli CONFIG RESETSTAT >/dev/null
+  local output
+  output=$(taskset -c 0 redis-benchmark -p "$port" -n "$requests" -c 32 -P 16 -r "$subjects" -q "$@" 2>&1 | tr '\r' '\n')
+  if grep -qi 'err' <<<"$output"; then
+    echo "benchmark $name failed: $(grep -i -m1 'err' <<<"$output")" >&2
+    exit 1
+  fi
+  local rps usec
+  rps=$(grep -o '[0-9.]* requests per second' <<<"$output" | tail -1 | cut -d' ' -f1)
+  usec=$(cli INFO commandstats | grep -E '^cmdstat_(fcall|evalsha|incr):' | sed 's/.*usec_per_call=\([0-9.]*\).*/\1/' | head -1)
+  echo "$rps $usec"
+}
+
+cases=(scg_allow scg_deny evalsha_return_1 incr)
+for algorithm in token_bucket fixed_window sliding_log sliding_window leaky_bucket gcra concurrency; do
+  cases+=("${algorithm}_allow" "${algorithm}_deny")
+done
+
+run_case() { # run_case NAME: one measurement
+  local name=$1
+  case $name in
+    scg_allow) bench "$name" EVALSHA "$scg" 2 'request_rate_limiter.{__rand_int__}.tokens' \
+                 'request_rate_limiter.{__rand_int__}.timestamp' 1000000 1000000000 1700000000 1 ;;
+    scg_deny) bench "$name" EVALSHA "$scg" 2 'request_rate_limiter.{hot}.tokens' 'request_rate_limiter.{hot}.timestamp' \
+                1 1 1700000000 1 ;;
+    evalsha_return_1) bench "$name" EVALSHA "$noop" 0 ;;
+    incr) bench "$name" INCR 'counter:{__rand_int__}' ;;
+    *_allow) bench "$name" FCALL sluice_acquire 1 "sluice:$name:{__rand_int__}" "$name" ;;
+    *_deny) bench "$name" FCALL sluice_acquire 1 "sluice:$name:{hot}" "$name" ;;
+  esac
+}
+
+echo "Sluice limiter benchmark: $(redis-server --version | cut -d' ' -f3), $rounds rounds of $requests calls" \
+     "(32 connections, pipeline 16, $subjects subjects), server on CPU $server_cpu, client on CPU 0"
+echo "warming up (every bucket of the allow path exists before measuring)..."
+for name in "${cases[@]}"; do run_case "$name" >/dev/null; done
+
+declare -A rps_samples usec_samples
+for round in $(seq "$rounds"); do
+  for name in "${cases[@]}"; do
+    read -r rps usec < <(run_case "$name")
+    rps_samples[$name]+="$rps "
+    usec_samples[$name]+="$usec "
+  done
+done
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+declare -A rps_of usec_of
+for name in "${cases[@]}"; do
+  rps_of[$name]=$(median <<<"${rps_samples[$name]}")
+  usec_of[$name]=$(median <<<"${usec_samples[$name]}")
+done
+
+printf '\n| %-18s | %12s | %9s | %12s | %9s |\n' "script" "allow ops/s" "allow us" "deny ops/s" "deny us"
+printf '|%s|%s|%s|%s|%s|\n' "--------------------" "--------------" "-----------" "--------------" "-----------"
+printf '| %-18s | %12.0f | %9s | %12.0f | %9s |\n' "SCG-compatible" "${rps_of[scg_allow]}" "${usec_of[scg_allow]}" \
+  "${rps_of[scg_deny]}" "${usec_of[scg_deny]}"
+for algorithm in token_bucket fixed_window sliding_log sliding_window leaky_bucket gcra concurrency; do
+  printf '| %-18s | %12.0f | %9s | %12.0f | %9s |\n' "$algorithm" "${rps_of[${algorithm}_allow]}" "${usec_of[${algorithm}_allow]}" \
+    "${rps_of[${algorithm}_deny]}" "${usec_of[${algorithm}_deny]}"
+done
+printf '| %-18s | %12.0f | %9s | %12s | %9s |\n' 'EVALSHA "return 1"' "${rps_of[evalsha_return_1]}" "${usec_of[evalsha_return_1]}" "" ""
+printf '| %-18s | %12.0f | %9s | %12s | %9s |\n' "INCR" "${rps_of[incr]}" "${usec_of[incr]}" "" ""
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+verdict() { awk -v r="$1" -v t="$2" 'BEGIN {print (r >= t) ? "meets" : "BELOW"}'; }
+echo
+for check in "token_bucket allow 1.3" "token_bucket deny 1.4" "fixed_window allow 2.5" "fixed_window deny 2.5"; do
+  read -r algorithm path target <<<"$check"
+  r=$(ratio "${rps_of[${algorithm}_$path]}" "${rps_of[scg_$path]}")
+  echo "$algorithm $path path: ${r}x the SCG-compatible script's throughput (target ${target}x: $(verdict "$r" "$target"))"
+done
