@@ -105,88 +105,92 @@ int failureExit(const QString &error, bool conflict, bool unreachable)
     return conflict ? ExitConflict : unreachable ? ExitCannotConnect : ExitFailure;
 }
 
+void reportPreview(const model::LimiterLibrary &library, const QString &error)
+{
+    if (!error.isEmpty()) {
+        QCoreApplication::exit(failureExit(error, false, false));
+        return;
+    }
+    ctlOut() << tr("would publish version %1 (digest %2) with this policy table:")
+                    .arg(library.version).arg(QString::fromLatin1(library.digest))
+             << Qt::endl
+             << QString::fromUtf8(library.table) << tr("dry run: nothing was loaded") << Qt::endl;
+    QCoreApplication::exit(ExitOk);
+}
+
+void reportPublish(const CtlRequest &request, const model::PublishResult &result)
+{
+    if (!result.error.isEmpty()) {
+        QCoreApplication::exit(failureExit(result.error, result.conflict, result.unreachable));
+        return;
+    }
+    if (request.json) {
+        ctlOut() << QJsonDocument(QJsonObject{{QStringLiteral("version"), static_cast<double>(result.library.version)},
+                                              {QStringLiteral("digest"), QString::fromLatin1(result.library.digest)},
+                                              {QStringLiteral("nodes"), nodesToJson(result.nodes)}})
+                        .toJson(QJsonDocument::Indented);
+    } else {
+        ctlOut() << tr("published version %1 (digest %2)").arg(result.library.version).arg(QString::fromLatin1(result.library.digest))
+                 << Qt::endl;
+        printNodes(result.nodes);
+    }
+    if (!result.ok())
+        ctlErr() << tr("sluicectl: not every primary runs the published library") << Qt::endl;
+    QCoreApplication::exit(result.ok() ? ExitOk : ExitDrift);
+}
+
+void reportStatus(const CtlRequest &request, const model::DeploymentStatus &status)
+{
+    if (!status.error.isEmpty()) {
+        QCoreApplication::exit(failureExit(status.error, false, status.unreachable));
+        return;
+    }
+    const model::LibraryRecord &published = status.published;
+    if (request.json) {
+        ctlOut() << QJsonDocument(QJsonObject{{QStringLiteral("version"), static_cast<double>(published.version)},
+                                              {QStringLiteral("digest"), QString::fromLatin1(published.digest)},
+                                              {QStringLiteral("published_at"), static_cast<double>(published.publishedAtMs)},
+                                              {QStringLiteral("published_by"), published.publishedBy},
+                                              {QStringLiteral("stored_differs"), status.storedDiffers},
+                                              {QStringLiteral("drift"), status.drift()},
+                                              {QStringLiteral("nodes"), nodesToJson(status.nodes)}})
+                        .toJson(QJsonDocument::Indented);
+    } else {
+        if (published.version == 0)
+            ctlOut() << tr("never published in namespace \"%1\"").arg(request.ns) << Qt::endl;
+        else
+            ctlOut() << tr("published version %1 (digest %2), %3 policies, at %4 by %5")
+                            .arg(published.version).arg(QString::fromLatin1(published.digest)).arg(published.policyCount)
+                            .arg(QDateTime::fromMSecsSinceEpoch(published.publishedAtMs, Qt::UTC).toString(Qt::ISODate),
+                                 published.publishedBy)
+                     << Qt::endl;
+        if (status.storedDiffers)
+            ctlOut() << tr("the stored policies differ from the published library: publish to apply them") << Qt::endl;
+        printNodes(status.nodes);
+    }
+    if (status.drift())
+        ctlErr() << tr("sluicectl: drift: not every primary runs the published library; publish to restore it") << Qt::endl;
+    QCoreApplication::exit(status.drift() ? ExitDrift : ExitOk);
+}
+
 } // namespace
 
 void runPublish(const CtlRequest &request)
 {
-    auto *app = QCoreApplication::instance();
-    if (request.dryRun) {
-        withPublisher(request, [app](const LibraryPublisher &publisher) {
-        publisher.preview(app, [](const model::LimiterLibrary &library, const QString &error) {
-            if (!error.isEmpty()) {
-                QCoreApplication::exit(failureExit(error, false, false));
-                return;
-            }
-            ctlOut() << tr("would publish version %1 (digest %2) with this policy table:")
-                            .arg(library.version).arg(QString::fromLatin1(library.digest))
-                     << Qt::endl;
-            const int start = library.source.indexOf("local POLICIES = {");
-            const int end = library.source.indexOf("\n}\n", start);
-            ctlOut() << QString::fromUtf8(library.source.mid(start, end + 3 - start));
-            ctlOut() << tr("dry run: nothing was loaded") << Qt::endl;
-            QCoreApplication::exit(ExitOk);
-        });
-        });
-        return;
-    }
-    withPublisher(request, [request, app](const LibraryPublisher &publisher) {
-    publisher.publish(request.who, app, [request](const model::PublishResult &result) {
-        if (!result.error.isEmpty()) {
-            QCoreApplication::exit(failureExit(result.error, result.conflict, result.unreachable));
-            return;
-        }
-        if (request.json) {
-            ctlOut() << QJsonDocument(QJsonObject{{QStringLiteral("version"), static_cast<double>(result.library.version)},
-                                                  {QStringLiteral("digest"), QString::fromLatin1(result.library.digest)},
-                                                  {QStringLiteral("nodes"), nodesToJson(result.nodes)}})
-                            .toJson(QJsonDocument::Indented);
-        } else {
-            ctlOut() << tr("published version %1 (digest %2)").arg(result.library.version).arg(QString::fromLatin1(result.library.digest))
-                     << Qt::endl;
-            printNodes(result.nodes);
-        }
-        if (!result.ok())
-            ctlErr() << tr("sluicectl: not every primary runs the published library") << Qt::endl;
-        QCoreApplication::exit(result.ok() ? ExitOk : ExitDrift);
-    });
+    withPublisher(request, [request](const LibraryPublisher &publisher) {
+        auto *app = QCoreApplication::instance();
+        if (request.dryRun)
+            publisher.preview(app, reportPreview);
+        else
+            publisher.publish(request.who, app, [request](const model::PublishResult &result) { reportPublish(request, result); });
     });
 }
 
 void runStatus(const CtlRequest &request)
 {
     withPublisher(request, [request](const LibraryPublisher &publisher) {
-    publisher.status(QCoreApplication::instance(), [request](const model::DeploymentStatus &status) {
-        if (!status.error.isEmpty()) {
-            QCoreApplication::exit(failureExit(status.error, false, status.unreachable));
-            return;
-        }
-        const model::LibraryRecord &published = status.published;
-        if (request.json) {
-            ctlOut() << QJsonDocument(QJsonObject{{QStringLiteral("version"), static_cast<double>(published.version)},
-                                                  {QStringLiteral("digest"), QString::fromLatin1(published.digest)},
-                                                  {QStringLiteral("published_at"), static_cast<double>(published.publishedAtMs)},
-                                                  {QStringLiteral("published_by"), published.publishedBy},
-                                                  {QStringLiteral("stored_differs"), status.storedDiffers},
-                                                  {QStringLiteral("drift"), status.drift()},
-                                                  {QStringLiteral("nodes"), nodesToJson(status.nodes)}})
-                            .toJson(QJsonDocument::Indented);
-        } else {
-            if (published.version == 0)
-                ctlOut() << tr("never published in namespace \"%1\"").arg(request.ns) << Qt::endl;
-            else
-                ctlOut() << tr("published version %1 (digest %2), %3 policies, at %4 by %5")
-                                .arg(published.version).arg(QString::fromLatin1(published.digest)).arg(published.policyCount)
-                                .arg(QDateTime::fromMSecsSinceEpoch(published.publishedAtMs, Qt::UTC).toString(Qt::ISODate),
-                                     published.publishedBy)
-                         << Qt::endl;
-            if (status.storedDiffers)
-                ctlOut() << tr("the stored policies differ from the published library: publish to apply them") << Qt::endl;
-            printNodes(status.nodes);
-        }
-        if (status.drift())
-            ctlErr() << tr("sluicectl: drift: not every primary runs the published library; publish to restore it") << Qt::endl;
-        QCoreApplication::exit(status.drift() ? ExitDrift : ExitOk);
-    });
+        publisher.status(QCoreApplication::instance(),
+                         [request](const model::DeploymentStatus &status) { reportStatus(request, status); });
     });
 }
 

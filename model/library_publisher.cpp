@@ -1,7 +1,8 @@
 #include "model/library_publisher.h"
 
+#include "model/lua_source.h"
+
 #include <QCoreApplication>
-#include <QFile>
 
 #include <memory>
 
@@ -16,15 +17,6 @@ namespace {
 QString tr(const char *text)
 {
     return QCoreApplication::translate("sluice::model::LibraryPublisher", text);
-}
-
-QByteArray recordScript()
-{
-    static const QByteArray script = [] {
-        QFile file(QStringLiteral(":/lua/library_record.lua"));
-        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-    }();
-    return script;
 }
 
 bool isConnectionFailure(const RedisReply &reply)
@@ -223,7 +215,7 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
         const bool same = LimiterLibrary::build(snapshot.policies, ns, 0).digest == snapshot.record.digest;
         result.library = LimiterLibrary::build(snapshot.policies, ns, same ? snapshot.record.version : snapshot.record.version + 1);
         const AdminKeys keys(ns);
-        const QByteArrayList record{"EVAL", recordScript(), "2", keys.library(), keys.audit(),
+        const QByteArrayList record{"EVAL", luaSource(QStringLiteral("library_record.lua")), "2", keys.library(), keys.audit(),
                                     QByteArray::number(snapshot.record.version), QByteArray::number(result.library.version),
                                     result.library.digest, result.library.source, who.toUtf8(),
                                     QByteArray::number(snapshot.policies.size())};

@@ -14,6 +14,7 @@ struct LimiterLibrary {
     qint64 version = 0;  // publish generation; bumped when the digest changes
     QByteArray digest;   // identifies the policies and code the library runs (not the version)
     QByteArray source;   // what FUNCTION LOAD receives
+    QByteArray table;    // the generated policy table within it (what a dry run shows)
 
     // The policy table alone, as generated (what a dry run shows).
     static QByteArray policyTable(const QVector<Policy> &policies);

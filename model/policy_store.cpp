@@ -1,7 +1,8 @@
 #include "model/policy_store.h"
 
+#include "model/lua_source.h"
+
 #include <QCoreApplication>
-#include <QFile>
 
 #include <algorithm>
 #include <memory>
@@ -16,15 +17,6 @@ namespace {
 QString tr(const char *text)
 {
     return QCoreApplication::translate("sluice::model::PolicyStore", text);
-}
-
-QByteArray commitScript()
-{
-    static const QByteArray script = [] {
-        QFile file(QStringLiteral(":/lua/store_commit.lua"));
-        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-    }();
-    return script;
 }
 
 bool readWhole(const QHash<QByteArray, QByteArray> &map, const char *field, qint64 *target, QString *error)
@@ -168,7 +160,7 @@ void PolicyStore::commit(const QVector<PolicyChange> &changes, const QString &wh
         args << (change.kind == PolicyChange::Kind::Put ? "put" : "del") << QByteArray::number(change.expectedVersion)
              << QByteArray::number(fields.size() / 2) << fields;
     }
-    QByteArrayList command{"EVAL", commitScript(), QByteArray::number(keys.size())};
+    QByteArrayList command{"EVAL", luaSource(QStringLiteral("store_commit.lua")), QByteArray::number(keys.size())};
     command << keys << args;
     m_connection->send(command, context, [done](const RedisReply &reply) {
         CommitResult result;

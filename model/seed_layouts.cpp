@@ -1,6 +1,7 @@
 #include "model/seed_layouts.h"
 
-#include <QFile>
+#include "model/lua_source.h"
+
 
 namespace sluice::model {
 
@@ -19,8 +20,7 @@ QString seedLayoutName(SeedLayout layout)
 
 QByteArray seedScript(SeedLayout layout)
 {
-    QFile file(QStringLiteral(":/lua/compat_%1.lua").arg(seedLayoutName(layout)));
-    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    return luaSource(QStringLiteral("compat_%1.lua").arg(seedLayoutName(layout)));
 }
 
 QByteArrayList seedKeys(SeedLayout layout, const QByteArray &id)

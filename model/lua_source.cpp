@@ -1,0 +1,14 @@
+#include "model/lua_source.h"
+
+#include <QFile>
+
+namespace sluice::model {
+
+QByteArray luaSource(const QString &fileName)
+{
+    // Compiled into the binary: reading it touches no disk.
+    QFile file(QStringLiteral(":/lua/") + fileName);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+} // namespace sluice::model
