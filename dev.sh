@@ -65,7 +65,9 @@ run_tests() {
   export QT_QPA_PLATFORM=offscreen
   say "running the suite"
   dbus-run-session -- tests/services/with-keyring.sh \
-    ctest --test-dir "$build_dir" --output-on-failure -j2 --timeout 600
+    ctest --test-dir "$build_dir" --output-on-failure -j2 --timeout 600 --label-exclude bench
+  say "running the benchmarks (their figures follow)"
+  ctest --test-dir "$build_dir" --verbose --label-regex bench --timeout 900
 }
 
 case "${1:-}" in
