@@ -483,6 +483,7 @@ local function prepare(p)
     p.capacity = uses_burst and burst or limit
     p.full = p.capacity * window
     p.impl = ALGORITHMS[p.algorithm]
+    p.extra = EXTRA[p.algorithm]
     return p
 end
 
@@ -491,8 +492,8 @@ end
 -- subjects there are. They restart from zero when the library is reloaded or Redis restarts;
 -- `epoch` (the first time this copy saw) tells a reader that happened.
 local RING = 64
-local STATS = {}
 local epoch = nil
+local NAMES = {} -- the policy names, sorted
 
 local function record(s, now, allowed, rejected)
     local second = idiv(now, 1000)
@@ -518,9 +519,9 @@ local function setup()
         local ok, err = prepare(p)
         if not ok then error('sluice: policy ' .. shown(name) .. ': ' .. err) end
         p.stats = {allowed = 0, rejected = 0, second = {}, a = {}, r = {}}
-        p.extra = EXTRA[p.algorithm]
-        STATS[name] = p.stats
+        NAMES[#NAMES + 1] = name
     end
+    table.sort(NAMES)
     ready = true
 end
 
@@ -629,24 +630,25 @@ local function decide(keys, policies, cost, peek)
         local verdict = (not s.ok and 'reject') or (blocked and 'none') or 'consume'
         local extra = q.impl.apply(q, keys[i], s, verdict)
         if verdict == 'consume' then record(q.stats, now, 1, 0) elseif verdict == 'reject' then record(q.stats, now, 0, 1) end
-        if not blocked and EXTRA[q.algorithm] then reply[#reply + 1] = extra or EXTRA[q.algorithm] end
+        if not blocked and q.extra then reply[#reply + 1] = extra or q.extra end
     end
     return reply
 end
 
--- One key, one policy: the common call, decided without the bookkeeping of decide().
+-- One key, one policy: the common call, decided without the bookkeeping of decide(). Parameters
+-- from sluice_check have no policy, so nothing to count per policy.
 local function decide_one(key, p, cost)
     local now = now_ms()
     local st, err = p.impl.evaluate(p, key, now, cost, false)
     if not st then return fail(err) end
     if st.ok then
         local extra = p.impl.apply(p, key, st, 'consume')
-        record(p.stats, now, 1, 0)
+        if p.stats then record(p.stats, now, 1, 0) end
         if p.extra then return {1, st.left, -1, st.reset_used, p.limit, p.name, extra} end
         return {1, st.left, -1, st.reset_used, p.limit, p.name}
     end
     p.impl.apply(p, key, st, 'reject')
-    record(p.stats, now, 0, 1)
+    if p.stats then record(p.stats, now, 0, 1) end
     if not p.shadow then return {0, st.avail, st.retry, st.reset_now, p.limit, p.name} end
     if p.extra then return {1, st.avail, -1, st.reset_now, p.limit, p.name, p.extra} end
     return {1, st.avail, -1, st.reset_now, p.limit, p.name}
@@ -693,19 +695,7 @@ local function check(keys, args)
         if not cost then return fail('cost must be a whole number from 1 to ' .. MAX_COUNT .. ', got ' .. shown(args[5])) end
     end
     if cost > p.capacity then return fail('cost ' .. cost .. ' exceeds ' .. p.capacity .. ', the most these parameters admit at once') end
-    local now = now_ms()
-    local st, failure = p.impl.evaluate(p, keys[1], now, cost, false)
-    if not st then return fail(failure) end
-    local verdict = st.ok and 'consume' or 'reject'
-    local extra = p.impl.apply(p, keys[1], st, verdict)
-    local reply
-    if st.ok then
-        reply = {1, st.left, -1, st.reset_used, p.limit, p.name}
-        if EXTRA[p.algorithm] then reply[7] = extra end
-    else
-        reply = {0, st.avail, st.retry, st.reset_now, p.limit, p.name}
-    end
-    return reply
+    return decide_one(keys[1], p, cost)
 end
 
 -- FCALL sluice_release 1 <key> <policy> <lease>: ends a concurrency lease. 1 if it was held,
@@ -751,11 +741,8 @@ local function stats(_, args)
     local current = idiv(now, 1000)
     local since = tonumber(args[1] or '') or (current - RING)
     local reply = {now, epoch}
-    local names = {}
-    for name in pairs(STATS) do names[#names + 1] = name end
-    table.sort(names)
-    for _, name in ipairs(names) do
-        local s = STATS[name]
+    for _, name in ipairs(NAMES) do
+        local s = POLICIES[name].stats
         local series = {}
         for second = max(since + 1, current - RING + 1), current - 1 do
             local slot = second % RING + 1
@@ -775,18 +762,13 @@ end
 
 -- FCALL_RO sluice_version 0: [version, digest, code version, policy count].
 local function version()
-    local count = 0
-    for _ in pairs(POLICIES) do count = count + 1 end
-    return {LIBRARY.version, LIBRARY.digest, LIBRARY.code, count}
+    return {LIBRARY.version, LIBRARY.digest, LIBRARY.code, #NAMES}
 end
 
 -- FCALL_RO sluice_policies 0: the compiled policy table, one array per policy, sorted by name.
 local function policies()
-    local names = {}
-    for name in pairs(POLICIES) do names[#names + 1] = name end
-    table.sort(names)
     local reply = {}
-    for _, name in ipairs(names) do
+    for _, name in ipairs(NAMES) do
         local p = POLICIES[name]
         reply[#reply + 1] = {name, p.algorithm, p.limit, p.window_ms, p.burst, p.shadow and 1 or 0, p.description}
     end

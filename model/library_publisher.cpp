@@ -59,6 +59,13 @@ void readSnapshot(RedisConnection *admin, const QString &ns, QObject *context, s
     });
 }
 
+// The library a publish would load now: the version moves on only when what it runs changes.
+LimiterLibrary nextLibrary(const Snapshot &snapshot, const QString &ns)
+{
+    const bool same = LimiterLibrary::build(snapshot.policies, ns, 0).digest == snapshot.record.digest;
+    return LimiterLibrary::build(snapshot.policies, ns, same ? snapshot.record.version : snapshot.record.version + 1);
+}
+
 bool hasSluiceLibrary(const RespValue &functionList)
 {
     for (const RespValue &library : functionList.elements)
@@ -192,9 +199,7 @@ void LibraryPublisher::preview(QObject *context, std::function<void(const Limite
             done({}, snapshot.error);
             return;
         }
-        const LimiterLibrary unversioned = LimiterLibrary::build(snapshot.policies, ns, 0);
-        const bool same = unversioned.digest == snapshot.record.digest;
-        done(LimiterLibrary::build(snapshot.policies, ns, same ? snapshot.record.version : snapshot.record.version + 1), {});
+        done(nextLibrary(snapshot, ns), {});
     });
 }
 
@@ -211,9 +216,7 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
             done(result);
             return;
         }
-        // The version moves on only when what the library runs changes.
-        const bool same = LimiterLibrary::build(snapshot.policies, ns, 0).digest == snapshot.record.digest;
-        result.library = LimiterLibrary::build(snapshot.policies, ns, same ? snapshot.record.version : snapshot.record.version + 1);
+        result.library = nextLibrary(snapshot, ns);
         const AdminKeys keys(ns);
         const QByteArrayList record{"EVAL", luaSource(QStringLiteral("library_record.lua")), "2", keys.library(), keys.audit(),
                                     QByteArray::number(snapshot.record.version), QByteArray::number(result.library.version),
