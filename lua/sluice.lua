@@ -8,7 +8,7 @@
 
 -- The library's top level runs without globals (Redis 7.0's load context has none), so the standard
 -- functions are bound, and the policy table prepared, by setup() on the first call.
-local floor, find, sub, byte, gsub, pack, unpack
+local floor, ceil, find, sub, byte, gsub, pack, unpack
 
 local MAX_COUNT = 1000000000         -- largest limit, burst and cost
 local MAX_WINDOW_MS = 604800000      -- one week
@@ -28,8 +28,12 @@ local function idiv(a, b)
 end
 
 local function cdiv(a, b)
-    local q = idiv(a, b)
-    if q * b < a then q = q + 1 end
+    local q = ceil(a / b)
+    if q * b < a then
+        q = q + 1
+    elseif (q - 1) * b >= a then
+        q = q - 1
+    end
     return q
 end
 
@@ -82,138 +86,170 @@ local function drain(level, elapsed, rate)
     return level - elapsed * rate
 end
 
--- Every algorithm reports the same fields for a call of `cost` units at `now`:
+-- Every algorithm answers a call of `cost` units at `now` with four numbers:
 --   ok      the call fits
---   avail   whole units available now            reset_now   ms until full, if nothing is consumed
---   left    whole units left after consuming     reset_used  ms until full, if the call is consumed
---   retry   ms until the same call could pass (-1 when ok)
---   allowed, rejected: the per-key decision counters
--- evaluate() only reads (fixed_window increments ahead and apply() takes it back when needed);
--- apply() writes the outcome: 'consume', 'reject' (count a rejection) or 'none'.
+--   units   whole units left after the call, when it fits and is consumed; otherwise available now
+--   retry   ms until the same call could pass (-1 when it fits)
+--   reset   ms until full again: after the call, when it fits and is consumed; otherwise as it stands
+-- Each algorithm has
+--   evaluate(p, key, now, cost, peek): those numbers and what apply() needs, in an outcome table
+--     with the per-key counters `allowed` and `rejected`; it only reads (fixed_window counts ahead
+--     and apply() takes it back when needed);
+--   apply(p, key, st, verdict, now): writes the outcome: 'consume', 'reject' (count a rejection) or
+--     'none'; returns the extra reply element of algorithms that have one;
+--   acquire(p, key, now, cost): one policy deciding alone, in one pass (the common call):
+--     ok, units, retry, reset, extra; or nil and a message.
 
--- Token bucket, GCRA, leaky bucket and sliding window keep one string: a tag byte and `count` doubles.
-local FORMATS = {[4] = 'dddd', [5] = 'ddddd'}
-local TAGGED_FORMATS = {[4] = 'Bdddd', [5] = 'Bddddd'}
-
-local function packed_state(p, key, tag, count)
-    local raw, err = read('GET', key)
-    if err then return nil, not_a_bucket(key, p) end
-    if not raw then return false end
-    if #raw ~= 1 + 8 * count or byte(raw, 1) ~= tag then return nil, not_a_bucket(key, p) end
-    return unpack(FORMATS[count], raw, 2)
+-- acquire() through evaluate() and apply(), for algorithms without a faster path.
+local function acquire_by_outcome(impl)
+    return function(p, key, now, cost)
+        local st, err = impl.evaluate(p, key, now, cost, false)
+        if not st then return nil, err end
+        local extra = impl.apply(p, key, st, st.ok and 'consume' or 'reject', now)
+        return st.ok, st.units, st.retry, st.reset, extra
+    end
 end
 
-local function write_packed(key, ttl, tag, ...)
-    redis.call('SET', key, pack(TAGGED_FORMATS[select('#', ...)], tag, ...), 'PX', ttl)
+-- Token bucket, GCRA, leaky bucket and sliding window keep one string: a tag byte, the key's
+-- expiry (ms), the algorithm's values, then the allowed and rejected counters, all doubles.
+local TOKEN_TAG, GCRA_TAG, LEAKY_TAG, SLIDING_TAG = 84, 71, 76, 83 -- 'T', 'G', 'L', 'S'
+local FOUR, FIVE = 'ddddd', 'dddddd'              -- the expiry and 4 or 5 values, after the tag
+local TAGGED_FOUR, TAGGED_FIVE = 'B' .. FOUR, 'B' .. FIVE
+local FOUR_SIZE, FIVE_SIZE = 1 + 8 * 5, 1 + 8 * 6
+-- Where the rejection counter (the last double) starts, as text: a number argument would be
+-- formatted on every call.
+local FOUR_REJECTED_AT, FIVE_REJECTED_AT = '33', '41'
+
+local function packed_state(p, key, tag, format, size)
+    local raw = redis.pcall('GET', key)
+    if not raw then return false end
+    if type(raw) ~= 'string' or #raw ~= size or byte(raw, 1) ~= tag then return nil, not_a_bucket(key, p) end
+    return unpack(format, raw, 2)
+end
+
+-- Writes a bucket that must live `ttl` ms after `now`. The expiry moves only when it falls short,
+-- and then an eighth further, so a busy key mostly keeps its TTL (SET KEEPTTL costs about half of
+-- SET PX); an idle key still goes at most ttl/8 after the last write made it necessary.
+local function write_packed(key, format, now, ttl, expires, tag, a, b, c, d, e)
+    if expires and expires >= now + ttl then
+        redis.call('SET', key, pack(format, tag, expires, a, b, c, d, e), 'KEEPTTL')
+        return
+    end
+    expires = now + ttl + idiv(ttl, 8)
+    redis.call('SET', key, pack(format, tag, expires, a, b, c, d, e), 'PX', expires - now)
 end
 
 -- A rejection consumes nothing: the stored state still describes the bucket and its expiry still
--- falls when it is full again, so only the rejection counter (the last double) changes, in place.
-local function count_rejection(key, count, rejected)
-    redis.call('SETRANGE', key, 1 + 8 * (count - 1), pack('d', rejected + 1))
+-- falls when it is full again, so only the rejection counter changes, in place.
+local function count_rejection(key, offset, rejected)
+    redis.call('SETRANGE', key, offset, pack('d', rejected + 1))
 end
 
--- A level that rises with each call and falls at `limit` per ms (GCRA backlog, leaky bucket water):
--- the shared outcome of both. `stamp` is the time the state is written for.
-local function backlog_outcome(p, backlog, need, allowed, rejected, stamp, delay)
+-- Token bucket, GCRA and leaky bucket are one level each, read by state(p, key, now) -> expires
+-- (false for a new bucket), level, stamp, allowed, rejected; answered by numbers(p, level, need,
+-- consuming); written by commit(p, key, now, consume, expires, level, need, stamp, allowed,
+-- rejected, reset). A call of `cost` needs cost * window_ms: levels are scaled by the window.
+local function level_algorithm(a)
+    local impl = {}
+    function impl.evaluate(p, key, now, cost, peek)
+        local expires, level, stamp, allowed, rejected = a.state(p, key, now)
+        if expires == nil then return nil, level end
+        local need = cost * p.window_ms
+        local ok, units, retry, reset = a.numbers(p, level, need, not peek)
+        return {ok = ok, units = units, retry = retry, reset = reset, expires = expires, level = level,
+                need = need, stamp = stamp, allowed = allowed, rejected = rejected}
+    end
+    function impl.apply(p, key, st, verdict, now)
+        if verdict == 'none' then return end
+        return a.commit(p, key, now, verdict == 'consume', st.expires, st.level, st.need, st.stamp,
+                        st.allowed, st.rejected, st.reset)
+    end
+    function impl.acquire(p, key, now, cost)
+        local expires, level, stamp, allowed, rejected = a.state(p, key, now)
+        if expires == nil then return nil, level end
+        local need = cost * p.window_ms
+        local ok, units, retry, reset = a.numbers(p, level, need, true)
+        return ok, units, retry, reset, a.commit(p, key, now, ok, expires, level, need, stamp, allowed, rejected, reset)
+    end
+    return impl
+end
+
+-- The token bucket's level is the tokens it holds; it starts full.
+local token_bucket = level_algorithm {
+    state = function(p, key, now)
+        local expires, level, stamp, allowed, rejected = packed_state(p, key, TOKEN_TAG, FOUR, FOUR_SIZE)
+        if expires == nil then return nil, level end
+        if not expires then return false, p.full, now, 0, 0 end
+        -- max(): a clock that stepped back grants nothing twice
+        return expires, refill(level, now - stamp, p.full, p.limit), max(stamp, now), allowed, rejected
+    end,
+    numbers = function(p, level, need, consuming)
+        local window, rate, full = p.window_ms, p.limit, p.full
+        if level < need then
+            return false, idiv(level, window), cdiv(need - level, rate), cdiv(full - level, rate)
+        end
+        if consuming then return true, idiv(level - need, window), -1, cdiv(full - level + need, rate) end
+        return true, idiv(level, window), -1, cdiv(full - level, rate)
+    end,
+    commit = function(p, key, now, consume, expires, level, need, stamp, allowed, rejected, reset)
+        if not consume then return count_rejection(key, FOUR_REJECTED_AT, rejected) end
+        write_packed(key, TAGGED_FOUR, now, max(reset, p.window_ms), expires, TOKEN_TAG, level - need, stamp,
+                     allowed + 1, rejected)
+    end,
+}
+
+-- GCRA's and the leaky bucket's level is a backlog that rises with each call and drains at
+-- `limit` per ms; a call fits while the backlog stays within `full`.
+local function backlog_numbers(p, backlog, need, consuming)
     local full, rate, window = p.full, p.limit, p.window_ms
-    local ok = backlog + need <= full
-    return {
-        ok = ok, backlog = backlog, need = need, allowed = allowed, rejected = rejected, stamp = stamp, delay = delay,
-        avail = idiv(full - backlog, window), reset_now = cdiv(backlog, rate),
-        left = ok and idiv(full - backlog - need, window) or 0, reset_used = cdiv(backlog + need, rate),
-        retry = ok and -1 or cdiv(backlog + need - full, rate),
-    }
-end
-
-local TOKEN_TAG, GCRA_TAG, LEAKY_TAG, SLIDING_TAG = 84, 71, 76, 83 -- 'T', 'G', 'L', 'S'
-
-local token_bucket = {}
-
-function token_bucket.evaluate(p, key, now, cost)
-    local level, stamp, allowed, rejected = packed_state(p, key, TOKEN_TAG, 4)
-    if level == nil then return nil, stamp end
-    if not level then
-        level, stamp, allowed, rejected = p.full, now, 0, 0
-    else
-        level = refill(level, now - stamp, p.full, p.limit)
-        stamp = max(stamp, now) -- a clock that stepped back grants nothing twice
+    if backlog + need > full then
+        return false, idiv(full - backlog, window), cdiv(backlog + need - full, rate), cdiv(backlog, rate)
     end
-    local need, window, rate, full = cost * p.window_ms, p.window_ms, p.limit, p.full
-    local ok = level >= need
-    return {
-        ok = ok, level = level, stamp = stamp, need = need, allowed = allowed, rejected = rejected,
-        avail = idiv(level, window), reset_now = cdiv(full - level, rate),
-        left = ok and idiv(level - need, window) or 0, reset_used = cdiv(full - level + need, rate),
-        retry = ok and -1 or cdiv(need - level, rate),
-    }
-end
-
-function token_bucket.apply(p, key, st, verdict)
-    if verdict == 'consume' then
-        write_packed(key, max(st.reset_used, p.window_ms), TOKEN_TAG, st.level - st.need, st.stamp,
-                     st.allowed + 1, st.rejected)
-    elseif verdict == 'reject' then
-        count_rejection(key, 4, st.rejected)
-    end
+    if consuming then return true, idiv(full - backlog - need, window), -1, cdiv(backlog + need, rate) end
+    return true, idiv(full - backlog, window), -1, cdiv(backlog, rate)
 end
 
 -- GCRA keeps the theoretical arrival time as whole ms plus a remainder in 1/limit ms.
-local gcra = {}
+local gcra = level_algorithm {
+    state = function(p, key, now)
+        local expires, tat, fraction, allowed, rejected = packed_state(p, key, GCRA_TAG, FOUR, FOUR_SIZE)
+        if expires == nil then return nil, tat end
+        if not expires then return false, 0, now, 0, 0 end
+        local backlog = (tat - now) * p.limit + fraction
+        return expires, backlog > 0 and backlog or 0, now, allowed, rejected
+    end,
+    numbers = backlog_numbers,
+    commit = function(p, key, now, consume, expires, backlog, need, stamp, allowed, rejected, reset)
+        if not consume then return count_rejection(key, FOUR_REJECTED_AT, rejected) end
+        local after = backlog + need
+        local whole = idiv(after, p.limit)
+        write_packed(key, TAGGED_FOUR, now, max(reset, p.window_ms), expires, GCRA_TAG, stamp + whole,
+                     after - whole * p.limit, allowed + 1, rejected)
+    end,
+}
 
-function gcra.evaluate(p, key, now, cost)
-    local tat, fraction, allowed, rejected = packed_state(p, key, GCRA_TAG, 4)
-    if tat == nil then return nil, fraction end
-    local backlog = 0
-    if tat then
-        backlog = (tat - now) * p.limit + fraction
-        if backlog < 0 then backlog = 0 end
-    else
-        allowed, rejected = 0, 0
-    end
-    return backlog_outcome(p, backlog, cost * p.window_ms, allowed, rejected, now)
-end
-
-function gcra.apply(p, key, st, verdict)
-    if verdict == 'consume' then
-        local backlog = st.backlog + st.need
-        local whole = idiv(backlog, p.limit)
-        write_packed(key, max(st.reset_used, p.window_ms), GCRA_TAG, st.stamp + whole, backlog - whole * p.limit,
-                     st.allowed + 1, st.rejected)
-    elseif verdict == 'reject' then
-        count_rejection(key, 4, st.rejected)
-    end
-end
-
--- The leaky bucket is a queue: an admitted call waits until the water ahead of it has drained.
-local leaky_bucket = {}
-
-function leaky_bucket.evaluate(p, key, now, cost)
-    local water, stamp, allowed, rejected = packed_state(p, key, LEAKY_TAG, 4)
-    if water == nil then return nil, stamp end
-    if not water then
-        water, stamp, allowed, rejected = 0, now, 0, 0
-    else
-        water = drain(water, now - stamp, p.limit)
-        stamp = max(stamp, now)
-    end
-    return backlog_outcome(p, water, cost * p.window_ms, allowed, rejected, stamp, cdiv(water, p.limit))
-end
-
-function leaky_bucket.apply(p, key, st, verdict)
-    if verdict == 'consume' then
-        write_packed(key, max(st.reset_used, p.window_ms), LEAKY_TAG, st.backlog + st.need, st.stamp,
-                     st.allowed + 1, st.rejected)
-        return st.delay
-    elseif verdict == 'reject' then
-        count_rejection(key, 4, st.rejected)
-    end
-end
+-- The leaky bucket is a queue: an admitted call waits until the water ahead of it has drained,
+-- and that delay is its extra reply element.
+local leaky_bucket = level_algorithm {
+    state = function(p, key, now)
+        local expires, water, stamp, allowed, rejected = packed_state(p, key, LEAKY_TAG, FOUR, FOUR_SIZE)
+        if expires == nil then return nil, water end
+        if not expires then return false, 0, now, 0, 0 end
+        return expires, drain(water, now - stamp, p.limit), max(stamp, now), allowed, rejected
+    end,
+    numbers = backlog_numbers,
+    commit = function(p, key, now, consume, expires, water, need, stamp, allowed, rejected, reset)
+        if not consume then return count_rejection(key, FOUR_REJECTED_AT, rejected) end
+        write_packed(key, TAGGED_FOUR, now, max(reset, p.window_ms), expires, LEAKY_TAG, water + need, stamp,
+                     allowed + 1, rejected)
+        return cdiv(water, p.limit)
+    end,
+}
 
 -- Windows are aligned to the epoch (multiples of window_ms since 1970-01-01 UTC). The bucket is a
 -- hash: one field per window id holding its count, `a` the counts of finished windows, `r` the
--- rejections. An acquire increments first (one call on the common path) and takes it back when
--- the call is not admitted.
+-- rejections. An acquire counts the call first (one call on the common path) and takes it back
+-- when the call is not admitted.
 local fixed_window = {}
 
 -- Reads a fixed_window hash: nil when it holds anything but `a`, `r` and window counts.
@@ -235,45 +271,69 @@ local function window_fields(fields, id)
     return summary
 end
 
--- `count` is the window's count before this call; `incremented` says the call is already counted.
-local function window_outcome(p, id, count, cost, now, incremented, fresh, previous, allowed, rejected)
+-- `count` is the window's count before this call. A call counted ahead (not peeking) is in the
+-- hash `field`; `fresh` says it is the window's first.
+local function window_outcome(p, id, count, cost, now, peek, field, fresh, previous, allowed, rejected)
     local limit = p.limit
     local ends = (id + 1) * p.window_ms - now
     local ok = count + cost <= limit
-    return {
-        ok = ok, id = id, cost = cost, incremented = incremented, fresh = fresh, previous = previous,
-        allowed = allowed, rejected = rejected,
-        avail = limit - count, left = limit - count - cost, reset_now = count > 0 and ends or 0, reset_used = ends,
-        retry = ok and -1 or ends,
-    }
+    local units, reset
+    if ok and not peek then
+        units, reset = limit - count - cost, ends
+    else
+        units, reset = limit - count, count > 0 and ends or 0
+    end
+    return {ok = ok, units = units, retry = ok and -1 or ends, reset = reset, id = id, cost = cost,
+            counted = not peek, field = field, fresh = fresh, previous = previous, allowed = allowed,
+            rejected = rejected}
+end
+
+-- The hash field of window `id`, as text: converting a number costs more than the call using it.
+local function window_field(p, id)
+    if p.window_id ~= id then p.window_id, p.window_field = id, tostring(id) end
+    return p.window_field
+end
+
+-- Counts the call in its window: the window id, its field and its count including the call.
+local function count_ahead(p, key, now, cost)
+    local id = idiv(now, p.window_ms)
+    local field = window_field(p, id)
+    local count = redis.pcall('HINCRBY', key, field, cost)
+    if type(count) ~= 'number' then return nil, not_a_bucket(key, p) end
+    return id, field, count
+end
+
+-- The outcome of a call counted ahead.
+local function counted_outcome(p, key, now, cost, id, field, count)
+    local fresh, previous = count == cost, nil
+    if fresh and redis.call('HLEN', key) > 1 then
+        -- First call of this window on an older bucket: check the rest of it before use.
+        local summary = window_fields(redis.call('HGETALL', key), id)
+        if not summary then
+            redis.call('HDEL', key, field) -- the count this call just created
+            return nil, not_a_bucket(key, p)
+        end
+        previous = summary.previous
+    end
+    return window_outcome(p, id, count - cost, cost, now, false, field, fresh, previous)
 end
 
 function fixed_window.evaluate(p, key, now, cost, peek)
-    local id = idiv(now, p.window_ms)
     if not peek then
-        local count, err = read('HINCRBY', key, id, cost)
-        if err then return nil, not_a_bucket(key, p) end
-        local fresh, previous = count == cost, nil
-        if fresh and redis.call('HLEN', key) > 1 then
-            -- First call of this window on an older bucket: check the rest of it before use.
-            local summary = window_fields(redis.call('HGETALL', key), id)
-            if not summary then
-                redis.call('HDEL', key, id) -- the count this call just created
-                return nil, not_a_bucket(key, p)
-            end
-            previous = summary.previous
-        end
-        return window_outcome(p, id, count - cost, cost, now, true, fresh, previous)
+        local id, field, count = count_ahead(p, key, now, cost)
+        if not id then return nil, field end
+        return counted_outcome(p, key, now, cost, id, field, count)
     end
+    local id = idiv(now, p.window_ms)
     local fields, err = read('HGETALL', key)
     if err then return nil, not_a_bucket(key, p) end
     local summary = window_fields(fields, id)
     if not summary then return nil, not_a_bucket(key, p) end
-    return window_outcome(p, id, summary.count, cost, now, false, false, nil, summary.allowed, summary.rejected)
+    return window_outcome(p, id, summary.count, cost, now, true, nil, false, nil, summary.allowed, summary.rejected)
 end
 
 function fixed_window.apply(p, key, st, verdict)
-    if verdict ~= 'consume' and st.incremented then redis.call('HINCRBY', key, st.id, -st.cost) end
+    if verdict ~= 'consume' and st.counted then redis.call('HINCRBY', key, st.field, -st.cost) end
     if verdict == 'reject' then redis.call('HINCRBY', key, 'r', 1) end
     if st.fresh then
         -- First call of a window: fold the previous window into `a`; the key lives one idle window.
@@ -285,13 +345,26 @@ function fixed_window.apply(p, key, st, verdict)
     end
 end
 
+function fixed_window.acquire(p, key, now, cost)
+    local id, field, count = count_ahead(p, key, now, cost)
+    if not id then return nil, field end
+    if count ~= cost and count <= p.limit then
+        -- Admitted in a window already under way: the count was all there was to write.
+        return true, p.limit - count, -1, (id + 1) * p.window_ms - now
+    end
+    local st, err = counted_outcome(p, key, now, cost, id, field, count)
+    if not st then return nil, err end
+    fixed_window.apply(p, key, st, st.ok and 'consume' or 'reject')
+    return st.ok, st.units, st.retry, st.reset
+end
+
 -- The weighted approximation: the previous window's count, weighted by how much of it still
 -- overlaps the trailing window, plus the current window's count.
 local sliding_window = {}
 
-function sliding_window.evaluate(p, key, now, cost)
-    local stored_id, previous, current, allowed, rejected = packed_state(p, key, SLIDING_TAG, 5)
-    if stored_id == nil then return nil, previous end
+function sliding_window.evaluate(p, key, now, cost, peek)
+    local expires, stored_id, previous, current, allowed, rejected = packed_state(p, key, SLIDING_TAG, FIVE, FIVE_SIZE)
+    if expires == nil then return nil, stored_id end
     local window, limit = p.window_ms, p.limit
     local id = idiv(now, window)
     local elapsed = now - id * window
@@ -301,17 +374,21 @@ function sliding_window.evaluate(p, key, now, cost)
     elseif stored_id == id - 1 then
         prev = current
     end
-    if not stored_id then allowed, rejected = 0, 0 end
+    if not expires then allowed, rejected = 0, 0 end
     local used = prev * (window - elapsed) + curr * window
     local need = cost * window
     local ok = used + need <= p.full
-    local reset_now = 0
-    if curr > 0 then
-        reset_now = window - elapsed + window
-    elseif prev > 0 then
-        reset_now = window - elapsed
+    local units, reset, retry
+    if ok and not peek then
+        units, reset, retry = idiv(p.full - used - need, window), window - elapsed + window, -1
+    else
+        units, reset, retry = idiv(p.full - used, window), 0, -1
+        if curr > 0 then
+            reset = window - elapsed + window
+        elseif prev > 0 then
+            reset = window - elapsed
+        end
     end
-    local retry = -1
     if not ok then
         -- Earliest elapsed time e in this window with prev * (window - e) <= what is left.
         local room = (limit - curr - cost) * window
@@ -326,21 +403,20 @@ function sliding_window.evaluate(p, key, now, cost)
             retry = window - elapsed + later
         end
     end
-    return {
-        ok = ok, id = id, prev = prev, curr = curr, cost = cost, allowed = allowed, rejected = rejected,
-        avail = idiv(p.full - used, window), left = ok and idiv(p.full - used - need, window) or 0,
-        reset_now = reset_now, reset_used = window - elapsed + window, retry = retry,
-    }
+    return {ok = ok, units = units, retry = retry, reset = reset, id = id, prev = prev, curr = curr, cost = cost,
+            expires = expires, allowed = allowed, rejected = rejected}
 end
 
-function sliding_window.apply(p, key, st, verdict)
+function sliding_window.apply(p, key, st, verdict, now)
     if verdict == 'consume' then
-        write_packed(key, max(st.reset_used, p.window_ms), SLIDING_TAG, st.id, st.prev, st.curr + st.cost,
-                     st.allowed + 1, st.rejected)
+        write_packed(key, TAGGED_FIVE, now, max(st.reset, p.window_ms), st.expires, SLIDING_TAG,
+                     st.id, st.prev, st.curr + st.cost, st.allowed + 1, st.rejected)
     elseif verdict == 'reject' then
-        count_rejection(key, 5, st.rejected)
+        count_rejection(key, FIVE_REJECTED_AT, st.rejected)
     end
 end
+
+sliding_window.acquire = acquire_by_outcome(sliding_window)
 
 -- sliding_log and concurrency keep a sorted set: entries with positive scores (admission time,
 -- or lease expiry) named "<...>:<cost>", and bookkeeping members named "~x" whose scores are the
@@ -392,25 +468,23 @@ end
 
 -- An entry scored s ends at s + (now - ended_before): sliding_log scores admission times and its
 -- entries end window_ms later; concurrency scores lease expiries. ~t is the newest score.
-local function zset_evaluate(p, key, now, cost, ended_before, new_score)
+local function zset_evaluate(p, key, now, cost, peek, ended_before, new_score)
     local meta, err = zset_state(p, key)
     if not meta then return nil, err end
     local ended, count = ended_entries(p, key, ended_before)
     if not ended then return nil, count end
     local used, limit, offset = meta.u - ended, p.limit, now - ended_before
     local ok = used + cost <= limit
-    local reset_now = used > 0 and max(meta.t + offset - now, 0) or 0
-    local retry = -1
+    local units, reset, retry = limit - used, used > 0 and max(meta.t + offset - now, 0) or 0, -1
     if not ok then
         local score = score_freeing(key, ended_before, used + cost - limit)
-        retry = score and score - ended_before or reset_now
+        retry = score and score - ended_before or reset
+    elseif not peek then
+        units, reset = limit - used - cost, max(meta.t, new_score) + offset - now
     end
-    return {
-        ok = ok, meta = meta, used = used, ended = count, ended_before = ended_before, cost = cost, now = now,
-        score = new_score, allowed = meta.a, rejected = meta.r,
-        avail = limit - used, left = limit - used - cost, reset_now = reset_now,
-        reset_used = max(meta.t, new_score) + offset - now, retry = retry,
-    }
+    return {ok = ok, units = units, retry = retry, reset = reset, meta = meta, used = used, ended = count,
+            ended_before = ended_before, cost = cost, now = now, score = new_score, allowed = meta.a,
+            rejected = meta.r}
 end
 
 local function zset_apply(p, key, st, verdict, member)
@@ -420,18 +494,17 @@ local function zset_apply(p, key, st, verdict, member)
     if verdict == 'consume' then
         redis.call('ZADD', key, st.score, member, -(meta.a + 1), '~a', -(st.used + st.cost), '~u',
                    -(meta.s + 1), '~s', -max(meta.t, st.score), '~t')
-        redis.call('PEXPIRE', key, max(st.reset_used, p.window_ms))
     else
         redis.call('ZADD', key, -(meta.r + 1), '~r', -st.used, '~u')
-        redis.call('PEXPIRE', key, max(st.reset_now, p.window_ms))
     end
+    redis.call('PEXPIRE', key, max(st.reset, p.window_ms))
 end
 
 -- sliding_log: entries scored by admission time; the trailing window is (now - window_ms, now].
 local sliding_log = {}
 
-function sliding_log.evaluate(p, key, now, cost)
-    return zset_evaluate(p, key, now, cost, now - p.window_ms, now)
+function sliding_log.evaluate(p, key, now, cost, peek)
+    return zset_evaluate(p, key, now, cost, peek, now - p.window_ms, now)
 end
 
 function sliding_log.apply(p, key, st, verdict)
@@ -441,8 +514,8 @@ end
 -- concurrency: entries are leases scored by their expiry, named "<acquired ms>-<seq>:<cost>".
 local concurrency = {}
 
-function concurrency.evaluate(p, key, now, cost)
-    return zset_evaluate(p, key, now, cost, now, now + p.window_ms)
+function concurrency.evaluate(p, key, now, cost, peek)
+    return zset_evaluate(p, key, now, cost, peek, now, now + p.window_ms)
 end
 
 function concurrency.apply(p, key, st, verdict)
@@ -450,6 +523,9 @@ function concurrency.apply(p, key, st, verdict)
     zset_apply(p, key, st, verdict, lease)
     if verdict == 'consume' then return lease end
 end
+
+sliding_log.acquire = acquire_by_outcome(sliding_log)
+concurrency.acquire = acquire_by_outcome(concurrency)
 
 local ALGORITHMS = {
     token_bucket = token_bucket, fixed_window = fixed_window, sliding_log = sliding_log,
@@ -490,35 +566,46 @@ end
 -- Per-policy decision counts: totals since the library was loaded and a ring of the last RING
 -- seconds, kept in the library's memory (not in keys), so reading them costs the same however many
 -- subjects there are. They restart from zero when the library is reloaded or Redis restarts;
--- `epoch` (the first time this copy saw) tells a reader that happened.
+-- `epoch` (the first time this copy saw) tells a reader that happened. The second in progress is
+-- counted in `a` and `r` and moves into the ring when a later second begins (a clock that steps
+-- back counts in the second in progress); totals hold the seconds already moved.
 local RING = 64
 local epoch = nil
 local NAMES = {} -- the policy names, sorted
 
-local function record(s, now, allowed, rejected)
-    local second = idiv(now, 1000)
-    local slot = second % RING + 1
-    if s.second[slot] ~= second then
-        s.second[slot], s.a[slot], s.r[slot] = second, 0, 0
+local function new_counts()
+    return {ends = -1, a = 0, r = 0, allowed = 0, rejected = 0, seconds = {}, ring_a = {}, ring_r = {}}
+end
+
+local function roll(s, now)
+    if s.second then
+        local slot = s.second % RING + 1
+        s.seconds[slot], s.ring_a[slot], s.ring_r[slot] = s.second, s.a, s.r
+        s.allowed, s.rejected = s.allowed + s.a, s.rejected + s.r
     end
-    s.a[slot] = s.a[slot] + allowed
-    s.r[slot] = s.r[slot] + rejected
-    s.allowed = s.allowed + allowed
-    s.rejected = s.rejected + rejected
+    s.second = idiv(now, 1000)
+    s.ends = (s.second + 1) * 1000
+    s.a, s.r = 0, 0
     epoch = epoch or now
+end
+
+local function record(s, now, allowed, rejected)
+    if now >= s.ends then roll(s, now) end
+    s.a = s.a + allowed
+    s.r = s.r + rejected
 end
 
 local ready = false
 
 local function setup()
-    floor, find, sub, byte, gsub = math.floor, string.find, string.sub, string.byte, string.gsub
+    floor, ceil, find, sub, byte, gsub = math.floor, math.ceil, string.find, string.sub, string.byte, string.gsub
     pack, unpack = struct.pack, struct.unpack
     for name, p in pairs(POLICIES) do
         p.name = name
         p.prefix = NAMESPACE .. ':' .. name .. ':{'
         local ok, err = prepare(p)
         if not ok then error('sluice: policy ' .. shown(name) .. ': ' .. err) end
-        p.stats = {allowed = 0, rejected = 0, second = {}, a = {}, r = {}}
+        p.stats = new_counts()
         NAMES[#NAMES + 1] = name
     end
     table.sort(NAMES)
@@ -528,6 +615,7 @@ end
 -- A key is `<namespace>:<policy>:{<subject>}`: the subject is the Cluster hash tag, so one
 -- subject's buckets under several policies share a slot.
 local function check_key(key, p)
+    if key == p.last_key then return nil end -- a hot subject's key, checked on an earlier call
     local prefix = p.prefix
     local length = #key
     -- The prefix, a non-empty subject without braces, then the closing brace (checked without
@@ -535,6 +623,7 @@ local function check_key(key, p)
     local start = #prefix + 1
     if length > start and find(key, prefix, 1, true) == 1 and find(key, '}', start, true) == length
         and not find(key, '{', start, true) then
+        p.last_key = key
         return nil
     end
     return 'key ' .. shown(key) .. ' is not a bucket of policy ' .. shown(p.name) .. ' (expected '
@@ -586,7 +675,7 @@ local function decide(keys, policies, cost, peek)
         local st, err = policies[i].impl.evaluate(policies[i], keys[i], now, cost, peek)
         if not st then
             if not peek then
-                for j = 1, i - 1 do policies[j].impl.apply(policies[j], keys[j], states[j], 'none') end
+                for j = 1, i - 1 do policies[j].impl.apply(policies[j], keys[j], states[j], 'none', now) end
             end
             return fail(err)
         end
@@ -605,53 +694,40 @@ local function decide(keys, policies, cost, peek)
         for i = 1, #policies do
             local st = states[i]
             local rank = policies[i].shadow and 1 or 0 -- enforcing policies first
-            local units = (st.ok and not peek) and st.left or st.avail
-            if not decider or rank < best_rank or (rank == best_rank and units < best_units) then
-                decider, best_rank, best_units = i, rank, units
+            if not decider or rank < best_rank or (rank == best_rank and st.units < best_units) then
+                decider, best_rank, best_units = i, rank, st.units
             end
         end
     end
 
     local p, st = policies[decider], states[decider]
-    if peek then
-        return {blocked and 0 or 1, st.avail, blocked and st.retry or -1, st.reset_now, p.limit, p.name}
-    end
-
-    local reply
-    if blocked then
-        reply = {0, st.avail, st.retry, st.reset_now, p.limit, p.name}
-    elseif st.ok then
-        reply = {1, st.left, -1, st.reset_used, p.limit, p.name}
-    else
-        reply = {1, st.avail, -1, st.reset_now, p.limit, p.name}
-    end
+    local reply = {blocked and 0 or 1, st.units, blocked and st.retry or -1, st.reset, p.limit, p.name}
+    if peek then return reply end
     for i = 1, #policies do
         local q, s = policies[i], states[i]
         local verdict = (not s.ok and 'reject') or (blocked and 'none') or 'consume'
-        local extra = q.impl.apply(q, keys[i], s, verdict)
+        local extra = q.impl.apply(q, keys[i], s, verdict, now)
         if verdict == 'consume' then record(q.stats, now, 1, 0) elseif verdict == 'reject' then record(q.stats, now, 0, 1) end
         if not blocked and q.extra then reply[#reply + 1] = extra or q.extra end
     end
     return reply
 end
 
--- One key, one policy: the common call, decided without the bookkeeping of decide(). Parameters
--- from sluice_check have no policy, so nothing to count per policy.
+-- One key, one policy: the common call, decided in one pass without the bookkeeping of decide().
+-- Parameters from sluice_check have no policy, so nothing to count per policy.
 local function decide_one(key, p, cost)
     local now = now_ms()
-    local st, err = p.impl.evaluate(p, key, now, cost, false)
-    if not st then return fail(err) end
-    if st.ok then
-        local extra = p.impl.apply(p, key, st, 'consume')
+    local ok, units, retry, reset, extra = p.impl.acquire(p, key, now, cost)
+    if ok == nil then return fail(units) end
+    if ok then
         if p.stats then record(p.stats, now, 1, 0) end
-        if p.extra then return {1, st.left, -1, st.reset_used, p.limit, p.name, extra} end
-        return {1, st.left, -1, st.reset_used, p.limit, p.name}
+        if p.extra then return {1, units, -1, reset, p.limit, p.name, extra} end
+        return {1, units, -1, reset, p.limit, p.name}
     end
-    p.impl.apply(p, key, st, 'reject')
     if p.stats then record(p.stats, now, 0, 1) end
-    if not p.shadow then return {0, st.avail, st.retry, st.reset_now, p.limit, p.name} end
-    if p.extra then return {1, st.avail, -1, st.reset_now, p.limit, p.name, p.extra} end
-    return {1, st.avail, -1, st.reset_now, p.limit, p.name}
+    if not p.shadow then return {0, units, retry, reset, p.limit, p.name} end
+    if p.extra then return {1, units, -1, reset, p.limit, p.name, p.extra} end
+    return {1, units, -1, reset, p.limit, p.name}
 end
 
 local function acquire(keys, args)
@@ -728,8 +804,8 @@ local function inspect(keys, args)
     local st, err = p.impl.evaluate(p, keys[1], now, 1, true)
     if not st then return fail(err) end
     local ttl = redis.call('PTTL', keys[1])
-    return {'policy', p.name, 'algorithm', p.algorithm, 'available', st.avail, 'capacity', p.capacity,
-            'reset_after_ms', st.reset_now, 'retry_after_ms', st.ok and -1 or st.retry,
+    return {'policy', p.name, 'algorithm', p.algorithm, 'available', st.units, 'capacity', p.capacity,
+            'reset_after_ms', st.reset, 'retry_after_ms', st.retry,
             'allowed', st.allowed, 'rejected', st.rejected, 'ttl_ms', ttl, 'now_ms', now}
 end
 
@@ -746,15 +822,21 @@ local function stats(_, args)
         local series = {}
         for second = max(since + 1, current - RING + 1), current - 1 do
             local slot = second % RING + 1
-            if s.second[slot] == second then
+            local a, r
+            if s.second == second then
+                a, r = s.a, s.r
+            elseif s.seconds[slot] == second then
+                a, r = s.ring_a[slot], s.ring_r[slot]
+            end
+            if a then
                 series[#series + 1] = second
-                series[#series + 1] = s.a[slot]
-                series[#series + 1] = s.r[slot]
+                series[#series + 1] = a
+                series[#series + 1] = r
             end
         end
         reply[#reply + 1] = name
-        reply[#reply + 1] = s.allowed
-        reply[#reply + 1] = s.rejected
+        reply[#reply + 1] = s.allowed + s.a
+        reply[#reply + 1] = s.rejected + s.r
         reply[#reply + 1] = series
     end
     return reply

@@ -9,6 +9,7 @@
 #include "support/sync_command.h"
 
 #include <QDateTime>
+#include <QThread>
 #include <QTest>
 
 using namespace sluice;
@@ -320,11 +321,31 @@ private Q_SLOTS:
             first.insert(policy.name, acquire({key, policy.name.toUtf8()}));
             QCOMPARE(first.value(policy.name).value(0), 1);
             const qint64 ttl = call({"PTTL", key}).value.integer;
-            QVERIFY2(ttl > 0 && ttl <= 600, qPrintable(QStringLiteral("%1: PTTL %2").arg(policy.name).arg(ttl)));
+            // At most two windows (a sliding window's reach), and an eighth more for string buckets.
+            QVERIFY2(ttl > 0 && ttl <= 675, qPrintable(QStringLiteral("%1: PTTL %2").arg(policy.name).arg(ttl)));
         }
         QTRY_COMPARE_WITH_TIMEOUT(call({"DBSIZE"}).value.integer, 0, 5000);
         for (const model::Policy &policy : policies)
             QCOMPARE(acquire({bucketKey(policy.name, "idle"), policy.name.toUtf8()}).value(1), first.value(policy.name).value(1));
+    }
+
+    void busyBucketsKeepTheirExpiryUntilItFallsShort()
+    {
+        // tb: 10 per second, burst 5. A call needs the key for max(time to full, window) = 1000 ms;
+        // the expiry is set an eighth beyond (1125 ms) and left alone while it still covers the need.
+        const QByteArray key = bucketKey(QStringLiteral("tb"), "busy");
+        QCOMPARE(acquire({key, "tb"}).value(0), 1);
+        const qint64 first = call({"PTTL", key}).value.integer;
+        QVERIFY2(first > 1000 && first <= 1125, qPrintable(QString::number(first)));
+        QThread::msleep(60);
+        setClock(kStart + 100); // needs the key until kStart + 1100: still covered
+        QCOMPARE(acquire({key, "tb"}).value(0), 1);
+        const qint64 kept = call({"PTTL", key}).value.integer;
+        QVERIFY2(kept <= first - 50, qPrintable(QStringLiteral("%1 then %2").arg(first).arg(kept)));
+        setClock(kStart + 200); // needs it until kStart + 1200: moved to 1125 ms from now
+        QCOMPARE(acquire({key, "tb"}).value(0), 1);
+        const qint64 moved = call({"PTTL", key}).value.integer;
+        QVERIFY2(moved > kept && moved <= 1125, qPrintable(QStringLiteral("%1 then %2").arg(kept).arg(moved)));
     }
 
     void policyDataNeverBecomesCode()

@@ -117,6 +117,7 @@ start_all() {
   for i in 1 2 3 4 5 6; do
     alloc_port p
     cluster_ports+=("$p"); nodes+=("127.0.0.1:$p")
+    rm -f "$dir/cluster-$i/nodes.conf" # left by an earlier start in the same folder
     start_redis "cluster-$i" "$p" "cluster-enabled yes" "cluster-config-file $dir/cluster-$i/nodes.conf" \
       "cluster-node-timeout 2000" "cluster-require-full-coverage no"
   done

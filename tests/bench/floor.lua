@@ -1,0 +1,28 @@
+#!lua name=sluice_floor
+-- The least any library keeping the limiter contract must do per call, with no logic at all:
+-- read Redis TIME, touch the bucket, and reply with the six-element array. The benchmark runs
+-- these next to the real algorithms, so a target below the floor shows as such.
+local BUCKET = 'Txxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' -- a packed bucket's size, 41 bytes
+
+-- A string bucket that admits: TIME, GET, SET ... KEEPTTL.
+redis.register_function('floor_admit', function(keys)
+    redis.call('TIME')
+    redis.call('GET', keys[1])
+    redis.call('SET', keys[1], BUCKET, 'KEEPTTL')
+    return {1, 0, -1, 0, 1, 'floor'}
+end)
+
+-- A string bucket that rejects: TIME, GET, SETRANGE of the rejection counter.
+redis.register_function('floor_reject', function(keys)
+    redis.call('TIME')
+    redis.call('GET', keys[1])
+    redis.call('SETRANGE', keys[1], 33, 'rejected')
+    return {0, 0, 1, 1, 1, 'floor'}
+end)
+
+-- A counter that admits: TIME, HINCRBY.
+redis.register_function('floor_count', function(keys)
+    redis.call('TIME')
+    redis.call('HINCRBY', keys[1], 'w', 1)
+    return {1, 0, -1, 0, 1, 'floor'}
+end)
