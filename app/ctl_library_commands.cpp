@@ -198,7 +198,7 @@ void runAcquire(const CtlRequest &request)
 {
     const QString policy = request.args.at(0);
     const QString subject = request.args.at(1);
-    const QByteArray key = request.ns.toUtf8() + ':' + policy.toUtf8() + ":{" + subject.toUtf8() + '}';
+    const QByteArray key = model::bucketKey(request.ns, policy, subject.toUtf8());
     QByteArrayList command{"FCALL", "sluice_acquire", "1", key, policy.toUtf8()};
     if (!request.cost.isEmpty())
         command << request.cost.toUtf8();

@@ -3,6 +3,7 @@
 
 #include "app/exit_codes.h"
 #include "app/quit_on_signal.h"
+#include "app/sandbox_demo.h"
 #include "app/sandbox_redis.h"
 #include "model/server_monitor.h"
 #include "redis/redis_connection.h"
@@ -95,6 +96,15 @@ int main(int argc, char *argv[])
         sandboxOptions.port = port;
         attach(&window, sandboxOptions,
                QApplication::translate("main", "sandbox Redis at %1").arg(sandboxOptions.address()));
+        // Demo policies and traffic, on a connection of their own so the monitor's stays light.
+        auto *demoConnection = new redis::RedisConnection(sandboxOptions, &window);
+        demoConnection->open();
+        auto *demo = new app::SandboxDemo(demoConnection, &window);
+        QObject::connect(demo, &app::SandboxDemo::failed, &window,
+                         [](const QString &reason) { QTextStream(stderr) << "sluice: " << reason << Qt::endl; });
+        QObject::connect(demo, &app::SandboxDemo::trafficStarted, &window,
+                         [] { QTextStream(stdout) << "sluice: sandbox demo policies published; demo traffic running" << Qt::endl; });
+        demo->start();
     });
     QObject::connect(sandbox, &app::SandboxRedis::failed, &window, [&window](const QString &reason) {
         QTextStream(stderr) << "sluice: " << reason << Qt::endl;

@@ -68,4 +68,9 @@ LimiterLibrary LimiterLibrary::build(const QVector<Policy> &policies, const QStr
     return library;
 }
 
+QByteArray bucketKey(const QString &ns, const QString &policy, const QByteArray &subject)
+{
+    return ns.toUtf8() + ':' + policy.toUtf8() + ":{" + subject + '}';
+}
+
 } // namespace sluice::model

@@ -27,4 +27,8 @@ struct LimiterLibrary {
     static QByteArray luaString(const QByteArray &bytes);
 };
 
+// The bucket key of one subject under one policy: `<ns>:<policy>:{<subject>}` (the subject is the
+// Cluster hash tag).
+QByteArray bucketKey(const QString &ns, const QString &policy, const QByteArray &subject);
+
 } // namespace sluice::model

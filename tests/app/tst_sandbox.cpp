@@ -134,6 +134,36 @@ private Q_SLOTS:
         }
     }
 
+    void demoPoliciesArePublishedAndTrafficFlows()
+    {
+        SluiceInstance sluice;
+        QVERIFY(startSluice(sluice));
+        // Per policy, from sluice_stats: allowed and rejected since the library was loaded.
+        QHash<QByteArray, QPair<qint64, qint64>> counts;
+        auto readCounts = [&] {
+            const sluice::redis::RedisReply stats = command(sluice.port, {"FCALL_RO", "sluice_stats", "0"});
+            counts.clear();
+            const QVector<sluice::redis::RespValue> &fields = stats.value.elements;
+            for (qsizetype i = 2; stats.ok() && i + 3 < fields.size(); i += 4)
+                counts.insert(fields.at(i).bytes, {fields.at(i + 1).integer, fields.at(i + 2).integer});
+            return counts.size() == 7;
+        };
+        QVERIFY(sluice::test::spinUntil(readCounts, 20000));
+        // The scraper, the attacked login and the flooding partner get limited; the others pass.
+        QVERIFY(sluice::test::spinUntil(
+            [&] {
+                return readCounts() && counts.value("api").second > 0 && counts.value("login").second > 0
+                    && counts.value("webhooks").second > 0 && counts.value("search").second > 0
+                    && counts.value("payments").first > 0 && counts.value("exports").first > 0;
+            },
+            20000));
+        const sluice::redis::RedisReply audit = command(sluice.port, {"XLEN", "{sluice}:audit"});
+        QCOMPARE(audit.value.integer, 8); // seven policies created, one publish
+
+        sluice.process->terminate();
+        QVERIFY(sluice.process->waitForFinished(10000));
+    }
+
     void rejectsConflictingOptions()
     {
         QProcess process;
