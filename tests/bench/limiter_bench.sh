@@ -46,7 +46,6 @@ cli() { redis-cli -p "$port" "$@"; }
 "$ctl" -u "redis://127.0.0.1:$port" publish >/dev/null 2>&1
 scg=$(cli SCRIPT LOAD "$(cat "$source_dir/lua/compat_scg_token_bucket.lua")")
 cli -x FUNCTION LOAD < "$source_dir/tests/bench/floor.lua" >/dev/null
-cli SET 'floor:{hot}' 'Txxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' >/dev/null
 noop=$(cli SCRIPT LOAD "return 1")
 
 # bench NAME ARGS...: prints "ops/s usec_per_call" for one redis-benchmark run of ARGS.

@@ -34,7 +34,7 @@ model::Policy makePolicy(const QString &name, model::Algorithm algorithm, qint64
 
 QByteArray bucketKey(const QString &policy, const QByteArray &subject, const QString &ns)
 {
-    return ns.toUtf8() + ':' + policy.toUtf8() + ":{" + subject + '}';
+    return model::bucketKey(ns, policy, subject);
 }
 
 bool decisionFromReply(const redis::RespValue &reply, Decision *decision, QString *why)
