@@ -25,7 +25,7 @@ RedisConnection::~RedisConnection()
 {
     const QString message = tr("connection closed");
     failAll(m_inFlight, RedisReply::Failure::Disconnected, message);
-    failAll(m_waiting, RedisReply::Failure::Disconnected, message);
+    failAll(m_waiting, RedisReply::Failure::NotConnected, message);
 }
 
 QString RedisConnection::stateName(State state)
@@ -53,8 +53,26 @@ void RedisConnection::close()
 {
     m_reconnectTimer.stop();
     dropTransport(tr("connection closed"));
-    failAll(m_waiting, RedisReply::Failure::Disconnected, tr("connection closed"));
+    failAll(m_waiting, RedisReply::Failure::NotConnected, tr("connection closed"));
     setState(State::Disconnected);
+}
+
+void RedisConnection::retire()
+{
+    m_retiring = true;
+    m_autoReconnect = false;
+    m_reconnectTimer.stop();
+    failAll(m_waiting, RedisReply::Failure::NotConnected, tr("the node no longer serves these commands"));
+    finishRetiringWhenIdle();
+}
+
+void RedisConnection::finishRetiringWhenIdle()
+{
+    if (!m_retiring || !m_inFlight.empty())
+        return;
+    m_retiring = false;
+    close();
+    deleteLater();
 }
 
 void RedisConnection::startAttempt()
@@ -150,6 +168,7 @@ void RedisConnection::onTransportFailed(const QString &reason)
     if (!m_autoReconnect) {
         failAll(m_waiting, RedisReply::Failure::NotConnected, reason);
         setState(State::Failed, reason);
+        finishRetiringWhenIdle();
         return;
     }
     setState(State::Reconnecting, reason);
@@ -202,6 +221,10 @@ void RedisConnection::onReadyRead()
         RedisReply reply;
         reply.value = std::move(*value);
         finish(command, reply);
+        if (self && m_inFlight.empty() && m_retiring) {
+            finishRetiringWhenIdle();
+            return;
+        }
     }
 }
 
@@ -209,7 +232,7 @@ void RedisConnection::send(const QByteArrayList &args, QObject *context, Callbac
 {
     const int timeout = timeoutMs > 0 ? timeoutMs : m_options.commandTimeoutMs;
     PendingCommand command{encodeCommand(args), context, std::move(callback), m_clock.elapsed() + timeout};
-    if (m_state == State::Failed || m_state == State::Disconnected) {
+    if (m_state == State::Failed || m_state == State::Disconnected || m_retiring) {
         // Answered from the event loop, never from inside send(): callers need not be re-entrant.
         RedisReply reply;
         reply.failure = RedisReply::Failure::NotConnected;

@@ -18,6 +18,9 @@ class SocketTransport;
 
 // The outcome of one command: a server reply (which may be a Redis error) or a client-side failure.
 struct RedisReply {
+    // Timeout (no connection in time) and NotConnected: the command was never written, so it did
+    // not run. Disconnected: it was written and then the connection broke or its reply was late,
+    // so it may have run.
     enum class Failure { None, Timeout, Disconnected, NotConnected };
 
     RespValue value;
@@ -54,6 +57,10 @@ public:
 
     void open();
     void close();
+    // Takes no more commands: those not written yet fail as NotConnected (they never ran), those
+    // written get their replies, then the connection closes and deletes itself. For a node that
+    // stopped serving: what it already accepted is not cut off.
+    void retire();
 
     void send(const QByteArrayList &args, QObject *context, Callback callback, int timeoutMs = -1);
 
@@ -84,12 +91,14 @@ private:
     void armTimeoutTimer(qint64 deadlineMs);
     void checkTimeouts();
     void finish(PendingCommand &command, const RedisReply &reply);
+    void finishRetiringWhenIdle();
     void failAll(std::deque<PendingCommand> &queue, RedisReply::Failure failure, const QString &message);
 
     ConnectionOptions m_options;
     State m_state = State::Disconnected;
     QString m_lastError;
     bool m_autoReconnect = true;
+    bool m_retiring = false;
     bool m_handshakeDone = false;
 
     SocketTransport *m_transport = nullptr;

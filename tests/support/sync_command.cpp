@@ -8,14 +8,17 @@ namespace sluice::test {
 using redis::RedisConnection;
 using redis::RedisReply;
 
-RedisReply syncCommand(RedisConnection &connection, const QByteArrayList &args, int waitMs)
+namespace {
+
+template <class Sender>
+RedisReply sendAndWait(Sender &sender, const QByteArrayList &args, int waitMs)
 {
     QEventLoop loop;
     RedisReply result;
     result.failure = RedisReply::Failure::Timeout;
     result.failureMessage = QStringLiteral("the test gave up waiting");
     bool answered = false;
-    connection.send(args, &loop, [&](const RedisReply &reply) {
+    sender.send(args, &loop, [&](const RedisReply &reply) {
         result = reply;
         answered = true;
         loop.quit();
@@ -24,6 +27,34 @@ RedisReply syncCommand(RedisConnection &connection, const QByteArrayList &args, 
     if (!answered)
         loop.exec();
     return result;
+}
+
+template <class Opener>
+bool openAndWaitFor(Opener &opener, int waitMs)
+{
+    using State = typename Opener::State;
+    QEventLoop loop;
+    QObject::connect(&opener, &Opener::stateChanged, &loop, [&loop](State state) {
+        if (state == State::Ready || state == State::Failed)
+            loop.quit();
+    });
+    QTimer::singleShot(waitMs, &loop, &QEventLoop::quit);
+    opener.open();
+    if (opener.state() != State::Ready && opener.state() != State::Failed)
+        loop.exec();
+    return opener.state() == State::Ready;
+}
+
+} // namespace
+
+RedisReply syncCommand(RedisConnection &connection, const QByteArrayList &args, int waitMs)
+{
+    return sendAndWait(connection, args, waitMs);
+}
+
+RedisReply syncCommand(redis::RedisClient &client, const QByteArrayList &args, int waitMs)
+{
+    return sendAndWait(client, args, waitMs);
 }
 
 bool spinUntil(const std::function<bool()> &condition, int waitMs)
@@ -45,16 +76,12 @@ bool spinUntil(const std::function<bool()> &condition, int waitMs)
 
 bool openAndWait(RedisConnection &connection, int waitMs)
 {
-    QEventLoop loop;
-    QObject::connect(&connection, &RedisConnection::stateChanged, &loop, [&loop](RedisConnection::State state) {
-        if (state == RedisConnection::State::Ready || state == RedisConnection::State::Failed)
-            loop.quit();
-    });
-    QTimer::singleShot(waitMs, &loop, &QEventLoop::quit);
-    connection.open();
-    if (connection.state() != RedisConnection::State::Ready && connection.state() != RedisConnection::State::Failed)
-        loop.exec();
-    return connection.state() == RedisConnection::State::Ready;
+    return openAndWaitFor(connection, waitMs);
+}
+
+bool openAndWait(redis::RedisClient &client, int waitMs)
+{
+    return openAndWaitFor(client, waitMs);
 }
 
 } // namespace sluice::test

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "redis/redis_client.h"
 #include "redis/redis_connection.h"
 
 #include <functional>
@@ -10,6 +11,7 @@ namespace sluice::test {
 // waits like this). Returns a Timeout failure if nothing came back within waitMs.
 redis::RedisReply syncCommand(redis::RedisConnection &connection, const QByteArrayList &args,
                               int waitMs = 10000);
+redis::RedisReply syncCommand(redis::RedisClient &client, const QByteArrayList &args, int waitMs = 10000);
 
 // Runs the event loop until `condition` holds (checked every millisecond) or waitMs passes; returns
 // whether it holds. Unlike QTest::qWaitFor it never sleeps while replies are waiting to be read.
@@ -17,5 +19,6 @@ bool spinUntil(const std::function<bool()> &condition, int waitMs = 10000);
 
 // Opens the connection and waits until it is ready or failed; returns whether it became ready.
 bool openAndWait(redis::RedisConnection &connection, int waitMs = 10000);
+bool openAndWait(redis::RedisClient &client, int waitMs = 10000);
 
 } // namespace sluice::test
