@@ -3,7 +3,6 @@
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
 #include "model/library_publisher.h"
-#include "redis/primary_discovery.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -21,33 +20,6 @@ namespace {
 QString tr(const char *text)
 {
     return QCoreApplication::translate("sluicectl", text);
-}
-
-// Runs `next` with a publisher over every primary: the server itself, or each primary of a Cluster
-// (the one serving the admin keys' slot holds the policy store).
-void withPublisher(const CtlRequest &request, std::function<void(const LibraryPublisher &)> next)
-{
-    auto *app = QCoreApplication::instance();
-    const QByteArray adminKey = model::AdminKeys(request.ns).policies();
-    redis::discoverPrimaries(request.connection, adminKey, app, [request, app, next](const redis::Primaries &found) {
-        if (!found.error.isEmpty()) {
-            ctlErr() << "sluicectl: " << found.error << Qt::endl;
-            QCoreApplication::exit(found.unreachable ? ExitCannotConnect : ExitFailure);
-            return;
-        }
-        if (!found.cluster) {
-            next(LibraryPublisher(request.connection, {request.connection}, request.ns));
-            return;
-        }
-        QVector<redis::RedisConnection *> nodes;
-        for (const redis::ConnectionOptions &options : found.nodes) {
-            auto *node = new redis::RedisConnection(options, app);
-            node->setAutoReconnect(false);
-            node->open();
-            nodes << node;
-        }
-        next(LibraryPublisher(nodes.at(found.adminIndex), nodes, request.ns));
-    });
 }
 
 QString persistenceName(NodeLibrary::Persistence persistence)
@@ -177,21 +149,18 @@ void reportStatus(const CtlRequest &request, const model::DeploymentStatus &stat
 
 void runPublish(const CtlRequest &request)
 {
-    withPublisher(request, [request](const LibraryPublisher &publisher) {
-        auto *app = QCoreApplication::instance();
-        if (request.dryRun)
-            publisher.preview(app, reportPreview);
-        else
-            publisher.publish(request.who, app, [request](const model::PublishResult &result) { reportPublish(request, result); });
-    });
+    const LibraryPublisher publisher(request.client, request.ns);
+    auto *app = QCoreApplication::instance();
+    if (request.dryRun)
+        publisher.preview(app, reportPreview);
+    else
+        publisher.publish(request.who, app, [request](const model::PublishResult &result) { reportPublish(request, result); });
 }
 
 void runStatus(const CtlRequest &request)
 {
-    withPublisher(request, [request](const LibraryPublisher &publisher) {
-        publisher.status(QCoreApplication::instance(),
-                         [request](const model::DeploymentStatus &status) { reportStatus(request, status); });
-    });
+    LibraryPublisher(request.client, request.ns)
+        .status(QCoreApplication::instance(), [request](const model::DeploymentStatus &status) { reportStatus(request, status); });
 }
 
 void runAcquire(const CtlRequest &request)
@@ -202,7 +171,7 @@ void runAcquire(const CtlRequest &request)
     QByteArrayList command{"FCALL", "sluice_acquire", "1", key, policy.toUtf8()};
     if (!request.cost.isEmpty())
         command << request.cost.toUtf8();
-    request.connection->send(command, QCoreApplication::instance(), [request](const redis::RedisReply &reply) {
+    request.client->send(command, QCoreApplication::instance(), [request](const redis::RedisReply &reply) {
         const QVector<redis::RespValue> &fields = reply.value.elements;
         if (!reply.ok() || fields.size() < 6) {
             QCoreApplication::exit(reportFailure(request, reply));

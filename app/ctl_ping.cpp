@@ -13,13 +13,13 @@ using redis::RedisReply;
 void runPing(const CtlRequest &request)
 {
     auto *app = QCoreApplication::instance();
-    request.connection->send({"PING"}, app, [request, app](const RedisReply &pong) {
+    request.client->send({"PING"}, app, [request, app](const RedisReply &pong) {
         if (!pong.ok()) {
             QCoreApplication::exit(reportFailure(request, pong));
             return;
         }
-        request.connection->send({"INFO", "server"}, app, [request](const RedisReply &info) {
-            const QString target = request.connection->options().redactedUrl();
+        request.client->send({"INFO", "server"}, app, [request](const RedisReply &info) {
+            const QString target = request.client->options().redactedUrl();
             if (!info.ok()) {
                 ctlOut() << QCoreApplication::translate("sluicectl", "PONG from %1 (server details not available: %2)")
                                 .arg(target, info.errorText())

@@ -29,7 +29,7 @@ QString tr(const char *text)
 void withStoredPolicies(const CtlRequest &request, std::function<void(const QVector<model::Policy> &)> next)
 {
     // The store's callbacks carry what they need; the store itself need not outlive this call.
-    PolicyStore(request.connection, request.ns).list(QCoreApplication::instance(), [next](const PolicyStore::ListResult &listed) {
+    PolicyStore(request.client, request.ns).list(QCoreApplication::instance(), [next](const PolicyStore::ListResult &listed) {
         if (!listed.error.isEmpty()) {
             ctlErr() << "sluicectl: " << listed.error << Qt::endl;
             QCoreApplication::exit(listed.unreachable ? ExitCannotConnect : ExitFailure);
@@ -74,7 +74,7 @@ void runApply(const CtlRequest &request)
             QCoreApplication::exit(ExitOk);
             return;
         }
-        PolicyStore(request.connection, request.ns).commit(plan.changes, request.who, QCoreApplication::instance(),
+        PolicyStore(request.client, request.ns).commit(plan.changes, request.who, QCoreApplication::instance(),
                       [plan](const PolicyStore::CommitResult &result) {
             if (!result.error.isEmpty()) {
                 ctlErr() << "sluicectl: " << result.error << Qt::endl << tr("sluicectl: nothing was applied") << Qt::endl;

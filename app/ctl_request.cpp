@@ -22,7 +22,7 @@ QTextStream &ctlErr()
 
 int reportFailure(const CtlRequest &request, const RedisReply &reply)
 {
-    const QString target = request.connection->options().redactedUrl();
+    const QString target = request.client->options().redactedUrl();
     switch (reply.failure) {
     case RedisReply::Failure::None:
         ctlErr() << "sluicectl: " << reply.value.toString() << Qt::endl;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "redis/redis_connection.h"
+#include "redis/redis_client.h"
 
 #include <QStringList>
 #include <QTextStream>
@@ -10,7 +10,7 @@ namespace sluice::app {
 // What one sluicectl command gets to work with. A command ends the process by calling
 // QCoreApplication::exit() with one of app/exit_codes.h.
 struct CtlRequest {
-    redis::RedisConnection *connection = nullptr;
+    redis::RedisClient *client = nullptr;
     QStringList args;  // the command's own positional arguments
     QString ns;        // admin key namespace
     QString who;       // recorded in audit entries

@@ -6,7 +6,7 @@
 #include "app/sandbox_demo.h"
 #include "app/sandbox_redis.h"
 #include "model/server_monitor.h"
-#include "redis/redis_connection.h"
+#include "redis/redis_client.h"
 #include "ui/main_window.h"
 
 #include <QApplication>
@@ -20,8 +20,8 @@ namespace {
 
 void attach(ui::MainWindow *window, const redis::ConnectionOptions &options, const QString &label)
 {
-    auto *connection = new redis::RedisConnection(options, window);
-    auto *monitor = new model::ServerMonitor(connection, label, 2000, window);
+    auto *client = new redis::RedisClient(options, window);
+    auto *monitor = new model::ServerMonitor(client, label, 2000, window);
     window->setMonitor(monitor);
     monitor->start();
 }
@@ -97,9 +97,9 @@ int main(int argc, char *argv[])
         attach(&window, sandboxOptions,
                QApplication::translate("main", "sandbox Redis at %1").arg(sandboxOptions.address()));
         // Demo policies and traffic, on a connection of their own so the monitor's stays light.
-        auto *demoConnection = new redis::RedisConnection(sandboxOptions, &window);
-        demoConnection->open();
-        auto *demo = new app::SandboxDemo(demoConnection, &window);
+        auto *demoClient = new redis::RedisClient(sandboxOptions, &window);
+        demoClient->open();
+        auto *demo = new app::SandboxDemo(demoClient, &window);
         QObject::connect(demo, &app::SandboxDemo::failed, &window,
                          [](const QString &reason) { QTextStream(stderr) << "sluice: " << reason << Qt::endl; });
         QObject::connect(demo, &app::SandboxDemo::trafficStarted, &window,

@@ -2,7 +2,7 @@
 
 #include "model/library_publisher.h"
 #include "model/policy_store.h"
-#include "redis/redis_connection.h"
+#include "redis/redis_client.h"
 
 namespace sluice::app {
 
@@ -34,9 +34,9 @@ QByteArray numbered(const char *prefix, int n)
 
 } // namespace
 
-SandboxDemo::SandboxDemo(redis::RedisConnection *connection, QObject *parent)
+SandboxDemo::SandboxDemo(redis::RedisClient *client, QObject *parent)
     : QObject(parent)
-    , m_connection(connection)
+    , m_client(client)
 {
     m_timer.setInterval(kTickMs);
     connect(&m_timer, &QTimer::timeout, this, &SandboxDemo::tick);
@@ -59,7 +59,7 @@ QVector<model::Policy> SandboxDemo::demoPolicies()
 
 void SandboxDemo::start()
 {
-    const model::PolicyStore store(m_connection, kNamespace);
+    const model::PolicyStore store(m_client, kNamespace);
     store.list(this, [this, store](const model::PolicyStore::ListResult &stored) {
         if (!stored.error.isEmpty()) {
             Q_EMIT failed(tr("Could not read the sandbox's policies: %1").arg(stored.error));
@@ -84,7 +84,7 @@ void SandboxDemo::start()
 
 void SandboxDemo::publish()
 {
-    const model::LibraryPublisher publisher(m_connection, {m_connection}, kNamespace);
+    const model::LibraryPublisher publisher(m_client, kNamespace);
     publisher.publish(kWho, this, [this](const model::PublishResult &result) {
         if (!result.ok()) {
             Q_EMIT failed(tr("Could not publish the demo policies: %1").arg(result.error));
@@ -142,7 +142,7 @@ void SandboxDemo::acquire(const QByteArray &policy, const QByteArray &subject)
     }
     ++m_inFlight;
     ++m_sent;
-    m_connection->send(command, this, [this, key, policy](const redis::RedisReply &reply) {
+    m_client->send(command, this, [this, key, policy](const redis::RedisReply &reply) {
         --m_inFlight;
         const QVector<redis::RespValue> &fields = reply.value.elements;
         // An admitted export holds its lease (the seventh element) for one to six seconds.
@@ -155,7 +155,7 @@ void SandboxDemo::acquire(const QByteArray &policy, const QByteArray &subject)
 
 void SandboxDemo::release(const QByteArray &key, const QByteArray &lease)
 {
-    m_connection->send({"FCALL", "sluice_release", "1", key, "exports", lease}, this, [](const redis::RedisReply &) {});
+    m_client->send({"FCALL", "sluice_release", "1", key, "exports", lease}, this, [](const redis::RedisReply &) {});
 }
 
 } // namespace sluice::app

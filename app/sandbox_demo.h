@@ -7,7 +7,7 @@
 #include <QTimer>
 
 namespace sluice::redis {
-class RedisConnection;
+class RedisClient;
 }
 
 namespace sluice::app {
@@ -19,7 +19,7 @@ namespace sluice::app {
 class SandboxDemo : public QObject {
     Q_OBJECT
 public:
-    explicit SandboxDemo(redis::RedisConnection *connection, QObject *parent = nullptr);
+    explicit SandboxDemo(redis::RedisClient *client, QObject *parent = nullptr);
 
     static QVector<model::Policy> demoPolicies();
 
@@ -38,7 +38,7 @@ private:
     void acquire(const QByteArray &policy, const QByteArray &subject);
     void release(const QByteArray &key, const QByteArray &lease);
 
-    redis::RedisConnection *m_connection;
+    redis::RedisClient *m_client;
     QTimer m_timer;
     QRandomGenerator m_random{20261121};
     qint64 m_tick = 0;

@@ -135,12 +135,12 @@ int main(int argc, char *argv[])
     options.commandTimeoutMs = timeoutMs;
     options.clientName = QStringLiteral("sluicectl");
 
-    redis::RedisConnection connection(options);
-    connection.setAutoReconnect(false);
-    connection.open();
+    redis::RedisClient client(options);
+    client.setAutoReconnect(false);
+    client.open();
 
     app::CtlRequest request;
-    request.connection = &connection;
+    request.client = &client;
     request.args = positional;
     request.ns = parser.value(namespaceOption);
     const QString user = accountName();

@@ -8,7 +8,7 @@
 
 namespace sluice::model {
 
-using redis::RedisConnection;
+using redis::RedisClient;
 using redis::RedisReply;
 using redis::RespValue;
 
@@ -32,7 +32,7 @@ struct Snapshot {
     bool unreachable = false;
 };
 
-void readSnapshot(RedisConnection *admin, const QString &ns, QObject *context, std::function<void(const Snapshot &)> done)
+void readSnapshot(RedisClient *admin, const QString &ns, QObject *context, std::function<void(const Snapshot &)> done)
 {
     PolicyStore(admin, ns).list(context, [admin, ns, context, done](const PolicyStore::ListResult &listed) {
         if (!listed.error.isEmpty()) {
@@ -84,21 +84,21 @@ NodeLibrary::Persistence persistenceOf(const RedisReply &save, const RedisReply 
 }
 
 // Which library one primary runs, against the digest that should run there.
-void inspectNode(RedisConnection *node, const QByteArray &expectedDigest, QObject *context,
+void inspectNode(RedisClient *client, const QString &node, const QByteArray &expectedDigest, QObject *context,
                  std::function<void(const NodeLibrary &)> done)
 {
     struct Replies {
         RedisReply list, version, save, appendOnly;
     };
     auto replies = std::make_shared<Replies>();
-    node->send({"FUNCTION", "LIST", "LIBRARYNAME", "sluice"}, context, [replies](const RedisReply &r) { replies->list = r; });
-    node->send({"FCALL_RO", "sluice_version", "0"}, context, [replies](const RedisReply &r) { replies->version = r; });
-    node->send({"CONFIG", "GET", "save"}, context, [replies](const RedisReply &r) { replies->save = r; });
-    // Replies arrive in order, so the last one completes the picture.
-    node->send({"CONFIG", "GET", "appendonly"}, context, [node, replies, expectedDigest, done](const RedisReply &r) {
+    client->sendToNode(node, {"FUNCTION", "LIST", "LIBRARYNAME", "sluice"}, context, [replies](const RedisReply &r) { replies->list = r; });
+    client->sendToNode(node, {"FCALL_RO", "sluice_version", "0"}, context, [replies](const RedisReply &r) { replies->version = r; });
+    client->sendToNode(node, {"CONFIG", "GET", "save"}, context, [replies](const RedisReply &r) { replies->save = r; });
+    // Replies from one node arrive in order, so the last one completes the picture.
+    client->sendToNode(node, {"CONFIG", "GET", "appendonly"}, context, [node, replies, expectedDigest, done](const RedisReply &r) {
         replies->appendOnly = r;
         NodeLibrary result;
-        result.node = node->options().address();
+        result.node = node;
         result.persistence = persistenceOf(replies->save, replies->appendOnly);
         const RedisReply &list = replies->list;
         const RedisReply &version = replies->version;
@@ -128,8 +128,8 @@ void inspectNode(RedisConnection *node, const QByteArray &expectedDigest, QObjec
 }
 
 // Runs `step` on every node at once and hands over the results, in node order, when all are in.
-void forEachNode(const QVector<RedisConnection *> &nodes,
-                 std::function<void(RedisConnection *, std::function<void(const NodeLibrary &)>)> step,
+void forEachNode(const QStringList &nodes,
+                 std::function<void(const QString &, std::function<void(const NodeLibrary &)>)> step,
                  std::function<void(const QVector<NodeLibrary> &)> done)
 {
     if (nodes.isEmpty()) {
@@ -184,9 +184,8 @@ bool PublishResult::ok() const
     return true;
 }
 
-LibraryPublisher::LibraryPublisher(RedisConnection *admin, QVector<RedisConnection *> primaries, const QString &ns)
-    : m_admin(admin)
-    , m_primaries(std::move(primaries))
+LibraryPublisher::LibraryPublisher(RedisClient *client, const QString &ns)
+    : m_client(client)
     , m_ns(ns)
 {
 }
@@ -194,7 +193,7 @@ LibraryPublisher::LibraryPublisher(RedisConnection *admin, QVector<RedisConnecti
 void LibraryPublisher::preview(QObject *context, std::function<void(const LimiterLibrary &, const QString &)> done) const
 {
     const QString ns = m_ns;
-    readSnapshot(m_admin, ns, context, [ns, done](const Snapshot &snapshot) {
+    readSnapshot(m_client, ns, context, [ns, done](const Snapshot &snapshot) {
         if (!snapshot.error.isEmpty()) {
             done({}, snapshot.error);
             return;
@@ -205,10 +204,9 @@ void LibraryPublisher::preview(QObject *context, std::function<void(const Limite
 
 void LibraryPublisher::publish(const QString &who, QObject *context, std::function<void(const PublishResult &)> done) const
 {
-    RedisConnection *admin = m_admin;
-    const QVector<RedisConnection *> primaries = m_primaries;
+    RedisClient *client = m_client;
     const QString ns = m_ns;
-    readSnapshot(admin, ns, context, [=](const Snapshot &snapshot) {
+    readSnapshot(client, ns, context, [=](const Snapshot &snapshot) {
         PublishResult result;
         if (!snapshot.error.isEmpty()) {
             result.error = snapshot.error;
@@ -222,7 +220,7 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
                                     QByteArray::number(snapshot.record.version), QByteArray::number(result.library.version),
                                     result.library.digest, result.library.source, who.toUtf8(),
                                     QByteArray::number(snapshot.policies.size())};
-        admin->send(record, context, [=](const RedisReply &recorded) mutable {
+        client->send(record, context, [=](const RedisReply &recorded) mutable {
             if (!recorded.ok()) {
                 const QString text = recorded.errorText();
                 result.conflict = text.startsWith(QLatin1String("CONFLICT "));
@@ -234,12 +232,12 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
                 return;
             }
             const LimiterLibrary library = result.library;
-            auto loadAndVerify = [library, context](RedisConnection *node, std::function<void(const NodeLibrary &)> nodeDone) {
-                node->send({"FUNCTION", "LOAD", "REPLACE", library.source}, context,
-                           [node, library, context, nodeDone](const RedisReply &loaded) {
+            auto loadAndVerify = [client, library, context](const QString &node, std::function<void(const NodeLibrary &)> nodeDone) {
+                client->sendToNode(node, {"FUNCTION", "LOAD", "REPLACE", library.source}, context,
+                                   [client, node, library, context, nodeDone](const RedisReply &loaded) {
                     if (!loaded.ok()) {
                         // The node keeps whatever it ran before; report that, with the reason.
-                        inspectNode(node, library.digest, context, [loaded, nodeDone](NodeLibrary state) {
+                        inspectNode(client, node, library.digest, context, [loaded, nodeDone](NodeLibrary state) {
                             state.detail = tr("load failed: %1").arg(loaded.errorText());
                             if (state.state == NodeLibrary::State::Current)
                                 state.state = NodeLibrary::State::Stale;
@@ -247,10 +245,10 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
                         });
                         return;
                     }
-                    inspectNode(node, library.digest, context, nodeDone);
+                    inspectNode(client, node, library.digest, context, nodeDone);
                 });
             };
-            forEachNode(primaries, loadAndVerify, [result, done](const QVector<NodeLibrary> &nodes) mutable {
+            forEachNode(client->primaries(), loadAndVerify, [result, done](const QVector<NodeLibrary> &nodes) mutable {
                 result.nodes = nodes;
                 done(result);
             });
@@ -260,9 +258,9 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
 
 void LibraryPublisher::status(QObject *context, std::function<void(const DeploymentStatus &)> done) const
 {
-    const QVector<RedisConnection *> primaries = m_primaries;
+    RedisClient *client = m_client;
     const QString ns = m_ns;
-    readSnapshot(m_admin, ns, context, [=](const Snapshot &snapshot) {
+    readSnapshot(client, ns, context, [=](const Snapshot &snapshot) {
         DeploymentStatus status;
         status.published = snapshot.record;
         status.error = snapshot.error;
@@ -270,10 +268,10 @@ void LibraryPublisher::status(QObject *context, std::function<void(const Deploym
         if (snapshot.error.isEmpty())
             status.storedDiffers = LimiterLibrary::build(snapshot.policies, ns, 0).digest != snapshot.record.digest;
         const QByteArray expected = snapshot.record.digest;
-        auto inspect = [expected, context](RedisConnection *node, std::function<void(const NodeLibrary &)> nodeDone) {
-            inspectNode(node, expected, context, nodeDone);
+        auto inspect = [client, expected, context](const QString &node, std::function<void(const NodeLibrary &)> nodeDone) {
+            inspectNode(client, node, expected, context, nodeDone);
         };
-        forEachNode(primaries, inspect, [status, done](const QVector<NodeLibrary> &nodes) mutable {
+        forEachNode(client->primaries(), inspect, [status, done](const QVector<NodeLibrary> &nodes) mutable {
             status.nodes = nodes;
             done(status);
         });

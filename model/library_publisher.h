@@ -2,7 +2,7 @@
 
 #include "model/limiter_library.h"
 #include "model/policy_store.h"
-#include "redis/redis_connection.h"
+#include "redis/redis_client.h"
 
 #include <functional>
 
@@ -53,8 +53,8 @@ struct PublishResult {
 // there; reports each primary's library against the published record (drift).
 class LibraryPublisher {
 public:
-    LibraryPublisher(redis::RedisConnection *admin, QVector<redis::RedisConnection *> primaries,
-                     const QString &ns = QStringLiteral("sluice"));
+    // The policy store is read through the client's routing; the library goes to each primary.
+    explicit LibraryPublisher(redis::RedisClient *client, const QString &ns = QStringLiteral("sluice"));
 
     // The library a publish would load now, without loading it.
     void preview(QObject *context, std::function<void(const LimiterLibrary &, const QString &error)> done) const;
@@ -62,8 +62,7 @@ public:
     void status(QObject *context, std::function<void(const DeploymentStatus &)> done) const;
 
 private:
-    redis::RedisConnection *m_admin;
-    QVector<redis::RedisConnection *> m_primaries;
+    redis::RedisClient *m_client;
     QString m_ns;
 };
 

@@ -38,8 +38,8 @@ AdminKeys::AdminKeys(const QString &ns)
 {
 }
 
-PolicyStore::PolicyStore(redis::RedisConnection *connection, const QString &ns)
-    : m_connection(connection)
+PolicyStore::PolicyStore(redis::RedisClient *client, const QString &ns)
+    : m_client(client)
     , m_keys(ns)
 {
 }
@@ -100,9 +100,9 @@ std::optional<Policy> PolicyStore::fromHash(const QString &name, const RespValue
 
 void PolicyStore::list(QObject *context, std::function<void(const ListResult &)> done) const
 {
-    redis::RedisConnection *connection = m_connection;
+    redis::RedisClient *client = m_client;
     const AdminKeys keys = m_keys;
-    connection->send({"SMEMBERS", keys.policies()}, context, [connection, keys, context, done](const RedisReply &names) {
+    client->send({"SMEMBERS", keys.policies()}, context, [client, keys, context, done](const RedisReply &names) {
         if (!names.ok() || !names.value.isArray()) {
             done({{}, tr("cannot list policies: %1").arg(names.ok() ? tr("not a set") : names.errorText()),
                   names.failure != RedisReply::Failure::None});
@@ -117,7 +117,7 @@ void PolicyStore::list(QObject *context, std::function<void(const ListResult &)>
         auto pending = std::make_shared<qsizetype>(names.value.elements.size());
         for (const RespValue &nameValue : names.value.elements) {
             const QString name = QString::fromUtf8(nameValue.bytes);
-            connection->send({"HGETALL", keys.policy(name)}, context, [result, pending, name, done](const RedisReply &hash) {
+            client->send({"HGETALL", keys.policy(name)}, context, [result, pending, name, done](const RedisReply &hash) {
                 if (!hash.ok()) {
                     result->error = tr("cannot read policy \"%1\": %2").arg(name, hash.errorText());
                     result->unreachable = hash.failure != RedisReply::Failure::None;
@@ -162,7 +162,7 @@ void PolicyStore::commit(const QVector<PolicyChange> &changes, const QString &wh
     }
     QByteArrayList command{"EVAL", luaSource(QStringLiteral("store_commit.lua")), QByteArray::number(keys.size())};
     command << keys << args;
-    m_connection->send(command, context, [done](const RedisReply &reply) {
+    m_client->send(command, context, [done](const RedisReply &reply) {
         CommitResult result;
         if (!reply.ok()) {
             const QString text = reply.errorText();

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "model/policy.h"
-#include "redis/redis_connection.h"
+#include "redis/redis_client.h"
 
 #include <functional>
 
@@ -46,7 +46,7 @@ public:
         bool unreachable = false; // the error is a connection failure
     };
 
-    PolicyStore(redis::RedisConnection *connection, const QString &ns = QStringLiteral("sluice"));
+    PolicyStore(redis::RedisClient *client, const QString &ns = QStringLiteral("sluice"));
 
     void list(QObject *context, std::function<void(const ListResult &)> done) const;
     void commit(const QVector<PolicyChange> &changes, const QString &who, QObject *context,
@@ -58,7 +58,7 @@ public:
     static std::optional<Policy> fromHash(const QString &name, const redis::RespValue &hash, QString *error);
 
 private:
-    redis::RedisConnection *m_connection;
+    redis::RedisClient *m_client;
     AdminKeys m_keys;
 };
 

@@ -4,43 +4,43 @@
 
 namespace sluice::model {
 
-using redis::RedisConnection;
+using redis::RedisClient;
 using redis::RedisReply;
 
-ServerMonitor::ServerMonitor(RedisConnection *connection, const QString &targetLabel, int intervalMs,
+ServerMonitor::ServerMonitor(RedisClient *client, const QString &targetLabel, int intervalMs,
                              QObject *parent)
     : QObject(parent)
-    , m_connection(connection)
+    , m_client(client)
     , m_targetLabel(targetLabel)
 {
     m_pollTimer.setInterval(intervalMs);
     connect(&m_pollTimer, &QTimer::timeout, this, &ServerMonitor::poll);
-    connect(connection, &RedisConnection::stateChanged, this, &ServerMonitor::onConnectionState);
+    connect(client, &RedisClient::stateChanged, this, &ServerMonitor::onConnectionState);
 }
 
 void ServerMonitor::start()
 {
     m_pollTimer.start();
-    onConnectionState(m_connection->state(), m_connection->lastError());
-    if (m_connection->state() == RedisConnection::State::Disconnected)
-        m_connection->open();
+    onConnectionState(m_client->state(), m_client->lastError());
+    if (m_client->state() == RedisClient::State::Disconnected)
+        m_client->open();
 }
 
-void ServerMonitor::onConnectionState(RedisConnection::State state, const QString &reason)
+void ServerMonitor::onConnectionState(RedisClient::State state, const QString &reason)
 {
     switch (state) {
-    case RedisConnection::State::Ready:
+    case RedisClient::State::Ready:
         setHealth(Health::Ready, {});
         poll();
         break;
-    case RedisConnection::State::Connecting:
+    case RedisClient::State::Connecting:
         setHealth(Health::Connecting, {});
         break;
-    case RedisConnection::State::Reconnecting:
-    case RedisConnection::State::Disconnected:
+    case RedisClient::State::Reconnecting:
+    case RedisClient::State::Disconnected:
         setHealth(Health::Unreachable, reason);
         break;
-    case RedisConnection::State::Failed:
+    case RedisClient::State::Failed:
         setHealth(Health::Failed, reason);
         break;
     }
@@ -48,18 +48,18 @@ void ServerMonitor::onConnectionState(RedisConnection::State state, const QStrin
 
 void ServerMonitor::poll()
 {
-    if (m_pollOutstanding || m_connection->state() != RedisConnection::State::Ready)
+    if (m_pollOutstanding || m_client->state() != RedisClient::State::Ready)
         return;
     m_pollOutstanding = true;
     // Both go out in one pipeline; the save points reply always arrives after INFO's.
     auto info = std::make_shared<QHash<QString, QString>>();
-    m_connection->send({QByteArrayLiteral("INFO")}, this, [this, info](const RedisReply &reply) {
+    m_client->send({QByteArrayLiteral("INFO")}, this, [this, info](const RedisReply &reply) {
         if (reply.ok())
             *info = redis::parseInfo(reply.value.bytes);
         else if (reply.failure == RedisReply::Failure::None)
             setHealth(Health::Ready, tr("INFO refused: %1").arg(reply.errorText()));
     });
-    m_connection->send({QByteArrayLiteral("CONFIG"), QByteArrayLiteral("GET"), QByteArrayLiteral("save")}, this,
+    m_client->send({QByteArrayLiteral("CONFIG"), QByteArrayLiteral("GET"), QByteArrayLiteral("save")}, this,
                        [this, info](const RedisReply &reply) {
                            m_pollOutstanding = false;
                            if (info->isEmpty())

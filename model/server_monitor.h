@@ -1,14 +1,14 @@
 #pragma once
 
 #include "model/server_status.h"
-#include "redis/redis_connection.h"
+#include "redis/redis_client.h"
 
 #include <QObject>
 #include <QTimer>
 
 namespace sluice::model {
 
-// Polls one connection's server with INFO at a fixed interval and reports what it finds, or why it
+// Polls the main node of a deployment with INFO at a fixed interval and reports what it finds, or why it
 // cannot. Every request is asynchronous; one poll is outstanding at most.
 class ServerMonitor : public QObject {
     Q_OBJECT
@@ -16,7 +16,7 @@ public:
     enum class Health { Connecting, Ready, Unreachable, Failed };
     Q_ENUM(Health)
 
-    ServerMonitor(redis::RedisConnection *connection, const QString &targetLabel, int intervalMs = 2000,
+    ServerMonitor(redis::RedisClient *client, const QString &targetLabel, int intervalMs = 2000,
                   QObject *parent = nullptr);
 
     void start();
@@ -32,11 +32,11 @@ Q_SIGNALS:
     void statusChanged(const sluice::model::ServerStatus &status);
 
 private:
-    void onConnectionState(redis::RedisConnection::State state, const QString &reason);
+    void onConnectionState(redis::RedisClient::State state, const QString &reason);
     void poll();
     void setHealth(Health health, const QString &problem);
 
-    redis::RedisConnection *m_connection;
+    redis::RedisClient *m_client;
     QString m_targetLabel;
     QTimer m_pollTimer;
     bool m_pollOutstanding = false;

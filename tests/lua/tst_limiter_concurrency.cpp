@@ -6,8 +6,6 @@
 
 #include "model/library_publisher.h"
 #include "model/policy_store.h"
-#include "redis/cluster_topology.h"
-#include "redis/primary_discovery.h"
 #include "support/limiter_support.h"
 #include "support/redis_process.h"
 #include "support/sync_command.h"
@@ -20,7 +18,7 @@
 
 using namespace sluice;
 using model::Algorithm;
-using redis::RedisConnection;
+using redis::RedisClient;
 using redis::RedisReply;
 
 Q_DECLARE_METATYPE(sluice::model::Algorithm)
@@ -30,8 +28,7 @@ class TestLimiterConcurrency : public QObject {
 
     test::RedisProcess m_standalone;
     QString m_namespace;
-    std::vector<std::unique_ptr<RedisConnection>> m_clusterPrimaries;
-    QVector<redis::ConnectionOptions> m_clusterNodes;
+    redis::ConnectionOptions m_clusterSeed;
 
     static QVector<model::Policy> policies()
     {
@@ -42,13 +39,13 @@ class TestLimiterConcurrency : public QObject {
     }
 
     // Stores the policies and publishes them on every primary, as sluicectl apply + publish do.
-    void storeAndPublish(RedisConnection *admin, const QVector<RedisConnection *> &primaries)
+    void storeAndPublish(RedisClient *deployment, int primaries)
     {
         QVector<model::PolicyChange> changes;
         for (const model::Policy &policy : policies())
             changes.append({model::PolicyChange::Kind::Put, policy, -1});
         bool committed = false;
-        model::PolicyStore(admin, m_namespace).commit(changes, QStringLiteral("test"), this,
+        model::PolicyStore(deployment, m_namespace).commit(changes, QStringLiteral("test"), this,
                                                       [&](const model::PolicyStore::CommitResult &result) {
                                                           QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
                                                           committed = true;
@@ -56,11 +53,11 @@ class TestLimiterConcurrency : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(committed, 10000);
         model::PublishResult published;
         bool done = false;
-        model::LibraryPublisher(admin, primaries, m_namespace)
+        model::LibraryPublisher(deployment, m_namespace)
             .publish(QStringLiteral("test"), this, [&](const model::PublishResult &result) { published = result; done = true; });
         QTRY_VERIFY_WITH_TIMEOUT(done, 10000);
         QVERIFY2(published.ok(), qPrintable(published.error));
-        QCOMPARE(published.nodes.size(), primaries.size());
+        QCOMPARE(published.nodes.size(), primaries);
     }
 
     // Waits, if needed, so that an aligned minute does not end during the burst.
@@ -76,31 +73,16 @@ private Q_SLOTS:
     {
         m_namespace = QStringLiteral("c") + QUuid::createUuid().toString(QUuid::Id128).left(8);
         QVERIFY2(m_standalone.start(), qPrintable(m_standalone.errorString()));
-        RedisConnection admin(m_standalone.options());
-        QVERIFY(test::openAndWait(admin));
-        storeAndPublish(&admin, {&admin});
+        RedisClient standalone(m_standalone.options());
+        QVERIFY(test::openAndWait(standalone));
+        storeAndPublish(&standalone, 1);
 
         SLUICE_REQUIRE_SERVICE(seeds, "SLUICE_TEST_CLUSTER_SEEDS", "Redis Cluster");
-        RedisConnection seed(test::optionsFor(QStringLiteral("redis://") + seeds.section(QLatin1Char(','), 0, 0)));
-        QVERIFY(test::openAndWait(seed));
-        redis::Primaries found;
-        bool discovered = false;
-        redis::discoverPrimaries(&seed, model::AdminKeys(m_namespace).policies(), this, [&](const redis::Primaries &p) {
-            found = p;
-            discovered = true;
-        });
-        QTRY_VERIFY(discovered);
-        QVERIFY2(found.error.isEmpty(), qPrintable(found.error));
-        QVERIFY(found.cluster);
-        QCOMPARE(found.nodes.size(), 3);
-        QVector<RedisConnection *> primaries;
-        for (const redis::ConnectionOptions &options : found.nodes) {
-            m_clusterPrimaries.push_back(std::make_unique<RedisConnection>(options));
-            QVERIFY(test::openAndWait(*m_clusterPrimaries.back()));
-            primaries << m_clusterPrimaries.back().get();
-        }
-        m_clusterNodes = found.nodes;
-        storeAndPublish(primaries.at(found.adminIndex), primaries);
+        m_clusterSeed = test::optionsFor(QStringLiteral("redis://") + seeds.section(QLatin1Char(','), 0, 0));
+        RedisClient cluster(m_clusterSeed);
+        QVERIFY(test::openAndWait(cluster));
+        QCOMPARE(cluster.kind(), RedisClient::Kind::Cluster);
+        storeAndPublish(&cluster, 3);
     }
 
     void sixteenClientsGetExactlyTheLimit_data()
@@ -121,25 +103,11 @@ private Q_SLOTS:
         const QByteArray subject = "seller-" + QUuid::createUuid().toString(QUuid::Id128).left(12).toUtf8();
         const QByteArray key = test::bucketKey(policy, subject, m_namespace);
 
-        redis::ConnectionOptions target = m_standalone.options();
-        if (cluster) {
-            // The clients talk straight to the primary that serves the key's slot.
-            const int slot = redis::keySlot(key);
-            RedisConnection probe(m_clusterNodes.first());
-            QVERIFY(test::openAndWait(probe));
-            QString error;
-            const auto topology = redis::ClusterTopology::fromShards(test::syncCommand(probe, {"CLUSTER", "SHARDS"}).value,
-                                                                     false, &error);
-            QVERIFY2(topology, qPrintable(error));
-            const redis::ClusterNode *owner = topology->ownerOf(slot);
-            QVERIFY(owner);
-            target.host = owner->host;
-            target.port = owner->port;
-        }
+        // Each client is a deployment client of its own, routed by the key's slot on the Cluster.
         constexpr int clients = 16, callsEach = 1000;
-        std::vector<std::unique_ptr<RedisConnection>> connections;
+        std::vector<std::unique_ptr<RedisClient>> connections;
         for (int i = 0; i < clients; ++i) {
-            connections.push_back(std::make_unique<RedisConnection>(target));
+            connections.push_back(std::make_unique<RedisClient>(cluster ? m_clusterSeed : m_standalone.options()));
             QVERIFY(test::openAndWait(*connections.back()));
         }
         const bool windowed = algorithm == Algorithm::FixedWindow || algorithm == Algorithm::SlidingWindow;

@@ -1,88 +1,109 @@
-// Publishing the limiter library against real redis-servers: what a publish records and loads,
-// versions that move only when the library changes, drift (a flushed library, a restarted
-// primary, a foreign library) and its repair, the persistence warning, and the dry-run preview.
+// Publishing the limiter library against real redis-servers: what a publish records and loads on
+// every primary of the test Cluster, versions that move only when the library changes, drift (a
+// flushed library, an older one, a foreign one, a restarted server that lost it) and its repair,
+// the persistence warning, and the dry-run preview.
 
 #include "model/library_publisher.h"
 #include "support/limiter_support.h"
 #include "support/redis_process.h"
 #include "support/sync_command.h"
+#include "support/test_services.h"
 
 #include <QFile>
 #include <QTest>
+#include <QUuid>
 
 using namespace sluice;
 using model::LibraryPublisher;
 using model::NodeLibrary;
 using model::PolicyChange;
-using redis::RedisConnection;
+using redis::RedisClient;
+using redis::RedisReply;
 using test::syncCommand;
+
+namespace {
+
+const auto Current = NodeLibrary::State::Current;
+const auto Missing = NodeLibrary::State::Missing;
+
+QVector<NodeLibrary::State> states(const QVector<NodeLibrary> &nodes)
+{
+    QVector<NodeLibrary::State> result;
+    for (const NodeLibrary &node : nodes)
+        result << node.state;
+    return result;
+}
+
+// One command to one named node, waited for (tests only).
+RedisReply onNode(RedisClient &client, const QString &node, const QByteArrayList &args)
+{
+    RedisReply result;
+    bool done = false;
+    QObject context;
+    client.sendToNode(node, args, &context, [&](const RedisReply &reply) { result = reply; done = true; });
+    test::spinUntil([&] { return done; });
+    return result;
+}
+
+} // namespace
 
 class TestLibraryPublisher : public QObject {
     Q_OBJECT
 
-    // The admin server holds the policy store; a second primary stands for another Cluster node.
-    test::RedisProcess m_adminServer, m_otherServer;
-    std::unique_ptr<RedisConnection> m_admin, m_other;
-    const QString m_ns = QStringLiteral("pub");
+    // The test Cluster's three primaries; every test function gets a namespace of its own.
+    std::unique_ptr<RedisClient> m_cluster;
+    QString m_ns;
 
-    LibraryPublisher publisher() const { return LibraryPublisher(m_admin.get(), {m_admin.get(), m_other.get()}, m_ns); }
-
-    model::PublishResult publish()
+    model::PublishResult publish(RedisClient &client)
     {
         model::PublishResult result;
         bool done = false;
-        publisher().publish(QStringLiteral("carol"), this, [&](const model::PublishResult &r) { result = r; done = true; });
+        LibraryPublisher(&client, m_ns).publish(QStringLiteral("carol"), this, [&](const model::PublishResult &r) { result = r; done = true; });
         if (!test::spinUntil([&] { return done; }))
             result.error = QStringLiteral("no answer");
         return result;
     }
+    model::PublishResult publish() { return publish(*m_cluster); }
 
-    model::DeploymentStatus status()
+    model::DeploymentStatus status(RedisClient &client)
     {
         model::DeploymentStatus result;
         bool done = false;
-        publisher().status(this, [&](const model::DeploymentStatus &r) { result = r; done = true; });
+        LibraryPublisher(&client, m_ns).status(this, [&](const model::DeploymentStatus &r) { result = r; done = true; });
         if (!test::spinUntil([&] { return done; }))
             result.error = QStringLiteral("no answer");
         return result;
     }
+    model::DeploymentStatus status() { return status(*m_cluster); }
 
-    void store(const model::Policy &policy)
+    void store(RedisClient &client, const model::Policy &policy)
     {
         bool done = false;
-        model::PolicyStore(m_admin.get(), m_ns).commit({{PolicyChange::Kind::Put, policy, -1}}, QStringLiteral("carol"), this,
-                                                      [&](const model::PolicyStore::CommitResult &r) {
-                                                          QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
-                                                          done = true;
-                                                      });
+        model::PolicyStore(&client, m_ns).commit({{PolicyChange::Kind::Put, policy, -1}}, QStringLiteral("carol"), this,
+                                                 [&](const model::PolicyStore::CommitResult &r) {
+                                                     QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
+                                                     done = true;
+                                                 });
         QVERIFY(test::spinUntil([&] { return done; }));
     }
+    void store(const model::Policy &policy) { store(*m_cluster, policy); }
 
-    static QVector<NodeLibrary::State> states(const QVector<NodeLibrary> &nodes)
-    {
-        QVector<NodeLibrary::State> result;
-        for (const NodeLibrary &node : nodes)
-            result << node.state;
-        return result;
-    }
+    QString primary(int index) const { return m_cluster->primaries().value(index); }
 
 private Q_SLOTS:
     void initTestCase()
     {
-        QVERIFY2(m_adminServer.start(), qPrintable(m_adminServer.errorString()));
-        QVERIFY2(m_otherServer.start(), qPrintable(m_otherServer.errorString()));
-        m_admin = std::make_unique<RedisConnection>(m_adminServer.options());
-        m_other = std::make_unique<RedisConnection>(m_otherServer.options());
-        QVERIFY(test::openAndWait(*m_admin));
-        QVERIFY(test::openAndWait(*m_other));
+        SLUICE_REQUIRE_SERVICE(seeds, "SLUICE_TEST_CLUSTER_SEEDS", "Redis Cluster");
+        m_cluster = std::make_unique<RedisClient>(test::optionsFor(QStringLiteral("redis://") + seeds.section(QLatin1Char(','), 0, 0)));
+        QVERIFY2(test::openAndWait(*m_cluster), qPrintable(m_cluster->lastError()));
+        QCOMPARE(m_cluster->primaries().size(), 3);
     }
 
     void init()
     {
-        for (RedisConnection *node : {m_admin.get(), m_other.get()}) {
-            QVERIFY(syncCommand(*node, {"FLUSHALL"}).ok());
-            QVERIFY(syncCommand(*node, {"FUNCTION", "FLUSH"}).ok());
-        }
+        m_ns = QStringLiteral("pub-") + QUuid::createUuid().toString(QUuid::Id128).left(8);
+        for (const QString &node : m_cluster->primaries())
+            QVERIFY(onNode(*m_cluster, node, {"FUNCTION", "FLUSH"}).ok());
         store(test::makePolicy(QStringLiteral("api"), model::Algorithm::TokenBucket, 100, 60000, 150));
     }
 
@@ -91,26 +112,29 @@ private Q_SLOTS:
         const model::DeploymentStatus before = status();
         QCOMPARE(before.published.version, 0);
         QVERIFY(before.storedDiffers);
-        QCOMPARE(states(before.nodes), (QVector<NodeLibrary::State>{NodeLibrary::State::Missing, NodeLibrary::State::Missing}));
+        QCOMPARE(states(before.nodes), (QVector<NodeLibrary::State>{Missing, Missing, Missing}));
 
         const model::PublishResult result = publish();
         QVERIFY2(result.ok(), qPrintable(result.error));
         QCOMPARE(result.library.version, 1);
-        QCOMPARE(states(result.nodes), (QVector<NodeLibrary::State>{NodeLibrary::State::Current, NodeLibrary::State::Current}));
+        QCOMPARE(states(result.nodes), (QVector<NodeLibrary::State>{Current, Current, Current}));
         for (const NodeLibrary &node : result.nodes)
             QCOMPARE(node.digest, result.library.digest);
 
-        const redis::RedisReply record = syncCommand(*m_admin, {"HGETALL", "{pub}:library"});
+        const model::AdminKeys keys(m_ns);
+        const RedisReply record = syncCommand(*m_cluster, {"HGETALL", keys.library()});
         QCOMPARE(record.value.field("version")->bytes, QByteArray("1"));
         QCOMPARE(record.value.field("digest")->bytes, result.library.digest);
         QCOMPARE(record.value.field("source")->bytes, result.library.source);
         QCOMPARE(record.value.field("published_by")->bytes, QByteArray("carol"));
-        const redis::RedisReply audit = syncCommand(*m_admin, {"XREVRANGE", "{pub}:audit", "+", "-", "COUNT", "1"});
+        const RedisReply audit = syncCommand(*m_cluster, {"XREVRANGE", keys.audit(), "+", "-", "COUNT", "1"});
         QCOMPARE(audit.value.elements.first().elements.at(1).field("action")->bytes, QByteArray("publish"));
 
-        // The library answers on both primaries, for keys of the namespace.
-        const redis::RedisReply decision = syncCommand(*m_other, {"FCALL", "sluice_acquire", "1", "pub:api:{u}", "api"});
-        QCOMPARE(decision.value.elements.value(1).integer, 149);
+        // The library answers on every primary, for keys of the namespace.
+        for (const QByteArray subject : {"a", "b", "c", "d", "e", "f"}) {
+            const RedisReply decision = syncCommand(*m_cluster, {"FCALL", "sluice_acquire", "1", model::bucketKey(m_ns, QStringLiteral("api"), subject), "api"});
+            QCOMPARE(decision.value.elements.value(1).integer, 149);
+        }
 
         const model::DeploymentStatus after = status();
         QVERIFY(!after.drift());
@@ -132,35 +156,47 @@ private Q_SLOTS:
     void flushedLibraryIsDriftUntilRepublished()
     {
         QVERIFY(publish().ok());
-        QVERIFY(syncCommand(*m_other, {"FUNCTION", "FLUSH"}).ok());
+        QVERIFY(onNode(*m_cluster, primary(1), {"FUNCTION", "FLUSH"}).ok());
         const model::DeploymentStatus drifted = status();
         QVERIFY(drifted.drift());
-        QCOMPARE(states(drifted.nodes), (QVector<NodeLibrary::State>{NodeLibrary::State::Current, NodeLibrary::State::Missing}));
+        QCOMPARE(states(drifted.nodes), (QVector<NodeLibrary::State>{Current, Missing, Current}));
         QVERIFY(publish().ok());
         QVERIFY(!status().drift());
     }
 
-    void restartedPrimaryWithoutPersistenceLosesTheLibrary()
+    void restartedServerWithoutPersistenceLosesTheLibrary()
     {
-        QVERIFY(publish().ok());
-        QVERIFY(m_otherServer.restart());
-        QVERIFY(test::spinUntil([&] { return m_other->state() == RedisConnection::State::Ready; }, 15000));
-        const model::DeploymentStatus drifted = status();
-        QCOMPARE(drifted.nodes.at(1).state, NodeLibrary::State::Missing);
-        QCOMPARE(drifted.nodes.at(1).persistence, NodeLibrary::Persistence::None);
-        QVERIFY(publish().ok());
-        QCOMPARE(status().nodes.at(1).state, NodeLibrary::State::Current);
+        test::RedisProcess server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        RedisClient client(server.options());
+        QVERIFY(test::openAndWait(client));
+        store(client, test::makePolicy(QStringLiteral("api"), model::Algorithm::TokenBucket, 100, 60000, 150));
+        QVERIFY(publish(client).ok());
+        QVERIFY(syncCommand(client, {"CONFIG", "SET", "save", ""}).ok());
+        QVERIFY(server.restart());
+        QVERIFY(test::spinUntil([&] { return client.state() == RedisClient::State::Ready; }, 15000));
+        const model::DeploymentStatus drifted = status(client);
+        QCOMPARE(drifted.nodes.size(), 1);
+        QCOMPARE(drifted.nodes.at(0).state, Missing);
+        QCOMPARE(drifted.nodes.at(0).persistence, NodeLibrary::Persistence::None);
+        // The policies went with it; stored again, a publish restores the library.
+        store(client, test::makePolicy(QStringLiteral("api"), model::Algorithm::TokenBucket, 100, 60000, 150));
+        QVERIFY(publish(client).ok());
+        QCOMPARE(status(client).nodes.at(0).state, Current);
+        QVERIFY(syncCommand(client, {"CONFIG", "SET", "appendonly", "yes"}).ok());
+        QCOMPARE(status(client).nodes.at(0).persistence, NodeLibrary::Persistence::Persisted);
     }
 
     void olderLibraryIsStale()
     {
         QVERIFY(publish().ok());
-        const QByteArray oldSource = syncCommand(*m_admin, {"HGET", "{pub}:library", "source"}).value.bytes;
+        const QByteArray oldSource = syncCommand(*m_cluster, {"HGET", model::AdminKeys(m_ns).library(), "source"}).value.bytes;
         store(test::makePolicy(QStringLiteral("api"), model::Algorithm::TokenBucket, 300, 60000, 150));
         QVERIFY(publish().ok());
-        QVERIFY(syncCommand(*m_other, {"FUNCTION", "LOAD", "REPLACE", oldSource}).ok());
+        QVERIFY(onNode(*m_cluster, primary(1), {"FUNCTION", "LOAD", "REPLACE", oldSource}).ok());
         const model::DeploymentStatus drifted = status();
         QCOMPARE(drifted.nodes.at(1).state, NodeLibrary::State::Stale);
+        QCOMPARE(drifted.nodes.at(2).state, Current);
         QCOMPARE(drifted.nodes.at(1).version, 1);
         QCOMPARE(drifted.published.version, 2);
     }
@@ -168,21 +204,22 @@ private Q_SLOTS:
     void foreignLibrariesAreReported()
     {
         // A library of the same name that is not ours: reported, then replaced by a publish.
-        QVERIFY(syncCommand(*m_other, {"FUNCTION", "LOAD",
-                                       "#!lua name=sluice\nredis.register_function('hello', function() return 1 end)"})
+        QVERIFY(onNode(*m_cluster, primary(1), {"FUNCTION", "LOAD", "REPLACE",
+                                                "#!lua name=sluice\nredis.register_function('hello', function() return 1 end)"})
                     .ok());
         QCOMPARE(status().nodes.at(1).state, NodeLibrary::State::Foreign);
         QVERIFY(publish().ok());
         // Another library that holds our function names: the load fails and says why.
-        QVERIFY(syncCommand(*m_other, {"FUNCTION", "FLUSH"}).ok());
-        QVERIFY(syncCommand(*m_other, {"FUNCTION", "LOAD",
-                                       "#!lua name=other\nredis.register_function('sluice_acquire', function() return 1 end)"})
+        QVERIFY(onNode(*m_cluster, primary(1), {"FUNCTION", "FLUSH"}).ok());
+        QVERIFY(onNode(*m_cluster, primary(1), {"FUNCTION", "LOAD",
+                                                "#!lua name=other\nredis.register_function('sluice_acquire', function() return 1 end)"})
                     .ok());
         const model::PublishResult blocked = publish();
         QVERIFY(!blocked.ok());
         QVERIFY(blocked.error.isEmpty());
         QCOMPARE(blocked.nodes.at(0).state, NodeLibrary::State::Current);
-        QCOMPARE(blocked.nodes.at(1).state, NodeLibrary::State::Missing);
+        QCOMPARE(blocked.nodes.at(1).state, Missing);
+        QCOMPARE(blocked.nodes.at(2).state, Current);
         QVERIFY2(blocked.nodes.at(1).detail.contains(QLatin1String("load failed")) &&
                      blocked.nodes.at(1).detail.contains(QLatin1String("sluice_acquire")),
                  qPrintable(blocked.nodes.at(1).detail));
@@ -190,11 +227,9 @@ private Q_SLOTS:
 
     void persistenceIsReported()
     {
-        QVERIFY(syncCommand(*m_other, {"CONFIG", "SET", "appendonly", "yes"}).ok());
-        const model::DeploymentStatus reported = status();
-        QCOMPARE(reported.nodes.at(0).persistence, NodeLibrary::Persistence::None);
-        QCOMPARE(reported.nodes.at(1).persistence, NodeLibrary::Persistence::Persisted);
-        QVERIFY(syncCommand(*m_other, {"CONFIG", "SET", "appendonly", "no"}).ok());
+        // The test Cluster saves nothing: every node says so.
+        for (const NodeLibrary &node : status().nodes)
+            QCOMPARE(node.persistence, NodeLibrary::Persistence::None);
     }
 
     void recordRefusesAStaleVersion()
@@ -203,18 +238,19 @@ private Q_SLOTS:
         // What a publisher that read version 0 before this publish would send.
         QFile script(QStringLiteral(":/lua/library_record.lua"));
         QVERIFY(script.open(QIODevice::ReadOnly));
-        const redis::RedisReply late = syncCommand(*m_admin, {"EVAL", script.readAll(), "2", "{pub}:library", "{pub}:audit",
-                                                              "0", "1", "feed", "source", "dave", "1"});
+        const model::AdminKeys keys(m_ns);
+        const RedisReply late = syncCommand(*m_cluster, {"EVAL", script.readAll(), "2", keys.library(), keys.audit(),
+                                                         "0", "1", "feed", "source", "dave", "1"});
         QVERIFY(late.value.isError());
         QCOMPARE(late.errorText(), QStringLiteral("CONFLICT 1"));
-        QCOMPARE(syncCommand(*m_admin, {"HGET", "{pub}:library", "published_by"}).value.bytes, QByteArray("carol"));
+        QCOMPARE(syncCommand(*m_cluster, {"HGET", keys.library(), "published_by"}).value.bytes, QByteArray("carol"));
     }
 
     void previewLoadsNothing()
     {
         model::LimiterLibrary preview;
         bool done = false;
-        publisher().preview(this, [&](const model::LimiterLibrary &library, const QString &error) {
+        LibraryPublisher(m_cluster.get(), m_ns).preview(this, [&](const model::LimiterLibrary &library, const QString &error) {
             QVERIFY(error.isEmpty());
             preview = library;
             done = true;
@@ -223,8 +259,9 @@ private Q_SLOTS:
         QCOMPARE(preview.version, 1);
         QVERIFY(model::LimiterLibrary::policyTable({}).size() < preview.source.size());
         QVERIFY(preview.source.contains("[\"api\"] = {algorithm = \"token_bucket\", limit = 100"));
-        QCOMPARE(syncCommand(*m_admin, {"FUNCTION", "LIST"}).value.elements.size(), 0);
-        QCOMPARE(syncCommand(*m_admin, {"EXISTS", "{pub}:library"}).value.integer, 0);
+        for (const QString &node : m_cluster->primaries())
+            QCOMPARE(onNode(*m_cluster, node, {"FUNCTION", "LIST"}).value.elements.size(), 0);
+        QCOMPARE(syncCommand(*m_cluster, {"EXISTS", model::AdminKeys(m_ns).library()}).value.integer, 0);
     }
 };
 

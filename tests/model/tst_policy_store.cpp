@@ -2,7 +2,7 @@
 // all-or-nothing batches, deletes, and clear errors for damaged stored data.
 
 #include "model/policy_store.h"
-#include "redis/redis_connection.h"
+#include "redis/redis_client.h"
 #include "support/sync_command.h"
 #include "support/test_services.h"
 
@@ -13,7 +13,7 @@ using namespace sluice;
 using model::Policy;
 using model::PolicyChange;
 using model::PolicyStore;
-using redis::RedisConnection;
+using redis::RedisClient;
 
 namespace {
 
@@ -39,7 +39,7 @@ PolicyChange put(const Policy &p, qint64 expected)
 class TestPolicyStore : public QObject {
     Q_OBJECT
 
-    std::unique_ptr<RedisConnection> m_connection;
+    std::unique_ptr<RedisClient> m_connection;
     QString m_namespace;
 
     PolicyStore::CommitResult commit(const QVector<PolicyChange> &changes, const QString &who = QStringLiteral("alice"))
@@ -71,7 +71,7 @@ private Q_SLOTS:
     void init()
     {
         SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_REDIS_URL", "Redis standalone");
-        m_connection = std::make_unique<RedisConnection>(test::optionsFor(url));
+        m_connection = std::make_unique<RedisClient>(test::optionsFor(url));
         QVERIFY(test::openAndWait(*m_connection));
         m_namespace = QStringLiteral("test-") + QUuid::createUuid().toString(QUuid::WithoutBraces);
     }

@@ -9,13 +9,13 @@
 
 using namespace sluice;
 using model::ServerMonitor;
-using redis::RedisConnection;
+using redis::RedisClient;
 
 class TestServerMonitor : public QObject {
     Q_OBJECT
 
     // Starts a monitor on the URL and waits for its first status.
-    static model::ServerStatus firstStatus(RedisConnection *connection)
+    static model::ServerStatus firstStatus(RedisClient *connection)
     {
         ServerMonitor monitor(connection, QStringLiteral("test"), 200);
         QSignalSpy statuses(&monitor, &ServerMonitor::statusChanged);
@@ -31,7 +31,7 @@ private Q_SLOTS:
     void reportsStandaloneServer()
     {
         SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_REDIS_URL", "Redis standalone");
-        RedisConnection connection(test::optionsFor(url));
+        RedisClient connection(test::optionsFor(url));
         const model::ServerStatus status = firstStatus(&connection);
         QVERIFY(status.version.startsWith(QLatin1Char('7')) || status.version.startsWith(QLatin1Char('8')));
         QCOMPARE(status.mode, QStringLiteral("standalone"));
@@ -55,14 +55,14 @@ private Q_SLOTS:
     void reportsClusterMode()
     {
         SLUICE_REQUIRE_SERVICE(seeds, "SLUICE_TEST_CLUSTER_SEEDS", "Redis Cluster");
-        RedisConnection connection(test::optionsFor(QStringLiteral("redis://") + seeds.section(QLatin1Char(','), 0, 0)));
+        RedisClient connection(test::optionsFor(QStringLiteral("redis://") + seeds.section(QLatin1Char(','), 0, 0)));
         QCOMPARE(firstStatus(&connection).mode, QStringLiteral("cluster"));
     }
 
     void reportsSentinelMode()
     {
         SLUICE_REQUIRE_SERVICE(sentinel, "SLUICE_TEST_SENTINEL", "Redis Sentinel");
-        RedisConnection connection(test::optionsFor(QStringLiteral("redis://") + sentinel));
+        RedisClient connection(test::optionsFor(QStringLiteral("redis://") + sentinel));
         const model::ServerStatus status = firstStatus(&connection);
         QCOMPARE(status.mode, QStringLiteral("sentinel"));
         QVERIFY(!status.rdbKnown); // sentinels have no CONFIG GET
@@ -75,7 +75,7 @@ private Q_SLOTS:
         auto options = test::optionsFor(url);
         options.user = user.section(QLatin1Char(':'), 0, 0);
         options.password = user.section(QLatin1Char(':'), 1);
-        RedisConnection connection(options);
+        RedisClient connection(options);
         ServerMonitor monitor(&connection, QStringLiteral("restricted"), 200);
         monitor.start();
         QTRY_VERIFY(monitor.problem().contains(QLatin1String("NOPERM")));
@@ -87,7 +87,7 @@ private Q_SLOTS:
     {
         redis::ConnectionOptions options;
         options.port = 1;
-        RedisConnection connection(options);
+        RedisClient connection(options);
         ServerMonitor monitor(&connection, QStringLiteral("nowhere"), 200);
         monitor.start();
         QTRY_COMPARE(monitor.health(), ServerMonitor::Health::Unreachable);

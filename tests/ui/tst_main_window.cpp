@@ -14,7 +14,7 @@
 
 using namespace sluice;
 using model::ServerMonitor;
-using redis::RedisConnection;
+using redis::RedisClient;
 
 namespace {
 
@@ -37,7 +37,7 @@ struct WatchedWindow {
     QString banner() const { return window.serverOverview()->bannerText(); }
 
     ui::MainWindow window;
-    RedisConnection connection;
+    RedisClient connection;
     ServerMonitor monitor;
 };
 
