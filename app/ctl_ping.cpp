@@ -10,6 +10,28 @@ namespace sluice::app {
 
 using redis::RedisReply;
 
+namespace {
+
+// What the client found behind the URL.
+QString deploymentText(const redis::RedisClient &client, const QString &serverMode)
+{
+    const QStringList primaries = client.primaries();
+    switch (client.kind()) {
+    case redis::RedisClient::Kind::Cluster:
+        return QCoreApplication::translate("sluicectl", "cluster of %n primaries (%1)", nullptr, static_cast<int>(primaries.size()))
+            .arg(primaries.join(QLatin1String(", ")));
+    case redis::RedisClient::Kind::Sentinel:
+        return QCoreApplication::translate("sluicectl", "primary %1 of Sentinel service \"%2\"")
+            .arg(primaries.value(0), client.options().sentinelService);
+    case redis::RedisClient::Kind::Standalone:
+    case redis::RedisClient::Kind::Unknown:
+        break;
+    }
+    return serverMode; // "standalone", or "sentinel" when pointed at a sentinel itself
+}
+
+} // namespace
+
 void runPing(const CtlRequest &request)
 {
     auto *app = QCoreApplication::instance();
@@ -27,8 +49,7 @@ void runPing(const CtlRequest &request)
             } else {
                 const auto fields = redis::parseInfo(info.value.bytes);
                 ctlOut() << QCoreApplication::translate("sluicectl", "PONG from %1: Redis %2, %3")
-                                .arg(target, fields.value(QStringLiteral("redis_version")),
-                                     fields.value(QStringLiteral("redis_mode"), QStringLiteral("standalone")))
+                                .arg(target, fields.value(QStringLiteral("redis_version")), deploymentText(*request.client, fields.value(QStringLiteral("redis_mode"), QStringLiteral("standalone"))))
                          << Qt::endl;
             }
             QCoreApplication::exit(ExitOk);

@@ -1,6 +1,7 @@
 // sluicectl: what the GUI can do, for operators who script. Errors go to stderr and the exit code
 // says what kind of failure it was (app/exit_codes.h).
 
+#include "app/ctl_connection_flags.h"
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
 
@@ -73,13 +74,11 @@ int main(int argc, char *argv[])
 
     QCommandLineParser parser;
     parser.setApplicationDescription(description());
-    const QCommandLineOption helpOption = parser.addHelpOption();
+    // -h is redis-cli's host flag, so help is --help alone.
+    const QCommandLineOption helpOption(QStringLiteral("help"), QCoreApplication::translate("sluicectl", "Show this help."));
     const QCommandLineOption versionOption = parser.addVersionOption();
-    const QCommandLineOption urlOption(
-        {QStringLiteral("u"), QStringLiteral("url")},
-        QCoreApplication::translate("sluicectl", "Redis URL (redis://, rediss:// or unix://). Default: %1.")
-            .arg(QStringLiteral("redis://127.0.0.1:6379")),
-        QStringLiteral("url"), QStringLiteral("redis://127.0.0.1:6379"));
+    const app::CtlConnectionFlags connectionFlags;
+    connectionFlags.addTo(parser);
     const QCommandLineOption timeoutOption(
         QStringLiteral("timeout"),
         QCoreApplication::translate("sluicectl", "Milliseconds to wait for the connection and each reply."),
@@ -95,7 +94,7 @@ int main(int argc, char *argv[])
     const QCommandLineOption costOption(QStringLiteral("cost"),
                                         QCoreApplication::translate("sluicectl", "acquire: units the call takes. Default: 1."),
                                         QStringLiteral("n"));
-    parser.addOptions({urlOption, timeoutOption, namespaceOption, dryRunOption, pruneOption, jsonOption, costOption});
+    parser.addOptions({helpOption, timeoutOption, namespaceOption, dryRunOption, pruneOption, jsonOption, costOption});
     parser.addPositionalArgument(QStringLiteral("command"),
                                  QCoreApplication::translate("sluicectl", "What to do (see Commands)."));
 
@@ -124,9 +123,14 @@ int main(int argc, char *argv[])
         return usageError(QCoreApplication::translate("sluicectl", "usage: sluicectl %1").arg(QLatin1String(command->synopsis)));
 
     redis::ConnectionOptions options;
-    QString error;
-    if (!redis::ConnectionOptions::fromUrl(parser.value(urlOption), &options, &error))
-        return usageError(QCoreApplication::translate("sluicectl", "bad --url: %1").arg(error));
+    QString error, warning;
+    if (!connectionFlags.read(parser, &options, &error, &warning))
+        return usageError(error);
+    if (!warning.isEmpty())
+        ctlErr() << "sluicectl: " << warning << Qt::endl;
+    if (!options.verifyPeer)
+        ctlErr() << QCoreApplication::translate("sluicectl", "sluicectl: warning: --insecure: the server's certificate is not verified")
+                 << Qt::endl;
     bool timeoutOk = false;
     const int timeoutMs = parser.value(timeoutOption).toInt(&timeoutOk);
     if (!timeoutOk || timeoutMs <= 0)

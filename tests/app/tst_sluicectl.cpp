@@ -72,11 +72,91 @@ private Q_SLOTS:
                                        QStringLiteral("redis://") + seeds.section(QLatin1Char(','), 0, 0),
                                        QStringLiteral("ping")});
         QCOMPARE(cluster.exitCode, 0);
-        QVERIFY2(cluster.out.trimmed().endsWith(QLatin1String("cluster")), qPrintable(cluster.out));
+        QVERIFY2(cluster.out.contains(QLatin1String("cluster of 3 primaries")), qPrintable(cluster.out));
         const Run sentinelRun = sluicectl({QStringLiteral("-u"), QStringLiteral("redis://") + sentinel,
                                            QStringLiteral("ping")});
         QCOMPARE(sentinelRun.exitCode, 0);
         QVERIFY2(sentinelRun.out.trimmed().endsWith(QLatin1String("sentinel")), qPrintable(sentinelRun.out));
+        // Through the sentinel, to the primary it names.
+        SLUICE_REQUIRE_SERVICE(service, "SLUICE_TEST_SENTINEL_SERVICE", "the Sentinel service name");
+        const Run viaSentinel = sluicectl({QStringLiteral("-u"), QStringLiteral("redis-sentinel://%1#%2").arg(sentinel, service),
+                                           QStringLiteral("ping")});
+        QCOMPARE(viaSentinel.exitCode, 0);
+        QVERIFY2(viaSentinel.out.contains(QStringLiteral("of Sentinel service \"%1\"").arg(service)), qPrintable(viaSentinel.out));
+    }
+
+    void redisCliFlags()
+    {
+        SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_REDIS_URL", "Redis standalone");
+        SLUICE_REQUIRE_SERVICE(socket, "SLUICE_TEST_REDIS_SOCKET", "Redis standalone (unix socket)");
+        const QString port = url.section(QLatin1Char(':'), -1);
+        const Run hostPort = sluicectl({QStringLiteral("-h"), QStringLiteral("127.0.0.1"), QStringLiteral("-p"), port,
+                                        QStringLiteral("-n"), QStringLiteral("2"), QStringLiteral("ping")});
+        QCOMPARE(hostPort.exitCode, 0);
+        QVERIFY2(hostPort.out.startsWith(QStringLiteral("PONG from redis://127.0.0.1:%1/2:").arg(port)), qPrintable(hostPort.out));
+        const Run unixRun = sluicectl({QStringLiteral("-s"), socket, QStringLiteral("ping")});
+        QCOMPARE(unixRun.exitCode, 0);
+        QVERIFY2(unixRun.out.startsWith(QStringLiteral("PONG from unix://%1:").arg(socket)), qPrintable(unixRun.out));
+    }
+
+    void redisCliCredentialsAndTls()
+    {
+        SLUICE_REQUIRE_SERVICE(aclUrl, "SLUICE_TEST_ACL_URL", "Redis with ACL users");
+        SLUICE_REQUIRE_SERVICE(tlsUrl, "SLUICE_TEST_TLS_URL", "Redis with TLS");
+        SLUICE_REQUIRE_SERVICE(ca, "SLUICE_TEST_TLS_CA", "the test CA");
+        // -a works and warns; REDISCLI_AUTH works silently; the password is never echoed.
+        const Run flagged = sluicectl({QStringLiteral("-u"), aclUrl, QStringLiteral("--user"), QStringLiteral("admin"),
+                                       QStringLiteral("-a"), QStringLiteral("admin-secret"), QStringLiteral("ping")});
+        QCOMPARE(flagged.exitCode, 0);
+        QVERIFY2(flagged.err.contains(QLatin1String("REDISCLI_AUTH")), qPrintable(flagged.err));
+        QVERIFY(!(flagged.out + flagged.err).contains(QLatin1String("admin-secret")));
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("REDISCLI_AUTH"), QStringLiteral("admin-secret"));
+        const Run fromEnv = sluicectl({QStringLiteral("-u"), aclUrl, QStringLiteral("--user"), QStringLiteral("admin"), QStringLiteral("ping")}, env);
+        QCOMPARE(fromEnv.exitCode, 0);
+        QVERIFY2(fromEnv.err.isEmpty(), qPrintable(fromEnv.err));
+        QVERIFY2(fromEnv.out.startsWith(QLatin1String("PONG from redis://admin@")), qPrintable(fromEnv.out));
+        // TLS by flags on a redis:// address.
+        const QString tlsAddress = tlsUrl.section(QLatin1String("://"), 1);
+        const Run tls = sluicectl({QStringLiteral("-u"), QStringLiteral("redis://") + tlsAddress, QStringLiteral("--tls"),
+                                   QStringLiteral("--cacert"), ca, QStringLiteral("ping")});
+        QCOMPARE(tls.exitCode, 0);
+        QVERIFY2(tls.out.startsWith(QLatin1String("PONG from rediss://")), qPrintable(tls.out));
+        const Run untrusted = sluicectl({QStringLiteral("-u"), QStringLiteral("rediss://") + tlsAddress, QStringLiteral("ping")});
+        QCOMPARE(untrusted.exitCode, 3);
+        QVERIFY2(untrusted.err.contains(QLatin1String("certificate")), qPrintable(untrusted.err));
+        const Run insecure = sluicectl({QStringLiteral("-u"), QStringLiteral("rediss://") + tlsAddress, QStringLiteral("--insecure"), QStringLiteral("ping")});
+        QCOMPARE(insecure.exitCode, 0);
+        QVERIFY2(insecure.err.contains(QLatin1String("not verified")), qPrintable(insecure.err));
+    }
+
+    void badConnectionFlags_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("expected");
+        const QString s = QStringLiteral("-s"), h = QStringLiteral("-h"), p = QStringLiteral("-p"), n = QStringLiteral("-n");
+        QTest::newRow("port zero") << QStringList{p, QStringLiteral("0")} << QStringLiteral("-p must be a port");
+        QTest::newRow("port text") << QStringList{p, QStringLiteral("six")} << QStringLiteral("-p must be a port");
+        QTest::newRow("port too big") << QStringList{p, QStringLiteral("70000")} << QStringLiteral("-p must be a port");
+        QTest::newRow("db negative") << QStringList{n, QStringLiteral("-1")} << QStringLiteral("-n must be a database");
+        QTest::newRow("socket and host") << QStringList{s, QStringLiteral("/tmp/x"), h, QStringLiteral("a")} << QStringLiteral("cannot go with -h");
+        QTest::newRow("empty host") << QStringList{h, QStringLiteral(" ")} << QStringLiteral("-h needs a host");
+        QTest::newRow("tls file without tls") << QStringList{QStringLiteral("--cacert"), QStringLiteral("ca.crt")} << QStringLiteral("need --tls");
+        QTest::newRow("cert without key") << QStringList{QStringLiteral("--tls"), QStringLiteral("--cert"), QStringLiteral("c.crt")} << QStringLiteral("go together");
+        QTest::newRow("tls on socket") << QStringList{s, QStringLiteral("/tmp/x"), QStringLiteral("--tls")} << QStringLiteral("unix socket");
+        QTest::newRow("sentinel and host") << QStringList{QStringLiteral("-u"), QStringLiteral("redis-sentinel://h:1#s"), h, QStringLiteral("a")} << QStringLiteral("names the sentinels");
+        QTest::newRow("sentinel no service") << QStringList{QStringLiteral("-u"), QStringLiteral("redis-sentinel://h:1")} << QStringLiteral("names its service");
+        QTest::newRow("malformed url") << QStringList{QStringLiteral("-u"), QStringLiteral("redis://h:99999")} << QStringLiteral("bad --url");
+    }
+
+    void badConnectionFlags()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, expected);
+        const Run run = sluicectl(args + QStringList{QStringLiteral("ping")});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains(expected), qPrintable(run.err));
+        QVERIFY(run.out.isEmpty());
     }
 
     void pingOverTlsAndUnixSocket()
