@@ -94,7 +94,7 @@ void RedisClient::open()
         resolvePrimary();
         return;
     }
-    m_main = connectionFor(m_options.address(), m_options);
+    m_main = connectionFor(m_options);
     discover();
 }
 
@@ -112,8 +112,9 @@ void RedisClient::close()
     failParked(tr("connection closed"));
 }
 
-RedisConnection *RedisClient::connectionFor(const QString &address, const ConnectionOptions &options)
+RedisConnection *RedisClient::connectionFor(const ConnectionOptions &options)
 {
+    const QString address = options.address();
     if (RedisConnection *existing = m_nodes.value(address))
         return existing;
     auto *connection = new RedisConnection(options, this);
@@ -126,7 +127,7 @@ RedisConnection *RedisClient::connectionFor(const QString &address, const Connec
 
 RedisConnection *RedisClient::nodeConnection(const HostPort &node)
 {
-    return connectionFor(node.toString(), m_options.forNode(node));
+    return connectionFor(m_options.forNode(node));
 }
 
 void RedisClient::watchConnection(RedisConnection *connection)
@@ -542,7 +543,7 @@ void RedisClient::dispatch(const std::shared_ptr<Routed> &command)
         connection->send({"ASKING"}, this, [](const RedisReply &) {}, remaining);
         command->askNode.reset();
     }
-    const QString via = m_nodes.key(connection);
+    const QString &via = connection->address();
     connection->send(command->args, this, [this, command, via](const RedisReply &reply) {
         onRoutedReply(command, via, reply);
     }, remaining);

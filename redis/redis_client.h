@@ -72,7 +72,7 @@ private:
         std::function<void(const RedisReply &)> fail;
     };
 
-    RedisConnection *connectionFor(const QString &address, const ConnectionOptions &options);
+    RedisConnection *connectionFor(const ConnectionOptions &options); // the one per address
     RedisConnection *nodeConnection(const HostPort &node);
     RedisConnection *mainConnection() const { return m_main; }
     void watchConnection(RedisConnection *connection);

@@ -9,6 +9,7 @@ namespace sluice::redis {
 RedisConnection::RedisConnection(const ConnectionOptions &options, QObject *parent)
     : QObject(parent)
     , m_options(options)
+    , m_address(options.address())
 {
     m_clock.start();
     m_timeoutTimer.setSingleShot(true);

@@ -48,6 +48,8 @@ public:
     ~RedisConnection() override;
 
     const ConnectionOptions &options() const { return m_options; }
+    // host:port or the socket path, as options().address() says it, kept for per-command use.
+    const QString &address() const { return m_address; }
     State state() const { return m_state; }
     QString lastError() const { return m_lastError; }
 
@@ -95,6 +97,7 @@ private:
     void failAll(std::deque<PendingCommand> &queue, RedisReply::Failure failure, const QString &message);
 
     ConnectionOptions m_options;
+    QString m_address;
     State m_state = State::Disconnected;
     QString m_lastError;
     bool m_autoReconnect = true;

@@ -2,16 +2,15 @@
 
 #include <hiredis/hiredis.h>
 
-#include <vector>
+#include <QVarLengthArray>
 
 namespace sluice::redis {
 
 QByteArray encodeCommand(const QByteArrayList &args)
 {
-    std::vector<const char *> argv;
-    std::vector<size_t> argvLengths;
-    argv.reserve(static_cast<size_t>(args.size()));
-    argvLengths.reserve(static_cast<size_t>(args.size()));
+    // On the stack for the usual handful of arguments: this runs once per command.
+    QVarLengthArray<const char *, 16> argv;
+    QVarLengthArray<size_t, 16> argvLengths;
     for (const QByteArray &arg : args) {
         argv.push_back(arg.constData());
         argvLengths.push_back(static_cast<size_t>(arg.size()));

@@ -116,8 +116,15 @@ void SocketTransport::openUnix()
 
 void SocketTransport::write(const QByteArray &bytes)
 {
-    if (m_device && !m_failed)
-        m_device->write(bytes);
+    if (!m_device || m_failed)
+        return;
+    m_device->write(bytes);
+    // Out now, as far as the kernel takes it without blocking, rather than on a later pass of
+    // the event loop: a pipelined reply comes back that much sooner.
+    if (auto *socket = qobject_cast<QAbstractSocket *>(m_device.data()))
+        socket->flush();
+    else if (auto *local = qobject_cast<QLocalSocket *>(m_device.data()))
+        local->flush();
 }
 
 QByteArray SocketTransport::readAll()
