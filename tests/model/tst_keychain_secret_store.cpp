@@ -1,9 +1,17 @@
 // The real OS keychain: gnome-keyring in the test command's D-Bus session stores, reads and
-// deletes a password through QtKeychain.
+// deletes a password through QtKeychain; a profile's password reaches Redis from there and never
+// reaches the settings file or the log.
 
+#include "model/connection_profile.h"
 #include "model/secret_store.h"
+#include "redis/redis_client.h"
+#include "support/sync_command.h"
+#include "support/test_services.h"
 
 #include <QEventLoop>
+#include <QLoggingCategory>
+#include <QMutex>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 #include <QUuid>
@@ -27,6 +35,35 @@ SecretStore::Result await(Start start)
     loop.exec();
     return result;
 }
+
+// Everything logged while alive, every category at every level.
+class LogCapture {
+public:
+    LogCapture()
+    {
+        s_lines.clear();
+        QLoggingCategory::setFilterRules(QStringLiteral("*.debug=true"));
+        m_previous = qInstallMessageHandler([](QtMsgType, const QMessageLogContext &, const QString &message) {
+            const QMutexLocker lock(&s_mutex);
+            s_lines << message;
+        });
+    }
+    ~LogCapture()
+    {
+        qInstallMessageHandler(m_previous);
+        QLoggingCategory::setFilterRules(QString());
+    }
+    static QString text()
+    {
+        const QMutexLocker lock(&s_mutex);
+        return s_lines.join(QLatin1Char('\n'));
+    }
+
+private:
+    QtMessageHandler m_previous = nullptr;
+    static inline QMutex s_mutex;
+    static inline QStringList s_lines;
+};
 
 } // namespace
 
@@ -60,6 +97,62 @@ private Q_SLOTS:
         QVERIFY(!gone.ok);
         QVERIFY2(gone.notFound, qPrintable(gone.error));
         QVERIFY(!gone.error.contains(secret));
+    }
+
+    void profilePasswordNeverReachesSettingsOrLog()
+    {
+        SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_ACL_URL", "Redis with ACL users");
+        SLUICE_REQUIRE_SERVICE(admin, "SLUICE_TEST_ACL_ADMIN", "the admin ACL user");
+        const QString password = admin.section(QLatin1Char(':'), 1);
+        const QString wrongPassword = QStringLiteral("wrong-") + QUuid::createUuid().toString(QUuid::Id128);
+        QTemporaryDir dir;
+        const QString settingsPath = dir.filePath(QStringLiteral("sluice.conf"));
+        KeychainSecretStore store(QStringLiteral("Sluice tests"));
+        LogCapture log;
+
+        sluice::model::ConnectionProfile profile;
+        profile.name = QStringLiteral("acl ") + QUuid::createUuid().toString(QUuid::Id128).left(8);
+        profile.options = sluice::test::optionsFor(url);
+        profile.options.user = admin.section(QLatin1Char(':'), 0, 0);
+        {
+            QSettings settings(settingsPath, QSettings::IniFormat);
+            QString error;
+            QVERIFY2(sluice::model::ProfileSettings(&settings).save(profile, {}, &error), qPrintable(error));
+        }
+        auto written = await([&](QObject *context, SecretStore::Callback done) { store.write(profile.passwordKey(), password, context, done); });
+        QVERIFY2(written.ok, qPrintable(written.error));
+
+        // Connecting as the GUI does: the profile from settings, the password from the keychain.
+        QSettings settings(settingsPath, QSettings::IniFormat);
+        const auto loaded = sluice::model::ProfileSettings(&settings).profile(profile.name);
+        QVERIFY(loaded);
+        auto read = await([&](QObject *context, SecretStore::Callback done) { store.read(loaded->passwordKey(), context, done); });
+        QVERIFY2(read.ok, qPrintable(read.error));
+        sluice::redis::ConnectionOptions options = loaded->options;
+        options.password = read.secret;
+        sluice::redis::RedisClient client(options);
+        QVERIFY2(sluice::test::openAndWait(client), qPrintable(client.lastError()));
+        QVERIFY(sluice::test::syncCommand(client, {"PING"}).ok());
+
+        // A wrong password fails with the server's reason and without the password.
+        options.password = wrongPassword;
+        sluice::redis::RedisClient refused(options);
+        refused.setAutoReconnect(false);
+        QVERIFY(!sluice::test::openAndWait(refused));
+        QVERIFY2(refused.lastError().contains(QLatin1String("WRONGPASS")), qPrintable(refused.lastError()));
+
+        auto removed = await([&](QObject *context, SecretStore::Callback done) { store.remove(loaded->passwordKey(), context, done); });
+        QVERIFY2(removed.ok, qPrintable(removed.error));
+
+        QFile file(settingsPath);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray saved = file.readAll();
+        QVERIFY2(saved.contains(profile.options.user.toUtf8()), "the settings file holds the profile");
+        for (const QString &secret : {password, wrongPassword}) {
+            QVERIFY2(!saved.contains(secret.toUtf8()), "a password reached the settings file");
+            QVERIFY2(!LogCapture::text().contains(secret), "a password reached the log");
+            QVERIFY(!refused.lastError().contains(secret) && !client.lastError().contains(secret));
+        }
     }
 };
 

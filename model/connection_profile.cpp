@@ -1,0 +1,204 @@
+#include "model/connection_profile.h"
+
+#include <QCoreApplication>
+#include <QRegularExpression>
+
+#include <algorithm>
+
+namespace sluice::model {
+
+namespace {
+
+using Transport = redis::ConnectionOptions::Transport;
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("sluice::model::ConnectionProfile", text);
+}
+
+const QString group = QStringLiteral("profiles");
+
+QString transportName(Transport transport)
+{
+    switch (transport) {
+    case Transport::Tcp: return QStringLiteral("tcp");
+    case Transport::Tls: return QStringLiteral("tls");
+    case Transport::Unix: return QStringLiteral("unix");
+    }
+    return {};
+}
+
+std::optional<Transport> transportFromName(const QString &name)
+{
+    for (Transport transport : {Transport::Tcp, Transport::Tls, Transport::Unix})
+        if (transportName(transport) == name)
+            return transport;
+    return std::nullopt;
+}
+
+} // namespace
+
+QString ConnectionProfile::environmentName(Environment environment)
+{
+    switch (environment) {
+    case Environment::Dev: return QStringLiteral("dev");
+    case Environment::Staging: return QStringLiteral("staging");
+    case Environment::Production: return QStringLiteral("production");
+    }
+    return {};
+}
+
+std::optional<ConnectionProfile::Environment> ConnectionProfile::environmentFromName(const QString &name)
+{
+    for (Environment environment : {Environment::Dev, Environment::Staging, Environment::Production})
+        if (environmentName(environment) == name)
+            return environment;
+    return std::nullopt;
+}
+
+QStringList ConnectionProfile::problems() const
+{
+    static const QRegularExpression nameRule(QStringLiteral("^[A-Za-z0-9_.-][A-Za-z0-9 _.-]{0,63}$"));
+    static const QRegularExpression namespaceRule(QStringLiteral("^[A-Za-z0-9_.-]{1,64}$"));
+    QStringList found;
+    if (!nameRule.match(name).hasMatch())
+        found << tr("the name must be 1 to 64 letters, digits, spaces, '_', '.' or '-', not starting with a space");
+    if (!namespaceRule.match(ns).hasMatch())
+        found << tr("the namespace must be 1 to 64 letters, digits, '_', '.' or '-'");
+    if (!options.password.isEmpty())
+        found << tr("a password is kept in the keychain, never in the profile");
+    if (options.usesSentinel()) {
+        if (options.sentinelService.trimmed().isEmpty())
+            found << tr("a Sentinel profile needs the service name");
+        if (options.transport == Transport::Unix)
+            found << tr("sentinels are reached over TCP or TLS, not a unix socket");
+    } else if (options.transport == Transport::Unix) {
+        if (options.socketPath.trimmed().isEmpty())
+            found << tr("a unix socket profile needs the socket path");
+    } else {
+        if (options.host.trimmed().isEmpty())
+            found << tr("the host is empty");
+        if (options.port == 0)
+            found << tr("the port must be between 1 and 65535");
+    }
+    if (options.database < 0)
+        found << tr("the database must be 0 or more");
+    if (options.certFile.isEmpty() != options.keyFile.isEmpty())
+        found << tr("a client certificate and its key go together");
+    if (options.transport != Transport::Tls && (!options.caFile.isEmpty() || !options.certFile.isEmpty()))
+        found << tr("certificate files need TLS");
+    return found;
+}
+
+ProfileSettings::ProfileSettings(QSettings *settings)
+    : m_settings(settings)
+{
+}
+
+QVector<ConnectionProfile> ProfileSettings::profiles() const
+{
+    m_settings->beginGroup(group);
+    const QStringList names = m_settings->childGroups();
+    m_settings->endGroup();
+    QVector<ConnectionProfile> result;
+    for (const QString &name : names)
+        if (auto found = profile(name))
+            result << *found;
+    std::sort(result.begin(), result.end(), [](const ConnectionProfile &a, const ConnectionProfile &b) {
+        return a.name.compare(b.name, Qt::CaseInsensitive) < 0;
+    });
+    return result;
+}
+
+std::optional<ConnectionProfile> ProfileSettings::profile(const QString &name) const
+{
+    m_settings->beginGroup(group + QLatin1Char('/') + name);
+    const bool exists = !m_settings->childKeys().isEmpty();
+    ConnectionProfile profile;
+    profile.name = name;
+    redis::ConnectionOptions &options = profile.options;
+    const auto transport = transportFromName(m_settings->value(QStringLiteral("transport")).toString());
+    const auto environment = ConnectionProfile::environmentFromName(m_settings->value(QStringLiteral("environment")).toString());
+    options.transport = transport.value_or(Transport::Tcp);
+    options.host = m_settings->value(QStringLiteral("host")).toString();
+    options.port = static_cast<quint16>(m_settings->value(QStringLiteral("port"), 6379).toUInt());
+    options.socketPath = m_settings->value(QStringLiteral("socket")).toString();
+    options.user = m_settings->value(QStringLiteral("user")).toString();
+    options.database = m_settings->value(QStringLiteral("database"), 0).toInt();
+    options.caFile = m_settings->value(QStringLiteral("ca_file")).toString();
+    options.certFile = m_settings->value(QStringLiteral("cert_file")).toString();
+    options.keyFile = m_settings->value(QStringLiteral("key_file")).toString();
+    options.serverName = m_settings->value(QStringLiteral("server_name")).toString();
+    options.verifyPeer = m_settings->value(QStringLiteral("verify_peer"), true).toBool();
+    options.sentinelService = m_settings->value(QStringLiteral("sentinel_service")).toString();
+    bool sentinelsOk = true;
+    for (const QString &item : m_settings->value(QStringLiteral("sentinels")).toStringList()) {
+        redis::HostPort sentinel;
+        QString ignored;
+        sentinelsOk = sentinelsOk && redis::HostPort::parse(item, &sentinel, &ignored);
+        options.sentinels << sentinel;
+    }
+    profile.ns = m_settings->value(QStringLiteral("namespace"), QStringLiteral("sluice")).toString();
+    profile.environment = environment.value_or(ConnectionProfile::Environment::Production);
+    profile.readOnly = m_settings->value(QStringLiteral("read_only"), false).toBool();
+    profile.savePassword = m_settings->value(QStringLiteral("save_password"), true).toBool();
+    m_settings->endGroup();
+    // A hand-edited entry that no longer makes sense is not offered rather than half-read.
+    if (!exists || !transport || !environment || !sentinelsOk || !profile.problems().isEmpty())
+        return std::nullopt;
+    return profile;
+}
+
+bool ProfileSettings::save(const ConnectionProfile &profile, const QString &previousName, QString *error)
+{
+    const QStringList problems = profile.problems();
+    if (!problems.isEmpty()) {
+        *error = problems.join(QLatin1String("; "));
+        return false;
+    }
+    m_settings->beginGroup(group);
+    const QStringList existing = m_settings->childGroups();
+    m_settings->endGroup();
+    if (profile.name != previousName && existing.contains(profile.name)) {
+        *error = tr("a profile named \"%1\" already exists").arg(profile.name);
+        return false;
+    }
+    if (!previousName.isEmpty())
+        remove(previousName);
+    remove(profile.name);
+    const redis::ConnectionOptions &options = profile.options;
+    QStringList sentinels;
+    for (const redis::HostPort &sentinel : options.sentinels)
+        sentinels << sentinel.toString();
+    m_settings->beginGroup(group + QLatin1Char('/') + profile.name);
+    m_settings->setValue(QStringLiteral("transport"), transportName(options.transport));
+    m_settings->setValue(QStringLiteral("host"), options.host);
+    m_settings->setValue(QStringLiteral("port"), options.port);
+    m_settings->setValue(QStringLiteral("socket"), options.socketPath);
+    m_settings->setValue(QStringLiteral("user"), options.user);
+    m_settings->setValue(QStringLiteral("database"), options.database);
+    m_settings->setValue(QStringLiteral("ca_file"), options.caFile);
+    m_settings->setValue(QStringLiteral("cert_file"), options.certFile);
+    m_settings->setValue(QStringLiteral("key_file"), options.keyFile);
+    m_settings->setValue(QStringLiteral("server_name"), options.serverName);
+    m_settings->setValue(QStringLiteral("verify_peer"), options.verifyPeer);
+    m_settings->setValue(QStringLiteral("sentinels"), sentinels);
+    m_settings->setValue(QStringLiteral("sentinel_service"), options.sentinelService);
+    m_settings->setValue(QStringLiteral("namespace"), profile.ns);
+    m_settings->setValue(QStringLiteral("environment"), ConnectionProfile::environmentName(profile.environment));
+    m_settings->setValue(QStringLiteral("read_only"), profile.readOnly);
+    m_settings->setValue(QStringLiteral("save_password"), profile.savePassword);
+    m_settings->endGroup();
+    m_settings->sync();
+    return true;
+}
+
+void ProfileSettings::remove(const QString &name)
+{
+    if (name.isEmpty())
+        return;
+    m_settings->remove(group + QLatin1Char('/') + name);
+    m_settings->sync();
+}
+
+} // namespace sluice::model

@@ -1,0 +1,50 @@
+#pragma once
+
+#include "redis/connection_options.h"
+
+#include <QSettings>
+#include <QStringList>
+
+#include <optional>
+
+namespace sluice::model {
+
+// A named way to reach one deployment, as an operator saves it. Its password is never part of it:
+// that lives in the keychain under passwordKey().
+struct ConnectionProfile {
+    enum class Environment { Dev, Staging, Production };
+
+    QString name;
+    redis::ConnectionOptions options; // options.password stays empty here
+    QString ns = QStringLiteral("sluice");
+    Environment environment = Environment::Dev;
+    bool readOnly = false; // refuses every write
+    bool savePassword = true; // false: asked for at each connect
+
+    // Production connections ask before any write.
+    bool writesNeedConfirmation() const { return environment == Environment::Production; }
+    // What is wrong with the profile, one sentence per problem; empty when it can be saved.
+    QStringList problems() const;
+    QString passwordKey() const { return QStringLiteral("profile/%1/password").arg(name); }
+
+    static QString environmentName(Environment environment);
+    static std::optional<Environment> environmentFromName(const QString &name);
+};
+
+// Profiles kept in QSettings, under "profiles/<name>/": every field but secrets.
+class ProfileSettings {
+public:
+    explicit ProfileSettings(QSettings *settings);
+
+    QVector<ConnectionProfile> profiles() const; // sorted by name; unreadable entries are left out
+    std::optional<ConnectionProfile> profile(const QString &name) const;
+    // Saves `profile`, replacing `previousName` when renaming (empty for a new one); false and
+    // *error on an invalid profile or a name already taken, and then nothing changes.
+    bool save(const ConnectionProfile &profile, const QString &previousName, QString *error);
+    void remove(const QString &name);
+
+private:
+    QSettings *m_settings;
+};
+
+} // namespace sluice::model
