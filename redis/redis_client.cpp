@@ -416,39 +416,38 @@ void RedisClient::failParked(const QString &reason)
 
 // --- Routed commands ---
 
-void RedisClient::send(const QByteArrayList &args, QObject *context, Callback callback, int timeoutMs)
+std::shared_ptr<RedisClient::Routed> RedisClient::makeRouted(const QByteArrayList &args, QObject *context, Callback callback,
+                                                            int timeoutMs) const
 {
     auto command = std::make_shared<Routed>();
-    if (const auto key = routingKey(args))
-        command->slot = keySlot(*key);
     command->args = args;
     command->context = context;
     command->callback = std::move(callback);
     command->deadlineMs = deadlineFor(timeoutMs);
+    return command;
+}
+
+void RedisClient::send(const QByteArrayList &args, QObject *context, Callback callback, int timeoutMs)
+{
+    auto command = makeRouted(args, context, std::move(callback), timeoutMs);
+    if (const auto key = routingKey(args))
+        command->slot = keySlot(*key);
     dispatch(command);
 }
 
 void RedisClient::sendForKey(const QByteArray &key, const QByteArrayList &args, QObject *context, Callback callback,
                              int timeoutMs)
 {
-    auto command = std::make_shared<Routed>();
+    auto command = makeRouted(args, context, std::move(callback), timeoutMs);
     command->slot = keySlot(key);
-    command->args = args;
-    command->context = context;
-    command->callback = std::move(callback);
-    command->deadlineMs = deadlineFor(timeoutMs);
     dispatch(command);
 }
 
 void RedisClient::sendToNode(const QString &node, const QByteArrayList &args, QObject *context, Callback callback,
                              int timeoutMs)
 {
-    auto command = std::make_shared<Routed>();
+    auto command = makeRouted(args, context, std::move(callback), timeoutMs);
     command->fixedNode = node;
-    command->args = args;
-    command->context = context;
-    command->callback = std::move(callback);
-    command->deadlineMs = deadlineFor(timeoutMs);
     dispatch(command);
 }
 

@@ -92,6 +92,7 @@ private:
     void checkParked();
     void failParked(const QString &reason);
 
+    std::shared_ptr<Routed> makeRouted(const QByteArrayList &args, QObject *context, Callback callback, int timeoutMs) const;
     void dispatch(const std::shared_ptr<Routed> &command);
     void onRoutedReply(const std::shared_ptr<Routed> &command, const QString &via, const RedisReply &reply);
     void retryLater(const std::shared_ptr<Routed> &command, const RedisReply &reply);

@@ -207,6 +207,28 @@ private Q_SLOTS:
         QVERIFY(!refused.err.contains(QLatin1String("not-the-password")));
     }
 
+    void publishesThroughSentinel()
+    {
+        SLUICE_REQUIRE_SERVICE(sentinel, "SLUICE_TEST_SENTINEL", "Redis Sentinel");
+        SLUICE_REQUIRE_SERVICE(service, "SLUICE_TEST_SENTINEL_SERVICE", "the Sentinel service name");
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("p.json"));
+        QVERIFY(writeFile(file, js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 10, 'window_ms': 1000}]}")));
+        const QString ns = QStringLiteral("s") + QUuid::createUuid().toString(QUuid::Id128).left(8);
+        const QStringList target{QStringLiteral("-u"), QStringLiteral("redis-sentinel://%1#%2").arg(sentinel, service),
+                                 QStringLiteral("--namespace"), ns};
+        QCOMPARE(sluicectl(target + QStringList{QStringLiteral("apply"), file}).exitCode, 0);
+        const Run published = sluicectl(target + QStringList{QStringLiteral("publish"), QStringLiteral("--json")});
+        QCOMPARE(published.exitCode, 0);
+        const QJsonArray nodes = QJsonDocument::fromJson(published.out.toUtf8()).object().value(QStringLiteral("nodes")).toArray();
+        QCOMPARE(nodes.size(), 1); // the primary; replicas get the library by replication
+        QCOMPARE(nodes.first().toObject().value(QStringLiteral("state")).toString(), QStringLiteral("current"));
+        QCOMPARE(sluicectl(target + QStringList{QStringLiteral("status")}).exitCode, 0);
+        const Run decision = sluicectl(target + QStringList{QStringLiteral("acquire"), QStringLiteral("api"), QStringLiteral("u1"), QStringLiteral("--json")});
+        QCOMPARE(decision.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(decision.out.toUtf8()).object().value(QStringLiteral("remaining")).toInt(), 9);
+    }
+
     void applyPoliciesExportRoundTrip()
     {
         SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_REDIS_URL", "Redis standalone");

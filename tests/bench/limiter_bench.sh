@@ -14,16 +14,8 @@ source_dir=$(cd "$(dirname "$0")/../.." && pwd)
 requests=200000
 subjects=100000
 
-work=$(mktemp -d /tmp/sluice-bench.XXXXXX)
-port=$((20000 + RANDOM % 20000))
-while redis-cli -p "$port" ping >/dev/null 2>&1; do port=$((port + 1)); done
-cpus=$(nproc)
-server_cpu=$((cpus > 1 ? 1 : 0))
-taskset -c "$server_cpu" redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no \
-  --dir "$work" --daemonize yes --pidfile "$work/redis.pid" --logfile "$work/redis.log"
-trap 'kill "$(cat "$work/redis.pid" 2>/dev/null)" 2>/dev/null || true; rm -rf "$work"' EXIT
-for _ in $(seq 50); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
-cli() { redis-cli -p "$port" "$@"; }
+# shellcheck source=tests/bench/pinned_server.sh
+source "$(dirname "$0")/pinned_server.sh"
 
 # One allow policy (never rejects) and one deny policy (1 per hour) per algorithm.
 {
