@@ -17,6 +17,7 @@ constexpr int maxRedirects = 16;
 // writes that the new one never sees: the sooner the client asks, the fewer are lost.
 constexpr int sentinelPollMs = 500;
 constexpr int refreshRetryMs = 500;
+constexpr int firstAttemptGraceMs = 100;
 
 bool startsWithAny(const QByteArray &error, std::initializer_list<const char *> prefixes)
 {
@@ -86,6 +87,8 @@ void RedisClient::open()
     if (m_state != State::Disconnected && m_state != State::Failed)
         return;
     m_lastError.clear();
+    m_openedAtMs = m_clock.elapsed();
+    m_firstAttemptOver = false;
     setState(State::Connecting);
     if (m_options.usesSentinel()) {
         setKind(Kind::Sentinel);
@@ -380,6 +383,10 @@ void RedisClient::becomeRoutable()
 
 void RedisClient::park(Parked parked)
 {
+    // Until the first attempt to reach the deployment has had its say, a command waits for it:
+    // "no answer within N ms" from the connection tells more than a timeout of the command.
+    if (!m_firstAttemptOver)
+        parked.deadlineMs = std::max(parked.deadlineMs, m_openedAtMs + m_options.connectTimeoutMs + firstAttemptGraceMs);
     m_parked.push_back(std::move(parked));
     if (!m_parkedTimer.isActive())
         m_parkedTimer.start();
@@ -613,6 +620,8 @@ void RedisClient::deliver(const std::shared_ptr<Routed> &command, const RedisRep
 
 void RedisClient::setState(State state, const QString &reason)
 {
+    if (state != State::Connecting)
+        m_firstAttemptOver = true;
     if (!reason.isEmpty())
         m_lastError = reason;
     if (state == m_state && reason.isEmpty())

@@ -125,6 +125,8 @@ private:
     ReconnectBackoff m_resolveBackoff;
 
     std::deque<Parked> m_parked; // waiting for the main node to be known
+    qint64 m_openedAtMs = 0;
+    bool m_firstAttemptOver = false;
     QTimer m_parkedTimer;
     QElapsedTimer m_clock;
 };
