@@ -114,12 +114,17 @@ std::optional<ConnectionProfile> ProfileSettings::profile(const QString &name) c
 {
     m_settings->beginGroup(group + QLatin1Char('/') + name);
     const bool exists = !m_settings->childKeys().isEmpty();
-    ConnectionProfile profile;
-    profile.name = name;
-    redis::ConnectionOptions &options = profile.options;
     const auto transport = transportFromName(m_settings->value(QStringLiteral("transport")).toString());
     const auto environment = ConnectionProfile::environmentFromName(m_settings->value(QStringLiteral("environment")).toString());
-    options.transport = transport.value_or(Transport::Tcp);
+    if (!exists || !transport || !environment) {
+        m_settings->endGroup();
+        return std::nullopt; // a hand-edited entry that no longer makes sense is not offered
+    }
+    ConnectionProfile profile;
+    profile.name = name;
+    profile.environment = *environment;
+    redis::ConnectionOptions &options = profile.options;
+    options.transport = *transport;
     options.host = m_settings->value(QStringLiteral("host")).toString();
     options.port = static_cast<quint16>(m_settings->value(QStringLiteral("port"), 6379).toUInt());
     options.socketPath = m_settings->value(QStringLiteral("socket")).toString();
@@ -139,12 +144,10 @@ std::optional<ConnectionProfile> ProfileSettings::profile(const QString &name) c
         options.sentinels << sentinel;
     }
     profile.ns = m_settings->value(QStringLiteral("namespace"), QStringLiteral("sluice")).toString();
-    profile.environment = environment.value_or(ConnectionProfile::Environment::Production);
     profile.readOnly = m_settings->value(QStringLiteral("read_only"), false).toBool();
     profile.savePassword = m_settings->value(QStringLiteral("save_password"), true).toBool();
     m_settings->endGroup();
-    // A hand-edited entry that no longer makes sense is not offered rather than half-read.
-    if (!exists || !transport || !environment || !sentinelsOk || !profile.problems().isEmpty())
+    if (!sentinelsOk || !profile.problems().isEmpty())
         return std::nullopt;
     return profile;
 }

@@ -71,17 +71,6 @@ RedisClient::~RedisClient()
     failParked(tr("connection closed"));
 }
 
-QString RedisClient::kindName(Kind kind)
-{
-    switch (kind) {
-    case Kind::Unknown: return tr("unknown");
-    case Kind::Standalone: return tr("standalone");
-    case Kind::Sentinel: return tr("Sentinel");
-    case Kind::Cluster: return tr("Cluster");
-    }
-    return {};
-}
-
 void RedisClient::open()
 {
     if (m_state != State::Disconnected && m_state != State::Failed)
@@ -91,7 +80,7 @@ void RedisClient::open()
     m_firstAttemptOver = false;
     setState(State::Connecting);
     if (m_options.usesSentinel()) {
-        setKind(Kind::Sentinel);
+        m_kind = Kind::Sentinel;
         m_resolveBackoff.reset();
         m_sentinelPoll.start();
         resolvePrimary();
@@ -192,14 +181,14 @@ void RedisClient::discover()
         if (reply.value.isError()) {
             // "cluster support disabled", or a user not allowed to ask: a MOVED would still
             // turn the client into a Cluster client.
-            setKind(Kind::Standalone);
+            m_kind = Kind::Standalone;
             m_primaries = {m_main->options().address()};
             becomeRoutable();
             if (m_main->state() == State::Ready)
                 setState(State::Ready);
             return;
         }
-        setKind(Kind::Cluster);
+        m_kind = Kind::Cluster;
         applyShards(reply, m_main->options().address());
     }, m_options.connectTimeoutMs + m_options.commandTimeoutMs);
 }
@@ -572,7 +561,7 @@ void RedisClient::onRoutedReply(const std::shared_ptr<Routed> &command, const QS
                 command->askNode = redirect->node;
             } else {
                 // A server that answers MOVED is a Cluster node, even when we could not ask it so.
-                setKind(Kind::Cluster);
+                m_kind = Kind::Cluster;
                 m_slotOwners[redirect->slot] = nodeConnection(redirect->node);
                 refreshTopology();
             }
@@ -628,14 +617,6 @@ void RedisClient::setState(State state, const QString &reason)
         return;
     m_state = state;
     Q_EMIT stateChanged(state, reason);
-}
-
-void RedisClient::setKind(Kind kind)
-{
-    if (kind == m_kind)
-        return;
-    m_kind = kind;
-    Q_EMIT kindChanged(kind);
 }
 
 qint64 RedisClient::deadlineFor(int timeoutMs) const

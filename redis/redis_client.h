@@ -37,7 +37,6 @@ public:
     Kind kind() const { return m_kind; }
     State state() const { return m_state; }
     QString lastError() const { return m_lastError; }
-    static QString kindName(Kind kind);
 
     // Without auto-reconnect the first failure to reach the deployment is final (one-shot CLI use).
     void setAutoReconnect(bool enabled) { m_autoReconnect = enabled; }
@@ -60,7 +59,6 @@ public:
 
 Q_SIGNALS:
     void stateChanged(sluice::redis::RedisClient::State state, const QString &reason);
-    void kindChanged(sluice::redis::RedisClient::Kind kind);
     // The Cluster's slot map or the Sentinel's primary changed.
     void topologyChanged();
 
@@ -74,7 +72,6 @@ private:
 
     RedisConnection *connectionFor(const ConnectionOptions &options); // the one per address
     RedisConnection *nodeConnection(const HostPort &node);
-    RedisConnection *mainConnection() const { return m_main; }
     void watchConnection(RedisConnection *connection);
     void retire(RedisConnection *connection);
 
@@ -99,7 +96,6 @@ private:
     void deliver(const std::shared_ptr<Routed> &command, const RedisReply &reply);
 
     void setState(State state, const QString &reason = {});
-    void setKind(Kind kind);
     qint64 deadlineFor(int timeoutMs) const;
     int remainingMs(qint64 deadlineMs) const;
 

@@ -96,7 +96,6 @@ struct NodeInfo {
     QByteArray id;
     QString address;
     bool primary = false;
-    QByteArray primaryId; // for a replica
 };
 
 QVector<NodeInfo> clusterNodes(RedisConnection &any)
@@ -111,7 +110,6 @@ QVector<NodeInfo> clusterNodes(RedisConnection &any)
         node.id = fields.at(0);
         node.address = QString::fromUtf8(fields.at(1).split('@').first());
         node.primary = fields.at(2).contains("master");
-        node.primaryId = fields.at(3);
         nodes << node;
     }
     return nodes;
