@@ -32,6 +32,9 @@ int reportFailure(const CtlRequest &request, const RedisReply &reply)
                         .arg(target, reply.failureMessage)
                  << Qt::endl;
         return ExitTimeout;
+    case RedisReply::Failure::Refused:
+        ctlErr() << "sluicectl: " << reply.failureMessage << Qt::endl;
+        return ExitRefused;
     case RedisReply::Failure::Disconnected:
     case RedisReply::Failure::NotConnected:
         break;

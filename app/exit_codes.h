@@ -12,6 +12,7 @@ enum ExitCode : int {
     ExitInvalidInput = 5,  // an input file (a policy file) is malformed or invalid; nothing changed
     ExitConflict = 6,      // someone else saved in between; nothing changed
     ExitDrift = 7,         // a primary does not run the published limiter library
+    ExitRefused = 8,       // a write on a read-only profile, or on a production one without --yes
 };
 
 } // namespace sluice::app

@@ -32,6 +32,7 @@ struct ConnectionOptions {
     QString caFile;
     QString certFile;
     QString keyFile;
+    QString keyPassphrase; // for an encrypted keyFile; a secret like the password
     QString serverName; // SNI and verification name; defaults to host
     bool verifyPeer = true;
 

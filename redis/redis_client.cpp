@@ -1,5 +1,6 @@
 #include "redis/redis_client.h"
 
+#include "redis/command_access.h"
 #include "redis/command_routing.h"
 
 #include <QPointer>
@@ -477,7 +478,9 @@ void RedisClient::sendToPrimaries(const QByteArrayList &args, QObject *context, 
         if (requester)
             done({{m_options.address(), reply}});
     };
-    if (m_state == State::Disconnected)
+    if (const auto refused = refusal(args))
+        QTimer::singleShot(0, this, [fail, refused = *refused] { fail(refused); });
+    else if (m_state == State::Disconnected)
         QTimer::singleShot(0, this, [fail] { fail(failure(RedisReply::Failure::NotConnected, tr("not connected"))); });
     else if (m_routable)
         run();
@@ -490,10 +493,22 @@ QStringList RedisClient::primaries() const
     return m_primaries;
 }
 
+std::optional<RedisReply> RedisClient::refusal(const QByteArrayList &args) const
+{
+    if (!m_readOnly || isReadOnlyCommand(args))
+        return std::nullopt;
+    return failure(RedisReply::Failure::Refused,
+                   tr("this connection is read-only and %1 may write").arg(QString::fromUtf8(args.value(0).toUpper())));
+}
+
 void RedisClient::dispatch(const std::shared_ptr<Routed> &command)
 {
     if (!command->context)
         return;
+    if (const auto refused = refusal(command->args)) {
+        QTimer::singleShot(0, this, [this, command, refused = *refused] { deliver(command, refused); });
+        return;
+    }
     if (m_state == State::Disconnected) {
         // Answered from the event loop, never from inside send(): callers need not be re-entrant.
         QTimer::singleShot(0, this, [this, command] {

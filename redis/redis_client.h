@@ -40,6 +40,10 @@ public:
 
     // Without auto-reconnect the first failure to reach the deployment is final (one-shot CLI use).
     void setAutoReconnect(bool enabled) { m_autoReconnect = enabled; }
+    // A read-only client refuses every command that could write (see isReadOnlyCommand) with
+    // Failure::Refused, before it reaches any server.
+    void setReadOnly(bool readOnly) { m_readOnly = readOnly; }
+    bool isReadOnly() const { return m_readOnly; }
     void open();
     void close();
 
@@ -95,6 +99,7 @@ private:
     void retryLater(const std::shared_ptr<Routed> &command, const RedisReply &reply);
     void deliver(const std::shared_ptr<Routed> &command, const RedisReply &reply);
 
+    std::optional<RedisReply> refusal(const QByteArrayList &args) const;
     void setState(State state, const QString &reason = {});
     qint64 deadlineFor(int timeoutMs) const;
     int remainingMs(qint64 deadlineMs) const;
@@ -104,6 +109,7 @@ private:
     State m_state = State::Disconnected;
     QString m_lastError;
     bool m_autoReconnect = true;
+    bool m_readOnly = false;
     bool m_routable = false; // the main node is known: commands can be handed to connections
 
     RedisConnection *m_main = nullptr;              // standalone server, Sentinel primary, Cluster seed

@@ -20,8 +20,8 @@ class SocketTransport;
 struct RedisReply {
     // Timeout (no connection in time) and NotConnected: the command was never written, so it did
     // not run. Disconnected: it was written and then the connection broke or its reply was late,
-    // so it may have run.
-    enum class Failure { None, Timeout, Disconnected, NotConnected };
+    // so it may have run. Refused: the client would not send it (a write on a read-only client).
+    enum class Failure { None, Timeout, Disconnected, NotConnected, Refused };
 
     RespValue value;
     Failure failure = Failure::None;

@@ -62,9 +62,16 @@ void SocketTransport::openTcpOrTls()
             const auto certs = QSslCertificate::fromPath(m_options.certFile, QSsl::Pem);
             QFile keyFile(m_options.keyFile);
             const QByteArray keyPem = keyFile.open(QIODevice::ReadOnly) ? keyFile.readAll() : QByteArray();
-            QSslKey key(keyPem, QSsl::Rsa, QSsl::Pem);
+            const QByteArray passphrase = m_options.keyPassphrase.toUtf8();
+            QSslKey key(keyPem, QSsl::Rsa, QSsl::Pem, QSsl::PrivateKey, passphrase);
             if (key.isNull())
-                key = QSslKey(keyPem, QSsl::Ec, QSsl::Pem);
+                key = QSslKey(keyPem, QSsl::Ec, QSsl::Pem, QSsl::PrivateKey, passphrase);
+            if (key.isNull() && keyPem.contains("ENCRYPTED")) {
+                delete sslSocket;
+                return fail(passphrase.isEmpty()
+                                ? QStringLiteral("the client key %1 is encrypted: its passphrase is needed").arg(m_options.keyFile)
+                                : QStringLiteral("cannot decrypt the client key %1: wrong passphrase").arg(m_options.keyFile));
+            }
             if (certs.isEmpty() || key.isNull()) {
                 delete sslSocket;
                 return fail(QStringLiteral("cannot read the client certificate %1 and key %2")

@@ -355,6 +355,44 @@ private Q_SLOTS:
               switchedAfterMs, traffic.succeeded, afterSwitch, qint64(traffic.uncertain.size()), lost);
     }
 
+    void readOnlyClientRefusesWritesAndChangesNothing()
+    {
+        SLUICE_REQUIRE_SERVICE(seeds, "SLUICE_TEST_CLUSTER_SEEDS", "Redis Cluster");
+        RedisClient writer(clusterSeed());
+        RedisClient reader(clusterSeed());
+        reader.setReadOnly(true);
+        QVERIFY(openAndWait(writer));
+        QVERIFY(openAndWait(reader));
+        const QByteArray key = uniqueKeys(1).first();
+        QVERIFY(syncCommand(writer, {"SET", key, "before", "PX", "60000"}).ok());
+
+        const QList<QByteArrayList> writes = {
+            {"SET", key, "after"}, {"set", key, "after"}, {"DEL", key}, {"FCALL", "sluice_acquire", "1", key, "p"},
+            {"EVAL", "return redis.call('SET', KEYS[1], 'after')", "1", key}, {"FLUSHALL"}, {"CONFIG", "SET", "maxmemory", "1"},
+            {"FUNCTION", "DELETE", "sluice"}, {"NOT-A-COMMAND", key}, {}};
+        for (const QByteArrayList &command : writes) {
+            const RedisReply reply = syncCommand(reader, command);
+            QCOMPARE(reply.failure, RedisReply::Failure::Refused);
+            QVERIFY2(reply.errorText().contains(QLatin1String("read-only")), qPrintable(reply.errorText()));
+        }
+        QVERIFY(syncCommand(reader, {"SET", key, "x"}).errorText().contains(QLatin1String("SET")));
+        QVector<RedisClient::NodeReply> fanOut;
+        reader.sendToPrimaries({"FLUSHALL"}, this, [&](const QVector<RedisClient::NodeReply> &replies) { fanOut = replies; });
+        QVERIFY(spinUntil([&] { return !fanOut.isEmpty(); }));
+        QCOMPARE(fanOut.first().reply.failure, RedisReply::Failure::Refused);
+
+        // Reads pass, on every route, and nothing above changed anything.
+        QCOMPARE(syncCommand(reader, {"GET", key}).value.bytes, QByteArray("before"));
+        QVERIFY(syncCommand(reader, {"PTTL", key}).value.integer > 0);
+        fanOut.clear();
+        reader.sendToPrimaries({"DBSIZE"}, this, [&](const QVector<RedisClient::NodeReply> &replies) { fanOut = replies; });
+        QVERIFY(spinUntil([&] { return !fanOut.isEmpty(); }));
+        QCOMPARE(fanOut.size(), 3);
+        for (const RedisClient::NodeReply &node : fanOut)
+            QVERIFY2(node.reply.ok(), qPrintable(node.reply.errorText()));
+        QCOMPARE(syncCommand(writer, {"GET", key}).value.bytes, QByteArray("before"));
+    }
+
     void frozenServerTimesOutWithoutStallingTheLoop()
     {
         test::RedisProcess server;

@@ -91,6 +91,37 @@ private Q_SLOTS:
         QCOMPARE(syncCommand(connection, {"ECHO", "mutual"}).value.bytes, QByteArray("mutual"));
     }
 
+    void encryptedClientKeyNeedsItsPassphrase()
+    {
+        SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_TLS_MUTUAL_URL", "Redis with TLS client certificates");
+        SLUICE_REQUIRE_SERVICE(ca, "SLUICE_TEST_TLS_CA", "the test CA certificate");
+        SLUICE_REQUIRE_SERVICE(cert, "SLUICE_TEST_TLS_CLIENT_CERT", "the test client certificate");
+        SLUICE_REQUIRE_SERVICE(key, "SLUICE_TEST_TLS_CLIENT_ENCRYPTED_KEY", "the encrypted test client key");
+        SLUICE_REQUIRE_SERVICE(passphrase, "SLUICE_TEST_TLS_CLIENT_KEY_PASSPHRASE", "the test key's passphrase");
+        auto options = test::optionsFor(url);
+        options.caFile = ca;
+        options.certFile = cert;
+        options.keyFile = key;
+
+        const auto failureWith = [&](const QString &given) {
+            auto attempt = options;
+            attempt.keyPassphrase = given;
+            RedisConnection connection(attempt);
+            connection.setAutoReconnect(false);
+            return openAndWait(connection) ? QString() : connection.lastError();
+        };
+        const QString missing = failureWith({});
+        QVERIFY2(missing.contains(QLatin1String("encrypted")) && missing.contains(key), qPrintable(missing));
+        const QString wrong = failureWith(QStringLiteral("not-the-passphrase"));
+        QVERIFY2(wrong.contains(QLatin1String("wrong passphrase")), qPrintable(wrong));
+        QVERIFY(!wrong.contains(QLatin1String("not-the-passphrase")));
+
+        options.keyPassphrase = passphrase;
+        RedisConnection connection(options);
+        QVERIFY2(openAndWait(connection), qPrintable(connection.lastError()));
+        QCOMPARE(syncCommand(connection, {"ECHO", "encrypted key"}).value.bytes, QByteArray("encrypted key"));
+    }
+
     void missingCertificateFileIsClear()
     {
         SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_TLS_URL", "Redis with TLS");

@@ -68,6 +68,9 @@ make_certificates() {
   printf 'extendedKeyUsage=clientAuth\n' > "$tls/client.ext"
   openssl x509 -req -in "$tls/client.csr" -CA "$tls/ca.crt" -CAkey "$tls/ca.key" -CAcreateserial \
     -days 2 -extfile "$tls/client.ext" -out "$tls/client.crt" 2>/dev/null
+  # The same client key under a passphrase, as operators often keep theirs.
+  openssl pkey -in "$tls/client.key" -aes256 -passout pass:client-key-passphrase \
+    -out "$tls/client-encrypted.key" 2>/dev/null
   # A second CA that signed nothing: a client trusting only it must reject the server.
   openssl req -x509 -new -nodes -newkey rsa:2048 -days 2 -subj "/CN=Untrusted CA" \
     -keyout "$tls/other-ca.key" -out "$tls/other-ca.crt" 2>/dev/null
@@ -98,6 +101,8 @@ start_all() {
     echo "export SLUICE_TEST_TLS_OTHER_CA=$dir/tls/other-ca.crt"
     echo "export SLUICE_TEST_TLS_CLIENT_CERT=$dir/tls/client.crt"
     echo "export SLUICE_TEST_TLS_CLIENT_KEY=$dir/tls/client.key"
+    echo "export SLUICE_TEST_TLS_CLIENT_ENCRYPTED_KEY=$dir/tls/client-encrypted.key"
+    echo "export SLUICE_TEST_TLS_CLIENT_KEY_PASSPHRASE=client-key-passphrase"
   } >> "$env"
 
   # ACL: the default user is off; "limiter" may only call functions, "admin" may do anything.
