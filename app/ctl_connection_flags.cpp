@@ -11,15 +11,13 @@ QString tr(const char *text)
     return QCoreApplication::translate("sluicectl", text);
 }
 
-const QString defaultUrl = QStringLiteral("redis://127.0.0.1:6379");
-
 } // namespace
 
 CtlConnectionFlags::CtlConnectionFlags()
     : m_url({QStringLiteral("u"), QStringLiteral("url")},
             tr("Redis URL: redis://[user:pass@]host:port[/db], rediss://..., unix:///path, or "
                "redis-sentinel://host:port[,host:port]#service. A Cluster is recognised from any node. Default: %1.")
-                .arg(defaultUrl),
+                .arg(redis::ConnectionOptions().redactedUrl()),
             QStringLiteral("url"))
     , m_host(QStringLiteral("h"), tr("Server host name."), QStringLiteral("host"))
     , m_port(QStringLiteral("p"), tr("Server port."), QStringLiteral("port"))
@@ -31,7 +29,8 @@ CtlConnectionFlags::CtlConnectionFlags()
     , m_tls(QStringLiteral("tls"), tr("Connect with TLS."))
     , m_caFile(QStringLiteral("cacert"), tr("CA certificate file that signs the server's certificate."), QStringLiteral("file"))
     , m_certFile(QStringLiteral("cert"), tr("Client certificate file."), QStringLiteral("file"))
-    , m_keyFile(QStringLiteral("key"), tr("Client private key file."), QStringLiteral("file"))
+    , m_keyFile(QStringLiteral("key"), tr("Client private key file (its passphrase, if any, in SLUICE_TLS_KEY_PASSPHRASE)."),
+                QStringLiteral("file"))
     , m_serverName(QStringLiteral("sni"), tr("Server name for SNI and certificate verification."), QStringLiteral("host"))
     , m_insecure(QStringLiteral("insecure"), tr("Do not verify the server's certificate (you will be told each time)."))
 {
@@ -49,8 +48,7 @@ bool CtlConnectionFlags::read(const QCommandLineParser &parser, redis::Connectio
     using Transport = redis::ConnectionOptions::Transport;
     redis::ConnectionOptions result = *options;
     QString urlError;
-    const QString url = parser.isSet(m_url) ? parser.value(m_url) : defaultUrl;
-    if (!redis::ConnectionOptions::fromUrl(url, &result, &urlError)) {
+    if (parser.isSet(m_url) && !redis::ConnectionOptions::fromUrl(parser.value(m_url), &result, &urlError)) {
         *error = tr("bad --url: %1").arg(urlError);
         return false;
     }
@@ -126,6 +124,8 @@ bool CtlConnectionFlags::read(const QCommandLineParser &parser, redis::Connectio
         *error = tr("--cert and --key go together");
         return false;
     }
+    if (result.keyPassphrase.isEmpty())
+        result.keyPassphrase = qEnvironmentVariable("SLUICE_TLS_KEY_PASSPHRASE");
     if (parser.isSet(m_serverName))
         result.serverName = parser.value(m_serverName);
     if (parser.isSet(m_insecure))

@@ -10,7 +10,7 @@ namespace sluice::app {
 // What one sluicectl command gets to work with. A command ends the process by calling
 // QCoreApplication::exit() with one of app/exit_codes.h.
 struct CtlRequest {
-    redis::RedisClient *client = nullptr;
+    redis::RedisClient *client = nullptr; // null for commands that need no server
     QStringList args;  // the command's own positional arguments
     QString ns;        // admin key namespace
     QString who;       // recorded in audit entries
@@ -32,5 +32,6 @@ void runExport(const CtlRequest &request);
 void runPublish(const CtlRequest &request);
 void runStatus(const CtlRequest &request);
 void runAcquire(const CtlRequest &request);
+void runProfiles(const CtlRequest &request); // needs no client
 
 } // namespace sluice::app

@@ -4,10 +4,15 @@
 #include "app/ctl_connection_flags.h"
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
+#include "model/connection_profile.h"
+#include "model/profile_secrets.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QSysInfo>
+
+#include <memory>
+#include <optional>
 
 #include <pwd.h>
 #include <unistd.h>
@@ -18,23 +23,28 @@ using app::ctlOut;
 
 namespace {
 
+// What a command does to Redis decides whether a profile lets it run (read-only, production).
+enum class Access { Offline, Reads, Writes, WritesUnlessDryRun };
+
 struct Command {
     const char *name;
     int minArgs;
     int maxArgs;
+    Access access;
     const char *synopsis;
     const char *summary;
     void (*run)(const app::CtlRequest &);
 };
 
 const Command commands[] = {
-    {"ping", 0, 0, "ping", "check that the server answers; print its version and mode", app::runPing},
-    {"apply", 1, 1, "apply FILE [--dry-run] [--prune]", "make the stored policies match a JSON policy file", app::runApply},
-    {"policies", 0, 0, "policies [--json]", "list the stored policies", app::runPolicies},
-    {"export", 0, 1, "export [FILE]", "write the stored policies as a policy file", app::runExport},
-    {"publish", 0, 0, "publish [--dry-run] [--json]", "compile the stored policies into the limiter library and load it on every primary", app::runPublish},
-    {"status", 0, 0, "status [--json]", "show each primary's limiter library and drift from the published one", app::runStatus},
-    {"acquire", 2, 2, "acquire POLICY SUBJECT [--cost N] [--json]", "take one decision from a policy for a subject, and print it", app::runAcquire},
+    {"ping", 0, 0, Access::Reads, "ping", "check that the server answers; print its version and mode", app::runPing},
+    {"apply", 1, 1, Access::WritesUnlessDryRun, "apply FILE [--dry-run] [--prune]", "make the stored policies match a JSON policy file", app::runApply},
+    {"policies", 0, 0, Access::Reads, "policies [--json]", "list the stored policies", app::runPolicies},
+    {"export", 0, 1, Access::Reads, "export [FILE]", "write the stored policies as a policy file", app::runExport},
+    {"publish", 0, 0, Access::WritesUnlessDryRun, "publish [--dry-run] [--json]", "compile the stored policies into the limiter library and load it on every primary", app::runPublish},
+    {"status", 0, 0, Access::Reads, "status [--json]", "show each primary's limiter library and drift from the published one", app::runStatus},
+    {"acquire", 2, 2, Access::Writes, "acquire POLICY SUBJECT [--cost N] [--json]", "take one decision from a policy for a subject, and print it", app::runAcquire},
+    {"profiles", 0, 0, Access::Offline, "profiles [--json]", "list the connection profiles saved by the dashboard (for --profile)", app::runProfiles},
 };
 
 int usageError(const QString &message)
@@ -50,7 +60,8 @@ QString description()
     for (const Command &command : commands)
         text += QStringLiteral("  %1\n      %2\n").arg(QLatin1String(command.synopsis), QLatin1String(command.summary));
     text += QCoreApplication::translate("sluicectl", "\nExit codes: 0 ok, 1 failed, 2 usage error, 3 cannot connect, "
-                                                     "4 timeout, 5 invalid input file, 6 conflict, 7 drift (a primary does not run the published library).");
+                                                     "4 timeout, 5 invalid input file, 6 conflict, 7 drift (a primary does not run the published library), "
+                                                     "8 refused (a write on a read-only profile, or on a production one without --yes).");
     return text;
 }
 
@@ -94,7 +105,15 @@ int main(int argc, char *argv[])
     const QCommandLineOption costOption(QStringLiteral("cost"),
                                         QCoreApplication::translate("sluicectl", "acquire: units the call takes. Default: 1."),
                                         QStringLiteral("n"));
-    parser.addOptions({helpOption, timeoutOption, namespaceOption, dryRunOption, pruneOption, jsonOption, costOption});
+    const QCommandLineOption profileOption(
+        QStringLiteral("profile"),
+        QCoreApplication::translate("sluicectl", "Connect as a connection profile saved by the dashboard says (its password from "
+                                                 "the keychain, else REDISCLI_AUTH); other connection flags refine it."),
+        QStringLiteral("name"));
+    const QCommandLineOption yesOption(QStringLiteral("yes"),
+                                       QCoreApplication::translate("sluicectl", "Confirm a write through a production profile."));
+    parser.addOptions({helpOption, timeoutOption, namespaceOption, profileOption, yesOption, dryRunOption, pruneOption,
+                       jsonOption, costOption});
     parser.addPositionalArgument(QStringLiteral("command"),
                                  QCoreApplication::translate("sluicectl", "What to do (see Commands)."));
 
@@ -122,7 +141,32 @@ int main(int argc, char *argv[])
     if (positional.size() < command->minArgs || positional.size() > command->maxArgs)
         return usageError(QCoreApplication::translate("sluicectl", "usage: sluicectl %1").arg(QLatin1String(command->synopsis)));
 
+    app::CtlRequest request;
+    request.args = positional;
+    request.json = parser.isSet(jsonOption);
+    if (command->access == Access::Offline) {
+        QMetaObject::invokeMethod(&app, [command, request] { command->run(request); }, Qt::QueuedConnection);
+        return QCoreApplication::exec();
+    }
+    request.dryRun = parser.isSet(dryRunOption);
+    request.prune = parser.isSet(pruneOption);
+    request.cost = parser.value(costOption);
+    const QString user = accountName();
+    request.who = QStringLiteral("%1@%2 (sluicectl)").arg(user, QSysInfo::machineHostName());
+
     redis::ConnectionOptions options;
+    std::optional<model::ConnectionProfile> profile;
+    if (parser.isSet(profileOption)) {
+        if (connectionFlags.givesUrl(parser))
+            return usageError(QCoreApplication::translate("sluicectl", "--profile and -u both say where to connect; give one"));
+        const auto settings = model::ProfileSettings::openShared();
+        profile = model::ProfileSettings(settings.get()).profile(parser.value(profileOption));
+        if (!profile)
+            return usageError(QCoreApplication::translate("sluicectl", "no usable connection profile named \"%1\" in %2 "
+                                                                       "(sluicectl profiles lists them)")
+                                  .arg(parser.value(profileOption), settings->fileName()));
+        options = profile->options;
+    }
     QString error, warning;
     if (!connectionFlags.read(parser, &options, &error, &warning))
         return usageError(error);
@@ -138,22 +182,54 @@ int main(int argc, char *argv[])
     options.connectTimeoutMs = timeoutMs;
     options.commandTimeoutMs = timeoutMs;
     options.clientName = QStringLiteral("sluicectl");
+    request.ns = parser.isSet(namespaceOption) || !profile ? parser.value(namespaceOption) : profile->ns;
 
-    redis::RedisClient client(options);
-    client.setAutoReconnect(false);
-    client.open();
+    const bool writes = command->access == Access::Writes
+        || (command->access == Access::WritesUnlessDryRun && !request.dryRun);
+    if (profile && writes && profile->readOnly) {
+        ctlErr() << QCoreApplication::translate("sluicectl", "sluicectl: profile \"%1\" is read-only and %2 writes")
+                        .arg(profile->name, QLatin1String(command->name))
+                 << Qt::endl;
+        return app::ExitRefused;
+    }
+    if (profile && writes && profile->writesNeedConfirmation() && !parser.isSet(yesOption)) {
+        ctlErr() << QCoreApplication::translate("sluicectl", "sluicectl: profile \"%1\" is production and %2 writes: "
+                                                             "add --yes to confirm")
+                        .arg(profile->name, QLatin1String(command->name))
+                 << Qt::endl;
+        return app::ExitRefused;
+    }
 
-    app::CtlRequest request;
-    request.client = &client;
-    request.args = positional;
-    request.ns = parser.value(namespaceOption);
-    const QString user = accountName();
-    request.who = QStringLiteral("%1@%2 (sluicectl)").arg(user, QSysInfo::machineHostName());
-    request.dryRun = parser.isSet(dryRunOption);
-    request.prune = parser.isSet(pruneOption);
-    request.json = parser.isSet(jsonOption);
-    request.cost = parser.value(costOption);
-    // From inside the event loop, so a command that finishes at once can still exit it.
-    QMetaObject::invokeMethod(&app, [command, request] { command->run(request); }, Qt::QueuedConnection);
-    return QCoreApplication::exec();
+    std::unique_ptr<redis::RedisClient> client;
+    auto start = [&client, command, request, readOnly = profile && profile->readOnly](const redis::ConnectionOptions &resolved) mutable {
+        client = std::make_unique<redis::RedisClient>(resolved);
+        client->setAutoReconnect(false);
+        client->setReadOnly(readOnly);
+        client->open();
+        request.client = client.get();
+        command->run(request);
+    };
+    model::KeychainSecretStore keychain;
+    if (profile && !connectionFlags.givesPassword(parser)) {
+        // The profile's own secrets first; REDISCLI_AUTH and SLUICE_TLS_KEY_PASSPHRASE when the keychain has none.
+        model::readProfileSecrets(keychain, *profile, &app, [options, start, name = profile->name](const model::ProfileSecrets &secrets) mutable {
+            if (secrets.password)
+                options.password = *secrets.password;
+            if (secrets.keyPassphrase)
+                options.keyPassphrase = *secrets.keyPassphrase;
+            if (!secrets.keychainError.isEmpty() && options.password.isEmpty())
+                ctlErr() << QCoreApplication::translate("sluicectl", "sluicectl: the keychain did not answer (%1); "
+                                                                     "connecting to profile \"%2\" without its password "
+                                                                     "(REDISCLI_AUTH can give it)")
+                                .arg(secrets.keychainError, name)
+                         << Qt::endl;
+            start(options);
+        });
+    } else {
+        // From inside the event loop, so a command that finishes at once can still exit it.
+        QMetaObject::invokeMethod(&app, [start, options]() mutable { start(options); }, Qt::QueuedConnection);
+    }
+    const int code = QCoreApplication::exec();
+    client.reset(); // before the keychain and the application
+    return code;
 }

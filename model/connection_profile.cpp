@@ -65,8 +65,8 @@ QStringList ConnectionProfile::problems() const
         found << tr("the name must be 1 to 64 letters, digits, spaces, '_', '.' or '-', not starting with a space");
     if (!namespaceRule.match(ns).hasMatch())
         found << tr("the namespace must be 1 to 64 letters, digits, '_', '.' or '-'");
-    if (!options.password.isEmpty())
-        found << tr("a password is kept in the keychain, never in the profile");
+    if (!options.password.isEmpty() || !options.keyPassphrase.isEmpty())
+        found << tr("passwords and key passphrases are kept in the keychain, never in the profile");
     if (options.usesSentinel()) {
         if (options.sentinelService.trimmed().isEmpty())
             found << tr("a Sentinel profile needs the service name");
@@ -93,6 +93,11 @@ QStringList ConnectionProfile::problems() const
 ProfileSettings::ProfileSettings(QSettings *settings)
     : m_settings(settings)
 {
+}
+
+std::unique_ptr<QSettings> ProfileSettings::openShared()
+{
+    return std::make_unique<QSettings>(QStringLiteral("Sluice"), QStringLiteral("Sluice"));
 }
 
 QVector<ConnectionProfile> ProfileSettings::profiles() const

@@ -5,6 +5,7 @@
 #include <QSettings>
 #include <QStringList>
 
+#include <memory>
 #include <optional>
 
 namespace sluice::model {
@@ -15,17 +16,18 @@ struct ConnectionProfile {
     enum class Environment { Dev, Staging, Production };
 
     QString name;
-    redis::ConnectionOptions options; // options.password stays empty here
+    redis::ConnectionOptions options; // options.password and keyPassphrase stay empty here
     QString ns = QStringLiteral("sluice");
     Environment environment = Environment::Dev;
     bool readOnly = false; // refuses every write
-    bool savePassword = true; // false: asked for at each connect
+    bool savePassword = true; // the password and key passphrase live in the keychain; false: asked for at each connect
 
     // Production connections ask before any write.
     bool writesNeedConfirmation() const { return environment == Environment::Production; }
     // What is wrong with the profile, one sentence per problem; empty when it can be saved.
     QStringList problems() const;
     QString passwordKey() const { return QStringLiteral("profile/%1/password").arg(name); }
+    QString keyPassphraseKey() const { return QStringLiteral("profile/%1/key-passphrase").arg(name); }
 
     static QString environmentName(Environment environment);
     static std::optional<Environment> environmentFromName(const QString &name);
@@ -35,6 +37,8 @@ struct ConnectionProfile {
 class ProfileSettings {
 public:
     explicit ProfileSettings(QSettings *settings);
+    // The settings file the dashboard and sluicectl share (~/.config/Sluice/Sluice.conf on Linux).
+    static std::unique_ptr<QSettings> openShared();
 
     QVector<ConnectionProfile> profiles() const; // sorted by name; unreadable entries are left out
     std::optional<ConnectionProfile> profile(const QString &name) const;

@@ -1,6 +1,9 @@
 // sluicectl as a script would run it: output, exit codes and error messages.
 
+#include "model/connection_profile.h"
+#include "model/secret_store.h"
 #include "redis/redis_connection.h"
+#include "support/await_secret.h"
 #include "support/redis_process.h"
 #include "support/sync_command.h"
 #include "support/test_services.h"
@@ -12,6 +15,8 @@
 #include <QTemporaryDir>
 #include <QUuid>
 #include <QProcess>
+#include <QScopeGuard>
+#include <QSettings>
 #include <QTest>
 
 namespace {
@@ -49,6 +54,7 @@ bool writeFile(const QString &path, const QByteArray &content)
 
 } // namespace
 
+using namespace sluice;
 using sluice::test::js;
 
 class TestSluicectl : public QObject {
@@ -227,6 +233,102 @@ private Q_SLOTS:
         const Run decision = sluicectl(target + QStringList{QStringLiteral("acquire"), QStringLiteral("api"), QStringLiteral("u1"), QStringLiteral("--json")});
         QCOMPARE(decision.exitCode, 0);
         QCOMPARE(QJsonDocument::fromJson(decision.out.toUtf8()).object().value(QStringLiteral("remaining")).toInt(), 9);
+    }
+
+    // Profiles as the dashboard saves them: the password from the real keychain (else REDISCLI_AUTH),
+    // namespace and flags from the profile, read-only and production honoured before any write.
+    void profilesConnectWithTheirKeychainPassword()
+    {
+        SLUICE_REQUIRE_SERVICE(aclUrl, "SLUICE_TEST_ACL_URL", "Redis with ACL users");
+        SLUICE_REQUIRE_SERVICE(redisUrl, "SLUICE_TEST_REDIS_URL", "Redis standalone");
+        QTemporaryDir config;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), config.path());
+        env.remove(QStringLiteral("REDISCLI_AUTH"));
+        const QString run = QUuid::createUuid().toString(QUuid::Id128).left(8);
+        const auto makeProfile = [&](const QString &name, const QString &url) {
+            model::ConnectionProfile profile;
+            profile.name = name + QLatin1Char('-') + run;
+            profile.options = test::optionsFor(url);
+            profile.ns = QStringLiteral("p") + run;
+            return profile;
+        };
+        model::ConnectionProfile admin = makeProfile(QStringLiteral("admin"), aclUrl);
+        admin.options.user = QStringLiteral("admin");
+        model::ConnectionProfile unsaved = admin;
+        unsaved.name = QStringLiteral("unsaved-") + run; // nothing in the keychain for it
+        model::ConnectionProfile audit = makeProfile(QStringLiteral("audit"), redisUrl);
+        audit.readOnly = true;
+        model::ConnectionProfile production = makeProfile(QStringLiteral("prod"), redisUrl);
+        production.environment = model::ConnectionProfile::Environment::Production;
+        {
+            QSettings settings(config.filePath(QStringLiteral("Sluice/Sluice.conf")), QSettings::IniFormat);
+            model::ProfileSettings profiles(&settings);
+            QString error;
+            for (const model::ConnectionProfile &profile : {admin, unsaved, audit, production})
+                QVERIFY2(profiles.save(profile, {}, &error), qPrintable(error));
+        }
+        model::KeychainSecretStore keychain;
+        const auto written = test::awaitSecret([&](QObject *context, model::SecretStore::Callback done) {
+            keychain.write(admin.passwordKey(), QStringLiteral("admin-secret"), context, done);
+        });
+        QVERIFY2(written.ok, qPrintable(written.error));
+        const auto forget = qScopeGuard([&] {
+            test::awaitSecret([&](QObject *context, model::SecretStore::Callback done) { keychain.remove(admin.passwordKey(), context, done); });
+        });
+        const auto as = [&](const model::ConnectionProfile &profile, QStringList args, const QProcessEnvironment &environment) {
+            return sluicectl(QStringList{QStringLiteral("--profile"), profile.name} + args, environment);
+        };
+
+        const Run listed = sluicectl({QStringLiteral("profiles"), QStringLiteral("--json")}, env);
+        QCOMPARE(listed.exitCode, 0);
+        const QJsonArray profiles = QJsonDocument::fromJson(listed.out.toUtf8()).array();
+        QCOMPARE(profiles.size(), 4);
+        QVERIFY2(listed.out.contains(QLatin1String("\"production\"")) && !listed.out.contains(QLatin1String("secret")), qPrintable(listed.out));
+
+        const Run fromKeychain = as(admin, {QStringLiteral("-n"), QStringLiteral("3"), QStringLiteral("ping")}, env);
+        QCOMPARE(fromKeychain.exitCode, 0);
+        QVERIFY2(fromKeychain.out.startsWith(QStringLiteral("PONG from redis://admin@%1/3:").arg(aclUrl.section(QLatin1String("//"), 1))),
+                 qPrintable(fromKeychain.out + fromKeychain.err));
+        QVERIFY(!fromKeychain.out.contains(QLatin1String("admin-secret")) && !fromKeychain.err.contains(QLatin1String("admin-secret")));
+
+        const Run noPassword = as(unsaved, {QStringLiteral("ping")}, env);
+        QCOMPARE(noPassword.exitCode, 3);
+        QProcessEnvironment withAuth = env;
+        withAuth.insert(QStringLiteral("REDISCLI_AUTH"), QStringLiteral("admin-secret"));
+        QCOMPARE(as(unsaved, {QStringLiteral("ping")}, withAuth).exitCode, 0);
+
+        // The profile's namespace is used: apply through one profile, read through another.
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("p.json"));
+        QVERIFY(writeFile(file, js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 10, 'window_ms': 1000}]}")));
+        const Run unconfirmed = as(production, {QStringLiteral("apply"), file}, env);
+        QCOMPARE(unconfirmed.exitCode, 8);
+        QVERIFY2(unconfirmed.err.contains(QLatin1String("--yes")), qPrintable(unconfirmed.err));
+        const auto storedCount = [&] {
+            const Run listedPolicies = as(production, {QStringLiteral("policies"), QStringLiteral("--json")}, env);
+            return listedPolicies.exitCode == 0 ? QJsonDocument::fromJson(listedPolicies.out.toUtf8()).array().size() : -1;
+        };
+        QCOMPARE(storedCount(), 0);
+        QCOMPARE(as(production, {QStringLiteral("apply"), file, QStringLiteral("--dry-run")}, env).exitCode, 0);
+        QCOMPARE(storedCount(), 0);
+        QCOMPARE(as(production, {QStringLiteral("apply"), file, QStringLiteral("--yes")}, env).exitCode, 0);
+        QCOMPARE(storedCount(), 1);
+        const Run readBack = sluicectl({QStringLiteral("--profile"), audit.name, QStringLiteral("--namespace"), production.ns,
+                                        QStringLiteral("policies")}, env);
+        QCOMPARE(readBack.exitCode, 0);
+        QVERIFY2(readBack.out.contains(QLatin1String("api")), qPrintable(readBack.out));
+
+        const Run readOnly = sluicectl({QStringLiteral("--profile"), audit.name, QStringLiteral("--namespace"), production.ns,
+                                        QStringLiteral("acquire"), QStringLiteral("api"), QStringLiteral("u1"), QStringLiteral("--yes")}, env);
+        QCOMPARE(readOnly.exitCode, 8);
+        QVERIFY2(readOnly.err.contains(QLatin1String("read-only")), qPrintable(readOnly.err));
+
+        const Run unknown = sluicectl({QStringLiteral("--profile"), QStringLiteral("nobody-") + run, QStringLiteral("ping")}, env);
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY2(unknown.err.contains(QStringLiteral("nobody-") + run), qPrintable(unknown.err));
+        const Run both = as(admin, {QStringLiteral("-u"), redisUrl, QStringLiteral("ping")}, env);
+        QCOMPARE(both.exitCode, 2);
     }
 
     void applyPoliciesExportRoundTrip()

@@ -3,38 +3,23 @@
 // reaches the settings file or the log.
 
 #include "model/connection_profile.h"
+#include "model/profile_secrets.h"
 #include "model/secret_store.h"
 #include "redis/redis_client.h"
+#include "support/await_secret.h"
 #include "support/sync_command.h"
 #include "support/test_services.h"
 
-#include <QEventLoop>
 #include <QLoggingCategory>
 #include <QMutex>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QTimer>
 #include <QUuid>
 
 using sluice::model::KeychainSecretStore;
 using sluice::model::SecretStore;
 
 namespace {
-
-template <typename Start>
-SecretStore::Result await(Start start)
-{
-    QEventLoop loop;
-    SecretStore::Result result;
-    result.error = QStringLiteral("no answer from the keychain within 10 s");
-    start(&loop, [&](const SecretStore::Result &r) {
-        result = r;
-        loop.quit();
-    });
-    QTimer::singleShot(10000, &loop, &QEventLoop::quit);
-    loop.exec();
-    return result;
-}
 
 // Everything logged while alive, every category at every level.
 class LogCapture {
@@ -83,17 +68,17 @@ private Q_SLOTS:
         const QString key = QStringLiteral("profile-") + QUuid::createUuid().toString(QUuid::WithoutBraces);
         const QString secret = QStringLiteral("p\u00e4ss w0rd:%1").arg(QUuid::createUuid().toString());
 
-        auto written = await([&](QObject *context, SecretStore::Callback done) { store.write(key, secret, context, done); });
+        auto written = sluice::test::awaitSecret([&](QObject *context, SecretStore::Callback done) { store.write(key, secret, context, done); });
         QVERIFY2(written.ok, qPrintable(written.error));
 
-        auto read = await([&](QObject *context, SecretStore::Callback done) { store.read(key, context, done); });
+        auto read = sluice::test::awaitSecret([&](QObject *context, SecretStore::Callback done) { store.read(key, context, done); });
         QVERIFY2(read.ok, qPrintable(read.error));
         QCOMPARE(read.secret, secret);
 
-        auto removed = await([&](QObject *context, SecretStore::Callback done) { store.remove(key, context, done); });
+        auto removed = sluice::test::awaitSecret([&](QObject *context, SecretStore::Callback done) { store.remove(key, context, done); });
         QVERIFY2(removed.ok, qPrintable(removed.error));
 
-        auto gone = await([&](QObject *context, SecretStore::Callback done) { store.read(key, context, done); });
+        auto gone = sluice::test::awaitSecret([&](QObject *context, SecretStore::Callback done) { store.read(key, context, done); });
         QVERIFY(!gone.ok);
         QVERIFY2(gone.notFound, qPrintable(gone.error));
         QVERIFY(!gone.error.contains(secret));
@@ -119,17 +104,21 @@ private Q_SLOTS:
             QString error;
             QVERIFY2(sluice::model::ProfileSettings(&settings).save(profile, {}, &error), qPrintable(error));
         }
-        auto written = await([&](QObject *context, SecretStore::Callback done) { store.write(profile.passwordKey(), password, context, done); });
+        auto written = sluice::test::awaitSecret([&](QObject *context, SecretStore::Callback done) { store.write(profile.passwordKey(), password, context, done); });
         QVERIFY2(written.ok, qPrintable(written.error));
 
         // Connecting as the GUI does: the profile from settings, the password from the keychain.
         QSettings settings(settingsPath, QSettings::IniFormat);
         const auto loaded = sluice::model::ProfileSettings(&settings).profile(profile.name);
         QVERIFY(loaded);
-        auto read = await([&](QObject *context, SecretStore::Callback done) { store.read(loaded->passwordKey(), context, done); });
-        QVERIFY2(read.ok, qPrintable(read.error));
+        std::optional<sluice::model::ProfileSecrets> secrets;
+        sluice::model::readProfileSecrets(store, *loaded, this, [&](const sluice::model::ProfileSecrets &read) { secrets = read; });
+        QVERIFY(sluice::test::spinUntil([&] { return secrets.has_value(); }));
+        QVERIFY2(secrets->keychainError.isEmpty(), qPrintable(secrets->keychainError));
+        QCOMPARE(secrets->password, std::optional<QString>(password));
+        QVERIFY(!secrets->keyPassphrase); // the profile has no client key
         sluice::redis::ConnectionOptions options = loaded->options;
-        options.password = read.secret;
+        options.password = *secrets->password;
         sluice::redis::RedisClient client(options);
         QVERIFY2(sluice::test::openAndWait(client), qPrintable(client.lastError()));
         QVERIFY(sluice::test::syncCommand(client, {"PING"}).ok());
@@ -141,7 +130,7 @@ private Q_SLOTS:
         QVERIFY(!sluice::test::openAndWait(refused));
         QVERIFY2(refused.lastError().contains(QLatin1String("WRONGPASS")), qPrintable(refused.lastError()));
 
-        auto removed = await([&](QObject *context, SecretStore::Callback done) { store.remove(loaded->passwordKey(), context, done); });
+        auto removed = sluice::test::awaitSecret([&](QObject *context, SecretStore::Callback done) { store.remove(loaded->passwordKey(), context, done); });
         QVERIFY2(removed.ok, qPrintable(removed.error));
 
         QFile file(settingsPath);
