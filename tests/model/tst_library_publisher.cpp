@@ -5,6 +5,7 @@
 
 #include "model/library_publisher.h"
 #include "support/limiter_support.h"
+#include "support/publish_support.h"
 #include "support/redis_process.h"
 #include "support/sync_command.h"
 #include "support/test_services.h"
@@ -16,7 +17,6 @@
 using namespace sluice;
 using model::LibraryPublisher;
 using model::NodeLibrary;
-using model::PolicyChange;
 using redis::RedisClient;
 using redis::RedisReply;
 using test::syncCommand;
@@ -54,37 +54,14 @@ class TestLibraryPublisher : public QObject {
     std::unique_ptr<RedisClient> m_cluster;
     QString m_ns;
 
-    model::PublishResult publish(RedisClient &client)
-    {
-        model::PublishResult result;
-        bool done = false;
-        LibraryPublisher(&client, m_ns).publish(QStringLiteral("carol"), this, [&](const model::PublishResult &r) { result = r; done = true; });
-        if (!test::spinUntil([&] { return done; }))
-            result.error = QStringLiteral("no answer");
-        return result;
-    }
+    model::PublishResult publish(RedisClient &client) { return test::publishLibrary(client, m_ns); }
     model::PublishResult publish() { return publish(*m_cluster); }
-
-    model::DeploymentStatus status(RedisClient &client)
-    {
-        model::DeploymentStatus result;
-        bool done = false;
-        LibraryPublisher(&client, m_ns).status(this, [&](const model::DeploymentStatus &r) { result = r; done = true; });
-        if (!test::spinUntil([&] { return done; }))
-            result.error = QStringLiteral("no answer");
-        return result;
-    }
+    model::DeploymentStatus status(RedisClient &client) { return test::libraryStatus(client, m_ns); }
     model::DeploymentStatus status() { return status(*m_cluster); }
-
     void store(RedisClient &client, const model::Policy &policy)
     {
-        bool done = false;
-        model::PolicyStore(&client, m_ns).commit({{PolicyChange::Kind::Put, policy, -1}}, QStringLiteral("carol"), this,
-                                                 [&](const model::PolicyStore::CommitResult &r) {
-                                                     QVERIFY2(r.error.isEmpty(), qPrintable(r.error));
-                                                     done = true;
-                                                 });
-        QVERIFY(test::spinUntil([&] { return done; }));
+        const QString error = test::storePolicy(client, m_ns, policy);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
     }
     void store(const model::Policy &policy) { store(*m_cluster, policy); }
 

@@ -1,0 +1,14 @@
+#pragma once
+
+#include "model/library_publisher.h"
+
+namespace sluice::test {
+
+// Stores one policy through the policy store and waits; an empty string on success, else the reason.
+QString storePolicy(redis::RedisClient &client, const QString &ns, const model::Policy &policy);
+// Publishes the stored policies and waits for the result (an error result when nothing answers).
+model::PublishResult publishLibrary(redis::RedisClient &client, const QString &ns);
+// The deployment's library status, waited for.
+model::DeploymentStatus libraryStatus(redis::RedisClient &client, const QString &ns);
+
+} // namespace sluice::test
