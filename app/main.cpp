@@ -1,12 +1,13 @@
-// sluice: the desktop control room. With --url it watches that server; with no URL (or --sandbox)
-// it starts a private redis-server of its own and stops it on exit.
+// sluice: the desktop control room. With --profile or --url it connects there; with neither (or
+// --sandbox) it starts a private redis-server of its own and stops it on exit.
 
 #include "app/exit_codes.h"
 #include "app/quit_on_signal.h"
 #include "app/sandbox_demo.h"
 #include "app/sandbox_redis.h"
-#include "model/server_monitor.h"
+#include "model/connection_session.h"
 #include "redis/redis_client.h"
+#include "ui/credential_resolver.h"
 #include "ui/main_window.h"
 
 #include <QApplication>
@@ -14,16 +15,18 @@
 #include <QIcon>
 #include <QTextStream>
 
+#include <optional>
+
 using namespace sluice;
 
 namespace {
 
-void attach(ui::MainWindow *window, const redis::ConnectionOptions &options, const QString &label)
+// A connection that no saved profile describes (--url, the sandbox): dev, namespace sluice.
+model::ConnectionProfile unsavedProfile(const QString &name)
 {
-    auto *client = new redis::RedisClient(options, window);
-    auto *monitor = new model::ServerMonitor(client, label, 2000, window);
-    window->setMonitor(monitor);
-    monitor->start();
+    model::ConnectionProfile profile;
+    profile.name = name;
+    return profile;
 }
 
 } // namespace
@@ -53,12 +56,18 @@ int main(int argc, char *argv[])
         QStringLiteral("sandbox-data"),
         QApplication::translate("main", "Keep the sandbox's data in this folder across runs."),
         QStringLiteral("folder"));
-    parser.addOptions({urlOption, sandboxOption, sandboxDataOption});
+    const QCommandLineOption profileOption(
+        QStringLiteral("profile"),
+        QApplication::translate("main", "Connect with this saved connection profile (see File \u2192 Connections)."),
+        QStringLiteral("name"));
+    parser.addOptions({urlOption, profileOption, sandboxOption, sandboxDataOption});
     parser.process(app);
 
     QTextStream err(stderr);
-    if (parser.isSet(urlOption) && (parser.isSet(sandboxOption) || parser.isSet(sandboxDataOption))) {
-        err << QApplication::translate("main", "sluice: --url and --sandbox exclude each other") << Qt::endl;
+    const int targets = int(parser.isSet(urlOption)) + int(parser.isSet(profileOption))
+        + int(parser.isSet(sandboxOption) || parser.isSet(sandboxDataOption));
+    if (targets > 1) {
+        err << QApplication::translate("main", "sluice: --url, --profile and --sandbox exclude each other") << Qt::endl;
         return app::ExitUsage;
     }
     if (!parser.positionalArguments().isEmpty()) {
@@ -77,11 +86,36 @@ int main(int argc, char *argv[])
         }
     }
 
+    const auto settings = model::ProfileSettings::openShared();
+    std::optional<model::ConnectionProfile> profile;
+    if (parser.isSet(profileOption)) {
+        profile = model::ProfileSettings(settings.get()).profile(parser.value(profileOption));
+        if (!profile) {
+            err << QApplication::translate("main", "sluice: no usable connection profile named \"%1\" in %2")
+                       .arg(parser.value(profileOption), settings->fileName())
+                << Qt::endl;
+            return app::ExitUsage;
+        }
+    }
+
+    model::KeychainSecretStore keychain;
     ui::MainWindow window;
+    window.setProfileStorage(settings.get(), &keychain);
     window.show();
 
     if (parser.isSet(urlOption)) {
-        attach(&window, options, options.redactedUrl());
+        window.setSession(new model::ConnectionSession(unsavedProfile({}), options));
+        return QApplication::exec();
+    }
+    if (profile) {
+        window.showStartupMessage(QApplication::translate("main", "Reading the credentials of \u201c%1\u201d\u2026").arg(profile->name), false);
+        auto *resolver = new ui::CredentialResolver(&keychain, &window);
+        resolver->resolve(*profile, {}, [&window, profile = *profile](const std::optional<redis::ConnectionOptions> &resolved) {
+            if (resolved)
+                window.setSession(new model::ConnectionSession(profile, *resolved));
+            else
+                window.showStartupMessage(QApplication::translate("main", "Not connected: no password given. Use File \u2192 Connections."), true);
+        });
         return QApplication::exec();
     }
 
@@ -94,8 +128,7 @@ int main(int argc, char *argv[])
                             << sandbox->directory() << Qt::endl;
         redis::ConnectionOptions sandboxOptions;
         sandboxOptions.port = port;
-        attach(&window, sandboxOptions,
-               QApplication::translate("main", "sandbox Redis at %1").arg(sandboxOptions.address()));
+        window.setSession(new model::ConnectionSession(unsavedProfile(QStringLiteral("sandbox")), sandboxOptions));
         // Demo policies and traffic, on a connection of their own so the monitor's stays light.
         auto *demoClient = new redis::RedisClient(sandboxOptions, &window);
         demoClient->open();

@@ -5,17 +5,14 @@
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
 #include "model/connection_profile.h"
+#include "model/operator_identity.h"
 #include "model/profile_secrets.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
-#include <QSysInfo>
 
 #include <memory>
 #include <optional>
-
-#include <pwd.h>
-#include <unistd.h>
 
 using namespace sluice;
 using app::ctlErr;
@@ -63,16 +60,6 @@ QString description()
                                                      "4 timeout, 5 invalid input file, 6 conflict, 7 drift (a primary does not run the published library), "
                                                      "8 refused (a write on a read-only profile, or on a production one without --yes).");
     return text;
-}
-
-// Who runs this, for audit entries: $USER when set (sudo keeps the caller's), else the account.
-QString accountName()
-{
-    const QString fromEnvironment = qEnvironmentVariable("USER");
-    if (!fromEnvironment.isEmpty())
-        return fromEnvironment;
-    const passwd *account = getpwuid(getuid());
-    return account ? QString::fromLocal8Bit(account->pw_name) : QStringLiteral("uid %1").arg(getuid());
 }
 
 } // namespace
@@ -151,8 +138,7 @@ int main(int argc, char *argv[])
     request.dryRun = parser.isSet(dryRunOption);
     request.prune = parser.isSet(pruneOption);
     request.cost = parser.value(costOption);
-    const QString user = accountName();
-    request.who = QStringLiteral("%1@%2 (sluicectl)").arg(user, QSysInfo::machineHostName());
+    request.who = model::operatorIdentity(QStringLiteral("sluicectl"));
 
     redis::ConnectionOptions options;
     std::optional<model::ConnectionProfile> profile;

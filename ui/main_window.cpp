@@ -1,12 +1,17 @@
 #include "ui/main_window.h"
 
+#include "model/library_publisher.h"
+#include "model/operator_identity.h"
+#include "ui/connection_manager.h"
 #include "ui/server_overview.h"
+#include "ui/write_guard.h"
 
 #include <QApplication>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QStatusBar>
+#include <QVBoxLayout>
 
 namespace sluice::ui {
 
@@ -17,13 +22,36 @@ MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent)
 {
     setWindowTitle(tr("Sluice"));
-    m_overview = new ServerOverview(this);
-    setCentralWidget(m_overview);
+    auto *central = new QWidget(this);
+    auto *layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    m_driftBanner = new QLabel(central);
+    m_driftBanner->setObjectName(QStringLiteral("driftBanner"));
+    m_driftBanner->setWordWrap(true);
+    m_driftBanner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_driftBanner->setStyleSheet(QStringLiteral("background:#fce8e6; color:#a50e0e; padding:8px 12px;"));
+    m_driftBanner->hide();
+    m_overview = new ServerOverview(central);
+    layout->addWidget(m_driftBanner);
+    layout->addWidget(m_overview, 1);
+    setCentralWidget(central);
 
     QMenu *fileMenu = menuBar()->addMenu(tr("&File"));
+    m_connectionsAction = fileMenu->addAction(tr("&Connections\u2026"));
+    m_connectionsAction->setObjectName(QStringLiteral("connectionsAction"));
+    m_connectionsAction->setShortcut(QKeySequence(tr("Ctrl+Shift+O")));
+    m_connectionsAction->setEnabled(false);
+    connect(m_connectionsAction, &QAction::triggered, this, &MainWindow::openConnectionManager);
+    fileMenu->addSeparator();
     QAction *quit = fileMenu->addAction(tr("&Quit"));
     quit->setShortcut(QKeySequence::Quit);
     connect(quit, &QAction::triggered, this, &QWidget::close);
+    QMenu *limiterMenu = menuBar()->addMenu(tr("&Limiter"));
+    m_publishAction = limiterMenu->addAction(tr("&Publish library\u2026"));
+    m_publishAction->setObjectName(QStringLiteral("publishAction"));
+    m_publishAction->setEnabled(false);
+    connect(m_publishAction, &QAction::triggered, this, &MainWindow::publishLibrary);
     QMenu *helpMenu = menuBar()->addMenu(tr("&Help"));
     connect(helpMenu->addAction(tr("&About Sluice")), &QAction::triggered, this, &MainWindow::showAbout);
 
@@ -34,6 +62,7 @@ MainWindow::MainWindow(QWidget *parent)
         statusBar()->addPermanentWidget(label);
         return label;
     };
+    m_profileLabel = addStatusField(QStringLiteral("statusProfile"));
     m_stateLabel = addStatusField(QStringLiteral("statusState"));
     m_versionLabel = addStatusField(QStringLiteral("statusVersion"));
     m_modeLabel = addStatusField(QStringLiteral("statusMode"));
@@ -43,10 +72,96 @@ MainWindow::MainWindow(QWidget *parent)
     resize(960, 600);
 }
 
+void MainWindow::setProfileStorage(QSettings *settings, model::SecretStore *secrets)
+{
+    m_settings = settings;
+    m_secrets = secrets;
+    m_connectionsAction->setEnabled(settings && secrets);
+}
+
+void MainWindow::setSession(model::ConnectionSession *session)
+{
+    delete m_session;
+    m_session = session;
+    session->setParent(this);
+    setMonitor(session->monitor());
+    const model::ConnectionProfile &profile = session->profile();
+    QStringList badges{session->label()};
+    if (profile.environment != model::ConnectionProfile::Environment::Dev)
+        badges << model::ConnectionProfile::environmentName(profile.environment).toUpper();
+    if (profile.readOnly)
+        badges << tr("read-only");
+    m_profileLabel->setText(badges.join(QStringLiteral(" \u00b7 ")));
+    m_profileLabel->setStyleSheet(profile.writesNeedConfirmation() ? QStringLiteral("color:#d93025; font-weight:bold;") : QString());
+    m_publishAction->setEnabled(!profile.readOnly);
+    m_publishAction->setToolTip(profile.readOnly ? tr("This connection is read-only.") : QString());
+    m_driftBanner->hide();
+    connect(session->libraryWatch(), &model::LibraryWatch::checked, this, &MainWindow::showLibraryReport);
+    session->start();
+}
+
+void MainWindow::openConnectionManager()
+{
+    if (!m_settings || !m_secrets)
+        return;
+    auto *manager = new ConnectionManager(m_settings, m_secrets, this);
+    manager->setAttribute(Qt::WA_DeleteOnClose);
+    if (m_session)
+        manager->selectProfile(m_session->profile().name);
+    connect(manager, &ConnectionManager::connectRequested, this,
+            [this](const model::ConnectionProfile &profile, const redis::ConnectionOptions &resolved) {
+                setSession(new model::ConnectionSession(profile, resolved));
+            });
+    manager->resize(980, 620);
+    manager->open();
+}
+
+void MainWindow::publishLibrary()
+{
+    if (!m_session)
+        return;
+    const QPointer<model::ConnectionSession> session = m_session;
+    guardWrite(this, session->profile(), tr("compile the stored policies and load the library on every primary"), [this, session] {
+        if (!session)
+            return;
+        statusBar()->showMessage(tr("Publishing the limiter library\u2026"));
+        model::LibraryPublisher(session->client(), session->profile().ns)
+            .publish(model::operatorIdentity(QStringLiteral("sluice")), session, [this, session](const model::PublishResult &result) {
+                if (result.ok()) {
+                    statusBar()->showMessage(tr("Published limiter library version %1 to %n primaries", nullptr, int(result.nodes.size()))
+                                                 .arg(result.library.version),
+                                             10000);
+                } else {
+                    statusBar()->clearMessage();
+                    QStringList reasons{result.error};
+                    for (const model::NodeLibrary &node : result.nodes)
+                        if (node.state != model::NodeLibrary::State::Current)
+                            reasons << QStringLiteral("%1: %2").arg(node.node, node.detail);
+                    reasons.removeAll(QString());
+                    auto *failed = new QMessageBox(QMessageBox::Warning, tr("Publish failed"), reasons.join(QLatin1Char('\n')),
+                                                   QMessageBox::Ok, this);
+                    failed->setObjectName(QStringLiteral("publishFailed"));
+                    failed->setAttribute(Qt::WA_DeleteOnClose);
+                    failed->open();
+                }
+                session->libraryWatch()->checkNow();
+            });
+    });
+}
+
+void MainWindow::showLibraryReport(const model::LibraryWatch::Report &report)
+{
+    const QStringList problems = report.problems();
+    m_driftBanner->setText(tr("<b>Limiter library drift</b><br>%1").arg(problems.join(QStringLiteral("<br>")).toHtmlEscaped()));
+    m_driftBanner->setVisible(report.drift());
+}
+
 void MainWindow::setMonitor(ServerMonitor *monitor)
 {
+    if (m_monitor)
+        disconnect(m_monitor, nullptr, this, nullptr);
     m_monitor = monitor;
-    setWindowTitle(tr("Sluice \u2014 %1").arg(monitor->targetLabel()));
+    setWindowTitle(tr("Sluice \u2014 %1").arg(m_session && m_session->monitor() == monitor ? m_session->label() : monitor->targetLabel()));
     m_overview->setMonitor(monitor);
     connect(monitor, &ServerMonitor::healthChanged, this, &MainWindow::showHealth);
     connect(monitor, &ServerMonitor::statusChanged, this, &MainWindow::showStatus);

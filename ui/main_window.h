@@ -1,10 +1,14 @@
 #pragma once
 
+#include "model/connection_session.h"
+#include "model/secret_store.h"
 #include "model/server_monitor.h"
 
 #include <QMainWindow>
+#include <QPointer>
 
 class QLabel;
+class QSettings;
 
 namespace sluice::ui {
 
@@ -15,19 +19,35 @@ class MainWindow : public QMainWindow {
 public:
     explicit MainWindow(QWidget *parent = nullptr);
 
+    // Where connection profiles and their secrets live; without it there is no connection manager.
+    void setProfileStorage(QSettings *settings, model::SecretStore *secrets);
+    // Takes the session over (and closes the previous one); the window shows its profile, state and drift.
+    void setSession(model::ConnectionSession *session);
+    model::ConnectionSession *session() const { return m_session; }
     // The window works before it has a server (the sandbox may still be starting).
     void setMonitor(model::ServerMonitor *monitor);
     void showStartupMessage(const QString &message, bool isError);
+
+    void openConnectionManager();
+    void publishLibrary();
 
     ServerOverview *serverOverview() const { return m_overview; }
 
 private:
     void showHealth(model::ServerMonitor::Health health, const QString &problem);
     void showStatus(const model::ServerStatus &status);
+    void showLibraryReport(const model::LibraryWatch::Report &report);
     void showAbout();
 
     ServerOverview *m_overview = nullptr;
-    model::ServerMonitor *m_monitor = nullptr;
+    QPointer<model::ServerMonitor> m_monitor; // may go with the session that owned it
+    model::ConnectionSession *m_session = nullptr;
+    QSettings *m_settings = nullptr;
+    model::SecretStore *m_secrets = nullptr;
+    QAction *m_connectionsAction = nullptr;
+    QAction *m_publishAction = nullptr;
+    QLabel *m_driftBanner = nullptr;
+    QLabel *m_profileLabel = nullptr;
     QLabel *m_stateLabel = nullptr;
     QLabel *m_versionLabel = nullptr;
     QLabel *m_modeLabel = nullptr;

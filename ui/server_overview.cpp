@@ -99,6 +99,8 @@ QLabel *ServerOverview::addRow(QFormLayout *form, const QString &label)
 
 void ServerOverview::setMonitor(ServerMonitor *monitor)
 {
+    if (m_monitor)
+        disconnect(m_monitor, nullptr, this, nullptr);
     m_monitor = monitor;
     m_address->setText(monitor->targetLabel());
     connect(monitor, &ServerMonitor::healthChanged, this, &ServerOverview::showHealth);

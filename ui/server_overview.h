@@ -2,6 +2,7 @@
 
 #include "model/server_monitor.h"
 
+#include <QPointer>
 #include <QWidget>
 
 class QFormLayout;
@@ -28,7 +29,7 @@ private:
     void setBanner(const QString &text, const char *tone);
     QLabel *addRow(QFormLayout *form, const QString &label);
 
-    model::ServerMonitor *m_monitor = nullptr;
+    QPointer<model::ServerMonitor> m_monitor; // may go with the session that owned it
     QLabel *m_banner = nullptr;
     QLabel *m_address = nullptr;
     QLabel *m_version = nullptr;

@@ -1,0 +1,37 @@
+#pragma once
+
+#include "model/connection_profile.h"
+#include "model/library_watch.h"
+#include "model/server_monitor.h"
+#include "redis/redis_client.h"
+
+#include <QObject>
+
+namespace sluice::model {
+
+// One live connection as the dashboard holds it: the profile it came from, its client (read-only
+// when the profile says so), the server monitor and the library watch on it. Deleting the session
+// closes everything it opened.
+class ConnectionSession : public QObject {
+    Q_OBJECT
+public:
+    // `resolved` is the profile's options with its secrets filled in.
+    ConnectionSession(const ConnectionProfile &profile, const redis::ConnectionOptions &resolved, QObject *parent = nullptr);
+
+    void start();
+
+    const ConnectionProfile &profile() const { return m_profile; }
+    // The profile's name, or where it points when it has none (--url, the sandbox).
+    QString label() const;
+    redis::RedisClient *client() const { return m_client; }
+    ServerMonitor *monitor() const { return m_monitor; }
+    LibraryWatch *libraryWatch() const { return m_watch; }
+
+private:
+    ConnectionProfile m_profile;
+    redis::RedisClient *m_client;
+    ServerMonitor *m_monitor;
+    LibraryWatch *m_watch;
+};
+
+} // namespace sluice::model

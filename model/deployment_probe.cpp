@@ -1,0 +1,63 @@
+#include "model/deployment_probe.h"
+
+#include "redis/info_reply.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+
+namespace sluice::model {
+
+using redis::RedisClient;
+using redis::RedisReply;
+
+namespace {
+
+QString describe(const RedisClient &client, const QString &serverMode)
+{
+    const QStringList primaries = client.primaries();
+    switch (client.kind()) {
+    case RedisClient::Kind::Cluster:
+        return QCoreApplication::translate("sluice::model::DeploymentProbe", "cluster of %n primaries (%1)", nullptr,
+                                           static_cast<int>(primaries.size()))
+            .arg(primaries.join(QLatin1String(", ")));
+    case RedisClient::Kind::Sentinel:
+        return QCoreApplication::translate("sluice::model::DeploymentProbe", "primary %1 of Sentinel service \"%2\"")
+            .arg(primaries.value(0), client.options().sentinelService);
+    case RedisClient::Kind::Standalone:
+    case RedisClient::Kind::Unknown:
+        break;
+    }
+    return serverMode; // "standalone", or "sentinel" when pointed at a sentinel itself
+}
+
+} // namespace
+
+void probeDeployment(RedisClient *client, QObject *context, std::function<void(const DeploymentProbe &)> done)
+{
+    QElapsedTimer clock;
+    clock.start();
+    client->send({"PING"}, context, [client, context, done, clock](const RedisReply &pong) {
+        DeploymentProbe probe;
+        probe.ping = pong;
+        if (!pong.ok()) {
+            probe.elapsedMs = clock.elapsed();
+            done(probe);
+            return;
+        }
+        client->send({"INFO", "server"}, context, [client, done, clock, probe](const RedisReply &info) mutable {
+            probe.elapsedMs = clock.elapsed();
+            QString mode = QStringLiteral("standalone");
+            if (info.ok()) {
+                const auto fields = redis::parseInfo(info.value.bytes);
+                probe.version = fields.value(QStringLiteral("redis_version"));
+                mode = fields.value(QStringLiteral("redis_mode"), mode);
+            } else {
+                probe.infoError = info.errorText();
+            }
+            probe.description = describe(*client, mode);
+            done(probe);
+        });
+    });
+}
+
+} // namespace sluice::model

@@ -1,0 +1,392 @@
+// The connection manager and the main window's connection handling, offscreen, on real servers:
+// profiles added, edited, renamed, duplicated and deleted through the form (secrets kept beside
+// them in a keychain fake, never in the settings file); a connection test with a clear result that
+// never stalls the GUI; the password asked for, with the reason, when no keychain answers; the
+// production confirmation and the read-only refusal before a write; drift shown after a restart.
+
+#include "model/connection_session.h"
+#include "support/event_loop_watchdog.h"
+#include "support/fake_secret_store.h"
+#include "support/redis_process.h"
+#include "support/sync_command.h"
+#include "support/test_services.h"
+#include "ui/connection_manager.h"
+#include "ui/main_window.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace sluice;
+using model::ConnectionProfile;
+using model::ProfileSettings;
+
+namespace {
+
+template <typename Widget>
+Widget *child(QWidget *parent, const char *name)
+{
+    auto *found = parent->findChild<Widget *>(QLatin1String(name));
+    if (!found)
+        qWarning("no child %s", name);
+    return found;
+}
+
+void typeInto(QWidget *parent, const char *name, const QString &text)
+{
+    auto *edit = child<QLineEdit>(parent, name);
+    edit->selectAll();
+    if (text.isEmpty())
+        QTest::keyClick(edit, Qt::Key_Backspace); // typing nothing would not clear it
+    else
+        QTest::keyClicks(edit, text);
+}
+
+void pasteUrl(QWidget *parent, const QString &url)
+{
+    typeInto(parent, "urlEdit", url);
+    QMetaObject::invokeMethod(child<QLineEdit>(parent, "urlEdit"), "editingFinished");
+}
+
+void click(QWidget *parent, const char *name)
+{
+    auto *button = child<QPushButton>(parent, name);
+    QVERIFY2(button->isEnabled(), name);
+    QTest::mouseClick(button, Qt::LeftButton);
+}
+
+// The top-level dialog of a kind that is open now, by object name.
+template <typename Dialog>
+Dialog *openDialog(const char *name)
+{
+    for (QWidget *widget : QApplication::topLevelWidgets())
+        if (auto *dialog = qobject_cast<Dialog *>(widget); dialog && dialog->objectName() == QLatin1String(name) && dialog->isVisible())
+            return dialog;
+    return nullptr;
+}
+
+QStringList listedNames(QWidget *manager)
+{
+    QStringList names;
+    auto *list = child<QListWidget>(manager, "profileList");
+    for (int row = 0; row < list->count(); ++row)
+        names << list->item(row)->data(Qt::UserRole).toString();
+    return names;
+}
+
+QString urlWithPassword(const QString &url, const QString &user, const QString &password)
+{
+    QString result = url;
+    return result.replace(QLatin1String("redis://"), QStringLiteral("redis://%1:%2@").arg(user, password));
+}
+
+} // namespace
+
+class TestConnectionManager : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<QSettings> m_settings;
+    test::FakeSecretStore m_secrets;
+
+    QByteArray settingsFile() const
+    {
+        m_settings->sync();
+        QFile file(m_settings->fileName());
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    }
+
+    ConnectionProfile saveProfile(const QString &name, const redis::ConnectionOptions &options)
+    {
+        ConnectionProfile profile;
+        profile.name = name;
+        profile.options = options;
+        profile.options.password.clear();
+        QString error;
+        if (!ProfileSettings(m_settings.get()).save(profile, {}, &error))
+            qWarning("%s", qPrintable(error));
+        return profile;
+    }
+
+private Q_SLOTS:
+    void init()
+    {
+        QVERIFY(m_dir.isValid());
+        QFile::remove(m_dir.filePath(QStringLiteral("sluice.conf")));
+        m_settings = std::make_unique<QSettings>(m_dir.filePath(QStringLiteral("sluice.conf")), QSettings::IniFormat);
+        m_secrets.secrets.clear();
+        m_secrets.available = true;
+    }
+
+    void addEditRenameDuplicateAndDelete()
+    {
+        SLUICE_REQUIRE_SERVICE(aclUrl, "SLUICE_TEST_ACL_URL", "Redis with ACL users");
+        ui::ConnectionManager manager(m_settings.get(), &m_secrets);
+        manager.show();
+        QVERIFY(listedNames(&manager).isEmpty());
+        QVERIFY(!child<QPushButton>(&manager, "connectButton")->isEnabled());
+
+        click(&manager, "addButton");
+        QCOMPARE(listedNames(&manager), QStringList{QStringLiteral("new profile")});
+        typeInto(&manager, "nameEdit", QStringLiteral("edge cache"));
+        pasteUrl(&manager, urlWithPassword(aclUrl, QStringLiteral("admin"), QStringLiteral("admin-secret")) + QStringLiteral("/2"));
+        QCOMPARE(child<QLineEdit>(&manager, "userEdit")->text(), QStringLiteral("admin"));
+        QCOMPARE(child<QSpinBox>(&manager, "databaseSpin")->value(), 2);
+        QCOMPARE(child<QLineEdit>(&manager, "passwordEdit")->text(), QStringLiteral("admin-secret"));
+        child<QComboBox>(&manager, "environmentCombo")->setCurrentIndex(2); // production
+        click(&manager, "saveButton");
+
+        QCOMPARE(listedNames(&manager), QStringList{QStringLiteral("edge cache")});
+        const auto saved = ProfileSettings(m_settings.get()).profile(QStringLiteral("edge cache"));
+        QVERIFY(saved);
+        QCOMPARE(saved->options.user, QStringLiteral("admin"));
+        QCOMPARE(saved->options.database, 2);
+        QCOMPARE(saved->options.address(), test::optionsFor(aclUrl).address());
+        QCOMPARE(saved->environment, ConnectionProfile::Environment::Production);
+        QTRY_COMPARE(m_secrets.secrets.value(saved->passwordKey()), QStringLiteral("admin-secret"));
+        QVERIFY(!settingsFile().contains("admin-secret"));
+        QVERIFY(child<QLineEdit>(&manager, "passwordEdit")->text().isEmpty()); // not kept in the form
+
+        // A rename carries the password along; a duplicate gets a copy.
+        typeInto(&manager, "nameEdit", QStringLiteral("edge-cache-eu"));
+        click(&manager, "saveButton");
+        QCOMPARE(listedNames(&manager), QStringList{QStringLiteral("edge-cache-eu")});
+        QTRY_COMPARE(m_secrets.secrets.value(QStringLiteral("profile/edge-cache-eu/password")), QStringLiteral("admin-secret"));
+        QTRY_VERIFY(!m_secrets.secrets.contains(QStringLiteral("profile/edge cache/password")));
+        click(&manager, "duplicateButton");
+        QCOMPARE(listedNames(&manager), (QStringList{QStringLiteral("edge-cache-eu"), QStringLiteral("edge-cache-eu copy")}));
+        QTRY_COMPARE(m_secrets.secrets.value(QStringLiteral("profile/edge-cache-eu copy/password")), QStringLiteral("admin-secret"));
+
+        // Deleting asks first; cancelled, nothing goes.
+        click(&manager, "deleteButton");
+        QMessageBox *confirm = nullptr;
+        QTRY_VERIFY((confirm = openDialog<QMessageBox>("deleteConfirmation")));
+        confirm->button(QMessageBox::Cancel)->click();
+        QCOMPARE(listedNames(&manager).size(), 2);
+        click(&manager, "deleteButton");
+        QTRY_VERIFY((confirm = openDialog<QMessageBox>("deleteConfirmation")));
+        QVERIFY(confirm->text().contains(QLatin1String("edge-cache-eu copy")));
+        confirm->button(QMessageBox::Yes)->click();
+        QCOMPARE(listedNames(&manager), QStringList{QStringLiteral("edge-cache-eu")});
+        QTRY_VERIFY(!m_secrets.secrets.contains(QStringLiteral("profile/edge-cache-eu copy/password")));
+        QVERIFY(m_secrets.secrets.contains(QStringLiteral("profile/edge-cache-eu/password")));
+    }
+
+    void invalidInputIsExplainedAndNotSaved_data()
+    {
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("empty name") << "nameEdit" << "" << "the name must be";
+        QTest::newRow("name with slash") << "nameEdit" << "a/b" << "the name must be";
+        QTest::newRow("empty host") << "hostEdit" << "" << "the host is empty";
+        QTest::newRow("bad namespace") << "namespaceEdit" << "has space" << "the namespace must be";
+        QTest::newRow("bad url scheme") << "urlEdit" << "http://example.com" << "URL:";
+        QTest::newRow("url port out of range") << "urlEdit" << "redis://127.0.0.1:70000" << "URL:";
+    }
+    void invalidInputIsExplainedAndNotSaved()
+    {
+        QFETCH(QString, field);
+        QFETCH(QString, text);
+        QFETCH(QString, message);
+        saveProfile(QStringLiteral("steady"), {});
+        const QByteArray before = settingsFile();
+        ui::ConnectionManager manager(m_settings.get(), &m_secrets);
+        manager.show();
+        if (field == QLatin1String("urlEdit"))
+            pasteUrl(&manager, text);
+        else
+            typeInto(&manager, field.toLatin1().constData(), text);
+        auto *problems = child<QLabel>(&manager, "problemsLabel");
+        QVERIFY2(!problems->isHidden() && problems->text().contains(message), qPrintable(problems->text()));
+        QVERIFY(!child<QPushButton>(&manager, "saveButton")->isEnabled());
+        QVERIFY(!child<QPushButton>(&manager, "connectButton")->isEnabled());
+        QVERIFY(!child<QPushButton>(&manager, "testButton")->isEnabled());
+        QCOMPARE(settingsFile(), before);
+    }
+
+    void sentinelEntriesAreChecked()
+    {
+        saveProfile(QStringLiteral("steady"), {});
+        ui::ConnectionManager manager(m_settings.get(), &m_secrets);
+        manager.show();
+        child<QComboBox>(&manager, "viaCombo")->setCurrentIndex(2);
+        QVERIFY(child<QLineEdit>(&manager, "sentinelsEdit")->isVisible());
+        QVERIFY(!child<QLineEdit>(&manager, "hostEdit")->isVisible());
+        typeInto(&manager, "sentinelsEdit", QStringLiteral("127.0.0.1:26379, nonsense"));
+        auto *problems = child<QLabel>(&manager, "problemsLabel");
+        QVERIFY2(problems->text().contains(QLatin1String("nonsense")), qPrintable(problems->text()));
+        QVERIFY2(problems->text().contains(QLatin1String("service name")), qPrintable(problems->text()));
+        QVERIFY(!child<QPushButton>(&manager, "saveButton")->isEnabled());
+    }
+
+    void testConnectionGivesAClearResultWithoutStalling()
+    {
+        SLUICE_REQUIRE_SERVICE(aclUrl, "SLUICE_TEST_ACL_URL", "Redis with ACL users");
+        SLUICE_REQUIRE_SERVICE(tlsUrl, "SLUICE_TEST_TLS_URL", "Redis with TLS");
+        SLUICE_REQUIRE_SERVICE(otherCa, "SLUICE_TEST_TLS_OTHER_CA", "the untrusted test CA");
+        test::RedisProcess frozen;
+        QVERIFY2(frozen.start(), qPrintable(frozen.errorString()));
+        redis::ConnectionOptions admin = test::optionsFor(aclUrl);
+        admin.user = QStringLiteral("admin");
+        const ConnectionProfile withPassword = saveProfile(QStringLiteral("a-acl"), admin);
+        m_secrets.secrets.insert(withPassword.passwordKey(), QStringLiteral("admin-secret"));
+        saveProfile(QStringLiteral("b-wrong-password"), admin);
+        redis::ConnectionOptions untrusted = test::optionsFor(tlsUrl);
+        untrusted.caFile = otherCa;
+        saveProfile(QStringLiteral("c-untrusted"), untrusted);
+        redis::ConnectionOptions frozenOptions = frozen.options();
+        frozenOptions.connectTimeoutMs = 1500;
+        saveProfile(QStringLiteral("d-frozen"), frozenOptions);
+        frozen.freeze();
+
+        ui::ConnectionManager manager(m_settings.get(), &m_secrets);
+        manager.show();
+        test::EventLoopWatchdog watchdog;
+        watchdog.start();
+        const auto testProfile = [&](const QString &name) -> QString {
+            manager.selectProfile(name);
+            child<QPushButton>(&manager, "testButton")->click();
+            const bool ended = test::spinUntil([&] {
+                return manager.testResult().startsWith(QStringLiteral("\u2713")) || manager.testResult().startsWith(QStringLiteral("\u2717"));
+            }, 15000);
+            return ended ? manager.testResult() : QStringLiteral("no result: ") + manager.testResult();
+        };
+        const QString ok = testProfile(QStringLiteral("a-acl"));
+        QVERIFY2(ok.contains(QLatin1String("Connected in")) && ok.contains(QLatin1String("Redis 7.")), qPrintable(ok));
+        const QString wrongPassword = testProfile(QStringLiteral("b-wrong-password"));
+        QVERIFY2(wrongPassword.contains(QLatin1String("NOAUTH")) || wrongPassword.contains(QLatin1String("WRONGPASS")),
+                 qPrintable(wrongPassword));
+        const QString notTrusted = testProfile(QStringLiteral("c-untrusted"));
+        QVERIFY2(notTrusted.contains(QLatin1String("certificate")), qPrintable(notTrusted));
+        const QString silent = testProfile(QStringLiteral("d-frozen"));
+        QVERIFY2(silent.startsWith(QStringLiteral("\u2717")), qPrintable(silent));
+        frozen.thaw();
+        qInfo("results: %s | %s | %s | %s", qPrintable(ok), qPrintable(wrongPassword), qPrintable(notTrusted), qPrintable(silent));
+        qInfo("longest event-loop stall during the tests: %lld ms", watchdog.longestStallMs());
+        QVERIFY2(watchdog.longestStallMs() <= 50, qPrintable(QStringLiteral("the GUI stalled %1 ms").arg(watchdog.longestStallMs())));
+    }
+
+    void passwordIsAskedForWhenNoKeychainAnswers()
+    {
+        SLUICE_REQUIRE_SERVICE(aclUrl, "SLUICE_TEST_ACL_URL", "Redis with ACL users");
+        redis::ConnectionOptions admin = test::optionsFor(aclUrl);
+        admin.user = QStringLiteral("admin");
+        saveProfile(QStringLiteral("acl"), admin);
+        m_secrets.available = false;
+        ui::ConnectionManager manager(m_settings.get(), &m_secrets);
+        std::optional<redis::ConnectionOptions> resolved;
+        connect(&manager, &ui::ConnectionManager::connectRequested, this,
+                [&](const ConnectionProfile &, const redis::ConnectionOptions &options) { resolved = options; });
+        manager.show();
+        click(&manager, "connectButton");
+        QInputDialog *prompt = nullptr;
+        QTRY_VERIFY((prompt = openDialog<QInputDialog>("secretPrompt")));
+        QVERIFY2(prompt->labelText().contains(QLatin1String("keychain did not answer")), qPrintable(prompt->labelText()));
+        QVERIFY2(prompt->labelText().contains(QLatin1String("org.freedesktop.secrets")), qPrintable(prompt->labelText()));
+        QVERIFY(prompt->labelText().contains(QLatin1String("user admin")));
+        QCOMPARE(prompt->textEchoMode(), QLineEdit::Password);
+        prompt->setTextValue(QStringLiteral("admin-secret"));
+        prompt->accept();
+        QTRY_VERIFY(resolved.has_value());
+        QCOMPARE(resolved->password, QStringLiteral("admin-secret"));
+        QVERIFY(!settingsFile().contains("admin-secret"));
+
+        // A profile that never saves its password asks each time, and says so.
+        ConnectionProfile asking = *ProfileSettings(m_settings.get()).profile(QStringLiteral("acl"));
+        asking.savePassword = false;
+        QString error;
+        QVERIFY(ProfileSettings(m_settings.get()).save(asking, asking.name, &error));
+        m_secrets.available = true;
+        ui::ConnectionManager again(m_settings.get(), &m_secrets);
+        again.show();
+        click(&again, "testButton");
+        QTRY_VERIFY((prompt = openDialog<QInputDialog>("secretPrompt")));
+        QVERIFY2(prompt->labelText().contains(QLatin1String("asks for its secrets each time")), qPrintable(prompt->labelText()));
+        prompt->setTextValue(QStringLiteral("admin-secret"));
+        prompt->accept();
+        QTRY_VERIFY_WITH_TIMEOUT(again.testResult().startsWith(QStringLiteral("\u2713")), 10000);
+        QVERIFY(m_secrets.secrets.isEmpty());
+    }
+
+    void productionConfirmsAndReadOnlyRefusesWrites()
+    {
+        test::RedisProcess server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        ConnectionProfile production;
+        production.name = QStringLiteral("prod");
+        production.environment = ConnectionProfile::Environment::Production;
+        production.options = server.options();
+        ui::MainWindow window;
+        window.show();
+        window.setSession(new model::ConnectionSession(production, server.options()));
+        QTRY_VERIFY(window.findChild<QLabel *>(QStringLiteral("statusState"))->text().contains(QLatin1String("Connected")));
+        QVERIFY(window.findChild<QLabel *>(QStringLiteral("statusProfile"))->text().contains(QLatin1String("PRODUCTION")));
+        auto *publish = window.findChild<QAction *>(QStringLiteral("publishAction"));
+        QVERIFY(publish->isEnabled());
+        redis::RedisClient observer(server.options());
+        QVERIFY(test::openAndWait(observer));
+        const auto libraries = [&] { return test::syncCommand(observer, {"FUNCTION", "LIST"}).value.elements.size(); };
+
+        publish->trigger();
+        QMessageBox *confirm = nullptr;
+        QTRY_VERIFY((confirm = openDialog<QMessageBox>("writeConfirmation")));
+        QVERIFY(confirm->text().contains(QLatin1String("production")));
+        confirm->button(QMessageBox::Cancel)->click();
+        QTest::qWait(300);
+        QCOMPARE(libraries(), 0);
+        publish->trigger();
+        QTRY_VERIFY((confirm = openDialog<QMessageBox>("writeConfirmation")));
+        confirm->button(QMessageBox::Yes)->click();
+        QTRY_COMPARE(libraries(), 1);
+
+        ConnectionProfile audit = production;
+        audit.name = QStringLiteral("audit");
+        audit.environment = ConnectionProfile::Environment::Staging;
+        audit.readOnly = true;
+        window.setSession(new model::ConnectionSession(audit, server.options()));
+        QVERIFY(!publish->isEnabled());
+        QVERIFY(window.findChild<QLabel *>(QStringLiteral("statusProfile"))->text().contains(QLatin1String("read-only")));
+        window.publishLibrary(); // as a shortcut or a stale button would
+        QMessageBox *refused = nullptr;
+        QTRY_VERIFY((refused = openDialog<QMessageBox>("writeRefused")));
+        refused->accept();
+        QTRY_VERIFY(window.session()->client()->state() == redis::RedisClient::State::Ready);
+        const redis::RedisReply write = test::syncCommand(*window.session()->client(), {"FUNCTION", "FLUSH"});
+        QCOMPARE(write.failure, redis::RedisReply::Failure::Refused);
+        QCOMPARE(libraries(), 1);
+    }
+
+    void driftIsShownAfterTheServerLosesTheLibrary()
+    {
+        test::RedisProcess server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        ConnectionProfile dev;
+        dev.name = QStringLiteral("dev");
+        dev.options = server.options();
+        ui::MainWindow window;
+        window.show();
+        window.setSession(new model::ConnectionSession(dev, server.options()));
+        auto *banner = window.findChild<QLabel *>(QStringLiteral("driftBanner"));
+        QTRY_VERIFY(window.session()->libraryWatch()->checks() > 0);
+        window.publishLibrary(); // dev: no confirmation
+        QTRY_COMPARE(window.session()->libraryWatch()->lastReport().status.published.version, 1);
+        QVERIFY(banner->isHidden());
+        QVERIFY(server.restart());
+        QTRY_VERIFY_WITH_TIMEOUT(!banner->isHidden(), 15000);
+        QVERIFY2(banner->text().contains(QLatin1String("now has none")), qPrintable(banner->text()));
+        QVERIFY(banner->text().contains(server.options().address()));
+    }
+};
+
+QTEST_MAIN(TestConnectionManager)
+#include "tst_connection_manager.moc"

@@ -1,0 +1,68 @@
+#pragma once
+
+#include "model/connection_profile.h"
+#include "model/secret_store.h"
+#include "redis/redis_client.h"
+#include "ui/credential_resolver.h"
+
+#include <QDialog>
+#include <QPointer>
+
+class QLabel;
+class QListWidget;
+class QPushButton;
+class QSettings;
+
+namespace sluice::ui {
+
+class ProfileForm;
+
+// The connection profiles: list, add, edit, duplicate, delete, test (in the background, with a
+// clear result) and connect. Profiles live in `settings`, their secrets in `secrets`.
+class ConnectionManager : public QDialog {
+    Q_OBJECT
+public:
+    ConnectionManager(QSettings *settings, model::SecretStore *secrets, QWidget *parent = nullptr);
+
+    void selectProfile(const QString &name);
+    QString testResult() const;
+
+Q_SIGNALS:
+    // The operator chose to connect; `resolved` carries the secrets.
+    void connectRequested(const model::ConnectionProfile &profile, const redis::ConnectionOptions &resolved);
+
+private:
+    void reload(const QString &select);
+    void showSelected();
+    void updateState();
+    void addProfile();
+    void duplicateProfile();
+    void deleteProfile();
+    // Saves the form; false (and the reason shown) when it cannot be saved.
+    bool saveProfile();
+    void testConnection();
+    void connectProfile();
+    void showTestResult(const QString &text, const char *colour);
+    void copySecrets(const model::ConnectionProfile &from, const model::ConnectionProfile &to, bool removeSource);
+    void storeTypedSecrets(const model::ConnectionProfile &profile);
+    QString unusedName(const QString &base) const;
+
+    QSettings *m_settings;
+    model::SecretStore *m_secrets;
+    CredentialResolver *m_resolver;
+    QListWidget *m_list;
+    ProfileForm *m_form;
+    QLabel *m_problems;
+    QLabel *m_testResult;
+    QLabel *m_keychainNote;
+    QPushButton *m_duplicate;
+    QPushButton *m_delete;
+    QPushButton *m_save;
+    QPushButton *m_test;
+    QPushButton *m_connect;
+    QString m_storedName; // the selected profile's name as saved
+    bool m_dirty = false;
+    QPointer<redis::RedisClient> m_testClient;
+};
+
+} // namespace sluice::ui

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "model/connection_profile.h"
+#include "model/secret_store.h"
+
+#include <QObject>
+#include <QPointer>
+
+#include <functional>
+#include <optional>
+
+class QWidget;
+
+namespace sluice::ui {
+
+// Turns a profile into options that can connect: secrets typed in a form win; else the keychain's;
+// else the operator is asked, with the reason (the profile does not save them, or no keychain
+// answered). The prompt is a window-modal dialog opened without a nested event loop.
+class CredentialResolver : public QObject {
+    Q_OBJECT
+public:
+    struct Typed {
+        QString password;
+        QString keyPassphrase;
+    };
+    using Done = std::function<void(const std::optional<redis::ConnectionOptions> &)>; // nullopt: cancelled
+
+    CredentialResolver(model::SecretStore *store, QWidget *dialogParent);
+
+    void resolve(const model::ConnectionProfile &profile, const Typed &typed, Done done);
+
+private:
+    void askFor(const QString &what, const QString &why, std::function<void(std::optional<QString>)> answer);
+
+    model::SecretStore *m_store;
+    QPointer<QWidget> m_dialogParent;
+};
+
+// Whether a PEM key file is encrypted (and so needs a passphrase); false when it cannot be read.
+bool isEncryptedKeyFile(const QString &path);
+
+} // namespace sluice::ui

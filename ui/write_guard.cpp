@@ -1,0 +1,45 @@
+#include "ui/write_guard.h"
+
+#include <QCoreApplication>
+#include <QMessageBox>
+
+namespace sluice::ui {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("sluice::ui::WriteGuard", text);
+}
+
+} // namespace
+
+void guardWrite(QWidget *parent, const model::ConnectionProfile &profile, const QString &what, std::function<void()> proceed)
+{
+    if (profile.readOnly) {
+        auto *refused = new QMessageBox(QMessageBox::Information, tr("Read-only connection"),
+                                        tr("\u201c%1\u201d is read-only, so Sluice will not %2.").arg(profile.name, what),
+                                        QMessageBox::Ok, parent);
+        refused->setObjectName(QStringLiteral("writeRefused"));
+        refused->setAttribute(Qt::WA_DeleteOnClose);
+        refused->open();
+        return;
+    }
+    if (!profile.writesNeedConfirmation()) {
+        proceed();
+        return;
+    }
+    auto *confirm = new QMessageBox(QMessageBox::Warning, tr("Production"),
+                                    tr("\u201c%1\u201d is a production connection.\n\nReally %2?").arg(profile.name, what),
+                                    QMessageBox::Yes | QMessageBox::Cancel, parent);
+    confirm->setObjectName(QStringLiteral("writeConfirmation"));
+    confirm->setDefaultButton(QMessageBox::Cancel);
+    confirm->setAttribute(Qt::WA_DeleteOnClose);
+    QObject::connect(confirm, &QMessageBox::finished, confirm, [proceed](int answer) {
+        if (answer == QMessageBox::Yes)
+            proceed();
+    });
+    confirm->open();
+}
+
+} // namespace sluice::ui

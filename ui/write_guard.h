@@ -1,0 +1,16 @@
+#pragma once
+
+#include "model/connection_profile.h"
+
+#include <functional>
+
+class QWidget;
+
+namespace sluice::ui {
+
+// The one gate every write from the dashboard passes: a read-only profile refuses it (with the
+// reason), a production one asks first in a window-modal box, others go ahead at once.
+// `proceed` runs only when the write may happen.
+void guardWrite(QWidget *parent, const model::ConnectionProfile &profile, const QString &what, std::function<void()> proceed);
+
+} // namespace sluice::ui
