@@ -126,6 +126,7 @@ RedisConnection *RedisClient::nodeConnection(const HostPort &node)
 void RedisClient::watchConnection(RedisConnection *connection)
 {
     connect(connection, &RedisConnection::stateChanged, this, [this, connection](State state, const QString &reason) {
+        Q_EMIT nodeStatesChanged();
         if (m_state == State::Disconnected)
             return;
         if (m_kind == Kind::Cluster) {
@@ -155,6 +156,7 @@ void RedisClient::retire(RedisConnection *connection)
         m_main = nullptr;
     std::replace(m_slotOwners.begin(), m_slotOwners.end(), connection, static_cast<RedisConnection *>(nullptr));
     connection->disconnect(this);
+    Q_EMIT nodeStatesChanged();
     // Commands still waiting in it were never written: they come back as NotConnected and are
     // routed again. Those in flight get their replies (a MOVED among them is followed).
     connection->retire();
@@ -491,6 +493,17 @@ void RedisClient::sendToPrimaries(const QByteArrayList &args, QObject *context, 
 QStringList RedisClient::primaries() const
 {
     return m_primaries;
+}
+
+QVector<RedisClient::NodeState> RedisClient::nodeStates() const
+{
+    QVector<NodeState> states;
+    for (auto it = m_nodes.cbegin(); it != m_nodes.cend(); ++it)
+        states << NodeState{it.key(), it.value()->state(), it.value()->lastError(), m_primaries.contains(it.key())};
+    std::stable_sort(states.begin(), states.end(), [](const NodeState &a, const NodeState &b) {
+        return a.primary != b.primary ? a.primary : a.node < b.node;
+    });
+    return states;
 }
 
 std::optional<RedisReply> RedisClient::refusal(const QByteArrayList &args) const

@@ -29,6 +29,12 @@ public:
         RedisReply reply;
     };
     using FanOutCallback = std::function<void(const QVector<NodeReply> &)>;
+    struct NodeState {
+        QString node; // host:port or the socket path
+        State state = State::Disconnected;
+        QString lastError;
+        bool primary = false;
+    };
 
     explicit RedisClient(const ConnectionOptions &options, QObject *parent = nullptr);
     ~RedisClient() override;
@@ -60,11 +66,15 @@ public:
                     int timeoutMs = -1);
     // The primaries as host:port (or the socket path), in slot order; empty until ready.
     QStringList primaries() const;
+    // Every node this client holds a connection to, primaries first, each with its own state.
+    QVector<NodeState> nodeStates() const;
 
 Q_SIGNALS:
     void stateChanged(sluice::redis::RedisClient::State state, const QString &reason);
     // The Cluster's slot map or the Sentinel's primary changed.
     void topologyChanged();
+    // One node's connection changed state (see nodeStates()).
+    void nodeStatesChanged();
 
 private:
     struct Routed;

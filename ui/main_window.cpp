@@ -9,6 +9,7 @@
 #include <QApplication>
 #include <QLabel>
 #include <QMenuBar>
+#include <QMetaEnum>
 #include <QMessageBox>
 #include <QStatusBar>
 #include <QVBoxLayout>
@@ -64,6 +65,9 @@ MainWindow::MainWindow(QWidget *parent)
     };
     m_profileLabel = addStatusField(QStringLiteral("statusProfile"));
     m_stateLabel = addStatusField(QStringLiteral("statusState"));
+    m_nodesLabel = addStatusField(QStringLiteral("statusNodes"));
+    m_nodesLabel->setStyleSheet(QStringLiteral("color:#b06000;"));
+    m_nodesLabel->hide();
     m_versionLabel = addStatusField(QStringLiteral("statusVersion"));
     m_modeLabel = addStatusField(QStringLiteral("statusMode"));
     m_memoryLabel = addStatusField(QStringLiteral("statusMemory"));
@@ -97,6 +101,7 @@ void MainWindow::setSession(model::ConnectionSession *session)
     m_publishAction->setToolTip(profile.readOnly ? tr("This connection is read-only.") : QString());
     m_driftBanner->hide();
     connect(session->libraryWatch(), &model::LibraryWatch::checked, this, &MainWindow::showLibraryReport);
+    connect(session->client(), &redis::RedisClient::nodeStatesChanged, this, &MainWindow::showNodeStates);
     session->start();
 }
 
@@ -200,6 +205,30 @@ void MainWindow::showHealth(ServerMonitor::Health health, const QString &problem
     m_stateLabel->setText(QStringLiteral("\u25cf ") + text);
     m_stateLabel->setStyleSheet(QStringLiteral("color:%1;").arg(colour));
     m_stateLabel->setToolTip(problem);
+    showNodeStates();
+}
+
+// The deployment's state is its main node's; each node's own shows in the tooltip, and a count
+// when some are not ready (a Cluster primary down while its replica takes over).
+void MainWindow::showNodeStates()
+{
+    if (!m_session)
+        return;
+    const QVector<redis::RedisClient::NodeState> nodes = m_session->client()->nodeStates();
+    QStringList lines;
+    int ready = 0;
+    for (const redis::RedisClient::NodeState &node : nodes) {
+        const bool isReady = node.state == redis::RedisClient::State::Ready;
+        ready += isReady;
+        lines << QStringLiteral("%1 %2: %3%4")
+                     .arg(node.primary ? tr("primary") : tr("node"), node.node,
+                          QString::fromLatin1(QMetaEnum::fromType<redis::RedisClient::State>().valueToKey(int(node.state))).toLower(),
+                          isReady || node.lastError.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(node.lastError));
+    }
+    m_nodesLabel->setText(nodes.size() > 1 && ready < nodes.size() ? tr("%1 of %2 nodes ready").arg(ready).arg(nodes.size()) : QString());
+    m_nodesLabel->setVisible(!m_nodesLabel->text().isEmpty());
+    const QString problem = m_monitor ? m_monitor->problem() : QString();
+    m_stateLabel->setToolTip(((problem.isEmpty() ? QStringList() : QStringList{problem}) + lines).join(QLatin1Char('\n')));
 }
 
 void MainWindow::showStatus(const ServerStatus &status)

@@ -36,6 +36,7 @@ public:
 private:
     void showHealth(model::ServerMonitor::Health health, const QString &problem);
     void showStatus(const model::ServerStatus &status);
+    void showNodeStates();
     void showLibraryReport(const model::LibraryWatch::Report &report);
     void showAbout();
 
@@ -49,6 +50,7 @@ private:
     QLabel *m_driftBanner = nullptr;
     QLabel *m_profileLabel = nullptr;
     QLabel *m_stateLabel = nullptr;
+    QLabel *m_nodesLabel = nullptr;
     QLabel *m_versionLabel = nullptr;
     QLabel *m_modeLabel = nullptr;
     QLabel *m_memoryLabel = nullptr;

@@ -149,6 +149,7 @@ private Q_SLOTS:
         QVERIFY2(openAndWait(client), qPrintable(client.lastError()));
         QCOMPARE(client.kind(), RedisClient::Kind::Standalone);
         QCOMPARE(client.primaries(), QStringList{client.options().address()});
+        QCOMPARE(client.nodeStates().size(), 1);
         const QByteArray key = uniqueKeys(1).first();
         QVERIFY(syncCommand(client, {"SET", key, "1", "PX", "60000"}).ok());
         QCOMPARE(syncCommand(client, {"GET", key}).value.bytes, QByteArray("1"));
@@ -166,6 +167,13 @@ private Q_SLOTS:
         }
         RedisClient client(clusterSeed());
         QVERIFY(openAndWait(client));
+        // One connection per primary, each with its own state.
+        QVERIFY(spinUntil([&] {
+            int readyPrimaries = 0;
+            for (const RedisClient::NodeState &node : client.nodeStates())
+                readyPrimaries += node.primary && node.state == RedisClient::State::Ready;
+            return readyPrimaries == 3;
+        }));
         const QByteArrayList keys = uniqueKeys(60);
         for (const QByteArray &key : keys) {
             const RedisReply reply = syncCommand(client, {"SET", key, key, "PX", "60000"});
@@ -420,6 +428,15 @@ private Q_SLOTS:
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         RedisClient client(server.options());
         QVERIFY(openAndWait(client));
+        // Each node's state is visible, with the reason while it is not ready.
+        const auto nodeState = [&] { return client.nodeStates().value(0); };
+        QCOMPARE(client.nodeStates().size(), 1);
+        QCOMPARE(nodeState().state, RedisClient::State::Ready);
+        QVERIFY(nodeState().primary);
+        server.kill();
+        QVERIFY(spinUntil([&] { return nodeState().state == RedisClient::State::Reconnecting; }));
+        QVERIFY2(nodeState().lastError.contains(QLatin1String("refused")) || nodeState().lastError.contains(QLatin1String("closed")),
+                 qPrintable(nodeState().lastError));
         QVERIFY(server.restart());
         QVERIFY(spinUntil([&] { return syncCommand(client, {"PING"}, 2000).ok(); }, 15000));
         QCOMPARE(client.state(), RedisClient::State::Ready);

@@ -331,6 +331,8 @@ private Q_SLOTS:
         window.setSession(new model::ConnectionSession(production, server.options()));
         QTRY_VERIFY(window.findChild<QLabel *>(QStringLiteral("statusState"))->text().contains(QLatin1String("Connected")));
         QVERIFY(window.findChild<QLabel *>(QStringLiteral("statusProfile"))->text().contains(QLatin1String("PRODUCTION")));
+        const QString nodes = window.findChild<QLabel *>(QStringLiteral("statusState"))->toolTip();
+        QVERIFY2(nodes.contains(QStringLiteral("primary %1: ready").arg(server.options().address())), qPrintable(nodes));
         auto *publish = window.findChild<QAction *>(QStringLiteral("publishAction"));
         QVERIFY(publish->isEnabled());
         redis::RedisClient observer(server.options());
