@@ -20,8 +20,8 @@ QStringList LibraryWatch::Report::problems() const
 {
     QStringList lines;
     for (const Lost &node : lost)
-        lines << tr("%1 ran limiter library version %2 and now has none: it restarted or was replaced without "
-                    "its data. Publish again.")
+        lines << tr("%1 ran limiter library version %2 and now has none (deleted, or the server restarted "
+                    "without its data). Publish again.")
                      .arg(node.node)
                      .arg(node.version);
     if (status.published.version == 0)
