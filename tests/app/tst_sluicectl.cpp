@@ -173,6 +173,18 @@ private Q_SLOTS:
         QVERIFY2(unixRun.out.startsWith(QLatin1String("PONG from unix://")), qPrintable(unixRun.out));
     }
 
+    // .invalid never resolves (RFC 2606): "Host not found" where DNS answers, the connect timeout where
+    // it does not; either way a clear failure naming the host, well within the timeout.
+    void unknownHostFailsClearly()
+    {
+        const Run run = sluicectl({QStringLiteral("-h"), QStringLiteral("no-such-host.invalid"), QStringLiteral("--timeout"),
+                                   QStringLiteral("2000"), QStringLiteral("ping")});
+        QCOMPARE(run.exitCode, 3);
+        QVERIFY2(run.err.contains(QLatin1String("cannot connect to redis://no-such-host.invalid:6379")), qPrintable(run.err));
+        QVERIFY2(run.elapsedMs < 6000, qPrintable(QStringLiteral("took %1 ms").arg(run.elapsedMs)));
+        qInfo("unknown host: %s (%lld ms)", qPrintable(run.err.trimmed()), run.elapsedMs);
+    }
+
     void refusedConnectionFailsFast()
     {
         const Run run = sluicectl({QStringLiteral("--url"), QStringLiteral("redis://127.0.0.1:1"), QStringLiteral("ping")});
