@@ -1,5 +1,7 @@
 #include "model/library_watch.h"
 
+#include <algorithm>
+
 namespace sluice::model {
 
 using redis::RedisClient;
@@ -29,11 +31,8 @@ QStringList LibraryWatch::Report::problems() const
     for (const NodeLibrary &node : status.nodes) {
         if (node.state == NodeLibrary::State::Current)
             continue;
-        bool alreadyLost = false;
-        for (const Lost &gone : lost)
-            alreadyLost = alreadyLost || gone.node == node.node;
-        if (alreadyLost)
-            continue;
+        if (std::any_of(lost.cbegin(), lost.cend(), [&](const Lost &gone) { return gone.node == node.node; }))
+            continue; // already said above
         QString line = tr("%1: library %2 (published: version %3)")
                            .arg(node.node, NodeLibrary::stateName(node.state))
                            .arg(status.published.version);

@@ -210,8 +210,7 @@ void ConnectionManager::deleteProfile()
         if (answer != QMessageBox::Yes)
             return;
         ProfileSettings(m_settings).remove(profile.name);
-        for (const QString &key : {profile.passwordKey(), profile.keyPassphraseKey()})
-            m_secrets->remove(key, this, [](const model::SecretStore::Result &) {});
+        forgetSecrets(profile);
         reload({});
     });
     confirm->open();
@@ -264,9 +263,7 @@ void ConnectionManager::storeTypedSecrets(const ConnectionProfile &profile)
 {
     const CredentialResolver::Typed typed = m_form->typedSecrets();
     if (!profile.savePassword) {
-        // Asked for each time: nothing of this profile stays in the keychain.
-        for (const QString &key : {profile.passwordKey(), profile.keyPassphraseKey()})
-            m_secrets->remove(key, this, [](const model::SecretStore::Result &) {});
+        forgetSecrets(profile); // asked for each time: nothing of this profile stays in the keychain
         return;
     }
     const QList<QPair<QString, QString>> entries = {{profile.passwordKey(), typed.password},
@@ -283,6 +280,12 @@ void ConnectionManager::storeTypedSecrets(const ConnectionProfile &profile)
             m_keychainNote->show();
         });
     }
+}
+
+void ConnectionManager::forgetSecrets(const ConnectionProfile &profile)
+{
+    for (const QString &key : {profile.passwordKey(), profile.keyPassphraseKey()})
+        m_secrets->remove(key, this, [](const model::SecretStore::Result &) {});
 }
 
 void ConnectionManager::showTestResult(const QString &text, const char *colour)

@@ -45,6 +45,7 @@ private:
     void showTestResult(const QString &text, const char *colour);
     void copySecrets(const model::ConnectionProfile &from, const model::ConnectionProfile &to, bool removeSource);
     void storeTypedSecrets(const model::ConnectionProfile &profile);
+    void forgetSecrets(const model::ConnectionProfile &profile);
     QString unusedName(const QString &base) const;
 
     QSettings *m_settings;

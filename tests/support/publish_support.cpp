@@ -4,46 +4,39 @@
 
 namespace sluice::test {
 
+namespace {
+
+template <typename Result>
+Result noAnswer(const QString &from)
+{
+    Result result;
+    result.error = QStringLiteral("no answer from the %1").arg(from);
+    return result;
+}
+
+} // namespace
+
 QString storePolicy(redis::RedisClient &client, const QString &ns, const model::Policy &policy)
 {
-    QString error = QStringLiteral("no answer from the policy store");
-    bool done = false;
-    QObject context;
-    model::PolicyStore(&client, ns).commit({{model::PolicyChange::Kind::Put, policy, -1}}, QStringLiteral("carol"), &context,
-                                           [&](const model::PolicyStore::CommitResult &result) {
-                                               error = result.error;
-                                               done = true;
-                                           });
-    spinUntil([&] { return done; });
-    return error;
+    using Commit = model::PolicyStore::CommitResult;
+    return awaitCallback<Commit>([&](QObject *context, auto done) {
+               model::PolicyStore(&client, ns).commit({{model::PolicyChange::Kind::Put, policy, -1}}, QStringLiteral("carol"), context, done);
+           }, noAnswer<Commit>(QStringLiteral("policy store")))
+        .error;
 }
 
 model::PublishResult publishLibrary(redis::RedisClient &client, const QString &ns)
 {
-    model::PublishResult result;
-    result.error = QStringLiteral("no answer from the publisher");
-    bool done = false;
-    QObject context;
-    model::LibraryPublisher(&client, ns).publish(QStringLiteral("carol"), &context, [&](const model::PublishResult &published) {
-        result = published;
-        done = true;
-    });
-    spinUntil([&] { return done; });
-    return result;
+    return awaitCallback<model::PublishResult>([&](QObject *context, auto done) {
+        model::LibraryPublisher(&client, ns).publish(QStringLiteral("carol"), context, done);
+    }, noAnswer<model::PublishResult>(QStringLiteral("publisher")));
 }
 
 model::DeploymentStatus libraryStatus(redis::RedisClient &client, const QString &ns)
 {
-    model::DeploymentStatus result;
-    result.error = QStringLiteral("no answer from the publisher");
-    bool done = false;
-    QObject context;
-    model::LibraryPublisher(&client, ns).status(&context, [&](const model::DeploymentStatus &status) {
-        result = status;
-        done = true;
-    });
-    spinUntil([&] { return done; });
-    return result;
+    return awaitCallback<model::DeploymentStatus>([&](QObject *context, auto done) {
+        model::LibraryPublisher(&client, ns).status(context, done);
+    }, noAnswer<model::DeploymentStatus>(QStringLiteral("publisher")));
 }
 
 } // namespace sluice::test

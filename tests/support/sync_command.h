@@ -4,6 +4,7 @@
 #include "redis/redis_connection.h"
 
 #include <functional>
+#include <optional>
 
 namespace sluice::test {
 
@@ -20,5 +21,18 @@ bool spinUntil(const std::function<bool()> &condition, int waitMs = 10000);
 // Opens the connection and waits until it is ready or failed; returns whether it became ready.
 bool openAndWait(redis::RedisConnection &connection, int waitMs = 10000);
 bool openAndWait(redis::RedisClient &client, int waitMs = 10000);
+
+// Runs one asynchronous call, `start(context, done)`, and spins until `done` is called (tests only);
+// returns `noAnswer` when nothing came within waitMs. The context goes away on return, so a late
+// answer is dropped rather than written to a dead frame.
+template <typename Result, typename Start>
+Result awaitCallback(Start start, Result noAnswer, int waitMs = 10000)
+{
+    std::optional<Result> answer;
+    QObject context;
+    start(&context, [&answer](const Result &result) { answer = result; });
+    spinUntil([&] { return answer.has_value(); }, waitMs);
+    return answer.value_or(noAnswer);
+}
 
 } // namespace sluice::test
