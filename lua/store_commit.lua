@@ -1,7 +1,8 @@
 -- Applies a set of policy changes atomically, or none of them.
 -- KEYS[1] = <ns>:policies (set of names), KEYS[2] = <ns>:audit (stream), KEYS[3..] = <ns>:policy:<name>
 -- ARGV[1] = who, then per change (in KEYS order from 3): op ("put" | "del"), expected version
--- ("-1" = do not check, "0" = must not exist), field count, then that many field/value pairs.
+-- ("-1" = do not check, "0" = must not exist), the version a put rolls back to ("0" = not a
+-- rollback), field count, then that many field/value pairs.
 -- All keys share the namespace's hash tag, so this runs in one Cluster slot.
 -- Reply: the names that changed. Error: "CONFLICT <name> expected <v> found <w>".
 local who = ARGV[1]
@@ -11,13 +12,13 @@ local now = tostring(time[1] * 1000 + math.floor(time[2] / 1000))
 local changes = {}
 local pos = 2
 for i = 3, #KEYS do
-  local op, expected, count = ARGV[pos], tonumber(ARGV[pos + 1]), tonumber(ARGV[pos + 2])
+  local op, expected, rollback, count = ARGV[pos], tonumber(ARGV[pos + 1]), ARGV[pos + 2], tonumber(ARGV[pos + 3])
   local fields = {}
   for f = 1, count do
-    fields[ARGV[pos + 1 + 2 * f]] = ARGV[pos + 2 + 2 * f]
+    fields[ARGV[pos + 2 + 2 * f]] = ARGV[pos + 3 + 2 * f]
   end
-  pos = pos + 3 + 2 * count
-  changes[#changes + 1] = { key = KEYS[i], op = op, expected = expected, fields = fields }
+  pos = pos + 4 + 2 * count
+  changes[#changes + 1] = { key = KEYS[i], op = op, expected = expected, rollback = rollback, fields = fields }
 end
 
 local function current(key)
@@ -71,9 +72,11 @@ for _, change in ipairs(changes) do
     end
     redis.call(unpack(args))
     redis.call('SADD', KEYS[1], name)
-    redis.call('XADD', KEYS[2], 'MAXLEN', '~', '10000', '*', 'policy', name,
-               'action', change.old and 'update' or 'create', 'who', who, 'at', now, 'version', version,
-               'old', definition(change.old), 'new', definition(change.fields))
+    local action = change.old and 'update' or 'create'
+    if change.rollback ~= '0' then action = 'rollback' end
+    redis.call('XADD', KEYS[2], 'MAXLEN', '~', '10000', '*', 'policy', name, 'action', action, 'who', who,
+               'at', now, 'version', version, 'old', definition(change.old), 'new', definition(change.fields),
+               'rollback_to', change.rollback)
     changed[#changed + 1] = name
   end
 end

@@ -1,6 +1,7 @@
 #include "model/library_publisher.h"
 
 #include "model/lua_source.h"
+#include "model/policy_file.h"
 
 #include <QCoreApplication>
 
@@ -40,10 +41,10 @@ void readSnapshot(RedisClient *admin, const QString &ns, QObject *context, std::
             return;
         }
         const QByteArrayList command{"HMGET", AdminKeys(ns).library(), "version", "digest", "published_at",
-                                     "published_by", "policies"};
+                                     "published_by", "policies", "definitions"};
         admin->send(command, context, [policies = listed.policies, done](const RedisReply &reply) {
             Snapshot snapshot{policies, {}, {}, false};
-            if (!reply.ok() || reply.value.elements.size() != 5) {
+            if (!reply.ok() || reply.value.elements.size() != 6) {
                 snapshot.error = tr("cannot read the published library record: %1").arg(reply.errorText());
                 snapshot.unreachable = isConnectionFailure(reply);
             } else {
@@ -53,6 +54,11 @@ void readSnapshot(RedisClient *admin, const QString &ns, QObject *context, std::
                 snapshot.record.publishedAtMs = fields.at(2).bytes.toLongLong();
                 snapshot.record.publishedBy = QString::fromUtf8(fields.at(3).bytes);
                 snapshot.record.policyCount = fields.at(4).bytes.toLongLong();
+                if (!fields.at(5).bytes.isEmpty()) {
+                    const PolicyFile published = PolicyFile::parse(fields.at(5).bytes);
+                    snapshot.record.policies = published.policies;
+                    snapshot.record.policiesKnown = published.ok();
+                }
             }
             done(snapshot);
         });
@@ -202,7 +208,8 @@ void LibraryPublisher::preview(QObject *context, std::function<void(const Limite
     });
 }
 
-void LibraryPublisher::publish(const QString &who, QObject *context, std::function<void(const PublishResult &)> done) const
+void LibraryPublisher::publish(const QString &who, QObject *context, std::function<void(const PublishResult &)> done,
+                               std::function<void(const NodeLibrary &)> nodeDone) const
 {
     RedisClient *client = m_client;
     const QString ns = m_ns;
@@ -219,7 +226,7 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
         const QByteArrayList record{"EVAL", luaSource(QStringLiteral("library_record.lua")), "2", keys.library(), keys.audit(),
                                     QByteArray::number(snapshot.record.version), QByteArray::number(result.library.version),
                                     result.library.digest, result.library.source, who.toUtf8(),
-                                    QByteArray::number(snapshot.policies.size())};
+                                    QByteArray::number(snapshot.policies.size()), writePolicyFile(snapshot.policies)};
         client->send(record, context, [=](const RedisReply &recorded) mutable {
             if (!recorded.ok()) {
                 const QString text = recorded.errorText();
@@ -232,20 +239,26 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
                 return;
             }
             const LimiterLibrary library = result.library;
-            auto loadAndVerify = [client, library, context](const QString &node, std::function<void(const NodeLibrary &)> nodeDone) {
+            auto loadAndVerify = [client, library, context, nodeDone](const QString &node,
+                                                                      std::function<void(const NodeLibrary &)> verified) {
+                auto reported = [nodeDone, verified](const NodeLibrary &state) {
+                    if (nodeDone)
+                        nodeDone(state);
+                    verified(state);
+                };
                 client->sendToNode(node, {"FUNCTION", "LOAD", "REPLACE", library.source}, context,
-                                   [client, node, library, context, nodeDone](const RedisReply &loaded) {
+                                   [client, node, library, context, reported](const RedisReply &loaded) {
                     if (!loaded.ok()) {
                         // The node keeps whatever it ran before; report that, with the reason.
-                        inspectNode(client, node, library.digest, context, [loaded, nodeDone](NodeLibrary state) {
+                        inspectNode(client, node, library.digest, context, [loaded, reported](NodeLibrary state) {
                             state.detail = tr("load failed: %1").arg(loaded.errorText());
                             if (state.state == NodeLibrary::State::Current)
                                 state.state = NodeLibrary::State::Stale;
-                            nodeDone(state);
+                            reported(state);
                         });
                         return;
                     }
-                    inspectNode(client, node, library.digest, context, nodeDone);
+                    inspectNode(client, node, library.digest, context, reported);
                 });
             };
             forEachNode(client->primaries(), loadAndVerify, [result, done](const QVector<NodeLibrary> &nodes) mutable {

@@ -15,6 +15,8 @@ struct LibraryRecord {
     qint64 publishedAtMs = 0;
     QString publishedBy;
     qint64 policyCount = 0;
+    QVector<Policy> policies; // the definitions it published, when the record keeps them
+    bool policiesKnown = false; // false for records written before they were kept
 };
 
 // The limiter library on one primary, compared with what was published.
@@ -58,7 +60,9 @@ public:
 
     // The library a publish would load now, without loading it.
     void preview(QObject *context, std::function<void(const LimiterLibrary &, const QString &error)> done) const;
-    void publish(const QString &who, QObject *context, std::function<void(const PublishResult &)> done) const;
+    // `nodeDone` (optional) hears of each primary as soon as it is loaded and verified.
+    void publish(const QString &who, QObject *context, std::function<void(const PublishResult &)> done,
+                 std::function<void(const NodeLibrary &)> nodeDone = {}) const;
     void status(QObject *context, std::function<void(const DeploymentStatus &)> done) const;
 
 private:

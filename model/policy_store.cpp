@@ -55,17 +55,10 @@ QByteArrayList PolicyStore::definitionFields(const Policy &policy)
             "description", policy.description.toUtf8()};
 }
 
-std::optional<Policy> PolicyStore::fromHash(const QString &name, const RespValue &hash, QString *error)
+std::optional<Policy> PolicyStore::fromDefinition(const QString &name, const QHash<QByteArray, QByteArray> &map,
+                                                  QString *error)
 {
     const QString where = tr("stored policy \"%1\": ").arg(name);
-    if (!hash.isArray() || hash.elements.size() % 2 != 0) {
-        *error = where + tr("not a hash");
-        return std::nullopt;
-    }
-    QHash<QByteArray, QByteArray> map;
-    for (qsizetype i = 0; i < hash.elements.size(); i += 2)
-        map.insert(hash.elements.at(i).bytes, hash.elements.at(i + 1).bytes);
-
     Policy policy;
     policy.name = name;
     const auto algorithm = algorithmFromName(QString::fromUtf8(map.value("algorithm")));
@@ -77,8 +70,7 @@ std::optional<Policy> PolicyStore::fromHash(const QString &name, const RespValue
     policy.algorithm = *algorithm;
     QString fieldError;
     if (!readWhole(map, "limit", &policy.limit, &fieldError) || !readWhole(map, "window_ms", &policy.windowMs, &fieldError)
-        || !readWhole(map, "burst", &policy.burst, &fieldError) || !readWhole(map, "version", &policy.version, &fieldError)
-        || !readWhole(map, "updated_at", &policy.updatedAtMs, &fieldError)) {
+        || !readWhole(map, "burst", &policy.burst, &fieldError)) {
         *error = where + fieldError;
         return std::nullopt;
     }
@@ -89,12 +81,33 @@ std::optional<Policy> PolicyStore::fromHash(const QString &name, const RespValue
     }
     policy.shadow = shadow == "1";
     policy.description = QString::fromUtf8(map.value("description"));
-    policy.updatedBy = QString::fromUtf8(map.value("updated_by"));
     const QVector<PolicyError> problems = validatePolicy(policy);
     if (!problems.isEmpty()) {
         *error = tr("stored %1").arg(problems.first().toString());
         return std::nullopt;
     }
+    return policy;
+}
+
+std::optional<Policy> PolicyStore::fromHash(const QString &name, const RespValue &hash, QString *error)
+{
+    if (!hash.isArray() || hash.elements.size() % 2 != 0) {
+        *error = tr("stored policy \"%1\": not a hash").arg(name);
+        return std::nullopt;
+    }
+    QHash<QByteArray, QByteArray> map;
+    for (qsizetype i = 0; i < hash.elements.size(); i += 2)
+        map.insert(hash.elements.at(i).bytes, hash.elements.at(i + 1).bytes);
+
+    std::optional<Policy> policy = fromDefinition(name, map, error);
+    if (!policy)
+        return std::nullopt;
+    QString fieldError;
+    if (!readWhole(map, "version", &policy->version, &fieldError) || !readWhole(map, "updated_at", &policy->updatedAtMs, &fieldError)) {
+        *error = tr("stored policy \"%1\": ").arg(name) + fieldError;
+        return std::nullopt;
+    }
+    policy->updatedBy = QString::fromUtf8(map.value("updated_by"));
     return policy;
 }
 
@@ -158,7 +171,7 @@ void PolicyStore::commit(const QVector<PolicyChange> &changes, const QString &wh
             ? definitionFields(change.policy)
             : QByteArrayList{"name", change.policy.name.toUtf8()};
         args << (change.kind == PolicyChange::Kind::Put ? "put" : "del") << QByteArray::number(change.expectedVersion)
-             << QByteArray::number(fields.size() / 2) << fields;
+             << QByteArray::number(change.rollbackTo) << QByteArray::number(fields.size() / 2) << fields;
     }
     QByteArrayList command{"EVAL", luaSource(QStringLiteral("store_commit.lua")), QByteArray::number(keys.size())};
     command << keys << args;

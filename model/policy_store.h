@@ -21,12 +21,14 @@ private:
 };
 
 // One change to commit: put a definition, or delete a policy. expectedVersion is the version the
-// change was based on: 0 = must not exist yet, -1 = no check.
+// change was based on: 0 = must not exist yet, -1 = no check. A put that restores an earlier
+// version names it in rollbackTo, and the audit entry says so.
 struct PolicyChange {
     enum class Kind { Put, Delete };
     Kind kind = Kind::Put;
     Policy policy; // for Delete only the name matters
     qint64 expectedVersion = -1;
+    qint64 rollbackTo = 0;
 };
 
 // Reads and writes policies in Redis. Writes are all-or-nothing and optimistic: a change based on
@@ -56,6 +58,9 @@ public:
     static QByteArrayList definitionFields(const Policy &policy);
     // Decodes a stored hash (HGETALL reply); nullopt and *error on anything malformed.
     static std::optional<Policy> fromHash(const QString &name, const redis::RespValue &hash, QString *error);
+    // Decodes the definition fields alone (as the audit log keeps them), without bookkeeping.
+    static std::optional<Policy> fromDefinition(const QString &name, const QHash<QByteArray, QByteArray> &fields,
+                                                QString *error);
 
 private:
     redis::RedisClient *m_client;

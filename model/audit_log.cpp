@@ -1,0 +1,159 @@
+#include "model/audit_log.h"
+
+#include "model/policy_diff.h"
+
+#include <QCoreApplication>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <memory>
+
+namespace sluice::model {
+
+using redis::RedisReply;
+using redis::RespValue;
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("sluice::model::AuditLog", text);
+}
+
+// Entries read per XREVRANGE: bounded, so one read never blocks the server for long.
+constexpr int pageSize = 500;
+
+// The definition an entry's "old" or "new" field holds: a JSON object of field strings, or empty.
+std::optional<Policy> decodeDefinition(const QString &name, const QByteArray &json, bool *ok, QString *error)
+{
+    *ok = true;
+    if (json.isEmpty())
+        return std::nullopt;
+    const QJsonDocument document = QJsonDocument::fromJson(json);
+    if (!document.isObject()) {
+        *ok = false;
+        *error = tr("audit entry for \"%1\": a definition that is not a JSON object").arg(name);
+        return std::nullopt;
+    }
+    QHash<QByteArray, QByteArray> fields;
+    const QJsonObject object = document.object();
+    for (auto it = object.begin(); it != object.end(); ++it)
+        fields.insert(it.key().toUtf8(), it.value().toString().toUtf8());
+    std::optional<Policy> policy = PolicyStore::fromDefinition(name, fields, error);
+    *ok = policy.has_value();
+    return policy;
+}
+
+} // namespace
+
+QString AuditEntry::changeText() const
+{
+    if (action == QLatin1String("publish"))
+        return tr("published library version %1").arg(version);
+    if (action == QLatin1String("delete"))
+        return tr("deleted");
+    QStringList parts;
+    if (action == QLatin1String("rollback"))
+        parts << tr("rolled back to version %1").arg(rollbackTo);
+    else if (action == QLatin1String("create"))
+        return tr("created");
+    const auto changes = diffPolicies(before ? &*before : nullptr, after ? &*after : nullptr);
+    for (const FieldChange &change : changes)
+        parts << QStringLiteral("%1 %2 \u2192 %3").arg(change.field, change.before, change.after);
+    return parts.join(QStringLiteral(", "));
+}
+
+AuditLog::AuditLog(redis::RedisClient *client, const QString &ns)
+    : m_client(client)
+    , m_keys(ns)
+{
+}
+
+std::optional<AuditEntry> AuditLog::decode(const RespValue &element, QString *error)
+{
+    if (element.elements.size() != 2 || element.elements.at(1).elements.size() % 2 != 0) {
+        *error = tr("an audit entry that is not a stream entry");
+        return std::nullopt;
+    }
+    QHash<QByteArray, QByteArray> fields;
+    const QVector<RespValue> &flat = element.elements.at(1).elements;
+    for (qsizetype i = 0; i < flat.size(); i += 2)
+        fields.insert(flat.at(i).bytes, flat.at(i + 1).bytes);
+
+    AuditEntry entry;
+    entry.id = element.elements.at(0).bytes;
+    entry.policy = QString::fromUtf8(fields.value("policy"));
+    entry.action = QString::fromUtf8(fields.value("action"));
+    entry.who = QString::fromUtf8(fields.value("who"));
+    entry.atMs = fields.value("at").toLongLong();
+    entry.version = fields.value("version").toLongLong();
+    entry.rollbackTo = fields.value("rollback_to").toLongLong();
+    if (entry.action == QLatin1String("publish")) {
+        entry.publishedDigest = fields.value("new");
+        return entry;
+    }
+    bool ok = true;
+    entry.before = decodeDefinition(entry.policy, fields.value("old"), &ok, error);
+    if (ok)
+        entry.after = decodeDefinition(entry.policy, fields.value("new"), &ok, error);
+    if (!ok)
+        return std::nullopt;
+    return entry;
+}
+
+namespace {
+
+struct AuditScan {
+    QString policy;
+    int maxEntries = 0;
+    AuditLog::ReadResult result;
+};
+
+// Reads the page of entries older than `end` and goes on with the next until enough match or the stream ends.
+void readPage(redis::RedisClient *client, const QByteArray &key, const QByteArray &end, std::shared_ptr<AuditScan> scan,
+              QObject *context, std::function<void(const AuditLog::ReadResult &)> done)
+{
+    client->send({"XREVRANGE", key, end, "-", "COUNT", QByteArray::number(pageSize)}, context,
+                 [=](const RedisReply &reply) {
+        AuditLog::ReadResult &result = scan->result;
+        if (!reply.ok() || !reply.value.isArray()) {
+            result.error = tr("cannot read the audit log: %1").arg(reply.ok() ? tr("not a stream") : reply.errorText());
+            result.unreachable = reply.failure != RedisReply::Failure::None;
+            result.entries.clear();
+            done(result);
+            return;
+        }
+        for (const RespValue &element : reply.value.elements) {
+            const std::optional<AuditEntry> entry = AuditLog::decode(element, &result.error);
+            if (!entry) {
+                result.entries.clear();
+                done(result);
+                return;
+            }
+            if (!scan->policy.isEmpty() && entry->policy != scan->policy)
+                continue;
+            if (result.entries.size() == scan->maxEntries) {
+                result.complete = false;
+                break;
+            }
+            result.entries.append(*entry);
+        }
+        if (reply.value.elements.size() < pageSize || !result.complete) {
+            done(result);
+            return;
+        }
+        readPage(client, key, '(' + reply.value.elements.last().elements.at(0).bytes, scan, context, done);
+    });
+}
+
+} // namespace
+
+void AuditLog::read(const QString &policy, int maxEntries, QObject *context, std::function<void(const ReadResult &)> done) const
+{
+    auto scan = std::make_shared<AuditScan>();
+    scan->policy = policy;
+    scan->maxEntries = maxEntries;
+    readPage(m_client, m_keys.audit(), "+", scan, context, std::move(done));
+}
+
+} // namespace sluice::model

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "model/policy_store.h"
+
+#include <optional>
+
+namespace sluice::model {
+
+// One entry of <ns>:audit: a policy created, updated, rolled back or deleted, or a library published.
+struct AuditEntry {
+    QByteArray id; // the stream id, which orders entries
+    QString policy; // empty for a publish
+    QString action; // "create", "update", "rollback", "delete", "publish"
+    QString who;
+    qint64 atMs = 0;
+    qint64 version = 0;    // the policy's version after the change (before it, for a delete); the library's for a publish
+    qint64 rollbackTo = 0; // for a rollback, the version it restored
+    std::optional<Policy> before;
+    std::optional<Policy> after;
+    QByteArray publishedDigest; // for a publish
+
+    // "limit 100 → 200, burst 150 → 300", or what happened as a whole.
+    QString changeText() const;
+};
+
+// Reads the audit stream, newest first, a bounded page at a time.
+class AuditLog {
+public:
+    struct ReadResult {
+        QVector<AuditEntry> entries; // newest first
+        QString error;
+        bool unreachable = false;
+        bool complete = true; // false: more entries than asked for exist
+    };
+
+    AuditLog(redis::RedisClient *client, const QString &ns = QStringLiteral("sluice"));
+
+    // At most `maxEntries` entries about `policy` (every entry when empty).
+    void read(const QString &policy, int maxEntries, QObject *context, std::function<void(const ReadResult &)> done) const;
+
+    // Decodes one XRANGE element; nullopt and *error when it is not an audit entry.
+    static std::optional<AuditEntry> decode(const redis::RespValue &element, QString *error);
+
+private:
+    redis::RedisClient *m_client;
+    AdminKeys m_keys;
+};
+
+} // namespace sluice::model

@@ -1,0 +1,87 @@
+#include "model/policy_summary.h"
+
+#include <QCoreApplication>
+#include <QLocale>
+
+namespace sluice::model {
+
+namespace {
+
+QString tr(const char *text, int n = -1)
+{
+    return QCoreApplication::translate("sluice::model::PolicySummary", text, nullptr, n);
+}
+
+QString count(qint64 n)
+{
+    // The dashboard speaks English; grouped digits keep large limits readable.
+    return QLocale(QLocale::English, QLocale::UnitedStates).toString(n);
+}
+
+QString requests(qint64 n)
+{
+    return n == 1 ? tr("1 request") : tr("%1 requests").arg(count(n));
+}
+
+} // namespace
+
+QString durationText(qint64 ms, bool singular)
+{
+    struct Unit {
+        qint64 ms;
+        const char *one;
+        const char *many;
+    };
+    static const Unit units[] = {{86'400'000, "day", "days"},
+                                 {3'600'000, "hour", "hours"},
+                                 {60'000, "minute", "minutes"},
+                                 {1'000, "second", "seconds"}};
+    for (const Unit &unit : units) {
+        if (ms % unit.ms != 0)
+            continue;
+        const qint64 n = ms / unit.ms;
+        if (n == 1)
+            return singular ? tr(unit.one) : tr("1 %1").arg(tr(unit.one));
+        return tr("%1 %2").arg(count(n), tr(unit.many));
+    }
+    return tr("%1 ms").arg(count(ms));
+}
+
+QString describePolicy(const Policy &policy)
+{
+    const QString per = durationText(policy.windowMs, true);
+    const qint64 burst = policy.effectiveBurst();
+    QString text;
+    switch (policy.algorithm) {
+    case Algorithm::TokenBucket:
+        text = tr("Up to %1 at once, then %2 per %3 as tokens refill.").arg(requests(burst), count(policy.limit), per);
+        break;
+    case Algorithm::Gcra:
+        text = tr("Up to %1 at once, then %2 per %3, evenly spaced.").arg(requests(burst), count(policy.limit), per);
+        break;
+    case Algorithm::FixedWindow:
+        text = tr("At most %1 per %2, counted in windows aligned to the clock; up to twice that can pass "
+                  "around a window's edge.").arg(requests(policy.limit), per);
+        break;
+    case Algorithm::SlidingLog:
+        text = tr("At most %1 in any %2, exactly.").arg(requests(policy.limit), durationText(policy.windowMs, true));
+        break;
+    case Algorithm::SlidingWindow:
+        text = tr("About %1 in any %2, estimated from the current and previous window.")
+                   .arg(requests(policy.limit), durationText(policy.windowMs, true));
+        break;
+    case Algorithm::LeakyBucket:
+        text = tr("Queues up to %1 and lets %2 through per %3; a queued request is told how long to wait, "
+                  "one that does not fit is rejected.").arg(requests(burst), count(policy.limit), per);
+        break;
+    case Algorithm::Concurrency:
+        text = tr("At most %1 in flight at once; a lease not released ends after %2.")
+                   .arg(requests(policy.limit), durationText(policy.windowMs));
+        break;
+    }
+    if (policy.shadow)
+        text += QLatin1Char(' ') + tr("Shadow mode: rejections are only counted, every request passes.");
+    return text;
+}
+
+} // namespace sluice::model

@@ -1,0 +1,15 @@
+#pragma once
+
+#include "model/policy.h"
+
+namespace sluice::model {
+
+// A duration as an operator says it: "second", "5 minutes", "90 seconds", "1500 ms". `singular`
+// drops the count of one ("per minute" rather than "per 1 minute").
+QString durationText(qint64 ms, bool singular = false);
+
+// What the policy does, in one or two plain sentences ("Up to 150 requests at once, then 100 per
+// minute."), shadow mode included.
+QString describePolicy(const Policy &policy);
+
+} // namespace sluice::model
