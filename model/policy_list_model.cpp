@@ -128,6 +128,8 @@ QVariant PolicyListModel::data(const QModelIndex &index, int role) const
         case PublishState::NotPublished: return display ? tr("no") : QVariant(1);
         }
         break;
+    case Description:
+        return policy.description;
     case ColumnCount:
         break;
     }
@@ -149,6 +151,7 @@ QVariant PolicyListModel::headerData(int section, Qt::Orientation orientation, i
     case UpdatedBy: return tr("Updated by");
     case UpdatedAt: return tr("Updated at");
     case Published: return tr("Published");
+    case Description: return tr("Description");
     case ColumnCount: break;
     }
     return {};

@@ -156,6 +156,20 @@ void PolicyStore::list(QObject *context, std::function<void(const ListResult &)>
     });
 }
 
+void PolicyStore::read(const QString &name, QObject *context, std::function<void(const ReadResult &)> done) const
+{
+    m_client->send({"HGETALL", m_keys.policy(name)}, context, [name, done](const RedisReply &hash) {
+        ReadResult result;
+        if (!hash.ok()) {
+            result.error = tr("cannot read policy \"%1\": %2").arg(name, hash.errorText());
+            result.unreachable = hash.failure != RedisReply::Failure::None;
+        } else if (!hash.value.elements.isEmpty()) {
+            result.policy = fromHash(name, hash.value, &result.error);
+        }
+        done(result);
+    });
+}
+
 void PolicyStore::commit(const QVector<PolicyChange> &changes, const QString &who, QObject *context,
                          std::function<void(const CommitResult &)> done) const
 {

@@ -41,6 +41,11 @@ public:
         QString error;            // Redis or decoding problem; policies is empty then
         bool unreachable = false; // the error is a connection failure, not bad data
     };
+    struct ReadResult {
+        std::optional<Policy> policy; // nullopt: no such policy (or an error)
+        QString error;
+        bool unreachable = false;
+    };
     struct CommitResult {
         QStringList changed;  // names that really changed
         QString error;        // empty on success
@@ -51,6 +56,7 @@ public:
     PolicyStore(redis::RedisClient *client, const QString &ns = QStringLiteral("sluice"));
 
     void list(QObject *context, std::function<void(const ListResult &)> done) const;
+    void read(const QString &name, QObject *context, std::function<void(const ReadResult &)> done) const;
     void commit(const QVector<PolicyChange> &changes, const QString &who, QObject *context,
                 std::function<void(const CommitResult &)> done) const;
 

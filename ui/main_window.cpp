@@ -3,8 +3,10 @@
 #include "model/library_publisher.h"
 #include "model/operator_identity.h"
 #include "ui/connection_manager.h"
+#include "ui/deployment_view.h"
+#include "ui/policy_history_view.h"
+#include "ui/policy_panel.h"
 #include "ui/server_overview.h"
-#include "ui/write_guard.h"
 
 #include <QApplication>
 #include <QLabel>
@@ -12,6 +14,7 @@
 #include <QMetaEnum>
 #include <QMessageBox>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 namespace sluice::ui {
@@ -33,9 +36,27 @@ MainWindow::MainWindow(QWidget *parent)
     m_driftBanner->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_driftBanner->setStyleSheet(QStringLiteral("background:#fce8e6; color:#a50e0e; padding:8px 12px;"));
     m_driftBanner->hide();
-    m_overview = new ServerOverview(central);
+    m_tabs = new QTabWidget(central);
+    m_tabs->setObjectName(QStringLiteral("mainTabs"));
+    m_tabs->setDocumentMode(true);
+    m_overview = new ServerOverview(m_tabs);
+    m_policies = new PolicyPanel(m_tabs);
+    m_deployment = new DeploymentView(m_tabs);
+    m_history = new PolicyHistoryView(m_tabs);
+    m_tabs->addTab(m_overview, tr("&Overview"));
+    m_tabs->addTab(m_policies, tr("&Policies"));
+    m_tabs->addTab(m_deployment, tr("&Deployment"));
+    m_tabs->addTab(m_history, tr("&History"));
+    connect(m_policies, &PolicyPanel::historyRequested, this, [this](const QString &policy) {
+        m_history->showPolicy(policy);
+        m_tabs->setCurrentWidget(m_history);
+    });
+    connect(m_policies, &PolicyPanel::publishRequested, this, [this] { m_tabs->setCurrentWidget(m_deployment); });
+    connect(m_policies, &PolicyPanel::changed, m_history, &PolicyHistoryView::refresh);
+    connect(m_history, &PolicyHistoryView::changed, m_policies, &PolicyPanel::refresh);
+    connect(m_deployment, &DeploymentView::published, m_history, &PolicyHistoryView::refresh);
     layout->addWidget(m_driftBanner);
-    layout->addWidget(m_overview, 1);
+    layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
     QMenu *fileMenu = menuBar()->addMenu(tr("&File"));
@@ -102,6 +123,9 @@ void MainWindow::setSession(model::ConnectionSession *session)
     m_driftBanner->hide();
     connect(session->libraryWatch(), &model::LibraryWatch::checked, this, &MainWindow::showLibraryReport);
     connect(session->client(), &redis::RedisClient::nodeStatesChanged, this, &MainWindow::showNodeStates);
+    m_policies->setSession(session);
+    m_deployment->setSession(session);
+    m_history->setSession(session);
     session->start();
 }
 
@@ -125,33 +149,8 @@ void MainWindow::publishLibrary()
 {
     if (!m_session)
         return;
-    const QPointer<model::ConnectionSession> session = m_session;
-    guardWrite(this, session->profile(), tr("compile the stored policies and load the library on every primary"), [this, session] {
-        if (!session)
-            return;
-        statusBar()->showMessage(tr("Publishing the limiter library\u2026"));
-        model::LibraryPublisher(session->client(), session->profile().ns)
-            .publish(model::operatorIdentity(QStringLiteral("sluice")), session, [this, session](const model::PublishResult &result) {
-                if (result.ok()) {
-                    statusBar()->showMessage(tr("Published limiter library version %1 to %n primaries", nullptr, int(result.nodes.size()))
-                                                 .arg(result.library.version),
-                                             10000);
-                } else {
-                    statusBar()->clearMessage();
-                    QStringList reasons{result.error};
-                    for (const model::NodeLibrary &node : result.nodes)
-                        if (node.state != model::NodeLibrary::State::Current)
-                            reasons << QStringLiteral("%1: %2").arg(node.node, node.detail);
-                    reasons.removeAll(QString());
-                    auto *failed = new QMessageBox(QMessageBox::Warning, tr("Publish failed"), reasons.join(QLatin1Char('\n')),
-                                                   QMessageBox::Ok, this);
-                    failed->setObjectName(QStringLiteral("publishFailed"));
-                    failed->setAttribute(Qt::WA_DeleteOnClose);
-                    failed->open();
-                }
-                session->libraryWatch()->checkNow();
-            });
-    });
+    m_tabs->setCurrentWidget(m_deployment);
+    m_deployment->publish();
 }
 
 void MainWindow::showLibraryReport(const model::LibraryWatch::Report &report)

@@ -9,9 +9,13 @@
 
 class QLabel;
 class QSettings;
+class QTabWidget;
 
 namespace sluice::ui {
 
+class DeploymentView;
+class PolicyHistoryView;
+class PolicyPanel;
 class ServerOverview;
 
 class MainWindow : public QMainWindow {
@@ -29,9 +33,13 @@ public:
     void showStartupMessage(const QString &message, bool isError);
 
     void openConnectionManager();
+    // Shows the Deployment tab and publishes there (behind the write gate).
     void publishLibrary();
 
     ServerOverview *serverOverview() const { return m_overview; }
+    PolicyPanel *policyPanel() const { return m_policies; }
+    DeploymentView *deploymentView() const { return m_deployment; }
+    PolicyHistoryView *historyView() const { return m_history; }
 
 private:
     void showHealth(model::ServerMonitor::Health health, const QString &problem);
@@ -40,7 +48,11 @@ private:
     void showLibraryReport(const model::LibraryWatch::Report &report);
     void showAbout();
 
+    QTabWidget *m_tabs = nullptr;
     ServerOverview *m_overview = nullptr;
+    PolicyPanel *m_policies = nullptr;
+    DeploymentView *m_deployment = nullptr;
+    PolicyHistoryView *m_history = nullptr;
     QPointer<model::ServerMonitor> m_monitor; // may go with the session that owned it
     model::ConnectionSession *m_session = nullptr;
     QSettings *m_settings = nullptr;

@@ -10,6 +10,7 @@
 #include "support/redis_process.h"
 #include "support/sync_command.h"
 #include "support/test_services.h"
+#include "support/widget_driving.h"
 #include "ui/connection_manager.h"
 #include "ui/main_window.h"
 
@@ -29,49 +30,17 @@
 using namespace sluice;
 using model::ConnectionProfile;
 using model::ProfileSettings;
+using test::child;
+using test::click;
+using test::openDialog;
+using test::typeInto;
 
 namespace {
-
-template <typename Widget>
-Widget *child(QWidget *parent, const char *name)
-{
-    auto *found = parent->findChild<Widget *>(QLatin1String(name));
-    if (!found)
-        qWarning("no child %s", name);
-    return found;
-}
-
-void typeInto(QWidget *parent, const char *name, const QString &text)
-{
-    auto *edit = child<QLineEdit>(parent, name);
-    edit->selectAll();
-    if (text.isEmpty())
-        QTest::keyClick(edit, Qt::Key_Backspace); // typing nothing would not clear it
-    else
-        QTest::keyClicks(edit, text);
-}
 
 void pasteUrl(QWidget *parent, const QString &url)
 {
     typeInto(parent, "urlEdit", url);
     QMetaObject::invokeMethod(child<QLineEdit>(parent, "urlEdit"), "editingFinished");
-}
-
-void click(QWidget *parent, const char *name)
-{
-    auto *button = child<QPushButton>(parent, name);
-    QVERIFY2(button->isEnabled(), name);
-    QTest::mouseClick(button, Qt::LeftButton);
-}
-
-// The top-level dialog of a kind that is open now, by object name.
-template <typename Dialog>
-Dialog *openDialog(const char *name)
-{
-    for (QWidget *widget : QApplication::topLevelWidgets())
-        if (auto *dialog = qobject_cast<Dialog *>(widget); dialog && dialog->objectName() == QLatin1String(name) && dialog->isVisible())
-            return dialog;
-    return nullptr;
 }
 
 QStringList listedNames(QWidget *manager)

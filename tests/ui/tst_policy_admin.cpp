@@ -1,0 +1,772 @@
+// Policy administration through the dashboard, offscreen, on a real redis-server: policies created,
+// edited, renamed, deleted and rolled back through the forms, checked in the stored hashes and the
+// audit stream; two operators editing the same policy; every bad form input and malformed import
+// file refused with a clear message and nothing changed; read-only and production connections;
+// the deployment view's publish, progress, dry run and warnings.
+
+#include "model/audit_log.h"
+#include "model/connection_session.h"
+#include "model/operator_identity.h"
+#include "model/policy_file.h"
+#include "support/publish_support.h"
+#include "support/redis_process.h"
+#include "support/sync_command.h"
+#include "support/test_services.h"
+#include "support/widget_driving.h"
+#include "ui/deployment_view.h"
+#include "ui/main_window.h"
+#include "ui/policy_editor.h"
+#include "ui/policy_history_view.h"
+#include "ui/policy_import_dialog.h"
+#include "ui/policy_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUuid>
+
+using namespace sluice;
+using model::ConnectionProfile;
+using model::Policy;
+using test::child;
+using test::click;
+using test::openDialog;
+using test::typeInto;
+
+namespace {
+
+using Hash = QMap<QByteArray, QByteArray>;
+
+void choose(QWidget *parent, const char *combo, const QString &text)
+{
+    auto *box = child<QComboBox>(parent, combo);
+    const int index = box->findText(text);
+    QVERIFY2(index >= 0, qPrintable(text));
+    box->setCurrentIndex(index);
+}
+
+QString labelText(QWidget *parent, const char *name)
+{
+    auto *label = child<QLabel>(parent, name);
+    return label && !label->isHidden() ? label->text() : QString(); // shown, even on a tab not in front
+}
+
+QStringList tableColumn(QTableWidget *table, int column)
+{
+    QStringList values;
+    for (int row = 0; row < table->rowCount(); ++row)
+        values << table->item(row, column)->text();
+    return values;
+}
+
+QStringList strings(std::initializer_list<const char *> items)
+{
+    QStringList list;
+    for (const char *item : items)
+        list << QString::fromUtf8(item);
+    return list;
+}
+
+} // namespace
+
+class TestPolicyAdmin : public QObject {
+    Q_OBJECT
+
+    test::RedisProcess m_server;
+    std::unique_ptr<redis::RedisClient> m_observer;
+    QString m_namespace;
+    QTemporaryDir m_files;
+
+    QByteArray key(const QByteArray &suffix) const { return '{' + m_namespace.toUtf8() + '}' + suffix; }
+    redis::RedisReply call(const QByteArrayList &command) { return test::syncCommand(*m_observer, command); }
+
+    Hash storedHash(const QString &policy)
+    {
+        Hash hash;
+        const auto reply = call({"HGETALL", key(":policy:" + policy.toUtf8())});
+        for (qsizetype i = 0; i + 1 < reply.value.elements.size(); i += 2)
+            hash.insert(reply.value.elements.at(i).bytes, reply.value.elements.at(i + 1).bytes);
+        return hash;
+    }
+
+    QStringList storedNames()
+    {
+        QStringList names;
+        for (const auto &name : call({"SMEMBERS", key(":policies")}).value.elements)
+            names << QString::fromUtf8(name.bytes);
+        names.sort();
+        return names;
+    }
+
+    QVector<model::AuditEntry> audit()
+    {
+        QVector<model::AuditEntry> entries;
+        for (const auto &element : call({"XRANGE", key(":audit"), "-", "+"}).value.elements) {
+            QString error;
+            if (auto entry = model::AuditLog::decode(element, &error))
+                entries << *entry;
+            else
+                qWarning("%s", qPrintable(error));
+        }
+        return entries;
+    }
+
+    // Everything the namespace holds, to show that a refused input changed nothing.
+    QByteArray snapshot()
+    {
+        QByteArrayList names;
+        for (const auto &name : call({"KEYS", key("*")}).value.elements)
+            names << name.bytes;
+        std::sort(names.begin(), names.end());
+        QByteArray all;
+        for (const QByteArray &name : names)
+            all += name + '=' + call({"DUMP", name}).value.bytes.toHex() + '\n';
+        return all;
+    }
+
+    ConnectionProfile profile(const QString &name = QStringLiteral("dev")) const
+    {
+        ConnectionProfile profile;
+        profile.name = name;
+        profile.ns = m_namespace;
+        profile.options = m_server.options();
+        return profile;
+    }
+
+    // A main window on its own session, with the policy list read.
+    std::unique_ptr<ui::MainWindow> openWindow(const ConnectionProfile &profile)
+    {
+        auto window = std::make_unique<ui::MainWindow>();
+        window->show();
+        window->setSession(new model::ConnectionSession(profile, profile.options));
+        if (!QTest::qWaitFor([&] { return window->session()->client()->state() == redis::RedisClient::State::Ready; }, 10000))
+            qWarning("the session did not connect");
+        return window;
+    }
+
+    QString store(const Policy &policy)
+    {
+        return test::storePolicy(*m_observer, m_namespace, policy);
+    }
+
+    static Policy policy(const QString &name, qint64 limit, qint64 windowMs, qint64 burst = 0)
+    {
+        Policy p;
+        p.name = name;
+        p.algorithm = model::Algorithm::TokenBucket;
+        p.limit = limit;
+        p.windowMs = windowMs;
+        p.burst = burst;
+        return p;
+    }
+
+    static ui::PolicyEditor *waitForEditor()
+    {
+        ui::PolicyEditor *editor = nullptr;
+        if (!QTest::qWaitFor([&] { return (editor = openDialog<ui::PolicyEditor>("policyEditor")) != nullptr; }, 5000))
+            qWarning("no policy editor opened");
+        return editor;
+    }
+
+    // Save, read the diff, confirm it; returns the diff's rows (field names).
+    static QStringList saveThroughDiff(ui::PolicyEditor *editor)
+    {
+        click(editor, "saveButton");
+        QDialog *diff = nullptr;
+        if (!QTest::qWaitFor([&] { return (diff = openDialog<QDialog>("policyDiff")) != nullptr; }, 5000))
+            return {QStringLiteral("no diff dialog")};
+        const QStringList fields = tableColumn(child<QTableWidget>(diff, "diffTable"), 0);
+        click(diff, "confirmButton");
+        return fields;
+    }
+
+    void openEditorOn(ui::MainWindow &window, const QString &name)
+    {
+        QTRY_VERIFY(window.policyPanel()->listModel()->policy(name).has_value());
+        window.policyPanel()->selectPolicy(name);
+        QCOMPARE(window.policyPanel()->selectedName(), name);
+        QTest::keyClick(window.policyPanel()->table(), Qt::Key_Return);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_server.start(), qPrintable(m_server.errorString()));
+        m_observer = std::make_unique<redis::RedisClient>(m_server.options());
+        QVERIFY(test::openAndWait(*m_observer));
+    }
+
+    void init()
+    {
+        m_namespace = QStringLiteral("admin-") + QUuid::createUuid().toString(QUuid::WithoutBraces).left(8);
+    }
+
+    void createEditRenameDeleteAndRollBackThroughTheForms()
+    {
+        auto window = openWindow(profile());
+        ui::PolicyPanel *panel = window->policyPanel();
+        const QString me = model::operatorIdentity(QStringLiteral("sluice"));
+
+        // Create.
+        click(panel, "newPolicyButton");
+        ui::PolicyEditor *editor = waitForEditor();
+        QVERIFY(editor);
+        typeInto(editor, "nameEdit", QStringLiteral("api"));
+        choose(editor, "algorithmCombo", QStringLiteral("token_bucket"));
+        typeInto(editor, "limitEdit", QStringLiteral("100"));
+        typeInto(editor, "windowCountEdit", QStringLiteral("1"));
+        choose(editor, "windowUnitCombo", QStringLiteral("minutes"));
+        typeInto(editor, "burstEdit", QStringLiteral("150"));
+        typeInto(editor, "descriptionEdit", QStringLiteral("public API"));
+        QCOMPARE(labelText(editor, "policySummary"), QStringLiteral("Up to 150 requests at once, then 100 per minute as tokens refill."));
+        QCOMPARE(saveThroughDiff(editor), strings({"name", "algorithm", "limit", "window_ms", "burst", "shadow", "description"}));
+        QTRY_VERIFY(!openDialog<ui::PolicyEditor>("policyEditor"));
+        Hash api = storedHash(QStringLiteral("api"));
+        QCOMPARE(api.value("algorithm"), QByteArray("token_bucket"));
+        QCOMPARE(api.value("limit"), QByteArray("100"));
+        QCOMPARE(api.value("window_ms"), QByteArray("60000"));
+        QCOMPARE(api.value("burst"), QByteArray("150"));
+        QCOMPARE(api.value("shadow"), QByteArray("0"));
+        QCOMPARE(api.value("description"), QByteArray("public API"));
+        QCOMPARE(api.value("version"), QByteArray("1"));
+        QCOMPARE(api.value("updated_by"), me.toUtf8());
+        QCOMPARE(audit().size(), 1);
+        QCOMPARE(audit().last().action, QStringLiteral("create"));
+        QCOMPARE(audit().last().who, me);
+        QTRY_COMPARE(panel->listModel()->rowCount(), 1);
+
+        // Edit: the limit and the window's unit; the diff lists exactly those.
+        openEditorOn(*window, QStringLiteral("api"));
+        editor = waitForEditor();
+        QVERIFY(editor);
+        QCOMPARE(child<QLineEdit>(editor, "windowCountEdit")->text(), QStringLiteral("1"));
+        QCOMPARE(child<QComboBox>(editor, "windowUnitCombo")->currentText(), QStringLiteral("minutes"));
+        typeInto(editor, "limitEdit", QStringLiteral("200"));
+        choose(editor, "windowUnitCombo", QStringLiteral("seconds"));
+        QCOMPARE(saveThroughDiff(editor), strings({"limit", "window_ms"}));
+        QTRY_COMPARE(storedHash(QStringLiteral("api")).value("version"), QByteArray("2"));
+        api = storedHash(QStringLiteral("api"));
+        QCOMPARE(api.value("limit"), QByteArray("200"));
+        QCOMPARE(api.value("window_ms"), QByteArray("1000"));
+        QCOMPARE(api.value("burst"), QByteArray("150"));
+        const model::AuditEntry update = audit().last();
+        QCOMPARE(update.action, QStringLiteral("update"));
+        QCOMPARE(update.before->limit, 100);
+        QCOMPARE(update.after->limit, 200);
+        QCOMPARE(update.after->windowMs, 1000);
+
+        // Saving what is stored changes nothing.
+        QTRY_COMPARE(panel->listModel()->policy(QStringLiteral("api"))->version, 2);
+        openEditorOn(*window, QStringLiteral("api"));
+        editor = waitForEditor();
+        click(editor, "saveButton");
+        QCOMPARE(labelText(editor, "saveStatus"), QStringLiteral("Nothing changed."));
+        QVERIFY(!openDialog<QDialog>("policyDiff"));
+        editor->reject();
+
+        // Rename: one commit creates the new name and deletes the old, with a warning first.
+        openEditorOn(*window, QStringLiteral("api"));
+        editor = waitForEditor();
+        typeInto(editor, "nameEdit", QStringLiteral("api.v2"));
+        click(editor, "saveButton");
+        QDialog *diff = nullptr;
+        QTRY_VERIFY((diff = openDialog<QDialog>("policyDiff")));
+        QVERIFY(labelText(diff, "diffWarning").contains(QLatin1String("unknown policy")));
+        QCOMPARE(tableColumn(child<QTableWidget>(diff, "diffTable"), 0), strings({"name"}));
+        click(diff, "confirmButton");
+        QTRY_COMPARE(storedNames(), strings({"api.v2"}));
+        QVERIFY(storedHash(QStringLiteral("api")).isEmpty());
+        QCOMPARE(storedHash(QStringLiteral("api.v2")).value("limit"), QByteArray("200"));
+        QCOMPARE(storedHash(QStringLiteral("api.v2")).value("version"), QByteArray("1"));
+        QVector<model::AuditEntry> entries = audit();
+        QCOMPARE(entries.size(), 4);
+        QCOMPARE(entries.at(2).action + QLatin1Char(' ') + entries.at(2).policy, QStringLiteral("create api.v2"));
+        QCOMPARE(entries.at(3).action + QLatin1Char(' ') + entries.at(3).policy, QStringLiteral("delete api"));
+
+        // A new policy may not take a stored name.
+        QTRY_VERIFY(panel->listModel()->policy(QStringLiteral("api.v2")).has_value());
+        click(panel, "newPolicyButton");
+        editor = waitForEditor();
+        typeInto(editor, "nameEdit", QStringLiteral("api.v2"));
+        QCOMPARE(labelText(editor, "nameError"), QStringLiteral("a policy with this name exists"));
+        QVERIFY(!child<QPushButton>(editor, "saveButton")->isEnabled());
+        editor->reject();
+
+        // Delete asks first; Cancel keeps it, Yes deletes it.
+        panel->selectPolicy(QStringLiteral("api.v2"));
+        click(panel, "deletePolicyButton");
+        QMessageBox *ask = nullptr;
+        QTRY_VERIFY((ask = openDialog<QMessageBox>("deleteConfirmation")));
+        ask->button(QMessageBox::Cancel)->click();
+        QTest::qWait(200);
+        QCOMPARE(storedNames(), strings({"api.v2"}));
+        click(panel, "deletePolicyButton");
+        QTRY_VERIFY((ask = openDialog<QMessageBox>("deleteConfirmation")));
+        ask->button(QMessageBox::Yes)->click();
+        QTRY_VERIFY(storedNames().isEmpty());
+        QCOMPARE(audit().last().action, QStringLiteral("delete"));
+        QTRY_COMPARE(panel->listModel()->rowCount(), 0);
+
+        // Roll "api" back to version 1 from the history: it is recreated as it was, and audited.
+        ui::PolicyHistoryView *history = window->historyView();
+        click(panel, "policyHistoryButton"); // nothing selected: the whole log
+        history->showPolicy(QStringLiteral("api"));
+        QTRY_COMPARE(history->auditModel()->rowCount(), 3); // delete, update, create
+        QCOMPARE(history->auditModel()->entry(2).action, QStringLiteral("create"));
+        history->table()->selectRow(2);
+        click(history, "rollbackButton");
+        QTRY_VERIFY((diff = openDialog<QDialog>("policyDiff")));
+        QVERIFY(labelText(diff, "diffIntro").contains(QLatin1String("deleted")));
+        click(diff, "confirmButton");
+        QTRY_COMPARE(storedNames(), strings({"api"}));
+        api = storedHash(QStringLiteral("api"));
+        QCOMPARE(api.value("limit"), QByteArray("100"));
+        QCOMPARE(api.value("window_ms"), QByteArray("60000"));
+        QCOMPARE(audit().last().action, QStringLiteral("rollback"));
+        QCOMPARE(audit().last().rollbackTo, 1);
+        QCOMPARE(audit().last().who, me);
+
+        // Compare two versions from the history: version 1 against version 2 of "api".
+        QTRY_COMPARE(history->auditModel()->rowCount(), 4);
+        history->table()->selectionModel()->clearSelection();
+        history->table()->selectionModel()->select(history->auditModel()->index(2, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        history->table()->selectionModel()->select(history->auditModel()->index(3, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        click(history, "compareButton");
+        QTRY_VERIFY((diff = openDialog<QDialog>("policyDiff")));
+        auto *compared = child<QTableWidget>(diff, "diffTable");
+        QCOMPARE(tableColumn(compared, 0), strings({"limit", "window_ms"}));
+        QCOMPARE(tableColumn(compared, 1), strings({"100", "60000 (1 minute)"}));
+        QCOMPARE(tableColumn(compared, 2), strings({"200", "1000 (1 second)"}));
+        QVERIFY(!child<QPushButton>(diff, "confirmButton"));
+        diff->reject();
+
+        // Rolling an existing policy back: a new version with the old definition.
+        openEditorOn(*window, QStringLiteral("api"));
+        editor = waitForEditor();
+        typeInto(editor, "limitEdit", QStringLiteral("7"));
+        saveThroughDiff(editor);
+        QTRY_COMPARE(storedHash(QStringLiteral("api")).value("limit"), QByteArray("7"));
+        QTRY_COMPARE(history->auditModel()->rowCount(), 5);
+        history->table()->selectRow(1); // the rollback, whose definition is version 1's
+        click(history, "rollbackButton");
+        QTRY_VERIFY((diff = openDialog<QDialog>("policyDiff")));
+        click(diff, "confirmButton");
+        QTRY_COMPARE(storedHash(QStringLiteral("api")).value("limit"), QByteArray("100"));
+        QCOMPARE(storedHash(QStringLiteral("api")).value("version"), QByteArray("3"));
+        QCOMPARE(audit().last().action, QStringLiteral("rollback"));
+    }
+
+    void concurrentEditsConflictAndLoseNothing()
+    {
+        QCOMPARE(store(policy(QStringLiteral("shared"), 100, 60000, 150)), QString());
+        auto alice = openWindow(profile(QStringLiteral("alice")));
+        auto bob = openWindow(profile(QStringLiteral("bob")));
+
+        openEditorOn(*alice, QStringLiteral("shared"));
+        ui::PolicyEditor *aliceEditor = waitForEditor();
+        QVERIFY(aliceEditor);
+        openEditorOn(*bob, QStringLiteral("shared"));
+        ui::PolicyEditor *bobEditor = nullptr;
+        QTRY_VERIFY((bobEditor = qobject_cast<ui::PolicyEditor *>(bob->findChild<ui::PolicyEditor *>(QStringLiteral("policyEditor")))));
+
+        // Bob saves first.
+        typeInto(bobEditor, "limitEdit", QStringLiteral("300"));
+        saveThroughDiff(bobEditor);
+        QTRY_COMPARE(storedHash(QStringLiteral("shared")).value("version"), QByteArray("2"));
+
+        // Alice's save, based on version 1, is a conflict: nothing of hers is written, Bob's stays.
+        typeInto(aliceEditor, "burstEdit", QStringLiteral("500"));
+        saveThroughDiff(aliceEditor);
+        QDialog *conflict = nullptr;
+        QTRY_VERIFY((conflict = openDialog<QDialog>("conflictDialog")));
+        QVERIFY2(labelText(conflict, "conflictIntro").contains(QLatin1String("(version 2)")), qPrintable(labelText(conflict, "conflictIntro")));
+        auto *table = child<QTableWidget>(conflict, "conflictTable");
+        QCOMPARE(tableColumn(table, 0), strings({"limit", "burst"}));
+        QCOMPARE(tableColumn(table, 1), strings({"100", "150"})); // when she opened it
+        QCOMPARE(tableColumn(table, 2), strings({"300", "150"})); // Bob's
+        QCOMPARE(tableColumn(table, 3), strings({"100", "500"})); // hers
+        QCOMPARE(storedHash(QStringLiteral("shared")).value("limit"), QByteArray("300"));
+        QCOMPARE(storedHash(QStringLiteral("shared")).value("burst"), QByteArray("150"));
+
+        // Reload: Bob's version in the form; her burst typed again and saved on top of his.
+        click(conflict, "reloadButton");
+        QCOMPARE(child<QLineEdit>(aliceEditor, "limitEdit")->text(), QStringLiteral("300"));
+        typeInto(aliceEditor, "burstEdit", QStringLiteral("500"));
+        QCOMPARE(saveThroughDiff(aliceEditor), strings({"burst"}));
+        QTRY_COMPARE(storedHash(QStringLiteral("shared")).value("version"), QByteArray("3"));
+        QCOMPARE(storedHash(QStringLiteral("shared")).value("limit"), QByteArray("300"));
+        QCOMPARE(storedHash(QStringLiteral("shared")).value("burst"), QByteArray("500"));
+
+        // Again, and this time Alice chooses to overwrite: hers is stored, Bob's stays in the audit log.
+        openEditorOn(*alice, QStringLiteral("shared"));
+        aliceEditor = waitForEditor();
+        QVERIFY(store(policy(QStringLiteral("shared"), 50, 60000, 500)).isEmpty()); // Bob, from elsewhere
+        typeInto(aliceEditor, "limitEdit", QStringLiteral("400"));
+        saveThroughDiff(aliceEditor);
+        QTRY_VERIFY((conflict = openDialog<QDialog>("conflictDialog")));
+        click(conflict, "overwriteButton");
+        QTRY_COMPARE(storedHash(QStringLiteral("shared")).value("version"), QByteArray("5"));
+        QCOMPARE(storedHash(QStringLiteral("shared")).value("limit"), QByteArray("400"));
+        const QVector<model::AuditEntry> entries = audit();
+        QCOMPARE(entries.at(entries.size() - 2).after->limit, 50);
+        QCOMPARE(entries.last().before->limit, 50);
+        QCOMPARE(entries.last().after->limit, 400);
+
+        // Keep editing: the form keeps hers; the next save is compared with what is stored now.
+        openEditorOn(*alice, QStringLiteral("shared"));
+        aliceEditor = waitForEditor();
+        QVERIFY(store(policy(QStringLiteral("shared"), 60, 60000, 500)).isEmpty());
+        typeInto(aliceEditor, "limitEdit", QStringLiteral("70"));
+        saveThroughDiff(aliceEditor);
+        QTRY_VERIFY((conflict = openDialog<QDialog>("conflictDialog")));
+        click(conflict, "keepEditingButton");
+        QCOMPARE(child<QLineEdit>(aliceEditor, "limitEdit")->text(), QStringLiteral("70"));
+        QVERIFY(labelText(aliceEditor, "saveStatus").contains(QLatin1String("version 6")));
+        QCOMPARE(saveThroughDiff(aliceEditor), strings({"limit"}));
+        QTRY_COMPARE(storedHash(QStringLiteral("shared")).value("limit"), QByteArray("70"));
+        QCOMPARE(storedHash(QStringLiteral("shared")).value("version"), QByteArray("7"));
+    }
+
+    void badFormInputsAreRefusedAndChangeNothing_data()
+    {
+        QTest::addColumn<QString>("algorithm");
+        QTest::addColumn<QString>("unit");
+        QTest::addColumn<QStringList>("edits"); // field, text, field, text...
+        QTest::addColumn<QString>("errorLabel");
+        QTest::addColumn<QString>("message");
+        auto row = [](const char *name, const char *algorithm, const char *unit, const QStringList &edits, const char *label,
+                      const char *message) {
+            QTest::newRow(name) << QString::fromUtf8(algorithm) << QString::fromUtf8(unit) << edits << QString::fromUtf8(label)
+                                << QString::fromUtf8(message);
+        };
+        const char *tb = "token_bucket";
+        row("name empty", tb, "seconds", strings({"nameEdit", ""}), "nameError", "required");
+        row("name with a space", tb, "seconds", strings({"nameEdit", "has space"}), "nameError", "letters, digits");
+        row("name with a semicolon", tb, "seconds", strings({"nameEdit", "semi;colon"}), "nameError", "letters, digits");
+        row("name not ASCII", tb, "seconds", strings({"nameEdit", "l\u00f6gin"}), "nameError", "letters, digits");
+        row("name with a slash", tb, "seconds", strings({"nameEdit", "a/b"}), "nameError", "letters, digits");
+        row("name with a quote", tb, "seconds", strings({"nameEdit", "x\"y"}), "nameError", "letters, digits");
+        row("name too long", tb, "seconds", QStringList{QStringLiteral("nameEdit"), QString(65, QLatin1Char('x'))}, "nameError",
+            "1 to 64");
+        row("name taken", tb, "seconds", strings({"nameEdit", "taken"}), "nameError", "exists");
+        row("limit empty", tb, "seconds", strings({"limitEdit", ""}), "limitError", "required");
+        row("limit blank", tb, "seconds", strings({"limitEdit", "   "}), "limitError", "required");
+        row("limit letters", tb, "seconds", strings({"limitEdit", "abc"}), "limitError", "not a number");
+        row("limit negative", tb, "seconds", strings({"limitEdit", "-5"}), "limitError", "must be positive");
+        row("limit zero", tb, "seconds", strings({"limitEdit", "0"}), "limitError", "at least 1");
+        row("limit fraction", tb, "seconds", strings({"limitEdit", "1.5"}), "limitError", "whole number");
+        row("limit exponent", tb, "seconds", strings({"limitEdit", "1e3"}), "limitError", "whole number");
+        row("limit too large", tb, "seconds", strings({"limitEdit", "1000000001"}), "limitError", "at most 1000000000");
+        row("limit overflows", tb, "seconds", strings({"limitEdit", "99999999999999999999"}), "limitError", "at most 1000000000");
+        row("limit with a unit", tb, "seconds", strings({"limitEdit", "10 requests"}), "limitError", "not a number");
+        row("limit in hex", tb, "seconds", strings({"limitEdit", "0x10"}), "limitError", "not a number");
+        row("limit with a plus", tb, "seconds", strings({"limitEdit", "+5"}), "limitError", "not a number");
+        row("window empty", tb, "seconds", strings({"windowCountEdit", ""}), "windowError", "required");
+        row("window zero", tb, "seconds", strings({"windowCountEdit", "0"}), "windowError", "at least 1");
+        row("window negative", tb, "seconds", strings({"windowCountEdit", "-1"}), "windowError", "must be positive");
+        row("window fraction", tb, "minutes", strings({"windowCountEdit", "2.5"}), "windowError", "whole number");
+        row("window letters", tb, "seconds", strings({"windowCountEdit", "abc"}), "windowError", "not a number");
+        row("window 8 days", tb, "days", strings({"windowCountEdit", "8"}), "windowError", "one week");
+        row("window 169 hours", tb, "hours", strings({"windowCountEdit", "169"}), "windowError", "one week");
+        row("window 10081 minutes", tb, "minutes", strings({"windowCountEdit", "10081"}), "windowError", "one week");
+        row("window too many ms", tb, "milliseconds", strings({"windowCountEdit", "604800001"}), "windowError", "one week");
+        row("burst zero", tb, "seconds", strings({"burstEdit", "0"}), "burstError", "at least 1");
+        row("burst negative", "gcra", "seconds", strings({"burstEdit", "-1"}), "burstError", "must be positive");
+        row("burst letters", "leaky_bucket", "seconds", strings({"burstEdit", "abc"}), "burstError", "not a number");
+        row("burst fraction", tb, "seconds", strings({"burstEdit", "1.0"}), "burstError", "whole number");
+        row("burst too large", tb, "seconds", strings({"burstEdit", "1000000001"}), "burstError", "at most 1000000000");
+        row("description too long", tb, "seconds", QStringList{QStringLiteral("descriptionEdit"), QString(1025, QLatin1Char('d'))},
+            "descriptionError", "at most 1024 characters");
+        row("limit times window past 2^52", tb, "days", strings({"limitEdit", "1000000000", "windowCountEdit", "7"}), "limitError", "2^52");
+        row("burst times window past 2^52", "gcra", "days", strings({"burstEdit", "1000000000", "windowCountEdit", "7"}), "burstError",
+            "2^52");
+        row("sliding log too many entries", "sliding_log", "seconds", strings({"limitEdit", "100001"}), "limitError", "at most 100000");
+        row("concurrency too many leases", "concurrency", "seconds", strings({"limitEdit", "200000"}), "limitError", "at most 100000");
+    }
+
+    void badFormInputsAreRefusedAndChangeNothing()
+    {
+        QFETCH(QString, algorithm);
+        QFETCH(QString, unit);
+        QFETCH(QStringList, edits);
+        QFETCH(QString, errorLabel);
+        QFETCH(QString, message);
+        QCOMPARE(store(policy(QStringLiteral("taken"), 10, 1000)), QString());
+        const QByteArray before = snapshot();
+        auto window = openWindow(profile());
+        QTRY_COMPARE(window->policyPanel()->listModel()->rowCount(), 1);
+        click(window->policyPanel(), "newPolicyButton");
+        ui::PolicyEditor *editor = waitForEditor();
+        QVERIFY(editor);
+        typeInto(editor, "nameEdit", QStringLiteral("fresh"));
+        choose(editor, "algorithmCombo", algorithm);
+        typeInto(editor, "limitEdit", QStringLiteral("10"));
+        typeInto(editor, "windowCountEdit", QStringLiteral("1"));
+        choose(editor, "windowUnitCombo", unit);
+        QVERIFY(child<QPushButton>(editor, "saveButton")->isEnabled()); // valid before the bad input
+        for (qsizetype i = 0; i + 1 < edits.size(); i += 2)
+            typeInto(editor, edits.at(i).toUtf8().constData(), edits.at(i + 1));
+
+        const QString shown = labelText(editor, errorLabel.toUtf8().constData());
+        QVERIFY2(shown.contains(message), qPrintable(QStringLiteral("%1 shows \"%2\"").arg(errorLabel, shown)));
+        QVERIFY(!child<QPushButton>(editor, "saveButton")->isEnabled());
+        QVERIFY(!editor->formPolicy().has_value());
+        QVERIFY(labelText(editor, "policySummary").contains(QLatin1String("Fix the fields")));
+        editor->save(); // as a stale shortcut would
+        QTest::qWait(100);
+        QVERIFY(!openDialog<QDialog>("policyDiff"));
+        QCOMPARE(snapshot(), before);
+    }
+
+    void malformedImportFilesAreRefusedAndChangeNothing_data()
+    {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("message");
+        auto row = [](const char *name, const QByteArray &content, const char *message) {
+            QTest::newRow(name) << content << QString::fromUtf8(message);
+        };
+        const QByteArray good = test::js("{'name': 'good', 'algorithm': 'token_bucket', 'limit': 10, 'window_ms': 1000}");
+        row("empty file", "", "not valid JSON");
+        row("not JSON", "policies: api", "not valid JSON");
+        row("truncated", test::js("{'policies': [{'name': 'api'"), "not valid JSON");
+        row("array at the top", "[]", "must hold a JSON object");
+        row("no policies", "{}", "\"policies\": is required and must be an array");
+        row("policies an object", test::js("{'policies': {}}"), "must be an array, not an object");
+        row("a policy that is a number", test::js("{'policies': [1]}"), "must be an object, not a number");
+        row("name missing", test::js("{'policies': [{'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000}]}"),
+            "\"name\": is required and must be a string");
+        row("name a number", test::js("{'policies': [{'name': 5, 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000}]}"),
+            "must be a string, not a number");
+        row("name with a space", test::js("{'policies': [{'name': 'a b', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000}]}"),
+            "letters, digits");
+        row("algorithm missing", test::js("{'policies': [{'name': 'a', 'limit': 1, 'window_ms': 1000}]}"),
+            "\"algorithm\": is required");
+        row("algorithm unknown", test::js("{'policies': [{'name': 'a', 'algorithm': 'leaky', 'limit': 1, 'window_ms': 1000}]}"),
+            "\"leaky\" is not one of");
+        row("limit a string", test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': '100', 'window_ms': 1000}]}"),
+            "must be a whole number, not a string");
+        row("limit a fraction", test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1.5, 'window_ms': 1000}]}"),
+            "must be a whole number, not 1.5");
+        row("limit negative", test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': -3, 'window_ms': 1000}]}"),
+            "must be positive");
+        row("limit too large", test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 2000000000, 'window_ms': 1000}]}"),
+            "from 1 to 1000000000");
+        row("window missing", test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1}]}"), "\"window_ms\": is required");
+        row("window past a week", test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 691200000}]}"),
+            "one week");
+        row("burst a fraction", test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000, 'burst': 2.5}]}"),
+            "\"burst\": must be a whole number");
+        row("shadow a string", test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000, 'shadow': 'yes'}]}"),
+            "must be true or false");
+        row("description a number",
+            test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000, 'description': 5}]}"),
+            "\"description\": must be a string");
+        row("unknown field", test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limt': 1, 'window_ms': 1000}]}"),
+            "\"limt\": is not a policy field");
+        row("duplicate names", "{\"policies\": [" + good + "," + good + "]}", "appears more than once");
+        row("unknown top-level key", "{\"policies\": [" + good + "], \"version\": 2}", "not known at the top level");
+        row("one good, one bad", "{\"policies\": [" + good + test::js(", {'name': 'bad', 'algorithm': 'gcra', 'limit': 0, 'window_ms': 1}]}"),
+            "policy \"bad\", field \"limit\"");
+        row("sliding log past its entries",
+            test::js("{'policies': [{'name': 'a', 'algorithm': 'sliding_log', 'limit': 100001, 'window_ms': 1000}]}"), "at most 100000");
+        row("missing file", "<missing>", "No such file");
+        row("too large to be a policy file", "<huge>", "more than the 16777216 a policy file may have");
+    }
+
+    void malformedImportFilesAreRefusedAndChangeNothing()
+    {
+        QFETCH(QByteArray, content);
+        QFETCH(QString, message);
+        QCOMPARE(store(policy(QStringLiteral("good"), 99, 1000)), QString());
+        const QByteArray before = snapshot();
+        auto window = openWindow(profile());
+
+        const QString path = m_files.filePath(QString::fromLatin1(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('_')));
+        if (content != "<missing>") {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            if (content == "<huge>")
+                QVERIFY(file.resize(17 * 1024 * 1024));
+            else
+                file.write(content);
+        }
+        window->policyPanel()->importFile(path);
+        QDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = openDialog<QDialog>("policyImport")));
+        auto *errors = child<QListWidget>(dialog, "importErrors");
+        QTRY_VERIFY(errors->isVisible());
+        QStringList shown;
+        for (int row = 0; row < errors->count(); ++row)
+            shown << errors->item(row)->text();
+        QVERIFY2(shown.join(QLatin1Char('\n')).contains(message), qPrintable(shown.join(QLatin1Char('\n'))));
+        QVERIFY(labelText(dialog, "importSummary").contains(QLatin1String("nothing will change")));
+        QVERIFY(!child<QPushButton>(dialog, "applyButton")->isEnabled());
+        qobject_cast<ui::PolicyImportDialog *>(dialog)->apply(); // as a stale button would
+        QTest::qWait(100);
+        QCOMPARE(snapshot(), before);
+        dialog->reject();
+    }
+
+    void importPreviewsThenAppliesAllAndExportRoundTrips()
+    {
+        QCOMPARE(store(policy(QStringLiteral("keep"), 10, 1000)), QString());
+        QCOMPARE(store(policy(QStringLiteral("old"), 10, 1000)), QString());
+        auto window = openWindow(profile());
+        const QString path = m_files.filePath(QStringLiteral("import.json"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(test::js("{'policies': ["
+                            "{'name': 'keep', 'algorithm': 'token_bucket', 'limit': 10, 'window_ms': 1000},"
+                            "{'name': 'login', 'algorithm': 'fixed_window', 'limit': 5, 'window_ms': 60000},"
+                            "{'name': 'old', 'algorithm': 'token_bucket', 'limit': 20, 'window_ms': 1000}]}"));
+        file.close();
+        window->policyPanel()->importFile(path);
+        QDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = openDialog<QDialog>("policyImport")));
+        auto *preview = child<QTableWidget>(dialog, "importPreview");
+        QTRY_COMPARE(preview->rowCount(), 3);
+        QCOMPARE(tableColumn(preview, 0), strings({"login", "old", "keep"}));
+        QCOMPARE(tableColumn(preview, 1), strings({"create", "update", "unchanged"}));
+        QCOMPARE(preview->item(1, 2)->text(), QStringLiteral("limit 10 \u2192 20, burst 10 \u2192 20")); // burst follows the limit
+        QCOMPARE(labelText(dialog, "importSummary"), QStringLiteral("1 to create, 1 to update, 0 to delete, 1 unchanged."));
+        QCOMPARE(audit().size(), 2); // nothing applied by the preview
+        click(dialog, "applyButton");
+        QTRY_COMPARE(storedNames(), strings({"keep", "login", "old"}));
+        QCOMPARE(storedHash(QStringLiteral("old")).value("limit"), QByteArray("20"));
+        QCOMPARE(audit().size(), 4);
+
+        // The same file again: nothing to do.
+        window->policyPanel()->importFile(path);
+        QTRY_VERIFY((dialog = openDialog<QDialog>("policyImport")));
+        QTRY_VERIFY(labelText(dialog, "importSummary").contains(QLatin1String("nothing to do")));
+        QVERIFY(!child<QPushButton>(dialog, "applyButton")->isEnabled());
+        dialog->reject();
+
+        // Export writes what is stored, in the same format; importing it back changes nothing.
+        QTRY_COMPARE(window->policyPanel()->listModel()->rowCount(), 3);
+        const QString exported = m_files.filePath(QStringLiteral("export.json"));
+        QCOMPARE(window->policyPanel()->exportTo(exported), QString());
+        QFile written(exported);
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        const model::PolicyFile parsed = model::PolicyFile::parse(written.readAll());
+        QVERIFY(parsed.ok());
+        QCOMPARE(parsed.policies.size(), 3);
+        QCOMPARE(parsed.policies.at(1).name, QStringLiteral("login"));
+        QCOMPARE(parsed.policies.at(1).algorithm, model::Algorithm::FixedWindow);
+    }
+
+    void readOnlyConnectionsDisableEveryWrite()
+    {
+        QCOMPARE(store(policy(QStringLiteral("api"), 10, 1000)), QString());
+        ConnectionProfile readOnly = profile(QStringLiteral("auditor"));
+        readOnly.readOnly = true;
+        auto window = openWindow(readOnly);
+        ui::PolicyPanel *panel = window->policyPanel();
+        QTRY_COMPARE(panel->listModel()->rowCount(), 1);
+        panel->selectPolicy(QStringLiteral("api"));
+        for (const char *button : {"newPolicyButton", "deletePolicyButton", "importPoliciesButton"})
+            QVERIFY2(!child<QPushButton>(panel, button)->isEnabled(), button);
+        QVERIFY(child<QPushButton>(panel, "editPolicyButton")->isEnabled()); // to view it
+        QCOMPARE(child<QPushButton>(panel, "editPolicyButton")->text(), QStringLiteral("View\u2026"));
+        click(panel, "editPolicyButton");
+        ui::PolicyEditor *editor = waitForEditor();
+        QVERIFY(editor);
+        for (const char *field : {"nameEdit", "limitEdit", "windowCountEdit", "burstEdit", "descriptionEdit"})
+            QVERIFY2(!child<QLineEdit>(editor, field)->isEnabled(), field);
+        QVERIFY(!child<QComboBox>(editor, "algorithmCombo")->isEnabled());
+        QVERIFY(!child<QPushButton>(editor, "saveButton")->isEnabled());
+        editor->save();
+        QTest::qWait(100);
+        QVERIFY(!openDialog<QDialog>("policyDiff"));
+        editor->reject();
+        QVERIFY(!child<QPushButton>(window->deploymentView(), "deploymentPublishButton")->isEnabled());
+        ui::PolicyHistoryView *history = window->historyView();
+        history->showPolicy(QStringLiteral("api"));
+        QTRY_COMPARE(history->auditModel()->rowCount(), 1);
+        history->table()->selectRow(0);
+        QVERIFY(!child<QPushButton>(history, "rollbackButton")->isEnabled());
+        QVERIFY(child<QPushButton>(history, "compareButton")->isEnabled());
+        QCOMPARE(audit().size(), 1);
+    }
+
+    void productionConfirmsEverySave()
+    {
+        ConnectionProfile production = profile(QStringLiteral("prod"));
+        production.environment = ConnectionProfile::Environment::Production;
+        auto window = openWindow(production);
+        click(window->policyPanel(), "newPolicyButton");
+        ui::PolicyEditor *editor = waitForEditor();
+        typeInto(editor, "nameEdit", QStringLiteral("api"));
+        saveThroughDiff(editor);
+        QMessageBox *confirm = nullptr;
+        QTRY_VERIFY((confirm = openDialog<QMessageBox>("writeConfirmation")));
+        QVERIFY(confirm->text().contains(QLatin1String("create policy")));
+        confirm->button(QMessageBox::Cancel)->click();
+        QTest::qWait(200);
+        QVERIFY(storedNames().isEmpty());
+        QVERIFY(editor->isVisible()); // still editing
+        saveThroughDiff(editor);
+        QTRY_VERIFY((confirm = openDialog<QMessageBox>("writeConfirmation")));
+        confirm->button(QMessageBox::Yes)->click();
+        QTRY_COMPARE(storedNames(), strings({"api"}));
+    }
+
+    void deploymentViewPublishesNodeByNodeAndWarnsOfDifferences()
+    {
+        test::RedisProcess server; // its own, so the function library is this test's alone
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        ConnectionProfile dev = profile();
+        dev.options = server.options();
+        redis::RedisClient observer(server.options());
+        QVERIFY(test::openAndWait(observer));
+        QCOMPARE(test::storePolicy(observer, m_namespace, policy(QStringLiteral("api"), 100, 60000, 150)), QString());
+        auto window = openWindow(dev);
+        ui::DeploymentView *view = window->deploymentView();
+        auto *record = child<QLabel>(view, "publishedRecord");
+        QTRY_VERIFY(record->text().contains(QLatin1String("Nothing published yet")));
+        QTRY_VERIFY(labelText(window->policyPanel(), "publishWarning").contains(QLatin1String("No library has been published")));
+        QTRY_COMPARE(view->deploymentModel()->rowCount(), 1);
+        QCOMPARE(view->deploymentModel()->index(0, model::DeploymentModel::State).data().toString(), QStringLiteral("missing"));
+
+        // Dry run: the generated table, nothing loaded.
+        click(view, "dryRunButton");
+        QDialog *dryRun = nullptr;
+        QTRY_VERIFY((dryRun = openDialog<QDialog>("dryRunDialog")));
+        const QString table = child<QPlainTextEdit>(dryRun, "dryRunTable")->toPlainText();
+        QVERIFY2(table.contains(QLatin1String("api")) && table.contains(QLatin1String("150")), qPrintable(table));
+        dryRun->reject();
+        QCOMPARE(test::syncCommand(observer, {"FUNCTION", "LIST"}).value.elements.size(), 0);
+
+        // Publish: each node shows loading, then its result.
+        click(view, "deploymentPublishButton");
+        QVERIFY(view->deploymentModel()->isPending(0));
+        QCOMPARE(view->deploymentModel()->index(0, model::DeploymentModel::State).data().toString(), QStringLiteral("loading\u2026"));
+        QTRY_COMPARE(view->deploymentModel()->index(0, model::DeploymentModel::State).data().toString(), QStringLiteral("current"));
+        QTRY_VERIFY(labelText(view, "deploymentStatus").contains(QLatin1String("Published version 1 to 1 primaries")));
+        QCOMPARE(test::syncCommand(observer, {"FUNCTION", "LIST"}).value.elements.size(), 1);
+        QTRY_VERIFY(record->text().contains(QLatin1String("Published version 1")));
+        QTRY_COMPARE(window->policyPanel()->listModel()->index(0, model::PolicyListModel::Published).data().toString(), QStringLiteral("yes"));
+        QTRY_VERIFY(labelText(window->policyPanel(), "publishWarning").isEmpty());
+        // This private server keeps no persistence: said so.
+        QVERIFY(labelText(view, "deploymentWarning").contains(QLatin1String("no persistence")));
+
+        // A stored change not yet published: both the list and the deployment view say so.
+        QCOMPARE(test::storePolicy(observer, m_namespace, policy(QStringLiteral("api"), 200, 60000, 150)), QString());
+        window->session()->libraryWatch()->checkNow();
+        window->policyPanel()->refresh();
+        QTRY_COMPARE(window->policyPanel()->listModel()->index(0, model::PolicyListModel::Published).data().toString(),
+                     QStringLiteral("changed"));
+        QTRY_VERIFY(labelText(window->policyPanel(), "publishWarning").contains(QLatin1String("differ from the published library")));
+        QTRY_VERIFY(labelText(view, "deploymentWarning").contains(QLatin1String("differ from the published library")));
+    }
+};
+
+QTEST_MAIN(TestPolicyAdmin)
+#include "tst_policy_admin.moc"

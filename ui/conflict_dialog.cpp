@@ -1,0 +1,104 @@
+#include "ui/conflict_dialog.h"
+
+#include "model/policy_diff.h"
+
+#include <QDateTime>
+#include <QDialogButtonBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace sluice::ui {
+
+namespace {
+
+QString fieldText(const std::optional<model::Policy> &policy, int field)
+{
+    return policy ? model::definitionTexts(*policy).at(field).second : QString();
+}
+
+} // namespace
+
+ConflictDialog::ConflictDialog(const std::optional<model::Policy> &base, const std::optional<model::Policy> &theirs,
+                               const model::Policy &mine, QWidget *parent)
+    : QDialog(parent)
+{
+    setObjectName(QStringLiteral("conflictDialog"));
+    setWindowTitle(tr("Saved by someone else"));
+    auto *layout = new QVBoxLayout(this);
+
+    QString intro;
+    if (!theirs)
+        intro = tr("\u201c%1\u201d was deleted after you opened it. Nothing of yours was saved.").arg(mine.name);
+    else if (!base)
+        intro = tr("%1 created \u201c%2\u201d at %3 while you were writing yours. Nothing of yours was saved.")
+                    .arg(theirs->updatedBy, theirs->name,
+                         QDateTime::fromMSecsSinceEpoch(theirs->updatedAtMs).toString(QStringLiteral("HH:mm:ss")));
+    else
+        intro = tr("%1 saved \u201c%2\u201d (version %3) at %4, after you opened version %5. Nothing of yours was saved.")
+                    .arg(theirs->updatedBy, theirs->name)
+                    .arg(theirs->version)
+                    .arg(QDateTime::fromMSecsSinceEpoch(theirs->updatedAtMs).toString(QStringLiteral("HH:mm:ss")))
+                    .arg(base->version);
+    auto *introLabel = new QLabel(intro, this);
+    introLabel->setObjectName(QStringLiteral("conflictIntro"));
+    introLabel->setWordWrap(true);
+    layout->addWidget(introLabel);
+
+    // Every field either side changed, against what the editor started from.
+    auto *table = new QTableWidget(0, 4, this);
+    table->setObjectName(QStringLiteral("conflictTable"));
+    table->setHorizontalHeaderLabels({tr("Field"), base ? tr("When you opened it (v%1)").arg(base->version) : tr("Before"),
+                                      theirs ? tr("Theirs (v%1, %2)").arg(theirs->version).arg(theirs->updatedBy) : tr("Theirs (deleted)"),
+                                      tr("Yours")});
+    table->verticalHeader()->hide();
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->setSelectionMode(QAbstractItemView::NoSelection);
+    const auto fields = model::definitionTexts(mine);
+    for (int field = 0; field < fields.size(); ++field) {
+        const QString before = fieldText(base, field);
+        const QString their = fieldText(theirs, field);
+        const QString yours = fields.at(field).second;
+        if (base && their == before && yours == before)
+            continue;
+        const int row = table->rowCount();
+        table->insertRow(row);
+        table->setItem(row, 0, new QTableWidgetItem(fields.at(field).first));
+        table->setItem(row, 1, new QTableWidgetItem(before));
+        auto *theirItem = new QTableWidgetItem(their);
+        auto *yourItem = new QTableWidgetItem(yours);
+        if (their != before)
+            theirItem->setBackground(QColor(0xfe, 0xf7, 0xe0));
+        if (yours != before)
+            yourItem->setBackground(QColor(0xe6, 0xf4, 0xea));
+        if (their != yours && their != before && yours != before)
+            yourItem->setToolTip(tr("You both changed this field."));
+        table->setItem(row, 2, theirItem);
+        table->setItem(row, 3, yourItem);
+    }
+    table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    for (int column = 1; column < 4; ++column)
+        table->horizontalHeader()->setSectionResizeMode(column, QHeaderView::Stretch);
+    layout->addWidget(table, 1);
+
+    auto *buttons = new QDialogButtonBox(this);
+    auto addChoice = [this, buttons](const QString &text, const char *name, Choice choice, QDialogButtonBox::ButtonRole role) {
+        QPushButton *button = buttons->addButton(text, role);
+        button->setObjectName(QLatin1String(name));
+        connect(button, &QPushButton::clicked, this, [this, choice] {
+            Q_EMIT chosen(choice);
+            accept();
+        });
+        return button;
+    };
+    addChoice(theirs ? tr("Reload theirs") : tr("Discard mine"), "reloadButton", Choice::Reload, QDialogButtonBox::ResetRole);
+    addChoice(theirs ? tr("Overwrite with mine") : tr("Recreate with mine"), "overwriteButton", Choice::Overwrite,
+              QDialogButtonBox::DestructiveRole);
+    addChoice(tr("Keep editing"), "keepEditingButton", Choice::KeepEditing, QDialogButtonBox::RejectRole)->setDefault(true);
+    layout->addWidget(buttons);
+    resize(760, 340);
+}
+
+} // namespace sluice::ui

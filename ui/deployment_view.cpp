@@ -1,0 +1,235 @@
+#include "ui/deployment_view.h"
+
+#include "model/operator_identity.h"
+#include "ui/write_guard.h"
+
+#include <QDateTime>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPainter>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QStyledItemDelegate>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace sluice::ui {
+
+using model::DeploymentModel;
+using model::NodeLibrary;
+
+namespace {
+
+// Colours the library state: green when the node runs what was published, red when it drifted.
+class StateDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+protected:
+    void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override
+    {
+        QStyledItemDelegate::initStyleOption(option, index);
+        const QVariant healthy = index.data(DeploymentModel::HealthyRole);
+        if (healthy.isValid()) {
+            option->palette.setColor(QPalette::Text, healthy.toBool() ? QColor(0x18, 0x80, 0x38) : QColor(0xc5, 0x22, 0x1f));
+            option->font.setBold(true);
+        }
+    }
+};
+
+} // namespace
+
+DeploymentView::DeploymentView(QWidget *parent)
+    : QWidget(parent)
+    , m_model(new DeploymentModel(this))
+{
+    auto *layout = new QVBoxLayout(this);
+    auto *header = new QHBoxLayout;
+    m_record = new QLabel(this);
+    m_record->setObjectName(QStringLiteral("publishedRecord"));
+    m_record->setWordWrap(true);
+    m_record->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    header->addWidget(m_record, 1);
+    auto addButton = [this, header](const QString &text, const char *name) {
+        auto *button = new QPushButton(text, this);
+        button->setObjectName(QLatin1String(name));
+        header->addWidget(button, 0, Qt::AlignTop);
+        return button;
+    };
+    m_refresh = addButton(tr("Refresh"), "deploymentRefreshButton");
+    m_dryRun = addButton(tr("Dry run\u2026"), "dryRunButton");
+    m_publish = addButton(tr("Publish\u2026"), "deploymentPublishButton");
+    layout->addLayout(header);
+
+    m_warning = new QLabel(this);
+    m_warning->setObjectName(QStringLiteral("deploymentWarning"));
+    m_warning->setWordWrap(true);
+    m_warning->setStyleSheet(QStringLiteral("background:#fef7e0; color:#8a4b00; padding:6px 10px;"));
+    m_warning->hide();
+    layout->addWidget(m_warning);
+
+    m_table = new QTableView(this);
+    m_table->setObjectName(QStringLiteral("deploymentTable"));
+    m_table->setModel(m_model);
+    m_table->setItemDelegateForColumn(DeploymentModel::State, new StateDelegate(m_table));
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    layout->addWidget(m_table, 1);
+    m_status = new QLabel(this);
+    m_status->setObjectName(QStringLiteral("deploymentStatus"));
+    m_status->setWordWrap(true);
+    layout->addWidget(m_status);
+
+    connect(m_refresh, &QPushButton::clicked, this, &DeploymentView::refresh);
+    connect(m_dryRun, &QPushButton::clicked, this, &DeploymentView::dryRun);
+    connect(m_publish, &QPushButton::clicked, this, &DeploymentView::publish);
+    updateActions();
+}
+
+void DeploymentView::setSession(model::ConnectionSession *session)
+{
+    m_session = session;
+    m_model->setNodes({});
+    m_record->setText(tr("Reading the deployment\u2026"));
+    // The library watch already reads the status after reconnects and on a timer; show each reading.
+    connect(session->libraryWatch(), &model::LibraryWatch::checked, this, [this](const model::LibraryWatch::Report &report) {
+        if (!m_publishing)
+            showStatus(report.status);
+    });
+    updateActions();
+    refresh();
+}
+
+void DeploymentView::updateActions()
+{
+    const bool connected = m_session;
+    const bool writable = connected && !m_session->profile().readOnly;
+    m_refresh->setEnabled(connected && !m_publishing);
+    m_dryRun->setEnabled(connected);
+    m_publish->setEnabled(writable && !m_publishing);
+    m_publish->setToolTip(connected && !writable ? tr("This connection is read-only.") : QString());
+}
+
+void DeploymentView::refresh()
+{
+    if (!m_session || m_publishing)
+        return;
+    model::LibraryPublisher(m_session->client(), m_session->profile().ns).status(this, [this](const model::DeploymentStatus &status) {
+        if (!m_publishing)
+            showStatus(status);
+    });
+}
+
+void DeploymentView::showStatus(const model::DeploymentStatus &status)
+{
+    const model::LibraryRecord &record = status.published;
+    if (!status.error.isEmpty())
+        m_record->setText(tr("Cannot read the deployment: %1").arg(status.error));
+    else if (record.version == 0)
+        m_record->setText(tr("<b>Nothing published yet.</b> Services cannot call the stored policies until a publish."));
+    else
+        m_record->setText(tr("<b>Published version %1</b> by %2 at %3 &middot; %n policies &middot; digest <tt>%4</tt>", nullptr,
+                             int(record.policyCount))
+                              .arg(record.version)
+                              .arg(record.publishedBy.toHtmlEscaped(),
+                                   QDateTime::fromMSecsSinceEpoch(record.publishedAtMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
+                                   QString::fromLatin1(record.digest)));
+    QStringList warnings;
+    if (status.error.isEmpty() && status.storedDiffers && record.version > 0)
+        warnings << tr("The stored policies differ from the published library: services keep the published limits until you publish.");
+    int drifted = 0;
+    int volatileNodes = 0;
+    for (const NodeLibrary &node : status.nodes) {
+        drifted += node.state != NodeLibrary::State::Current;
+        volatileNodes += node.persistence == NodeLibrary::Persistence::None;
+    }
+    if (record.version > 0 && drifted > 0)
+        warnings << tr("%n primaries do not run the published library: publish again to restore it.", nullptr, drifted);
+    if (volatileNodes > 0)
+        warnings << tr("%n primaries keep no persistence (no RDB snapshots, no AOF): a restart loses the library.", nullptr, volatileNodes);
+    m_warning->setText(warnings.join(QLatin1Char('\n')));
+    m_warning->setVisible(!warnings.isEmpty());
+    m_model->setNodes(status.nodes);
+}
+
+void DeploymentView::publish()
+{
+    if (!m_session || m_publishing)
+        return;
+    const QPointer<model::ConnectionSession> session = m_session;
+    guardWrite(this, session->profile(), tr("compile the stored policies and load the library on every primary"), [this, session] {
+        if (!session)
+            return;
+        m_publishing = true;
+        updateActions();
+        m_model->startPublish(session->client()->primaries());
+        m_status->setText(tr("Publishing\u2026"));
+        model::LibraryPublisher(session->client(), session->profile().ns)
+            .publish(model::operatorIdentity(QStringLiteral("sluice")), this, [this, session](const model::PublishResult &result) {
+                m_publishing = false;
+                updateActions();
+                if (!result.error.isEmpty()) {
+                    m_status->setText(tr("Nothing was published: %1").arg(result.error));
+                    refresh();
+                    return;
+                }
+                int current = 0;
+                for (const NodeLibrary &node : result.nodes)
+                    current += node.state == NodeLibrary::State::Current;
+                m_status->setText(result.ok()
+                    ? tr("Published version %1 to %n primaries.", nullptr, int(result.nodes.size())).arg(result.library.version)
+                    : tr("Version %1 runs on %2 of %3 primaries; see each one's detail.").arg(result.library.version).arg(current)
+                          .arg(result.nodes.size()));
+                Q_EMIT published();
+                if (session)
+                    session->libraryWatch()->checkNow();
+            }, [this](const NodeLibrary &node) { m_model->setNodeResult(node); });
+    });
+}
+
+void DeploymentView::dryRun()
+{
+    if (!m_session)
+        return;
+    m_status->setText(tr("Generating the library\u2026"));
+    model::LibraryPublisher(m_session->client(), m_session->profile().ns)
+        .preview(this, [this](const model::LimiterLibrary &library, const QString &error) {
+            if (!error.isEmpty()) {
+                m_status->setText(tr("Cannot generate the library: %1").arg(error));
+                return;
+            }
+            m_status->setText(tr("Dry run: nothing was loaded."));
+            auto *dialog = new QDialog(this);
+            dialog->setObjectName(QStringLiteral("dryRunDialog"));
+            dialog->setAttribute(Qt::WA_DeleteOnClose);
+            dialog->setWindowTitle(tr("Dry run: the library a publish would load"));
+            auto *layout = new QVBoxLayout(dialog);
+            auto *intro = new QLabel(tr("Version %1 · digest <tt>%2</tt> · %3 bytes of Lua. Nothing was loaded; this is the "
+                                        "generated policy table.")
+                                         .arg(library.version)
+                                         .arg(QString::fromLatin1(library.digest))
+                                         .arg(library.source.size()),
+                                     dialog);
+            intro->setWordWrap(true);
+            layout->addWidget(intro);
+            auto *table = new QPlainTextEdit(QString::fromUtf8(library.table), dialog);
+            table->setObjectName(QStringLiteral("dryRunTable"));
+            table->setReadOnly(true);
+            table->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+            layout->addWidget(table, 1);
+            auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+            connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+            layout->addWidget(buttons);
+            dialog->resize(760, 480);
+            dialog->open();
+        });
+}
+
+} // namespace sluice::ui

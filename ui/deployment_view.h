@@ -1,0 +1,49 @@
+#pragma once
+
+#include "model/connection_session.h"
+#include "model/deployment_model.h"
+#include "model/library_watch.h"
+
+#include <QPointer>
+#include <QWidget>
+
+class QLabel;
+class QPushButton;
+class QTableView;
+
+namespace sluice::ui {
+
+// The Deployment tab: what was published (version, digest, by whom), each primary's library
+// against it (drift), a warning when the stored policies differ from it or a primary keeps no
+// persistence, a publish with progress node by node, and a dry run that shows the generated policy
+// table without loading anything.
+class DeploymentView : public QWidget {
+    Q_OBJECT
+public:
+    explicit DeploymentView(QWidget *parent = nullptr);
+
+    void setSession(model::ConnectionSession *session);
+    model::DeploymentModel *deploymentModel() const { return m_model; }
+
+    void refresh();
+    void publish();
+    void dryRun();
+
+Q_SIGNALS:
+    void published();
+
+private:
+    void showStatus(const model::DeploymentStatus &status);
+    void updateActions();
+
+    QPointer<model::ConnectionSession> m_session;
+    model::DeploymentModel *m_model;
+    QLabel *m_record;
+    QLabel *m_warning;
+    QTableView *m_table;
+    QLabel *m_status;
+    QPushButton *m_refresh, *m_dryRun, *m_publish;
+    bool m_publishing = false;
+};
+
+} // namespace sluice::ui

@@ -1,0 +1,51 @@
+#pragma once
+
+#include "model/audit_model.h"
+#include "model/connection_session.h"
+
+#include <QPointer>
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QTableView;
+
+namespace sluice::ui {
+
+// The History tab: the audit log overall or for one policy (who, when, what changed), a diff
+// between any two versions, and a rollback to an earlier version, which is itself audited.
+class PolicyHistoryView : public QWidget {
+    Q_OBJECT
+public:
+    explicit PolicyHistoryView(QWidget *parent = nullptr);
+
+    void setSession(model::ConnectionSession *session);
+    // Shows one policy's history (every entry when empty) and rereads it.
+    void showPolicy(const QString &policy);
+    void refresh();
+
+    model::AuditModel *auditModel() const { return m_model; }
+    QTableView *table() const { return m_table; }
+    // Compares the two selected entries' versions (or one entry's before and after).
+    void compareSelected();
+    // Restores the selected entry's version of its policy, after a diff and the write gate.
+    void rollBackSelected();
+
+Q_SIGNALS:
+    void changed();
+
+private:
+    QVector<int> selectedRows() const;
+    void updateActions();
+
+    QPointer<model::ConnectionSession> m_session;
+    model::AuditModel *m_model;
+    QComboBox *m_policyFilter;
+    QTableView *m_table;
+    QPushButton *m_compare, *m_rollback, *m_refresh;
+    QLabel *m_status;
+    QString m_policy;
+};
+
+} // namespace sluice::ui

@@ -1,0 +1,65 @@
+#pragma once
+
+#include "model/connection_session.h"
+#include "model/library_watch.h"
+#include "model/policy_list_model.h"
+
+#include <QPointer>
+#include <QTimer>
+#include <QWidget>
+
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace sluice::ui {
+
+// The Policies tab: the stored policies in a sortable table with search as you type, whether each
+// runs in the published library, and the actions on them (new, edit, delete, history, import,
+// export). It rereads the store every few seconds, so a colleague's save shows up on its own.
+class PolicyPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit PolicyPanel(QWidget *parent = nullptr);
+
+    void setSession(model::ConnectionSession *session);
+    void refresh();
+
+    model::PolicyListModel *listModel() const { return m_model; }
+    QTableView *table() const { return m_table; }
+    // The selected policy's name (empty when none).
+    QString selectedName() const;
+    void selectPolicy(const QString &name);
+
+    void newPolicy();
+    void editSelected();
+    void deleteSelected();
+    void importFile(const QString &path);
+    // Writes the stored policies in the file format; an empty string on success, else the reason.
+    QString exportTo(const QString &path) const;
+
+Q_SIGNALS:
+    void historyRequested(const QString &policy);
+    void publishRequested();
+    void changed(); // this panel wrote to the store
+
+private:
+    void showLibraryReport(const model::LibraryWatch::Report &report);
+    void updateActions();
+    void afterWrite(const QString &select);
+
+    QPointer<model::ConnectionSession> m_session;
+    model::PolicyListModel *m_model;
+    QSortFilterProxyModel *m_proxy;
+    QTableView *m_table;
+    QLineEdit *m_search;
+    QLabel *m_publishWarning;
+    QLabel *m_status;
+    QPushButton *m_new, *m_edit, *m_delete, *m_history, *m_import, *m_export;
+    QTimer m_refreshTimer;
+    bool m_refreshing = false;
+};
+
+} // namespace sluice::ui
