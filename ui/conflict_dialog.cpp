@@ -56,6 +56,7 @@ ConflictDialog::ConflictDialog(const std::optional<model::Policy> &base, const s
     table->verticalHeader()->hide();
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table->setSelectionMode(QAbstractItemView::NoSelection);
+    table->setFocusPolicy(Qt::NoFocus);
     const auto fields = model::definitionTexts(mine);
     for (int field = 0; field < fields.size(); ++field) {
         const QString before = fieldText(base, field);

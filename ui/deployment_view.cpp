@@ -135,12 +135,11 @@ void DeploymentView::showStatus(const model::DeploymentStatus &status)
     else if (record.version == 0)
         m_record->setText(tr("<b>Nothing published yet.</b> Services cannot call the stored policies until a publish."));
     else
-        m_record->setText(tr("<b>Published version %1</b> by %2 at %3 &middot; %n policies &middot; digest <tt>%4</tt>", nullptr,
-                             int(record.policyCount))
+        m_record->setText(tr("<b>Published version %1</b> by %2 at %3 &middot; policies: %4 &middot; digest <tt>%5</tt>")
                               .arg(record.version)
                               .arg(record.publishedBy.toHtmlEscaped(),
                                    QDateTime::fromMSecsSinceEpoch(record.publishedAtMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
-                                   QString::fromLatin1(record.digest)));
+                                   QString::number(record.policyCount), QString::fromLatin1(record.digest)));
     QStringList warnings;
     if (status.error.isEmpty() && status.storedDiffers && record.version > 0)
         warnings << tr("The stored policies differ from the published library: services keep the published limits until you publish.");
@@ -151,9 +150,9 @@ void DeploymentView::showStatus(const model::DeploymentStatus &status)
         volatileNodes += node.persistence == NodeLibrary::Persistence::None;
     }
     if (record.version > 0 && drifted > 0)
-        warnings << tr("%n primaries do not run the published library: publish again to restore it.", nullptr, drifted);
+        warnings << tr("Primaries not running the published library: %1. Publish again to restore it.").arg(drifted);
     if (volatileNodes > 0)
-        warnings << tr("%n primaries keep no persistence (no RDB snapshots, no AOF): a restart loses the library.", nullptr, volatileNodes);
+        warnings << tr("Primaries without persistence (no RDB snapshots, no AOF): %1. A restart loses the library.").arg(volatileNodes);
     m_warning->setText(warnings.join(QLatin1Char('\n')));
     m_warning->setVisible(!warnings.isEmpty());
     m_model->setNodes(status.nodes);
@@ -184,7 +183,7 @@ void DeploymentView::publish()
                 for (const NodeLibrary &node : result.nodes)
                     current += node.state == NodeLibrary::State::Current;
                 m_status->setText(result.ok()
-                    ? tr("Published version %1 to %n primaries.", nullptr, int(result.nodes.size())).arg(result.library.version)
+                    ? tr("Published version %1 to every primary (%2).").arg(result.library.version).arg(result.nodes.size())
                     : tr("Version %1 runs on %2 of %3 primaries; see each one's detail.").arg(result.library.version).arg(current)
                           .arg(result.nodes.size()));
                 Q_EMIT published();

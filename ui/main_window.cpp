@@ -97,6 +97,12 @@ MainWindow::MainWindow(QWidget *parent)
     resize(960, 600);
 }
 
+MainWindow::~MainWindow()
+{
+    // The session's last replies may still report to the window: close it while the window is whole.
+    delete m_session;
+}
+
 void MainWindow::setProfileStorage(QSettings *settings, model::SecretStore *secrets)
 {
     m_settings = settings;

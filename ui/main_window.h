@@ -22,6 +22,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
 
     // Where connection profiles and their secrets live; without it there is no connection manager.
     void setProfileStorage(QSettings *settings, model::SecretStore *secrets);

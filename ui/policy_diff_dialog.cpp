@@ -26,6 +26,7 @@ PolicyDiffDialog::PolicyDiffDialog(const Content &content, QWidget *parent)
     table->verticalHeader()->hide();
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table->setSelectionMode(QAbstractItemView::NoSelection);
+    table->setFocusPolicy(Qt::NoFocus);
     table->setWordWrap(true);
     for (int row = 0; row < content.changes.size(); ++row) {
         const model::FieldChange &change = content.changes.at(row);

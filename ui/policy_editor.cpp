@@ -133,13 +133,14 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
         rowLayout->addWidget(field);
         if (extra)
             rowLayout->addWidget(extra);
-        rowLayout->addWidget(error);
+        rowLayout->addWidget(error, 3);
         rowLayout->addStretch(1);
         return row;
     };
 
     m_name = named(new QLineEdit(this), "nameEdit");
     m_name->setPlaceholderText(tr("e.g. api.login"));
+    m_name->setMinimumWidth(260);
     m_nameError = errorLabel(this, "nameError");
     form->addRow(tr("Name"), fieldWithError(m_name, m_nameError));
 
@@ -244,7 +245,7 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
     connect(m_shadow, &QCheckBox::toggled, this, &PolicyEditor::revalidate);
     connect(m_typicalCost, &QSpinBox::valueChanged, this, &PolicyEditor::revalidate);
     algorithmChanged();
-    resize(680, 480);
+    resize(680, 440);
 }
 
 void PolicyEditor::loadPolicy(const Policy &policy)
@@ -367,15 +368,22 @@ void PolicyEditor::revalidate()
     showError(m_burstError, errors.burst);
     showError(m_descriptionError, errors.description);
     m_saveButton->setEnabled(policy.has_value() && m_writable);
-    m_useSlidingWindow->setVisible(policy && policy->algorithm == Algorithm::FixedWindow);
-    if (!policy) {
-        m_summary->setText(tr("Fix the fields marked in red to see what this policy does."));
-        m_lint->hide();
-        return;
+    const auto algorithm = static_cast<Algorithm>(m_algorithm->currentData().toInt());
+    m_useSlidingWindow->setVisible(algorithm == Algorithm::FixedWindow && m_writable);
+    // While numbers are wrong, the warnings that do not depend on them (the algorithm's, shadow
+    // mode's) still apply; neutral numbers stand in for the rest.
+    Policy linted;
+    if (policy) {
+        linted = *policy;
+    } else {
+        linted.algorithm = algorithm;
+        linted.shadow = m_shadow->isChecked();
+        linted.limit = 1;
+        linted.windowMs = 1000;
     }
-    m_summary->setText(model::describePolicy(*policy));
+    m_summary->setText(policy ? model::describePolicy(*policy) : tr("Fix the fields marked in red to see what this policy does."));
     QStringList warnings;
-    for (const model::PolicyWarning &warning : model::lintPolicy(*policy, m_typicalCost->value()))
+    for (const model::PolicyWarning &warning : model::lintPolicy(linted, policy ? m_typicalCost->value() : 1))
         warnings << QStringLiteral("\u26a0 ") + warning.message.toHtmlEscaped();
     m_lint->setText(warnings.join(QStringLiteral("<br>")));
     m_lint->setVisible(!warnings.isEmpty());

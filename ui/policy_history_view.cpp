@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <utility>
 
 namespace sluice::ui {
 
@@ -126,9 +127,11 @@ void PolicyHistoryView::refresh()
                 m_policyFilter->setEditText(QString());
             }
             const QString scope = policy.isEmpty() ? tr("all policies") : tr("\u201c%1\u201d").arg(policy);
-            m_status->setText(read.entries.isEmpty() ? tr("No history for %1.").arg(scope)
-                              : read.complete ? tr("%n entries for %1", nullptr, int(read.entries.size())).arg(scope)
-                                              : tr("The newest %n entries for %1", nullptr, int(read.entries.size())).arg(scope));
+            const QString notice = std::exchange(m_notice, QString());
+            m_status->setText((notice.isEmpty() ? QString() : notice + QLatin1Char(' '))
+                              + (read.entries.isEmpty() ? tr("No history for %1.").arg(scope)
+                              : read.complete ? tr("Entries for %1: %2").arg(scope).arg(read.entries.size())
+                                              : tr("The newest entries for %1: %2 (older ones are not shown)").arg(scope).arg(read.entries.size())));
         });
 }
 
@@ -225,9 +228,8 @@ void PolicyHistoryView::rollBackSelected()
                 model::PolicyChange change{model::PolicyChange::Kind::Put, target, expected, entry.version};
                 commitPolicyChanges(this, m_session, tr("roll \u201c%1\u201d back to version %2").arg(entry.policy).arg(entry.version),
                                     {change}, [this, entry](const model::PolicyStore::CommitResult &result) {
-                    m_status->setText(result.error.isEmpty()
-                                          ? tr("Rolled \u201c%1\u201d back to version %2.").arg(entry.policy).arg(entry.version)
-                                          : tr("Not rolled back: %1").arg(result.error));
+                    m_notice = result.error.isEmpty() ? tr("Rolled \u201c%1\u201d back to version %2.").arg(entry.policy).arg(entry.version)
+                                                      : tr("Not rolled back: %1").arg(result.error);
                     if (result.error.isEmpty())
                         Q_EMIT changed();
                     refresh();

@@ -46,6 +46,7 @@ private:
     QPushButton *m_compare, *m_rollback, *m_refresh;
     QLabel *m_status;
     QString m_policy;
+    QString m_notice; // what the last action did, shown above the next reading's count
 };
 
 } // namespace sluice::ui

@@ -93,7 +93,7 @@ void PolicyImportDialog::loadJson(const QByteArray &json, const QString &source)
         QStringList problems;
         for (const model::PolicyError &error : m_file.errors)
             problems << error.toString();
-        showProblems(tr("The file has %n problem(s); nothing will change until it is fixed.", nullptr, int(problems.size())), problems);
+        showProblems(tr("Problems in the file: %1; nothing will change until they are fixed.").arg(problems.size()), problems);
         return;
     }
     readStoredAndPlan();
@@ -112,8 +112,9 @@ void PolicyImportDialog::showProblems(const QString &heading, const QStringList 
     m_apply->setEnabled(false);
 }
 
-void PolicyImportDialog::readStoredAndPlan()
+void PolicyImportDialog::readStoredAndPlan(const QString &notice)
 {
+    m_notice = notice;
     if (!m_session)
         return;
     m_summary->setText(tr("Comparing with the stored policies\u2026"));
@@ -168,12 +169,12 @@ void PolicyImportDialog::showPlan()
     for (const QString &name : std::as_const(m_plan.unchanged))
         addRow(name, tr("unchanged"), QString());
     m_summary->setStyleSheet(QString());
-    m_summary->setText(m_plan.isEmpty() ? tr("The stored policies already match the file: nothing to do.")
+    m_summary->setText((m_notice.isEmpty() ? QString() : m_notice + QLatin1Char('\n')) + (m_plan.isEmpty() ? tr("The stored policies already match the file: nothing to do.")
                                         : tr("%1 to create, %2 to update, %3 to delete, %4 unchanged.")
                                               .arg(m_plan.created.size())
                                               .arg(m_plan.updated.size())
                                               .arg(m_plan.deleted.size())
-                                              .arg(m_plan.unchanged.size()));
+                                              .arg(m_plan.unchanged.size())));
     m_apply->setEnabled(canApply());
 }
 
@@ -186,12 +187,11 @@ void PolicyImportDialog::apply()
 {
     if (!canApply())
         return;
-    commitPolicyChanges(this, m_session, tr("apply %n policy change(s) from the file", nullptr, int(m_plan.changes.size())),
+    commitPolicyChanges(this, m_session, tr("apply the file's policy changes (%1)").arg(m_plan.changes.size()),
                         m_plan.changes, [this](const model::PolicyStore::CommitResult &result) {
         if (result.conflict) {
-            m_summary->setText(tr("Someone saved in between (%1); nothing was applied. The preview now shows the stored policies as they are.")
-                                   .arg(result.error));
-            readStoredAndPlan();
+            readStoredAndPlan(tr("Someone saved in between (%1); nothing was applied. The preview below is made again "
+                                 "from the stored policies as they are now.").arg(result.error));
             return;
         }
         if (!result.error.isEmpty()) {

@@ -32,7 +32,8 @@ Q_SIGNALS:
     void applied(const QStringList &changed);
 
 private:
-    void readStoredAndPlan();
+    // notice: why the plan is made again, shown above it.
+    void readStoredAndPlan(const QString &notice = {});
     void showPlan();
     void showProblems(const QString &heading, const QStringList &problems);
 
@@ -41,6 +42,7 @@ private:
     QVector<model::Policy> m_stored;
     bool m_planned = false;
     model::PolicyPlan m_plan;
+    QString m_notice;
 
     QLabel *m_source;
     QLabel *m_summary;

@@ -112,7 +112,7 @@ PolicyPanel::PolicyPanel(QWidget *parent)
         if (path.isEmpty())
             return;
         const QString error = exportTo(path);
-        m_status->setText(error.isEmpty() ? tr("Exported %n policies to %1", nullptr, m_model->rowCount()).arg(path) : error);
+        m_status->setText(error.isEmpty() ? tr("Exported the stored policies to %1").arg(path) : error);
     });
     m_refreshTimer.setInterval(refreshIntervalMs);
     connect(&m_refreshTimer, &QTimer::timeout, this, &PolicyPanel::refresh);
@@ -151,7 +151,7 @@ void PolicyPanel::refresh()
         m_model->setPolicies(listed.policies);
         m_status->setStyleSheet(QString());
         m_status->setText(m_model->rowCount() == 0 ? tr("No policies yet. Create one with New\u2026 or import a policy file.")
-                                                   : tr("%n policies", nullptr, m_model->rowCount()));
+                                                   : tr("Policies: %1").arg(m_model->rowCount()));
         updateActions();
     });
 }
@@ -286,7 +286,7 @@ void PolicyPanel::importFile(const QString &path)
     auto *dialog = new PolicyImportDialog(m_session, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &PolicyImportDialog::applied, this, [this](const QStringList &changed) {
-        m_status->setText(tr("Imported: %n policies changed", nullptr, int(changed.size())));
+        m_status->setText(tr("Imported; changed: %1").arg(changed.join(QStringLiteral(", "))));
         afterWrite({});
     });
     dialog->loadFile(path);

@@ -26,6 +26,7 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QSpinBox>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -363,6 +364,42 @@ private Q_SLOTS:
         QCOMPARE(audit().last().action, QStringLiteral("rollback"));
     }
 
+    void linterAndSummaryFollowTheForm()
+    {
+        auto window = openWindow(profile());
+        click(window->policyPanel(), "newPolicyButton");
+        ui::PolicyEditor *editor = waitForEditor();
+        QVERIFY(editor);
+        typeInto(editor, "nameEdit", QStringLiteral("login"));
+        choose(editor, "algorithmCombo", QStringLiteral("fixed_window"));
+        QVERIFY(!child<QLineEdit>(editor, "burstEdit")->isVisible()); // a fixed window has no burst
+        typeInto(editor, "limitEdit", QStringLiteral("5"));
+        QCOMPARE(labelText(editor, "policySummary"), QStringLiteral("At most 5 requests per minute, counted in windows aligned to the "
+                                                                    "clock; up to twice that can pass around a window's edge."));
+        QVERIFY(labelText(editor, "lintWarnings").contains(QLatin1String("twice the limit")));
+        // The algorithm's warning stays while a number is wrong; the summary waits for the fix.
+        typeInto(editor, "limitEdit", QStringLiteral("5.5"));
+        QVERIFY(labelText(editor, "lintWarnings").contains(QLatin1String("twice the limit")));
+        QVERIFY(labelText(editor, "policySummary").contains(QLatin1String("Fix the fields")));
+        typeInto(editor, "limitEdit", QStringLiteral("5"));
+        click(editor, "useSlidingWindowButton");
+        QCOMPARE(child<QComboBox>(editor, "algorithmCombo")->currentText(), QStringLiteral("sliding_window"));
+        QVERIFY(labelText(editor, "lintWarnings").isEmpty());
+        child<QCheckBox>(editor, "shadowCheck")->click();
+        QVERIFY(labelText(editor, "lintWarnings").contains(QLatin1String("Shadow mode is on")));
+        QVERIFY(labelText(editor, "policySummary").contains(QLatin1String("Shadow mode: rejections are only counted")));
+        child<QCheckBox>(editor, "shadowCheck")->click();
+        choose(editor, "algorithmCombo", QStringLiteral("token_bucket"));
+        typeInto(editor, "burstEdit", QStringLiteral("150"));
+        child<QSpinBox>(editor, "typicalCostSpin")->setValue(200);
+        QVERIFY(labelText(editor, "lintWarnings").contains(QLatin1String("smaller than a typical cost of 200")));
+        typeInto(editor, "windowCountEdit", QStringLiteral("5"));
+        choose(editor, "windowUnitCombo", QStringLiteral("milliseconds"));
+        QVERIFY(labelText(editor, "lintWarnings").contains(QLatin1String("1 ms clock")));
+        QVERIFY(child<QPushButton>(editor, "saveButton")->isEnabled()); // warnings allow saving
+        editor->reject();
+    }
+
     void concurrentEditsConflictAndLoseNothing()
     {
         QCOMPARE(store(policy(QStringLiteral("shared"), 100, 60000, 150)), QString());
@@ -637,10 +674,18 @@ private Q_SLOTS:
         QCOMPARE(preview->item(1, 2)->text(), QStringLiteral("limit 10 \u2192 20, burst 10 \u2192 20")); // burst follows the limit
         QCOMPARE(labelText(dialog, "importSummary"), QStringLiteral("1 to create, 1 to update, 0 to delete, 1 unchanged."));
         QCOMPARE(audit().size(), 2); // nothing applied by the preview
+
+        // Someone saves "old" after the preview: the apply is refused whole, and the preview is made again.
+        QCOMPARE(store(policy(QStringLiteral("old"), 15, 1000)), QString());
+        click(dialog, "applyButton");
+        QTRY_VERIFY(labelText(dialog, "importSummary").contains(QLatin1String("Someone saved in between")));
+        QTRY_COMPARE(preview->item(1, 2)->text(), QStringLiteral("limit 15 \u2192 20, burst 15 \u2192 20"));
+        QCOMPARE(storedNames(), strings({"keep", "old"}));
+        QCOMPARE(audit().size(), 3); // only the other save
         click(dialog, "applyButton");
         QTRY_COMPARE(storedNames(), strings({"keep", "login", "old"}));
         QCOMPARE(storedHash(QStringLiteral("old")).value("limit"), QByteArray("20"));
-        QCOMPARE(audit().size(), 4);
+        QCOMPARE(audit().size(), 5);
 
         // The same file again: nothing to do.
         window->policyPanel()->importFile(path);
@@ -749,13 +794,13 @@ private Q_SLOTS:
         QVERIFY(view->deploymentModel()->isPending(0));
         QCOMPARE(view->deploymentModel()->index(0, model::DeploymentModel::State).data().toString(), QStringLiteral("loading\u2026"));
         QTRY_COMPARE(view->deploymentModel()->index(0, model::DeploymentModel::State).data().toString(), QStringLiteral("current"));
-        QTRY_VERIFY(labelText(view, "deploymentStatus").contains(QLatin1String("Published version 1 to 1 primaries")));
+        QTRY_VERIFY(labelText(view, "deploymentStatus").contains(QLatin1String("Published version 1 to every primary (1)")));
         QCOMPARE(test::syncCommand(observer, {"FUNCTION", "LIST"}).value.elements.size(), 1);
         QTRY_VERIFY(record->text().contains(QLatin1String("Published version 1")));
         QTRY_COMPARE(window->policyPanel()->listModel()->index(0, model::PolicyListModel::Published).data().toString(), QStringLiteral("yes"));
         QTRY_VERIFY(labelText(window->policyPanel(), "publishWarning").isEmpty());
         // This private server keeps no persistence: said so.
-        QVERIFY(labelText(view, "deploymentWarning").contains(QLatin1String("no persistence")));
+        QVERIFY(labelText(view, "deploymentWarning").contains(QLatin1String("without persistence")));
 
         // A stored change not yet published: both the list and the deployment view say so.
         QCOMPARE(test::storePolicy(observer, m_namespace, policy(QStringLiteral("api"), 200, 60000, 150)), QString());
