@@ -119,12 +119,9 @@ void DeploymentView::updateActions()
 
 void DeploymentView::refresh()
 {
-    if (!m_session || m_publishing)
-        return;
-    model::LibraryPublisher(m_session->client(), m_session->profile().ns).status(this, [this](const model::DeploymentStatus &status) {
-        if (!m_publishing)
-            showStatus(status);
-    });
+    // Through the session's library watch, so the window's drift banner hears the same reading.
+    if (m_session && !m_publishing)
+        m_session->libraryWatch()->checkNow();
 }
 
 void DeploymentView::showStatus(const model::DeploymentStatus &status)

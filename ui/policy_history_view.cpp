@@ -88,6 +88,11 @@ void PolicyHistoryView::setSession(model::ConnectionSession *session)
 {
     m_session = session;
     m_model->setEntries({});
+    // The first read may come before the connection is up; read again whenever it is (back).
+    connect(session->client(), &redis::RedisClient::stateChanged, this, [this](redis::RedisClient::State state) {
+        if (state == redis::RedisClient::State::Ready)
+            refresh();
+    });
     refresh();
 }
 
