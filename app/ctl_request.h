@@ -29,6 +29,8 @@ void runPing(const CtlRequest &request);
 void runApply(const CtlRequest &request);
 void runPolicies(const CtlRequest &request);
 void runExport(const CtlRequest &request);
+void runHistory(const CtlRequest &request);
+void runRollback(const CtlRequest &request);
 void runPublish(const CtlRequest &request);
 void runStatus(const CtlRequest &request);
 void runAcquire(const CtlRequest &request);

@@ -38,6 +38,8 @@ const Command commands[] = {
     {"apply", 1, 1, Access::WritesUnlessDryRun, "apply FILE [--dry-run] [--prune]", "make the stored policies match a JSON policy file", app::runApply},
     {"policies", 0, 0, Access::Reads, "policies [--json]", "list the stored policies", app::runPolicies},
     {"export", 0, 1, Access::Reads, "export [FILE]", "write the stored policies as a policy file", app::runExport},
+    {"history", 0, 1, Access::Reads, "history [POLICY] [--json]", "show the audit log (who changed what, when), newest first", app::runHistory},
+    {"rollback", 2, 2, Access::WritesUnlessDryRun, "rollback POLICY VERSION [--dry-run]", "save an earlier version's definition as the policy's new version (audited)", app::runRollback},
     {"publish", 0, 0, Access::WritesUnlessDryRun, "publish [--dry-run] [--json]", "compile the stored policies into the limiter library and load it on every primary", app::runPublish},
     {"status", 0, 0, Access::Reads, "status [--json]", "show each primary's limiter library and drift from the published one", app::runStatus},
     {"acquire", 2, 2, Access::Writes, "acquire POLICY SUBJECT [--cost N] [--json]", "take one decision from a policy for a subject, and print it", app::runAcquire},

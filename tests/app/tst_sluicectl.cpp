@@ -395,6 +395,58 @@ private Q_SLOTS:
         QCOMPARE(auditLength(), 4);
     }
 
+    void historyAndRollback()
+    {
+        SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_REDIS_URL", "Redis standalone");
+        const QString ns = QStringLiteral("ctl-") + QUuid::createUuid().toString(QUuid::WithoutBraces);
+        const QByteArray tag = '{' + ns.toUtf8() + '}';
+        sluice::redis::RedisConnection redis(sluice::test::optionsFor(url));
+        QVERIFY(sluice::test::openAndWait(redis));
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("policies.json"));
+        const QStringList base{QStringLiteral("-u"), url, QStringLiteral("--namespace"), ns};
+        QVERIFY(writeFile(file, js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 100, 'window_ms': 60000, 'burst': 150}]}")));
+        QCOMPARE(sluicectl(base + QStringList{QStringLiteral("apply"), file}).exitCode, 0);
+        QVERIFY(writeFile(file, js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 200, 'window_ms': 60000, 'burst': 150}]}")));
+        QCOMPARE(sluicectl(base + QStringList{QStringLiteral("apply"), file}).exitCode, 0);
+
+        const Run history = sluicectl(base + QStringList{QStringLiteral("history"), QStringLiteral("api")});
+        QCOMPARE(history.exitCode, 0);
+        QVERIFY2(history.out.contains(QStringLiteral("limit 100 \u2192 200")) && history.out.contains(QLatin1String("create")),
+                 qPrintable(history.out));
+        const Run json = sluicectl(base + QStringList{QStringLiteral("history"), QStringLiteral("--json")});
+        const QJsonArray entries = QJsonDocument::fromJson(json.out.toUtf8()).array();
+        QCOMPARE(entries.size(), 2);
+        QCOMPARE(entries.at(0)[QLatin1String("action")].toString(), QStringLiteral("update")); // newest first
+        QCOMPARE(entries.at(0)[QLatin1String("old")][QLatin1String("limit")].toInt(), 100);
+        QCOMPARE(entries.at(0)[QLatin1String("new")][QLatin1String("limit")].toInt(), 200);
+        QVERIFY(entries.at(1)[QLatin1String("old")].isNull());
+
+        const Run dry = sluicectl(base + QStringList{QStringLiteral("rollback"), QStringLiteral("api"), QStringLiteral("1"), QStringLiteral("--dry-run")});
+        QCOMPARE(dry.exitCode, 0);
+        QVERIFY2(dry.out.contains(QLatin1String("limit         200 -> 100")) && dry.out.contains(QLatin1String("dry run")), qPrintable(dry.out));
+        QCOMPARE(sluice::test::syncCommand(redis, {"HGET", tag + ":policy:api", "limit"}).value.bytes, QByteArray("200"));
+
+        const Run rolled = sluicectl(base + QStringList{QStringLiteral("rollback"), QStringLiteral("api"), QStringLiteral("1")});
+        QCOMPARE(rolled.exitCode, 0);
+        QCOMPARE(sluice::test::syncCommand(redis, {"HGET", tag + ":policy:api", "limit"}).value.bytes, QByteArray("100"));
+        QCOMPARE(sluice::test::syncCommand(redis, {"HGET", tag + ":policy:api", "version"}).value.bytes, QByteArray("3"));
+        const Run after = sluicectl(base + QStringList{QStringLiteral("history"), QStringLiteral("api"), QStringLiteral("--json")});
+        const QJsonObject rollback = QJsonDocument::fromJson(after.out.toUtf8()).array().at(0).toObject();
+        QCOMPARE(rollback[QLatin1String("action")].toString(), QStringLiteral("rollback"));
+        QCOMPARE(rollback[QLatin1String("rollback_to")].toInt(), 1);
+
+        const Run again = sluicectl(base + QStringList{QStringLiteral("rollback"), QStringLiteral("api"), QStringLiteral("1")});
+        QCOMPARE(again.exitCode, 0);
+        QVERIFY2(again.out.contains(QLatin1String("nothing to do")), qPrintable(again.out));
+        const Run unknown = sluicectl(base + QStringList{QStringLiteral("rollback"), QStringLiteral("api"), QStringLiteral("9")});
+        QCOMPARE(unknown.exitCode, 1);
+        QVERIFY2(unknown.err.contains(QLatin1String("no version 9 of policy \"api\"")), qPrintable(unknown.err));
+        const Run notANumber = sluicectl(base + QStringList{QStringLiteral("rollback"), QStringLiteral("api"), QStringLiteral("latest")});
+        QCOMPARE(notANumber.exitCode, 2);
+        QCOMPARE(sluice::test::syncCommand(redis, {"XLEN", tag + ":audit"}).value.integer, 3);
+    }
+
     void badPolicyFileChangesNothing()
     {
         SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_REDIS_URL", "Redis standalone");

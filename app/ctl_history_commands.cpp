@@ -1,0 +1,138 @@
+// sluicectl history and rollback: the audit log, and restoring an earlier version of a policy.
+
+#include "app/ctl_request.h"
+#include "app/exit_codes.h"
+#include "model/audit_log.h"
+#include "model/policy_diff.h"
+#include "model/policy_file.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace sluice::app {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("sluicectl", text);
+}
+
+// The audit stream keeps about 10,000 entries; a policy's history is never longer.
+constexpr int wholeHistory = 10000;
+
+void withHistory(const CtlRequest &request, const QString &policy, std::function<void(const QVector<model::AuditEntry> &)> next)
+{
+    model::AuditLog(request.client, request.ns)
+        .read(policy, wholeHistory, QCoreApplication::instance(), [next](const model::AuditLog::ReadResult &read) {
+            if (!read.error.isEmpty()) {
+                ctlErr() << "sluicectl: " << read.error << Qt::endl;
+                QCoreApplication::exit(read.unreachable ? ExitCannotConnect : ExitFailure);
+                return;
+            }
+            next(read.entries);
+        });
+}
+
+QJsonValue definitionJson(const std::optional<model::Policy> &policy)
+{
+    return policy ? QJsonValue(model::policyToJson(*policy)) : QJsonValue();
+}
+
+} // namespace
+
+void runHistory(const CtlRequest &request)
+{
+    const QString policy = request.args.value(0);
+    withHistory(request, policy, [request](const QVector<model::AuditEntry> &entries) {
+        if (request.json) {
+            QJsonArray list;
+            for (const model::AuditEntry &entry : entries) {
+                QJsonObject object{{QStringLiteral("id"), QString::fromLatin1(entry.id)},
+                                   {QStringLiteral("policy"), entry.policy},
+                                   {QStringLiteral("action"), entry.action},
+                                   {QStringLiteral("who"), entry.who},
+                                   {QStringLiteral("at"), static_cast<double>(entry.atMs)},
+                                   {QStringLiteral("version"), static_cast<double>(entry.version)},
+                                   {QStringLiteral("old"), definitionJson(entry.before)},
+                                   {QStringLiteral("new"), definitionJson(entry.after)}};
+                if (entry.rollbackTo > 0)
+                    object.insert(QStringLiteral("rollback_to"), static_cast<double>(entry.rollbackTo));
+                list.append(object);
+            }
+            ctlOut() << QJsonDocument(list).toJson(QJsonDocument::Indented);
+        } else if (entries.isEmpty()) {
+            ctlOut() << tr("no history in namespace \"%1\"").arg(request.ns) << Qt::endl;
+        } else {
+            const QString row = QStringLiteral("%1  %2  %3  %4  %5  %6");
+            ctlOut() << row.arg(QStringLiteral("WHEN"), -20).arg(QStringLiteral("WHO"), -28).arg(QStringLiteral("POLICY"), -20)
+                            .arg(QStringLiteral("ACTION"), -8).arg(QStringLiteral("VERSION"), 7).arg(QStringLiteral("CHANGE"))
+                     << Qt::endl;
+            for (const model::AuditEntry &entry : entries)
+                ctlOut() << row.arg(QDateTime::fromMSecsSinceEpoch(entry.atMs, Qt::UTC).toString(Qt::ISODate), -20)
+                                .arg(entry.who, -28).arg(entry.policy.isEmpty() ? QStringLiteral("(library)") : entry.policy, -20)
+                                .arg(entry.action, -8).arg(entry.version, 7).arg(entry.changeText())
+                         << Qt::endl;
+        }
+        QCoreApplication::exit(ExitOk);
+    });
+}
+
+void runRollback(const CtlRequest &request)
+{
+    const QString policy = request.args.value(0);
+    bool numeric = false;
+    const qint64 version = request.args.value(1).toLongLong(&numeric);
+    if (!numeric || version < 1) {
+        ctlErr() << tr("sluicectl: rollback: VERSION must be a whole number from 1, not \"%1\"").arg(request.args.value(1)) << Qt::endl;
+        QCoreApplication::exit(ExitUsage);
+        return;
+    }
+    withHistory(request, policy, [request, policy, version](const QVector<model::AuditEntry> &entries) {
+        const auto found = std::find_if(entries.begin(), entries.end(), [version](const model::AuditEntry &entry) {
+            return entry.version == version && entry.after.has_value();
+        });
+        if (found == entries.end()) {
+            ctlErr() << tr("sluicectl: the audit log has no version %1 of policy \"%2\"").arg(version).arg(policy) << Qt::endl;
+            QCoreApplication::exit(ExitFailure);
+            return;
+        }
+        const model::Policy target = *found->after;
+        model::PolicyStore(request.client, request.ns).read(policy, QCoreApplication::instance(),
+                                                            [request, policy, version, target](const model::PolicyStore::ReadResult &stored) {
+            if (!stored.error.isEmpty()) {
+                ctlErr() << "sluicectl: " << stored.error << Qt::endl;
+                QCoreApplication::exit(stored.unreachable ? ExitCannotConnect : ExitFailure);
+                return;
+            }
+            if (stored.policy && stored.policy->sameDefinition(target)) {
+                ctlOut() << tr("\"%1\" already has the definition of version %2: nothing to do").arg(policy).arg(version) << Qt::endl;
+                QCoreApplication::exit(ExitOk);
+                return;
+            }
+            for (const model::FieldChange &change : model::diffPolicies(stored.policy ? &*stored.policy : nullptr, &target))
+                ctlOut() << QStringLiteral("%1  %2 -> %3").arg(change.field, -12).arg(change.before, change.after) << Qt::endl;
+            if (request.dryRun) {
+                ctlOut() << tr("dry run: nothing was changed") << Qt::endl;
+                QCoreApplication::exit(ExitOk);
+                return;
+            }
+            const model::PolicyChange change{model::PolicyChange::Kind::Put, target, stored.policy ? stored.policy->version : 0, version};
+            model::PolicyStore(request.client, request.ns).commit({change}, request.who, QCoreApplication::instance(),
+                                                                  [policy, version](const model::PolicyStore::CommitResult &result) {
+                if (!result.error.isEmpty()) {
+                    ctlErr() << "sluicectl: " << result.error << Qt::endl << tr("sluicectl: nothing was rolled back") << Qt::endl;
+                    QCoreApplication::exit(result.conflict ? ExitConflict : result.unreachable ? ExitCannotConnect : ExitFailure);
+                    return;
+                }
+                ctlOut() << tr("rolled \"%1\" back to the definition of version %2").arg(policy).arg(version) << Qt::endl;
+                QCoreApplication::exit(ExitOk);
+            });
+        });
+    });
+}
+
+} // namespace sluice::app
