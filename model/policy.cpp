@@ -56,6 +56,11 @@ QStringList algorithmNames()
     return names;
 }
 
+bool algorithmUsesBurst(Algorithm algorithm)
+{
+    return algorithm == Algorithm::TokenBucket || algorithm == Algorithm::Gcra || algorithm == Algorithm::LeakyBucket;
+}
+
 bool Policy::sameDefinition(const Policy &other) const
 {
     return name == other.name && algorithm == other.algorithm && limit == other.limit

@@ -15,6 +15,8 @@ enum class Algorithm { TokenBucket, FixedWindow, SlidingLog, SlidingWindow, Leak
 QString algorithmName(Algorithm algorithm);
 std::optional<Algorithm> algorithmFromName(const QString &name);
 QStringList algorithmNames();
+// Whether the algorithm reads `burst` (token bucket, GCRA, leaky bucket); the others ignore it.
+bool algorithmUsesBurst(Algorithm algorithm);
 
 // The largest values a policy may hold. The limiter does exact integer arithmetic in Lua's doubles,
 // so every product it forms must stay below 2^53; these bounds guarantee that, with room for a sum.

@@ -13,21 +13,17 @@ QString tr(const char *text)
     return QCoreApplication::translate("sluice::model::PolicyLint", text);
 }
 
-bool usesBurst(Algorithm algorithm)
-{
-    return algorithm == Algorithm::TokenBucket || algorithm == Algorithm::Gcra || algorithm == Algorithm::LeakyBucket;
-}
-
 } // namespace
 
 QVector<PolicyWarning> lintPolicy(const Policy &policy, qint64 typicalCost)
 {
     QVector<PolicyWarning> warnings;
-    const qint64 capacity = usesBurst(policy.algorithm) ? policy.effectiveBurst() : policy.limit;
+    const bool burst = algorithmUsesBurst(policy.algorithm);
+    const qint64 capacity = burst ? policy.effectiveBurst() : policy.limit;
     if (typicalCost > capacity)
-        warnings.append({PolicyWarning::Kind::BurstBelowCost, usesBurst(policy.algorithm) ? QStringLiteral("burst") : QStringLiteral("limit"),
+        warnings.append({PolicyWarning::Kind::BurstBelowCost, burst ? QStringLiteral("burst") : QStringLiteral("limit"),
                          tr("%1 is smaller than a typical cost of %2: such a request is always rejected")
-                             .arg(usesBurst(policy.algorithm) ? tr("Burst") : tr("Limit"))
+                             .arg(burst ? tr("Burst") : tr("Limit"))
                              .arg(typicalCost)});
     if (policy.windowMs < shortestSensibleWindowMs)
         warnings.append({PolicyWarning::Kind::WindowNearResolution, QStringLiteral("window_ms"),

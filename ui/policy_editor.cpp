@@ -37,11 +37,6 @@ struct WindowUnit {
 constexpr WindowUnit windowUnits[] = {{1'000, "seconds"}, {60'000, "minutes"}, {3'600'000, "hours"}, {86'400'000, "days"},
                                       {1, "milliseconds"}};
 
-bool usesBurst(Algorithm algorithm)
-{
-    return algorithm == Algorithm::TokenBucket || algorithm == Algorithm::Gcra || algorithm == Algorithm::LeakyBucket;
-}
-
 QString trEditor(const char *text)
 {
     return QCoreApplication::translate("sluice::ui::PolicyEditor", text);
@@ -308,8 +303,8 @@ void PolicyEditor::algorithmChanged()
     }
     m_windowLabel->setText(algorithm == Algorithm::Concurrency ? tr("Lease expires after") : tr("per"));
     m_limit->setPlaceholderText(algorithm == Algorithm::Concurrency ? tr("leases") : tr("requests"));
-    m_burstLabel->setVisible(usesBurst(algorithm));
-    m_burstRow->setVisible(usesBurst(algorithm));
+    m_burstLabel->setVisible(algorithmUsesBurst(algorithm));
+    m_burstRow->setVisible(algorithmUsesBurst(algorithm));
     revalidate();
 }
 
@@ -331,7 +326,7 @@ std::optional<Policy> PolicyEditor::readForm(FieldErrors *errors) const
         policy.windowMs = *count * unit;
     if (!errors->window.isEmpty() && errors->window.startsWith(tr("at most")))
         errors->window = tr("at most one week (%1 %2)").arg(limits::maxWindowMs / unit).arg(m_windowUnit->currentText());
-    if (usesBurst(policy.algorithm) && !m_burst->text().trimmed().isEmpty()) {
+    if (algorithmUsesBurst(policy.algorithm) && !m_burst->text().trimmed().isEmpty()) {
         if (const auto burst = parseWhole(m_burst->text(), 1, limits::maxBurst, &errors->burst))
             policy.burst = *burst;
     }

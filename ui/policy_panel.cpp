@@ -223,23 +223,9 @@ void PolicyPanel::afterWrite(const QString &select)
     }
 }
 
-void PolicyPanel::newPolicy()
+void PolicyPanel::openEditor(const std::optional<model::Policy> &policy)
 {
     if (!m_session)
-        return;
-    QStringList names;
-    for (const model::Policy &policy : m_model->policies())
-        names << policy.name;
-    auto *editor = new PolicyEditor(m_session, std::nullopt, names, this);
-    editor->setAttribute(Qt::WA_DeleteOnClose);
-    connect(editor, &PolicyEditor::saved, this, &PolicyPanel::afterWrite);
-    editor->open();
-}
-
-void PolicyPanel::editSelected()
-{
-    const std::optional<model::Policy> policy = m_model->policy(selectedName());
-    if (!m_session || !policy)
         return;
     QStringList names;
     for (const model::Policy &stored : m_model->policies())
@@ -248,6 +234,17 @@ void PolicyPanel::editSelected()
     editor->setAttribute(Qt::WA_DeleteOnClose);
     connect(editor, &PolicyEditor::saved, this, &PolicyPanel::afterWrite);
     editor->open();
+}
+
+void PolicyPanel::newPolicy()
+{
+    openEditor(std::nullopt);
+}
+
+void PolicyPanel::editSelected()
+{
+    if (const std::optional<model::Policy> policy = m_model->policy(selectedName()))
+        openEditor(policy);
 }
 
 void PolicyPanel::deleteSelected()

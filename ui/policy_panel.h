@@ -49,6 +49,7 @@ private:
     void showLibraryReport(const model::LibraryWatch::Report &report);
     void updateActions();
     void afterWrite(const QString &select);
+    void openEditor(const std::optional<model::Policy> &policy);
 
     QPointer<model::ConnectionSession> m_session;
     model::PolicyListModel *m_model;

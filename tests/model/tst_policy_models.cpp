@@ -10,6 +10,7 @@
 #include "model/policy_lint.h"
 #include "model/policy_list_model.h"
 #include "model/policy_summary.h"
+#include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/sync_command.h"
 #include "support/test_services.h"
@@ -26,19 +27,9 @@ using model::Policy;
 using model::PolicyChange;
 using model::PolicyListModel;
 using model::PolicyWarning;
+using test::makePolicy;
 
 namespace {
-
-Policy makePolicy(const QString &name, Algorithm algorithm, qint64 limit, qint64 windowMs, qint64 burst = 0)
-{
-    Policy policy;
-    policy.name = name;
-    policy.algorithm = algorithm;
-    policy.limit = limit;
-    policy.windowMs = windowMs;
-    policy.burst = burst;
-    return policy;
-}
 
 QVector<PolicyWarning::Kind> warningKinds(const Policy &policy, qint64 typicalCost = 1)
 {

@@ -8,6 +8,7 @@
 #include "model/connection_session.h"
 #include "model/operator_identity.h"
 #include "model/policy_file.h"
+#include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"
 #include "support/sync_command.h"
@@ -159,13 +160,7 @@ class TestPolicyAdmin : public QObject {
 
     static Policy policy(const QString &name, qint64 limit, qint64 windowMs, qint64 burst = 0)
     {
-        Policy p;
-        p.name = name;
-        p.algorithm = model::Algorithm::TokenBucket;
-        p.limit = limit;
-        p.windowMs = windowMs;
-        p.burst = burst;
-        return p;
+        return test::makePolicy(name, model::Algorithm::TokenBucket, limit, windowMs, burst);
     }
 
     static ui::PolicyEditor *waitForEditor()
