@@ -12,15 +12,6 @@
 
 namespace sluice::ui {
 
-namespace {
-
-QString fieldText(const std::optional<model::Policy> &policy, int field)
-{
-    return policy ? model::definitionTexts(*policy).at(field).second : QString();
-}
-
-} // namespace
-
 ConflictDialog::ConflictDialog(const std::optional<model::Policy> &base, const std::optional<model::Policy> &theirs,
                                const model::Policy &mine, QWidget *parent)
     : QDialog(parent)
@@ -58,9 +49,11 @@ ConflictDialog::ConflictDialog(const std::optional<model::Policy> &base, const s
     table->setSelectionMode(QAbstractItemView::NoSelection);
     table->setFocusPolicy(Qt::NoFocus);
     const auto fields = model::definitionTexts(mine);
+    const auto baseFields = base ? model::definitionTexts(*base) : QVector<QPair<QString, QString>>(fields.size());
+    const auto theirFields = theirs ? model::definitionTexts(*theirs) : QVector<QPair<QString, QString>>(fields.size());
     for (int field = 0; field < fields.size(); ++field) {
-        const QString before = fieldText(base, field);
-        const QString their = fieldText(theirs, field);
+        const QString before = baseFields.at(field).second;
+        const QString their = theirFields.at(field).second;
         const QString yours = fields.at(field).second;
         if (base && their == before && yours == before)
             continue;

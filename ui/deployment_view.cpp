@@ -98,13 +98,12 @@ void DeploymentView::setSession(model::ConnectionSession *session)
     m_session = session;
     m_model->setNodes({});
     m_record->setText(tr("Reading the deployment\u2026"));
-    // The library watch already reads the status after reconnects and on a timer; show each reading.
+    // The library watch reads the status once connected, after reconnects and on a timer; show each reading.
     connect(session->libraryWatch(), &model::LibraryWatch::checked, this, [this](const model::LibraryWatch::Report &report) {
         if (!m_publishing)
             showStatus(report.status);
     });
     updateActions();
-    refresh();
 }
 
 void DeploymentView::updateActions()

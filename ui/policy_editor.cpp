@@ -267,39 +267,30 @@ void PolicyEditor::loadPolicy(const Policy &policy)
 
 void PolicyEditor::algorithmChanged()
 {
+    // What the limit and burst mean under each algorithm, in the operator's words.
+    struct Wording {
+        Algorithm algorithm;
+        const char *limit;
+        const char *help;
+        const char *burst; // nullptr: the algorithm has no burst
+    };
+    static const Wording wordings[] = {
+        {Algorithm::TokenBucket, QT_TR_NOOP("Refill"), QT_TR_NOOP("a bucket of tokens that refills continuously"), QT_TR_NOOP("Burst (bucket size)")},
+        {Algorithm::Gcra, QT_TR_NOOP("Rate"), QT_TR_NOOP("evenly spaced requests, stored as one timestamp"), QT_TR_NOOP("Burst")},
+        {Algorithm::LeakyBucket, QT_TR_NOOP("Drain"), QT_TR_NOOP("a queue; admitted requests are told how long to wait"), QT_TR_NOOP("Queue size")},
+        {Algorithm::FixedWindow, QT_TR_NOOP("Limit"), QT_TR_NOOP("a counter per clock-aligned window"), nullptr},
+        {Algorithm::SlidingLog, QT_TR_NOOP("Limit"), QT_TR_NOOP("exact: one entry per admitted request"), nullptr},
+        {Algorithm::SlidingWindow, QT_TR_NOOP("Limit"), QT_TR_NOOP("weighted current and previous window"), nullptr},
+        {Algorithm::Concurrency, QT_TR_NOOP("Leases at once"), QT_TR_NOOP("requests in flight; each holds a lease until released"), nullptr},
+    };
     const auto algorithm = static_cast<Algorithm>(m_algorithm->currentData().toInt());
-    switch (algorithm) {
-    case Algorithm::TokenBucket:
-        m_limitLabel->setText(tr("Refill"));
-        m_algorithmHelp->setText(tr("a bucket of tokens that refills continuously"));
-        m_burstLabel->setText(tr("Burst (bucket size)"));
-        break;
-    case Algorithm::Gcra:
-        m_limitLabel->setText(tr("Rate"));
-        m_algorithmHelp->setText(tr("evenly spaced requests, stored as one timestamp"));
-        m_burstLabel->setText(tr("Burst"));
-        break;
-    case Algorithm::LeakyBucket:
-        m_limitLabel->setText(tr("Drain"));
-        m_algorithmHelp->setText(tr("a queue; admitted requests are told how long to wait"));
-        m_burstLabel->setText(tr("Queue size"));
-        break;
-    case Algorithm::FixedWindow:
-        m_limitLabel->setText(tr("Limit"));
-        m_algorithmHelp->setText(tr("a counter per clock-aligned window"));
-        break;
-    case Algorithm::SlidingLog:
-        m_limitLabel->setText(tr("Limit"));
-        m_algorithmHelp->setText(tr("exact: one entry per admitted request"));
-        break;
-    case Algorithm::SlidingWindow:
-        m_limitLabel->setText(tr("Limit"));
-        m_algorithmHelp->setText(tr("weighted current and previous window"));
-        break;
-    case Algorithm::Concurrency:
-        m_limitLabel->setText(tr("Leases at once"));
-        m_algorithmHelp->setText(tr("requests in flight; each holds a lease until released"));
-        break;
+    for (const Wording &wording : wordings) {
+        if (wording.algorithm != algorithm)
+            continue;
+        m_limitLabel->setText(tr(wording.limit));
+        m_algorithmHelp->setText(tr(wording.help));
+        if (wording.burst)
+            m_burstLabel->setText(tr(wording.burst));
     }
     m_windowLabel->setText(algorithm == Algorithm::Concurrency ? tr("Lease expires after") : tr("per"));
     m_limit->setPlaceholderText(algorithm == Algorithm::Concurrency ? tr("leases") : tr("requests"));

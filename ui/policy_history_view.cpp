@@ -88,12 +88,13 @@ void PolicyHistoryView::setSession(model::ConnectionSession *session)
 {
     m_session = session;
     m_model->setEntries({});
-    // The first read may come before the connection is up; read again whenever it is (back).
+    // Read once the connection is up, and again whenever it comes back.
     connect(session->client(), &redis::RedisClient::stateChanged, this, [this](redis::RedisClient::State state) {
         if (state == redis::RedisClient::State::Ready)
             refresh();
     });
-    refresh();
+    if (session->client()->state() == redis::RedisClient::State::Ready)
+        refresh();
 }
 
 void PolicyHistoryView::showPolicy(const QString &policy)

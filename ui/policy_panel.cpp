@@ -115,7 +115,11 @@ PolicyPanel::PolicyPanel(QWidget *parent)
         m_status->setText(error.isEmpty() ? tr("Exported the stored policies to %1").arg(path) : error);
     });
     m_refreshTimer.setInterval(refreshIntervalMs);
-    connect(&m_refreshTimer, &QTimer::timeout, this, &PolicyPanel::refresh);
+    // Only while the tab is in front: a hidden list need not cost Redis a read every few seconds.
+    connect(&m_refreshTimer, &QTimer::timeout, this, [this] {
+        if (isVisible())
+            refresh();
+    });
     updateActions();
 }
 
@@ -132,7 +136,14 @@ void PolicyPanel::setSession(model::ConnectionSession *session)
     });
     m_refreshTimer.start();
     updateActions();
-    refresh();
+    if (session->client()->state() == redis::RedisClient::State::Ready)
+        refresh();
+}
+
+void PolicyPanel::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    refresh(); // the timer skips a hidden tab; be current when it comes to the front
 }
 
 void PolicyPanel::refresh()

@@ -18,7 +18,7 @@ namespace sluice::ui {
 
 // The Policies tab: the stored policies in a sortable table with search as you type, whether each
 // runs in the published library, and the actions on them (new, edit, delete, history, import,
-// export). It rereads the store every few seconds, so a colleague's save shows up on its own.
+// export). While in front it rereads the store every few seconds, so a colleague's save shows up.
 class PolicyPanel : public QWidget {
     Q_OBJECT
 public:
@@ -44,6 +44,9 @@ Q_SIGNALS:
     void historyRequested(const QString &policy);
     void publishRequested();
     void changed(); // this panel wrote to the store
+
+protected:
+    void showEvent(QShowEvent *event) override;
 
 private:
     void showLibraryReport(const model::LibraryWatch::Report &report);
