@@ -595,6 +595,41 @@ local function record(s, now, allowed, rejected)
     s.r = s.r + rejected
 end
 
+-- Most rejected subjects per policy, for dashboards, kept like the counts above in the library's
+-- memory: a Space-Saving summary of at most TOP_SIZE keys per period of TOP_PERIOD_MS (exact while a
+-- period sees no more keys than that; otherwise a key that enters takes the place of the least
+-- counted one and inherits its count as a possible overestimate). Reading covers the period in
+-- progress and the one before. A rejection costs a table update, never a Redis call.
+local TOP_SIZE = 32
+local TOP_PERIOD_MS = 10000
+
+local function new_top()
+    return {ends = -1, starts = -1, size = 0, counts = {}, over = {}, previous = nil}
+end
+
+local function count_rejected_key(t, key, now)
+    if now >= t.ends then
+        local period = idiv(now, TOP_PERIOD_MS) * TOP_PERIOD_MS
+        t.previous = (t.ends == period) and {starts = t.starts, counts = t.counts, over = t.over} or nil
+        t.starts, t.ends, t.size, t.counts, t.over = period, period + TOP_PERIOD_MS, 0, {}, {}
+    end
+    local counts = t.counts
+    local n = counts[key]
+    if n then
+        counts[key] = n + 1
+    elseif t.size < TOP_SIZE then
+        counts[key] = 1
+        t.size = t.size + 1
+    else
+        local least_key, least = nil, nil
+        for k, v in pairs(counts) do
+            if not least or v < least then least_key, least = k, v end
+        end
+        counts[least_key], t.over[least_key] = nil, nil
+        counts[key], t.over[key] = least + 1, least
+    end
+end
+
 local ready = false
 
 local function setup()
@@ -606,6 +641,7 @@ local function setup()
         local ok, err = prepare(p)
         if not ok then error('sluice: policy ' .. shown(name) .. ': ' .. err) end
         p.stats = new_counts()
+        p.top = new_top()
         NAMES[#NAMES + 1] = name
     end
     table.sort(NAMES)
@@ -707,7 +743,12 @@ local function decide(keys, policies, cost, peek)
         local q, s = policies[i], states[i]
         local verdict = (not s.ok and 'reject') or (blocked and 'none') or 'consume'
         local extra = q.impl.apply(q, keys[i], s, verdict, now)
-        if verdict == 'consume' then record(q.stats, now, 1, 0) elseif verdict == 'reject' then record(q.stats, now, 0, 1) end
+        if verdict == 'consume' then
+            record(q.stats, now, 1, 0)
+        elseif verdict == 'reject' then
+            record(q.stats, now, 0, 1)
+            count_rejected_key(q.top, keys[i], now)
+        end
         if not blocked and q.extra then reply[#reply + 1] = extra or q.extra end
     end
     return reply
@@ -724,7 +765,10 @@ local function decide_one(key, p, cost)
         if p.extra then return {1, units, -1, reset, p.limit, p.name, extra} end
         return {1, units, -1, reset, p.limit, p.name}
     end
-    if p.stats then record(p.stats, now, 0, 1) end
+    if p.stats then
+        record(p.stats, now, 0, 1)
+        count_rejected_key(p.top, key, now)
+    end
     if not p.shadow then return {0, units, retry, reset, p.limit, p.name} end
     if p.extra then return {1, units, -1, reset, p.limit, p.name, p.extra} end
     return {1, units, -1, reset, p.limit, p.name}
@@ -842,6 +886,47 @@ local function stats(_, args)
     return reply
 end
 
+-- FCALL_RO sluice_top 0 <policy> [count]: [now_ms, since_ms, then per subject, most rejected first:
+-- subject, rejections, overestimate] for the rejections since since_ms (the start of the previous
+-- period, or of the current one when the previous saw none). At most `count` subjects (TOP_SIZE).
+local function top(_, args)
+    if #args < 1 or #args > 2 then return fail('expected <policy> [count]') end
+    local p = POLICIES[args[1]]
+    if not p then return fail('unknown policy ' .. shown(args[1])) end
+    local wanted = TOP_SIZE
+    if args[2] then
+        wanted = parse_count(args[2], TOP_SIZE)
+        if not wanted then return fail('count must be a whole number from 1 to ' .. TOP_SIZE .. ', got ' .. shown(args[2])) end
+    end
+    local now = now_ms()
+    local t = p.top
+    local periods = {}
+    -- t is the period in progress until it ends, then the previous one for one more period.
+    if now < t.ends and t.previous then periods[1] = t.previous end
+    if now < t.ends + TOP_PERIOD_MS then periods[#periods + 1] = t end
+    local merged, over, keys = {}, {}, {}
+    for _, period in ipairs(periods) do
+        for key, n in pairs(period.counts) do
+            if not merged[key] then keys[#keys + 1] = key end
+            merged[key] = (merged[key] or 0) + n
+            over[key] = (over[key] or 0) + (period.over[key] or 0)
+        end
+    end
+    table.sort(keys, function(a, b)
+        if merged[a] ~= merged[b] then return merged[a] > merged[b] end
+        return a < b
+    end)
+    local reply = {now, periods[1] and periods[1].starts or now}
+    local skip = #p.prefix
+    for i = 1, math.min(wanted, #keys) do
+        local key = keys[i]
+        reply[#reply + 1] = sub(key, skip + 1, -2)
+        reply[#reply + 1] = merged[key]
+        reply[#reply + 1] = over[key]
+    end
+    return reply
+end
+
 -- FCALL_RO sluice_version 0: [version, digest, code version, policy count].
 local function version()
     return {LIBRARY.version, LIBRARY.digest, LIBRARY.code, #NAMES}
@@ -871,5 +956,6 @@ register('sluice_check', check)
 register('sluice_release', release)
 register('sluice_inspect', inspect, true)
 register('sluice_stats', stats, true)
+register('sluice_top', top, true)
 register('sluice_version', version, true)
 register('sluice_policies', policies, true)

@@ -148,6 +148,12 @@ private Q_SLOTS:
                                               << "lease must be a lease id";
         QTest::newRow("release: wrong policy") << QByteArrayList{"FCALL", "sluice_release", "1", tb, "tb", "1-1:1"}
                                                << "is not a concurrency policy";
+        auto top = [](QByteArrayList rest) { return QByteArrayList{"FCALL_RO", "sluice_top", "0"} + rest; };
+        QTest::newRow("top: no policy") << top({}) << "expected <policy> [count]";
+        QTest::newRow("top: unknown policy") << top({"nope"}) << "unknown policy \"nope\"";
+        QTest::newRow("top: count 0") << top({"fw", "0"}) << "count must be a whole number from 1 to 32";
+        QTest::newRow("top: count too large") << top({"fw", "33"}) << "got \"33\"";
+        QTest::newRow("top: too many arguments") << top({"fw", "1", "2"}) << "expected <policy> [count]";
         auto check = [](QByteArrayList rest) { return QByteArrayList{"FCALL", "sluice_check", "1", "k"} + rest; };
         QTest::newRow("check: unknown algorithm") << check({"bucket", "1", "1", "1"}) << "unknown algorithm";
         QTest::newRow("check: limit 0") << check({"token_bucket", "0", "1000", "1"}) << "limit must be a whole number";
@@ -301,6 +307,72 @@ private Q_SLOTS:
         // Asking from a given second returns only later ones.
         const RedisReply since = call({"FCALL_RO", "sluice_stats", "0", QByteArray::number((kStart + 5000) / 1000)});
         QCOMPARE(since.value.elements.at(at + 3).elements.size(), 3);
+    }
+
+    // [subject, rejections, overestimate] triples of sluice_top, and the reply's since_ms.
+    QVector<std::tuple<QByteArray, qint64, qint64>> topRejected(const QByteArray &policy, qint64 *sinceMs = nullptr)
+    {
+        const RedisReply reply = call({"FCALL_RO", "sluice_top", "0", policy});
+        const QVector<redis::RespValue> &fields = reply.value.elements;
+        if (!reply.ok() || fields.size() < 2) {
+            qWarning("sluice_top failed: %s", qPrintable(reply.errorText()));
+            return {};
+        }
+        if (sinceMs)
+            *sinceMs = fields.at(1).integer;
+        QVector<std::tuple<QByteArray, qint64, qint64>> subjects;
+        for (qsizetype i = 2; i + 2 < fields.size(); i += 3)
+            subjects.append({fields.at(i).bytes, fields.at(i + 1).integer, fields.at(i + 2).integer});
+        return subjects;
+    }
+
+    void fire(const QString &policy, const QByteArray &subject, int calls)
+    {
+        for (int i = 0; i < calls; ++i)
+            acquire({bucketKey(policy, subject), policy.toUtf8()});
+    }
+
+    void topRejectedSubjectsCoverThisPeriodAndTheLast()
+    {
+        using Row = std::tuple<QByteArray, qint64, qint64>;
+        const qint64 period = kStart + 30000; // periods are aligned to 10 s
+        setClock(period + 100);
+        fire(QStringLiteral("fw"), "a", 10); // fw admits 3 per second: 7 rejected
+        fire(QStringLiteral("fw"), "b", 5);  // 2 rejected
+        fire(QStringLiteral("fw"), "c", 3);  // none
+        fire(QStringLiteral("tb"), "t", 7);  // tb holds 5: 2 rejected, listed under tb only
+        // A multi-policy call rejected by fw counts for fw, not for the tb that would have admitted.
+        acquire({bucketKey(QStringLiteral("tb"), "b"), bucketKey(QStringLiteral("fw"), "b"), "tb", "fw"}, 2);
+        qint64 since = 0;
+        QCOMPARE(topRejected("fw", &since), (QVector<Row>{{"a", 7, 0}, {"b", 3, 0}}));
+        QCOMPARE(since, period);
+        QCOMPARE(topRejected("tb"), (QVector<Row>{{"t", 2, 0}}));
+        QCOMPARE(topRejected("sw"), QVector<Row>{});
+
+        // The next period adds to the last; the one after that has forgotten the first.
+        setClock(period + 10000 + 200);
+        fire(QStringLiteral("fw"), "b", 9); // 6 rejected
+        QCOMPARE(topRejected("fw", &since), (QVector<Row>{{"b", 9, 0}, {"a", 7, 0}}));
+        QCOMPARE(since, period);
+        setClock(period + 20000 + 300);
+        QCOMPARE(topRejected("fw", &since), (QVector<Row>{{"b", 6, 0}}));
+        QCOMPARE(since, period + 10000);
+        setClock(period + 30000);
+        QCOMPARE(topRejected("fw"), QVector<Row>{});
+
+        // More subjects than the summary holds: it stays at 32, the hot subject stays on top, and a
+        // subject that took another's place says by how much its count may be over.
+        setClock(period + 60000);
+        for (int subject = 0; subject < 40; ++subject)
+            fire(QStringLiteral("fw"), "cold" + QByteArray::number(subject), 4);
+        fire(QStringLiteral("fw"), "hot", 20);
+        const auto crowded = topRejected("fw");
+        QCOMPARE(crowded.size(), 32);
+        QCOMPARE(std::get<0>(crowded.first()), QByteArray("hot"));
+        QCOMPARE(std::get<1>(crowded.first()) - std::get<2>(crowded.first()), 17); // its exact part
+        QVERIFY(std::get<2>(crowded.first()) >= 1);
+        const RedisReply two = call({"FCALL_RO", "sluice_top", "0", "fw", "2"});
+        QCOMPARE(two.value.elements.size(), 2 + 2 * 3);
     }
 
     void idleBucketsExpireAndComeBackFull()
