@@ -168,7 +168,7 @@ void RedisClient::discover()
 {
     if (!m_main)
         return;
-    m_main->send({"CLUSTER", "SHARDS"}, this, [this](const RedisReply &reply) {
+    sendOn(m_main, {"CLUSTER", "SHARDS"}, this, [this](const RedisReply &reply) {
         if (m_state == State::Disconnected || m_kind != Kind::Unknown)
             return;
         if (reply.failure != RedisReply::Failure::None) {
@@ -261,7 +261,7 @@ void RedisClient::refreshFrom(QStringList candidates)
         return;
     }
     const QString node = candidates.takeFirst();
-    m_nodes.value(node)->send({"CLUSTER", "SHARDS"}, this, [this, node, candidates](const RedisReply &reply) {
+    sendOn(m_nodes.value(node), {"CLUSTER", "SHARDS"}, this, [this, node, candidates](const RedisReply &reply) {
         if (m_state == State::Disconnected)
             return;
         if (!reply.ok()) {
@@ -309,7 +309,7 @@ void RedisClient::askSentinel(int index)
     }
     const QString address = m_sentinel->options().address();
     const QByteArray service = m_options.sentinelService.toUtf8();
-    m_sentinel->send({"SENTINEL", "GET-MASTER-ADDR-BY-NAME", service}, this, [this, index, address](const RedisReply &reply) {
+    sendOn(m_sentinel, {"SENTINEL", "GET-MASTER-ADDR-BY-NAME", service}, this, [this, index, address](const RedisReply &reply) {
         if (m_state == State::Disconnected) {
             m_resolving = false;
             return;
@@ -471,7 +471,7 @@ void RedisClient::sendToPrimaries(const QByteArrayList &args, QObject *context, 
                     done(*replies);
             };
             if (RedisConnection *connection = m_nodes.value(nodes.at(i)))
-                connection->send(args, this, collect, remainingMs(deadline));
+                sendOn(connection, args, this, collect, remainingMs(deadline));
             else
                 collect(failure(RedisReply::Failure::NotConnected, tr("%1 has no connection").arg(nodes.at(i))));
         }
@@ -563,13 +563,20 @@ void RedisClient::dispatch(const std::shared_ptr<Routed> &command)
         return;
     }
     if (command->askNode) {
-        connection->send({"ASKING"}, this, [](const RedisReply &) {}, remaining);
+        sendOn(connection, {"ASKING"}, this, [](const RedisReply &) {}, remaining);
         command->askNode.reset();
     }
     const QString &via = connection->address();
-    connection->send(command->args, this, [this, command, via](const RedisReply &reply) {
+    sendOn(connection, command->args, this, [this, command, via](const RedisReply &reply) {
         onRoutedReply(command, via, reply);
     }, remaining);
+}
+
+void RedisClient::sendOn(RedisConnection *connection, const QByteArrayList &args, QObject *context, Callback callback,
+                         int timeoutMs)
+{
+    ++m_commandsSent;
+    connection->send(args, context, std::move(callback), timeoutMs);
 }
 
 void RedisClient::onRoutedReply(const std::shared_ptr<Routed> &command, const QString &via, const RedisReply &reply)

@@ -68,6 +68,9 @@ public:
     QStringList primaries() const;
     // Every node this client holds a connection to, primaries first, each with its own state.
     QVector<NodeState> nodeStates() const;
+    // Commands written to any server so far, the client's own (topology, ASKING) included: the
+    // dashboard's load on the deployment.
+    quint64 commandsSent() const { return m_commandsSent; }
 
 Q_SIGNALS:
     void stateChanged(sluice::redis::RedisClient::State state, const QString &reason);
@@ -109,6 +112,8 @@ private:
     void retryLater(const std::shared_ptr<Routed> &command, const RedisReply &reply);
     void deliver(const std::shared_ptr<Routed> &command, const RedisReply &reply);
 
+    void sendOn(RedisConnection *connection, const QByteArrayList &args, QObject *context, Callback callback,
+                int timeoutMs = -1);
     std::optional<RedisReply> refusal(const QByteArrayList &args) const;
     void setState(State state, const QString &reason = {});
     qint64 deadlineFor(int timeoutMs) const;
@@ -120,6 +125,7 @@ private:
     QString m_lastError;
     bool m_autoReconnect = true;
     bool m_readOnly = false;
+    quint64 m_commandsSent = 0;
     bool m_routable = false; // the main node is known: commands can be handed to connections
 
     RedisConnection *m_main = nullptr;              // standalone server, Sentinel primary, Cluster seed

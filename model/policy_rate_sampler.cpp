@@ -1,0 +1,198 @@
+#include "model/policy_rate_sampler.h"
+
+#include <QCoreApplication>
+
+#include <algorithm>
+#include <limits>
+
+namespace sluice::model {
+
+using redis::RedisClient;
+using redis::RespValue;
+
+namespace {
+
+// sluice_stats also returns per-second series after the second it is given: none after this one.
+const QByteArray totalsOnly = QByteArrayLiteral("9007199254740991");
+
+quint32 clamped(quint64 count)
+{
+    return count > std::numeric_limits<quint32>::max() ? std::numeric_limits<quint32>::max() : quint32(count);
+}
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("sluice::model::PolicyRateSampler", text);
+}
+
+} // namespace
+
+std::optional<StatsReading> StatsReading::parse(const RespValue &reply, QString *problem)
+{
+    if (reply.isError()) {
+        *problem = reply.toString().contains(QLatin1String("Function not found"))
+            ? tr("no limiter library (publish it first)")
+            : reply.toString();
+        return std::nullopt;
+    }
+    const QVector<RespValue> &fields = reply.elements;
+    if (!reply.isArray() || fields.size() < 2 || (fields.size() - 2) % 4 != 0 || !fields.at(0).isInteger()
+        || !fields.at(1).isInteger()) {
+        *problem = tr("unexpected reply to sluice_stats");
+        return std::nullopt;
+    }
+    StatsReading reading;
+    reading.nowMs = fields.at(0).integer;
+    reading.epochMs = fields.at(1).integer;
+    for (qsizetype i = 2; i < fields.size(); i += 4) {
+        const RespValue &allowed = fields.at(i + 1);
+        const RespValue &rejected = fields.at(i + 2);
+        if (!allowed.isInteger() || !rejected.isInteger() || allowed.integer < 0 || rejected.integer < 0) {
+            *problem = tr("unexpected reply to sluice_stats");
+            return std::nullopt;
+        }
+        reading.totals.insert(QString::fromUtf8(fields.at(i).bytes),
+                              {quint64(allowed.integer), quint64(rejected.integer)});
+    }
+    return reading;
+}
+
+PolicyRateSampler::PolicyRateSampler(RedisClient *client, QObject *parent)
+    : QObject(parent)
+    , m_client(client)
+{
+    m_timer.setInterval(1000);
+    connect(&m_timer, &QTimer::timeout, this, &PolicyRateSampler::sampleNow);
+}
+
+void PolicyRateSampler::setIntervalMs(int intervalMs)
+{
+    const int interval = std::clamp(intervalMs, kMinIntervalMs, kMaxIntervalMs);
+    if (interval == m_timer.interval())
+        return;
+    m_timer.setInterval(interval);
+    rebuildHistories();
+}
+
+void PolicyRateSampler::setRetentionMs(qint64 retentionMs)
+{
+    const qint64 retention = std::clamp(retentionMs, kMinRetentionMs, kMaxRetentionMs);
+    if (retention == m_retentionMs)
+        return;
+    m_retentionMs = retention;
+    rebuildHistories();
+}
+
+void PolicyRateSampler::rebuildHistories()
+{
+    for (auto &entry : m_histories) {
+        auto rebuilt = std::make_unique<RateHistory>(m_retentionMs, m_timer.interval());
+        for (const RatePoint &point :
+             entry.second->points(std::numeric_limits<qint64>::min(), std::numeric_limits<qint64>::max()))
+            rebuilt->append(point);
+        entry.second = std::move(rebuilt);
+    }
+}
+
+void PolicyRateSampler::start()
+{
+    m_timer.start();
+    sampleNow();
+}
+
+void PolicyRateSampler::stop()
+{
+    m_timer.stop();
+}
+
+QStringList PolicyRateSampler::policies() const
+{
+    QStringList names;
+    for (const auto &entry : m_histories)
+        names << entry.first;
+    return names;
+}
+
+const RateHistory *PolicyRateSampler::history(const QString &policy) const
+{
+    const auto found = m_histories.find(policy);
+    return found == m_histories.end() ? nullptr : found->second.get();
+}
+
+void PolicyRateSampler::sampleNow()
+{
+    if (m_client->state() != RedisClient::State::Ready)
+        return;
+    if (m_outstanding) {
+        ++m_skipped;
+        return;
+    }
+    m_outstanding = true;
+    m_client->sendToPrimaries({"FCALL_RO", "sluice_stats", "0", totalsOnly}, this,
+                              [this](const QVector<RedisClient::NodeReply> &replies) {
+                                  m_outstanding = false;
+                                  ++m_readingsTaken;
+                                  takeReplies(replies);
+                              });
+}
+
+void PolicyRateSampler::takeReplies(const QVector<RedisClient::NodeReply> &replies)
+{
+    RateSample sample;
+    std::map<QString, PolicyRate> rates;
+    bool counted = false;
+    for (const RedisClient::NodeReply &node : replies) {
+        if (!node.reply.ok() && node.reply.failure != redis::RedisReply::Failure::None) {
+            sample.missingNodes << node.node;
+            continue;
+        }
+        QString problem;
+        std::optional<StatsReading> reading = StatsReading::parse(node.reply.value, &problem);
+        if (!reading) {
+            sample.problems << QStringLiteral("%1: %2").arg(node.node, problem);
+            m_readings.remove(node.node);
+            continue;
+        }
+        const auto previous = m_readings.constFind(node.node);
+        const bool hasPrevious = previous != m_readings.constEnd();
+        // The same library copy: differences of its totals. A copy loaded after the previous
+        // reading counted everything it holds during this interval. Anything else is a baseline.
+        const bool sameCopy = hasPrevious && previous->epochMs == reading->epochMs;
+        const bool freshCopy = hasPrevious && !sameCopy && reading->epochMs >= previous->nowMs;
+        for (auto it = reading->totals.cbegin(); it != reading->totals.cend(); ++it) {
+            PolicyRate &rate = rates[it.key()];
+            rate.policy = it.key();
+            rate.allowedTotal += it->allowed;
+            rate.rejectedTotal += it->rejected;
+            if (!sameCopy && !freshCopy)
+                continue;
+            const StatsReading::Totals before = sameCopy ? previous->totals.value(it.key()) : StatsReading::Totals{};
+            rate.point.allowed = clamped(rate.point.allowed + (it->allowed >= before.allowed ? it->allowed - before.allowed : it->allowed));
+            rate.point.rejected = clamped(rate.point.rejected + (it->rejected >= before.rejected ? it->rejected - before.rejected : it->rejected));
+        }
+        if ((sameCopy || freshCopy) && !counted) {
+            sample.endMs = reading->nowMs;
+            sample.spanMs = qint32(std::max<qint64>(1, reading->nowMs - previous->nowMs));
+            counted = true;
+        }
+        m_readings.insert(node.node, *reading);
+    }
+    if (!counted && sample.missingNodes.isEmpty() && sample.problems.isEmpty())
+        return; // baselines only
+    for (auto &entry : rates) {
+        PolicyRate &rate = entry.second;
+        rate.point.endMs = sample.endMs;
+        rate.point.spanMs = sample.spanMs;
+        if (counted) {
+            auto &history = m_histories[rate.policy];
+            if (!history)
+                history = std::make_unique<RateHistory>(m_retentionMs, m_timer.interval());
+            history->append(rate.point);
+        }
+        sample.policies << rate;
+    }
+    m_last = sample;
+    Q_EMIT sampled(m_last);
+}
+
+} // namespace sluice::model

@@ -1,0 +1,91 @@
+#include "model/rate_history.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace sluice::model {
+
+namespace {
+
+quint32 saturatedSum(quint32 a, quint32 b)
+{
+    const quint64 sum = quint64(a) + b;
+    return sum > std::numeric_limits<quint32>::max() ? std::numeric_limits<quint32>::max() : quint32(sum);
+}
+
+} // namespace
+
+void RateRing::append(const RatePoint &point)
+{
+    if (m_capacity <= 0)
+        return;
+    if (m_points.size() < m_capacity) {
+        if (m_points.size() == m_points.capacity()) // grow by doubling, never past the capacity
+            m_points.reserve(std::min<qsizetype>(std::max<qsizetype>(16, 2 * m_points.size()), m_capacity));
+        m_points.append(point);
+        return;
+    }
+    m_points[m_head] = point;
+    m_head = (m_head + 1) % m_capacity;
+}
+
+void RateRing::clear()
+{
+    m_points.clear();
+    m_head = 0;
+}
+
+RateHistory::RateHistory(qint64 retentionMs, int intervalMs)
+    : m_retentionMs(retentionMs)
+{
+    const qint64 interval = std::max(1, intervalMs);
+    const qint64 samples = (retentionMs + interval - 1) / interval;
+    if (samples <= kMaxPoints) {
+        m_recent = RateRing(int(samples));
+        return;
+    }
+    m_recent = RateRing(kMaxPoints);
+    const qint64 intervalsPerStep = (samples + kMaxPoints - 1) / kMaxPoints;
+    m_stepMs = intervalsPerStep * interval;
+    m_consolidated = RateRing(int((retentionMs + m_stepMs - 1) / m_stepMs));
+}
+
+void RateHistory::append(const RatePoint &point)
+{
+    m_recent.append(point);
+    if (m_stepMs == 0)
+        return;
+    // Consolidated points cover aligned steps: a sample belongs to the step its end falls in.
+    const qint64 stepEnd = (point.endMs / m_stepMs + 1) * m_stepMs;
+    if (m_hasPending && m_pending.endMs != stepEnd) {
+        m_consolidated.append(m_pending);
+        m_hasPending = false;
+    }
+    if (!m_hasPending) {
+        m_pending = RatePoint{stepEnd, 0, 0, 0};
+        m_hasPending = true;
+    }
+    m_pending.spanMs += point.spanMs;
+    m_pending.allowed = saturatedSum(m_pending.allowed, point.allowed);
+    m_pending.rejected = saturatedSum(m_pending.rejected, point.rejected);
+}
+
+QVector<RatePoint> RateHistory::points(qint64 fromMs, qint64 toMs) const
+{
+    QVector<RatePoint> found;
+    const qint64 recentStart = m_recent.isEmpty() ? std::numeric_limits<qint64>::max()
+                                                  : m_recent.at(0).endMs - m_recent.at(0).spanMs;
+    for (int i = 0; i < m_consolidated.size(); ++i) {
+        const RatePoint &point = m_consolidated.at(i);
+        if (point.endMs >= fromMs && point.endMs <= toMs && point.endMs <= recentStart)
+            found.append(point);
+    }
+    for (int i = 0; i < m_recent.size(); ++i) {
+        const RatePoint &point = m_recent.at(i);
+        if (point.endMs >= fromMs && point.endMs <= toMs)
+            found.append(point);
+    }
+    return found;
+}
+
+} // namespace sluice::model

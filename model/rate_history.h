@@ -1,0 +1,71 @@
+#pragma once
+
+#include <QVector>
+
+#include <cstdint>
+
+namespace sluice::model {
+
+// Decisions counted over one sampling interval, ending at endMs (Redis time).
+struct RatePoint {
+    qint64 endMs = 0;
+    qint32 spanMs = 0;
+    quint32 allowed = 0;  // saturates at 2^32 - 1
+    quint32 rejected = 0;
+
+    double allowedPerSecond() const { return spanMs > 0 ? allowed * 1000.0 / spanMs : 0; }
+    double rejectedPerSecond() const { return spanMs > 0 ? rejected * 1000.0 / spanMs : 0; }
+};
+
+// A fixed-capacity ring: once full, each append drops the oldest point. Memory grows with the
+// points held, never past the capacity.
+class RateRing {
+public:
+    explicit RateRing(int capacity = 0) : m_capacity(capacity) {}
+
+    void append(const RatePoint &point);
+    int size() const { return static_cast<int>(m_points.size()); }
+    int capacity() const { return m_capacity; }
+    // Oldest first.
+    const RatePoint &at(int index) const { return m_points.at((m_head + index) % m_points.size()); }
+    bool isEmpty() const { return m_points.isEmpty(); }
+    const RatePoint &last() const { return at(size() - 1); }
+    void clear();
+    qint64 bytes() const { return m_points.capacity() * qint64(sizeof(RatePoint)); }
+
+private:
+    int m_capacity;
+    int m_head = 0; // index of the oldest point once the ring is full
+    QVector<RatePoint> m_points;
+};
+
+// One series kept for `retentionMs`: at the sampling interval while that takes at most
+// kMaxPoints points; longer retention keeps the most recent kMaxPoints samples as they came and,
+// behind them, consolidated points (sums over a longer step) reaching back the whole retention. So
+// a series never holds more than 2 x kMaxPoints points, whatever the interval and retention.
+class RateHistory {
+public:
+    static constexpr int kMaxPoints = 3600;
+
+    RateHistory(qint64 retentionMs, int intervalMs);
+
+    void append(const RatePoint &point);
+    // Points ending in [fromMs, toMs], oldest first: consolidated ones where the recent samples do
+    // not reach back that far.
+    QVector<RatePoint> points(qint64 fromMs, qint64 toMs) const;
+    const RatePoint *latest() const { return m_recent.isEmpty() ? nullptr : &m_recent.last(); }
+    qint64 retentionMs() const { return m_retentionMs; }
+    // Span of one consolidated point; 0 while every sample is kept as it came.
+    qint64 consolidationStepMs() const { return m_stepMs; }
+    qint64 bytes() const { return m_recent.bytes() + m_consolidated.bytes(); }
+
+private:
+    qint64 m_retentionMs;
+    qint64 m_stepMs = 0;
+    RateRing m_recent;
+    RateRing m_consolidated;
+    RatePoint m_pending; // the consolidated point being summed
+    bool m_hasPending = false;
+};
+
+} // namespace sluice::model
