@@ -18,6 +18,8 @@ struct CtlRequest {
     bool prune = false;
     bool json = false;
     QString cost;      // acquire --cost, passed on as given (the library checks it)
+    QString interval;  // watch --interval, checked by the command
+    QString duration;  // watch --duration
 };
 
 QTextStream &ctlOut();
@@ -34,6 +36,7 @@ void runRollback(const CtlRequest &request);
 void runPublish(const CtlRequest &request);
 void runStatus(const CtlRequest &request);
 void runAcquire(const CtlRequest &request);
+void runWatch(const CtlRequest &request);
 void runProfiles(const CtlRequest &request); // needs no client
 
 } // namespace sluice::app

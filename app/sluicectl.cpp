@@ -43,6 +43,7 @@ const Command commands[] = {
     {"publish", 0, 0, Access::WritesUnlessDryRun, "publish [--dry-run] [--json]", "compile the stored policies into the limiter library and load it on every primary", app::runPublish},
     {"status", 0, 0, Access::Reads, "status [--json]", "show each primary's limiter library and drift from the published one", app::runStatus},
     {"acquire", 2, 2, Access::Writes, "acquire POLICY SUBJECT [--cost N] [--json]", "take one decision from a policy for a subject, and print it", app::runAcquire},
+    {"watch", 0, 64, Access::Reads, "watch [POLICY...] [--interval MS] [--duration S] [--json]", "show each policy's allowed and rejected decisions per second, live (most rejections first); --json: one object per policy per sample", app::runWatch},
     {"profiles", 0, 0, Access::Offline, "profiles [--json]", "list the connection profiles saved by the dashboard (for --profile)", app::runProfiles},
 };
 
@@ -94,6 +95,12 @@ int main(int argc, char *argv[])
     const QCommandLineOption costOption(QStringLiteral("cost"),
                                         QCoreApplication::translate("sluicectl", "acquire: units the call takes. Default: 1."),
                                         QStringLiteral("n"));
+    const QCommandLineOption intervalOption(QStringLiteral("interval"),
+                                            QCoreApplication::translate("sluicectl", "watch: ms between samples, 250 to 10000. Default: 1000."),
+                                            QStringLiteral("ms"));
+    const QCommandLineOption durationOption(QStringLiteral("duration"),
+                                            QCoreApplication::translate("sluicectl", "watch: seconds to watch, then exit. Default: until interrupted."),
+                                            QStringLiteral("s"));
     const QCommandLineOption profileOption(
         QStringLiteral("profile"),
         QCoreApplication::translate("sluicectl", "Connect as a connection profile saved by the dashboard says (its password from "
@@ -102,7 +109,7 @@ int main(int argc, char *argv[])
     const QCommandLineOption yesOption(QStringLiteral("yes"),
                                        QCoreApplication::translate("sluicectl", "Confirm a write through a production profile."));
     parser.addOptions({helpOption, timeoutOption, namespaceOption, profileOption, yesOption, dryRunOption, pruneOption,
-                       jsonOption, costOption});
+                       jsonOption, costOption, intervalOption, durationOption});
     parser.addPositionalArgument(QStringLiteral("command"),
                                  QCoreApplication::translate("sluicectl", "What to do (see Commands)."));
 
@@ -140,6 +147,8 @@ int main(int argc, char *argv[])
     request.dryRun = parser.isSet(dryRunOption);
     request.prune = parser.isSet(pruneOption);
     request.cost = parser.value(costOption);
+    request.interval = parser.value(intervalOption);
+    request.duration = parser.value(durationOption);
     request.who = model::operatorIdentity(QStringLiteral("sluicectl"));
 
     redis::ConnectionOptions options;

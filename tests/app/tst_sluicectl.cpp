@@ -13,6 +13,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QUuid>
 #include <QProcess>
 #include <QScopeGuard>
@@ -534,6 +535,108 @@ private Q_SLOTS:
         QCOMPARE(sluicectl(base + QStringList{QStringLiteral("status")}).exitCode, 0);
     }
 
+    void watchPrintsTheDecisionsOfEachSample()
+    {
+        // A private server: the watch must see only this test's library and traffic.
+        sluice::test::RedisProcess server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        const QString url = QStringLiteral("redis://127.0.0.1:%1").arg(server.port());
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("policies.json"));
+        QVERIFY(writeFile(file, js("{'policies': [{'name': 'api', 'algorithm': 'fixed_window', 'limit': 150, 'window_ms': 1000},"
+                                   "{'name': 'quiet', 'algorithm': 'token_bucket', 'limit': 5, 'window_ms': 1000}]}")));
+        const QStringList base{QStringLiteral("-u"), url};
+        QCOMPARE(sluicectl(base + QStringList{QStringLiteral("apply"), file}).exitCode, 0);
+        QCOMPARE(sluicectl(base + QStringList{QStringLiteral("publish")}).exitCode, 0);
+
+        QProcess watch;
+        watch.start(QStringLiteral(SLUICECTL_BINARY), base + QStringList{QStringLiteral("watch"), QStringLiteral("api"), QStringLiteral("--interval"),
+                                                                         QStringLiteral("500"), QStringLiteral("--duration"), QStringLiteral("4"),
+                                                                         QStringLiteral("--json")});
+        QVERIFY(watch.waitForStarted());
+
+        // Traffic while it watches: each decision in a transaction with TIME, so the test knows
+        // when Redis took it (to the microsecond) against the watch's sample boundaries.
+        struct Decision {
+            qint64 us;
+            bool allowed;
+        };
+        QVector<Decision> decisions;
+        redis::RedisConnection traffic(server.options());
+        QVERIFY(sluice::test::openAndWait(traffic));
+        QObject context;
+        int sent = 0;
+        QTimer pace;
+        QObject::connect(&pace, &QTimer::timeout, &context, [&] {
+            for (int i = 0; i < 2; ++i, ++sent) {
+                const QByteArray key = "sluice:api:{s" + QByteArray::number(sent % 2) + "}";
+                traffic.send({"MULTI"}, &context, [](const redis::RedisReply &) {});
+                traffic.send({"FCALL", "sluice_acquire", "1", key, "api"}, &context, [](const redis::RedisReply &) {});
+                traffic.send({"TIME"}, &context, [](const redis::RedisReply &) {});
+                traffic.send({"EXEC"}, &context, [&](const redis::RedisReply &reply) {
+                    const QVector<redis::RespValue> &results = reply.value.elements;
+                    if (!reply.ok() || results.size() != 2)
+                        return;
+                    const QVector<redis::RespValue> &time = results.at(1).elements;
+                    decisions.append({time.value(0).bytes.toLongLong() * 1000000 + time.value(1).bytes.toLongLong(),
+                                      results.at(0).elements.value(0).integer == 1});
+                });
+            }
+        });
+        pace.start(5);
+        QVERIFY(sluice::test::spinUntil([&] { return watch.state() == QProcess::NotRunning; }, 20000));
+        pace.stop();
+        QCOMPARE(watch.exitCode(), 0);
+        QVERIFY2(watch.readAllStandardError().isEmpty(), "no warnings");
+
+        const QList<QByteArray> lines = watch.readAllStandardOutput().trimmed().split('\n');
+        QCOMPARE(lines.size(), 8); // 4 s at 500 ms, one line per sample for the one policy asked for
+        qint64 allowedSeen = 0;
+        qint64 rejectedSeen = 0;
+        for (const QByteArray &line : lines) {
+            const QJsonObject sample = QJsonDocument::fromJson(line).object();
+            QCOMPARE(sample[QLatin1String("policy")].toString(), QStringLiteral("api"));
+            const qint64 end = qint64(sample[QLatin1String("time")].toDouble());
+            const qint64 span = sample[QLatin1String("span_ms")].toInteger();
+            QVERIFY2(span >= 450 && span <= 1000, line.constData());
+            // Decisions strictly inside the sample's milliseconds are its own; one in the very
+            // millisecond of a reading may fall on either side of it.
+            qint64 allowedIn = 0, rejectedIn = 0, allowedEdge = 0, rejectedEdge = 0;
+            for (const Decision &decision : decisions) {
+                const qint64 ms = decision.us / 1000;
+                if (ms > end - span && ms < end)
+                    ++(decision.allowed ? allowedIn : rejectedIn);
+                else if (ms == end - span || ms == end)
+                    ++(decision.allowed ? allowedEdge : rejectedEdge);
+            }
+            const qint64 allowed = sample[QLatin1String("allowed")].toInteger();
+            const qint64 rejected = sample[QLatin1String("rejected")].toInteger();
+            QVERIFY2(allowed >= allowedIn && allowed <= allowedIn + allowedEdge,
+                     qPrintable(QStringLiteral("%1: %2 allowed in, %3 at the edges").arg(QString::fromUtf8(line)).arg(allowedIn).arg(allowedEdge)));
+            QVERIFY2(rejected >= rejectedIn && rejected <= rejectedIn + rejectedEdge,
+                     qPrintable(QStringLiteral("%1: %2 rejected in, %3 at the edges").arg(QString::fromUtf8(line)).arg(rejectedIn).arg(rejectedEdge)));
+            QVERIFY(qAbs(sample[QLatin1String("allowed_per_s")].toDouble() - allowed * 1000.0 / span) < 0.001);
+            QVERIFY(qAbs(sample[QLatin1String("rejected_per_s")].toDouble() - rejected * 1000.0 / span) < 0.001);
+            allowedSeen += allowed;
+            rejectedSeen += rejected;
+        }
+        QVERIFY2(allowedSeen > 500 && rejectedSeen > 50, qPrintable(QStringLiteral("%1 allowed, %2 rejected").arg(allowedSeen).arg(rejectedSeen)));
+
+        // The table form ranks by rejections; a policy the library lacks is an error.
+        const Run table = sluicectl(base + QStringList{QStringLiteral("watch"), QStringLiteral("--interval"), QStringLiteral("250"),
+                                                       QStringLiteral("--duration"), QStringLiteral("0.25")});
+        QCOMPARE(table.exitCode, 0);
+        QVERIFY2(table.out.contains(QLatin1String("POLICY")) && table.out.contains(QLatin1String("quiet")), qPrintable(table.out));
+        const Run unknown = sluicectl(base + QStringList{QStringLiteral("watch"), QStringLiteral("nope"), QStringLiteral("--duration"), QStringLiteral("1")});
+        QCOMPARE(unknown.exitCode, 1);
+        QVERIFY2(unknown.err.contains(QLatin1String("the published library has no policy \"nope\"")), qPrintable(unknown.err));
+        // Nothing published, nothing to watch.
+        QVERIFY(server.restart());
+        const Run empty = sluicectl(base + QStringList{QStringLiteral("watch"), QStringLiteral("--duration"), QStringLiteral("1")});
+        QCOMPARE(empty.exitCode, 1);
+        QVERIFY2(empty.err.contains(QLatin1String("no limiter library")), qPrintable(empty.err));
+    }
+
     void usageErrors_data()
     {
         QTest::addColumn<QStringList>("args");
@@ -554,6 +657,18 @@ private Q_SLOTS:
                                        << QStringLiteral("url");
         QTest::newRow("acquire without subject") << QStringList{QStringLiteral("acquire"), QStringLiteral("api")}
                                                  << QStringLiteral("usage: sluicectl acquire POLICY SUBJECT");
+        QTest::newRow("watch interval too short") << QStringList{QStringLiteral("watch"), QStringLiteral("--interval"), QStringLiteral("100")}
+                                                  << QStringLiteral("--interval must be a whole number of ms from 250 to 10000, not \"100\"");
+        QTest::newRow("watch interval too long") << QStringList{QStringLiteral("watch"), QStringLiteral("--interval"), QStringLiteral("10001")}
+                                                 << QStringLiteral("--interval must be");
+        QTest::newRow("watch interval text") << QStringList{QStringLiteral("watch"), QStringLiteral("--interval"), QStringLiteral("1s")}
+                                             << QStringLiteral("not \"1s\"");
+        QTest::newRow("watch duration 0") << QStringList{QStringLiteral("watch"), QStringLiteral("--duration"), QStringLiteral("0")}
+                                          << QStringLiteral("--duration must be a positive number of seconds, not \"0\"");
+        QTest::newRow("watch duration negative") << QStringList{QStringLiteral("watch"), QStringLiteral("--duration"), QStringLiteral("-5")}
+                                                 << QStringLiteral("--duration must be");
+        QTest::newRow("watch duration nan") << QStringList{QStringLiteral("watch"), QStringLiteral("--duration"), QStringLiteral("nan")}
+                                            << QStringLiteral("--duration must be");
     }
 
     void usageErrors()
