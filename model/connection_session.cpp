@@ -17,12 +17,14 @@ ConnectionSession::ConnectionSession(const ConnectionProfile &profile, const red
     m_client->setReadOnly(profile.readOnly);
     m_monitor = new ServerMonitor(m_client, m_client->options().redactedUrl(), monitorIntervalMs, this);
     m_watch = new LibraryWatch(m_client, profile.ns, libraryCheckIntervalMs, this);
+    m_rates = new PolicyRateSampler(m_client, this);
 }
 
 void ConnectionSession::start()
 {
     m_monitor->start(); // opens the client
     m_watch->start();
+    m_rates->start();
 }
 
 QString ConnectionSession::label() const

@@ -2,6 +2,7 @@
 
 #include "model/connection_profile.h"
 #include "model/library_watch.h"
+#include "model/policy_rate_sampler.h"
 #include "model/server_monitor.h"
 #include "redis/redis_client.h"
 
@@ -10,7 +11,7 @@
 namespace sluice::model {
 
 // One live connection as the dashboard holds it: the profile it came from, its client (read-only
-// when the profile says so), the server monitor and the library watch on it. Deleting the session
+// when the profile says so), the server monitor, the library watch and the rate sampler on it. Deleting the session
 // closes everything it opened.
 class ConnectionSession : public QObject {
     Q_OBJECT
@@ -26,12 +27,15 @@ public:
     redis::RedisClient *client() const { return m_client; }
     ServerMonitor *monitor() const { return m_monitor; }
     LibraryWatch *libraryWatch() const { return m_watch; }
+    // Every policy's live rates, sampled while the session runs (the overview, the charts).
+    PolicyRateSampler *rates() const { return m_rates; }
 
 private:
     ConnectionProfile m_profile;
     redis::RedisClient *m_client;
     ServerMonitor *m_monitor;
     LibraryWatch *m_watch;
+    PolicyRateSampler *m_rates;
 };
 
 } // namespace sluice::model

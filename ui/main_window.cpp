@@ -6,6 +6,7 @@
 #include "ui/deployment_view.h"
 #include "ui/policy_history_view.h"
 #include "ui/policy_panel.h"
+#include "ui/policy_rates_table.h"
 #include "ui/server_overview.h"
 
 #include <QApplication>
@@ -40,6 +41,8 @@ MainWindow::MainWindow(QWidget *parent)
     m_tabs->setObjectName(QStringLiteral("mainTabs"));
     m_tabs->setDocumentMode(true);
     m_overview = new ServerOverview(m_tabs);
+    m_rates = new PolicyRatesTable(m_overview);
+    m_overview->setLiveSection(m_rates);
     m_policies = new PolicyPanel(m_tabs);
     m_deployment = new DeploymentView(m_tabs);
     m_history = new PolicyHistoryView(m_tabs);
@@ -129,6 +132,7 @@ void MainWindow::setSession(model::ConnectionSession *session)
     m_driftBanner->hide();
     connect(session->libraryWatch(), &model::LibraryWatch::checked, this, &MainWindow::showLibraryReport);
     connect(session->client(), &redis::RedisClient::nodeStatesChanged, this, &MainWindow::showNodeStates);
+    m_rates->setSession(session);
     m_policies->setSession(session);
     m_deployment->setSession(session);
     m_history->setSession(session);

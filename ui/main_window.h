@@ -16,6 +16,7 @@ namespace sluice::ui {
 class DeploymentView;
 class PolicyHistoryView;
 class PolicyPanel;
+class PolicyRatesTable;
 class ServerOverview;
 
 class MainWindow : public QMainWindow {
@@ -38,6 +39,7 @@ public:
     void publishLibrary();
 
     ServerOverview *serverOverview() const { return m_overview; }
+    PolicyRatesTable *policyRates() const { return m_rates; }
     PolicyPanel *policyPanel() const { return m_policies; }
     DeploymentView *deploymentView() const { return m_deployment; }
     PolicyHistoryView *historyView() const { return m_history; }
@@ -51,6 +53,7 @@ private:
 
     QTabWidget *m_tabs = nullptr;
     ServerOverview *m_overview = nullptr;
+    PolicyRatesTable *m_rates = nullptr;
     PolicyPanel *m_policies = nullptr;
     DeploymentView *m_deployment = nullptr;
     PolicyHistoryView *m_history = nullptr;

@@ -75,9 +75,9 @@ ServerOverview::ServerOverview(QWidget *parent)
     grid->setVerticalSpacing(16);
     grid->addWidget(serverBox, 0, 0);
     grid->addWidget(loadBox, 0, 1);
-    grid->addWidget(persistenceBox, 1, 0, 1, 2);
-    grid->setColumnStretch(0, 1);
-    grid->setColumnStretch(1, 1);
+    grid->addWidget(persistenceBox, 0, 2);
+    for (int column = 0; column < 3; ++column)
+        grid->setColumnStretch(column, 1);
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(16, 16, 16, 16);
@@ -85,8 +85,15 @@ ServerOverview::ServerOverview(QWidget *parent)
     layout->addWidget(m_banner);
     layout->addLayout(grid);
     layout->addStretch(1);
+    m_layout = layout;
 
     showMessage(tr("Not connected."), false);
+}
+
+void ServerOverview::setLiveSection(QWidget *section)
+{
+    delete m_layout->takeAt(m_layout->count() - 1); // the stretch
+    m_layout->addWidget(section, 1);
 }
 
 QLabel *ServerOverview::addRow(QFormLayout *form, const QString &label)

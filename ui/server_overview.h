@@ -7,6 +7,7 @@
 
 class QFormLayout;
 class QLabel;
+class QVBoxLayout;
 
 namespace sluice::ui {
 
@@ -22,6 +23,8 @@ public:
     void showMessage(const QString &message, bool isError);
 
     QString bannerText() const;
+    // The live part below the server's facts (it takes the room they leave).
+    void setLiveSection(QWidget *section);
 
 private:
     void showHealth(model::ServerMonitor::Health health, const QString &problem);
@@ -30,6 +33,7 @@ private:
     QLabel *addRow(QFormLayout *form, const QString &label);
 
     QPointer<model::ServerMonitor> m_monitor; // may go with the session that owned it
+    QVBoxLayout *m_layout = nullptr;
     QLabel *m_banner = nullptr;
     QLabel *m_address = nullptr;
     QLabel *m_version = nullptr;

@@ -1,0 +1,190 @@
+// Live monitoring in the dashboard, offscreen, on a real redis-server with real traffic: the
+// overview's rates match the decisions taken, most rejections first as they change, and the
+// dashboard's own load is shown.
+
+#include "model/connection_session.h"
+#include "model/policy_rates_model.h"
+#include "support/limiter_support.h"
+#include "support/publish_support.h"
+#include "support/redis_process.h"
+#include "support/sync_command.h"
+#include "ui/main_window.h"
+#include "ui/policy_rates_table.h"
+
+#include <QTableView>
+#include <QTest>
+#include <QUuid>
+
+using namespace sluice;
+using model::Algorithm;
+using model::ConnectionProfile;
+using model::PolicyRatesModel;
+
+namespace {
+
+struct Fired {
+    int allowed = 0;
+    int rejected = 0;
+};
+
+} // namespace
+
+class TestLiveMonitoring : public QObject {
+    Q_OBJECT
+
+    test::RedisProcess m_server;
+    std::unique_ptr<redis::RedisClient> m_traffic;
+    QString m_namespace;
+
+    ConnectionProfile profile() const
+    {
+        ConnectionProfile profile;
+        profile.name = QStringLiteral("live");
+        profile.options = m_server.options();
+        profile.ns = m_namespace;
+        return profile;
+    }
+
+    std::unique_ptr<ui::MainWindow> openWindow()
+    {
+        auto window = std::make_unique<ui::MainWindow>();
+        window->show();
+        window->setSession(new model::ConnectionSession(profile(), profile().options));
+        if (!QTest::qWaitFor([&] { return window->session()->client()->state() == redis::RedisClient::State::Ready; }, 10000))
+            qWarning("the session did not connect");
+        return window;
+    }
+
+    void publish(const QVector<model::Policy> &policies)
+    {
+        for (const model::Policy &policy : policies)
+            QVERIFY(test::storePolicy(*m_traffic, m_namespace, policy).isEmpty());
+        QVERIFY(test::publishLibrary(*m_traffic, m_namespace).ok());
+    }
+
+    // Pipelined acquires at one subject; waits for every reply.
+    Fired fire(const QString &policy, const QByteArray &subject, int calls)
+    {
+        Fired fired;
+        int replies = 0;
+        QObject context;
+        for (int i = 0; i < calls; ++i)
+            m_traffic->send({"FCALL", "sluice_acquire", "1", model::bucketKey(m_namespace, policy, subject), policy.toUtf8()},
+                            &context, [&](const redis::RedisReply &reply) {
+                                ++replies;
+                                ++(reply.value.elements.value(0).integer == 1 ? fired.allowed : fired.rejected);
+                            });
+        test::spinUntil([&] { return replies == calls; });
+        return fired;
+    }
+
+    // Waits for the session's next sample; returns it.
+    static model::RateSample nextSample(model::ConnectionSession *session)
+    {
+        std::optional<model::RateSample> next;
+        QObject context;
+        QObject::connect(session->rates(), &model::PolicyRateSampler::sampled, &context,
+                         [&](const model::RateSample &sample) { next = sample; });
+        test::spinUntil([&] { return next.has_value(); }, 5000);
+        return next.value_or(model::RateSample{});
+    }
+
+    static QStringList shownOrder(QTableView *view)
+    {
+        QStringList names;
+        for (int row = 0; row < view->model()->rowCount(); ++row)
+            names << view->model()->index(row, PolicyRatesModel::Name).data().toString();
+        return names;
+    }
+
+    static QVariant shown(QTableView *view, const QString &policy, int column, int role = Qt::DisplayRole)
+    {
+        for (int row = 0; row < view->model()->rowCount(); ++row)
+            if (view->model()->index(row, PolicyRatesModel::Name).data().toString() == policy)
+                return view->model()->index(row, column).data(role);
+        return {};
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_server.start(), qPrintable(m_server.errorString()));
+        m_traffic = std::make_unique<redis::RedisClient>(m_server.options());
+        QVERIFY(test::openAndWait(*m_traffic));
+    }
+
+    void init()
+    {
+        m_namespace = QStringLiteral("live-") + QUuid::createUuid().toString(QUuid::Id128).left(8);
+    }
+
+    void overviewRanksByRejectionsAndMatchesTheTraffic()
+    {
+        // Buckets that refill one token an hour: the counts below do not depend on when they run.
+        publish({test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 10),
+                 test::makePolicy(QStringLiteral("search"), Algorithm::TokenBucket, 1, 3600000, 100),
+                 test::makePolicy(QStringLiteral("quiet"), Algorithm::TokenBucket, 5, 1000)});
+        auto window = openWindow();
+        QTableView *view = window->policyRates()->view();
+        model::ConnectionSession *session = window->session();
+        QTRY_VERIFY_WITH_TIMEOUT(session->rates()->lastSample().spanMs > 0, 5000);
+        QCOMPARE(view->model()->rowCount(), 3);
+
+        // Traffic right after a sample lands whole in the next one.
+        nextSample(session);
+        const Fired api = fire(QStringLiteral("api"), "a", 50);
+        const Fired search = fire(QStringLiteral("search"), "s", 30);
+        QCOMPARE(api.rejected, 40);
+        QCOMPARE(search.rejected, 0);
+        model::RateSample sample = nextSample(session);
+        QVERIFY(sample.spanMs > 0);
+        QCOMPARE(shownOrder(view), (QStringList{QStringLiteral("api"), QStringLiteral("search"), QStringLiteral("quiet")}));
+        QCOMPARE(shown(view, QStringLiteral("api"), PolicyRatesModel::RejectedPerSecond, PolicyRatesModel::SortRole).toDouble(),
+                 40 * 1000.0 / sample.spanMs);
+        QCOMPARE(shown(view, QStringLiteral("api"), PolicyRatesModel::AllowedPerSecond, PolicyRatesModel::SortRole).toDouble(),
+                 10 * 1000.0 / sample.spanMs);
+        QCOMPARE(shown(view, QStringLiteral("search"), PolicyRatesModel::AllowedPerSecond, PolicyRatesModel::SortRole).toDouble(),
+                 30 * 1000.0 / sample.spanMs);
+        QCOMPARE(shown(view, QStringLiteral("api"), PolicyRatesModel::RejectedShare).toString(), QStringLiteral("80.0%"));
+        QCOMPARE(shown(view, QStringLiteral("quiet"), PolicyRatesModel::RejectedShare).toString(), QStringLiteral("\u2013"));
+        QVERIFY(shown(view, QStringLiteral("api"), PolicyRatesModel::AllowedPerSecond, Qt::ToolTipRole)
+                    .toString().startsWith(QLatin1String("10 allowed and 40 rejected")));
+
+        // What matters now changes: search is rejected most, api not at all; the order follows.
+        const Fired searchAgain = fire(QStringLiteral("search"), "s", 90);
+        QCOMPARE(searchAgain.rejected, 20);
+        sample = nextSample(session);
+        QCOMPARE(shownOrder(view), (QStringList{QStringLiteral("search"), QStringLiteral("api"), QStringLiteral("quiet")}));
+        QCOMPARE(shown(view, QStringLiteral("search"), PolicyRatesModel::RejectedPerSecond, PolicyRatesModel::SortRole).toDouble(),
+                 20 * 1000.0 / sample.spanMs);
+        QCOMPARE(shown(view, QStringLiteral("api"), PolicyRatesModel::RejectedPerSecond, PolicyRatesModel::SortRole).toDouble(), 0.0);
+
+        // The trend holds one value per sample so far, newest last.
+        const QList<qreal> trend = shown(view, QStringLiteral("search"), PolicyRatesModel::Trend, PolicyRatesModel::RejectedTrendRole)
+                                       .value<QList<qreal>>();
+        QVERIFY(trend.size() >= 3);
+        QCOMPARE(trend.last(), 20 * 1000.0 / sample.spanMs);
+        QCOMPARE(trend.at(trend.size() - 2), 0.0);
+
+        // The dashboard says what it costs Redis, and it is small.
+        QTRY_VERIFY(window->policyRates()->loadText().contains(QLatin1String("commands/s")));
+        const double load = window->policyRates()->loadText().section(QLatin1Char(':'), 1).section(QLatin1Char(' '), 1, 1).toDouble();
+        QVERIFY2(load > 0.5 && load < 10, qPrintable(window->policyRates()->loadText()));
+        QVERIFY(window->policyRates()->statusText().isEmpty());
+    }
+
+    void aServerWithoutTheLibrarySaysSo()
+    {
+        test::RedisProcess bare;
+        QVERIFY(bare.start());
+        ConnectionProfile target = profile();
+        target.options = bare.options();
+        ui::MainWindow window;
+        window.setSession(new model::ConnectionSession(target, target.options));
+        QTRY_VERIFY_WITH_TIMEOUT(window.policyRates()->statusText().contains(QLatin1String("no limiter library (publish it first)")), 5000);
+        QCOMPARE(window.policyRates()->view()->model()->rowCount(), 0);
+    }
+};
+
+QTEST_MAIN(TestLiveMonitoring)
+#include "tst_live_monitoring.moc"

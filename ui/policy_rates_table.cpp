@@ -1,0 +1,149 @@
+#include "ui/policy_rates_table.h"
+
+#include "model/policy_rates_model.h"
+#include "ui/sparkline_delegate.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace sluice::ui {
+
+using model::PolicyRatesModel;
+
+namespace {
+
+constexpr qint64 loadWindowMs = 10000;
+
+// Most rejections first, then most admissions, then by name: what an operator looks at first.
+class RankedPolicies : public QSortFilterProxyModel {
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+
+protected:
+    bool lessThan(const QModelIndex &left, const QModelIndex &right) const override
+    {
+        const auto value = [](const QModelIndex &index, int column) {
+            return index.sibling(index.row(), column).data(PolicyRatesModel::SortRole);
+        };
+        if (left.column() != PolicyRatesModel::RejectedPerSecond)
+            return QSortFilterProxyModel::lessThan(left, right);
+        for (int column : {int(PolicyRatesModel::RejectedPerSecond), int(PolicyRatesModel::AllowedPerSecond)}) {
+            const double a = value(left, column).toDouble();
+            const double b = value(right, column).toDouble();
+            if (a != b)
+                return a < b;
+        }
+        // Descending order shows the larger first, so names compare reversed to read A to Z.
+        return value(left, PolicyRatesModel::Name).toString() > value(right, PolicyRatesModel::Name).toString();
+    }
+};
+
+} // namespace
+
+PolicyRatesTable::PolicyRatesTable(QWidget *parent)
+    : QWidget(parent)
+{
+    auto *title = new QLabel(tr("<b>Policies, live</b>"), this);
+    m_load = new QLabel(this);
+    m_load->setObjectName(QStringLiteral("dashboardLoad"));
+    m_load->setToolTip(tr("Commands per second this dashboard sends to the deployment (sampling, server status, "
+                          "library checks, lists), averaged over the last 10 seconds."));
+    m_status = new QLabel(tr("Not connected."), this);
+    m_status->setObjectName(QStringLiteral("ratesStatus"));
+    m_status->setWordWrap(true);
+    m_view = new QTableView(this);
+    m_view->setObjectName(QStringLiteral("policyRatesTable"));
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_view->setSortingEnabled(true);
+    m_view->verticalHeader()->hide();
+    m_view->verticalHeader()->setDefaultSectionSize(28);
+    m_view->setAlternatingRowColors(true);
+    m_view->setItemDelegateForColumn(PolicyRatesModel::Trend,
+                                     new SparklineDelegate(PolicyRatesModel::AllowedTrendRole, PolicyRatesModel::RejectedTrendRole, m_view));
+    connect(m_view, &QTableView::activated, this, [this](const QModelIndex &index) {
+        Q_EMIT policyActivated(index.data(PolicyRatesModel::NameRole).toString());
+    });
+
+    auto *heading = new QHBoxLayout;
+    heading->addWidget(title);
+    heading->addStretch(1);
+    heading->addWidget(m_load);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(heading);
+    layout->addWidget(m_status);
+    layout->addWidget(m_view, 1);
+    m_clock.start();
+}
+
+void PolicyRatesTable::setSession(model::ConnectionSession *session)
+{
+    m_session = session;
+    delete m_ranked;
+    delete m_model;
+    m_sent.clear();
+    m_model = new PolicyRatesModel(session->rates(), this);
+    m_ranked = new RankedPolicies(this);
+    m_ranked->setSourceModel(m_model);
+    m_ranked->setSortRole(PolicyRatesModel::SortRole);
+    m_ranked->setDynamicSortFilter(true);
+    m_view->setModel(m_ranked);
+    m_view->sortByColumn(PolicyRatesModel::RejectedPerSecond, Qt::DescendingOrder);
+    QHeaderView *header = m_view->horizontalHeader();
+    header->setSectionResizeMode(PolicyRatesModel::Name, QHeaderView::Stretch);
+    for (int column : {PolicyRatesModel::AllowedPerSecond, PolicyRatesModel::RejectedPerSecond, PolicyRatesModel::RejectedShare})
+        header->setSectionResizeMode(column, QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(PolicyRatesModel::Trend, QHeaderView::Fixed);
+    header->resizeSection(PolicyRatesModel::Trend, 240);
+    m_status->setText(tr("Waiting for the first sample\u2026"));
+    m_status->show();
+    m_load->clear();
+    connect(session->rates(), &model::PolicyRateSampler::sampled, this, &PolicyRatesTable::takeSample);
+}
+
+void PolicyRatesTable::takeSample(const model::RateSample &sample)
+{
+    QStringList lines;
+    for (const QString &node : sample.missingNodes)
+        lines << tr("%1 did not answer; its decisions are counted when it does.").arg(node);
+    for (const QString &problem : sample.problems)
+        lines << problem;
+    if (sample.spanMs > 0 && sample.policies.isEmpty())
+        lines << tr("The published library has no policies.");
+    m_status->setText(lines.join(QLatin1Char('\n')));
+    m_status->setStyleSheet(lines.isEmpty() ? QString() : QStringLiteral("color:#b06000;"));
+    m_status->setVisible(!lines.isEmpty());
+    showLoad();
+}
+
+void PolicyRatesTable::showLoad()
+{
+    if (!m_session)
+        return;
+    const qint64 now = m_clock.elapsed();
+    m_sent.emplace_back(now, m_session->client()->commandsSent());
+    while (m_sent.size() > 2 && m_sent.front().first < now - loadWindowMs)
+        m_sent.pop_front();
+    if (m_sent.size() < 2 || now == m_sent.front().first)
+        return;
+    const double perSecond = double(m_sent.back().second - m_sent.front().second) * 1000.0 / double(now - m_sent.front().first);
+    m_load->setText(tr("Sluice's load on Redis: %1 commands/s").arg(QLocale().toString(perSecond, 'f', 1)));
+}
+
+QString PolicyRatesTable::statusText() const
+{
+    return m_status->isHidden() ? QString() : m_status->text();
+}
+
+QString PolicyRatesTable::loadText() const
+{
+    return m_load->text();
+}
+
+} // namespace sluice::ui

@@ -1,0 +1,53 @@
+#pragma once
+
+#include "model/connection_session.h"
+
+#include <QElapsedTimer>
+#include <QPointer>
+#include <QWidget>
+
+#include <deque>
+
+class QLabel;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace sluice::model {
+class PolicyRatesModel;
+}
+
+namespace sluice::ui {
+
+// The overview's live part: every policy with allowed/s, rejected/s, the rejected share and the
+// last minute's trend, most rejections first, updated at each sample; and how many commands per
+// second the dashboard itself sends to Redis.
+class PolicyRatesTable : public QWidget {
+    Q_OBJECT
+public:
+    explicit PolicyRatesTable(QWidget *parent = nullptr);
+
+    void setSession(model::ConnectionSession *session);
+    QTableView *view() const { return m_view; }
+    QString statusText() const;
+    QString loadText() const;
+
+Q_SIGNALS:
+    // Double-click or Enter on a policy: show its charts.
+    void policyActivated(const QString &policy);
+
+private:
+    void takeSample(const model::RateSample &sample);
+    void showLoad();
+
+    QPointer<model::ConnectionSession> m_session;
+    model::PolicyRatesModel *m_model = nullptr;
+    QSortFilterProxyModel *m_ranked = nullptr;
+    QTableView *m_view = nullptr;
+    QLabel *m_status = nullptr;
+    QLabel *m_load = nullptr;
+    // (elapsed ms, commands sent) over the last few seconds: the dashboard's own load.
+    std::deque<std::pair<qint64, quint64>> m_sent;
+    QElapsedTimer m_clock;
+};
+
+} // namespace sluice::ui
