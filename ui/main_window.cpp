@@ -5,6 +5,7 @@
 #include "ui/connection_manager.h"
 #include "ui/deployment_view.h"
 #include "ui/policy_history_view.h"
+#include "ui/policy_live_view.h"
 #include "ui/policy_panel.h"
 #include "ui/policy_rates_table.h"
 #include "ui/server_overview.h"
@@ -43,13 +44,19 @@ MainWindow::MainWindow(QWidget *parent)
     m_overview = new ServerOverview(m_tabs);
     m_rates = new PolicyRatesTable(m_overview);
     m_overview->setLiveSection(m_rates);
+    m_live = new PolicyLiveView(m_tabs);
     m_policies = new PolicyPanel(m_tabs);
     m_deployment = new DeploymentView(m_tabs);
     m_history = new PolicyHistoryView(m_tabs);
     m_tabs->addTab(m_overview, tr("&Overview"));
+    m_tabs->addTab(m_live, tr("&Live"));
     m_tabs->addTab(m_policies, tr("&Policies"));
     m_tabs->addTab(m_deployment, tr("&Deployment"));
     m_tabs->addTab(m_history, tr("&History"));
+    connect(m_rates, &PolicyRatesTable::policyActivated, this, [this](const QString &policy) {
+        m_live->showPolicy(policy);
+        m_tabs->setCurrentWidget(m_live);
+    });
     connect(m_policies, &PolicyPanel::historyRequested, this, [this](const QString &policy) {
         m_history->showPolicy(policy);
         m_tabs->setCurrentWidget(m_history);
@@ -133,6 +140,7 @@ void MainWindow::setSession(model::ConnectionSession *session)
     connect(session->libraryWatch(), &model::LibraryWatch::checked, this, &MainWindow::showLibraryReport);
     connect(session->client(), &redis::RedisClient::nodeStatesChanged, this, &MainWindow::showNodeStates);
     m_rates->setSession(session);
+    m_live->setSession(session);
     m_policies->setSession(session);
     m_deployment->setSession(session);
     m_history->setSession(session);

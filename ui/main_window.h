@@ -15,6 +15,7 @@ namespace sluice::ui {
 
 class DeploymentView;
 class PolicyHistoryView;
+class PolicyLiveView;
 class PolicyPanel;
 class PolicyRatesTable;
 class ServerOverview;
@@ -40,6 +41,7 @@ public:
 
     ServerOverview *serverOverview() const { return m_overview; }
     PolicyRatesTable *policyRates() const { return m_rates; }
+    PolicyLiveView *liveView() const { return m_live; }
     PolicyPanel *policyPanel() const { return m_policies; }
     DeploymentView *deploymentView() const { return m_deployment; }
     PolicyHistoryView *historyView() const { return m_history; }
@@ -54,6 +56,7 @@ private:
     QTabWidget *m_tabs = nullptr;
     ServerOverview *m_overview = nullptr;
     PolicyRatesTable *m_rates = nullptr;
+    PolicyLiveView *m_live = nullptr;
     PolicyPanel *m_policies = nullptr;
     DeploymentView *m_deployment = nullptr;
     PolicyHistoryView *m_history = nullptr;

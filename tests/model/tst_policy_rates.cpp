@@ -5,6 +5,7 @@
 
 #include "model/policy_rate_sampler.h"
 #include "model/policy_store.h"
+#include "model/top_rejected.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"
@@ -30,14 +31,15 @@ struct Fired {
     quint32 rejected = 0;
 };
 
-// Fires `calls` acquires at `policy` over `subjects` subjects, pipelined, and counts the replies.
-Fired fire(RedisClient &client, const QString &ns, const QString &policy, int calls, int subjects)
+// Fires `calls` acquires at `policy`, the i-th for subjectOf(i), pipelined, and counts the replies.
+Fired fireAt(RedisClient &client, const QString &ns, const QString &policy, int calls,
+             const std::function<QByteArray(int)> &subjectOf)
 {
     Fired fired;
     int replies = 0;
     QObject context;
     for (int i = 0; i < calls; ++i) {
-        const QByteArray subject = "s" + QByteArray::number(i % subjects);
+        const QByteArray subject = subjectOf(i);
         client.send({"FCALL", "sluice_acquire", "1", model::bucketKey(ns, policy, subject), policy.toUtf8()}, &context,
                     [&](const redis::RedisReply &reply) {
                         ++replies;
@@ -49,6 +51,12 @@ Fired fire(RedisClient &client, const QString &ns, const QString &policy, int ca
     }
     test::spinUntil([&] { return replies == calls; });
     return fired;
+}
+
+// ... rotating over `subjects` subjects.
+Fired fire(RedisClient &client, const QString &ns, const QString &policy, int calls, int subjects)
+{
+    return fireAt(client, ns, policy, calls, [subjects](int i) { return "s" + QByteArray::number(i % subjects); });
 }
 
 const model::PolicyRate *rateOf(const RateSample &sample, const QString &policy)
@@ -211,6 +219,39 @@ private Q_SLOTS:
         }
         QVERIFY2(perPrimary[0] > 0 && perPrimary[1] > 0 && perPrimary[2] > 0, "every primary decided some");
         QCOMPARE(perPrimary[0] + perPrimary[1] + perPrimary[2], 160);
+    }
+
+    void topRejectedSubjectsAreMergedOverTheClusterPrimaries()
+    {
+        SLUICE_REQUIRE_SERVICE(seeds, "SLUICE_TEST_CLUSTER_SEEDS", "Redis Cluster");
+        RedisClient cluster(test::optionsFor(QStringLiteral("redis://") + seeds.section(QLatin1Char(','), 0, 0)));
+        QVERIFY(test::openAndWait(cluster));
+        storeAndPublish(cluster, {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 2)});
+        // Subject i is rejected i times: 2 admitted of i + 2 calls. Twelve subjects spread over
+        // the three primaries.
+        QVector<model::RejectedSubject> expected;
+        for (int i = 1; i <= 12; ++i) {
+            const QByteArray subject = "user-" + QByteArray::number(i);
+            QCOMPARE(fireAt(cluster, m_ns, QStringLiteral("api"), i + 2, [&](int) { return subject; }).rejected, quint32(i));
+            expected.prepend({subject, quint64(i), 0, {}});
+        }
+        fireAt(cluster, m_ns, QStringLiteral("api"), 2, [](int) { return QByteArray("never-rejected"); });
+        model::TopRejectedPoller poller(&cluster);
+        poller.setPolicy(QStringLiteral("api"));
+        poller.pollNow();
+        QVERIFY(test::spinUntil([&] { return poller.last().nowMs > 0; }));
+        const model::TopRejected &top = poller.last();
+        QVERIFY2(top.problems.isEmpty(), qPrintable(top.problems.join(QLatin1Char('\n'))));
+        QCOMPARE(top.subjects.size(), expected.size());
+        QSet<QString> nodes;
+        for (int i = 0; i < expected.size(); ++i) {
+            QCOMPARE(top.subjects.at(i).subject, expected.at(i).subject);
+            QCOMPARE(top.subjects.at(i).rejections, expected.at(i).rejections);
+            QCOMPARE(top.subjects.at(i).overestimate, quint64(0));
+            nodes << top.subjects.at(i).node;
+        }
+        QCOMPARE(nodes.size(), 3); // every primary contributed
+        QVERIFY(top.sinceMs > 0 && top.sinceMs <= top.nowMs);
     }
 
     void aSilentServerSkipsTicksAndIsCountedLater()

@@ -8,10 +8,21 @@
 #include "support/publish_support.h"
 #include "support/redis_process.h"
 #include "support/sync_command.h"
+#include "support/widget_driving.h"
 #include "ui/main_window.h"
+#include "ui/policy_live_view.h"
 #include "ui/policy_rates_table.h"
+#include "ui/time_series_chart.h"
 
+#include <QChartView>
+#include <QComboBox>
+#include <QImage>
+#include <QPushButton>
+#include <QSignalSpy>
 #include <QTableView>
+#include <QTableWidget>
+#include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QUuid>
 
@@ -171,6 +182,105 @@ private Q_SLOTS:
         const double load = window->policyRates()->loadText().section(QLatin1Char(':'), 1).section(QLatin1Char(' '), 1, 1).toDouble();
         QVERIFY2(load > 0.5 && load < 10, qPrintable(window->policyRates()->loadText()));
         QVERIFY(window->policyRates()->statusText().isEmpty());
+    }
+
+    void policyChartFollowsPausesZoomsAndExports()
+    {
+        publish({test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 10),
+                 test::makePolicy(QStringLiteral("other"), Algorithm::TokenBucket, 1, 3600000, 10)});
+        auto window = openWindow();
+        window->resize(1100, 700);
+        model::ConnectionSession *session = window->session();
+        ui::PolicyLiveView *live = window->liveView();
+        // Double-click on the overview's row opens the policy's chart.
+        QTRY_VERIFY_WITH_TIMEOUT(window->policyRates()->view()->model()->rowCount() == 2, 5000);
+        QTableView *overview = window->policyRates()->view();
+        const QModelIndex apiRow = overview->model()->index(overview->model()->index(0, 0).data().toString() == QLatin1String("api") ? 0 : 1, 0);
+        Q_EMIT overview->activated(apiRow);
+        QCOMPARE(test::child<QTabWidget>(window.get(), "mainTabs")->currentWidget(), live);
+        QCOMPARE(live->policy(), QStringLiteral("api"));
+
+        nextSample(session);
+        const Fired fired = fire(QStringLiteral("api"), "alice", 50);
+        QCOMPARE(fired.rejected, 40);
+        fire(QStringLiteral("api"), "bob", 13); // 10 pass, 3 rejected
+        const model::RateSample sample = nextSample(session);
+        const double rejectedPerSecond = 43 * 1000.0 / sample.spanMs;
+        ui::TimeSeriesChart *chart = live->chart();
+        QTRY_COMPARE(chart->shownSpan().second, sample.endMs);
+        QVERIFY2(chart->valuesAt(sample.endMs).contains(QStringLiteral("rejected/s %1").arg(QLocale().toString(rejectedPerSecond, 'f', 0))),
+                 qPrintable(chart->valuesAt(sample.endMs)));
+
+        // Hovering over the plot says the time and values there.
+        auto *canvas = test::child<QChartView>(chart, "chartView");
+        const QRectF plot = canvas->chart()->plotArea();
+        QTest::mouseMove(canvas->viewport(), canvas->mapFromScene(canvas->chart()->mapToScene(QPointF(plot.right() - 1, plot.center().y()))));
+        QTRY_VERIFY2(chart->hoverText().contains(QLatin1String("allowed/s")), qPrintable(chart->hoverText()));
+        QTest::mouseMove(canvas->viewport(), canvas->mapFromScene(canvas->chart()->mapToScene(QPointF(plot.left() + 1, plot.center().y()))));
+        QTRY_VERIFY2(chart->hoverText().endsWith(QLatin1String("no samples yet")), qPrintable(chart->hoverText()));
+
+        // The top list names the subjects actually rejected, most first.
+        QTableWidget *top = live->topTable();
+        QTRY_COMPARE_WITH_TIMEOUT(top->rowCount(), 2, 5000);
+        QCOMPARE(top->item(0, 0)->text(), QStringLiteral("alice"));
+        QCOMPARE(top->item(0, 1)->text(), QStringLiteral("40"));
+        QCOMPARE(top->item(1, 0)->text(), QStringLiteral("bob"));
+        QCOMPARE(top->item(1, 1)->text(), QStringLiteral("3"));
+        QSignalSpy watch(live, &ui::PolicyLiveView::watchRequested);
+        top->selectRow(1);
+        test::click(live, "watchTopSubject");
+        QCOMPARE(watch.size(), 1);
+        QCOMPARE(watch.first().at(1).toByteArray(), QByteArray("bob"));
+
+        // Paused, the chart stays as it was while sampling goes on; resumed, it catches up.
+        test::click(live, "livePause");
+        QVERIFY(live->isPaused());
+        QVERIFY(live->stateText().startsWith(QLatin1String("Paused at")));
+        const model::RateSample later = nextSample(session);
+        QCOMPARE(chart->shownSpan().second, sample.endMs);
+        test::click(live, "livePause");
+        QCOMPARE(chart->shownSpan().second, later.endMs);
+
+        // Dragging across the plot zooms into that span; Reset zoom goes back to the window.
+        const QPoint left = canvas->mapFromScene(canvas->chart()->mapToScene(QPointF(plot.left() + plot.width() * 0.6, plot.center().y())));
+        const QPoint right = canvas->mapFromScene(canvas->chart()->mapToScene(QPointF(plot.right() - 5, plot.center().y())));
+        QTest::mousePress(canvas->viewport(), Qt::LeftButton, {}, left);
+        QTest::mouseMove(canvas->viewport(), right);
+        QTest::mouseRelease(canvas->viewport(), Qt::LeftButton, {}, right);
+        QTRY_VERIFY(chart->isZoomed());
+        const auto zoomed = chart->shownSpan();
+        QVERIFY2(zoomed.second - zoomed.first < 5 * 60 * 1000 / 2, "zoomed in");
+        QVERIFY(test::child<QPushButton>(live, "liveResetZoom")->isEnabled());
+        nextSample(session);
+        QCOMPARE(chart->shownSpan(), zoomed); // new samples do not move a zoomed chart
+        test::click(live, "liveResetZoom");
+        QVERIFY(!chart->isZoomed());
+        QCOMPARE(chart->shownSpan().second - chart->shownSpan().first, 5 * 60 * 1000);
+
+        // Exports: the chart as an image, the shown samples as CSV with exact counts.
+        QTemporaryDir dir;
+        QString error;
+        QVERIFY2(live->exportPng(dir.filePath(QStringLiteral("api.png")), &error), qPrintable(error));
+        const QImage image(dir.filePath(QStringLiteral("api.png")));
+        QVERIFY(image.width() > 300 && image.height() > 200);
+        QVERIFY2(live->exportCsv(dir.filePath(QStringLiteral("api.csv")), &error), qPrintable(error));
+        QFile csv(dir.filePath(QStringLiteral("api.csv")));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = csv.readAll().trimmed().split('\n');
+        QCOMPARE(lines.first(), QByteArray("time,span_ms,allowed,rejected,allowed_per_s,rejected_per_s"));
+        const QByteArray expected = QStringLiteral("%1,%2,20,43,").arg(QDateTime::fromMSecsSinceEpoch(sample.endMs, Qt::UTC).toString(Qt::ISODateWithMs))
+                                        .arg(sample.spanMs).toUtf8();
+        QVERIFY2(std::any_of(lines.cbegin(), lines.cend(), [&](const QByteArray &line) { return line.startsWith(expected); }), expected.constData());
+        QVERIFY(!live->exportCsv(dir.filePath(QStringLiteral("missing/folder/api.csv")), &error));
+        QVERIFY2(error.contains(QLatin1String("Could not write")), qPrintable(error));
+
+        // Interval and retention are the session's.
+        test::child<QComboBox>(live, "liveInterval")->setCurrentText(QStringLiteral("250 ms"));
+        QCOMPARE(session->rates()->intervalMs(), 250);
+        test::child<QComboBox>(live, "liveRetention")->setCurrentText(QStringLiteral("24 hours"));
+        QCOMPARE(session->rates()->retentionMs(), 24LL * 3600 * 1000);
+        const model::RateSample fast = nextSample(session);
+        QVERIFY2(fast.spanMs < 450, qPrintable(QString::number(fast.spanMs)));
     }
 
     void aServerWithoutTheLibrarySaysSo()

@@ -1,0 +1,373 @@
+#include "ui/policy_live_view.h"
+
+#include "model/policy_rate_sampler.h"
+#include "ui/time_series_chart.h"
+
+#include <QComboBox>
+#include <QDateTime>
+#include <QFile>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace sluice::ui {
+
+namespace {
+
+constexpr qint64 minute = 60 * 1000;
+constexpr qint64 hour = 60 * minute;
+
+void addChoices(QComboBox *box, const QVector<std::pair<QString, qint64>> &choices, qint64 selected)
+{
+    for (const auto &[label, value] : choices)
+        box->addItem(label, value);
+    box->setCurrentIndex(std::max(0, box->findData(selected)));
+}
+
+void selectData(QComboBox *box, qint64 value)
+{
+    const QSignalBlocker quiet(box);
+    const int index = box->findData(value);
+    if (index >= 0)
+        box->setCurrentIndex(index);
+}
+
+} // namespace
+
+PolicyLiveView::PolicyLiveView(QWidget *parent)
+    : QWidget(parent)
+{
+    m_policy = new QComboBox(this);
+    m_policy->setObjectName(QStringLiteral("livePolicy"));
+    m_policy->setMinimumContentsLength(16);
+    m_interval = new QComboBox(this);
+    m_interval->setObjectName(QStringLiteral("liveInterval"));
+    m_interval->setToolTip(tr("How often every policy is sampled (the overview too)."));
+    addChoices(m_interval, {{tr("250 ms"), 250}, {tr("500 ms"), 500}, {tr("1 s"), 1000}, {tr("2 s"), 2000},
+                            {tr("5 s"), 5000}, {tr("10 s"), 10000}}, 1000);
+    m_retention = new QComboBox(this);
+    m_retention->setObjectName(QStringLiteral("liveRetention"));
+    m_retention->setToolTip(tr("How long samples are kept (in bounded ring buffers; past an hour of samples, "
+                               "older ones are kept as sums over longer steps)."));
+    addChoices(m_retention, {{tr("5 minutes"), 5 * minute}, {tr("15 minutes"), 15 * minute}, {tr("1 hour"), hour},
+                             {tr("6 hours"), 6 * hour}, {tr("24 hours"), 24 * hour}}, hour);
+    m_span = new QComboBox(this);
+    m_span->setObjectName(QStringLiteral("liveSpan"));
+    addChoices(m_span, {{tr("last minute"), minute}, {tr("last 5 minutes"), 5 * minute}, {tr("last 15 minutes"), 15 * minute},
+                        {tr("last hour"), hour}, {tr("last 24 hours"), 24 * hour}}, 5 * minute);
+    m_pause = new QPushButton(tr("Pause"), this);
+    m_pause->setObjectName(QStringLiteral("livePause"));
+    m_pause->setCheckable(true);
+    m_resetZoom = new QPushButton(tr("Reset zoom"), this);
+    m_resetZoom->setObjectName(QStringLiteral("liveResetZoom"));
+    m_resetZoom->setEnabled(false);
+    auto *png = new QPushButton(tr("Save PNG\u2026"), this);
+    png->setObjectName(QStringLiteral("liveExportPng"));
+    png->setToolTip(tr("Save the chart as an image."));
+    auto *csv = new QPushButton(tr("Save CSV\u2026"), this);
+    csv->setObjectName(QStringLiteral("liveExportCsv"));
+    csv->setToolTip(tr("Save the samples shown as CSV."));
+
+    auto *controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Policy:"), this));
+    controls->addWidget(m_policy);
+    controls->addSpacing(12);
+    controls->addWidget(new QLabel(tr("Sample every"), this));
+    controls->addWidget(m_interval);
+    controls->addWidget(new QLabel(tr("keep"), this));
+    controls->addWidget(m_retention);
+    controls->addWidget(new QLabel(tr("show"), this));
+    controls->addWidget(m_span);
+    controls->addStretch(1);
+    controls->addWidget(m_pause);
+    auto *chartActions = new QHBoxLayout;
+    chartActions->addStretch(1);
+    chartActions->addWidget(m_resetZoom);
+    chartActions->addWidget(png);
+    chartActions->addWidget(csv);
+
+    m_state = new QLabel(this);
+    m_state->setObjectName(QStringLiteral("liveState"));
+    m_state->setWordWrap(true);
+
+    m_chart = new TimeSeriesChart(this);
+    m_chart->addSeries({tr("allowed/s"), QColor(0x1e, 0x8e, 0x3e)});
+    m_chart->addSeries({tr("rejected/s"), QColor(0xd9, 0x30, 0x25)});
+    m_chart->setAxisTitles(tr("decisions per second"));
+    m_chart->setMinimumHeight(260);
+
+    auto *topBox = new QWidget(this);
+    auto *topTitle = new QLabel(tr("<b>Most rejected subjects</b>"), topBox);
+    m_topNote = new QLabel(topBox);
+    m_topNote->setObjectName(QStringLiteral("topNote"));
+    m_topNote->setWordWrap(true);
+    m_topNote->setStyleSheet(QStringLiteral("color:#5f6368;"));
+    m_top = new QTableWidget(0, 3, topBox);
+    m_top->setObjectName(QStringLiteral("topRejectedTable"));
+    m_top->setHorizontalHeaderLabels({tr("Subject"), tr("Rejected"), tr("Primary")});
+    m_top->verticalHeader()->hide();
+    m_top->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_top->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_top->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_top->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    m_top->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    m_top->horizontalHeader()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
+    m_watch = new QPushButton(tr("Watch subject"), topBox);
+    m_watch->setObjectName(QStringLiteral("watchTopSubject"));
+    m_watch->setEnabled(false);
+    auto *topLayout = new QVBoxLayout(topBox);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addWidget(topTitle);
+    topLayout->addWidget(m_topNote);
+    topLayout->addWidget(m_top, 1);
+    topLayout->addWidget(m_watch, 0, Qt::AlignRight);
+
+    topBox->setMinimumWidth(260);
+    auto *chartBox = new QWidget(this);
+    auto *chartLayout = new QVBoxLayout(chartBox);
+    chartLayout->setContentsMargins(0, 0, 0, 0);
+    chartLayout->addWidget(m_chart, 1);
+    chartLayout->addLayout(chartActions);
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(chartBox);
+    split->addWidget(topBox);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(12, 12, 12, 12);
+    layout->addLayout(controls);
+    layout->addWidget(m_state);
+    layout->addWidget(split, 1);
+
+    connect(m_policy, &QComboBox::currentTextChanged, this, [this](const QString &policy) {
+        if (m_poller)
+            m_poller->setPolicy(policy);
+        m_chart->resetZoom();
+        redraw();
+    });
+    connect(m_interval, &QComboBox::currentIndexChanged, this, &PolicyLiveView::applyInterval);
+    connect(m_retention, &QComboBox::currentIndexChanged, this, &PolicyLiveView::applyRetention);
+    connect(m_span, &QComboBox::currentIndexChanged, this, [this] {
+        m_chart->resetZoom();
+        redraw();
+    });
+    connect(m_pause, &QPushButton::toggled, this, &PolicyLiveView::setPaused);
+    connect(m_resetZoom, &QPushButton::clicked, m_chart, &TimeSeriesChart::resetZoom);
+    connect(m_chart, &TimeSeriesChart::zoomChanged, m_resetZoom, &QPushButton::setEnabled);
+    connect(png, &QPushButton::clicked, this, [this] { chooseExportFile(true); });
+    connect(csv, &QPushButton::clicked, this, [this] { chooseExportFile(false); });
+    connect(m_top, &QTableWidget::itemSelectionChanged, this, [this] { m_watch->setEnabled(!m_top->selectedItems().isEmpty()); });
+    connect(m_watch, &QPushButton::clicked, this, [this] {
+        const QList<QTableWidgetItem *> selected = m_top->selectedItems();
+        if (!selected.isEmpty())
+            Q_EMIT watchRequested(policy(), m_top->item(selected.first()->row(), 0)->data(Qt::UserRole).toByteArray());
+    });
+    showState(tr("Not connected."));
+}
+
+void PolicyLiveView::setSession(model::ConnectionSession *session)
+{
+    m_session = session;
+    delete m_poller;
+    m_poller = new model::TopRejectedPoller(session->client(), 2000, this);
+    connect(m_poller, &model::TopRejectedPoller::updated, this, &PolicyLiveView::showTop);
+    m_poller->setPolicy(policy());
+    if (isVisible())
+        m_poller->start();
+    selectData(m_interval, session->rates()->intervalMs());
+    selectData(m_retention, session->rates()->retentionMs());
+    connect(session->rates(), &model::PolicyRateSampler::sampled, this, &PolicyLiveView::takeSample);
+    showState(tr("Waiting for the first sample\u2026"));
+}
+
+void PolicyLiveView::showPolicy(const QString &policy)
+{
+    if (m_policy->findText(policy) < 0)
+        m_policy->addItem(policy);
+    m_policy->setCurrentText(policy);
+}
+
+QString PolicyLiveView::policy() const
+{
+    return m_policy->currentText();
+}
+
+QString PolicyLiveView::stateText() const
+{
+    return m_state->isHidden() ? QString() : m_state->text();
+}
+
+void PolicyLiveView::setPaused(bool paused)
+{
+    m_paused = paused;
+    {
+        const QSignalBlocker quiet(m_pause);
+        m_pause->setChecked(paused);
+    }
+    m_pause->setText(paused ? tr("Resume") : tr("Pause"));
+    if (!paused) {
+        showState({});
+        redraw();
+    }
+    else
+        showState(tr("Paused at %1; sampling goes on.")
+                      .arg(QDateTime::fromMSecsSinceEpoch(m_lastEndMs).toString(QStringLiteral("HH:mm:ss"))));
+}
+
+void PolicyLiveView::showState(const QString &text)
+{
+    m_state->setText(text);
+    m_state->setVisible(!text.isEmpty());
+}
+
+void PolicyLiveView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (m_poller)
+        m_poller->start();
+    redraw();
+}
+
+void PolicyLiveView::hideEvent(QHideEvent *event)
+{
+    QWidget::hideEvent(event);
+    if (m_poller)
+        m_poller->stop(); // the top list costs Redis calls only while someone looks at it
+}
+
+void PolicyLiveView::applyInterval()
+{
+    if (m_session)
+        m_session->rates()->setIntervalMs(int(m_interval->currentData().toLongLong()));
+}
+
+void PolicyLiveView::applyRetention()
+{
+    if (m_session)
+        m_session->rates()->setRetentionMs(m_retention->currentData().toLongLong());
+    redraw();
+}
+
+void PolicyLiveView::takeSample(const model::RateSample &sample)
+{
+    if (sample.spanMs > 0)
+        m_lastEndMs = sample.endMs;
+    // New policies join the list; the one shown stays selected.
+    for (const model::PolicyRate &rate : sample.policies)
+        if (m_policy->findText(rate.policy) < 0)
+            m_policy->addItem(rate.policy);
+    QStringList problems = sample.problems;
+    for (const QString &node : sample.missingNodes)
+        problems << tr("%1 did not answer; its decisions are counted when it does.").arg(node);
+    if (!m_paused)
+        showState(problems.join(QLatin1Char('\n')));
+    m_state->setStyleSheet(problems.isEmpty() ? QString() : QStringLiteral("color:#b06000;"));
+    if (isVisible())
+        redraw();
+}
+
+void PolicyLiveView::redraw()
+{
+    if (m_paused || !m_session || m_lastEndMs == 0)
+        return;
+    const qint64 span = m_span->currentData().toLongLong();
+    const qint64 from = m_lastEndMs - std::min(span, m_session->rates()->retentionMs());
+    QVector<QPointF> allowed, rejected;
+    if (const model::RateHistory *history = m_session->rates()->history(policy())) {
+        for (const model::RatePoint &point : history->points(from, m_lastEndMs)) {
+            allowed << QPointF(point.endMs, point.allowedPerSecond());
+            rejected << QPointF(point.endMs, point.rejectedPerSecond());
+        }
+    }
+    m_chart->setPoints(0, allowed);
+    m_chart->setPoints(1, rejected);
+    m_chart->setTimeWindow(from, m_lastEndMs);
+}
+
+void PolicyLiveView::showTop(const model::TopRejected &top)
+{
+    m_top->setRowCount(int(top.subjects.size()));
+    const QLocale locale;
+    for (int row = 0; row < top.subjects.size(); ++row) {
+        const model::RejectedSubject &subject = top.subjects.at(row);
+        auto *name = new QTableWidgetItem(QString::fromUtf8(subject.subject));
+        name->setData(Qt::UserRole, subject.subject);
+        auto *count = new QTableWidgetItem(subject.overestimate > 0
+                                               ? tr("%1 (\u2264%2 over)").arg(locale.toString(subject.rejections), locale.toString(subject.overestimate))
+                                               : locale.toString(subject.rejections));
+        count->setData(Qt::UserRole, subject.rejections);
+        count->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        m_top->setItem(row, 0, name);
+        m_top->setItem(row, 1, count);
+        m_top->setItem(row, 2, new QTableWidgetItem(subject.node));
+    }
+    if (!top.problems.isEmpty())
+        m_topNote->setText(top.problems.join(QLatin1Char('\n')));
+    else if (top.nowMs == 0)
+        m_topNote->clear();
+    else if (top.subjects.isEmpty())
+        m_topNote->setText(tr("Nobody was rejected in the last %1 s.").arg((top.nowMs - top.sinceMs + 999) / 1000));
+    else
+        m_topNote->setText(tr("Rejections in the last %1 s, counted by the library as it decides.")
+                               .arg((top.nowMs - top.sinceMs + 999) / 1000));
+    m_watch->setEnabled(!m_top->selectedItems().isEmpty());
+}
+
+bool PolicyLiveView::exportCsv(const QString &path, QString *error) const
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
+        *error = tr("Could not write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    file.write("time,span_ms,allowed,rejected,allowed_per_s,rejected_per_s\n");
+    if (m_session) {
+        if (const model::RateHistory *history = m_session->rates()->history(policy())) {
+            const auto [from, to] = m_chart->shownSpan();
+            for (const model::RatePoint &point : history->points(from, to))
+                file.write(QStringLiteral("%1,%2,%3,%4,%5,%6\n")
+                               .arg(QDateTime::fromMSecsSinceEpoch(point.endMs, Qt::UTC).toString(Qt::ISODateWithMs))
+                               .arg(point.spanMs)
+                               .arg(point.allowed)
+                               .arg(point.rejected)
+                               .arg(point.allowedPerSecond(), 0, 'f', 3)
+                               .arg(point.rejectedPerSecond(), 0, 'f', 3)
+                               .toUtf8());
+        }
+    }
+    if (!file.commit()) {
+        *error = tr("Could not write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
+
+bool PolicyLiveView::exportPng(const QString &path, QString *error) const
+{
+    return m_chart->exportPng(path, error);
+}
+
+void PolicyLiveView::chooseExportFile(bool png)
+{
+    const QString stem = policy().isEmpty() ? QStringLiteral("sluice") : policy();
+    const QString path = QFileDialog::getSaveFileName(
+        this, png ? tr("Save chart") : tr("Save samples"),
+        stem + (png ? QStringLiteral(".png") : QStringLiteral(".csv")),
+        png ? tr("PNG images (*.png)") : tr("CSV files (*.csv)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!(png ? exportPng(path, &error) : exportCsv(path, &error)))
+        QMessageBox::warning(this, tr("Export"), error);
+}
+
+} // namespace sluice::ui

@@ -1,0 +1,73 @@
+#pragma once
+
+#include "model/connection_session.h"
+#include "model/top_rejected.h"
+
+#include <QPointer>
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QTableWidget;
+
+namespace sluice::ui {
+
+class TimeSeriesChart;
+
+// One policy's allowed and rejected decisions per second over time, and its most rejected
+// subjects right now. The sampling interval and retention are the session's (the overview shares
+// them); pausing freezes the chart while sampling goes on.
+class PolicyLiveView : public QWidget {
+    Q_OBJECT
+public:
+    explicit PolicyLiveView(QWidget *parent = nullptr);
+
+    void setSession(model::ConnectionSession *session);
+    void showPolicy(const QString &policy);
+    QString policy() const;
+    QString stateText() const;
+    void setPaused(bool paused);
+    bool isPaused() const { return m_paused; }
+
+    TimeSeriesChart *chart() const { return m_chart; }
+    QTableWidget *topTable() const { return m_top; }
+    // The shown span of the policy's series, as CSV (time, span, counts and rates per sample).
+    bool exportCsv(const QString &path, QString *error) const;
+    bool exportPng(const QString &path, QString *error) const;
+
+Q_SIGNALS:
+    // "Watch" on a subject of the top list: follow its bucket in the per-key view.
+    void watchRequested(const QString &policy, const QByteArray &subject);
+
+protected:
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+
+private:
+    void showState(const QString &text);
+    void takeSample(const model::RateSample &sample);
+    void redraw();
+    void showTop(const model::TopRejected &top);
+    void applyInterval();
+    void applyRetention();
+    void chooseExportFile(bool png);
+
+    QPointer<model::ConnectionSession> m_session;
+    model::TopRejectedPoller *m_poller = nullptr;
+    QComboBox *m_policy;
+    QComboBox *m_interval;
+    QComboBox *m_retention;
+    QComboBox *m_span;
+    QPushButton *m_pause;
+    QPushButton *m_resetZoom;
+    QLabel *m_state;
+    TimeSeriesChart *m_chart;
+    QTableWidget *m_top;
+    QLabel *m_topNote;
+    QPushButton *m_watch;
+    bool m_paused = false;
+    qint64 m_lastEndMs = 0;
+};
+
+} // namespace sluice::ui

@@ -1,0 +1,263 @@
+#include "ui/time_series_chart.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QDateTime>
+#include <QDateTimeAxis>
+#include <QGraphicsLineItem>
+#include <QLabel>
+#include <QLineSeries>
+#include <QLocale>
+#include <QMouseEvent>
+#include <QValueAxis>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace sluice::ui {
+
+// The Qt Charts view under the chart widget: hover tracking and the zoom gestures.
+class ChartCanvas : public QChartView {
+public:
+    ChartCanvas(TimeSeriesChart *owner, QChart *chart)
+        : QChartView(chart, owner)
+        , m_owner(owner)
+    {
+        setRubberBand(QChartView::HorizontalRubberBand);
+        setRenderHint(QPainter::Antialiasing);
+        setMouseTracking(true);
+        m_marker = new QGraphicsLineItem(chart);
+        m_marker->setPen(QPen(QColor(0x80, 0x86, 0x8b), 1, Qt::DotLine));
+        m_marker->hide();
+    }
+
+    QDateTimeAxis *timeAxis = nullptr;
+    QValueAxis *leftAxis = nullptr;
+    QValueAxis *rightAxis = nullptr;
+    QVector<QLineSeries *> lines;
+
+protected:
+    void mouseMoveEvent(QMouseEvent *event) override
+    {
+        QChartView::mouseMoveEvent(event);
+        const QPointF inChart = chart()->mapFromScene(mapToScene(event->position().toPoint()));
+        const QRectF plot = chart()->plotArea();
+        if (!plot.contains(inChart)) {
+            m_marker->hide();
+            return;
+        }
+        m_marker->setLine(inChart.x(), plot.top(), inChart.x(), plot.bottom());
+        m_marker->show();
+        m_owner->hoverAt(qint64(chart()->mapToValue(inChart).x()));
+    }
+
+    void leaveEvent(QEvent *event) override
+    {
+        QChartView::leaveEvent(event);
+        m_marker->hide();
+    }
+
+private:
+    TimeSeriesChart *m_owner;
+    QGraphicsLineItem *m_marker;
+};
+
+namespace {
+
+// The point at or before ms (points are in time order); nullptr before the first.
+const QPointF *pointAt(const QVector<QPointF> &points, qint64 ms)
+{
+    auto after = std::upper_bound(points.cbegin(), points.cend(), double(ms),
+                                  [](double x, const QPointF &point) { return x < point.x(); });
+    return after == points.cbegin() ? nullptr : &*(after - 1);
+}
+
+// A round number a little above the peak (1, 2, ... 9 times a power of ten), so lines never touch
+// the frame and the axis labels stay short.
+double roundTop(double peak)
+{
+    if (peak <= 0)
+        return 1;
+    const double headroom = peak * 1.1;
+    const double magnitude = std::pow(10, std::floor(std::log10(headroom)));
+    return std::ceil(headroom / magnitude) * magnitude;
+}
+
+QString valueText(double value)
+{
+    return QLocale().toString(value, 'f', std::abs(value) < 10 && value != std::floor(value) ? 1 : 0);
+}
+
+} // namespace
+
+TimeSeriesChart::TimeSeriesChart(QWidget *parent)
+    : QWidget(parent)
+{
+    auto *chart = new QChart;
+    chart->legend()->setAlignment(Qt::AlignTop);
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    m_canvas = new ChartCanvas(this, chart);
+    m_canvas->setObjectName(QStringLiteral("chartView"));
+    m_canvas->timeAxis = new QDateTimeAxis(chart);
+    m_canvas->timeAxis->setFormat(QStringLiteral("HH:mm:ss"));
+    m_canvas->timeAxis->setTickCount(7);
+    chart->addAxis(m_canvas->timeAxis, Qt::AlignBottom);
+    m_canvas->leftAxis = new QValueAxis(chart);
+    m_canvas->leftAxis->setLabelFormat(QStringLiteral("%.0f"));
+    m_canvas->leftAxis->setMin(0);
+    chart->addAxis(m_canvas->leftAxis, Qt::AlignLeft);
+    connect(m_canvas->timeAxis, &QDateTimeAxis::rangeChanged, this, &TimeSeriesChart::onUserRange);
+
+    m_hover = new QLabel(this);
+    m_hover->setObjectName(QStringLiteral("chartHover"));
+    m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_hover->setText(tr("Hover over the chart for values; drag across it to zoom, right-click to zoom out."));
+    m_hover->setStyleSheet(QStringLiteral("color:#5f6368;"));
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addWidget(m_canvas, 1);
+    layout->addWidget(m_hover);
+}
+
+TimeSeriesChart::~TimeSeriesChart() = default;
+
+int TimeSeriesChart::addSeries(const Series &series)
+{
+    QChart *chart = m_canvas->chart();
+    auto *line = new QLineSeries(chart);
+    line->setName(series.name);
+    QPen pen(series.color, series.dashed ? 1.5 : 2);
+    pen.setStyle(series.dashed ? Qt::DashLine : Qt::SolidLine);
+    line->setPen(pen);
+    line->setPointsVisible(series.markers);
+    line->setUseOpenGL(false);
+    chart->addSeries(line);
+    line->attachAxis(m_canvas->timeAxis);
+    if (series.axis == Axis::Right && !m_canvas->rightAxis) {
+        m_canvas->rightAxis = new QValueAxis(chart);
+        m_canvas->rightAxis->setLabelFormat(QStringLiteral("%.0f"));
+        chart->addAxis(m_canvas->rightAxis, Qt::AlignRight);
+    }
+    line->attachAxis(series.axis == Axis::Right ? m_canvas->rightAxis : m_canvas->leftAxis);
+    m_canvas->lines << line;
+    m_series << series;
+    m_points << QVector<QPointF>();
+    return int(m_series.size()) - 1;
+}
+
+void TimeSeriesChart::clearSeries()
+{
+    QChart *chart = m_canvas->chart();
+    for (QLineSeries *line : std::as_const(m_canvas->lines)) {
+        chart->removeSeries(line);
+        delete line;
+    }
+    m_canvas->lines.clear();
+    m_series.clear();
+    m_points.clear();
+}
+
+void TimeSeriesChart::setAxisTitles(const QString &left, const QString &right)
+{
+    m_canvas->leftAxis->setTitleText(left);
+    if (m_canvas->rightAxis)
+        m_canvas->rightAxis->setTitleText(right);
+}
+
+void TimeSeriesChart::setPoints(int series, const QVector<QPointF> &points)
+{
+    if (series < 0 || series >= m_series.size())
+        return;
+    m_points[series] = points;
+    m_canvas->lines.at(series)->replace(QList<QPointF>(points.cbegin(), points.cend()));
+    fitValueAxes();
+}
+
+void TimeSeriesChart::setTimeWindow(qint64 fromMs, qint64 toMs)
+{
+    m_windowFrom = fromMs;
+    m_windowTo = std::max(toMs, fromMs + 1);
+    if (m_zoomed)
+        return;
+    m_settingRange = true;
+    m_canvas->timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(m_windowFrom), QDateTime::fromMSecsSinceEpoch(m_windowTo));
+    m_settingRange = false;
+    fitValueAxes();
+}
+
+void TimeSeriesChart::resetZoom()
+{
+    const bool was = m_zoomed;
+    m_zoomed = false;
+    m_settingRange = true;
+    m_canvas->chart()->zoomReset();
+    m_settingRange = false;
+    setTimeWindow(m_windowFrom, m_windowTo);
+    if (was)
+        Q_EMIT zoomChanged(false);
+}
+
+void TimeSeriesChart::onUserRange()
+{
+    if (m_settingRange || m_zoomed)
+        return;
+    m_zoomed = true;
+    Q_EMIT zoomChanged(true);
+}
+
+std::pair<qint64, qint64> TimeSeriesChart::shownSpan() const
+{
+    return {m_canvas->timeAxis->min().toMSecsSinceEpoch(), m_canvas->timeAxis->max().toMSecsSinceEpoch()};
+}
+
+void TimeSeriesChart::fitValueAxes()
+{
+    const auto [from, to] = shownSpan();
+    for (const Axis axis : {Axis::Left, Axis::Right}) {
+        QValueAxis *values = axis == Axis::Left ? m_canvas->leftAxis : m_canvas->rightAxis;
+        if (!values)
+            continue;
+        double peak = 0;
+        for (int i = 0; i < m_series.size(); ++i) {
+            if (m_series.at(i).axis != axis)
+                continue;
+            for (const QPointF &point : m_points.at(i))
+                if (point.x() >= from && point.x() <= to)
+                    peak = std::max(peak, point.y());
+        }
+        values->setRange(0, roundTop(peak));
+    }
+}
+
+QString TimeSeriesChart::valuesAt(qint64 ms) const
+{
+    QStringList parts;
+    for (int i = 0; i < m_series.size(); ++i)
+        if (const QPointF *point = pointAt(m_points.at(i), ms))
+            parts << QStringLiteral("%1 %2").arg(m_series.at(i).name, valueText(point->y()));
+    return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss.zzz")) + QStringLiteral(" \u2014 ")
+        + (parts.isEmpty() ? tr("no samples yet") : parts.join(QStringLiteral(", ")));
+}
+
+void TimeSeriesChart::hoverAt(qint64 ms)
+{
+    m_hover->setText(valuesAt(ms));
+}
+
+QString TimeSeriesChart::hoverText() const
+{
+    return m_hover->text();
+}
+
+bool TimeSeriesChart::exportPng(const QString &path, QString *error) const
+{
+    if (m_canvas->grab().save(path, "PNG"))
+        return true;
+    *error = tr("Could not write %1.").arg(path);
+    return false;
+}
+
+} // namespace sluice::ui

@@ -1,0 +1,68 @@
+#pragma once
+
+#include <QColor>
+#include <QPointF>
+#include <QVector>
+#include <QWidget>
+
+class QLabel;
+
+namespace sluice::ui {
+
+class ChartCanvas;
+
+// A live chart of values over time: every series on a time axis (ms since the epoch), on a left or
+// right value axis. Drag across it to zoom into a span, right-click to step back out; hovering
+// shows each series' value at that time. The only place that knows it is drawn with Qt Charts, so
+// another chart library can take its place behind the same calls.
+class TimeSeriesChart : public QWidget {
+    Q_OBJECT
+public:
+    enum class Axis { Left, Right };
+    struct Series {
+        QString name;
+        QColor color;
+        Axis axis = Axis::Left;
+        bool dashed = false;
+        bool markers = false; // draw each point (samples between which a line is projected)
+    };
+
+    explicit TimeSeriesChart(QWidget *parent = nullptr);
+    ~TimeSeriesChart() override;
+
+    int addSeries(const Series &series);
+    void clearSeries();
+    void setAxisTitles(const QString &left, const QString &right = {});
+    // x in ms since the epoch; points in time order.
+    void setPoints(int series, const QVector<QPointF> &points);
+    // The span shown while not zoomed.
+    void setTimeWindow(qint64 fromMs, qint64 toMs);
+    bool isZoomed() const { return m_zoomed; }
+    void resetZoom();
+    // The span shown now (the zoomed one, while zoomed).
+    std::pair<qint64, qint64> shownSpan() const;
+    // What hovering at `ms` shows: the time and each series' value there (the latest point at or before it).
+    QString valuesAt(qint64 ms) const;
+    QString hoverText() const;
+    bool exportPng(const QString &path, QString *error) const;
+
+Q_SIGNALS:
+    void zoomChanged(bool zoomed);
+
+private:
+    friend class ChartCanvas;
+    void onUserRange();
+    void hoverAt(qint64 ms);
+    void fitValueAxes();
+
+    ChartCanvas *m_canvas;
+    QLabel *m_hover;
+    QVector<Series> m_series;
+    QVector<QVector<QPointF>> m_points;
+    qint64 m_windowFrom = 0;
+    qint64 m_windowTo = 0;
+    bool m_zoomed = false;
+    bool m_settingRange = false;
+};
+
+} // namespace sluice::ui
