@@ -15,26 +15,6 @@ quint32 saturatedSum(quint32 a, quint32 b)
 
 } // namespace
 
-void RateRing::append(const RatePoint &point)
-{
-    if (m_capacity <= 0)
-        return;
-    if (m_points.size() < m_capacity) {
-        if (m_points.size() == m_points.capacity()) // grow by doubling, never past the capacity
-            m_points.reserve(std::min<qsizetype>(std::max<qsizetype>(16, 2 * m_points.size()), m_capacity));
-        m_points.append(point);
-        return;
-    }
-    m_points[m_head] = point;
-    m_head = (m_head + 1) % m_capacity;
-}
-
-void RateRing::clear()
-{
-    m_points.clear();
-    m_head = 0;
-}
-
 RateHistory::RateHistory(qint64 retentionMs, int intervalMs)
     : m_retentionMs(retentionMs)
 {

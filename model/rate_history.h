@@ -1,8 +1,6 @@
 #pragma once
 
-#include <QVector>
-
-#include <cstdint>
+#include "model/bounded_ring.h"
 
 namespace sluice::model {
 
@@ -17,27 +15,7 @@ struct RatePoint {
     double rejectedPerSecond() const { return spanMs > 0 ? rejected * 1000.0 / spanMs : 0; }
 };
 
-// A fixed-capacity ring: once full, each append drops the oldest point. Memory grows with the
-// points held, never past the capacity.
-class RateRing {
-public:
-    explicit RateRing(int capacity = 0) : m_capacity(capacity) {}
-
-    void append(const RatePoint &point);
-    int size() const { return static_cast<int>(m_points.size()); }
-    int capacity() const { return m_capacity; }
-    // Oldest first.
-    const RatePoint &at(int index) const { return m_points.at((m_head + index) % m_points.size()); }
-    bool isEmpty() const { return m_points.isEmpty(); }
-    const RatePoint &last() const { return at(size() - 1); }
-    void clear();
-    qint64 bytes() const { return m_points.capacity() * qint64(sizeof(RatePoint)); }
-
-private:
-    int m_capacity;
-    int m_head = 0; // index of the oldest point once the ring is full
-    QVector<RatePoint> m_points;
-};
+using RateRing = BoundedRing<RatePoint>;
 
 // One series kept for `retentionMs`: at the sampling interval while that takes at most
 // kMaxPoints points; longer retention keeps the most recent kMaxPoints samples as they came and,

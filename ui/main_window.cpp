@@ -4,6 +4,7 @@
 #include "model/operator_identity.h"
 #include "ui/connection_manager.h"
 #include "ui/deployment_view.h"
+#include "ui/key_watch_view.h"
 #include "ui/policy_history_view.h"
 #include "ui/policy_live_view.h"
 #include "ui/policy_panel.h"
@@ -45,17 +46,23 @@ MainWindow::MainWindow(QWidget *parent)
     m_rates = new PolicyRatesTable(m_overview);
     m_overview->setLiveSection(m_rates);
     m_live = new PolicyLiveView(m_tabs);
+    m_keyWatch = new KeyWatchView(m_tabs);
     m_policies = new PolicyPanel(m_tabs);
     m_deployment = new DeploymentView(m_tabs);
     m_history = new PolicyHistoryView(m_tabs);
     m_tabs->addTab(m_overview, tr("&Overview"));
     m_tabs->addTab(m_live, tr("&Live"));
+    m_tabs->addTab(m_keyWatch, tr("&Watched keys"));
     m_tabs->addTab(m_policies, tr("&Policies"));
     m_tabs->addTab(m_deployment, tr("&Deployment"));
     m_tabs->addTab(m_history, tr("&History"));
     connect(m_rates, &PolicyRatesTable::policyActivated, this, [this](const QString &policy) {
         m_live->showPolicy(policy);
         m_tabs->setCurrentWidget(m_live);
+    });
+    connect(m_live, &PolicyLiveView::watchRequested, this, [this](const QString &policy, const QByteArray &subject) {
+        m_keyWatch->watchSubject(policy, subject);
+        m_tabs->setCurrentWidget(m_keyWatch);
     });
     connect(m_policies, &PolicyPanel::historyRequested, this, [this](const QString &policy) {
         m_history->showPolicy(policy);
@@ -141,6 +148,7 @@ void MainWindow::setSession(model::ConnectionSession *session)
     connect(session->client(), &redis::RedisClient::nodeStatesChanged, this, &MainWindow::showNodeStates);
     m_rates->setSession(session);
     m_live->setSession(session);
+    m_keyWatch->setSession(session);
     m_policies->setSession(session);
     m_deployment->setSession(session);
     m_history->setSession(session);

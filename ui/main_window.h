@@ -15,6 +15,7 @@ namespace sluice::ui {
 
 class DeploymentView;
 class PolicyHistoryView;
+class KeyWatchView;
 class PolicyLiveView;
 class PolicyPanel;
 class PolicyRatesTable;
@@ -42,6 +43,7 @@ public:
     ServerOverview *serverOverview() const { return m_overview; }
     PolicyRatesTable *policyRates() const { return m_rates; }
     PolicyLiveView *liveView() const { return m_live; }
+    KeyWatchView *keyWatchView() const { return m_keyWatch; }
     PolicyPanel *policyPanel() const { return m_policies; }
     DeploymentView *deploymentView() const { return m_deployment; }
     PolicyHistoryView *historyView() const { return m_history; }
@@ -57,6 +59,7 @@ private:
     ServerOverview *m_overview = nullptr;
     PolicyRatesTable *m_rates = nullptr;
     PolicyLiveView *m_live = nullptr;
+    KeyWatchView *m_keyWatch = nullptr;
     PolicyPanel *m_policies = nullptr;
     DeploymentView *m_deployment = nullptr;
     PolicyHistoryView *m_history = nullptr;

@@ -52,6 +52,13 @@ protected:
         m_owner->hoverAt(qint64(chart()->mapToValue(inChart).x()));
     }
 
+    // The rubber band zooms in on release, a right-click zooms out: either way the user chose a span.
+    void mouseReleaseEvent(QMouseEvent *event) override
+    {
+        QChartView::mouseReleaseEvent(event);
+        m_owner->onUserRange();
+    }
+
     void leaveEvent(QEvent *event) override
     {
         QChartView::leaveEvent(event);
@@ -107,7 +114,6 @@ TimeSeriesChart::TimeSeriesChart(QWidget *parent)
     m_canvas->leftAxis->setLabelFormat(QStringLiteral("%.0f"));
     m_canvas->leftAxis->setMin(0);
     chart->addAxis(m_canvas->leftAxis, Qt::AlignLeft);
-    connect(m_canvas->timeAxis, &QDateTimeAxis::rangeChanged, this, &TimeSeriesChart::onUserRange);
 
     m_hover = new QLabel(this);
     m_hover->setObjectName(QStringLiteral("chartHover"));
@@ -182,9 +188,7 @@ void TimeSeriesChart::setTimeWindow(qint64 fromMs, qint64 toMs)
     m_windowTo = std::max(toMs, fromMs + 1);
     if (m_zoomed)
         return;
-    m_settingRange = true;
     m_canvas->timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(m_windowFrom), QDateTime::fromMSecsSinceEpoch(m_windowTo));
-    m_settingRange = false;
     fitValueAxes();
 }
 
@@ -192,9 +196,7 @@ void TimeSeriesChart::resetZoom()
 {
     const bool was = m_zoomed;
     m_zoomed = false;
-    m_settingRange = true;
     m_canvas->chart()->zoomReset();
-    m_settingRange = false;
     setTimeWindow(m_windowFrom, m_windowTo);
     if (was)
         Q_EMIT zoomChanged(false);
@@ -202,9 +204,11 @@ void TimeSeriesChart::resetZoom()
 
 void TimeSeriesChart::onUserRange()
 {
-    if (m_settingRange || m_zoomed)
+    const auto [from, to] = shownSpan();
+    if (m_zoomed || (from == m_windowFrom && to == m_windowTo))
         return;
     m_zoomed = true;
+    fitValueAxes();
     Q_EMIT zoomChanged(true);
 }
 
@@ -228,7 +232,9 @@ void TimeSeriesChart::fitValueAxes()
                 if (point.x() >= from && point.x() <= to)
                     peak = std::max(peak, point.y());
         }
-        values->setRange(0, roundTop(peak));
+        const double top = roundTop(peak);
+        values->setLabelFormat(top < 5 ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
+        values->setRange(0, top);
     }
 }
 

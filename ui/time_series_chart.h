@@ -62,7 +62,6 @@ private:
     qint64 m_windowFrom = 0;
     qint64 m_windowTo = 0;
     bool m_zoomed = false;
-    bool m_settingRange = false;
 };
 
 } // namespace sluice::ui

@@ -1,6 +1,8 @@
 // Live monitoring in the dashboard, offscreen, on a real redis-server with real traffic: the
 // overview's rates match the decisions taken, most rejections first as they change, and the
-// dashboard's own load is shown.
+// dashboard's own load is shown; the policy chart follows, pauses, zooms and exports; the most
+// rejected list names the subjects rejected; the per-key view watches typed subjects, subjects
+// from that list and keys of the seed layouts.
 
 #include "model/connection_session.h"
 #include "model/policy_rates_model.h"
@@ -9,6 +11,9 @@
 #include "support/redis_process.h"
 #include "support/sync_command.h"
 #include "support/widget_driving.h"
+#include "model/key_watch.h"
+#include "model/seed_layouts.h"
+#include "ui/key_watch_view.h"
 #include "ui/main_window.h"
 #include "ui/policy_live_view.h"
 #include "ui/policy_rates_table.h"
@@ -17,6 +22,7 @@
 #include <QChartView>
 #include <QComboBox>
 #include <QImage>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
@@ -281,6 +287,68 @@ private Q_SLOTS:
         QCOMPARE(session->rates()->retentionMs(), 24LL * 3600 * 1000);
         const model::RateSample fast = nextSample(session);
         QVERIFY2(fast.spanMs < 450, qPrintable(QString::number(fast.spanMs)));
+    }
+
+    void perKeyViewWatchesTypedAndTopListSubjects()
+    {
+        publish({test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 10)});
+        auto window = openWindow();
+        QCOMPARE(fire(QStringLiteral("api"), "erin", 14).rejected, 4);
+
+        // From the Live tab's most rejected list to the watch list.
+        ui::PolicyLiveView *live = window->liveView();
+        test::child<QTabWidget>(window.get(), "mainTabs")->setCurrentWidget(live);
+        live->showPolicy(QStringLiteral("api"));
+        QTRY_COMPARE_WITH_TIMEOUT(live->topTable()->rowCount(), 1, 5000);
+        live->topTable()->selectRow(0);
+        test::click(live, "watchTopSubject");
+        ui::KeyWatchView *watched = window->keyWatchView();
+        QCOMPARE(test::child<QTabWidget>(window.get(), "mainTabs")->currentWidget(), watched);
+        QTableWidget *table = watched->table();
+        QCOMPARE(table->rowCount(), 1);
+        QCOMPARE(table->item(0, 0)->text(), QStringLiteral("api \u00b7 erin"));
+        QTRY_COMPARE_WITH_TIMEOUT(table->item(0, 2)->text(), QStringLiteral("0 of 10"), 5000);
+        QCOMPARE(table->item(0, 4)->text(), QStringLiteral("10"));
+        QCOMPARE(table->item(0, 5)->text(), QStringLiteral("4"));
+        const redis::RedisReply peek = test::syncCommand(*m_traffic, {"FCALL_RO", "sluice_peek", "1", model::bucketKey(m_namespace, QStringLiteral("api"), "erin"), "api"});
+        QCOMPARE(peek.value.elements.value(1).integer, 0);
+        QTRY_VERIFY(watched->chart()->valuesAt(watched->watch()->keys().first().samples.last().timeMs).contains(QLatin1String("available 0")));
+
+        // Typed: the policy from the list, the subject in the field, Enter.
+        auto *source = test::child<QComboBox>(watched, "watchSource");
+        QTRY_VERIFY(source->findText(QStringLiteral("api")) >= 0);
+        source->setCurrentText(QStringLiteral("api"));
+        test::typeInto(watched, "watchSubject", QStringLiteral("frank"));
+        QTest::keyClick(test::child<QLineEdit>(watched, "watchSubject"), Qt::Key_Return);
+        QCOMPARE(table->rowCount(), 2);
+        QVERIFY(test::child<QLineEdit>(watched, "watchSubject")->text().isEmpty());
+        QTRY_COMPARE_WITH_TIMEOUT(table->item(1, 2)->text(), QStringLiteral("10 of 10"), 5000);
+        QCOMPARE(watched->selectedId(), watched->watch()->keys().last().id);
+
+        // Refused entries say why and add nothing.
+        test::click(watched, "watchAdd");
+        QVERIFY2(watched->errorText().contains(QLatin1String("no { or }")), qPrintable(watched->errorText()));
+        test::typeInto(watched, "watchSubject", QStringLiteral("frank"));
+        test::click(watched, "watchAdd");
+        QVERIFY2(watched->errorText().contains(QLatin1String("already watched")), qPrintable(watched->errorText()));
+        QCOMPARE(table->rowCount(), 2);
+
+        // A key of an existing deployment's layout, by name.
+        const QByteArrayList counter = model::seedKeys(model::SeedLayout::FixedWindowCounter, "orders:svc");
+        for (int i = 0; i < 3; ++i)
+            QVERIFY(test::syncCommand(*m_traffic, {"EVAL", model::seedScript(model::SeedLayout::FixedWindowCounter), "1", counter.first(), "100", "60"}).ok());
+        source->setCurrentIndex(source->findText(QStringLiteral("INCR + EXPIRE counter (key)")));
+        test::typeInto(watched, "watchSubject", QStringLiteral("orders:svc"));
+        test::click(watched, "watchAdd");
+        QCOMPARE(table->rowCount(), 3);
+        QTRY_COMPARE_WITH_TIMEOUT(table->item(2, 2)->text(), QStringLiteral("3"), 5000);
+        QCOMPARE(table->item(2, 1)->text(), QStringLiteral("fixed_window_counter"));
+
+        // Remove the selected one.
+        table->selectRow(0);
+        test::click(watched, "watchRemove");
+        QCOMPARE(table->rowCount(), 2);
+        QCOMPARE(watched->watch()->keys().size(), 2);
     }
 
     void aServerWithoutTheLibrarySaysSo()

@@ -1,0 +1,88 @@
+#pragma once
+
+#include "model/bounded_ring.h"
+#include "model/seed_layouts.h"
+#include "redis/redis_client.h"
+
+#include <QObject>
+#include <QTimer>
+
+#include <optional>
+
+namespace sluice::model {
+
+// One reading of a watched bucket.
+struct KeySample {
+    qint64 timeMs = 0;         // Redis time for Sluice buckets, the dashboard's clock for seed layouts
+    double level = 0;          // units available now (Sluice); tokens or count as stored (seed layouts)
+    double capacity = -1;      // -1: unknown (seed layouts keep no limit)
+    qint64 resetAfterMs = -1;  // until the bucket is full again; -1: unknown
+    quint64 allowed = 0;       // the bucket's own counters (Sluice)
+    quint64 rejected = 0;
+    double rejectedPerSecond = 0; // since the previous reading
+};
+
+// A bucket on the watch list: a Sluice policy's subject, or a key of a seed system's layout.
+struct WatchedKey {
+    int id = 0;
+    QString policy;                  // empty for a seed layout
+    std::optional<SeedLayout> layout;
+    QByteArray subject;              // the Sluice subject, or the seed layout's id / key
+    QByteArray key;                  // the key read
+    QString algorithm;               // as the library reports it (Sluice), or the layout's name
+    QString problem;                 // why the last reading failed; empty when it worked
+    BoundedRing<KeySample> samples;
+
+    QString label() const;
+};
+
+// Reads every watched bucket at an interval: `sluice_inspect` for Sluice buckets (routed to the
+// primary of the key's slot, so a Cluster works as it is), the raw values for seed layouts. One
+// round is outstanding at most; samples are kept for the retention in bounded rings.
+class KeyWatch : public QObject {
+    Q_OBJECT
+public:
+    static constexpr int kMaxKeys = 200;
+
+    KeyWatch(redis::RedisClient *client, const QString &ns, QObject *parent = nullptr);
+
+    // The new entry's id, or -1 and why (already watched, too many, bad subject).
+    int addSubject(const QString &policy, const QByteArray &subject, QString *error);
+    int addSeedKey(SeedLayout layout, const QByteArray &id, QString *error);
+    void remove(int id);
+    const QVector<WatchedKey> &keys() const { return m_keys; }
+    const WatchedKey *key(int id) const;
+
+    void setIntervalMs(int intervalMs);
+    int intervalMs() const { return m_timer.interval(); }
+    void setRetentionMs(qint64 retentionMs);
+    void start();
+    void stop();
+    void pollNow();
+    int rounds() const { return m_rounds; } // completed rounds
+
+Q_SIGNALS:
+    void keysChanged();        // added or removed
+    void sampled(int id);      // one key got a reading (or a problem)
+    void roundDone();
+
+private:
+    int add(WatchedKey key, QString *error);
+    void read(const WatchedKey &key, const std::shared_ptr<int> &outstanding);
+    void takeInspect(int id, const redis::RedisReply &reply);
+    void takeSeed(int id, const QVector<redis::RedisReply> &replies, qint64 timeMs);
+    void finishOne(const std::shared_ptr<int> &outstanding);
+    WatchedKey *find(int id);
+    int capacity() const;
+
+    redis::RedisClient *m_client;
+    QString m_ns;
+    QTimer m_timer;
+    qint64 m_retentionMs = 60 * 60 * 1000;
+    QVector<WatchedKey> m_keys;
+    int m_nextId = 1;
+    bool m_outstanding = false;
+    int m_rounds = 0;
+};
+
+} // namespace sluice::model

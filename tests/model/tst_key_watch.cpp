@@ -1,0 +1,236 @@
+// The per-key watch against real redis-servers: every algorithm's level read equals what
+// sluice_peek says is available, the bucket's counters and rejections per second follow the
+// traffic, the projected refill meets the next reading, a Cluster's keys are read from their
+// primaries, the seed systems' keys can be watched, and bad entries are refused.
+
+#include "model/key_watch.h"
+#include "model/level_projection.h"
+#include "model/limiter_library.h"
+#include "support/limiter_support.h"
+#include "support/publish_support.h"
+#include "support/redis_process.h"
+#include "support/sync_command.h"
+#include "support/test_services.h"
+
+#include <QTest>
+#include <QUuid>
+
+using namespace sluice;
+using model::Algorithm;
+using model::KeySample;
+using model::KeyWatch;
+using model::SeedLayout;
+using redis::RedisClient;
+
+class TestKeyWatch : public QObject {
+    Q_OBJECT
+
+    test::RedisProcess m_redis;
+    std::unique_ptr<RedisClient> m_client;
+    QString m_ns;
+
+    void storeAndPublish(RedisClient &client, const QVector<model::Policy> &policies)
+    {
+        for (const model::Policy &policy : policies)
+            QVERIFY(test::storePolicy(client, m_ns, policy).isEmpty());
+        const model::PublishResult published = test::publishLibrary(client, m_ns);
+        QVERIFY2(published.ok(), qPrintable(published.error));
+    }
+
+    // Acquires `calls` times; returns how many were rejected.
+    int fire(RedisClient &client, const QString &policy, const QByteArray &subject, int calls)
+    {
+        int rejected = 0;
+        for (int i = 0; i < calls; ++i) {
+            const redis::RedisReply reply = test::syncCommand(client, {"FCALL", "sluice_acquire", "1", model::bucketKey(m_ns, policy, subject), policy.toUtf8()});
+            rejected += reply.value.elements.value(0).integer == 0 ? 1 : 0;
+        }
+        return rejected;
+    }
+
+    qint64 peekRemaining(RedisClient &client, const QString &policy, const QByteArray &subject)
+    {
+        const redis::RedisReply reply = test::syncCommand(client, {"FCALL_RO", "sluice_peek", "1", model::bucketKey(m_ns, policy, subject), policy.toUtf8()});
+        return reply.value.elements.value(1, redis::RespValue{}).integer;
+    }
+
+    static bool round(KeyWatch &watch)
+    {
+        const int before = watch.rounds();
+        watch.pollNow();
+        return test::spinUntil([&] { return watch.rounds() > before; });
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_redis.start(), qPrintable(m_redis.errorString()));
+        m_client = std::make_unique<RedisClient>(m_redis.options());
+        QVERIFY(test::openAndWait(*m_client));
+    }
+
+    void init()
+    {
+        m_ns = QStringLiteral("watch-") + QUuid::createUuid().toString(QUuid::Id128).left(8);
+    }
+
+    void everyAlgorithmsLevelIsWhatPeekSays()
+    {
+        // Slow refills: nothing changes between the reading and the peek.
+        const QVector<model::Policy> policies{
+            test::makePolicy(QStringLiteral("tb"), Algorithm::TokenBucket, 1, 3600000, 8),
+            test::makePolicy(QStringLiteral("gc"), Algorithm::Gcra, 1, 3600000, 8),
+            test::makePolicy(QStringLiteral("lb"), Algorithm::LeakyBucket, 1, 3600000, 8),
+            test::makePolicy(QStringLiteral("fw"), Algorithm::FixedWindow, 8, 604800000),
+            test::makePolicy(QStringLiteral("sw"), Algorithm::SlidingWindow, 8, 604800000),
+            test::makePolicy(QStringLiteral("sl"), Algorithm::SlidingLog, 8, 3600000),
+            test::makePolicy(QStringLiteral("cc"), Algorithm::Concurrency, 8, 3600000),
+        };
+        storeAndPublish(*m_client, policies);
+        KeyWatch watch(m_client.get(), m_ns);
+        QString error;
+        for (const model::Policy &policy : policies)
+            QVERIFY2(watch.addSubject(policy.name, "carol", &error) > 0, qPrintable(error));
+        QVERIFY(round(watch)); // before any traffic: full
+        for (const model::WatchedKey &key : watch.keys()) {
+            QVERIFY2(key.problem.isEmpty(), qPrintable(key.problem));
+            QCOMPARE(key.samples.last().level, 8.0);
+            QCOMPARE(key.samples.last().capacity, 8.0);
+        }
+        for (const model::Policy &policy : policies)
+            QCOMPARE(fire(*m_client, policy.name, "carol", 11), 3);
+        QVERIFY(round(watch));
+        for (const model::WatchedKey &key : watch.keys()) {
+            const KeySample &sample = key.samples.last();
+            QCOMPARE(sample.level, double(peekRemaining(*m_client, key.policy, "carol")));
+            QCOMPARE(sample.allowed, quint64(8));
+            QCOMPARE(sample.rejected, quint64(3));
+            QVERIFY2(sample.rejectedPerSecond > 0, qPrintable(key.label()));
+            QCOMPARE(key.algorithm, model::algorithmName(std::find_if(policies.cbegin(), policies.cend(), [&](const model::Policy &p) {
+                                        return p.name == key.policy;
+                                    })->algorithm));
+        }
+    }
+
+    void rejectionsPerSecondAndTheProjectedRefillFollowTheBucket()
+    {
+        storeAndPublish(*m_client, {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 10, 1000, 10),
+                                    test::makePolicy(QStringLiteral("fw"), Algorithm::FixedWindow, 5, 2000)});
+        KeyWatch watch(m_client.get(), m_ns);
+        QString error;
+        const int api = watch.addSubject(QStringLiteral("api"), "dave", &error);
+        QVERIFY(round(watch));
+        const int rejected = fire(*m_client, QStringLiteral("api"), "dave", 15);
+        QVERIFY(rejected >= 4 && rejected <= 5); // one token may come back while firing
+        QVERIFY(round(watch));
+        const KeySample drained = watch.key(api)->samples.last();
+        const KeySample before = watch.key(api)->samples.at(0);
+        QCOMPARE(drained.rejected, quint64(rejected));
+        QCOMPARE(drained.rejectedPerSecond, rejected * 1000.0 / double(drained.timeMs - before.timeMs));
+        QVERIFY(drained.level <= 1);
+        QVERIFY(drained.resetAfterMs > 800 && drained.resetAfterMs <= 1000);
+
+        // The dashed line drawn from the drained reading meets the next reading (whole tokens).
+        QTest::qWait(450);
+        QVERIFY(round(watch));
+        const KeySample next = watch.key(api)->samples.last();
+        const QVector<QPointF> projected = model::projectedLevel(QStringLiteral("token_bucket"), watch.key(api)->samples, drained.timeMs, next.timeMs);
+        const auto at = std::find_if(projected.cbegin(), projected.cend(), [&](const QPointF &p) { return qint64(p.x()) == next.timeMs; });
+        QVERIFY(at != projected.cend());
+        QVERIFY2(std::abs(at->y() - next.level) < 1.0, qPrintable(QStringLiteral("projected %1, read %2").arg(at->y()).arg(next.level)));
+        QCOMPARE(next.rejectedPerSecond, 0.0);
+    }
+
+    void projectionShapes()
+    {
+        model::BoundedRing<KeySample> samples(10);
+        samples.append({1000, 2, 10, 800, 0, 0, 0});
+        samples.append({2000, 4, 10, 600, 0, 0, 0});
+        // Continuous: 2 -> 10 over 800 ms, flat at 10 until the next reading at 2000.
+        QCOMPARE(model::projectedLevel(QStringLiteral("token_bucket"), samples, 0, 2500),
+                 (QVector<QPointF>{{1000, 2}, {1800, 10}, {2000, 10}, {2000, 4}, {2500, 4 + 6 * (500.0 / 600)}}));
+        // A fixed window stays until its end, then is whole again.
+        QCOMPARE(model::projectedLevel(QStringLiteral("fixed_window"), samples, 0, 2500),
+                 (QVector<QPointF>{{1000, 2}, {1800, 2}, {1800, 10}, {2000, 10}, {2000, 4}, {2500, 4}}));
+        // Unknown capacity (a seed layout) stays flat.
+        model::BoundedRing<KeySample> raw(4);
+        raw.append({1000, 7, -1, -1, 0, 0, 0});
+        QCOMPARE(model::projectedLevel(QStringLiteral("scg_token_bucket"), raw, 0, 1500), (QVector<QPointF>{{1000, 7}, {1500, 7}}));
+    }
+
+    void clusterKeysAreReadFromTheirPrimaries()
+    {
+        SLUICE_REQUIRE_SERVICE(seeds, "SLUICE_TEST_CLUSTER_SEEDS", "Redis Cluster");
+        RedisClient cluster(test::optionsFor(QStringLiteral("redis://") + seeds.section(QLatin1Char(','), 0, 0)));
+        QVERIFY(test::openAndWait(cluster));
+        storeAndPublish(cluster, {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 20)});
+        KeyWatch watch(&cluster, m_ns);
+        QString error;
+        for (int i = 0; i < 9; ++i) {
+            const QByteArray subject = "user-" + QByteArray::number(i);
+            QVERIFY(watch.addSubject(QStringLiteral("api"), subject, &error) > 0);
+            fire(cluster, QStringLiteral("api"), subject, i);
+        }
+        QVERIFY(round(watch));
+        QSet<QString> owners;
+        for (const model::WatchedKey &key : watch.keys()) {
+            QVERIFY2(key.problem.isEmpty(), qPrintable(key.problem));
+            QCOMPARE(key.samples.last().level, double(peekRemaining(cluster, QStringLiteral("api"), key.subject)));
+            QCOMPARE(key.samples.last().allowed, quint64(key.subject.mid(5).toInt()));
+            owners << test::syncCommand(cluster, {"CLUSTER", "KEYSLOT", key.key}).value.toString();
+        }
+        QVERIFY2(owners.size() >= 3, "keys in several slots");
+    }
+
+    void seedLayoutKeysAreWatched()
+    {
+        const auto eval = [&](SeedLayout layout, const QByteArray &id, const QByteArrayList &args) {
+            const QByteArrayList keys = model::seedKeys(layout, id);
+            return test::syncCommand(*m_client, QByteArrayList{"EVAL", model::seedScript(layout), QByteArray::number(keys.size())} + keys + args);
+        };
+        QVERIFY(eval(SeedLayout::ScgTokenBucket, "gw-user", {"1", "5", "", "1"}).ok());
+        QVERIFY(eval(SeedLayout::FixedWindowCounter, "api:seller9", {"10", "60"}).ok());
+        QVERIFY(eval(SeedLayout::FixedWindowCounter, "api:seller9", {"10", "60"}).ok());
+        QVERIFY(eval(SeedLayout::MsTokenBucket, "bucket:b", {"10", "5", "1", "5000"}).ok());
+        KeyWatch watch(m_client.get(), m_ns);
+        QString error;
+        const int scg = watch.addSeedKey(SeedLayout::ScgTokenBucket, "gw-user", &error);
+        const int counter = watch.addSeedKey(SeedLayout::FixedWindowCounter, "api:seller9", &error);
+        const int ms = watch.addSeedKey(SeedLayout::MsTokenBucket, "bucket:b", &error);
+        const int missing = watch.addSeedKey(SeedLayout::FixedWindowCounter, "api:nobody", &error);
+        QVERIFY(round(watch));
+        QCOMPARE(watch.key(scg)->samples.last().level, 4.0);
+        QCOMPARE(watch.key(counter)->samples.last().level, 2.0);
+        QVERIFY(watch.key(counter)->samples.last().resetAfterMs > 58000);
+        QCOMPARE(watch.key(ms)->samples.last().level, 4.0);
+        QVERIFY(watch.key(missing)->samples.isEmpty());
+        QVERIFY2(watch.key(missing)->problem.contains(QLatin1String("does not exist")), qPrintable(watch.key(missing)->problem));
+        QVERIFY(test::syncCommand(*m_client, {"SET", "api:text", "lots"}).ok());
+        const int text = watch.addSeedKey(SeedLayout::FixedWindowCounter, "api:text", &error);
+        QVERIFY(round(watch));
+        QVERIFY2(watch.key(text)->problem.contains(QLatin1String("does not hold a number")), qPrintable(watch.key(text)->problem));
+    }
+
+    void badEntriesAreRefused()
+    {
+        KeyWatch watch(m_client.get(), m_ns);
+        QString error;
+        QCOMPARE(watch.addSubject(QString(), "x", &error), -1);
+        QCOMPARE(error, QStringLiteral("Choose a policy."));
+        QCOMPARE(watch.addSubject(QStringLiteral("api"), "", &error), -1);
+        QCOMPARE(watch.addSubject(QStringLiteral("api"), "a{b", &error), -1);
+        QVERIFY(error.contains(QLatin1String("no { or }")));
+        QCOMPARE(watch.addSeedKey(SeedLayout::MsTokenBucket, "", &error), -1);
+        QVERIFY(watch.addSubject(QStringLiteral("api"), "x", &error) > 0);
+        QCOMPARE(watch.addSubject(QStringLiteral("api"), "x", &error), -1);
+        QVERIFY(error.contains(QLatin1String("already watched")));
+        for (int i = 1; i < KeyWatch::kMaxKeys; ++i)
+            QVERIFY(watch.addSubject(QStringLiteral("api"), "s" + QByteArray::number(i), &error) > 0);
+        QCOMPARE(watch.addSubject(QStringLiteral("api"), "one-too-many", &error), -1);
+        QVERIFY(error.contains(QLatin1String("At most 200")));
+        QCOMPARE(watch.keys().size(), KeyWatch::kMaxKeys);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestKeyWatch)
+#include "tst_key_watch.moc"

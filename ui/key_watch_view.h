@@ -1,0 +1,59 @@
+#pragma once
+
+#include "model/connection_session.h"
+#include "model/key_watch.h"
+
+#include <QPointer>
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QTableWidget;
+
+namespace sluice::ui {
+
+class TimeSeriesChart;
+
+// The per-key view: a watch list of buckets (a policy's subjects, or keys of the seed systems'
+// layouts) with what each holds now, and for the selected one its level over time with the
+// refill projected between readings, and its rejections per second.
+class KeyWatchView : public QWidget {
+    Q_OBJECT
+public:
+    explicit KeyWatchView(QWidget *parent = nullptr);
+
+    void setSession(model::ConnectionSession *session);
+    model::KeyWatch *watch() const { return m_watch; }
+    // Adds a policy's subject to the list and selects it; false (and the reason shown) if refused.
+    bool watchSubject(const QString &policy, const QByteArray &subject);
+    bool watchSeedKey(model::SeedLayout layout, const QByteArray &id);
+    void select(int id);
+    int selectedId() const;
+
+    QTableWidget *table() const { return m_table; }
+    TimeSeriesChart *chart() const { return m_chart; }
+    QString errorText() const;
+
+private:
+    void addFromForm();
+    void updatePolicies(const model::RateSample &sample);
+    void rebuildTable();
+    void showKey(int id);
+    void redrawChart();
+    void showError(const QString &error);
+
+    QPointer<model::ConnectionSession> m_session;
+    model::KeyWatch *m_watch = nullptr;
+    QComboBox *m_source;
+    QLineEdit *m_subject;
+    QPushButton *m_add;
+    QPushButton *m_remove;
+    QLabel *m_error;
+    QTableWidget *m_table;
+    QLabel *m_chartTitle;
+    TimeSeriesChart *m_chart;
+};
+
+} // namespace sluice::ui
