@@ -5,6 +5,7 @@
 #include <QDateTime>
 #include <QDateTimeAxis>
 #include <QGraphicsLineItem>
+#include <QGraphicsRectItem>
 #include <QLabel>
 #include <QLineSeries>
 #include <QLocale>
@@ -17,19 +18,23 @@
 
 namespace sluice::ui {
 
-// The Qt Charts view under the chart widget: hover tracking and the zoom gestures.
+// The Qt Charts view under the chart widget: hover tracking and the zoom gestures (drag across the
+// plot to zoom into that span, right-click to go back to the whole window).
 class ChartCanvas : public QChartView {
 public:
     ChartCanvas(TimeSeriesChart *owner, QChart *chart)
         : QChartView(chart, owner)
         , m_owner(owner)
     {
-        setRubberBand(QChartView::HorizontalRubberBand);
         setRenderHint(QPainter::Antialiasing);
         setMouseTracking(true);
         m_marker = new QGraphicsLineItem(chart);
         m_marker->setPen(QPen(QColor(0x80, 0x86, 0x8b), 1, Qt::DotLine));
         m_marker->hide();
+        m_band = new QGraphicsRectItem(chart);
+        m_band->setPen(Qt::NoPen);
+        m_band->setBrush(QColor(0x1a, 0x73, 0xe8, 40));
+        m_band->hide();
     }
 
     QDateTimeAxis *timeAxis = nullptr;
@@ -38,25 +43,47 @@ public:
     QVector<QLineSeries *> lines;
 
 protected:
+    void mousePressEvent(QMouseEvent *event) override
+    {
+        const QPointF at = inChart(event);
+        if (event->button() == Qt::LeftButton && chart()->plotArea().contains(at)) {
+            m_dragFrom = at.x();
+            m_band->setRect(QRectF(at.x(), chart()->plotArea().top(), 0, chart()->plotArea().height()));
+            m_band->show();
+        } else if (event->button() == Qt::RightButton) {
+            m_owner->resetZoom();
+        }
+        event->accept();
+    }
+
     void mouseMoveEvent(QMouseEvent *event) override
     {
-        QChartView::mouseMoveEvent(event);
-        const QPointF inChart = chart()->mapFromScene(mapToScene(event->position().toPoint()));
+        const QPointF at = inChart(event);
         const QRectF plot = chart()->plotArea();
-        if (!plot.contains(inChart)) {
+        if (m_band->isVisible()) {
+            const qreal x = std::clamp(at.x(), plot.left(), plot.right());
+            m_band->setRect(QRectF(std::min(x, m_dragFrom), plot.top(), std::abs(x - m_dragFrom), plot.height()));
+        }
+        if (!plot.contains(at)) {
             m_marker->hide();
             return;
         }
-        m_marker->setLine(inChart.x(), plot.top(), inChart.x(), plot.bottom());
+        m_marker->setLine(at.x(), plot.top(), at.x(), plot.bottom());
         m_marker->show();
-        m_owner->hoverAt(qint64(chart()->mapToValue(inChart).x()));
+        m_owner->hoverAt(qint64(chart()->mapToValue(at).x()));
     }
 
-    // The rubber band zooms in on release, a right-click zooms out: either way the user chose a span.
     void mouseReleaseEvent(QMouseEvent *event) override
     {
-        QChartView::mouseReleaseEvent(event);
-        m_owner->onUserRange();
+        if (event->button() != Qt::LeftButton || !m_band->isVisible())
+            return;
+        m_band->hide();
+        const QRectF band = m_band->rect();
+        if (band.width() < 4)
+            return; // a click, not a drag
+        const qint64 from = qint64(chart()->mapToValue(band.topLeft()).x());
+        const qint64 to = qint64(chart()->mapToValue(band.topRight()).x());
+        m_owner->zoomTo(from, to);
     }
 
     void leaveEvent(QEvent *event) override
@@ -66,8 +93,12 @@ protected:
     }
 
 private:
+    QPointF inChart(QMouseEvent *event) const { return chart()->mapFromScene(mapToScene(event->position().toPoint())); }
+
     TimeSeriesChart *m_owner;
     QGraphicsLineItem *m_marker;
+    QGraphicsRectItem *m_band;
+    qreal m_dragFrom = 0;
 };
 
 namespace {
@@ -118,7 +149,7 @@ TimeSeriesChart::TimeSeriesChart(QWidget *parent)
     m_hover = new QLabel(this);
     m_hover->setObjectName(QStringLiteral("chartHover"));
     m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_hover->setText(tr("Hover over the chart for values; drag across it to zoom, right-click to zoom out."));
+    m_hover->setText(tr("Hover over the chart for values; drag across it to zoom in, right-click to zoom back out."));
     m_hover->setStyleSheet(QStringLiteral("color:#5f6368;"));
 
     auto *layout = new QVBoxLayout(this);
@@ -196,20 +227,21 @@ void TimeSeriesChart::resetZoom()
 {
     const bool was = m_zoomed;
     m_zoomed = false;
-    m_canvas->chart()->zoomReset();
     setTimeWindow(m_windowFrom, m_windowTo);
     if (was)
         Q_EMIT zoomChanged(false);
 }
 
-void TimeSeriesChart::onUserRange()
+void TimeSeriesChart::zoomTo(qint64 fromMs, qint64 toMs)
 {
-    const auto [from, to] = shownSpan();
-    if (m_zoomed || (from == m_windowFrom && to == m_windowTo))
+    if (toMs <= fromMs)
         return;
-    m_zoomed = true;
+    m_canvas->timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(fromMs), QDateTime::fromMSecsSinceEpoch(toMs));
     fitValueAxes();
-    Q_EMIT zoomChanged(true);
+    if (!m_zoomed) {
+        m_zoomed = true;
+        Q_EMIT zoomChanged(true);
+    }
 }
 
 std::pair<qint64, qint64> TimeSeriesChart::shownSpan() const

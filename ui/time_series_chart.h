@@ -12,7 +12,7 @@ namespace sluice::ui {
 class ChartCanvas;
 
 // A live chart of values over time: every series on a time axis (ms since the epoch), on a left or
-// right value axis. Drag across it to zoom into a span, right-click to step back out; hovering
+// right value axis. Drag across it to zoom into a span, right-click to go back; hovering
 // shows each series' value at that time. The only place that knows it is drawn with Qt Charts, so
 // another chart library can take its place behind the same calls.
 class TimeSeriesChart : public QWidget {
@@ -38,6 +38,8 @@ public:
     // The span shown while not zoomed.
     void setTimeWindow(qint64 fromMs, qint64 toMs);
     bool isZoomed() const { return m_zoomed; }
+    // Shows [fromMs, toMs] until resetZoom(), whatever the window does meanwhile.
+    void zoomTo(qint64 fromMs, qint64 toMs);
     void resetZoom();
     // The span shown now (the zoomed one, while zoomed).
     std::pair<qint64, qint64> shownSpan() const;
@@ -51,7 +53,6 @@ Q_SIGNALS:
 
 private:
     friend class ChartCanvas;
-    void onUserRange();
     void hoverAt(qint64 ms);
     void fitValueAxes();
 

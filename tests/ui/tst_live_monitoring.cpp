@@ -19,7 +19,9 @@
 #include "ui/policy_rates_table.h"
 #include "ui/time_series_chart.h"
 
+#include <QApplication>
 #include <QChartView>
+#include <QMouseEvent>
 #include <QComboBox>
 #include <QImage>
 #include <QLineEdit>
@@ -251,7 +253,9 @@ private Q_SLOTS:
         const QPoint left = canvas->mapFromScene(canvas->chart()->mapToScene(QPointF(plot.left() + plot.width() * 0.6, plot.center().y())));
         const QPoint right = canvas->mapFromScene(canvas->chart()->mapToScene(QPointF(plot.right() - 5, plot.center().y())));
         QTest::mousePress(canvas->viewport(), Qt::LeftButton, {}, left);
-        QTest::mouseMove(canvas->viewport(), right);
+        // A drag: a move with the button held (QTest::mouseMove would send none).
+        QMouseEvent drag(QEvent::MouseMove, right, canvas->viewport()->mapToGlobal(right), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(canvas->viewport(), &drag);
         QTest::mouseRelease(canvas->viewport(), Qt::LeftButton, {}, right);
         QTRY_VERIFY(chart->isZoomed());
         const auto zoomed = chart->shownSpan();
@@ -262,6 +266,10 @@ private Q_SLOTS:
         test::click(live, "liveResetZoom");
         QVERIFY(!chart->isZoomed());
         QCOMPARE(chart->shownSpan().second - chart->shownSpan().first, 5 * 60 * 1000);
+        chart->zoomTo(zoomed.first, zoomed.second);
+        QTest::mouseClick(canvas->viewport(), Qt::RightButton, {}, left); // right-click goes back too
+        QVERIFY(!chart->isZoomed());
+        QVERIFY(!test::child<QPushButton>(live, "liveResetZoom")->isEnabled());
 
         // Exports: the chart as an image, the shown samples as CSV with exact counts.
         QTemporaryDir dir;
