@@ -22,7 +22,7 @@ namespace {
 
 enum Column { KeyColumn, AlgorithmColumn, AvailableColumn, RejectedPerSecondColumn, AllowedColumn, RejectedColumn, FullInColumn, ColumnCount };
 
-constexpr qint64 shownSpanMs = 5 * 60 * 1000;
+constexpr qint64 shownSpanMs = 60 * 1000; // a bucket changes within seconds: one minute, readings visible
 constexpr int seedRole = Qt::UserRole + 1; // the source combo: a seed layout, not a policy
 
 QString seedLayoutTitle(SeedLayout layout)

@@ -111,17 +111,6 @@ const QPointF *pointAt(const QVector<QPointF> &points, qint64 ms)
     return after == points.cbegin() ? nullptr : &*(after - 1);
 }
 
-// A round number a little above the peak (1, 2, ... 9 times a power of ten), so lines never touch
-// the frame and the axis labels stay short.
-double roundTop(double peak)
-{
-    if (peak <= 0)
-        return 1;
-    const double headroom = peak * 1.1;
-    const double magnitude = std::pow(10, std::floor(std::log10(headroom)));
-    return std::ceil(headroom / magnitude) * magnitude;
-}
-
 QString valueText(double value)
 {
     return QLocale().toString(value, 'f', std::abs(value) < 10 && value != std::floor(value) ? 1 : 0);
@@ -264,9 +253,9 @@ void TimeSeriesChart::fitValueAxes()
                 if (point.x() >= from && point.x() <= to)
                     peak = std::max(peak, point.y());
         }
-        const double top = roundTop(peak);
-        values->setLabelFormat(top < 5 ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
-        values->setRange(0, top);
+        values->setRange(0, peak > 0 ? peak * 1.1 : 1);
+        values->applyNiceNumbers(); // round ticks, so labels stay short
+        values->setLabelFormat(values->max() <= 5 ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
     }
 }
 
