@@ -123,12 +123,23 @@ WatchedKey *KeyWatch::find(int id)
 
 void KeyWatch::setIntervalMs(int intervalMs)
 {
-    m_timer.setInterval(std::clamp(intervalMs, 250, 10000));
+    const int interval = std::clamp(intervalMs, 250, 10000);
+    if (interval == m_timer.interval())
+        return;
+    m_timer.setInterval(interval);
+    resizeRings();
 }
 
 void KeyWatch::setRetentionMs(qint64 retentionMs)
 {
+    if (retentionMs == m_retentionMs)
+        return;
     m_retentionMs = retentionMs;
+    resizeRings();
+}
+
+void KeyWatch::resizeRings()
+{
     // Rings are rebuilt with the newest samples that fit.
     for (WatchedKey &key : m_keys) {
         BoundedRing<KeySample> rebuilt(capacity());

@@ -73,7 +73,8 @@ private:
     void takeSeed(int id, const QVector<redis::RedisReply> &replies, qint64 timeMs);
     void finishOne(const std::shared_ptr<int> &outstanding);
     WatchedKey *find(int id);
-    int capacity() const;
+    int capacity() const; // samples per key for the retention at the interval
+    void resizeRings();
 
     redis::RedisClient *m_client;
     QString m_ns;

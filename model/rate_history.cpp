@@ -13,6 +13,21 @@ quint32 saturatedSum(quint32 a, quint32 b)
     return sum > std::numeric_limits<quint32>::max() ? std::numeric_limits<quint32>::max() : quint32(sum);
 }
 
+// Index of the first point of `ring` (in time order) that ends at or after fromMs.
+int firstEndingFrom(const RateRing &ring, qint64 fromMs)
+{
+    int low = 0;
+    int high = ring.size();
+    while (low < high) {
+        const int middle = (low + high) / 2;
+        if (ring.at(middle).endMs < fromMs)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low;
+}
+
 } // namespace
 
 RateHistory::RateHistory(qint64 retentionMs, int intervalMs)
@@ -55,16 +70,14 @@ QVector<RatePoint> RateHistory::points(qint64 fromMs, qint64 toMs) const
     QVector<RatePoint> found;
     const qint64 recentStart = m_recent.isEmpty() ? std::numeric_limits<qint64>::max()
                                                   : m_recent.at(0).endMs - m_recent.at(0).spanMs;
-    for (int i = 0; i < m_consolidated.size(); ++i) {
+    for (int i = firstEndingFrom(m_consolidated, fromMs); i < m_consolidated.size(); ++i) {
         const RatePoint &point = m_consolidated.at(i);
-        if (point.endMs >= fromMs && point.endMs <= toMs && point.endMs <= recentStart)
-            found.append(point);
+        if (point.endMs > toMs || point.endMs > recentStart)
+            break;
+        found.append(point);
     }
-    for (int i = 0; i < m_recent.size(); ++i) {
-        const RatePoint &point = m_recent.at(i);
-        if (point.endMs >= fromMs && point.endMs <= toMs)
-            found.append(point);
-    }
+    for (int i = firstEndingFrom(m_recent, fromMs); i < m_recent.size() && m_recent.at(i).endMs <= toMs; ++i)
+        found.append(m_recent.at(i));
     return found;
 }
 

@@ -11,6 +11,7 @@
 #include "support/redis_process.h"
 #include "support/sync_command.h"
 #include "support/test_services.h"
+#include "support/traffic_support.h"
 
 #include <QTest>
 #include <QUuid>
@@ -31,21 +32,14 @@ class TestKeyWatch : public QObject {
 
     void storeAndPublish(RedisClient &client, const QVector<model::Policy> &policies)
     {
-        for (const model::Policy &policy : policies)
-            QVERIFY(test::storePolicy(client, m_ns, policy).isEmpty());
-        const model::PublishResult published = test::publishLibrary(client, m_ns);
-        QVERIFY2(published.ok(), qPrintable(published.error));
+        const QString error = test::storeAndPublish(client, m_ns, policies);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
     }
 
-    // Acquires `calls` times; returns how many were rejected.
+    // Acquires `calls` times, in order; returns how many were rejected.
     int fire(RedisClient &client, const QString &policy, const QByteArray &subject, int calls)
     {
-        int rejected = 0;
-        for (int i = 0; i < calls; ++i) {
-            const redis::RedisReply reply = test::syncCommand(client, {"FCALL", "sluice_acquire", "1", model::bucketKey(m_ns, policy, subject), policy.toUtf8()});
-            rejected += reply.value.elements.value(0).integer == 0 ? 1 : 0;
-        }
-        return rejected;
+        return int(test::fireAcquires(client, m_ns, policy, calls, [&](int) { return subject; }).rejected);
     }
 
     qint64 peekRemaining(RedisClient &client, const QString &policy, const QByteArray &subject)

@@ -11,6 +11,7 @@
 #include "support/redis_process.h"
 #include "support/sync_command.h"
 #include "support/test_services.h"
+#include "support/traffic_support.h"
 
 #include <QRandomGenerator>
 #include <QTest>
@@ -26,37 +27,12 @@ using redis::RedisClient;
 
 namespace {
 
-struct Fired {
-    quint32 allowed = 0;
-    quint32 rejected = 0;
-};
+using test::Fired;
 
-// Fires `calls` acquires at `policy`, the i-th for subjectOf(i), pipelined, and counts the replies.
-Fired fireAt(RedisClient &client, const QString &ns, const QString &policy, int calls,
-             const std::function<QByteArray(int)> &subjectOf)
-{
-    Fired fired;
-    int replies = 0;
-    QObject context;
-    for (int i = 0; i < calls; ++i) {
-        const QByteArray subject = subjectOf(i);
-        client.send({"FCALL", "sluice_acquire", "1", model::bucketKey(ns, policy, subject), policy.toUtf8()}, &context,
-                    [&](const redis::RedisReply &reply) {
-                        ++replies;
-                        if (reply.ok() && reply.value.elements.value(0).integer == 1)
-                            ++fired.allowed;
-                        else if (reply.ok())
-                            ++fired.rejected;
-                    });
-    }
-    test::spinUntil([&] { return replies == calls; });
-    return fired;
-}
-
-// ... rotating over `subjects` subjects.
+// Pipelined acquires rotating over `subjects` subjects.
 Fired fire(RedisClient &client, const QString &ns, const QString &policy, int calls, int subjects)
 {
-    return fireAt(client, ns, policy, calls, [subjects](int i) { return "s" + QByteArray::number(i % subjects); });
+    return test::fireAcquires(client, ns, policy, calls, [subjects](int i) { return "s" + QByteArray::number(i % subjects); });
 }
 
 const model::PolicyRate *rateOf(const RateSample &sample, const QString &policy)
@@ -78,12 +54,8 @@ class TestPolicyRates : public QObject {
 
     void storeAndPublish(RedisClient &client, const QVector<model::Policy> &policies)
     {
-        for (const model::Policy &policy : policies) {
-            const QString error = test::storePolicy(client, m_ns, policy);
-            QVERIFY2(error.isEmpty(), qPrintable(error));
-        }
-        const model::PublishResult published = test::publishLibrary(client, m_ns);
-        QVERIFY2(published.ok(), qPrintable(published.error));
+        const QString error = test::storeAndPublish(client, m_ns, policies);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
     }
 
     // Takes one reading and returns the sample it produced (none for a baseline).
@@ -232,10 +204,10 @@ private Q_SLOTS:
         QVector<model::RejectedSubject> expected;
         for (int i = 1; i <= 12; ++i) {
             const QByteArray subject = "user-" + QByteArray::number(i);
-            QCOMPARE(fireAt(cluster, m_ns, QStringLiteral("api"), i + 2, [&](int) { return subject; }).rejected, quint32(i));
+            QCOMPARE(test::fireAcquires(cluster, m_ns, QStringLiteral("api"), i + 2, [&](int) { return subject; }).rejected, quint32(i));
             expected.prepend({subject, quint64(i), 0, {}});
         }
-        fireAt(cluster, m_ns, QStringLiteral("api"), 2, [](int) { return QByteArray("never-rejected"); });
+        test::fireAcquires(cluster, m_ns, QStringLiteral("api"), 2, [](int) { return QByteArray("never-rejected"); });
         model::TopRejectedPoller poller(&cluster);
         poller.setPolicy(QStringLiteral("api"));
         poller.pollNow();

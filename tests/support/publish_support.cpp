@@ -32,6 +32,14 @@ model::PublishResult publishLibrary(redis::RedisClient &client, const QString &n
     }, noAnswer<model::PublishResult>(QStringLiteral("publisher")));
 }
 
+QString storeAndPublish(redis::RedisClient &client, const QString &ns, const QVector<model::Policy> &policies)
+{
+    for (const model::Policy &policy : policies)
+        if (const QString error = storePolicy(client, ns, policy); !error.isEmpty())
+            return error;
+    return publishLibrary(client, ns).error;
+}
+
 model::DeploymentStatus libraryStatus(redis::RedisClient &client, const QString &ns)
 {
     return awaitCallback<model::DeploymentStatus>([&](QObject *context, auto done) {

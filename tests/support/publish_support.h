@@ -8,6 +8,8 @@ namespace sluice::test {
 QString storePolicy(redis::RedisClient &client, const QString &ns, const model::Policy &policy);
 // Publishes the stored policies and waits for the result (an error result when nothing answers).
 model::PublishResult publishLibrary(redis::RedisClient &client, const QString &ns);
+// Stores the policies, then publishes; an empty string on success, else the first reason.
+QString storeAndPublish(redis::RedisClient &client, const QString &ns, const QVector<model::Policy> &policies);
 // The deployment's library status, waited for.
 model::DeploymentStatus libraryStatus(redis::RedisClient &client, const QString &ns);
 

@@ -10,6 +10,7 @@
 #include "support/publish_support.h"
 #include "support/redis_process.h"
 #include "support/sync_command.h"
+#include "support/traffic_support.h"
 #include "support/widget_driving.h"
 #include "model/key_watch.h"
 #include "model/seed_layouts.h"
@@ -39,14 +40,7 @@ using model::Algorithm;
 using model::ConnectionProfile;
 using model::PolicyRatesModel;
 
-namespace {
-
-struct Fired {
-    int allowed = 0;
-    int rejected = 0;
-};
-
-} // namespace
+using test::Fired;
 
 class TestLiveMonitoring : public QObject {
     Q_OBJECT
@@ -76,25 +70,14 @@ class TestLiveMonitoring : public QObject {
 
     void publish(const QVector<model::Policy> &policies)
     {
-        for (const model::Policy &policy : policies)
-            QVERIFY(test::storePolicy(*m_traffic, m_namespace, policy).isEmpty());
-        QVERIFY(test::publishLibrary(*m_traffic, m_namespace).ok());
+        const QString error = test::storeAndPublish(*m_traffic, m_namespace, policies);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
     }
 
     // Pipelined acquires at one subject; waits for every reply.
     Fired fire(const QString &policy, const QByteArray &subject, int calls)
     {
-        Fired fired;
-        int replies = 0;
-        QObject context;
-        for (int i = 0; i < calls; ++i)
-            m_traffic->send({"FCALL", "sluice_acquire", "1", model::bucketKey(m_namespace, policy, subject), policy.toUtf8()},
-                            &context, [&](const redis::RedisReply &reply) {
-                                ++replies;
-                                ++(reply.value.elements.value(0).integer == 1 ? fired.allowed : fired.rejected);
-                            });
-        test::spinUntil([&] { return replies == calls; });
-        return fired;
+        return test::fireAcquires(*m_traffic, m_namespace, policy, calls, [&](int) { return subject; });
     }
 
     // Waits for the session's next sample; returns it.
@@ -153,8 +136,8 @@ private Q_SLOTS:
         nextSample(session);
         const Fired api = fire(QStringLiteral("api"), "a", 50);
         const Fired search = fire(QStringLiteral("search"), "s", 30);
-        QCOMPARE(api.rejected, 40);
-        QCOMPARE(search.rejected, 0);
+        QCOMPARE(api.rejected, 40u);
+        QCOMPARE(search.rejected, 0u);
         model::RateSample sample = nextSample(session);
         QVERIFY(sample.spanMs > 0);
         QCOMPARE(shownOrder(view), (QStringList{QStringLiteral("api"), QStringLiteral("search"), QStringLiteral("quiet")}));
@@ -171,7 +154,7 @@ private Q_SLOTS:
 
         // What matters now changes: search is rejected most, api not at all; the order follows.
         const Fired searchAgain = fire(QStringLiteral("search"), "s", 90);
-        QCOMPARE(searchAgain.rejected, 20);
+        QCOMPARE(searchAgain.rejected, 20u);
         sample = nextSample(session);
         QCOMPARE(shownOrder(view), (QStringList{QStringLiteral("search"), QStringLiteral("api"), QStringLiteral("quiet")}));
         QCOMPARE(shown(view, QStringLiteral("search"), PolicyRatesModel::RejectedPerSecond, PolicyRatesModel::SortRole).toDouble(),
@@ -210,7 +193,7 @@ private Q_SLOTS:
 
         nextSample(session);
         const Fired fired = fire(QStringLiteral("api"), "alice", 50);
-        QCOMPARE(fired.rejected, 40);
+        QCOMPARE(fired.rejected, 40u);
         fire(QStringLiteral("api"), "bob", 13); // 10 pass, 3 rejected
         const model::RateSample sample = nextSample(session);
         const double rejectedPerSecond = 43 * 1000.0 / sample.spanMs;
@@ -301,7 +284,7 @@ private Q_SLOTS:
     {
         publish({test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 10)});
         auto window = openWindow();
-        QCOMPARE(fire(QStringLiteral("api"), "erin", 14).rejected, 4);
+        QCOMPARE(fire(QStringLiteral("api"), "erin", 14).rejected, 4u);
 
         // From the Live tab's most rejected list to the watch list.
         ui::PolicyLiveView *live = window->liveView();
