@@ -1,5 +1,7 @@
 #include "model/limiter_library.h"
 
+#include <QCoreApplication>
+
 #include "model/lua_source.h"
 
 #include <QCryptographicHash>
@@ -71,6 +73,13 @@ LimiterLibrary LimiterLibrary::build(const QVector<Policy> &policies, const QStr
 QByteArray bucketKey(const QString &ns, const QString &policy, const QByteArray &subject)
 {
     return ns.toUtf8() + ':' + policy.toUtf8() + ":{" + subject + '}';
+}
+
+QString libraryCallProblem(const QString &error)
+{
+    if (error.contains(QLatin1String("Function not found")))
+        return QCoreApplication::translate("sluice::model", "no limiter library (publish it first)");
+    return error;
 }
 
 } // namespace sluice::model

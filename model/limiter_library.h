@@ -31,4 +31,8 @@ struct LimiterLibrary {
 // Cluster hash tag).
 QByteArray bucketKey(const QString &ns, const QString &policy, const QByteArray &subject);
 
+// What an error reply to one of the library's functions means for a dashboard: a server without
+// the library (or with one too old to have the function) says so; anything else as Redis said it.
+QString libraryCallProblem(const QString &error);
+
 } // namespace sluice::model

@@ -1,5 +1,7 @@
 #include "model/policy_rate_sampler.h"
 
+#include "model/limiter_library.h"
+
 #include <QCoreApplication>
 
 #include <algorithm>
@@ -30,9 +32,7 @@ QString tr(const char *text)
 std::optional<StatsReading> StatsReading::parse(const RespValue &reply, QString *problem)
 {
     if (reply.isError()) {
-        *problem = reply.toString().contains(QLatin1String("Function not found"))
-            ? tr("no limiter library (publish it first)")
-            : reply.toString();
+        *problem = libraryCallProblem(reply.toString());
         return std::nullopt;
     }
     const QVector<RespValue> &fields = reply.elements;
@@ -143,7 +143,7 @@ void PolicyRateSampler::takeReplies(const QVector<RedisClient::NodeReply> &repli
     std::map<QString, PolicyRate> rates;
     bool counted = false;
     for (const RedisClient::NodeReply &node : replies) {
-        if (!node.reply.ok() && node.reply.failure != redis::RedisReply::Failure::None) {
+        if (node.reply.failure != redis::RedisReply::Failure::None) {
             sample.missingNodes << node.node;
             continue;
         }

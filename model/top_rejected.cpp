@@ -1,5 +1,7 @@
 #include "model/top_rejected.h"
 
+#include "model/limiter_library.h"
+
 #include <QCoreApplication>
 
 #include <algorithm>
@@ -21,9 +23,7 @@ QString tr(const char *text)
 bool TopRejected::parseReply(const RespValue &reply, const QString &node, TopRejected *into, QString *problem)
 {
     if (reply.isError()) {
-        *problem = reply.toString().contains(QLatin1String("Function not found"))
-            ? tr("no limiter library with sluice_top (publish it)")
-            : reply.toString();
+        *problem = libraryCallProblem(reply.toString());
         return false;
     }
     const QVector<RespValue> &fields = reply.elements;
@@ -93,7 +93,7 @@ void TopRejectedPoller::pollNow()
                                   TopRejected top{policy, 0, 0, {}, {}};
                                   for (const RedisClient::NodeReply &node : replies) {
                                       QString problem;
-                                      if (!node.reply.ok() && node.reply.failure != redis::RedisReply::Failure::None)
+                                      if (node.reply.failure != redis::RedisReply::Failure::None)
                                           top.problems << QStringLiteral("%1: %2").arg(node.node, node.reply.errorText());
                                       else if (!TopRejected::parseReply(node.reply.value, node.node, &top, &problem))
                                           top.problems << QStringLiteral("%1: %2").arg(node.node, problem);

@@ -156,7 +156,7 @@ void KeyWatchView::setSession(model::ConnectionSession *session)
     connect(m_watch, &model::KeyWatch::keysChanged, this, &KeyWatchView::rebuildTable);
     connect(m_watch, &model::KeyWatch::roundDone, this, [this] {
         for (int row = 0; row < m_table->rowCount(); ++row)
-            showKey(m_table->item(row, KeyColumn)->data(Qt::UserRole).toInt());
+            showRow(row);
         redrawChart();
     });
     connect(session->rates(), &model::PolicyRateSampler::sampled, this, &KeyWatchView::updatePolicies);
@@ -258,7 +258,7 @@ void KeyWatchView::rebuildTable()
         m_table->setItem(row, KeyColumn, name);
         for (int column = AlgorithmColumn; column < ColumnCount; ++column)
             m_table->setItem(row, column, cell(QString(), column != AlgorithmColumn));
-        showKey(key.id);
+        showRow(row);
     }
     if (selected > 0)
         select(selected);
@@ -267,16 +267,10 @@ void KeyWatchView::rebuildTable()
     redrawChart();
 }
 
-void KeyWatchView::showKey(int id)
+void KeyWatchView::showRow(int row)
 {
-    const model::WatchedKey *key = m_watch ? m_watch->key(id) : nullptr;
+    const model::WatchedKey *key = m_watch ? m_watch->key(m_table->item(row, KeyColumn)->data(Qt::UserRole).toInt()) : nullptr;
     if (!key)
-        return;
-    int row = -1;
-    for (int candidate = 0; candidate < m_table->rowCount(); ++candidate)
-        if (m_table->item(candidate, KeyColumn)->data(Qt::UserRole).toInt() == id)
-            row = candidate;
-    if (row < 0)
         return;
     const QLocale locale;
     m_table->item(row, AlgorithmColumn)->setText(key->algorithm);

@@ -40,7 +40,7 @@ private:
     void addFromForm();
     void updatePolicies(const model::RateSample &sample);
     void rebuildTable();
-    void showKey(int id);
+    void showRow(int row); // the row's key as last read
     void redrawChart();
     void showError(const QString &error);
 
