@@ -61,6 +61,10 @@ void runHistory(const CtlRequest &request)
                                    {QStringLiteral("new"), definitionJson(entry.after)}};
                 if (entry.rollbackTo > 0)
                     object.insert(QStringLiteral("rollback_to"), static_cast<double>(entry.rollbackTo));
+                if (entry.action == QLatin1String("reset")) {
+                    object.insert(QStringLiteral("subject"), QString::fromUtf8(entry.subject));
+                    object.insert(QStringLiteral("old"), entry.bucketState);
+                }
                 list.append(object);
             }
             ctlOut() << QJsonDocument(list).toJson(QJsonDocument::Indented);
@@ -74,7 +78,9 @@ void runHistory(const CtlRequest &request)
             for (const model::AuditEntry &entry : entries)
                 ctlOut() << row.arg(QDateTime::fromMSecsSinceEpoch(entry.atMs, Qt::UTC).toString(Qt::ISODate), -20)
                                 .arg(entry.who, -28).arg(entry.policy.isEmpty() ? QStringLiteral("(library)") : entry.policy, -20)
-                                .arg(entry.action, -8).arg(entry.version, 7).arg(entry.changeText())
+                                .arg(entry.action, -8)
+                                .arg(entry.version > 0 ? QString::number(entry.version) : QStringLiteral("-"), 7)
+                                .arg(entry.changeText())
                          << Qt::endl;
         }
         QCoreApplication::exit(ExitOk);

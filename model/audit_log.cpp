@@ -52,6 +52,17 @@ QString AuditEntry::changeText() const
         return tr("published library version %1").arg(version);
     if (action == QLatin1String("delete"))
         return tr("deleted");
+    if (action == QLatin1String("reset")) {
+        const QString subjectText = QString::fromUtf8(subject);
+        if (bucketState.contains(QLatin1String("unreadable")))
+            return tr("reset the bucket of \u201c%1\u201d (its state was unreadable: %2)")
+                .arg(subjectText, bucketState.value(QLatin1String("unreadable")).toString());
+        return tr("reset the bucket of \u201c%1\u201d (%2 of %3 available, %4 rejected)")
+            .arg(subjectText)
+            .arg(bucketState.value(QLatin1String("available")).toInteger())
+            .arg(bucketState.value(QLatin1String("capacity")).toInteger())
+            .arg(bucketState.value(QLatin1String("rejected")).toInteger());
+    }
     QStringList parts;
     if (action == QLatin1String("rollback"))
         parts << tr("rolled back to version %1").arg(rollbackTo);
@@ -90,6 +101,16 @@ std::optional<AuditEntry> AuditLog::decode(const RespValue &element, QString *er
     entry.rollbackTo = fields.value("rollback_to").toLongLong();
     if (entry.action == QLatin1String("publish")) {
         entry.publishedDigest = fields.value("new");
+        return entry;
+    }
+    if (entry.action == QLatin1String("reset")) {
+        const QJsonDocument state = QJsonDocument::fromJson(fields.value("old"));
+        if (!state.isObject()) {
+            *error = tr("audit entry for \"%1\": a reset without the bucket's state").arg(entry.policy);
+            return std::nullopt;
+        }
+        entry.subject = fields.value("subject");
+        entry.bucketState = state.object();
         return entry;
     }
     bool ok = true;

@@ -2,15 +2,18 @@
 
 #include "model/policy_store.h"
 
+#include <QJsonObject>
+
 #include <optional>
 
 namespace sluice::model {
 
-// One entry of <ns>:audit: a policy created, updated, rolled back or deleted, or a library published.
+// One entry of <ns>:audit: a policy created, updated, rolled back or deleted, a library published,
+// or one bucket reset.
 struct AuditEntry {
     QByteArray id; // the stream id, which orders entries
     QString policy; // empty for a publish
-    QString action; // "create", "update", "rollback", "delete", "publish"
+    QString action; // "create", "update", "rollback", "delete", "publish", "reset"
     QString who;
     qint64 atMs = 0;
     qint64 version = 0;    // the policy's version after the change (before it, for a delete); the library's for a publish
@@ -18,6 +21,8 @@ struct AuditEntry {
     std::optional<Policy> before;
     std::optional<Policy> after;
     QByteArray publishedDigest; // for a publish
+    QByteArray subject;         // for a reset: the bucket's subject
+    QJsonObject bucketState;    // for a reset: the bucket's state before it (BucketState::toJson)
 
     // "limit 100 → 200, burst 150 → 300", or what happened as a whole.
     QString changeText() const;

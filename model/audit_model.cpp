@@ -45,7 +45,7 @@ QVariant AuditModel::data(const QModelIndex &index, int role) const
     case Action:
         return entry.action;
     case Version:
-        return entry.version;
+        return entry.version > 0 ? QVariant(entry.version) : QVariant(); // a bucket reset changes no version
     case Change:
         return entry.changeText();
     case ColumnCount:

@@ -1,5 +1,6 @@
 #include "model/key_watch.h"
 
+#include "model/bucket_state.h"
 #include "model/limiter_library.h"
 #include "model/policy.h"
 
@@ -12,20 +13,6 @@ namespace sluice::model {
 using redis::RedisClient;
 using redis::RedisReply;
 using redis::RespValue;
-
-namespace {
-
-qint64 integerField(const RespValue &reply, const char *name, bool *ok)
-{
-    const RespValue *value = reply.field(name);
-    if (!value || !value->isInteger()) {
-        *ok = false;
-        return 0;
-    }
-    return value->integer;
-}
-
-} // namespace
 
 QString WatchedKey::label() const
 {
@@ -183,7 +170,7 @@ void KeyWatch::read(const WatchedKey &key, const std::shared_ptr<int> &outstandi
 {
     const int id = key.id;
     if (!key.layout) {
-        m_client->sendForKey(key.key, {"FCALL_RO", "sluice_inspect", "1", key.key, key.policy.toUtf8()}, this,
+        m_client->sendForKey(key.key, BucketState::inspectCommand(key.key, key.policy), this,
                              [this, id, outstanding](const RedisReply &reply) {
                                  takeInspect(id, reply);
                                  finishOne(outstanding);
@@ -222,23 +209,21 @@ void KeyWatch::takeInspect(int id, const RedisReply &reply)
     WatchedKey *key = find(id);
     if (!key)
         return; // removed meanwhile
-    bool ok = reply.ok() && reply.value.isArray();
-    KeySample sample;
-    if (ok) {
-        sample.timeMs = integerField(reply.value, "now_ms", &ok);
-        sample.level = double(integerField(reply.value, "available", &ok));
-        sample.capacity = double(integerField(reply.value, "capacity", &ok));
-        sample.resetAfterMs = integerField(reply.value, "reset_after_ms", &ok);
-        sample.allowed = quint64(integerField(reply.value, "allowed", &ok));
-        sample.rejected = quint64(integerField(reply.value, "rejected", &ok));
-        if (const RespValue *algorithm = reply.value.field("algorithm"))
-            key->algorithm = algorithm->toString();
-    }
-    if (!ok) {
-        key->problem = reply.ok() ? tr("unexpected reply to sluice_inspect") : reply.errorText();
+    QString problem;
+    const std::optional<BucketState> state = BucketState::fromReply(reply, &problem);
+    if (!state) {
+        key->problem = problem;
         Q_EMIT sampled(id);
         return;
     }
+    key->algorithm = state->algorithm;
+    KeySample sample;
+    sample.timeMs = state->nowMs;
+    sample.level = double(state->available);
+    sample.capacity = double(state->capacity);
+    sample.resetAfterMs = state->resetAfterMs;
+    sample.allowed = state->allowed;
+    sample.rejected = state->rejected;
     if (!key->samples.isEmpty()) {
         const KeySample &previous = key->samples.last();
         const qint64 elapsed = sample.timeMs - previous.timeMs;

@@ -75,6 +75,17 @@ QByteArray bucketKey(const QString &ns, const QString &policy, const QByteArray 
     return ns.toUtf8() + ':' + policy.toUtf8() + ":{" + subject + '}';
 }
 
+bool splitBucketKey(const QString &ns, const QByteArray &key, QString *policy, QByteArray *subject)
+{
+    const QByteArray prefix = ns.toUtf8() + ':';
+    const qsizetype open = key.indexOf(":{", prefix.size());
+    if (!key.startsWith(prefix) || open < 0 || !key.endsWith('}'))
+        return false;
+    *policy = QString::fromUtf8(key.mid(prefix.size(), open - prefix.size()));
+    *subject = key.mid(open + 2, key.size() - open - 3);
+    return isValidPolicyName(*policy) && !subject->isEmpty() && !subject->contains('{') && !subject->contains('}');
+}
+
 QString libraryCallProblem(const QString &error)
 {
     if (error.contains(QLatin1String("Function not found")))

@@ -1,6 +1,7 @@
 #include "model/server_status.h"
 
 #include <QCoreApplication>
+#include <QLocale>
 #include <QRegularExpression>
 #include <QStringList>
 
@@ -62,6 +63,19 @@ QString formatDuration(qint64 seconds)
             break;
     }
     return parts.join(QLatin1Char(' '));
+}
+
+QString formatWait(qint64 ms)
+{
+    const QLocale locale;
+    if (ms < 1000)
+        return QCoreApplication::translate("sluice::model", "%1 ms").arg(ms);
+    if (ms < 120 * 1000)
+        return QCoreApplication::translate("sluice::model", "%1 s").arg(locale.toString(ms / 1000.0, 'f', 1));
+    const qint64 seconds = ms / 1000;
+    if (seconds < 2 * 3600)
+        return QCoreApplication::translate("sluice::model", "%1 min %2 s").arg(seconds / 60).arg(seconds % 60);
+    return QCoreApplication::translate("sluice::model", "%1 h %2 min").arg(seconds / 3600).arg(seconds / 60 % 60);
 }
 
 } // namespace sluice::model

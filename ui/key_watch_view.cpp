@@ -1,6 +1,7 @@
 #include "ui/key_watch_view.h"
 
 #include "model/level_projection.h"
+#include "model/server_status.h"
 #include "ui/time_series_chart.h"
 
 #include <QComboBox>
@@ -36,20 +37,6 @@ QString seedLayoutTitle(SeedLayout layout)
         return QObject::tr("Millisecond token bucket (key)");
     }
     return {};
-}
-
-// A wait as an operator reads it at a glance: "350 ms", "12.5 s", "4 min 10 s", "2 h 5 min".
-QString countdownText(qint64 ms)
-{
-    const QLocale locale;
-    if (ms < 1000)
-        return QObject::tr("%1 ms").arg(ms);
-    if (ms < 120 * 1000)
-        return QObject::tr("%1 s").arg(locale.toString(ms / 1000.0, 'f', 1));
-    const qint64 seconds = ms / 1000;
-    if (seconds < 2 * 3600)
-        return QObject::tr("%1 min %2 s").arg(seconds / 60).arg(seconds % 60);
-    return QObject::tr("%1 h %2 min").arg(seconds / 3600).arg(seconds / 60 % 60);
 }
 
 QTableWidgetItem *cell(const QString &text, bool number = true)
@@ -286,7 +273,7 @@ void KeyWatchView::showRow(int row)
     m_table->item(row, RejectedPerSecondColumn)->setText(locale.toString(last.rejectedPerSecond, 'f', 1));
     m_table->item(row, AllowedColumn)->setText(locale.toString(last.allowed));
     m_table->item(row, RejectedColumn)->setText(locale.toString(last.rejected));
-    m_table->item(row, FullInColumn)->setText(last.resetAfterMs <= 0 ? tr("full") : countdownText(last.resetAfterMs));
+    m_table->item(row, FullInColumn)->setText(last.resetAfterMs <= 0 ? tr("full") : model::formatWait(last.resetAfterMs));
 }
 
 void KeyWatchView::redrawChart()

@@ -155,11 +155,11 @@ void PolicyHistoryView::updateActions()
     const QVector<int> rows = selectedRows();
     bool comparable = false;
     if (rows.size() == 1) {
-        comparable = m_model->entry(rows.first()).action != QLatin1String("publish");
+        comparable = entryVersion(m_model->entry(rows.first())).has_value();
     } else if (rows.size() == 2) {
         const model::AuditEntry &a = m_model->entry(rows.at(0));
         const model::AuditEntry &b = m_model->entry(rows.at(1));
-        comparable = !a.policy.isEmpty() && a.policy == b.policy;
+        comparable = !a.policy.isEmpty() && a.policy == b.policy && entryVersion(a) && entryVersion(b);
     }
     m_compare->setEnabled(comparable);
     const bool writable = m_session && !m_session->profile().readOnly;

@@ -1,0 +1,60 @@
+#include "model/bucket_reset.h"
+
+#include "model/bucket_state.h"
+#include "model/limiter_library.h"
+#include "model/lua_source.h"
+#include "model/policy.h"
+#include "model/policy_store.h"
+
+#include <QCoreApplication>
+#include <QJsonDocument>
+
+namespace sluice::model {
+
+using redis::RedisReply;
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("sluice::model::BucketReset", text);
+}
+
+} // namespace
+
+void resetBucket(redis::RedisClient *client, const QString &ns, const QString &policy, const QByteArray &subject,
+                 const QString &who, QObject *context, std::function<void(const QString &error)> done)
+{
+    if (!isValidPolicyName(policy) || subject.isEmpty() || subject.contains('{') || subject.contains('}')) {
+        done(tr("not a bucket: a policy name and a subject without { or } are needed"));
+        return;
+    }
+    const QByteArray key = bucketKey(ns, policy, subject);
+    client->sendForKey(key, BucketState::inspectCommand(key, policy), context, [=](const RedisReply &inspected) {
+        if (inspected.failure != RedisReply::Failure::None) {
+            done(tr("cannot read the bucket: %1; nothing was reset").arg(inspected.errorText()));
+            return;
+        }
+        // A bucket the library cannot read (its policy unpublished, a key of another type) can be
+        // reset all the same: the record keeps why its state is unknown.
+        QString problem;
+        const std::optional<BucketState> state = BucketState::fromReply(inspected, &problem);
+        const QJsonObject last = state ? state->toJson() : QJsonObject{{QStringLiteral("unreadable"), problem}};
+        const QByteArrayList record{"EVAL", luaSource(QStringLiteral("bucket_reset_record.lua")), "1", AdminKeys(ns).audit(),
+                                    policy.toUtf8(), who.toUtf8(), subject, key,
+                                    QJsonDocument(last).toJson(QJsonDocument::Compact)};
+        client->send(record, context, [=](const RedisReply &recorded) {
+            if (!recorded.ok()) {
+                done(tr("cannot record the reset in the audit log: %1; nothing was reset").arg(recorded.errorText()));
+                return;
+            }
+            client->sendForKey(key, {"DEL", key}, context, [=](const RedisReply &deleted) {
+                done(deleted.ok() ? QString()
+                                  : tr("the audit log records the reset, but deleting %1 failed: %2")
+                                        .arg(QString::fromUtf8(key), deleted.errorText()));
+            });
+        });
+    });
+}
+
+} // namespace sluice::model

@@ -1,0 +1,17 @@
+#pragma once
+
+#include "redis/redis_client.h"
+
+#include <functional>
+
+namespace sluice::model {
+
+// Resets one Sluice bucket to full by deleting its key, audited: the bucket's last state goes to
+// <ns>:audit (action "reset") first, then the key is deleted. Two steps, because in a Cluster the
+// bucket and the audit stream live in different slots; recording first means no reset goes
+// unrecorded, and a delete that fails after the record is reported as such.
+// `done` gets an empty string on success, else what went wrong.
+void resetBucket(redis::RedisClient *client, const QString &ns, const QString &policy, const QByteArray &subject,
+                 const QString &who, QObject *context, std::function<void(const QString &error)> done);
+
+} // namespace sluice::model

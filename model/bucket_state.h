@@ -1,0 +1,30 @@
+#pragma once
+
+#include "redis/redis_client.h"
+
+#include <QJsonObject>
+
+#include <optional>
+
+namespace sluice::model {
+
+// One Sluice bucket as `FCALL_RO sluice_inspect 1 <key> <policy>` reports it.
+struct BucketState {
+    QString algorithm;
+    qint64 available = 0;    // units a call could take now
+    qint64 capacity = 0;
+    qint64 resetAfterMs = 0; // until the bucket is full again
+    qint64 ttlMs = 0;        // the key's PTTL (-2: no key, the bucket is full)
+    qint64 nowMs = 0;        // Redis time of the reading
+    quint64 allowed = 0;     // the bucket's own counters
+    quint64 rejected = 0;
+
+    static QByteArrayList inspectCommand(const QByteArray &key, const QString &policy);
+    // The state, or nullopt and why not (the library's error, or a reply of another shape).
+    static std::optional<BucketState> fromReply(const redis::RedisReply &reply, QString *problem);
+
+    // The fields as the audit log keeps a reset bucket's last state.
+    QJsonObject toJson() const;
+};
+
+} // namespace sluice::model

@@ -1,0 +1,173 @@
+#include "model/key_inspector_model.h"
+
+#include "model/server_status.h"
+
+#include <QLocale>
+
+namespace sluice::model {
+
+using redis::RedisReply;
+
+KeyInspectorModel::KeyInspectorModel(redis::RedisClient *client, const QString &ns, QObject *parent)
+    : QAbstractTableModel(parent)
+    , m_client(client)
+    , m_scanner(client, ns)
+{
+    connect(&m_scanner, &KeyScanner::found, this, &KeyInspectorModel::append);
+    connect(&m_scanner, &KeyScanner::fetchDone, this, &KeyInspectorModel::finishPageIfRead);
+}
+
+bool KeyInspectorModel::browse(const BucketFilter &filter, QString *error)
+{
+    if (!m_scanner.start(filter, error))
+        return false;
+    beginResetModel();
+    ++m_generation;
+    m_rows.clear();
+    m_unread = 0;
+    endResetModel();
+    m_scanner.fetch(kPageSize);
+    Q_EMIT loadingChanged();
+    return true;
+}
+
+int KeyInspectorModel::rowOf(const QByteArray &key) const
+{
+    for (int row = 0; row < m_rows.size(); ++row)
+        if (m_rows.at(row).bucket.key == key)
+            return row;
+    return -1;
+}
+
+void KeyInspectorModel::append(const QVector<FoundBucket> &buckets)
+{
+    const int first = int(m_rows.size());
+    beginInsertRows({}, first, first + int(buckets.size()) - 1);
+    for (const FoundBucket &bucket : buckets)
+        m_rows.append({bucket, std::nullopt, {}});
+    endInsertRows();
+    for (int row = first; row < m_rows.size(); ++row)
+        read(row);
+}
+
+void KeyInspectorModel::read(int row)
+{
+    ++m_unread;
+    const int generation = m_generation;
+    const FoundBucket &bucket = m_rows.at(row).bucket;
+    m_client->sendForKey(bucket.key, BucketState::inspectCommand(bucket.key, bucket.policy), this,
+                         [this, row, generation](const RedisReply &reply) {
+                             if (generation != m_generation)
+                                 return;
+                             --m_unread;
+                             InspectedBucket &inspected = m_rows[row];
+                             inspected.problem.clear();
+                             inspected.state = BucketState::fromReply(reply, &inspected.problem);
+                             Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+                             finishPageIfRead();
+                         });
+}
+
+void KeyInspectorModel::reread(int row)
+{
+    if (row >= 0 && row < m_rows.size())
+        read(row);
+}
+
+void KeyInspectorModel::finishPageIfRead()
+{
+    if (isLoading())
+        return;
+    Q_EMIT pageLoaded();
+    Q_EMIT loadingChanged();
+}
+
+int KeyInspectorModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+int KeyInspectorModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant KeyInspectorModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const InspectedBucket &row = m_rows.at(index.row());
+    const auto column = static_cast<Column>(index.column());
+    if (role == Qt::TextAlignmentRole && column != Subject && column != PolicyColumn && column != Algorithm && column != Node)
+        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    if (role == Qt::ToolTipRole)
+        return QString::fromUtf8(row.bucket.key);
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (column) {
+    case Subject:
+        return QString::fromUtf8(row.bucket.subject);
+    case PolicyColumn:
+        return row.bucket.policy;
+    case Node:
+        return row.bucket.node;
+    default:
+        break;
+    }
+    if (!row.state)
+        return column == Algorithm ? (row.problem.isEmpty() ? tr("reading\u2026") : row.problem) : QVariant();
+    const BucketState &state = *row.state;
+    const QLocale locale;
+    switch (column) {
+    case Algorithm:
+        return state.algorithm;
+    case Available:
+        return tr("%1 of %2").arg(locale.toString(state.available), locale.toString(state.capacity));
+    case FullIn:
+        return state.resetAfterMs <= 0 ? tr("full") : formatWait(state.resetAfterMs);
+    case ExpiresIn:
+        if (state.ttlMs == -2)
+            return tr("no key (full)"); // expired or reset since the scan found it
+        return state.ttlMs == -1 ? tr("never") : formatWait(state.ttlMs);
+    case Allowed:
+        return locale.toString(state.allowed);
+    case Rejected:
+        return locale.toString(state.rejected);
+    default:
+        return {};
+    }
+}
+
+QVariant KeyInspectorModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (static_cast<Column>(section)) {
+    case Subject: return tr("Subject");
+    case PolicyColumn: return tr("Policy");
+    case Algorithm: return tr("Algorithm");
+    case Available: return tr("Available");
+    case FullIn: return tr("Full in");
+    case ExpiresIn: return tr("Expires in");
+    case Allowed: return tr("Allowed");
+    case Rejected: return tr("Rejected");
+    case Node: return tr("Primary");
+    case ColumnCount: break;
+    }
+    return {};
+}
+
+bool KeyInspectorModel::canFetchMore(const QModelIndex &parent) const
+{
+    return !parent.isValid() && m_scanner.isStarted() && !m_scanner.atEnd() && !isLoading();
+}
+
+void KeyInspectorModel::fetchMore(const QModelIndex &parent)
+{
+    if (!canFetchMore(parent))
+        return;
+    m_scanner.fetch(kPageSize);
+    Q_EMIT loadingChanged();
+}
+
+} // namespace sluice::model

@@ -1,0 +1,62 @@
+#pragma once
+
+#include "model/bucket_state.h"
+#include "model/key_scanner.h"
+
+#include <QAbstractTableModel>
+
+#include <optional>
+
+namespace sluice::model {
+
+struct InspectedBucket {
+    FoundBucket bucket;
+    std::optional<BucketState> state; // empty until read, or when it could not be
+    QString problem;                  // why it could not be read
+};
+
+// The key inspector's rows: bucket keys as the scanner finds them, a page at a time when the view
+// asks for more (canFetchMore/fetchMore), each decoded with sluice_inspect on its own primary.
+class KeyInspectorModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Subject, PolicyColumn, Algorithm, Available, FullIn, ExpiresIn, Allowed, Rejected, Node, ColumnCount };
+    static constexpr int kPageSize = 200;
+
+    KeyInspectorModel(redis::RedisClient *client, const QString &ns, QObject *parent = nullptr);
+
+    // Starts browsing afresh (the first page is fetched at once); false and why when the filter
+    // is not valid or nothing is connected, and the rows stay as they were.
+    bool browse(const BucketFilter &filter, QString *error);
+    const KeyScanner &scanner() const { return m_scanner; }
+    bool isLoading() const { return m_scanner.isFetching() || m_unread > 0; }
+    const InspectedBucket &bucket(int row) const { return m_rows.at(row); }
+    int rowOf(const QByteArray &key) const; // -1 when not shown
+    // Reads one row again (after a reset, say).
+    void reread(int row);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    bool canFetchMore(const QModelIndex &parent) const override;
+    void fetchMore(const QModelIndex &parent) override;
+
+Q_SIGNALS:
+    // A fetch has ended and every row it brought has been read: the page is complete.
+    void pageLoaded();
+    void loadingChanged();
+
+private:
+    void append(const QVector<FoundBucket> &buckets);
+    void read(int row);
+    void finishPageIfRead();
+
+    redis::RedisClient *m_client;
+    KeyScanner m_scanner;
+    QVector<InspectedBucket> m_rows;
+    int m_unread = 0;      // rows of this browse whose sluice_inspect has not answered
+    int m_generation = 0;  // replies for rows of an earlier browse are dropped
+};
+
+} // namespace sluice::model

@@ -1,0 +1,164 @@
+#include "model/key_scanner.h"
+
+#include "model/limiter_library.h"
+#include "model/policy.h"
+
+#include <QCoreApplication>
+
+namespace sluice::model {
+
+using redis::RedisReply;
+using redis::RespValue;
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("sluice::model::KeyScanner", text);
+}
+
+QByteArray escapeGlob(const QByteArray &text)
+{
+    QByteArray escaped;
+    for (const char c : text) {
+        if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\')
+            escaped += '\\';
+        escaped += c;
+    }
+    return escaped;
+}
+
+constexpr int maxPatternBytes = 256;
+
+} // namespace
+
+QByteArray BucketFilter::matchPattern(const QString &ns, QString *error) const
+{
+    if (!policy.isEmpty() && !isValidPolicyName(policy)) {
+        *error = tr("\u201c%1\u201d is not a policy name.").arg(policy);
+        return {};
+    }
+    const QByteArray subject = subjectPattern.toUtf8();
+    if (subject.contains('{') || subject.contains('}')) {
+        *error = tr("A subject pattern has no { or }: subjects never contain them.");
+        return {};
+    }
+    if (subject.size() > maxPatternBytes) {
+        *error = tr("A subject pattern is at most %1 bytes.").arg(maxPatternBytes);
+        return {};
+    }
+    qsizetype trailingEscapes = 0;
+    while (trailingEscapes < subject.size() && subject.at(subject.size() - 1 - trailingEscapes) == '\\')
+        ++trailingEscapes;
+    if (trailingEscapes % 2 == 1) {
+        *error = tr("A subject pattern cannot end in a lone \\ (it escapes the next character).");
+        return {};
+    }
+    return escapeGlob(ns.toUtf8()) + ':' + (policy.isEmpty() ? QByteArray("*") : escapeGlob(policy.toUtf8())) + ":{"
+        + (subject.isEmpty() ? QByteArray("*") : subject) + '}';
+}
+
+KeyScanner::KeyScanner(redis::RedisClient *client, const QString &ns, QObject *parent)
+    : QObject(parent)
+    , m_client(client)
+    , m_ns(ns)
+{
+}
+
+bool KeyScanner::start(const BucketFilter &filter, QString *error)
+{
+    const QByteArray match = filter.matchPattern(m_ns, error);
+    if (match.isEmpty())
+        return false;
+    const QStringList nodes = m_client->primaries();
+    if (nodes.isEmpty() || m_client->state() != redis::RedisClient::State::Ready) {
+        *error = tr("Not connected.");
+        return false;
+    }
+    ++m_generation;
+    m_match = match;
+    m_cursors.clear();
+    for (const QString &node : nodes) {
+        Cursor cursor;
+        cursor.node = node;
+        m_cursors.append(cursor);
+    }
+    m_seen.clear();
+    m_wanted = 0;
+    m_outstanding = 0;
+    m_steps = 0;
+    return true;
+}
+
+bool KeyScanner::atEnd() const
+{
+    return std::all_of(m_cursors.cbegin(), m_cursors.cend(), [](const Cursor &cursor) { return cursor.done; });
+}
+
+QStringList KeyScanner::problems() const
+{
+    QStringList problems;
+    for (const Cursor &cursor : m_cursors)
+        if (!cursor.problem.isEmpty())
+            problems << QStringLiteral("%1: %2").arg(cursor.node, cursor.problem);
+    return problems;
+}
+
+void KeyScanner::fetch(int wanted)
+{
+    if (isFetching() || atEnd())
+        return;
+    m_wanted = wanted;
+    // Every primary scans at once: a filter that matches on one primary only is not held up by the others.
+    for (int i = 0; i < m_cursors.size(); ++i) {
+        m_cursors[i].stepsThisFetch = 0;
+        if (!m_cursors.at(i).done)
+            step(i);
+    }
+}
+
+void KeyScanner::step(int index)
+{
+    ++m_outstanding;
+    const int generation = m_generation;
+    m_client->sendToNode(m_cursors.at(index).node,
+                         {"SCAN", m_cursors.at(index).position, "MATCH", m_match, "COUNT", QByteArray::number(kStepCount)},
+                         this, [this, index, generation](const RedisReply &reply) {
+                             if (generation == m_generation)
+                                 takeStep(index, reply);
+                         });
+}
+
+void KeyScanner::takeStep(int index, const RedisReply &reply)
+{
+    --m_outstanding;
+    ++m_steps;
+    Cursor &cursor = m_cursors[index];
+    ++cursor.stepsThisFetch;
+    const bool wellFormed = reply.ok() && reply.value.isArray() && reply.value.elements.size() == 2
+        && reply.value.elements.at(1).isArray();
+    if (!wellFormed) {
+        cursor.done = true;
+        cursor.problem = reply.ok() ? tr("unexpected reply to SCAN") : reply.errorText();
+    } else {
+        cursor.position = reply.value.elements.at(0).bytes;
+        cursor.done = cursor.position == "0";
+        QVector<FoundBucket> buckets;
+        for (const RespValue &element : reply.value.elements.at(1).elements) {
+            FoundBucket bucket{element.bytes, {}, {}, cursor.node};
+            if (splitBucketKey(m_ns, bucket.key, &bucket.policy, &bucket.subject) && !m_seen.contains(bucket.key)) {
+                m_seen.insert(bucket.key);
+                buckets.append(bucket);
+            }
+        }
+        m_wanted -= int(buckets.size());
+        if (!buckets.isEmpty())
+            Q_EMIT found(buckets);
+    }
+    if (!cursor.done && m_wanted > 0 && cursor.stepsThisFetch < kMaxStepsPerFetch)
+        step(index);
+    else if (m_outstanding == 0)
+        Q_EMIT fetchDone();
+}
+
+} // namespace sluice::model

@@ -1,0 +1,76 @@
+#pragma once
+
+#include "redis/redis_client.h"
+
+#include <QObject>
+#include <QSet>
+
+namespace sluice::model {
+
+// Which bucket keys to browse: one policy's or every policy's, by a glob on the subject.
+struct BucketFilter {
+    QString policy;         // empty: every policy
+    QString subjectPattern; // Redis glob (*, ?, [...], \ escapes); empty: every subject
+
+    // The SCAN MATCH pattern within `ns`, or empty and why the filter cannot be used.
+    QByteArray matchPattern(const QString &ns, QString *error) const;
+};
+
+struct FoundBucket {
+    QByteArray key;
+    QString policy;
+    QByteArray subject;
+    QString node; // the primary holding it
+};
+
+// Browses the bucket keys of a namespace with SCAN on every primary (never KEYS), a bounded
+// COUNT per step so no step holds a server for long. Work happens only when asked (fetch), a
+// bounded number of steps at a time, so a filter that matches little hands control back.
+class KeyScanner : public QObject {
+    Q_OBJECT
+public:
+    static constexpr int kStepCount = 500;       // SCAN COUNT: slots one step examines
+    static constexpr int kMaxStepsPerFetch = 64; // per primary, per fetch
+
+    KeyScanner(redis::RedisClient *client, const QString &ns, QObject *parent = nullptr);
+
+    // Starts over with a new filter on the primaries the client knows now; false and why when
+    // the filter is not valid or nothing is connected. Nothing is sent until fetch().
+    bool start(const BucketFilter &filter, QString *error);
+    // Scans on until at least `wanted` more buckets are found, every primary is done, or the
+    // step budget is spent; found() as replies come, then fetchDone().
+    void fetch(int wanted);
+    bool isStarted() const { return !m_cursors.isEmpty(); }
+    bool isFetching() const { return m_outstanding > 0; }
+    bool atEnd() const; // every primary's cursor came back to 0 (or failed)
+    int steps() const { return m_steps; } // SCAN commands answered since start
+    int primaries() const { return int(m_cursors.size()); }
+    QStringList problems() const; // "host:port: why" per primary whose scan failed
+
+Q_SIGNALS:
+    void found(const QVector<sluice::model::FoundBucket> &buckets);
+    void fetchDone();
+
+private:
+    struct Cursor {
+        QString node;
+        QByteArray position = "0";
+        bool done = false;
+        QString problem;
+        int stepsThisFetch = 0;
+    };
+    void step(int index);
+    void takeStep(int index, const redis::RedisReply &reply);
+
+    redis::RedisClient *m_client;
+    QString m_ns;
+    QByteArray m_match;
+    QVector<Cursor> m_cursors;
+    QSet<QByteArray> m_seen; // SCAN may return a key twice
+    int m_generation = 0;    // replies of an earlier start are dropped
+    int m_wanted = 0;
+    int m_outstanding = 0;
+    int m_steps = 0;
+};
+
+} // namespace sluice::model
