@@ -4,6 +4,7 @@
 #include "model/operator_identity.h"
 #include "ui/connection_manager.h"
 #include "ui/deployment_view.h"
+#include "ui/key_inspector_view.h"
 #include "ui/key_watch_view.h"
 #include "ui/policy_history_view.h"
 #include "ui/policy_live_view.h"
@@ -47,12 +48,14 @@ MainWindow::MainWindow(QWidget *parent)
     m_overview->setLiveSection(m_rates);
     m_live = new PolicyLiveView(m_tabs);
     m_keyWatch = new KeyWatchView(m_tabs);
+    m_inspector = new KeyInspectorView(m_tabs);
     m_policies = new PolicyPanel(m_tabs);
     m_deployment = new DeploymentView(m_tabs);
     m_history = new PolicyHistoryView(m_tabs);
     m_tabs->addTab(m_overview, tr("&Overview"));
     m_tabs->addTab(m_live, tr("&Live"));
     m_tabs->addTab(m_keyWatch, tr("&Watched keys"));
+    m_tabs->addTab(m_inspector, tr("Key &inspector"));
     m_tabs->addTab(m_policies, tr("&Policies"));
     m_tabs->addTab(m_deployment, tr("&Deployment"));
     m_tabs->addTab(m_history, tr("&History"));
@@ -60,10 +63,13 @@ MainWindow::MainWindow(QWidget *parent)
         m_live->showPolicy(policy);
         m_tabs->setCurrentWidget(m_live);
     });
-    connect(m_live, &PolicyLiveView::watchRequested, this, [this](const QString &policy, const QByteArray &subject) {
+    const auto watchSubject = [this](const QString &policy, const QByteArray &subject) {
         m_keyWatch->watchSubject(policy, subject);
         m_tabs->setCurrentWidget(m_keyWatch);
-    });
+    };
+    connect(m_live, &PolicyLiveView::watchRequested, this, watchSubject);
+    connect(m_inspector, &KeyInspectorView::watchRequested, this, watchSubject);
+    connect(m_inspector, &KeyInspectorView::bucketReset, m_history, &PolicyHistoryView::refresh);
     connect(m_policies, &PolicyPanel::historyRequested, this, [this](const QString &policy) {
         m_history->showPolicy(policy);
         m_tabs->setCurrentWidget(m_history);
@@ -149,6 +155,7 @@ void MainWindow::setSession(model::ConnectionSession *session)
     m_rates->setSession(session);
     m_live->setSession(session);
     m_keyWatch->setSession(session);
+    m_inspector->setSession(session);
     m_policies->setSession(session);
     m_deployment->setSession(session);
     m_history->setSession(session);

@@ -15,6 +15,7 @@ namespace sluice::ui {
 
 class DeploymentView;
 class PolicyHistoryView;
+class KeyInspectorView;
 class KeyWatchView;
 class PolicyLiveView;
 class PolicyPanel;
@@ -44,6 +45,7 @@ public:
     PolicyRatesTable *policyRates() const { return m_rates; }
     PolicyLiveView *liveView() const { return m_live; }
     KeyWatchView *keyWatchView() const { return m_keyWatch; }
+    KeyInspectorView *keyInspector() const { return m_inspector; }
     PolicyPanel *policyPanel() const { return m_policies; }
     DeploymentView *deploymentView() const { return m_deployment; }
     PolicyHistoryView *historyView() const { return m_history; }
@@ -60,6 +62,7 @@ private:
     PolicyRatesTable *m_rates = nullptr;
     PolicyLiveView *m_live = nullptr;
     KeyWatchView *m_keyWatch = nullptr;
+    KeyInspectorView *m_inspector = nullptr;
     PolicyPanel *m_policies = nullptr;
     DeploymentView *m_deployment = nullptr;
     PolicyHistoryView *m_history = nullptr;

@@ -12,9 +12,8 @@ QString tr(const char *text)
     return QCoreApplication::translate("sluice::ui::WriteGuard", text);
 }
 
-} // namespace
-
-void guardWrite(QWidget *parent, const model::ConnectionProfile &profile, const QString &what, std::function<void()> proceed)
+void ask(QWidget *parent, const model::ConnectionProfile &profile, const QString &what, bool alwaysAsk,
+         const QString &detail, std::function<void()> proceed)
 {
     if (profile.readOnly) {
         auto *refused = new QMessageBox(QMessageBox::Information, tr("Read-only connection"),
@@ -25,12 +24,17 @@ void guardWrite(QWidget *parent, const model::ConnectionProfile &profile, const 
         refused->open();
         return;
     }
-    if (!profile.writesNeedConfirmation()) {
+    if (!profile.writesNeedConfirmation() && !alwaysAsk) {
         proceed();
         return;
     }
-    auto *confirm = new QMessageBox(QMessageBox::Warning, tr("Production"),
-                                    tr("\u201c%1\u201d is a production connection.\n\nReally %2?").arg(profile.name, what),
+    QString text = profile.writesNeedConfirmation()
+        ? tr("\u201c%1\u201d is a production connection.\n\nReally %2?").arg(profile.name, what)
+        : tr("Really %1?").arg(what);
+    if (!detail.isEmpty())
+        text += QStringLiteral("\n\n") + detail;
+    auto *confirm = new QMessageBox(QMessageBox::Warning,
+                                    profile.writesNeedConfirmation() ? tr("Production") : tr("Confirm"), text,
                                     QMessageBox::Yes | QMessageBox::Cancel, parent);
     confirm->setObjectName(QStringLiteral("writeConfirmation"));
     confirm->setDefaultButton(QMessageBox::Cancel);
@@ -40,6 +44,19 @@ void guardWrite(QWidget *parent, const model::ConnectionProfile &profile, const 
             proceed();
     });
     confirm->open();
+}
+
+} // namespace
+
+void guardWrite(QWidget *parent, const model::ConnectionProfile &profile, const QString &what, std::function<void()> proceed)
+{
+    ask(parent, profile, what, false, {}, std::move(proceed));
+}
+
+void confirmWrite(QWidget *parent, const model::ConnectionProfile &profile, const QString &what, const QString &detail,
+                  std::function<void()> proceed)
+{
+    ask(parent, profile, what, true, detail, std::move(proceed));
 }
 
 } // namespace sluice::ui

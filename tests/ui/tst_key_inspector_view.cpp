@@ -1,0 +1,211 @@
+// The key inspector tab, offscreen, on a real redis-server: it browses when first shown, loads
+// further pages as the table scrolls to the end, filters by policy and subject pattern (a bad
+// pattern is shown and changes nothing), resets a bucket only after confirmation (audited, shown
+// in History), refuses on a read-only connection, and hands a bucket to the watch list.
+
+#include "model/audit_model.h"
+#include "model/connection_session.h"
+#include "model/key_inspector_model.h"
+#include "model/limiter_library.h"
+#include "support/limiter_support.h"
+#include "support/publish_support.h"
+#include "support/redis_process.h"
+#include "support/sync_command.h"
+#include "support/traffic_support.h"
+#include "support/widget_driving.h"
+#include "ui/key_inspector_view.h"
+#include "ui/key_watch_view.h"
+#include "ui/main_window.h"
+
+#include <QComboBox>
+#include <QMessageBox>
+#include <QScrollBar>
+#include <QTableView>
+#include <QTableWidget>
+#include <QTabWidget>
+#include <QTest>
+#include <QUuid>
+
+using namespace sluice;
+using model::Algorithm;
+using model::KeyInspectorModel;
+
+class TestKeyInspectorView : public QObject {
+    Q_OBJECT
+
+    test::RedisProcess m_server;
+    std::unique_ptr<redis::RedisClient> m_traffic;
+    QString m_namespace;
+
+    std::unique_ptr<ui::MainWindow> openWindow(bool readOnly = false)
+    {
+        model::ConnectionProfile profile;
+        profile.name = QStringLiteral("inspect");
+        profile.options = m_server.options();
+        profile.ns = m_namespace;
+        profile.readOnly = readOnly;
+        auto window = std::make_unique<ui::MainWindow>();
+        window->show();
+        window->setSession(new model::ConnectionSession(profile, profile.options));
+        if (!QTest::qWaitFor([&] { return window->session()->client()->state() == redis::RedisClient::State::Ready; }, 10000))
+            qWarning("the session did not connect");
+        return window;
+    }
+
+    static ui::KeyInspectorView *showInspector(ui::MainWindow *window)
+    {
+        test::child<QTabWidget>(window, "mainTabs")->setCurrentWidget(window->keyInspector());
+        return window->keyInspector();
+    }
+
+    static bool loaded(ui::KeyInspectorView *view)
+    {
+        return QTest::qWaitFor([&] { return view->model()->scanner().isStarted() && !view->model()->isLoading(); }, 10000);
+    }
+
+    // Types a subject pattern and scans, as an operator looking for one subject would.
+    static bool find(ui::KeyInspectorView *view, const QString &pattern)
+    {
+        test::typeInto(view, "inspectPattern", pattern);
+        test::click(view, "inspectScan");
+        return loaded(view);
+    }
+
+    static int rowOf(ui::KeyInspectorView *view, const QByteArray &subject)
+    {
+        for (int row = 0; row < view->model()->rowCount(); ++row)
+            if (view->model()->bucket(row).bucket.subject == subject)
+                return row;
+        return -1;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_server.start(), qPrintable(m_server.errorString()));
+        m_traffic = std::make_unique<redis::RedisClient>(m_server.options());
+        QVERIFY(test::openAndWait(*m_traffic));
+    }
+
+    void init()
+    {
+        m_namespace = QStringLiteral("view-") + QUuid::createUuid().toString(QUuid::Id128).left(8);
+        const QString error = test::storeAndPublish(*m_traffic, m_namespace,
+                                                    {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 5),
+                                                     test::makePolicy(QStringLiteral("login"), Algorithm::FixedWindow, 3, 3600000)});
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        test::fireAcquires(*m_traffic, m_namespace, QStringLiteral("api"), 2000, [](int i) { return "user-" + QByteArray::number(i); });
+        test::fireAcquires(*m_traffic, m_namespace, QStringLiteral("login"), 5, [](int) { return QByteArray("mallory"); });
+    }
+
+    void browsesWhenShownAndLoadsMoreAsTheTableScrolls()
+    {
+        auto window = openWindow();
+        ui::KeyInspectorView *view = showInspector(window.get());
+        QVERIFY(loaded(view));
+        const int firstPage = view->model()->rowCount();
+        QVERIFY2(firstPage >= KeyInspectorModel::kPageSize && firstPage < 2001, qPrintable(QString::number(firstPage)));
+        QVERIFY2(view->statusText().contains(QLatin1String("scroll down for more")), qPrintable(view->statusText()));
+
+        // Scrolling to the end is what asks for the next page.
+        QScrollBar *scroll = view->table()->verticalScrollBar();
+        for (int i = 0; i < 100 && view->model()->canFetchMore({}); ++i) {
+            scroll->setValue(scroll->maximum());
+            QVERIFY(loaded(view));
+        }
+        QCOMPARE(view->model()->rowCount(), 2001);
+        QVERIFY2(view->statusText().contains(QLatin1String("All 2,001 matching buckets shown")), qPrintable(view->statusText()));
+        const int row = rowOf(view, "user-7");
+        QCOMPARE(view->model()->index(row, KeyInspectorModel::Available).data().toString(), QStringLiteral("4 of 5"));
+    }
+
+    void filtersAndRefusesABadPattern()
+    {
+        auto window = openWindow();
+        ui::KeyInspectorView *view = showInspector(window.get());
+        QVERIFY(loaded(view));
+        auto *policy = test::child<QComboBox>(view, "inspectPolicy");
+        QTRY_VERIFY(policy->findText(QStringLiteral("login")) > 0); // names come with the rate samples
+        policy->setCurrentIndex(policy->findText(QStringLiteral("api")));
+        test::typeInto(view, "inspectPattern", QStringLiteral("user-19*"));
+        test::click(view, "inspectScan");
+        QVERIFY(loaded(view));
+        QCOMPARE(view->model()->rowCount(), 111); // user-19, user-190..199, user-1900..1999
+        QVERIFY(view->statusText().contains(QLatin1String("All 111 matching")));
+
+        test::typeInto(view, "inspectPattern", QStringLiteral("user{1}"));
+        QTest::keyClick(test::child<QLineEdit>(view, "inspectPattern"), Qt::Key_Return);
+        QVERIFY2(view->errorText().contains(QLatin1String("no { or }")), qPrintable(view->errorText()));
+        QCOMPARE(view->model()->rowCount(), 111);
+
+        policy->setCurrentIndex(policy->findText(QStringLiteral("login")));
+        test::typeInto(view, "inspectPattern", QString());
+        test::click(view, "inspectScan");
+        QVERIFY(loaded(view));
+        QVERIFY(view->errorText().isEmpty());
+        QCOMPARE(view->model()->rowCount(), 1);
+        QCOMPARE(view->model()->index(0, KeyInspectorModel::Rejected).data().toString(), QStringLiteral("2"));
+    }
+
+    void aResetIsConfirmedAuditedAndShownInHistory()
+    {
+        auto window = openWindow();
+        ui::KeyInspectorView *view = showInspector(window.get());
+        QVERIFY(find(view, QStringLiteral("mall*")));
+        const QByteArray key = model::bucketKey(m_namespace, QStringLiteral("login"), "mallory");
+        const int row = rowOf(view, "mallory");
+        QVERIFY(row >= 0);
+        view->table()->selectRow(row);
+
+        // Cancel changes nothing.
+        test::click(view, "inspectReset");
+        QMessageBox *confirm = nullptr;
+        QTRY_VERIFY((confirm = test::openDialog<QMessageBox>("writeConfirmation")));
+        QVERIFY(confirm->text().contains(QLatin1String("mallory")));
+        confirm->button(QMessageBox::Cancel)->click();
+        QTest::qWait(100);
+        QCOMPARE(test::syncCommand(*m_traffic, {"EXISTS", key}).value.integer, 1);
+
+        test::click(view, "inspectReset");
+        QTRY_VERIFY((confirm = test::openDialog<QMessageBox>("writeConfirmation")));
+        confirm->button(QMessageBox::Yes)->click();
+        QTRY_VERIFY(view->statusText().contains(QLatin1String("was reset")));
+        QCOMPARE(test::syncCommand(*m_traffic, {"EXISTS", key}).value.integer, 0);
+        QTRY_COMPARE(view->model()->index(row, KeyInspectorModel::Available).data().toString(), QStringLiteral("3 of 3"));
+
+        // The History tab reads the audit log again and shows the reset.
+        auto *history = window->findChild<QTableView *>(QStringLiteral("historyTable"));
+        QVERIFY(history);
+        QTRY_VERIFY(history->model()->rowCount() > 0
+                    && history->model()->index(0, model::AuditModel::Action).data().toString() == QLatin1String("reset"));
+        QVERIFY(history->model()->index(0, model::AuditModel::Change).data().toString().contains(QLatin1String("mallory")));
+    }
+
+    void aReadOnlyConnectionCannotReset()
+    {
+        auto window = openWindow(true);
+        ui::KeyInspectorView *view = showInspector(window.get());
+        QVERIFY(loaded(view));
+        view->table()->selectRow(0);
+        auto *reset = test::child<QPushButton>(view, "inspectReset");
+        QVERIFY(!reset->isEnabled());
+        QVERIFY(reset->toolTip().contains(QLatin1String("read-only")));
+        QVERIFY(test::child<QPushButton>(view, "inspectWatch")->isEnabled());
+    }
+
+    void aBucketGoesToTheWatchList()
+    {
+        auto window = openWindow();
+        ui::KeyInspectorView *view = showInspector(window.get());
+        QVERIFY(find(view, QStringLiteral("mallory")));
+        view->table()->selectRow(rowOf(view, "mallory"));
+        test::click(view, "inspectWatch");
+        QCOMPARE(test::child<QTabWidget>(window.get(), "mainTabs")->currentWidget(), window->keyWatchView());
+        auto *watched = test::child<QTableWidget>(window->keyWatchView(), "watchTable");
+        QCOMPARE(watched->rowCount(), 1);
+        QVERIFY(watched->item(0, 0)->text().contains(QStringLiteral("login \u00b7 mallory")));
+    }
+};
+
+QTEST_MAIN(TestKeyInspectorView)
+#include "tst_key_inspector_view.moc"
