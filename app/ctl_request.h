@@ -20,6 +20,8 @@ struct CtlRequest {
     QString cost;      // acquire --cost, passed on as given (the library checks it)
     QString interval;  // watch --interval, checked by the command
     QString duration;  // watch --duration
+    QString match;     // keys --match, a subject glob
+    QString limit;     // keys --limit
 };
 
 QTextStream &ctlOut();
@@ -37,6 +39,8 @@ void runPublish(const CtlRequest &request);
 void runStatus(const CtlRequest &request);
 void runAcquire(const CtlRequest &request);
 void runWatch(const CtlRequest &request);
+void runKeys(const CtlRequest &request);
+void runResetKey(const CtlRequest &request);
 void runProfiles(const CtlRequest &request); // needs no client
 
 } // namespace sluice::app

@@ -44,6 +44,8 @@ const Command commands[] = {
     {"status", 0, 0, Access::Reads, "status [--json]", "show each primary's limiter library and drift from the published one", app::runStatus},
     {"acquire", 2, 2, Access::Writes, "acquire POLICY SUBJECT [--cost N] [--json]", "take one decision from a policy for a subject, and print it", app::runAcquire},
     {"watch", 0, 64, Access::Reads, "watch [POLICY...] [--interval MS] [--duration S] [--json]", "show each policy's allowed and rejected decisions per second, live (most rejections first); --json: one object per policy per sample", app::runWatch},
+    {"keys", 0, 1, Access::Reads, "keys [POLICY] [--match GLOB] [--limit N] [--json]", "list bucket keys and their state (SCAN on every primary, a bounded page at a time); --json: one object per bucket", app::runKeys},
+    {"reset-key", 2, 2, Access::Writes, "reset-key POLICY SUBJECT", "delete one subject's bucket so it is full again (audited)", app::runResetKey},
     {"profiles", 0, 0, Access::Offline, "profiles [--json]", "list the connection profiles saved by the dashboard (for --profile)", app::runProfiles},
 };
 
@@ -101,6 +103,12 @@ int main(int argc, char *argv[])
     const QCommandLineOption durationOption(QStringLiteral("duration"),
                                             QCoreApplication::translate("sluicectl", "watch: seconds to watch, then exit. Default: until interrupted."),
                                             QStringLiteral("s"));
+    const QCommandLineOption matchOption(QStringLiteral("match"),
+                                         QCoreApplication::translate("sluicectl", "keys: only subjects matching this Redis glob (* ? [..] \\ escapes)."),
+                                         QStringLiteral("glob"));
+    const QCommandLineOption limitOption(QStringLiteral("limit"),
+                                         QCoreApplication::translate("sluicectl", "keys: print at most this many buckets. Default: 1000."),
+                                         QStringLiteral("n"));
     const QCommandLineOption profileOption(
         QStringLiteral("profile"),
         QCoreApplication::translate("sluicectl", "Connect as a connection profile saved by the dashboard says (its password from "
@@ -109,7 +117,7 @@ int main(int argc, char *argv[])
     const QCommandLineOption yesOption(QStringLiteral("yes"),
                                        QCoreApplication::translate("sluicectl", "Confirm a write through a production profile."));
     parser.addOptions({helpOption, timeoutOption, namespaceOption, profileOption, yesOption, dryRunOption, pruneOption,
-                       jsonOption, costOption, intervalOption, durationOption});
+                       jsonOption, costOption, intervalOption, durationOption, matchOption, limitOption});
     parser.addPositionalArgument(QStringLiteral("command"),
                                  QCoreApplication::translate("sluicectl", "What to do (see Commands)."));
 
@@ -149,6 +157,8 @@ int main(int argc, char *argv[])
     request.cost = parser.value(costOption);
     request.interval = parser.value(intervalOption);
     request.duration = parser.value(durationOption);
+    request.match = parser.value(matchOption);
+    request.limit = parser.value(limitOption);
     request.who = model::operatorIdentity(QStringLiteral("sluicectl"));
 
     redis::ConnectionOptions options;

@@ -535,6 +535,54 @@ private Q_SLOTS:
         QCOMPARE(sluicectl(base + QStringList{QStringLiteral("status")}).exitCode, 0);
     }
 
+    void keysListBucketsAndResetKeyResetsOne()
+    {
+        sluice::test::RedisProcess server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        const QString url = QStringLiteral("redis://127.0.0.1:%1").arg(server.port());
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("policies.json"));
+        QVERIFY(writeFile(file, js("{'policies': [{'name': 'login', 'algorithm': 'fixed_window', 'limit': 3, 'window_ms': 3600000}]}")));
+        const QStringList base{QStringLiteral("-u"), url};
+        QCOMPARE(sluicectl(base + QStringList{QStringLiteral("apply"), file}).exitCode, 0);
+        QCOMPARE(sluicectl(base + QStringList{QStringLiteral("publish")}).exitCode, 0);
+        redis::RedisConnection traffic(server.options());
+        QVERIFY(sluice::test::openAndWait(traffic));
+        for (int i = 0; i < 5; ++i)
+            sluice::test::syncCommand(traffic, {"FCALL", "sluice_acquire", "1", "sluice:login:{mallory}", "login"});
+        for (int i = 0; i < 30; ++i)
+            sluice::test::syncCommand(traffic, {"FCALL", "sluice_acquire", "1", "sluice:login:{user-" + QByteArray::number(i) + "}", "login"});
+
+        const Run all = sluicectl(base + QStringList{QStringLiteral("keys"), QStringLiteral("--json")});
+        QCOMPARE(all.exitCode, 0);
+        const QStringList lines = all.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 31);
+        const Run one = sluicectl(base + QStringList{QStringLiteral("keys"), QStringLiteral("login"), QStringLiteral("--match"),
+                                                     QStringLiteral("mal*"), QStringLiteral("--json")});
+        QCOMPARE(one.exitCode, 0);
+        const QJsonObject mallory = QJsonDocument::fromJson(one.out.toUtf8()).object();
+        QCOMPARE(mallory[QLatin1String("subject")].toString(), QStringLiteral("mallory"));
+        QCOMPARE(mallory[QLatin1String("available")].toInt(), 0);
+        QCOMPARE(mallory[QLatin1String("rejected")].toInt(), 2);
+        const Run table = sluicectl(base + QStringList{QStringLiteral("keys"), QStringLiteral("--match"), QStringLiteral("mallory")});
+        QVERIFY2(table.out.contains(QRegularExpression(QStringLiteral("mallory +login +fixed_window +0/3 "))), qPrintable(table.out));
+        const Run limited = sluicectl(base + QStringList{QStringLiteral("keys"), QStringLiteral("--limit"), QStringLiteral("4"),
+                                                         QStringLiteral("--json")});
+        QCOMPARE(limited.exitCode, 0);
+        QCOMPARE(limited.out.count(QLatin1Char('\n')), 4);
+        QVERIFY2(limited.err.contains(QLatin1String("stopped at --limit 4")), qPrintable(limited.err));
+
+        const Run reset = sluicectl(base + QStringList{QStringLiteral("reset-key"), QStringLiteral("login"), QStringLiteral("mallory")});
+        QCOMPARE(reset.exitCode, 0);
+        QCOMPARE(sluice::test::syncCommand(traffic, {"EXISTS", "sluice:login:{mallory}"}).value.integer, 0);
+        const Run history = sluicectl(base + QStringList{QStringLiteral("history"), QStringLiteral("login"), QStringLiteral("--json")});
+        const QJsonObject entry = QJsonDocument::fromJson(history.out.toUtf8()).array().at(0).toObject();
+        QCOMPARE(entry[QLatin1String("action")].toString(), QStringLiteral("reset"));
+        QCOMPARE(entry[QLatin1String("subject")].toString(), QStringLiteral("mallory"));
+        QCOMPARE(entry[QLatin1String("old")].toObject()[QLatin1String("rejected")].toInt(), 2);
+        QVERIFY(entry[QLatin1String("who")].toString().contains(QLatin1String("(sluicectl)")));
+    }
+
     void watchPrintsTheDecisionsOfEachSample()
     {
         // A private server: the watch must see only this test's library and traffic.
@@ -669,6 +717,16 @@ private Q_SLOTS:
                                                  << QStringLiteral("--duration must be");
         QTest::newRow("watch duration nan") << QStringList{QStringLiteral("watch"), QStringLiteral("--duration"), QStringLiteral("nan")}
                                             << QStringLiteral("--duration must be");
+        QTest::newRow("keys limit zero") << QStringList{QStringLiteral("keys"), QStringLiteral("--limit"), QStringLiteral("0")}
+                                         << QStringLiteral("--limit must be");
+        QTest::newRow("keys brace pattern") << QStringList{QStringLiteral("keys"), QStringLiteral("--match"), QStringLiteral("a{b")}
+                                            << QStringLiteral("no { or }");
+        QTest::newRow("keys bad policy") << QStringList{QStringLiteral("keys"), QStringLiteral("no such")}
+                                         << QStringLiteral("not a policy name");
+        QTest::newRow("reset-key without subject") << QStringList{QStringLiteral("reset-key"), QStringLiteral("login")}
+                                                   << QStringLiteral("usage: sluicectl reset-key");
+        QTest::newRow("reset-key bad subject") << QStringList{QStringLiteral("reset-key"), QStringLiteral("login"), QStringLiteral("{x}")}
+                                               << QStringLiteral("has no { or }");
     }
 
     void usageErrors()

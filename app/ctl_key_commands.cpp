@@ -1,0 +1,148 @@
+// sluicectl keys and reset-key: the key inspector in a terminal.
+
+#include "app/ctl_request.h"
+#include "app/exit_codes.h"
+#include "model/bucket_reset.h"
+#include "model/key_inspector_model.h"
+#include "model/policy.h"
+
+#include <QCoreApplication>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace sluice::app {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("sluicectl", text);
+}
+
+constexpr int defaultLimit = 1000;
+constexpr int maxLimit = 10000000;
+
+void fail(const char *command, const QString &message, int code)
+{
+    ctlErr() << "sluicectl: " << command << ": " << message << Qt::endl;
+    QCoreApplication::exit(code);
+}
+
+// Runs `then` once the client is ready (scanning needs the primaries), or fails the command.
+void whenReady(const CtlRequest &request, const char *command, std::function<void()> then)
+{
+    if (request.client->state() == redis::RedisClient::State::Ready) {
+        then();
+        return;
+    }
+    auto *context = new QObject(QCoreApplication::instance());
+    QObject::connect(request.client, &redis::RedisClient::stateChanged, context,
+                     [=](redis::RedisClient::State state, const QString &reason) {
+                         if (state == redis::RedisClient::State::Ready) {
+                             delete context;
+                             then();
+                         } else if (state == redis::RedisClient::State::Failed || state == redis::RedisClient::State::Disconnected) {
+                             delete context;
+                             fail(command, tr("cannot connect to %1: %2").arg(request.client->options().redactedUrl(), reason),
+                                  ExitCannotConnect);
+                         }
+                     });
+}
+
+void printBucket(const model::InspectedBucket &row, bool json)
+{
+    const model::FoundBucket &bucket = row.bucket;
+    if (json) {
+        QJsonObject object{{QStringLiteral("policy"), bucket.policy},
+                           {QStringLiteral("subject"), QString::fromUtf8(bucket.subject)},
+                           {QStringLiteral("key"), QString::fromUtf8(bucket.key)},
+                           {QStringLiteral("node"), bucket.node}};
+        if (row.state) {
+            const QJsonObject state = row.state->toJson();
+            for (auto it = state.begin(); it != state.end(); ++it)
+                object.insert(it.key(), it.value());
+        } else {
+            object.insert(QStringLiteral("error"), row.problem);
+        }
+        ctlOut() << QJsonDocument(object).toJson(QJsonDocument::Compact) << Qt::endl;
+        return;
+    }
+    if (!row.state) {
+        ctlOut() << QStringLiteral("%1 %2 ").arg(QString::fromUtf8(bucket.subject), -24).arg(bucket.policy, -20)
+                 << tr("unreadable: %1").arg(row.problem) << Qt::endl;
+        return;
+    }
+    const QString line = QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8");
+    const model::BucketState &state = *row.state;
+    ctlOut() << line.arg(QString::fromUtf8(bucket.subject), -24).arg(bucket.policy, -20).arg(state.algorithm, -15)
+                    .arg(QStringLiteral("%1/%2").arg(state.available).arg(state.capacity), 13)
+                    .arg(state.resetAfterMs, 12).arg(state.ttlMs, 12).arg(state.allowed, 10).arg(state.rejected, 10)
+             << Qt::endl;
+}
+
+} // namespace
+
+void runKeys(const CtlRequest &request)
+{
+    bool ok = true;
+    const int limit = request.limit.isEmpty() ? defaultLimit : request.limit.toInt(&ok);
+    if (!ok || limit < 1 || limit > maxLimit)
+        return fail("keys", tr("--limit must be a whole number from 1 to %1, not \"%2\"").arg(maxLimit).arg(request.limit), ExitUsage);
+    const model::BucketFilter filter{request.args.value(0), request.match};
+    QString error;
+    if (filter.matchPattern(request.ns, &error).isEmpty())
+        return fail("keys", error, ExitUsage);
+
+    whenReady(request, "keys", [=] {
+        auto *model = new model::KeyInspectorModel(request.client, request.ns, QCoreApplication::instance());
+        auto printed = std::make_shared<int>(0);
+        if (!request.json) {
+            const QString line = QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8");
+            ctlOut() << line.arg(QStringLiteral("SUBJECT"), -24).arg(QStringLiteral("POLICY"), -20).arg(QStringLiteral("ALGORITHM"), -15)
+                            .arg(QStringLiteral("AVAILABLE"), 13).arg(QStringLiteral("FULL_IN_MS"), 12).arg(QStringLiteral("TTL_MS"), 12)
+                            .arg(QStringLiteral("ALLOWED"), 10).arg(QStringLiteral("REJECTED"), 10)
+                     << Qt::endl;
+        }
+        // Each page is printed once read; the next is asked for only while the limit allows.
+        QObject::connect(model, &model::KeyInspectorModel::pageLoaded, model, [=] {
+            for (; *printed < model->rowCount() && *printed < limit; ++*printed)
+                printBucket(model->bucket(*printed), request.json);
+            const QStringList problems = model->scanner().problems();
+            for (const QString &problem : problems)
+                ctlErr() << tr("sluicectl: keys: not scanned: %1").arg(problem) << Qt::endl;
+            if (*printed < limit && model->canFetchMore({})) {
+                model->fetchMore({});
+                return;
+            }
+            if (!model->scanner().atEnd() || model->rowCount() > limit)
+                ctlErr() << tr("sluicectl: keys: stopped at --limit %1; more buckets may match").arg(limit) << Qt::endl;
+            QCoreApplication::exit(problems.isEmpty() ? ExitOk : ExitFailure);
+        });
+        QString refused;
+        if (!model->browse(filter, &refused))
+            fail("keys", refused, ExitFailure);
+    });
+}
+
+void runResetKey(const CtlRequest &request)
+{
+    const QString policy = request.args.at(0);
+    const QByteArray subject = request.args.at(1).toUtf8();
+    if (!model::isValidPolicyName(policy))
+        return fail("reset-key", tr("\"%1\" is not a policy name").arg(policy), ExitUsage);
+    if (subject.isEmpty() || subject.contains('{') || subject.contains('}'))
+        return fail("reset-key", tr("a subject is not empty and has no { or }"), ExitUsage);
+    whenReady(request, "reset-key", [=] {
+        model::resetBucket(request.client, request.ns, policy, subject, request.who, QCoreApplication::instance(),
+                           [=](const QString &error) {
+                               if (!error.isEmpty())
+                                   return fail("reset-key", error, ExitFailure);
+                               ctlOut() << tr("reset the bucket of \"%1\" under \"%2\": it is full again (recorded in the audit log)")
+                                               .arg(QString::fromUtf8(subject), policy)
+                                        << Qt::endl;
+                               QCoreApplication::exit(ExitOk);
+                           });
+    });
+}
+
+} // namespace sluice::app
