@@ -78,7 +78,11 @@ bool KeyScanner::start(const BucketFilter &filter, QString *error)
     ++m_generation;
     m_match = match;
     m_cursors.clear();
-    for (const QString &node : nodes) {
+    const QByteArray subject = filter.subjectPattern.toUtf8();
+    const bool wildcards = std::any_of(subject.cbegin(), subject.cend(), [](char c) { return QByteArray("*?[]\\").contains(c); });
+    m_exactKey = filter.policy.isEmpty() || subject.isEmpty() || wildcards ? QByteArray() : bucketKey(m_ns, filter.policy, subject);
+    m_exact = {m_exactKey, filter.policy, subject, m_client->primaryForKey(m_exactKey)};
+    for (const QString &node : m_exactKey.isEmpty() ? nodes : QStringList{m_exact.node}) {
         Cursor cursor;
         cursor.node = node;
         m_cursors.append(cursor);
@@ -109,6 +113,8 @@ void KeyScanner::fetch(int wanted)
     if (isFetching() || atEnd())
         return;
     m_wanted = wanted;
+    if (isExactLookup())
+        return lookUp();
     // Every primary scans at once: a filter that matches on one primary only is not held up by the others.
     for (int i = 0; i < m_cursors.size(); ++i) {
         m_cursors[i].stepsThisFetch = 0;
@@ -127,6 +133,24 @@ void KeyScanner::step(int index)
                              if (generation == m_generation)
                                  takeStep(index, reply);
                          });
+}
+
+void KeyScanner::lookUp()
+{
+    ++m_outstanding;
+    const int generation = m_generation;
+    m_client->sendForKey(m_exactKey, {"EXISTS", m_exactKey}, this, [this, generation](const RedisReply &reply) {
+        if (generation != m_generation)
+            return;
+        --m_outstanding;
+        Cursor &cursor = m_cursors.first();
+        cursor.done = true;
+        if (!reply.ok() || !reply.value.isInteger())
+            cursor.problem = reply.ok() ? tr("unexpected reply to EXISTS") : reply.errorText();
+        else if (reply.value.integer == 1)
+            Q_EMIT found({m_exact});
+        Q_EMIT fetchDone();
+    });
 }
 
 void KeyScanner::takeStep(int index, const RedisReply &reply)

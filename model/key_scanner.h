@@ -25,12 +25,13 @@ struct FoundBucket {
 
 // Browses the bucket keys of a namespace with SCAN on every primary (never KEYS), a bounded
 // COUNT per step so no step holds a server for long. Work happens only when asked (fetch), a
-// bounded number of steps at a time, so a filter that matches little hands control back.
+// bounded number of steps at a time, so a filter that matches little hands control back. A
+// filter naming a policy and a subject without wildcards names one key: it is looked up, not scanned.
 class KeyScanner : public QObject {
     Q_OBJECT
 public:
-    static constexpr int kStepCount = 500;       // SCAN COUNT: slots one step examines
-    static constexpr int kMaxStepsPerFetch = 64; // per primary, per fetch
+    static constexpr int kStepCount = 250;         // SCAN COUNT: slots one step examines
+    static constexpr int kMaxStepsPerFetch = 1000; // per primary, per fetch
 
     KeyScanner(redis::RedisClient *client, const QString &ns, QObject *parent = nullptr);
 
@@ -43,6 +44,7 @@ public:
     bool isStarted() const { return !m_cursors.isEmpty(); }
     bool isFetching() const { return m_outstanding > 0; }
     bool atEnd() const; // every primary's cursor came back to 0 (or failed)
+    bool isExactLookup() const { return !m_exactKey.isEmpty(); }
     int steps() const { return m_steps; } // SCAN commands answered since start
     int primaries() const { return int(m_cursors.size()); }
     QStringList problems() const; // "host:port: why" per primary whose scan failed
@@ -61,10 +63,13 @@ private:
     };
     void step(int index);
     void takeStep(int index, const redis::RedisReply &reply);
+    void lookUp();
 
     redis::RedisClient *m_client;
     QString m_ns;
     QByteArray m_match;
+    QByteArray m_exactKey;   // the one key the filter names, or empty
+    FoundBucket m_exact;
     QVector<Cursor> m_cursors;
     QSet<QByteArray> m_seen; // SCAN may return a key twice
     int m_generation = 0;    // replies of an earlier start are dropped

@@ -495,6 +495,14 @@ QStringList RedisClient::primaries() const
     return m_primaries;
 }
 
+QString RedisClient::primaryForKey(const QByteArray &key) const
+{
+    if (m_kind != Kind::Cluster)
+        return m_primaries.value(0);
+    RedisConnection *owner = m_slotOwners.at(keySlot(key));
+    return owner ? m_nodes.key(owner) : QString();
+}
+
 QVector<RedisClient::NodeState> RedisClient::nodeStates() const
 {
     QVector<NodeState> states;

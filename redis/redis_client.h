@@ -66,6 +66,8 @@ public:
                     int timeoutMs = -1);
     // The primaries as host:port (or the socket path), in slot order; empty until ready.
     QStringList primaries() const;
+    // The primary serving `key`'s slot, as primaries() names it; empty while not known.
+    QString primaryForKey(const QByteArray &key) const;
     // Every node this client holds a connection to, primaries first, each with its own state.
     QVector<NodeState> nodeStates() const;
     // Commands written to any server so far, the client's own (topology, ASKING) included: the

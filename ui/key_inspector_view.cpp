@@ -173,6 +173,9 @@ void KeyInspectorView::updateStatus()
     QString text;
     if (m_model->isLoading())
         text = tr("Scanning\u2026 %1 buckets so far").arg(shown);
+    else if (scanner.isExactLookup())
+        text = m_model->rowCount() == 0 ? tr("No bucket: this subject has no key under this policy (so it is full).")
+                                        : tr("The subject's bucket, looked up by its key (no scan needed).");
     else if (scanner.atEnd() && m_model->rowCount() == 0)
         text = tr("No bucket matches (every primary scanned).");
     else if (scanner.atEnd() && scanner.primaries() == 1)

@@ -172,6 +172,32 @@ private Q_SLOTS:
         QCOMPARE(browse(QStringLiteral("api"), QString()).split(QLatin1Char(' ')).size(), subjects.size());
     }
 
+    void aSubjectWithoutWildcardsIsLookedUpNotScanned()
+    {
+        storeAndPublish(*m_client, {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 5)});
+        fire(*m_client, QStringLiteral("api"), 50, [](int i) { return "user-" + QByteArray::number(i); });
+        KeyInspectorModel model(m_client.get(), m_ns);
+        QString error;
+        QVERIFY(model.browse({QStringLiteral("api"), QStringLiteral("user-7")}, &error));
+        QVERIFY(pageLoaded(model));
+        QVERIFY(model.scanner().isExactLookup());
+        QCOMPARE(model.scanner().steps(), 0);
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(model.bucket(0).bucket.subject, QByteArray("user-7"));
+        QCOMPARE(model.bucket(0).bucket.node, m_client->primaries().first());
+        QCOMPARE(model.bucket(0).state->available, 4);
+        QVERIFY(!model.canFetchMore({}));
+
+        QVERIFY(model.browse({QStringLiteral("api"), QStringLiteral("user-70")}, &error));
+        QVERIFY(pageLoaded(model));
+        QCOMPARE(model.rowCount(), 0);
+        // An escaped wildcard is still a pattern: scanned.
+        QVERIFY(model.browse({QStringLiteral("api"), QStringLiteral("user\\-7")}, &error));
+        QVERIFY(pageLoaded(model));
+        QVERIFY(!model.scanner().isExactLookup());
+        QCOMPARE(model.rowCount(), 1);
+    }
+
     void badFiltersAreRefusedAndChangeNothing_data()
     {
         QTest::addColumn<QString>("policy");
@@ -284,6 +310,18 @@ private Q_SLOTS:
             nodes << bucket.bucket.node;
         }
         QCOMPARE(nodes.size(), 3);
+        // A looked-up bucket names the primary of its slot, as the scan did.
+        const int scanned = [&] {
+            for (int row = 0; row < model.rowCount(); ++row)
+                if (model.bucket(row).bucket.subject == "user-42")
+                    return row;
+            return -1;
+        }();
+        const QString owner = model.bucket(scanned).bucket.node;
+        QVERIFY(model.browse({QStringLiteral("api"), QStringLiteral("user-42")}, &error));
+        QVERIFY(pageLoaded(model));
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(model.bucket(0).bucket.node, owner);
 
         // The audit stream and the bucket are in different slots: the reset is still recorded.
         QCOMPARE(reset(cluster, QStringLiteral("api"), "user-7"), QString());
