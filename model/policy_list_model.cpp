@@ -49,6 +49,12 @@ void PolicyListModel::setPolicies(QVector<Policy> incoming)
 
 void PolicyListModel::setPublished(const QVector<Policy> &published, bool known)
 {
+    // The library watch reports every few seconds; a view re-measures its rows at each change.
+    const bool unchanged = known == m_publishedKnown && published.size() == m_published.size()
+        && std::equal(published.cbegin(), published.cend(), m_published.cbegin(),
+                      [](const Policy &a, const Policy &b) { return a.name == b.name && a.sameDefinition(b); });
+    if (unchanged)
+        return;
     m_published = published;
     m_publishedKnown = known;
     if (!m_policies.isEmpty())

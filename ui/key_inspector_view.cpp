@@ -2,6 +2,7 @@
 
 #include "model/bucket_reset.h"
 #include "model/operator_identity.h"
+#include "ui/column_widths.h"
 #include "ui/write_guard.h"
 
 #include <QComboBox>
@@ -98,21 +99,15 @@ void KeyInspectorView::setSession(model::ConnectionSession *session)
     delete m_model;
     m_model = new KeyInspectorModel(session->client(), session->profile().ns, this);
     m_table->setModel(m_model);
-    QHeaderView *header = m_table->horizontalHeader();
-    // Fixed widths: sizing columns to their contents would read every row at each change. The
-    // subject gets the room; the primary's column comes last and takes what is left.
-    header->setSectionResizeMode(QHeaderView::Interactive);
-    header->setStretchLastSection(true);
-    const QFontMetrics metrics = m_table->fontMetrics();
-    const auto fit = [&](int column, const QString &sample) { header->resizeSection(column, metrics.horizontalAdvance(sample) + 24); };
-    fit(KeyInspectorModel::Subject, QStringLiteral("merchant-0000-0000-0000"));
-    fit(KeyInspectorModel::PolicyColumn, QStringLiteral("login-attempts"));
-    fit(KeyInspectorModel::Algorithm, QStringLiteral("sliding_window"));
-    fit(KeyInspectorModel::Available, QStringLiteral("1,000 of 1,000"));
-    fit(KeyInspectorModel::FullIn, QStringLiteral("59 min 59 s"));
-    fit(KeyInspectorModel::ExpiresIn, QStringLiteral("no key (full)"));
-    fit(KeyInspectorModel::Allowed, QStringLiteral("100,000"));
-    fit(KeyInspectorModel::Rejected, QStringLiteral("100,000"));
+    setColumnWidths(m_table, KeyInspectorModel::Subject,
+                    {{KeyInspectorModel::PolicyColumn, QStringLiteral("login-attempts")},
+                     {KeyInspectorModel::Algorithm, QStringLiteral("sliding_window")},
+                     {KeyInspectorModel::Available, QStringLiteral("1,000 of 1,000")},
+                     {KeyInspectorModel::FullIn, QStringLiteral("59 min 59 s")},
+                     {KeyInspectorModel::ExpiresIn, QStringLiteral("no key (full)")},
+                     {KeyInspectorModel::Allowed, QStringLiteral("100,000")},
+                     {KeyInspectorModel::Rejected, QStringLiteral("100,000")},
+                     {KeyInspectorModel::Node, QStringLiteral("127.0.0.1:30001")}});
     connect(m_model, &KeyInspectorModel::loadingChanged, this, &KeyInspectorView::updateStatus);
     connect(m_model, &KeyInspectorModel::modelReset, this, &KeyInspectorView::updateActions);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &KeyInspectorView::updateActions);

@@ -2,6 +2,7 @@
 
 #include "model/level_projection.h"
 #include "model/server_status.h"
+#include "ui/column_widths.h"
 #include "ui/time_series_chart.h"
 
 #include <QComboBox>
@@ -84,9 +85,13 @@ KeyWatchView::KeyWatchView(QWidget *parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->horizontalHeader()->setSectionResizeMode(KeyColumn, QHeaderView::Stretch);
-    for (int column = AlgorithmColumn; column < ColumnCount; ++column)
-        m_table->horizontalHeader()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
+    setColumnWidths(m_table, KeyColumn,
+                    {{AlgorithmColumn, QStringLiteral("fixed_window_counter")},
+                     {AvailableColumn, QStringLiteral("1,000 of 1,000")},
+                     {RejectedPerSecondColumn, QStringLiteral("10,000.0")},
+                     {AllowedColumn, QStringLiteral("1,000,000")},
+                     {RejectedColumn, QStringLiteral("1,000,000")},
+                     {FullInColumn, QStringLiteral("59 min 59 s")}});
 
     m_chartTitle = new QLabel(tr("Select a watched bucket to chart it."), this);
     m_chartTitle->setObjectName(QStringLiteral("watchChartTitle"));
@@ -142,9 +147,8 @@ void KeyWatchView::setSession(model::ConnectionSession *session)
     m_watch->setIntervalMs(session->rates()->intervalMs());
     connect(m_watch, &model::KeyWatch::keysChanged, this, &KeyWatchView::rebuildTable);
     connect(m_watch, &model::KeyWatch::roundDone, this, [this] {
-        for (int row = 0; row < m_table->rowCount(); ++row)
-            showRow(row);
-        redrawChart();
+        if (isVisible()) // a hidden tab catches up when shown
+            showReadings();
     });
     connect(session->rates(), &model::PolicyRateSampler::sampled, this, &KeyWatchView::updatePolicies);
     m_watch->start();
@@ -254,6 +258,19 @@ void KeyWatchView::rebuildTable()
     redrawChart();
 }
 
+void KeyWatchView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    showReadings();
+}
+
+void KeyWatchView::showReadings()
+{
+    for (int row = 0; row < m_table->rowCount(); ++row)
+        showRow(row);
+    redrawChart();
+}
+
 void KeyWatchView::showRow(int row)
 {
     const model::WatchedKey *key = m_watch ? m_watch->key(m_table->item(row, KeyColumn)->data(Qt::UserRole).toInt()) : nullptr;
@@ -293,7 +310,7 @@ void KeyWatchView::redrawChart()
         m_chartTitle->setText(tr("<b>%1</b> \u2014 the value as the script stored it at its last call (this layout refills only "
                                  "when called, and keeps no counts).").arg(key->label().toHtmlEscaped()));
     else
-        m_chartTitle->setText(tr("<b>%1</b> \u2014 dots are readings; the dashed line is the refill projected between them.")
+        m_chartTitle->setText(tr("<b>%1</b> \u2014 dots are readings; the pale line is the refill projected between them.")
                                   .arg(key->label().toHtmlEscaped()));
     if (key->samples.isEmpty())
         return;

@@ -36,10 +36,14 @@ public:
     TimeSeriesChart *chart() const { return m_chart; }
     QString errorText() const;
 
+protected:
+    void showEvent(QShowEvent *event) override;
+
 private:
     void addFromForm();
     void updatePolicies(const model::RateSample &sample);
     void rebuildTable();
+    void showReadings(); // every row and the chart, as last read
     void showRow(int row); // the row's key as last read
     void redrawChart();
     void showError(const QString &error);

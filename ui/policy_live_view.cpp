@@ -1,6 +1,7 @@
 #include "ui/policy_live_view.h"
 
 #include "model/policy_rate_sampler.h"
+#include "ui/column_widths.h"
 #include "ui/time_series_chart.h"
 
 #include <QComboBox>
@@ -117,9 +118,7 @@ PolicyLiveView::PolicyLiveView(QWidget *parent)
     m_top->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_top->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_top->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_top->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    m_top->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
-    m_top->horizontalHeader()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
+    setColumnWidths(m_top, 0, {{1, QStringLiteral("1,000,000 \u00b1 1,000")}, {2, QStringLiteral("127.0.0.1:30001")}});
     m_watch = new QPushButton(tr("Watch subject"), topBox);
     m_watch->setObjectName(QStringLiteral("watchTopSubject"));
     m_watch->setEnabled(false);

@@ -1,6 +1,7 @@
 #include "ui/policy_rates_table.h"
 
 #include "model/policy_rates_model.h"
+#include "ui/column_widths.h"
 #include "ui/sparkline_delegate.h"
 
 #include <QHeaderView>
@@ -95,12 +96,12 @@ void PolicyRatesTable::setSession(model::ConnectionSession *session)
     m_ranked->setDynamicSortFilter(true);
     m_view->setModel(m_ranked);
     m_view->sortByColumn(PolicyRatesModel::RejectedPerSecond, Qt::DescendingOrder);
-    QHeaderView *header = m_view->horizontalHeader();
-    header->setSectionResizeMode(PolicyRatesModel::Name, QHeaderView::Stretch);
-    for (int column : {PolicyRatesModel::AllowedPerSecond, PolicyRatesModel::RejectedPerSecond, PolicyRatesModel::RejectedShare})
-        header->setSectionResizeMode(column, QHeaderView::ResizeToContents);
-    header->setSectionResizeMode(PolicyRatesModel::Trend, QHeaderView::Fixed);
-    header->resizeSection(PolicyRatesModel::Trend, 240);
+    setColumnWidths(m_view, PolicyRatesModel::Name,
+                    {{PolicyRatesModel::AllowedPerSecond, QStringLiteral("100,000.0")},
+                     {PolicyRatesModel::RejectedPerSecond, QStringLiteral("100,000.0")},
+                     {PolicyRatesModel::RejectedShare, QStringLiteral("100.0%")}});
+    m_view->horizontalHeader()->setSectionResizeMode(PolicyRatesModel::Trend, QHeaderView::Fixed);
+    m_view->horizontalHeader()->resizeSection(PolicyRatesModel::Trend, 240);
     m_status->setText(tr("Waiting for the first sample\u2026"));
     m_status->show();
     m_load->clear();

@@ -155,8 +155,10 @@ int TimeSeriesChart::addSeries(const Series &series)
     QChart *chart = m_canvas->chart();
     auto *line = new QLineSeries(chart);
     line->setName(series.name);
-    QPen pen(series.color, series.dashed ? 1.5 : 2);
-    pen.setStyle(series.dashed ? Qt::DashLine : Qt::SolidLine);
+    QColor color = series.color;
+    if (series.faint)
+        color.setAlphaF(0.45);
+    QPen pen(color, series.faint ? 1.5 : 2);
     line->setPen(pen);
     line->setPointsVisible(series.markers);
     line->setUseOpenGL(false);
@@ -253,7 +255,12 @@ void TimeSeriesChart::fitValueAxes()
                 if (point.x() >= from && point.x() <= to)
                     peak = std::max(peak, point.y());
         }
-        values->setRange(0, peak > 0 ? peak * 1.1 : 1);
+        const double top = peak > 0 ? peak * 1.1 : 1;
+        double &fitted = m_fittedTop[axis == Axis::Left ? 0 : 1];
+        if (top == fitted)
+            continue;
+        fitted = top;
+        values->setRange(0, top);
         values->applyNiceNumbers(); // round ticks, so labels stay short
         values->setLabelFormat(values->max() <= 5 ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
     }

@@ -23,7 +23,7 @@ public:
         QString name;
         QColor color;
         Axis axis = Axis::Left;
-        bool dashed = false;
+        bool faint = false; // thin and pale: a projection, not readings (solid: dashes cost a lot to draw on a zigzag)
         bool markers = false; // draw each point (samples between which a line is projected)
     };
 
@@ -63,6 +63,9 @@ private:
     qint64 m_windowFrom = 0;
     qint64 m_windowTo = 0;
     bool m_zoomed = false;
+    // The top each value axis was last fitted to: the axes are laid out again only when it moves
+    // (a relayout costs more than the rest of a live redraw).
+    double m_fittedTop[2] = {0, 0};
 };
 
 } // namespace sluice::ui

@@ -124,7 +124,7 @@ private Q_SLOTS:
         QVERIFY(drained.level <= 1);
         QVERIFY(drained.resetAfterMs > 800 && drained.resetAfterMs <= 1000);
 
-        // The dashed line drawn from the drained reading meets the next reading (whole tokens).
+        // The projected line drawn from the drained reading meets the next reading (whole tokens).
         QTest::qWait(450);
         QVERIFY(round(watch));
         const KeySample next = watch.key(api)->samples.last();

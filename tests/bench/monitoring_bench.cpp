@@ -1,0 +1,312 @@
+// Monitoring benchmark: the dashboard (the real main window, offscreen) watching 50 policies and
+// 100 buckets at 1 Hz on a private redis-server that takes steady traffic from another thread.
+// For each tab in view it prints the commands per second the dashboard sends, the Redis time they
+// cost (INFO commandstats, the traffic's FCALL left out), the GUI thread's CPU time per tick and
+// its longest event-loop stall. Then, on a library with the test clock, it feeds one and then two
+// simulated hours of 1 Hz samples for 200 policies and 100 watched buckets and prints the resident
+// memory. Targets: under 1% of one Redis core; no stall over 50 ms. Exits non-zero only when
+// something fails, never on a figure.
+
+#include "model/connection_session.h"
+#include "model/key_watch.h"
+#include "support/event_loop_watchdog.h"
+#include "support/limiter_support.h"
+#include "support/publish_support.h"
+#include "support/redis_process.h"
+#include "support/sync_command.h"
+#include "ui/key_watch_view.h"
+#include "ui/main_window.h"
+#include "ui/policy_live_view.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFile>
+#include <QTabWidget>
+#include <QTextStream>
+#include <QThread>
+#include <QTimer>
+
+#include <ctime>
+
+using namespace sluice;
+
+namespace {
+
+constexpr int livePolicies = 50;
+constexpr int watchedKeys = 100;
+constexpr int phaseSeconds = 20;
+constexpr int memoryPolicies = 200;
+
+QTextStream &out()
+{
+    static QTextStream stream(stdout);
+    return stream;
+}
+
+[[noreturn]] void die(const QString &why)
+{
+    QTextStream(stderr) << "monitoring_bench: " << why << Qt::endl;
+    std::exit(1);
+}
+
+double threadCpuMs()
+{
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return now.tv_sec * 1e3 + now.tv_nsec / 1e6;
+}
+
+qint64 residentKiB()
+{
+    QFile status(QStringLiteral("/proc/self/status"));
+    if (!status.open(QIODevice::ReadOnly))
+        return -1;
+    for (const QByteArray &line : status.readAll().split('\n'))
+        if (line.startsWith("VmRSS:"))
+            return line.mid(6).trimmed().split(' ').first().toLongLong();
+    return -1;
+}
+
+// Runs the event loop as the application would (no polling, no sleeps) for `ms`.
+void runFor(int ms)
+{
+    QEventLoop loop;
+    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
+    loop.exec();
+}
+
+QString policyName(const char *prefix, int i)
+{
+    return QStringLiteral("%1%2").arg(QLatin1String(prefix)).arg(i, 3, 10, QLatin1Char('0'));
+}
+
+QByteArray subjectOf(int i)
+{
+    return "user-" + QByteArray::number(i);
+}
+
+// Redis time (us) of every command but the traffic's FCALL, from INFO commandstats.
+qint64 dashboardUsec(redis::RedisClient &client)
+{
+    const redis::RedisReply info = test::syncCommand(client, {"INFO", "commandstats"});
+    if (!info.ok())
+        die(QStringLiteral("INFO commandstats: %1").arg(info.errorText()));
+    qint64 usec = 0;
+    for (const QByteArray &line : info.value.bytes.split('\n')) {
+        if (!line.startsWith("cmdstat_") || line.startsWith("cmdstat_fcall:"))
+            continue;
+        const qsizetype at = line.indexOf("usec=");
+        usec += line.mid(at + 5, line.indexOf(',', at) - at - 5).toLongLong();
+    }
+    return usec;
+}
+
+// Steady traffic from its own thread and connection: 50 acquires every 50 ms (1,000/s) over the
+// watched subjects of every policy, some of them rejected.
+class Traffic : public QThread {
+public:
+    explicit Traffic(redis::ConnectionOptions options)
+        : m_options(std::move(options))
+    {
+    }
+
+protected:
+    void run() override
+    {
+        redis::RedisClient client(m_options);
+        client.open();
+        QTimer pace;
+        int next = 0;
+        QObject::connect(&pace, &QTimer::timeout, &client, [&] {
+            for (int i = 0; i < 50; ++i, ++next) {
+                const QString policy = policyName("p", next % livePolicies);
+                const QByteArray key = model::bucketKey(QStringLiteral("sluice"), policy, subjectOf(next % watchedKeys));
+                client.send({"FCALL", "sluice_acquire", "1", key, policy.toUtf8()}, &client, [](const redis::RedisReply &) {});
+            }
+        });
+        pace.start(50);
+        exec();
+    }
+
+private:
+    redis::ConnectionOptions m_options;
+};
+
+std::unique_ptr<ui::MainWindow> openWindow(const redis::ConnectionOptions &options)
+{
+    model::ConnectionProfile profile;
+    profile.name = QStringLiteral("bench");
+    profile.options = options;
+    auto window = std::make_unique<ui::MainWindow>();
+    window->resize(1280, 800);
+    window->show();
+    window->setSession(new model::ConnectionSession(profile, options));
+    if (!test::spinUntil([&] { return window->session()->client()->state() == redis::RedisClient::State::Ready; }))
+        die(QStringLiteral("the dashboard did not connect"));
+    return window;
+}
+
+void watchKeys(ui::MainWindow &window, const char *prefix, int policies)
+{
+    for (int i = 0; i < watchedKeys; ++i)
+        if (!window.keyWatchView()->watchSubject(policyName(prefix, i % policies), subjectOf(i)))
+            die(window.keyWatchView()->errorText());
+}
+
+void livePhases()
+{
+    test::RedisProcess server;
+    if (!server.start())
+        die(server.errorString());
+    redis::RedisClient admin(server.options());
+    if (!test::openAndWait(admin))
+        die(QStringLiteral("cannot connect"));
+    QVector<model::Policy> policies;
+    const model::Algorithm algorithms[] = {model::Algorithm::TokenBucket, model::Algorithm::Gcra, model::Algorithm::FixedWindow,
+                                           model::Algorithm::SlidingWindow, model::Algorithm::LeakyBucket};
+    for (int i = 0; i < livePolicies; ++i)
+        policies << test::makePolicy(policyName("p", i), algorithms[i % 5], i < 10 ? 5 : 1000, 1000, i < 10 ? 5 : 0);
+    const QString published = test::storeAndPublish(admin, QStringLiteral("sluice"), policies);
+    if (!published.isEmpty())
+        die(published);
+
+    Traffic traffic(server.options());
+    traffic.start();
+    auto window = openWindow(server.options());
+    watchKeys(*window, "p", livePolicies);
+    auto *tabs = window->findChild<QTabWidget *>(QStringLiteral("mainTabs"));
+    window->liveView()->showPolicy(policyName("p", 0));
+    window->keyWatchView()->select(window->keyWatchView()->watch()->keys().first().id);
+
+    out() << QStringLiteral("live: %1 policies, %2 watched buckets, 1 Hz, traffic 1,000 acquires/s, %3 s per tab\n")
+                 .arg(livePolicies).arg(watchedKeys).arg(phaseSeconds);
+    out() << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
+                 .arg(QStringLiteral("tab in view"), -16)
+                 .arg(QStringLiteral("commands/s"), 11)
+                 .arg(QStringLiteral("Redis us/s"), 11)
+                 .arg(QStringLiteral("% of a core"), 12)
+                 .arg(QStringLiteral("GUI ms/tick"), 12)
+                 .arg(QStringLiteral("max stall ms"), 13);
+    double worstCore = 0;
+    qint64 worstStall = 0;
+    const std::pair<const char *, QWidget *> views[] = {{"Overview", tabs->widget(0)},
+                                                        {"Live", window->liveView()},
+                                                        {"Watched keys", window->keyWatchView()}};
+    for (const auto &[name, view] : views) {
+        tabs->setCurrentWidget(view);
+        runFor(2000); // settle: the tab's first reads and layout
+        model::ConnectionSession *session = window->session();
+        const quint64 sentBefore = session->client()->commandsSent();
+        const int ticksBefore = session->rates()->readings();
+        const qint64 usecBefore = dashboardUsec(admin);
+        const double cpuBefore = threadCpuMs();
+        test::EventLoopWatchdog watchdog;
+        watchdog.start();
+        QElapsedTimer clock;
+        clock.start();
+        runFor(phaseSeconds * 1000);
+        const double seconds = clock.elapsed() / 1000.0;
+        const double cpu = threadCpuMs() - cpuBefore;
+        const qint64 usec = dashboardUsec(admin) - usecBefore;
+        const int ticks = std::max(1, session->rates()->readings() - ticksBefore);
+        const double core = usec / (seconds * 1e6) * 100;
+        worstCore = std::max(worstCore, core);
+        worstStall = std::max(worstStall, watchdog.longestStallMs());
+        out() << QStringLiteral("%1 %2 %3 %4% %5 %6\n")
+                     .arg(QLatin1String(name), -16)
+                     .arg((session->client()->commandsSent() - sentBefore) / seconds, 11, 'f', 1)
+                     .arg(usec / seconds, 11, 'f', 0)
+                     .arg(core, 11, 'f', 3)
+                     .arg(cpu / ticks, 12, 'f', 2)
+                     .arg(watchdog.longestStallMs(), 13);
+    }
+    out() << "target: under 1% of one Redis core (worst: " << QString::number(worstCore, 'f', 3)
+          << "%); the GUI thread never stalls over 50 ms (worst: " << worstStall << " ms)" << Qt::endl;
+    window.reset();
+    traffic.quit();
+    traffic.wait();
+}
+
+// Feeds simulated seconds: sets the library's test clock, samples every policy and reads every
+// watched bucket, as one 1 Hz tick would.
+void simulate(redis::RedisClient &admin, ui::MainWindow &window, qint64 *clockMs, int seconds)
+{
+    model::PolicyRateSampler *rates = window.session()->rates();
+    model::KeyWatch *watch = window.keyWatchView()->watch();
+    for (int i = 0; i < seconds; ++i) {
+        *clockMs += 1000;
+        if (!test::syncCommand(admin, {"FCALL", "sluice_test_set_clock", "0", QByteArray::number(*clockMs)}).ok())
+            die(QStringLiteral("cannot set the test clock"));
+        const int readings = rates->readings();
+        const int rounds = watch->rounds();
+        rates->sampleNow();
+        watch->pollNow();
+        if (!test::spinUntil([&] { return rates->readings() > readings && watch->rounds() > rounds; }))
+            die(QStringLiteral("a simulated tick did not complete"));
+    }
+}
+
+void memoryPhase()
+{
+    test::RedisProcess server;
+    if (!server.start())
+        die(server.errorString());
+    redis::RedisConnection loader(server.options());
+    redis::RedisClient admin(server.options());
+    if (!test::openAndWait(loader) || !test::openAndWait(admin))
+        die(QStringLiteral("cannot connect"));
+    QVector<model::Policy> policies;
+    for (int i = 0; i < memoryPolicies; ++i)
+        policies << test::makePolicy(policyName("m", i), model::Algorithm::TokenBucket, 100, 1000);
+    const QString loaded = test::loadLibrary(loader, test::testClockLibrary(policies));
+    if (!loaded.isEmpty())
+        die(loaded);
+    qint64 clockMs = 1'800'000'000'000;
+    test::syncCommand(admin, {"FCALL", "sluice_test_set_clock", "0", QByteArray::number(clockMs)});
+    for (int i = 0; i < watchedKeys; ++i) {
+        const QString policy = policyName("m", i % memoryPolicies);
+        test::syncCommand(admin, {"FCALL", "sluice_acquire", "1", model::bucketKey(QStringLiteral("sluice"), policy, subjectOf(i)),
+                                  policy.toUtf8()});
+    }
+
+    auto window = openWindow(server.options());
+    window->session()->rates()->stop(); // the simulated clock drives every tick
+    window->session()->rates()->setRetentionMs(60 * 60 * 1000);
+    window->keyWatchView()->watch()->stop();
+    watchKeys(*window, "m", memoryPolicies);
+    simulate(admin, *window, &clockMs, 60); // every series and table row exists
+    const qint64 before = residentKiB();
+    QElapsedTimer clock;
+    clock.start();
+    simulate(admin, *window, &clockMs, 3600 - 60);
+    const qint64 oneHour = residentKiB();
+    simulate(admin, *window, &clockMs, 3600);
+    const qint64 twoHours = residentKiB();
+    qint64 historyBytes = 0;
+    for (const QString &policy : window->session()->rates()->policies())
+        historyBytes += window->session()->rates()->history(policy)->bytes();
+    qint64 watchSamples = 0;
+    for (const model::WatchedKey &key : window->keyWatchView()->watch()->keys())
+        watchSamples += key.samples.size();
+    out() << QStringLiteral("memory: %1 policy series (allowed and rejected) and %2 watched buckets, retention 1 h at 1 Hz, "
+                            "simulated clock (%3 s for two hours of ticks)\n")
+                 .arg(memoryPolicies).arg(watchedKeys).arg(clock.elapsed() / 1000.0, 0, 'f', 1);
+    out() << QStringLiteral("resident: %1 MiB after 1 min, %2 MiB after 1 h, %3 MiB after 2 h (rate histories hold %4 MiB, "
+                            "watched buckets %5 samples)\n")
+                 .arg(before / 1024.0, 0, 'f', 1)
+                 .arg(oneHour / 1024.0, 0, 'f', 1)
+                 .arg(twoHours / 1024.0, 0, 'f', 1)
+                 .arg(historyBytes / 1048576.0, 0, 'f', 1)
+                 .arg(watchSamples);
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QApplication app(argc, argv);
+    livePhases();
+    memoryPhase();
+    return 0;
+}
