@@ -118,7 +118,7 @@ PolicyLiveView::PolicyLiveView(QWidget *parent)
     m_top->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_top->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_top->setSelectionMode(QAbstractItemView::SingleSelection);
-    setColumnWidths(m_top, 0, {{1, QStringLiteral("1,000,000 \u00b1 1,000")}, {2, QStringLiteral("127.0.0.1:30001")}});
+    setColumnWidths(m_top, 0, {{1, QStringLiteral("99,999 (\u226499 over)")}, {2, QStringLiteral("127.0.0.1:30001")}});
     m_watch = new QPushButton(tr("Watch subject"), topBox);
     m_watch->setObjectName(QStringLiteral("watchTopSubject"));
     m_watch->setEnabled(false);
@@ -295,6 +295,8 @@ void PolicyLiveView::redraw()
 void PolicyLiveView::showTop(const model::TopRejected &top)
 {
     m_top->setRowCount(int(top.subjects.size()));
+    // Which primary decided matters only when there are several.
+    m_top->setColumnHidden(2, !m_session || m_session->client()->primaries().size() < 2);
     const QLocale locale;
     for (int row = 0; row < top.subjects.size(); ++row) {
         const model::RejectedSubject &subject = top.subjects.at(row);
