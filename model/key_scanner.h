@@ -30,8 +30,8 @@ struct FoundBucket {
 class KeyScanner : public QObject {
     Q_OBJECT
 public:
-    static constexpr int kStepCount = 250;         // SCAN COUNT: slots one step examines
-    static constexpr int kMaxStepsPerFetch = 1000; // per primary, per fetch
+    static constexpr int kStepCount = 100;         // SCAN COUNT: slots one step examines
+    static constexpr int kMaxStepsPerFetch = 2500; // per primary, per fetch
 
     KeyScanner(redis::RedisClient *client, const QString &ns, QObject *parent = nullptr);
 

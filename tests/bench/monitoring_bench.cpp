@@ -159,6 +159,7 @@ void livePhases()
     test::RedisProcess server;
     if (!server.start())
         die(server.errorString());
+    server.pinApart();
     redis::RedisClient admin(server.options());
     if (!test::openAndWait(admin))
         die(QStringLiteral("cannot connect"));
@@ -252,6 +253,7 @@ void memoryPhase()
     test::RedisProcess server;
     if (!server.start())
         die(server.errorString());
+    server.pinApart();
     redis::RedisConnection loader(server.options());
     redis::RedisClient admin(server.options());
     if (!test::openAndWait(loader) || !test::openAndWait(admin))

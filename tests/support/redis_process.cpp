@@ -3,8 +3,12 @@
 #include <QDeadlineTimer>
 #include <QHostAddress>
 #include <QTcpServer>
+#include <QThread>
+
+#include <algorithm>
 
 #include <csignal>
+#include <sched.h>
 
 namespace sluice::test {
 
@@ -75,6 +79,21 @@ void RedisProcess::kill()
     thaw();
     m_process.kill();
     m_process.waitForFinished(5000);
+}
+
+bool RedisProcess::pinApart()
+{
+    const int cpus = std::min(QThread::idealThreadCount(), int(CPU_SETSIZE));
+    if (cpus < 2)
+        return false;
+    cpu_set_t server, others;
+    CPU_ZERO(&server);
+    CPU_ZERO(&others);
+    CPU_SET(cpus - 1, &server);
+    for (int cpu = 0; cpu < cpus - 1; ++cpu)
+        CPU_SET(cpu, &others);
+    return sched_setaffinity(static_cast<pid_t>(m_process.processId()), sizeof server, &server) == 0
+        && sched_setaffinity(0, sizeof others, &others) == 0;
 }
 
 redis::ConnectionOptions RedisProcess::options() const

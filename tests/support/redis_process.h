@@ -19,6 +19,9 @@ public:
     void freeze();  // SIGSTOP: the port still accepts TCP connections, nothing answers
     void thaw();    // SIGCONT
     void kill();
+    // Benchmarks: the server on the last CPU and the calling process on the others, so the load
+    // and the server do not take turns on one core. False, and nothing changed, on a single CPU.
+    bool pinApart();
 
     quint16 port() const { return m_port; }
     redis::ConnectionOptions options() const;
