@@ -96,9 +96,12 @@ KeyInspectorView::KeyInspectorView(QWidget *parent)
 void KeyInspectorView::setSession(model::ConnectionSession *session)
 {
     m_session = session;
-    delete m_model;
+    KeyInspectorModel *previousModel = m_model;
+    QItemSelectionModel *oldSelection = m_table->selectionModel(); // setModel leaves it to us
     m_model = new KeyInspectorModel(session->client(), session->profile().ns, this);
     m_table->setModel(m_model);
+    delete oldSelection;
+    delete previousModel;
     setColumnWidths(m_table, KeyInspectorModel::Subject,
                     {{KeyInspectorModel::PolicyColumn, QStringLiteral("login-attempts")},
                      {KeyInspectorModel::Algorithm, QStringLiteral("sliding_window")},

@@ -14,6 +14,7 @@
 #include "support/publish_support.h"
 #include "support/redis_process.h"
 #include "support/sync_command.h"
+#include "support/window_support.h"
 #include "ui/key_watch_view.h"
 #include "ui/main_window.h"
 #include "ui/policy_live_view.h"
@@ -138,11 +139,9 @@ std::unique_ptr<ui::MainWindow> openWindow(const redis::ConnectionOptions &optio
     model::ConnectionProfile profile;
     profile.name = QStringLiteral("bench");
     profile.options = options;
-    auto window = std::make_unique<ui::MainWindow>();
+    auto window = test::openMainWindow(profile);
     window->resize(1280, 800);
-    window->show();
-    window->setSession(new model::ConnectionSession(profile, options));
-    if (!test::spinUntil([&] { return window->session()->client()->state() == redis::RedisClient::State::Ready; }))
+    if (window->session()->client()->state() != redis::RedisClient::State::Ready)
         die(QStringLiteral("the dashboard did not connect"));
     return window;
 }

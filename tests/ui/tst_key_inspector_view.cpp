@@ -13,6 +13,7 @@
 #include "support/sync_command.h"
 #include "support/traffic_support.h"
 #include "support/widget_driving.h"
+#include "support/window_support.h"
 #include "ui/key_inspector_view.h"
 #include "ui/key_watch_view.h"
 #include "ui/main_window.h"
@@ -44,12 +45,7 @@ class TestKeyInspectorView : public QObject {
         profile.options = m_server.options();
         profile.ns = m_namespace;
         profile.readOnly = readOnly;
-        auto window = std::make_unique<ui::MainWindow>();
-        window->show();
-        window->setSession(new model::ConnectionSession(profile, profile.options));
-        if (!QTest::qWaitFor([&] { return window->session()->client()->state() == redis::RedisClient::State::Ready; }, 10000))
-            qWarning("the session did not connect");
-        return window;
+        return test::openMainWindow(profile);
     }
 
     static ui::KeyInspectorView *showInspector(ui::MainWindow *window)

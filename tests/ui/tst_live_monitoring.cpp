@@ -12,6 +12,7 @@
 #include "support/sync_command.h"
 #include "support/traffic_support.h"
 #include "support/widget_driving.h"
+#include "support/window_support.h"
 #include "model/key_watch.h"
 #include "model/seed_layouts.h"
 #include "ui/key_watch_view.h"
@@ -56,16 +57,6 @@ class TestLiveMonitoring : public QObject {
         profile.options = m_server.options();
         profile.ns = m_namespace;
         return profile;
-    }
-
-    std::unique_ptr<ui::MainWindow> openWindow()
-    {
-        auto window = std::make_unique<ui::MainWindow>();
-        window->show();
-        window->setSession(new model::ConnectionSession(profile(), profile().options));
-        if (!QTest::qWaitFor([&] { return window->session()->client()->state() == redis::RedisClient::State::Ready; }, 10000))
-            qWarning("the session did not connect");
-        return window;
     }
 
     void publish(const QVector<model::Policy> &policies)
@@ -126,7 +117,7 @@ private Q_SLOTS:
         publish({test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 10),
                  test::makePolicy(QStringLiteral("search"), Algorithm::TokenBucket, 1, 3600000, 100),
                  test::makePolicy(QStringLiteral("quiet"), Algorithm::TokenBucket, 5, 1000)});
-        auto window = openWindow();
+        auto window = test::openMainWindow(profile());
         QTableView *view = window->policyRates()->view();
         model::ConnectionSession *session = window->session();
         QTRY_VERIFY_WITH_TIMEOUT(session->rates()->lastSample().spanMs > 0, 5000);
@@ -179,7 +170,7 @@ private Q_SLOTS:
     {
         publish({test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 10),
                  test::makePolicy(QStringLiteral("other"), Algorithm::TokenBucket, 1, 3600000, 10)});
-        auto window = openWindow();
+        auto window = test::openMainWindow(profile());
         window->resize(1100, 700);
         model::ConnectionSession *session = window->session();
         ui::PolicyLiveView *live = window->liveView();
@@ -283,7 +274,7 @@ private Q_SLOTS:
     void perKeyViewWatchesTypedAndTopListSubjects()
     {
         publish({test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 10)});
-        auto window = openWindow();
+        auto window = test::openMainWindow(profile());
         QCOMPARE(fire(QStringLiteral("api"), "erin", 14).rejected, 4u);
 
         // From the Live tab's most rejected list to the watch list.

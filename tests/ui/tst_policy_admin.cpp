@@ -14,6 +14,7 @@
 #include "support/sync_command.h"
 #include "support/test_services.h"
 #include "support/widget_driving.h"
+#include "support/window_support.h"
 #include "ui/deployment_view.h"
 #include "ui/main_window.h"
 #include "ui/policy_editor.h"
@@ -143,16 +144,6 @@ class TestPolicyAdmin : public QObject {
     }
 
     // A main window on its own session, with the policy list read.
-    std::unique_ptr<ui::MainWindow> openWindow(const ConnectionProfile &profile)
-    {
-        auto window = std::make_unique<ui::MainWindow>();
-        window->show();
-        window->setSession(new model::ConnectionSession(profile, profile.options));
-        if (!QTest::qWaitFor([&] { return window->session()->client()->state() == redis::RedisClient::State::Ready; }, 10000))
-            qWarning("the session did not connect");
-        return window;
-    }
-
     QString store(const Policy &policy)
     {
         return test::storePolicy(*m_observer, m_namespace, policy);
@@ -206,7 +197,7 @@ private Q_SLOTS:
 
     void createEditRenameDeleteAndRollBackThroughTheForms()
     {
-        auto window = openWindow(profile());
+        auto window = test::openMainWindow(profile());
         ui::PolicyPanel *panel = window->policyPanel();
         const QString me = model::operatorIdentity(QStringLiteral("sluice"));
 
@@ -361,7 +352,7 @@ private Q_SLOTS:
 
     void linterAndSummaryFollowTheForm()
     {
-        auto window = openWindow(profile());
+        auto window = test::openMainWindow(profile());
         click(window->policyPanel(), "newPolicyButton");
         ui::PolicyEditor *editor = waitForEditor();
         QVERIFY(editor);
@@ -398,8 +389,8 @@ private Q_SLOTS:
     void concurrentEditsConflictAndLoseNothing()
     {
         QCOMPARE(store(policy(QStringLiteral("shared"), 100, 60000, 150)), QString());
-        auto alice = openWindow(profile(QStringLiteral("alice")));
-        auto bob = openWindow(profile(QStringLiteral("bob")));
+        auto alice = test::openMainWindow(profile(QStringLiteral("alice")));
+        auto bob = test::openMainWindow(profile(QStringLiteral("bob")));
 
         openEditorOn(*alice, QStringLiteral("shared"));
         ui::PolicyEditor *aliceEditor = waitForEditor();
@@ -532,7 +523,7 @@ private Q_SLOTS:
         QFETCH(QString, message);
         QCOMPARE(store(policy(QStringLiteral("taken"), 10, 1000)), QString());
         const QByteArray before = snapshot();
-        auto window = openWindow(profile());
+        auto window = test::openMainWindow(profile());
         QTRY_COMPARE(window->policyPanel()->listModel()->rowCount(), 1);
         click(window->policyPanel(), "newPolicyButton");
         ui::PolicyEditor *editor = waitForEditor();
@@ -618,7 +609,7 @@ private Q_SLOTS:
         QFETCH(QString, message);
         QCOMPARE(store(policy(QStringLiteral("good"), 99, 1000)), QString());
         const QByteArray before = snapshot();
-        auto window = openWindow(profile());
+        auto window = test::openMainWindow(profile());
 
         const QString path = m_files.filePath(QString::fromLatin1(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('_')));
         if (content != "<missing>") {
@@ -650,7 +641,7 @@ private Q_SLOTS:
     {
         QCOMPARE(store(policy(QStringLiteral("keep"), 10, 1000)), QString());
         QCOMPARE(store(policy(QStringLiteral("old"), 10, 1000)), QString());
-        auto window = openWindow(profile());
+        auto window = test::openMainWindow(profile());
         const QString path = m_files.filePath(QStringLiteral("import.json"));
         QFile file(path);
         QVERIFY(file.open(QIODevice::WriteOnly));
@@ -707,7 +698,7 @@ private Q_SLOTS:
         QCOMPARE(store(policy(QStringLiteral("api"), 10, 1000)), QString());
         ConnectionProfile readOnly = profile(QStringLiteral("auditor"));
         readOnly.readOnly = true;
-        auto window = openWindow(readOnly);
+        auto window = test::openMainWindow(readOnly);
         ui::PolicyPanel *panel = window->policyPanel();
         QTRY_COMPARE(panel->listModel()->rowCount(), 1);
         panel->selectPolicy(QStringLiteral("api"));
@@ -740,7 +731,7 @@ private Q_SLOTS:
     {
         ConnectionProfile production = profile(QStringLiteral("prod"));
         production.environment = ConnectionProfile::Environment::Production;
-        auto window = openWindow(production);
+        auto window = test::openMainWindow(production);
         click(window->policyPanel(), "newPolicyButton");
         ui::PolicyEditor *editor = waitForEditor();
         typeInto(editor, "nameEdit", QStringLiteral("api"));
@@ -767,7 +758,7 @@ private Q_SLOTS:
         redis::RedisClient observer(server.options());
         QVERIFY(test::openAndWait(observer));
         QCOMPARE(test::storePolicy(observer, m_namespace, policy(QStringLiteral("api"), 100, 60000, 150)), QString());
-        auto window = openWindow(dev);
+        auto window = test::openMainWindow(dev);
         ui::DeploymentView *view = window->deploymentView();
         auto *record = child<QLabel>(view, "publishedRecord");
         QTRY_VERIFY(record->text().contains(QLatin1String("Nothing published yet")));
