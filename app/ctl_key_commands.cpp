@@ -4,6 +4,7 @@
 #include "app/exit_codes.h"
 #include "model/bucket_reset.h"
 #include "model/key_inspector_model.h"
+#include "model/limiter_library.h"
 #include "model/policy.h"
 
 #include <QCoreApplication>
@@ -130,7 +131,7 @@ void runResetKey(const CtlRequest &request)
     const QByteArray subject = request.args.at(1).toUtf8();
     if (!model::isValidPolicyName(policy))
         return fail("reset-key", tr("\"%1\" is not a policy name").arg(policy), ExitUsage);
-    if (subject.isEmpty() || subject.contains('{') || subject.contains('}'))
+    if (!model::isValidSubject(subject))
         return fail("reset-key", tr("a subject is not empty and has no { or }"), ExitUsage);
     whenReady(request, "reset-key", [=] {
         model::resetBucket(request.client, request.ns, policy, subject, request.who, QCoreApplication::instance(),

@@ -25,7 +25,7 @@ QString tr(const char *text)
 void resetBucket(redis::RedisClient *client, const QString &ns, const QString &policy, const QByteArray &subject,
                  const QString &who, QObject *context, std::function<void(const QString &error)> done)
 {
-    if (!isValidPolicyName(policy) || subject.isEmpty() || subject.contains('{') || subject.contains('}')) {
+    if (!isValidPolicyName(policy) || !isValidSubject(subject)) {
         done(tr("not a bucket: a policy name and a subject without { or } are needed"));
         return;
     }

@@ -17,11 +17,16 @@ QString tr(const char *text)
     return QCoreApplication::translate("sluice::model::KeyScanner", text);
 }
 
+bool isGlobSpecial(char c)
+{
+    return c == '*' || c == '?' || c == '[' || c == ']' || c == '\\';
+}
+
 QByteArray escapeGlob(const QByteArray &text)
 {
     QByteArray escaped;
     for (const char c : text) {
-        if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\')
+        if (isGlobSpecial(c))
             escaped += '\\';
         escaped += c;
     }
@@ -79,7 +84,7 @@ bool KeyScanner::start(const BucketFilter &filter, QString *error)
     m_match = match;
     m_cursors.clear();
     const QByteArray subject = filter.subjectPattern.toUtf8();
-    const bool wildcards = std::any_of(subject.cbegin(), subject.cend(), [](char c) { return QByteArray("*?[]\\").contains(c); });
+    const bool wildcards = std::any_of(subject.cbegin(), subject.cend(), isGlobSpecial);
     m_exactKey = filter.policy.isEmpty() || subject.isEmpty() || wildcards ? QByteArray() : bucketKey(m_ns, filter.policy, subject);
     m_exact = {m_exactKey, filter.policy, subject, m_client->primaryForKey(m_exactKey)};
     for (const QString &node : m_exactKey.isEmpty() ? nodes : QStringList{m_exact.node}) {

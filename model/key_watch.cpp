@@ -42,7 +42,7 @@ int KeyWatch::addSubject(const QString &policy, const QByteArray &subject, QStri
         *error = tr("Choose a policy.");
         return -1;
     }
-    if (subject.isEmpty() || subject.contains('{') || subject.contains('}')) {
+    if (!isValidSubject(subject)) {
         *error = tr("A subject is not empty and has no { or }.");
         return -1;
     }

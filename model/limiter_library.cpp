@@ -75,6 +75,11 @@ QByteArray bucketKey(const QString &ns, const QString &policy, const QByteArray 
     return ns.toUtf8() + ':' + policy.toUtf8() + ":{" + subject + '}';
 }
 
+bool isValidSubject(const QByteArray &subject)
+{
+    return !subject.isEmpty() && !subject.contains('{') && !subject.contains('}');
+}
+
 bool splitBucketKey(const QString &ns, const QByteArray &key, QString *policy, QByteArray *subject)
 {
     const QByteArray prefix = ns.toUtf8() + ':';
@@ -83,7 +88,7 @@ bool splitBucketKey(const QString &ns, const QByteArray &key, QString *policy, Q
         return false;
     *policy = QString::fromUtf8(key.mid(prefix.size(), open - prefix.size()));
     *subject = key.mid(open + 2, key.size() - open - 3);
-    return isValidPolicyName(*policy) && !subject->isEmpty() && !subject->contains('{') && !subject->contains('}');
+    return isValidPolicyName(*policy) && isValidSubject(*subject);
 }
 
 QString libraryCallProblem(const QString &error)

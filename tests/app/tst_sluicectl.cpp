@@ -233,7 +233,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("p.json"));
         QVERIFY(writeFile(file, js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 10, 'window_ms': 1000}]}")));
-        const QString ns = QStringLiteral("s") + QUuid::createUuid().toString(QUuid::Id128).left(8);
+        const QString ns = sluice::test::uniqueNamespace("s");
         const QStringList target{QStringLiteral("-u"), QStringLiteral("redis-sentinel://%1#%2").arg(sentinel, service),
                                  QStringLiteral("--namespace"), ns};
         QCOMPARE(sluicectl(target + QStringList{QStringLiteral("apply"), file}).exitCode, 0);

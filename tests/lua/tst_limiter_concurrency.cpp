@@ -71,7 +71,7 @@ class TestLimiterConcurrency : public QObject {
 private Q_SLOTS:
     void initTestCase()
     {
-        m_namespace = QStringLiteral("c") + QUuid::createUuid().toString(QUuid::Id128).left(8);
+        m_namespace = test::uniqueNamespace("c");
         QVERIFY2(m_standalone.start(), qPrintable(m_standalone.errorString()));
         RedisClient standalone(m_standalone.options());
         QVERIFY(test::openAndWait(standalone));

@@ -16,7 +16,6 @@
 
 #include <QSignalSpy>
 #include <QTest>
-#include <QUuid>
 
 using namespace sluice;
 using model::Algorithm;
@@ -91,7 +90,7 @@ private Q_SLOTS:
 
     void init()
     {
-        m_ns = QStringLiteral("inspect-") + QUuid::createUuid().toString(QUuid::Id128).left(8);
+        m_ns = test::uniqueNamespace("inspect-");
     }
 
     void browsingFindsEveryBucketOnceAPageAtATime()

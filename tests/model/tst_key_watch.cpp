@@ -14,7 +14,6 @@
 #include "support/traffic_support.h"
 
 #include <QTest>
-#include <QUuid>
 
 using namespace sluice;
 using model::Algorithm;
@@ -65,7 +64,7 @@ private Q_SLOTS:
 
     void init()
     {
-        m_ns = QStringLiteral("watch-") + QUuid::createUuid().toString(QUuid::Id128).left(8);
+        m_ns = test::uniqueNamespace("watch-");
     }
 
     void everyAlgorithmsLevelIsWhatPeekSays()

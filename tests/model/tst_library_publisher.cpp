@@ -12,7 +12,6 @@
 
 #include <QFile>
 #include <QTest>
-#include <QUuid>
 
 using namespace sluice;
 using model::LibraryPublisher;
@@ -78,7 +77,7 @@ private Q_SLOTS:
 
     void init()
     {
-        m_ns = QStringLiteral("pub-") + QUuid::createUuid().toString(QUuid::Id128).left(8);
+        m_ns = test::uniqueNamespace("pub-");
         for (const QString &node : m_cluster->primaries())
             QVERIFY(onNode(*m_cluster, node, {"FUNCTION", "FLUSH"}).ok());
         store(test::makePolicy(QStringLiteral("api"), model::Algorithm::TokenBucket, 100, 60000, 150));

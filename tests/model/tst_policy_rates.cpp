@@ -15,7 +15,6 @@
 
 #include <QRandomGenerator>
 #include <QTest>
-#include <QUuid>
 
 using namespace sluice;
 using model::Algorithm;
@@ -81,7 +80,7 @@ private Q_SLOTS:
 
     void init()
     {
-        m_ns = QStringLiteral("rates-") + QUuid::createUuid().toString(QUuid::Id128).left(8);
+        m_ns = test::uniqueNamespace("rates-");
     }
 
     void everySampleHoldsExactlyTheDecisionsBetweenReadings()

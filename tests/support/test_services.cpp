@@ -1,5 +1,7 @@
 #include "support/test_services.h"
 
+#include <QUuid>
+
 namespace sluice::test {
 
 redis::ConnectionOptions optionsFor(const QString &url)
@@ -11,6 +13,11 @@ redis::ConnectionOptions optionsFor(const QString &url)
     options.connectTimeoutMs = 3000;
     options.commandTimeoutMs = 3000;
     return options;
+}
+
+QString uniqueNamespace(const char *prefix)
+{
+    return QLatin1String(prefix) + QUuid::createUuid().toString(QUuid::Id128).left(8);
 }
 
 QByteArray js(const char *text)

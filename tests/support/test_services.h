@@ -19,6 +19,10 @@ namespace sluice::test {
 // Options for a URL the test command handed over; fails the calling test on a malformed one.
 redis::ConnectionOptions optionsFor(const QString &url);
 
+// A key namespace of its own for one test case ("<prefix><8 hex digits>"), so cases sharing a
+// server never see each other's keys.
+QString uniqueNamespace(const char *prefix);
+
 // JSON written with single quotes, to keep test tables readable (moc cannot read raw string literals).
 QByteArray js(const char *text);
 

@@ -7,6 +7,7 @@
 #include "model/connection_session.h"
 #include "model/key_inspector_model.h"
 #include "model/limiter_library.h"
+#include "support/test_services.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"
@@ -25,7 +26,6 @@
 #include <QTableWidget>
 #include <QTabWidget>
 #include <QTest>
-#include <QUuid>
 
 using namespace sluice;
 using model::Algorithm;
@@ -85,7 +85,7 @@ private Q_SLOTS:
 
     void init()
     {
-        m_namespace = QStringLiteral("view-") + QUuid::createUuid().toString(QUuid::Id128).left(8);
+        m_namespace = test::uniqueNamespace("view-");
         const QString error = test::storeAndPublish(*m_traffic, m_namespace,
                                                     {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 5),
                                                      test::makePolicy(QStringLiteral("login"), Algorithm::FixedWindow, 3, 3600000)});

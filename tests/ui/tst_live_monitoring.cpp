@@ -6,6 +6,7 @@
 
 #include "model/connection_session.h"
 #include "model/policy_rates_model.h"
+#include "support/test_services.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"
@@ -34,7 +35,6 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QUuid>
 
 using namespace sluice;
 using model::Algorithm;
@@ -108,7 +108,7 @@ private Q_SLOTS:
 
     void init()
     {
-        m_namespace = QStringLiteral("live-") + QUuid::createUuid().toString(QUuid::Id128).left(8);
+        m_namespace = test::uniqueNamespace("live-");
     }
 
     void overviewRanksByRejectionsAndMatchesTheTraffic()

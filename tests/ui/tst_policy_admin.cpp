@@ -33,7 +33,6 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QUuid>
 
 using namespace sluice;
 using model::ConnectionProfile;
@@ -192,7 +191,7 @@ private Q_SLOTS:
 
     void init()
     {
-        m_namespace = QStringLiteral("admin-") + QUuid::createUuid().toString(QUuid::WithoutBraces).left(8);
+        m_namespace = test::uniqueNamespace("admin-");
     }
 
     void createEditRenameDeleteAndRollBackThroughTheForms()
