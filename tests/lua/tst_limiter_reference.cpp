@@ -15,7 +15,7 @@ using namespace sluice;
 using model::Algorithm;
 using redis::RedisConnection;
 using redis::RedisReply;
-using test::Decision;
+using model::Decision;
 
 Q_DECLARE_METATYPE(sluice::model::Algorithm)
 
@@ -46,7 +46,7 @@ public:
         : m_policy(policy), m_random(seed), m_now(start)
     {
         for (const QByteArray &subject : {QByteArray("alice"), QByteArray("bob"), QByteArray("carol")})
-            m_models.emplace(subject, std::make_unique<test::ReferenceLimiter>(policy));
+            m_models.emplace(subject, std::make_unique<model::ReferenceLimiter>(policy));
     }
 
     Step next()
@@ -56,7 +56,7 @@ public:
         step.now = m_now;
         static const char *const subjects[] = {"alice", "bob", "carol"};
         step.subject = subjects[m_random.bounded(3)];
-        test::ReferenceLimiter &model = *m_models.at(step.subject);
+        model::ReferenceLimiter &model = *m_models.at(step.subject);
         const int roll = m_random.bounded(100);
         if (m_policy.algorithm == Algorithm::Concurrency && roll < 25 && !m_leases[step.subject].isEmpty()) {
             const QByteArrayList &leases = m_leases[step.subject];
@@ -117,7 +117,7 @@ private:
     model::Policy m_policy;
     QRandomGenerator m_random;
     qint64 m_now;
-    std::map<QByteArray, std::unique_ptr<test::ReferenceLimiter>> m_models;
+    std::map<QByteArray, std::unique_ptr<model::ReferenceLimiter>> m_models;
     QHash<QByteArray, QByteArrayList> m_leases;
 };
 
@@ -264,7 +264,7 @@ private Q_SLOTS:
         QVERIFY2(loaded.isEmpty(), qPrintable(loaded));
 
         QRandomGenerator random(7);
-        test::ReferenceLimiter model(policy);
+        model::ReferenceLimiter model(policy);
         qint64 now = testClockStart(7);
         qint64 clock = -1, allowed = 0, rejected = 0;
         QByteArray mismatch;

@@ -37,7 +37,7 @@ QByteArray bucketKey(const QString &policy, const QByteArray &subject, const QSt
     return model::bucketKey(ns, policy, subject);
 }
 
-bool decisionFromReply(const redis::RespValue &reply, Decision *decision, QString *why)
+bool decisionFromReply(const redis::RespValue &reply, model::Decision *decision, QString *why)
 {
     const QVector<redis::RespValue> &fields = reply.elements;
     if (!reply.isArray() || fields.size() < 6 || fields.size() > 7) {

@@ -2,7 +2,7 @@
 
 #include "model/limiter_library.h"
 #include "redis/redis_connection.h"
-#include "support/reference_limiter.h"
+#include "model/reference_limiter.h"
 
 namespace sluice::test {
 
@@ -18,6 +18,6 @@ model::Policy makePolicy(const QString &name, model::Algorithm algorithm, qint64
 QByteArray bucketKey(const QString &policy, const QByteArray &subject, const QString &ns = QStringLiteral("sluice"));
 
 // A sluice_acquire / sluice_peek reply as a Decision; *why says what is wrong with a malformed one.
-bool decisionFromReply(const redis::RespValue &reply, Decision *decision, QString *why);
+bool decisionFromReply(const redis::RespValue &reply, model::Decision *decision, QString *why);
 
 } // namespace sluice::test

@@ -1,4 +1,4 @@
-#include "support/reference_limiter.h"
+#include "model/reference_limiter.h"
 
 #include <QMap>
 
@@ -6,23 +6,24 @@
 #include <functional>
 #include <vector>
 
-namespace sluice::test {
+namespace sluice::model {
 
 __extension__ typedef __int128 Int; // exact beyond 2^63 products; GCC and Clang have it
-using model::Algorithm;
 
 class ReferenceLimiter::Model {
 public:
-    explicit Model(const model::Policy &policy)
+    explicit Model(const Policy &policy)
         : limit(policy.limit), window(policy.windowMs), burst(policy.effectiveBurst())
     {
     }
+    Model(qint64 limit, qint64 window, qint64 burst) : limit(limit), window(window), burst(burst) {}
     virtual ~Model() = default;
 
     virtual bool fits(qint64 t, qint64 cost) const = 0;
     virtual qint64 available(qint64 t) const = 0;
     virtual bool full(qint64 t) const = 0;
     virtual QByteArray consume(qint64 t, qint64 cost) = 0; // returns the reply's extra element
+    virtual void reject(qint64, qint64) {} // for limiters whose rejections change state
     virtual bool release(const QByteArray &, qint64) { return false; }
 
     const Int limit, window, burst;
@@ -208,6 +209,72 @@ private:
     qint64 granted = 0;
 };
 
+// The Spring Cloud Gateway bucket (compat_scg_token_bucket.lua): whole seconds of the server's
+// clock, `limit` tokens a second up to `burst`, both keys rewritten (and their expiry renewed) by
+// every call, admitted or not; keys kept for 2 * capacity / rate seconds, none at all below one.
+class ScgTokenBucket : public ReferenceLimiter::Model {
+public:
+    using Model::Model;
+    Int filled(qint64 t) const
+    {
+        if (!stored || t >= expiresAt)
+            return burst;
+        return std::min(burst, tokens + Int(std::max<qint64>(0, floorDiv(t, 1000) - stampSeconds)) * limit);
+    }
+    bool fits(qint64 t, qint64 cost) const override { return filled(t) >= cost; }
+    qint64 available(qint64 t) const override { return static_cast<qint64>(filled(t)); }
+    bool full(qint64 t) const override { return filled(t) == burst; }
+    QByteArray consume(qint64 t, qint64 cost) override
+    {
+        write(t, filled(t) - cost);
+        return {};
+    }
+    void reject(qint64 t, qint64) override { write(t, filled(t)); }
+
+private:
+    void write(qint64 t, Int level)
+    {
+        const Int keptSeconds = 2 * burst / limit;
+        stored = keptSeconds > 0;
+        tokens = level;
+        stampSeconds = floorDiv(t, 1000);
+        expiresAt = t + static_cast<qint64>(keptSeconds) * 1000;
+    }
+    bool stored = false;
+    Int tokens = 0;
+    qint64 stampSeconds = 0;
+    qint64 expiresAt = 0;
+};
+
+// The INCR + EXPIRE counter (compat_fixed_window_counter.lua): a window opens at the first call and
+// lasts `window` ms; every call counts, rejected ones too, and the ones past `limit` are rejected.
+class CallCounter : public ReferenceLimiter::Model {
+public:
+    using Model::Model;
+    bool open(qint64 t) const { return count > 0 && t < expiresAt; }
+    bool fits(qint64 t, qint64) const override { return !open(t) || count < limit; }
+    qint64 available(qint64 t) const override { return open(t) ? std::max<qint64>(0, static_cast<qint64>(limit) - count) : static_cast<qint64>(limit); }
+    bool full(qint64 t) const override { return !open(t); }
+    QByteArray consume(qint64 t, qint64) override
+    {
+        countCall(t);
+        return {};
+    }
+    void reject(qint64 t, qint64) override { countCall(t); }
+
+private:
+    void countCall(qint64 t)
+    {
+        if (!open(t)) {
+            count = 0;
+            expiresAt = t + static_cast<qint64>(window);
+        }
+        ++count;
+    }
+    qint64 count = 0;
+    qint64 expiresAt = 0;
+};
+
 // The first time in [from, from + 2^53) at which a condition that never turns false again holds.
 qint64 firstTime(qint64 from, const std::function<bool(qint64)> &holds)
 {
@@ -236,7 +303,7 @@ QByteArray Decision::toString() const
          + "]";
 }
 
-ReferenceLimiter::ReferenceLimiter(const model::Policy &policy)
+ReferenceLimiter::ReferenceLimiter(const Policy &policy)
 {
     switch (policy.algorithm) {
     case Algorithm::TokenBucket:
@@ -263,6 +330,23 @@ ReferenceLimiter::ReferenceLimiter(const model::Policy &policy)
     }
 }
 
+ReferenceLimiter::ReferenceLimiter(SeedLayout layout, qint64 limit, qint64 windowMs, qint64 burst)
+{
+    switch (layout) {
+    case SeedLayout::ScgTokenBucket:
+        m_model = std::make_unique<ScgTokenBucket>(limit, windowMs, burst);
+        break;
+    case SeedLayout::FixedWindowCounter:
+        m_model = std::make_unique<CallCounter>(limit, windowMs, burst);
+        break;
+    case SeedLayout::MsTokenBucket:
+        m_model = std::make_unique<TokenBucket>(limit, windowMs, burst);
+        break;
+    }
+}
+
+ReferenceLimiter::ReferenceLimiter(ReferenceLimiter &&) noexcept = default;
+ReferenceLimiter &ReferenceLimiter::operator=(ReferenceLimiter &&) noexcept = default;
 ReferenceLimiter::~ReferenceLimiter() = default;
 
 Decision ReferenceLimiter::decide(qint64 now, qint64 cost) const
@@ -284,8 +368,10 @@ Decision ReferenceLimiter::peek(qint64 now, qint64 cost) const
 Decision ReferenceLimiter::acquire(qint64 now, qint64 cost)
 {
     Decision decision = decide(now, cost);
-    if (!decision.allowed)
+    if (!decision.allowed) {
+        m_model->reject(now, cost);
         return decision;
+    }
     decision.extra = m_model->consume(now, cost);
     decision.remaining = m_model->available(now);
     decision.resetAfterMs = firstTime(now, [&](qint64 t) { return m_model->full(t); }) - now;
@@ -297,4 +383,4 @@ bool ReferenceLimiter::release(const QByteArray &lease, qint64 now)
     return m_model->release(lease, now);
 }
 
-} // namespace sluice::test
+} // namespace sluice::model

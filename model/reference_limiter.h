@@ -1,12 +1,13 @@
 #pragma once
 
 #include "model/policy.h"
+#include "model/seed_layouts.h"
 
 #include <QByteArray>
 
 #include <memory>
 
-namespace sluice::test {
+namespace sluice::model {
 
 // What a limiter answers for one call (the sluice_acquire reply, minus limit and policy name).
 struct Decision {
@@ -27,7 +28,14 @@ struct Decision {
 // shares no arithmetic with the Lua library it checks.
 class ReferenceLimiter {
 public:
-    explicit ReferenceLimiter(const model::Policy &policy);
+    explicit ReferenceLimiter(const Policy &policy);
+    // A seed layout's script as its code behaves (see lua/compat_*.lua): `limit` per `windowMs`
+    // with `burst` for the token buckets (rate per second, window 1000, capacity), `limit` per
+    // `windowMs` (whole seconds) for the INCR counter. The ms bucket is modelled with one true clock:
+    // what its clients would see if their clocks agreed.
+    ReferenceLimiter(SeedLayout layout, qint64 limit, qint64 windowMs, qint64 burst);
+    ReferenceLimiter(ReferenceLimiter &&) noexcept;
+    ReferenceLimiter &operator=(ReferenceLimiter &&) noexcept;
     ~ReferenceLimiter();
 
     Decision acquire(qint64 nowMs, qint64 cost);
@@ -41,4 +49,4 @@ private:
     std::unique_ptr<Model> m_model;
 };
 
-} // namespace sluice::test
+} // namespace sluice::model
