@@ -3,6 +3,7 @@
 #include <QMap>
 
 #include <algorithm>
+#include <deque>
 #include <functional>
 #include <vector>
 
@@ -120,7 +121,10 @@ public:
     bool full(qint64 t) const override { return count(t) == 0; }
     QByteArray consume(qint64 t, qint64 cost) override
     {
-        counts[floorDiv(t, window)] += cost;
+        const qint64 id = floorDiv(t, window);
+        while (!counts.isEmpty() && counts.firstKey() < id - 1)
+            counts.erase(counts.begin());
+        counts[id] += cost;
         return {};
     }
 
@@ -160,12 +164,14 @@ public:
     bool full(qint64 t) const override { return used(t) == 0; }
     QByteArray consume(qint64 t, qint64 cost) override
     {
+        while (!entries.empty() && entries.front().first <= t - window)
+            entries.pop_front();
         entries.emplace_back(t, cost);
         return {};
     }
 
 private:
-    std::vector<std::pair<qint64, qint64>> entries;
+    std::deque<std::pair<qint64, qint64>> entries;
 };
 
 // Leases held until released or until window ms after they were granted.
@@ -185,6 +191,7 @@ public:
     bool full(qint64 t) const override { return held(t) == 0; }
     QByteArray consume(qint64 t, qint64 cost) override
     {
+        leases.erase(std::remove_if(leases.begin(), leases.end(), [t](const Lease &l) { return l.expiry <= t; }), leases.end());
         const QByteArray id = QByteArray::number(t) + '-' + QByteArray::number(++granted) + ':' + QByteArray::number(cost);
         leases.push_back({id, t + static_cast<qint64>(window), cost});
         return id;
@@ -376,6 +383,16 @@ Decision ReferenceLimiter::acquire(qint64 now, qint64 cost)
     decision.remaining = m_model->available(now);
     decision.resetAfterMs = firstTime(now, [&](qint64 t) { return m_model->full(t); }) - now;
     return decision;
+}
+
+bool ReferenceLimiter::admit(qint64 now, qint64 cost)
+{
+    if (!m_model->fits(now, cost)) {
+        m_model->reject(now, cost);
+        return false;
+    }
+    m_model->consume(now, cost);
+    return true;
 }
 
 bool ReferenceLimiter::release(const QByteArray &lease, qint64 now)

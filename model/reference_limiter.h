@@ -24,7 +24,8 @@ struct Decision {
 // An exact model of one bucket of a policy, written from the policy's definition: each algorithm
 // keeps its state in its most natural form in 128-bit integers and answers "would a call of this
 // cost fit at time t?", "how many whole units are available at t?" and "is it as good as new at
-// t?". retry_after and reset_after are then found by searching time, not by formula, so the model
+// t?". Time never goes backwards from one call to the next (state older than any window is
+// dropped). retry_after and reset_after are then found by searching time, not by formula, so the model
 // shares no arithmetic with the Lua library it checks.
 class ReferenceLimiter {
 public:
@@ -40,6 +41,8 @@ public:
 
     Decision acquire(qint64 nowMs, qint64 cost);
     Decision peek(qint64 nowMs, qint64 cost) const;
+    // acquire() without working out the reply's waits, for callers that need only the verdict.
+    bool admit(qint64 nowMs, qint64 cost);
     bool release(const QByteArray &lease, qint64 nowMs); // true when the lease was still held
 
     class Model;

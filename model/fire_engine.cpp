@@ -1,0 +1,374 @@
+#include "model/fire_engine.h"
+
+#include "redis/redis_client.h"
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QRandomGenerator>
+#include <QThread>
+#include <QTimer>
+
+#include <QDateTime>
+
+#include <climits>
+#include <memory>
+#include <random>
+#include <unordered_map>
+#include <vector>
+
+namespace sluice::model {
+
+namespace {
+
+constexpr qint64 nsPerMs = 1'000'000;
+constexpr int connectTimeoutMs = 5000;
+constexpr int callTimeoutMs = 5000;
+constexpr int updateEveryMs = 100;
+// Open-loop sending pauses while this many calls are unanswered (a server that stopped answering
+// must not make the engine queue without end); the lag it causes is reported.
+constexpr qint64 maxInFlight = 50'000;
+
+QByteArray newRunId()
+{
+    return QByteArray::number(QDateTime::currentMSecsSinceEpoch(), 36) + '-'
+         + QByteArray::number(QRandomGenerator::global()->bounded(36 * 36 * 36), 36);
+}
+
+struct ByteArrayHash {
+    size_t operator()(const QByteArray &bytes) const { return qHash(bytes); }
+};
+
+} // namespace
+
+// One run, living on the engine's thread: its connections, its schedule, the models, the bins.
+class FireRun : public QObject {
+public:
+    FireRun(const FirePlan &plan, const redis::ConnectionOptions &options, const QString &ns, bool readOnly,
+            const QByteArray &runId, FireEngine *engine)
+        : m_plan(plan), m_options(options), m_readOnly(readOnly), m_engine(engine), m_schedule(plan),
+          m_subjectRandom(plan.seed)
+    {
+        for (int index = 0; index < plan.targets.size(); ++index) {
+            m_commands.emplace_back(plan.targets.at(index), index, ns, runId, plan.realKeys);
+            m_models.emplace_back();
+        }
+        m_bins.resize(plan.targets.size());
+        m_latency.resize(plan.targets.size());
+        m_firstErrors = QStringList(plan.targets.size(), QString());
+        m_answered.resize(plan.targets.size());
+    }
+
+    void begin()
+    {
+        m_clock.start();
+        for (int i = 0; i < m_plan.connections; ++i) {
+            auto *client = new redis::RedisClient(m_options, this);
+            client->setReadOnly(m_readOnly);
+            connect(client, &redis::RedisClient::stateChanged, this, [this] { checkConnected(); });
+            m_clients.push_back(client);
+            client->open();
+        }
+        QTimer::singleShot(connectTimeoutMs, this, [this] {
+            if (!m_connected)
+                fail(FireEngine::tr("could not connect within %1 s: %2").arg(connectTimeoutMs / 1000).arg(m_clients.front()->lastError()));
+        });
+        m_updates->callOnTimeout(this, [this] { post(); });
+        m_updates->start(updateEveryMs);
+    }
+
+    // No more calls; finishes once the ones in flight are answered.
+    void stopSending()
+    {
+        if (m_sendingOver)
+            return;
+        m_sendingOver = true;
+        m_sendingMs = elapsedMs();
+        m_ticker->stop();
+        finishWhenAnswered();
+    }
+
+private:
+    void checkConnected()
+    {
+        if (m_connected || m_over)
+            return;
+        for (redis::RedisClient *client : m_clients)
+            if (client->state() != redis::RedisClient::State::Ready)
+                return;
+        m_connected = true;
+        readServerClock();
+    }
+
+    // The model's clock is the server's: one TIME, its round trip split in half.
+    void readServerClock()
+    {
+        const qint64 askedNs = m_clock.nsecsElapsed();
+        m_clients.front()->send({"TIME"}, this, [this, askedNs](const redis::RedisReply &reply) {
+            const qint64 answeredNs = m_clock.nsecsElapsed();
+            if (!reply.ok() || reply.value.elements.size() != 2)
+                return fail(FireEngine::tr("the server's clock could not be read: %1").arg(reply.errorText()));
+            const qint64 serverUs = reply.value.elements.at(0).toString().toLongLong() * 1'000'000
+                                  + reply.value.elements.at(1).toString().toLongLong();
+            m_serverUsAtZero = serverUs - (askedNs + answeredNs) / 2 / 1000;
+            loadScripts();
+        });
+    }
+
+    // Seed scripts are called by digest, so each primary gets them first.
+    void loadScripts()
+    {
+        QByteArrayList scripts;
+        for (const FireCommands &commands : m_commands)
+            if (!commands.script().isEmpty() && !scripts.contains(commands.script()))
+                scripts << commands.script();
+        if (scripts.isEmpty())
+            return startSending();
+        auto pending = std::make_shared<int>(static_cast<int>(scripts.size()));
+        for (const QByteArray &script : scripts) {
+            m_clients.front()->sendToPrimaries({"SCRIPT", "LOAD", script}, this, [this, pending](const QVector<redis::RedisClient::NodeReply> &replies) {
+                for (const auto &node : replies)
+                    if (!node.reply.ok())
+                        return fail(FireEngine::tr("loading a seed script on %1 failed: %2").arg(node.node, node.reply.errorText()));
+                if (--*pending == 0 && !m_over)
+                    startSending();
+            });
+        }
+    }
+
+    void startSending()
+    {
+        if (m_over)
+            return;
+        m_started = true;
+        m_startNs = m_clock.nsecsElapsed();
+        if (m_plan.shape == FireShape::Saturate) {
+            for (int connection = 0; connection < m_plan.connections; ++connection)
+                for (int i = 0; i < m_plan.pipeline; ++i)
+                    sendCall(connection, -1);
+            QTimer::singleShot(static_cast<int>(m_plan.durationMs), this, [this] { stopSending(); });
+        } else {
+            m_nextDueNs = m_schedule.nextNs();
+            m_ticker->setTimerType(Qt::PreciseTimer);
+            m_ticker->callOnTimeout(this, [this] { sendDue(); });
+            m_ticker->start(1);
+            sendDue();
+        }
+        post();
+    }
+
+    void sendDue()
+    {
+        const qint64 nowNs = m_clock.nsecsElapsed() - m_startNs;
+        while (m_nextDueNs >= 0 && m_nextDueNs <= nowNs && m_inFlight < maxInFlight) {
+            m_maxLagNs = std::max(m_maxLagNs, nowNs - m_nextDueNs);
+            sendCall(static_cast<int>(m_calls % m_plan.connections), m_nextDueNs);
+            m_nextDueNs = m_schedule.nextNs();
+        }
+        if (m_nextDueNs < 0) {
+            // The schedule's span, or longer when its last calls went out late.
+            m_sendingOver = true;
+            m_sendingMs = std::max(m_plan.durationMs, nowNs / nsPerMs);
+            m_ticker->stop();
+            finishWhenAnswered();
+        }
+    }
+
+    // dueNs: when the schedule wanted it (the slice it is counted in), -1 when saturating.
+    void sendCall(int connection, qint64 dueNs)
+    {
+        const qint64 index = m_calls++;
+        const QByteArray subject = m_plan.subjectOf(index, m_subjectRandom);
+        const qint64 sentNs = m_clock.nsecsElapsed() - m_startNs;
+        const int bin = static_cast<int>((dueNs >= 0 ? dueNs : sentNs) / (fireBinMs * nsPerMs));
+        const qint64 serverMs = (m_serverUsAtZero + (m_startNs + sentNs) / 1000) / 1000;
+        auto unanswered = std::make_shared<size_t>(m_commands.size());
+        for (size_t target = 0; target < m_commands.size(); ++target) {
+            const FireTarget &definition = m_plan.targets.at(static_cast<int>(target));
+            const qint64 skew = m_plan.connections > 1 ? definition.clockSkewMs * connection / (m_plan.connections - 1) : 0;
+            FireBin &counts = binAt(target, bin);
+            ++counts.sent;
+            auto model = m_models[target].find(subject);
+            if (model == m_models[target].end())
+                model = m_models[target].emplace(subject, definition.reference()).first;
+            ++(model->second.admit(serverMs, m_plan.cost) ? counts.expectedAllowed : counts.expectedRejected);
+            ++m_inFlight;
+            m_clients.at(connection)->send(
+                m_commands[target].command(subject, m_plan.cost, serverMs + skew), this,
+                [this, target, bin, sentNs, connection, unanswered](const redis::RedisReply &reply) {
+                    answered(target, bin, sentNs, reply);
+                    // Saturating: a connection's next call follows when all targets answered this one.
+                    if (--*unanswered == 0 && m_plan.shape == FireShape::Saturate && !m_sendingOver)
+                        sendCall(connection, -1);
+                },
+                callTimeoutMs);
+        }
+    }
+
+    void answered(size_t target, int bin, qint64 sentNs, const redis::RedisReply &reply)
+    {
+        --m_inFlight;
+        const qint64 latencyNs = m_clock.nsecsElapsed() - m_startNs - sentNs;
+        FireBin &counts = binAt(target, bin);
+        const std::optional<bool> admitted = reply.failure == redis::RedisReply::Failure::None
+            ? m_commands[target].admitted(reply.value) : std::nullopt;
+        if (admitted) {
+            ++(*admitted ? counts.allowed : counts.rejected);
+            ++m_answered[target];
+            m_latency[target].add(latencyNs / 1000);
+        } else {
+            ++counts.errors;
+            const QString error = reply.ok() ? FireEngine::tr("unexpected reply: %1").arg(reply.value.toString()) : reply.errorText();
+            if (m_firstErrors[target].isEmpty())
+                m_firstErrors[target] = error;
+            // A target whose very first answer is an error cannot be tested (no library, an
+            // unknown policy, a wrong-type key): say so rather than fire on.
+            if (m_answered[target] == 0 && !m_over)
+                return fail(FireEngine::tr("%1: %2").arg(m_plan.targets.at(static_cast<int>(target)).policy.name, error));
+        }
+        if (m_sendingOver)
+            finishWhenAnswered();
+    }
+
+    qint64 elapsedMs() const { return m_started ? (m_clock.nsecsElapsed() - m_startNs) / nsPerMs : 0; }
+
+    FireBin &binAt(size_t target, int bin)
+    {
+        QVector<FireBin> &bins = m_bins[target];
+        if (bin >= bins.size())
+            bins.resize(bin + 1);
+        m_firstDirtyBin = std::min(m_firstDirtyBin, bin);
+        return bins[bin];
+    }
+
+    void finishWhenAnswered()
+    {
+        if (m_inFlight == 0 && !m_over) {
+            m_over = true;
+            post();
+            QThread::currentThread()->quit();
+        }
+    }
+
+    void fail(const QString &reason)
+    {
+        if (m_over)
+            return;
+        m_failure = reason;
+        m_over = true;
+        m_ticker->stop();
+        if (!m_sendingOver)
+            m_sendingMs = elapsedMs();
+        m_sendingOver = true;
+        post();
+        QThread::currentThread()->quit();
+    }
+
+    void post()
+    {
+        FireUpdate update;
+        update.firstBin = m_firstDirtyBin == INT_MAX ? 0 : m_firstDirtyBin;
+        for (const QVector<FireBin> &bins : m_bins)
+            update.bins << bins.mid(std::min<qsizetype>(update.firstBin, bins.size()));
+        update.latency = m_latency;
+        update.firstErrors = m_firstErrors;
+        update.elapsedMs = elapsedMs();
+        update.sendingMs = m_sendingOver ? m_sendingMs : update.elapsedMs;
+        update.inFlight = m_inFlight;
+        update.maxLagMs = m_maxLagNs / nsPerMs;
+        update.connected = m_started;
+        update.finished = m_over;
+        update.failure = m_failure;
+        m_firstDirtyBin = INT_MAX;
+        QMetaObject::invokeMethod(m_engine, [engine = m_engine, update] { engine->receiveFromRun(update); }, Qt::QueuedConnection);
+    }
+
+    const FirePlan m_plan;
+    const redis::ConnectionOptions m_options;
+    const bool m_readOnly;
+    FireEngine *const m_engine;
+    FireSchedule m_schedule;
+    std::mt19937_64 m_subjectRandom;
+    std::vector<FireCommands> m_commands;
+    std::vector<std::unordered_map<QByteArray, ReferenceLimiter, ByteArrayHash>> m_models; // per target, per subject
+    std::vector<redis::RedisClient *> m_clients;
+
+    QElapsedTimer m_clock;
+    // Children, so they move to the run's thread with it.
+    QTimer *const m_ticker = new QTimer(this);
+    QTimer *const m_updates = new QTimer(this);
+    bool m_connected = false;
+    bool m_sendingOver = false;
+    bool m_over = false;
+    QString m_failure;
+    qint64 m_serverUsAtZero = 0; // the server's clock (µs) when m_clock read 0
+    bool m_started = false;
+    qint64 m_startNs = 0; // m_clock when the first call went out
+    qint64 m_sendingMs = 0;
+    qint64 m_nextDueNs = -1;
+    qint64 m_calls = 0;
+    qint64 m_inFlight = 0;
+    qint64 m_maxLagNs = 0;
+    QVector<QVector<FireBin>> m_bins;
+    QVector<LatencyHistogram> m_latency;
+    QStringList m_firstErrors;
+    QVector<qint64> m_answered;
+    int m_firstDirtyBin = INT_MAX;
+};
+
+FireEngine::FireEngine(QObject *parent) : QObject(parent) {}
+
+FireEngine::~FireEngine()
+{
+    if (!m_thread)
+        return;
+    // Abandon: the run's loop ends after what it is doing; its connections close with it.
+    disconnect(m_thread, nullptr, this, nullptr);
+    m_thread->quit();
+    m_thread->wait();
+}
+
+QString FireEngine::start(FirePlan plan, const redis::ConnectionOptions &options, const QString &ns, bool readOnly)
+{
+    if (m_thread)
+        return tr("a test-fire run is already going");
+    if (readOnly)
+        return tr("this connection is read-only, and test-fire writes buckets");
+    const QStringList problems = plan.problems();
+    if (!problems.isEmpty())
+        return problems.join(QLatin1Char('\n'));
+    if (plan.seed == 0)
+        plan.seed = QRandomGenerator::global()->generate64() | 1;
+    const QByteArray runId = newRunId();
+    m_keyPrefix = plan.realKeys ? QByteArray() : fireKeyPrefix(ns, runId);
+    m_report = FireReport(plan);
+    m_thread = new QThread(this);
+    m_run = new FireRun(plan, options, ns, readOnly, runId, this);
+    m_run->moveToThread(m_thread);
+    connect(m_thread, &QThread::started, m_run, &FireRun::begin);
+    connect(m_thread, &QThread::finished, m_run, &QObject::deleteLater);
+    // Queued after the run's last update: the thread has ended, nothing more will come.
+    connect(m_thread, &QThread::finished, this, [this] {
+        m_thread->deleteLater();
+        m_thread = nullptr;
+        m_run = nullptr;
+        Q_EMIT finished();
+    });
+    m_thread->start();
+    return {};
+}
+
+void FireEngine::stop()
+{
+    if (m_run)
+        QMetaObject::invokeMethod(m_run, &FireRun::stopSending, Qt::QueuedConnection);
+}
+
+void FireEngine::receiveFromRun(const FireUpdate &update)
+{
+    if (!m_thread)
+        return;
+    m_report.apply(update);
+    Q_EMIT updated();
+}
+
+} // namespace sluice::model

@@ -1,0 +1,213 @@
+#include "model/fire_plan.h"
+
+#include "model/limiter_library.h"
+#include "model/policy_summary.h"
+
+#include <QCoreApplication>
+#include <QLocale>
+
+#include <cmath>
+
+namespace sluice::model {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("sluice::model::FirePlan", text);
+}
+
+constexpr qint64 nsPerSecond = 1'000'000'000;
+
+bool isRate(double rate)
+{
+    return std::isfinite(rate) && rate > 0 && rate <= fire_limits::maxRate;
+}
+
+} // namespace
+
+QString fireShapeName(FireShape shape)
+{
+    switch (shape) {
+    case FireShape::Constant:
+        return QStringLiteral("constant");
+    case FireShape::Bursts:
+        return QStringLiteral("bursts");
+    case FireShape::Ramp:
+        return QStringLiteral("ramp");
+    case FireShape::Poisson:
+        return QStringLiteral("poisson");
+    case FireShape::Saturate:
+        return QStringLiteral("saturate");
+    }
+    return {};
+}
+
+QString fireSubjectsName(FireSubjects subjects)
+{
+    switch (subjects) {
+    case FireSubjects::One:
+        return QStringLiteral("one");
+    case FireSubjects::Rotation:
+        return QStringLiteral("rotation");
+    case FireSubjects::Random:
+        return QStringLiteral("random");
+    }
+    return {};
+}
+
+QStringList FirePlan::problems() const
+{
+    QStringList found;
+    if (targets.isEmpty() || targets.size() > fire_limits::maxTargets)
+        found << tr("name from 1 to %1 targets to fire at").arg(fire_limits::maxTargets);
+    for (int i = 0; i < targets.size(); ++i) {
+        const FireTarget &target = targets.at(i);
+        const QString problem = target.problem(cost);
+        if (!problem.isEmpty())
+            found << tr("%1: %2").arg(target.policy.name, problem);
+        // Real keys are the target's own: two targets on the same keys would spend each other's.
+        for (int j = 0; j < i && realKeys; ++j)
+            if (targets.at(j).kind == target.kind && targets.at(j).policy.name == target.policy.name)
+                found << tr("%1 is named twice: with real keys both would spend the same buckets").arg(target.policy.name);
+    }
+    if (!isValidSubject(subject) || subject.size() > 200)
+        found << tr("the subject must be 1 to 200 bytes without braces");
+    if (subjects != FireSubjects::One && (subjectCount < 1 || subjectCount > fire_limits::maxSubjects))
+        found << tr("the number of subjects must be from 1 to %1").arg(fire_limits::maxSubjects);
+    switch (shape) {
+    case FireShape::Constant:
+    case FireShape::Poisson:
+        if (!isRate(rate))
+            found << tr("the rate must be above 0 and at most %1 calls a second").arg(fire_limits::maxRate, 0, 'f', 0);
+        break;
+    case FireShape::Ramp:
+        if (!std::isfinite(rate) || !std::isfinite(rampToRate) || rate < 0 || rampToRate < 0
+            || std::max(rate, rampToRate) > fire_limits::maxRate || std::max(rate, rampToRate) == 0)
+            found << tr("a ramp runs between two rates from 0 to %1 calls a second, not both 0").arg(fire_limits::maxRate, 0, 'f', 0);
+        break;
+    case FireShape::Bursts:
+        if (burstSize < 1 || burstSize > fire_limits::maxBurstSize)
+            found << tr("a burst is from 1 to %1 calls").arg(fire_limits::maxBurstSize);
+        if (burstEveryMs < 1 || burstEveryMs > fire_limits::maxDurationMs)
+            found << tr("bursts come every 1 to %1 ms").arg(fire_limits::maxDurationMs);
+        break;
+    case FireShape::Saturate:
+        if (pipeline < 1 || pipeline > fire_limits::maxPipeline)
+            found << tr("the pipeline holds from 1 to %1 calls per connection").arg(fire_limits::maxPipeline);
+        break;
+    }
+    if (connections < 1 || connections > fire_limits::maxConnections)
+        found << tr("use from 1 to %1 connections").arg(fire_limits::maxConnections);
+    if (cost < 1 || cost > policy_limits::maxLimit)
+        found << tr("the cost must be from 1 to %1").arg(policy_limits::maxLimit);
+    if (durationMs < fire_limits::minDurationMs || durationMs > fire_limits::maxDurationMs)
+        found << tr("the duration must be from %1 ms to %2 s").arg(fire_limits::minDurationMs).arg(fire_limits::maxDurationMs / 1000);
+    return found;
+}
+
+QByteArray FirePlan::subjectOf(qint64 index, std::mt19937_64 &random) const
+{
+    switch (subjects) {
+    case FireSubjects::One:
+        break;
+    case FireSubjects::Rotation:
+        return subject + '-' + QByteArray::number(index % subjectCount + 1);
+    case FireSubjects::Random:
+        return subject + '-' + QByteArray::number(std::uniform_int_distribution<int>(1, subjectCount)(random));
+    }
+    return subject;
+}
+
+QString FirePlan::describe() const
+{
+    const QLocale locale = QLocale::c();
+    QString pace;
+    switch (shape) {
+    case FireShape::Constant:
+        pace = tr("%1/s constant").arg(locale.toString(rate, 'g', 7));
+        break;
+    case FireShape::Poisson:
+        pace = tr("%1/s Poisson").arg(locale.toString(rate, 'g', 7));
+        break;
+    case FireShape::Ramp:
+        pace = tr("ramp %1/s to %2/s").arg(locale.toString(rate, 'g', 7), locale.toString(rampToRate, 'g', 7));
+        break;
+    case FireShape::Bursts:
+        pace = tr("bursts of %1 every %2").arg(burstSize).arg(durationText(burstEveryMs));
+        break;
+    case FireShape::Saturate:
+        pace = tr("as fast as possible, %1 in flight per connection").arg(pipeline);
+        break;
+    }
+    const QString who = subjects == FireSubjects::One ? tr("subject \"%1\"").arg(QString::fromUtf8(subject))
+        : subjects == FireSubjects::Rotation          ? tr("%1 subjects in rotation").arg(subjectCount)
+                                                      : tr("random of %1 subjects").arg(subjectCount);
+    return tr("%1 for %2, %3, %4 connection(s), cost %5%6")
+        .arg(pace, durationText(durationMs), who)
+        .arg(connections)
+        .arg(cost)
+        .arg(realKeys ? tr(", real keys") : QString());
+}
+
+FireSchedule::FireSchedule(const FirePlan &plan) : m_plan(plan), m_random(plan.seed ^ 0x5eed) {}
+
+qint64 FireSchedule::nextNs()
+{
+    const FirePlan &plan = m_plan;
+    const double duration = plan.durationMs / 1000.0;
+    double seconds = 0;
+    switch (plan.shape) {
+    case FireShape::Saturate:
+        return -1;
+    case FireShape::Constant:
+        seconds = m_index / plan.rate;
+        break;
+    case FireShape::Bursts:
+        seconds = (m_index / plan.burstSize) * (plan.burstEveryMs / 1000.0);
+        break;
+    case FireShape::Poisson:
+        seconds = m_poissonSeconds;
+        m_poissonSeconds += std::exponential_distribution<double>(plan.rate)(m_random);
+        break;
+    case FireShape::Ramp: {
+        // Calls sent by time t: rate * t + (to - rate) * t^2 / (2 * duration); call i is due when
+        // that reaches i.
+        const double a = plan.rate, k = (plan.rampToRate - plan.rate) / (2 * duration);
+        if (k == 0) {
+            seconds = m_index / a;
+        } else {
+            const double discriminant = a * a + 4 * k * m_index;
+            if (discriminant < 0)
+                return -1;
+            seconds = (-a + std::sqrt(discriminant)) / (2 * k);
+        }
+        break;
+    }
+    }
+    const qint64 due = qRound64(seconds * nsPerSecond);
+    if (!(seconds < duration) || due >= plan.durationMs * 1'000'000)
+        return -1;
+    ++m_index;
+    return due;
+}
+
+qint64 FireSchedule::expectedCalls(const FirePlan &plan)
+{
+    const double duration = plan.durationMs / 1000.0;
+    switch (plan.shape) {
+    case FireShape::Constant:
+        return static_cast<qint64>(std::ceil(plan.rate * duration));
+    case FireShape::Poisson:
+        return qRound64(plan.rate * duration);
+    case FireShape::Ramp:
+        return static_cast<qint64>(std::ceil((plan.rate + plan.rampToRate) / 2 * duration));
+    case FireShape::Bursts:
+        return static_cast<qint64>(std::ceil(plan.durationMs / double(plan.burstEveryMs))) * plan.burstSize;
+    case FireShape::Saturate:
+        break;
+    }
+    return 0;
+}
+
+} // namespace sluice::model

@@ -1,0 +1,85 @@
+#pragma once
+
+#include "model/fire_target.h"
+
+#include <QByteArray>
+#include <QString>
+#include <QVector>
+
+#include <random>
+
+namespace sluice::model {
+
+// How test-fire sends its calls over time.
+enum class FireShape {
+    Constant, // `rate` calls a second, evenly spaced
+    Bursts,   // `burstSize` calls at once every `burstEveryMs`
+    Ramp,     // from `rate` to `rampToRate` calls a second, linearly over the duration
+    Poisson,  // `rate` calls a second on average, independent arrivals
+    Saturate, // as fast as the server answers: each connection keeps `pipeline` calls in flight
+};
+// Which subject each call is for.
+enum class FireSubjects {
+    One,      // always `subject`
+    Rotation, // `subject`-1 ... `subject`-N in turn
+    Random,   // one of `subject`-1 ... `subject`-N at random
+};
+
+QString fireShapeName(FireShape shape);      // "constant", "bursts", "ramp", "poisson", "saturate"
+QString fireSubjectsName(FireSubjects subjects); // "one", "rotation", "random"
+
+namespace fire_limits {
+constexpr int maxTargets = 4;
+constexpr double maxRate = 1'000'000;
+constexpr qint64 maxDurationMs = 3'600'000;
+constexpr qint64 minDurationMs = 100;
+constexpr int maxConnections = 64;
+constexpr int maxPipeline = 1000;
+constexpr int maxSubjects = 1'000'000;
+constexpr int maxBurstSize = 1'000'000;
+} // namespace fire_limits
+
+// One test-fire run: the same calls go to every target (side by side), each compared with its
+// reference model.
+struct FirePlan {
+    QVector<FireTarget> targets;
+    FireSubjects subjects = FireSubjects::One;
+    QByteArray subject = "test-fire"; // the subject, or the stem of numbered subjects
+    int subjectCount = 1;
+    FireShape shape = FireShape::Constant;
+    double rate = 100;
+    double rampToRate = 0;
+    int burstSize = 10;
+    qint64 burstEveryMs = 1000;
+    int pipeline = 16;
+    int connections = 1;
+    qint64 cost = 1;
+    qint64 durationMs = 10'000;
+    bool realKeys = false; // fire at real buckets instead of the test-fire key space
+    quint64 seed = 0;      // random subjects and Poisson arrivals; 0 picks one at start
+
+    // Everything wrong with it, one sentence each; empty when it can run.
+    QStringList problems() const;
+    // The subject of call `index` (random choices come from `random`).
+    QByteArray subjectOf(qint64 index, std::mt19937_64 &random) const;
+    // What the run asks for, in one line: "2000/s constant for 10 s, 1 subject, 4 connections".
+    QString describe() const;
+};
+
+// When each call of an open-loop plan is due, in ns from the start; Saturate has no schedule.
+class FireSchedule {
+public:
+    explicit FireSchedule(const FirePlan &plan);
+    // The next call's time, or -1 when the plan has no more calls.
+    qint64 nextNs();
+    // The calls the plan sends in all, for open-loop shapes (Poisson: on average).
+    static qint64 expectedCalls(const FirePlan &plan);
+
+private:
+    FirePlan m_plan;
+    qint64 m_index = 0;
+    double m_poissonSeconds = 0;
+    std::mt19937_64 m_random;
+};
+
+} // namespace sluice::model

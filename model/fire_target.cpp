@@ -1,0 +1,221 @@
+#include "model/fire_target.h"
+
+#include "model/limiter_library.h"
+#include "model/policy_summary.h"
+
+#include <QCoreApplication>
+#include <QCryptographicHash>
+#include <QStringList>
+
+namespace sluice::model {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("sluice::model::FireTarget", text);
+}
+
+constexpr SeedLayout seedLayouts[] = {SeedLayout::ScgTokenBucket, SeedLayout::FixedWindowCounter, SeedLayout::MsTokenBucket};
+constexpr qint64 maxSeedWindowSeconds = policy_limits::maxWindowMs / 1000;
+
+std::optional<qint64> positiveCount(const QString &text, qint64 largest)
+{
+    bool ok = false;
+    const qint64 value = text.toLongLong(&ok);
+    if (!ok || value < 1 || value > largest)
+        return std::nullopt;
+    return value;
+}
+
+qint64 capacity(const Policy &policy)
+{
+    return algorithmUsesBurst(policy.algorithm) ? policy.effectiveBurst() : policy.limit;
+}
+
+} // namespace
+
+FireTarget FireTarget::forPolicy(const Policy &policy)
+{
+    FireTarget target;
+    target.policy = policy;
+    return target;
+}
+
+FireTarget FireTarget::forSeedScript(SeedLayout layout, qint64 limit, qint64 windowMs, qint64 burst)
+{
+    FireTarget target;
+    target.kind = Kind::SeedScript;
+    target.layout = layout;
+    target.policy.name = seedLayoutName(layout);
+    target.policy.algorithm = layout == SeedLayout::FixedWindowCounter ? Algorithm::FixedWindow : Algorithm::TokenBucket;
+    target.policy.limit = limit;
+    target.policy.windowMs = windowMs;
+    target.policy.burst = burst;
+    return target;
+}
+
+bool FireTarget::looksLikeSeedSpec(const QString &spec)
+{
+    const QString layout = spec.section(QLatin1Char(':'), 0, 0);
+    for (SeedLayout candidate : seedLayouts)
+        if (layout == seedLayoutName(candidate))
+            return true;
+    return false;
+}
+
+std::optional<FireTarget> FireTarget::fromSeedSpec(const QString &spec, QString *problem)
+{
+    const QStringList parts = spec.split(QLatin1Char(':'));
+    for (SeedLayout layout : seedLayouts) {
+        if (parts.first() != seedLayoutName(layout))
+            continue;
+        const bool counter = layout == SeedLayout::FixedWindowCounter;
+        const QString form = counter ? QStringLiteral("%1:LIMIT:WINDOW_SECONDS") : QStringLiteral("%1:RATE_PER_SECOND:CAPACITY");
+        const auto first = parts.size() == 3 ? positiveCount(parts.at(1), policy_limits::maxLimit) : std::nullopt;
+        const auto second = parts.size() == 3
+            ? positiveCount(parts.at(2), counter ? maxSeedWindowSeconds : policy_limits::maxBurst) : std::nullopt;
+        if (!first || !second) {
+            *problem = tr("a seed script is named as %1 with whole numbers from 1 (got \"%2\")")
+                           .arg(form.arg(parts.first()), spec);
+            return std::nullopt;
+        }
+        return counter ? forSeedScript(layout, *first, *second * 1000, *first) : forSeedScript(layout, *first, 1000, *second);
+    }
+    *problem = tr("\"%1\" is not a seed script (scg_token_bucket, fixed_window_counter or ms_token_bucket)").arg(spec);
+    return std::nullopt;
+}
+
+QString FireTarget::label() const
+{
+    switch (kind) {
+    case Kind::Policy:
+        return QStringLiteral("%1 (%2 %3/%4%5)")
+            .arg(policy.name, algorithmName(policy.algorithm))
+            .arg(policy.limit)
+            .arg(durationText(policy.windowMs, true),
+                 algorithmUsesBurst(policy.algorithm) && policy.effectiveBurst() != policy.limit
+                     ? tr(", burst %1").arg(policy.effectiveBurst()) : QString());
+    case Kind::SeedScript:
+        if (layout == SeedLayout::FixedWindowCounter)
+            return tr("%1 (%2 per %3)").arg(seedLayoutName(layout)).arg(policy.limit).arg(durationText(policy.windowMs, true));
+        return tr("%1 (%2/s, capacity %3%4)")
+            .arg(seedLayoutName(layout))
+            .arg(policy.limit)
+            .arg(policy.burst)
+            .arg(clockSkewMs > 0 ? tr(", clocks %1 ms apart").arg(clockSkewMs) : QString());
+    }
+    return {};
+}
+
+QString FireTarget::problem(qint64 cost) const
+{
+    if (kind == Kind::Policy) {
+        const QVector<PolicyError> errors = validatePolicy(policy);
+        if (!errors.isEmpty())
+            return errors.first().toString();
+        if (cost > capacity(policy))
+            return tr("cost %1 exceeds %2, the most policy \"%3\" admits at once").arg(cost).arg(capacity(policy)).arg(policy.name);
+        return {};
+    }
+    if (layout == SeedLayout::FixedWindowCounter && cost != 1)
+        return tr("the INCR counter counts calls, not costs: cost must be 1");
+    if (layout != SeedLayout::FixedWindowCounter && cost > policy.burst)
+        return tr("cost %1 exceeds the capacity %2").arg(cost).arg(policy.burst);
+    if (clockSkewMs < 0 || clockSkewMs > 3'600'000)
+        return tr("clock skew must be from 0 to 3600000 ms");
+    if (clockSkewMs > 0 && layout != SeedLayout::MsTokenBucket)
+        return tr("only the ms token bucket reads its callers' clocks: clock skew applies to ms_token_bucket alone");
+    return {};
+}
+
+ReferenceLimiter FireTarget::reference() const
+{
+    if (kind == Kind::Policy)
+        return ReferenceLimiter(policy);
+    return ReferenceLimiter(layout, policy.limit, policy.windowMs, policy.burst);
+}
+
+QByteArray fireKeyPrefix(const QString &ns, const QByteArray &runId)
+{
+    return ns.toUtf8() + "-fire:" + runId + ':';
+}
+
+FireCommands::FireCommands(const FireTarget &target, int index, const QString &ns, const QByteArray &runId, bool realKeys)
+    : m_target(target), m_namespace(ns)
+{
+    // Each target its own keys, so two targets side by side never share a bucket.
+    if (!realKeys)
+        m_keyPrefix = fireKeyPrefix(ns, runId) + QByteArray::number(index + 1) + ':';
+    const Policy &policy = target.policy;
+    if (target.kind == FireTarget::Kind::Policy) {
+        if (realKeys)
+            m_policyArgs = {policy.name.toUtf8()};
+        else
+            m_policyArgs = {algorithmName(policy.algorithm).toUtf8(), QByteArray::number(policy.limit),
+                            QByteArray::number(policy.windowMs), QByteArray::number(policy.effectiveBurst())};
+    } else {
+        m_scriptSha = QCryptographicHash::hash(seedScript(target.layout), QCryptographicHash::Sha1).toHex();
+    }
+}
+
+QByteArrayList FireCommands::keys(const QByteArray &subject) const
+{
+    if (m_target.kind == FireTarget::Kind::Policy) {
+        if (m_keyPrefix.isEmpty())
+            return {bucketKey(m_namespace, m_target.policy.name, subject)};
+        return {m_keyPrefix + m_target.policy.name.toUtf8() + ":{" + subject + '}'};
+    }
+    if (m_keyPrefix.isEmpty())
+        return seedKeys(m_target.layout, subject);
+    // In the test-fire key space the ms bucket's id is a hash tag, so its two keys share a slot
+    // (the gateway's layout has its own tag around the id).
+    const QByteArray id = m_keyPrefix + subject;
+    return seedKeys(m_target.layout, m_target.layout == SeedLayout::MsTokenBucket ? '{' + id + '}' : id);
+}
+
+QByteArrayList FireCommands::command(const QByteArray &subject, qint64 cost, qint64 callerClockMs) const
+{
+    const QByteArrayList keys = this->keys(subject);
+    const QByteArray costText = QByteArray::number(cost);
+    if (m_target.kind == FireTarget::Kind::Policy) {
+        const QByteArray function = m_keyPrefix.isEmpty() ? "sluice_acquire" : "sluice_check";
+        return QByteArrayList{"FCALL", function, "1", keys.first()} + m_policyArgs + QByteArrayList{costText};
+    }
+    const Policy &parameters = m_target.policy;
+    QByteArrayList args{"EVALSHA", m_scriptSha, QByteArray::number(keys.size())};
+    args += keys;
+    switch (m_target.layout) {
+    case SeedLayout::ScgTokenBucket: // the server's clock, as Sluice's own limiter
+        return args + QByteArrayList{QByteArray::number(parameters.limit), QByteArray::number(parameters.burst), {}, costText};
+    case SeedLayout::FixedWindowCounter:
+        return args + QByteArrayList{QByteArray::number(parameters.limit), QByteArray::number(parameters.windowMs / 1000)};
+    case SeedLayout::MsTokenBucket:
+        return args + QByteArrayList{QByteArray::number(parameters.limit), QByteArray::number(parameters.burst), costText,
+                                     QByteArray::number(callerClockMs)};
+    }
+    return args;
+}
+
+QByteArray FireCommands::script() const
+{
+    return m_target.kind == FireTarget::Kind::SeedScript ? seedScript(m_target.layout) : QByteArray();
+}
+
+std::optional<bool> FireCommands::admitted(const redis::RespValue &reply) const
+{
+    if (reply.isError())
+        return std::nullopt;
+    if (m_target.kind == FireTarget::Kind::Policy || m_target.layout == SeedLayout::ScgTokenBucket) {
+        if (!reply.isArray() || reply.elements.isEmpty() || !reply.elements.first().isInteger())
+            return std::nullopt;
+        return reply.elements.first().integer == 1;
+    }
+    if (!reply.isInteger())
+        return std::nullopt;
+    if (m_target.layout == SeedLayout::FixedWindowCounter)
+        return reply.integer != -1;
+    return reply.integer == 1;
+}
+
+} // namespace sluice::model

@@ -1,0 +1,75 @@
+#pragma once
+
+#include "model/policy.h"
+#include "model/reference_limiter.h"
+#include "model/seed_layouts.h"
+#include "redis/resp_value.h"
+
+#include <QByteArrayList>
+#include <QString>
+
+#include <optional>
+
+namespace sluice::model {
+
+// One limiter test-fire sends calls to: a policy, or a seed layout's script (an existing
+// deployment's keys, or the same layout in the test-fire key space).
+struct FireTarget {
+    enum class Kind { Policy, SeedScript };
+    Kind kind = Kind::Policy;
+    // The limiter's definition. A seed script's parameters are kept in the same fields: for the token
+    // buckets `limit` is the rate per second (window 1000 ms) and `burst` the capacity; for the INCR
+    // counter `limit` per `windowMs` (whole seconds).
+    Policy policy;
+    SeedLayout layout = SeedLayout::ScgTokenBucket;
+    // Only the ms token bucket reads its callers' clocks: connection k of C runs k * skew / (C - 1)
+    // ms ahead of the first, so calls alternate between clocks that disagree by up to this much.
+    qint64 clockSkewMs = 0;
+
+    static FireTarget forPolicy(const Policy &policy);
+    static FireTarget forSeedScript(SeedLayout layout, qint64 limit, qint64 windowMs, qint64 burst);
+    // "scg_token_bucket:RATE:CAPACITY", "ms_token_bucket:RATE:CAPACITY" or
+    // "fixed_window_counter:LIMIT:WINDOW_SECONDS", as the CLI names a seed script; nullopt with
+    // *problem set when `spec` is not one.
+    static std::optional<FireTarget> fromSeedSpec(const QString &spec, QString *problem);
+    static bool looksLikeSeedSpec(const QString &spec);
+
+    // What charts and summaries call it: "api (token_bucket 100/60s, burst 150)".
+    QString label() const;
+    // Why it cannot be fired at with calls of `cost`; empty when it can.
+    QString problem(qint64 cost) const;
+    // A model of one of its buckets, starting full.
+    ReferenceLimiter reference() const;
+};
+
+// The test-fire key space of one run: "<ns>-fire:<run>:".
+QByteArray fireKeyPrefix(const QString &ns, const QByteArray &runId);
+
+// The Redis commands of target `index` of a run. Test-fire keys (the default) live under
+// "<namespace>-fire:<run>:<index + 1>:", so a run never touches a real subject's bucket and starts from full
+// buckets; a policy is then called through sluice_check with its definition, which works before it
+// is published and leaves the policy's own counters alone. Real keys are the policy's buckets
+// (sluice_acquire, as services call it) or the script's keys exactly as named.
+class FireCommands {
+public:
+    FireCommands(const FireTarget &target, int index, const QString &ns, const QByteArray &runId, bool realKeys);
+
+    QByteArrayList command(const QByteArray &subject, qint64 cost, qint64 callerClockMs) const;
+    // The keys one subject's call touches (what a run leaves behind until they expire).
+    QByteArrayList keys(const QByteArray &subject) const;
+    // The script to SCRIPT LOAD on every primary before the run; empty for a policy.
+    QByteArray script() const;
+
+    // Whether a reply admitted the call; nullopt when it is not a reply of this target's command
+    // (an error reply or a malformed one).
+    std::optional<bool> admitted(const redis::RespValue &reply) const;
+
+private:
+    FireTarget m_target;
+    QString m_namespace;
+    QByteArray m_keyPrefix; // test-fire key space, empty for real keys
+    QByteArray m_scriptSha;
+    QByteArrayList m_policyArgs; // what follows the key in sluice_check / sluice_acquire
+};
+
+} // namespace sluice::model
