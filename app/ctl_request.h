@@ -1,5 +1,6 @@
 #pragma once
 
+#include "app/ctl_fire_flags.h"
 #include "redis/redis_client.h"
 
 #include <QStringList>
@@ -22,6 +23,7 @@ struct CtlRequest {
     QString duration;  // watch --duration
     QString match;     // keys --match, a subject glob
     QString limit;     // keys --limit
+    CtlFireSettings fire; // fire and bench
 };
 
 QTextStream &ctlOut();
@@ -41,6 +43,8 @@ void runAcquire(const CtlRequest &request);
 void runWatch(const CtlRequest &request);
 void runKeys(const CtlRequest &request);
 void runResetKey(const CtlRequest &request);
+void runFire(const CtlRequest &request);
+void runBench(const CtlRequest &request);
 void runProfiles(const CtlRequest &request); // needs no client
 
 } // namespace sluice::app

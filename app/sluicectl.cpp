@@ -2,6 +2,7 @@
 // says what kind of failure it was (app/exit_codes.h).
 
 #include "app/ctl_connection_flags.h"
+#include "app/ctl_fire_flags.h"
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
 #include "model/connection_profile.h"
@@ -21,7 +22,9 @@ using app::ctlOut;
 namespace {
 
 // What a command does to Redis decides whether a profile lets it run (read-only, production).
-enum class Access { Offline, Reads, Writes, WritesUnlessDryRun };
+// Test traffic writes (a read-only profile refuses it) but asks for --yes on production only
+// when it spends real subjects' buckets.
+enum class Access { Offline, Reads, Writes, WritesUnlessDryRun, FiresTraffic };
 
 struct Command {
     const char *name;
@@ -46,6 +49,10 @@ const Command commands[] = {
     {"watch", 0, 64, Access::Reads, "watch [POLICY...] [--interval MS] [--duration S] [--json]", "show each policy's allowed and rejected decisions per second, live (most rejections first); --json: one object per policy per sample", app::runWatch},
     {"keys", 0, 1, Access::Reads, "keys [POLICY] [--match GLOB] [--limit N] [--json]", "list bucket keys and their state (SCAN on every primary, a bounded page at a time); --json: one object per bucket", app::runKeys},
     {"reset-key", 2, 2, Access::Writes, "reset-key POLICY SUBJECT", "delete one subject's bucket so it is full again (audited)", app::runResetKey},
+    {"fire", 1, 2, Access::FiresTraffic, "fire TARGET [TARGET2] --rate R [--duration S] [--subject NAME | --subjects N | --random N] [--shape constant|bursts|ramp|poisson] [--concurrency C] [--cost N] [--real-keys] [--csv FILE] [--json]",
+     "fire test traffic at a policy (or a seed script, e.g. scg_token_bucket:10:20), two side by side; compare what passed with the reference model; latency percentiles", app::runFire},
+    {"bench", 1, 1, Access::FiresTraffic, "bench TARGET [--duration S] [--concurrency C] [--pipeline P] [--subject NAME | --subjects N | --random N] [--real-keys] [--json]",
+     "the most calls a second the server answers (pipelined, several connections), with latency percentiles", app::runBench},
     {"profiles", 0, 0, Access::Offline, "profiles [--json]", "list the connection profiles saved by the dashboard (for --profile)", app::runProfiles},
 };
 
@@ -82,6 +89,8 @@ int main(int argc, char *argv[])
     const QCommandLineOption versionOption = parser.addVersionOption();
     const app::CtlConnectionFlags connectionFlags;
     connectionFlags.addTo(parser);
+    const app::CtlFireFlags fireFlags;
+    fireFlags.addTo(parser);
     const QCommandLineOption timeoutOption(
         QStringLiteral("timeout"),
         QCoreApplication::translate("sluicectl", "Milliseconds to wait for the connection and each reply."),
@@ -95,13 +104,13 @@ int main(int argc, char *argv[])
                                          QCoreApplication::translate("sluicectl", "apply: also delete stored policies the file lacks."));
     const QCommandLineOption jsonOption(QStringLiteral("json"), QCoreApplication::translate("sluicectl", "Print JSON."));
     const QCommandLineOption costOption(QStringLiteral("cost"),
-                                        QCoreApplication::translate("sluicectl", "acquire: units the call takes. Default: 1."),
+                                        QCoreApplication::translate("sluicectl", "acquire, fire, bench: units each call takes. Default: 1."),
                                         QStringLiteral("n"));
     const QCommandLineOption intervalOption(QStringLiteral("interval"),
                                             QCoreApplication::translate("sluicectl", "watch: ms between samples, 250 to 10000. Default: 1000."),
                                             QStringLiteral("ms"));
     const QCommandLineOption durationOption(QStringLiteral("duration"),
-                                            QCoreApplication::translate("sluicectl", "watch: seconds to watch, then exit. Default: until interrupted."),
+                                            QCoreApplication::translate("sluicectl", "watch: seconds to watch, then exit (default: until interrupted); fire, bench: seconds to fire (default: 10)."),
                                             QStringLiteral("s"));
     const QCommandLineOption matchOption(QStringLiteral("match"),
                                          QCoreApplication::translate("sluicectl", "keys: only subjects matching this Redis glob (* ? [..] \\ escapes)."),
@@ -160,6 +169,11 @@ int main(int argc, char *argv[])
     request.match = parser.value(matchOption);
     request.limit = parser.value(limitOption);
     request.who = model::operatorIdentity(QStringLiteral("sluicectl"));
+    if (command->access == Access::FiresTraffic) {
+        QString error;
+        if (!fireFlags.read(parser, command->run == app::runBench, request.cost, request.duration, &request.fire, &error))
+            return usageError(error);
+    }
 
     redis::ConnectionOptions options;
     std::optional<model::ConnectionProfile> profile;
@@ -191,15 +205,16 @@ int main(int argc, char *argv[])
     options.clientName = QStringLiteral("sluicectl");
     request.ns = parser.isSet(namespaceOption) || !profile ? parser.value(namespaceOption) : profile->ns;
 
-    const bool writes = command->access == Access::Writes
+    const bool writes = command->access == Access::Writes || command->access == Access::FiresTraffic
         || (command->access == Access::WritesUnlessDryRun && !request.dryRun);
+    const bool asksOnProduction = writes && (command->access != Access::FiresTraffic || request.fire.plan.realKeys);
     if (profile && writes && profile->readOnly) {
         ctlErr() << QCoreApplication::translate("sluicectl", "sluicectl: profile \"%1\" is read-only and %2 writes")
                         .arg(profile->name, QLatin1String(command->name))
                  << Qt::endl;
         return app::ExitRefused;
     }
-    if (profile && writes && profile->writesNeedConfirmation() && !parser.isSet(yesOption)) {
+    if (profile && asksOnProduction && profile->writesNeedConfirmation() && !parser.isSet(yesOption)) {
         ctlErr() << QCoreApplication::translate("sluicectl", "sluicectl: profile \"%1\" is production and %2 writes: "
                                                              "add --yes to confirm")
                         .arg(profile->name, QLatin1String(command->name))

@@ -1,5 +1,6 @@
 #include "model/fire_engine.h"
 
+#include "model/limiter_library.h"
 #include "redis/redis_client.h"
 
 #include <QElapsedTimer>
@@ -13,7 +14,7 @@
 #include <climits>
 #include <memory>
 #include <random>
-#include <unordered_map>
+#include <optional>
 #include <vector>
 
 namespace sluice::model {
@@ -34,10 +35,6 @@ QByteArray newRunId()
          + QByteArray::number(QRandomGenerator::global()->bounded(36 * 36 * 36), 36);
 }
 
-struct ByteArrayHash {
-    size_t operator()(const QByteArray &bytes) const { return qHash(bytes); }
-};
-
 } // namespace
 
 // One run, living on the engine's thread: its connections, its schedule, the models, the bins.
@@ -49,8 +46,8 @@ public:
           m_subjectRandom(plan.seed)
     {
         for (int index = 0; index < plan.targets.size(); ++index) {
-            m_commands.emplace_back(plan.targets.at(index), index, ns, runId, plan.realKeys);
-            m_models.emplace_back();
+            m_commands.emplace_back(plan.targets.at(index), index, ns, runId, plan.realKeys, plan.cost);
+            m_models.emplace_back(plan.subjects == FireSubjects::One ? 1 : plan.subjectCount);
         }
         m_bins.resize(plan.targets.size());
         m_latency.resize(plan.targets.size());
@@ -177,27 +174,28 @@ private:
     void sendCall(int connection, qint64 dueNs)
     {
         const qint64 index = m_calls++;
-        const QByteArray subject = m_plan.subjectOf(index, m_subjectRandom);
+        const int subjectIndex = m_plan.subjectOf(index, m_subjectRandom);
+        const QByteArray subject = m_plan.subjectName(subjectIndex);
         const qint64 sentNs = m_clock.nsecsElapsed() - m_startNs;
         const int bin = static_cast<int>((dueNs >= 0 ? dueNs : sentNs) / (fireBinMs * nsPerMs));
         const qint64 serverMs = (m_serverUsAtZero + (m_startNs + sentNs) / 1000) / 1000;
-        auto unanswered = std::make_shared<size_t>(m_commands.size());
+        // Saturating with several targets, a connection's next call waits for all their answers.
+        auto unanswered = m_commands.size() > 1 ? std::make_shared<size_t>(m_commands.size()) : nullptr;
         for (size_t target = 0; target < m_commands.size(); ++target) {
             const FireTarget &definition = m_plan.targets.at(static_cast<int>(target));
             const qint64 skew = m_plan.connections > 1 ? definition.clockSkewMs * connection / (m_plan.connections - 1) : 0;
             FireBin &counts = binAt(target, bin);
             ++counts.sent;
-            auto model = m_models[target].find(subject);
-            if (model == m_models[target].end())
-                model = m_models[target].emplace(subject, definition.reference()).first;
-            ++(model->second.admit(serverMs, m_plan.cost) ? counts.expectedAllowed : counts.expectedRejected);
+            std::optional<ReferenceLimiter> &model = m_models[target][subjectIndex];
+            if (!model)
+                model = definition.reference();
+            ++(model->admit(serverMs, m_plan.cost) ? counts.expectedAllowed : counts.expectedRejected);
             ++m_inFlight;
             m_clients.at(connection)->send(
-                m_commands[target].command(subject, m_plan.cost, serverMs + skew), this,
+                m_commands[target].command(subject, serverMs + skew), this,
                 [this, target, bin, sentNs, connection, unanswered](const redis::RedisReply &reply) {
                     answered(target, bin, sentNs, reply);
-                    // Saturating: a connection's next call follows when all targets answered this one.
-                    if (--*unanswered == 0 && m_plan.shape == FireShape::Saturate && !m_sendingOver)
+                    if ((!unanswered || --*unanswered == 0) && m_plan.shape == FireShape::Saturate && !m_sendingOver)
                         sendCall(connection, -1);
                 },
                 callTimeoutMs);
@@ -217,7 +215,8 @@ private:
             m_latency[target].add(latencyNs / 1000);
         } else {
             ++counts.errors;
-            const QString error = reply.ok() ? FireEngine::tr("unexpected reply: %1").arg(reply.value.toString()) : reply.errorText();
+            const QString error = reply.ok() ? FireEngine::tr("unexpected reply: %1").arg(reply.value.toString())
+                                             : libraryCallProblem(reply.errorText());
             if (m_firstErrors[target].isEmpty())
                 m_firstErrors[target] = error;
             // A target whose very first answer is an error cannot be tested (no library, an
@@ -289,7 +288,7 @@ private:
     FireSchedule m_schedule;
     std::mt19937_64 m_subjectRandom;
     std::vector<FireCommands> m_commands;
-    std::vector<std::unordered_map<QByteArray, ReferenceLimiter, ByteArrayHash>> m_models; // per target, per subject
+    std::vector<std::vector<std::optional<ReferenceLimiter>>> m_models; // per target, per subject (made at its first call)
     std::vector<redis::RedisClient *> m_clients;
 
     QElapsedTimer m_clock;
@@ -340,6 +339,9 @@ QString FireEngine::start(FirePlan plan, const redis::ConnectionOptions &options
         plan.seed = QRandomGenerator::global()->generate64() | 1;
     const QByteArray runId = newRunId();
     m_keyPrefix = plan.realKeys ? QByteArray() : fireKeyPrefix(ns, runId);
+    std::mt19937_64 subjects(plan.seed);
+    m_sampleCommand = FireCommands(plan.targets.first(), 0, ns, runId, plan.realKeys, plan.cost)
+                          .command(plan.subjectName(plan.subjectOf(0, subjects)), QDateTime::currentMSecsSinceEpoch());
     m_report = FireReport(plan);
     m_thread = new QThread(this);
     m_run = new FireRun(plan, options, ns, readOnly, runId, this);

@@ -31,6 +31,8 @@ public:
     const FireReport &report() const { return m_report; }
     // The run's key space: "<ns>-fire:<run>:" (empty for real keys).
     QByteArray keyPrefix() const { return m_keyPrefix; }
+    // The run's first call to its first target, as sent (to replay it with redis-benchmark).
+    QByteArrayList sampleCommand() const { return m_sampleCommand; }
 
 Q_SIGNALS:
     void updated();  // report() has news (about ten times a second)
@@ -44,6 +46,7 @@ private:
     QThread *m_thread = nullptr;
     FireRun *m_run = nullptr; // lives in m_thread
     QByteArray m_keyPrefix;
+    QByteArrayList m_sampleCommand;
 };
 
 } // namespace sluice::model

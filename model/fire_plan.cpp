@@ -58,6 +58,11 @@ QString fireSubjectsName(FireSubjects subjects)
 
 QStringList FirePlan::problems() const
 {
+    return targetProblems() + pacingProblems();
+}
+
+QStringList FirePlan::targetProblems() const
+{
     QStringList found;
     if (targets.isEmpty() || targets.size() > fire_limits::maxTargets)
         found << tr("name from 1 to %1 targets to fire at").arg(fire_limits::maxTargets);
@@ -71,6 +76,12 @@ QStringList FirePlan::problems() const
             if (targets.at(j).kind == target.kind && targets.at(j).policy.name == target.policy.name)
                 found << tr("%1 is named twice: with real keys both would spend the same buckets").arg(target.policy.name);
     }
+    return found;
+}
+
+QStringList FirePlan::pacingProblems() const
+{
+    QStringList found;
     if (!isValidSubject(subject) || subject.size() > 200)
         found << tr("the subject must be 1 to 200 bytes without braces");
     if (subjects != FireSubjects::One && (subjectCount < 1 || subjectCount > fire_limits::maxSubjects))
@@ -106,17 +117,22 @@ QStringList FirePlan::problems() const
     return found;
 }
 
-QByteArray FirePlan::subjectOf(qint64 index, std::mt19937_64 &random) const
+int FirePlan::subjectOf(qint64 index, std::mt19937_64 &random) const
 {
     switch (subjects) {
     case FireSubjects::One:
         break;
     case FireSubjects::Rotation:
-        return subject + '-' + QByteArray::number(index % subjectCount + 1);
+        return static_cast<int>(index % subjectCount);
     case FireSubjects::Random:
-        return subject + '-' + QByteArray::number(std::uniform_int_distribution<int>(1, subjectCount)(random));
+        return std::uniform_int_distribution<int>(0, subjectCount - 1)(random);
     }
-    return subject;
+    return 0;
+}
+
+QByteArray FirePlan::subjectName(int subject) const
+{
+    return subjects == FireSubjects::One ? this->subject : this->subject + '-' + QByteArray::number(subject + 1);
 }
 
 QString FirePlan::describe() const

@@ -60,8 +60,12 @@ struct FirePlan {
 
     // Everything wrong with it, one sentence each; empty when it can run.
     QStringList problems() const;
-    // The subject of call `index` (random choices come from `random`).
-    QByteArray subjectOf(qint64 index, std::mt19937_64 &random) const;
+    QStringList targetProblems() const; // the targets, and the cost each admits
+    QStringList pacingProblems() const; // everything else
+    // Which subject call `index` is for, from 0 to subjectCount - 1 (0 for one subject; random
+    // choices come from `random`), and that subject's name.
+    int subjectOf(qint64 index, std::mt19937_64 &random) const;
+    QByteArray subjectName(int subject) const;
     // What the run asks for, in one line: "2000/s constant for 10 s, 1 subject, 4 connections".
     QString describe() const;
 };

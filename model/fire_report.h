@@ -66,6 +66,7 @@ public:
     const LatencyHistogram &latency(int target) const { return m_latency.at(target); }
     LatencyHistogram allLatency() const;
     qint64 elapsedMs() const { return m_last.elapsedMs; }
+    qint64 sendingMs() const { return m_last.sendingMs; }
     qint64 maxLagMs() const { return m_last.maxLagMs; }
     qint64 inFlight() const { return m_last.inFlight; }
     bool connected() const { return m_last.connected; }

@@ -141,21 +141,37 @@ QByteArray fireKeyPrefix(const QString &ns, const QByteArray &runId)
     return ns.toUtf8() + "-fire:" + runId + ':';
 }
 
-FireCommands::FireCommands(const FireTarget &target, int index, const QString &ns, const QByteArray &runId, bool realKeys)
+FireCommands::FireCommands(const FireTarget &target, int index, const QString &ns, const QByteArray &runId, bool realKeys,
+                           qint64 cost)
     : m_target(target), m_namespace(ns)
 {
     // Each target its own keys, so two targets side by side never share a bucket.
     if (!realKeys)
         m_keyPrefix = fireKeyPrefix(ns, runId) + QByteArray::number(index + 1) + ':';
     const Policy &policy = target.policy;
+    const QByteArray costText = QByteArray::number(cost);
     if (target.kind == FireTarget::Kind::Policy) {
+        m_head = {"FCALL", realKeys ? "sluice_acquire" : "sluice_check", "1"};
         if (realKeys)
-            m_policyArgs = {policy.name.toUtf8()};
+            m_tail = {policy.name.toUtf8(), costText};
         else
-            m_policyArgs = {algorithmName(policy.algorithm).toUtf8(), QByteArray::number(policy.limit),
-                            QByteArray::number(policy.windowMs), QByteArray::number(policy.effectiveBurst())};
-    } else {
-        m_scriptSha = QCryptographicHash::hash(seedScript(target.layout), QCryptographicHash::Sha1).toHex();
+            m_tail = {algorithmName(policy.algorithm).toUtf8(), QByteArray::number(policy.limit),
+                      QByteArray::number(policy.windowMs), QByteArray::number(policy.effectiveBurst()), costText};
+        return;
+    }
+    const QByteArray sha = QCryptographicHash::hash(seedScript(target.layout), QCryptographicHash::Sha1).toHex();
+    m_head = {"EVALSHA", sha, QByteArray::number(seedKeys(target.layout, "id").size())};
+    const QByteArray rate = QByteArray::number(policy.limit), capacity = QByteArray::number(policy.burst);
+    switch (target.layout) {
+    case SeedLayout::ScgTokenBucket: // the server's clock, as Sluice's own limiter
+        m_tail = {rate, capacity, {}, costText};
+        break;
+    case SeedLayout::FixedWindowCounter:
+        m_tail = {rate, QByteArray::number(policy.windowMs / 1000)};
+        break;
+    case SeedLayout::MsTokenBucket: // the caller's clock follows
+        m_tail = {rate, capacity, costText};
+        break;
     }
 }
 
@@ -174,26 +190,20 @@ QByteArrayList FireCommands::keys(const QByteArray &subject) const
     return seedKeys(m_target.layout, m_target.layout == SeedLayout::MsTokenBucket ? '{' + id + '}' : id);
 }
 
-QByteArrayList FireCommands::command(const QByteArray &subject, qint64 cost, qint64 callerClockMs) const
+QByteArrayList FireCommands::command(const QByteArray &subject, qint64 callerClockMs) const
 {
-    const QByteArrayList keys = this->keys(subject);
-    const QByteArray costText = QByteArray::number(cost);
-    if (m_target.kind == FireTarget::Kind::Policy) {
-        const QByteArray function = m_keyPrefix.isEmpty() ? "sluice_acquire" : "sluice_check";
-        return QByteArrayList{"FCALL", function, "1", keys.first()} + m_policyArgs + QByteArrayList{costText};
+    // Calls repeat subjects (one subject, a rotation): their keys are built once.
+    if (subject != m_lastSubject) {
+        m_lastSubject = subject;
+        m_lastKeys = keys(subject);
     }
-    const Policy &parameters = m_target.policy;
-    QByteArrayList args{"EVALSHA", m_scriptSha, QByteArray::number(keys.size())};
-    args += keys;
-    switch (m_target.layout) {
-    case SeedLayout::ScgTokenBucket: // the server's clock, as Sluice's own limiter
-        return args + QByteArrayList{QByteArray::number(parameters.limit), QByteArray::number(parameters.burst), {}, costText};
-    case SeedLayout::FixedWindowCounter:
-        return args + QByteArrayList{QByteArray::number(parameters.limit), QByteArray::number(parameters.windowMs / 1000)};
-    case SeedLayout::MsTokenBucket:
-        return args + QByteArrayList{QByteArray::number(parameters.limit), QByteArray::number(parameters.burst), costText,
-                                     QByteArray::number(callerClockMs)};
-    }
+    QByteArrayList args;
+    args.reserve(m_head.size() + m_lastKeys.size() + m_tail.size() + 1);
+    args += m_head;
+    args += m_lastKeys;
+    args += m_tail;
+    if (m_target.kind == FireTarget::Kind::SeedScript && m_target.layout == SeedLayout::MsTokenBucket)
+        args += QByteArray::number(callerClockMs);
     return args;
 }
 

@@ -52,9 +52,10 @@ QByteArray fireKeyPrefix(const QString &ns, const QByteArray &runId);
 // (sluice_acquire, as services call it) or the script's keys exactly as named.
 class FireCommands {
 public:
-    FireCommands(const FireTarget &target, int index, const QString &ns, const QByteArray &runId, bool realKeys);
+    FireCommands(const FireTarget &target, int index, const QString &ns, const QByteArray &runId, bool realKeys, qint64 cost);
 
-    QByteArrayList command(const QByteArray &subject, qint64 cost, qint64 callerClockMs) const;
+    // callerClockMs: the caller's clock, for the one layout that reads it (the ms token bucket).
+    QByteArrayList command(const QByteArray &subject, qint64 callerClockMs) const;
     // The keys one subject's call touches (what a run leaves behind until they expire).
     QByteArrayList keys(const QByteArray &subject) const;
     // The script to SCRIPT LOAD on every primary before the run; empty for a policy.
@@ -68,8 +69,10 @@ private:
     FireTarget m_target;
     QString m_namespace;
     QByteArray m_keyPrefix; // test-fire key space, empty for real keys
-    QByteArray m_scriptSha;
-    QByteArrayList m_policyArgs; // what follows the key in sluice_check / sluice_acquire
+    QByteArrayList m_head;  // before the keys: FCALL <function> 1, or EVALSHA <digest> <key count>
+    QByteArrayList m_tail;  // after the keys: the policy or script arguments and the cost
+    mutable QByteArray m_lastSubject;
+    mutable QByteArrayList m_lastKeys;
 };
 
 } // namespace sluice::model

@@ -337,6 +337,21 @@ private Q_SLOTS:
         QCOMPARE(readOnly.exitCode, 8);
         QVERIFY2(readOnly.err.contains(QLatin1String("read-only")), qPrintable(readOnly.err));
 
+        // Test-fire writes: refused on a read-only profile. On production it asks for --yes only
+        // when it would spend real subjects' buckets.
+        const QStringList fireApi{QStringLiteral("fire"), QStringLiteral("api"), QStringLiteral("--rate"), QStringLiteral("50"),
+                                  QStringLiteral("--duration"), QStringLiteral("0.2")};
+        const Run readOnlyFire = sluicectl(QStringList{QStringLiteral("--profile"), audit.name, QStringLiteral("--namespace"), production.ns} + fireApi, env);
+        QCOMPARE(readOnlyFire.exitCode, 8);
+        QVERIFY2(readOnlyFire.err.contains(QLatin1String("read-only")), qPrintable(readOnlyFire.err));
+        QCOMPARE(as(production, {QStringLiteral("publish"), QStringLiteral("--yes")}, env).exitCode, 0);
+        const Run testKeys = as(production, fireApi, env);
+        QVERIFY2(testKeys.exitCode == 0, qPrintable(testKeys.out + testKeys.err));
+        const Run realKeys = as(production, fireApi + QStringList{QStringLiteral("--real-keys")}, env);
+        QCOMPARE(realKeys.exitCode, 8);
+        QVERIFY2(realKeys.err.contains(QLatin1String("--yes")), qPrintable(realKeys.err));
+        QCOMPARE(as(production, fireApi + QStringList{QStringLiteral("--real-keys"), QStringLiteral("--yes")}, env).exitCode, 0);
+
         const Run unknown = sluicectl({QStringLiteral("--profile"), QStringLiteral("nobody-") + run, QStringLiteral("ping")}, env);
         QCOMPARE(unknown.exitCode, 2);
         QVERIFY2(unknown.err.contains(QStringLiteral("nobody-") + run), qPrintable(unknown.err));
@@ -583,6 +598,82 @@ private Q_SLOTS:
         QVERIFY(entry[QLatin1String("who")].toString().contains(QLatin1String("(sluicectl)")));
     }
 
+    // The test-fire engine from a terminal: the summary beside the model, JSON and CSV, two targets
+    // side by side, seed scripts, bench's throughput; test-fire keys by default, real ones on request.
+    void fireAndBenchReportWhatPassed()
+    {
+        sluice::test::RedisProcess server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        const QStringList base{QStringLiteral("-u"), QStringLiteral("redis://127.0.0.1:%1").arg(server.port())};
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("policies.json"));
+        QVERIFY(writeFile(file, js("{'policies': [{'name': 'fw', 'algorithm': 'fixed_window', 'limit': 20, 'window_ms': 3600000},"
+                                   " {'name': 'tb', 'algorithm': 'token_bucket', 'limit': 10, 'window_ms': 1000, 'burst': 30}]}")));
+        QCOMPARE(sluicectl(base + QStringList{QStringLiteral("apply"), file}).exitCode, 0);
+        QCOMPARE(sluicectl(base + QStringList{QStringLiteral("publish")}).exitCode, 0);
+        redis::RedisConnection redis(server.options());
+        QVERIFY(sluice::test::openAndWait(redis));
+
+        const QString csv = dir.filePath(QStringLiteral("run.csv"));
+        const Run fire = sluicectl(base + QStringList{QStringLiteral("fire"), QStringLiteral("fw"), QStringLiteral("--rate"), QStringLiteral("200"),
+                                                      QStringLiteral("--duration"), QStringLiteral("1"), QStringLiteral("--json"),
+                                                      QStringLiteral("--csv"), csv});
+        QVERIFY2(fire.exitCode == 0, qPrintable(fire.err));
+        const QJsonObject summary = QJsonDocument::fromJson(fire.out.toUtf8()).object();
+        QCOMPARE(summary[QLatin1String("sent")].toInt(), 200);
+        QCOMPARE(summary[QLatin1String("allowed")].toInt(), 20);
+        QCOMPARE(summary[QLatin1String("rejected")].toInt(), 180);
+        QCOMPARE(summary[QLatin1String("expected_allowed")].toInt(), 20);
+        QVERIFY(qAbs(summary[QLatin1String("achieved_rate")].toDouble() - 200) < 10);
+        for (const char *field : {"p50_ms", "p95_ms", "p99_ms"})
+            QVERIFY2(summary[QLatin1String(field)].toDouble() > 0, field);
+        QFile written(csv);
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        QVERIFY(written.readAll().contains("time_ms,target,sent,allowed,rejected,errors,expected_allowed,expected_rejected\n0,fw,20,"));
+        // The test-fire key space: the policy's real buckets and counters are untouched.
+        QCOMPARE(sluice::test::syncCommand(redis, {"KEYS", "sluice:fw:*"}).value.elements.size(), 0);
+        QCOMPARE(sluice::test::syncCommand(redis, {"KEYS", "sluice-fire:*:1:fw:{test-fire}"}).value.elements.size(), 1);
+
+        // Side by side with a seed script, in a table; the ms bucket's skewed clocks.
+        const Run sideBySide = sluicectl(base + QStringList{QStringLiteral("fire"), QStringLiteral("tb"), QStringLiteral("ms_token_bucket:10:30"),
+                                                            QStringLiteral("--rate"), QStringLiteral("100"), QStringLiteral("--duration"),
+                                                            QStringLiteral("1.5"), QStringLiteral("--concurrency"), QStringLiteral("2"),
+                                                            QStringLiteral("--clock-skew"), QStringLiteral("1000")});
+        QVERIFY2(sideBySide.exitCode == 0, qPrintable(sideBySide.err));
+        QVERIFY2(sideBySide.out.contains(QRegularExpression(QStringLiteral("\\ntb \\(token_bucket 10/second, burst 30\\) +150 +"))), qPrintable(sideBySide.out));
+        QVERIFY2(sideBySide.out.contains(QLatin1String("ms_token_bucket (10/s, capacity 30, clocks 1000 ms apart)")), qPrintable(sideBySide.out));
+        QVERIFY2(sideBySide.err.contains(QRegularExpression(QStringLiteral("1\\.\\d s  tb: sent 1\\d\\d, allowed \\d+ \\(model \\d+\\)"))),
+                 qPrintable(sideBySide.err)); // progress each second
+
+        // Real keys: the subject's own bucket is spent.
+        const Run real = sluicectl(base + QStringList{QStringLiteral("fire"), QStringLiteral("fw"), QStringLiteral("--rate"), QStringLiteral("100"),
+                                                      QStringLiteral("--duration"), QStringLiteral("0.3"), QStringLiteral("--subject"),
+                                                      QStringLiteral("carol"), QStringLiteral("--real-keys"), QStringLiteral("--json")});
+        QCOMPARE(real.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(real.out.toUtf8()).object()[QLatin1String("allowed")].toInt(), 20);
+        const redis::RedisReply peek = sluice::test::syncCommand(redis, {"FCALL_RO", "sluice_peek", "1", "sluice:fw:{carol}", "fw"});
+        QCOMPARE(peek.value.elements.value(1).integer, 0);
+
+        const Run bench = sluicectl(base + QStringList{QStringLiteral("bench"), QStringLiteral("tb"), QStringLiteral("--duration"), QStringLiteral("1"),
+                                                       QStringLiteral("--random"), QStringLiteral("1000"), QStringLiteral("--json")});
+        QCOMPARE(bench.exitCode, 0);
+        const QJsonObject figures = QJsonDocument::fromJson(bench.out.toUtf8()).object();
+        QVERIFY2(figures[QLatin1String("ops_per_second")].toDouble() > 1000, qPrintable(bench.out));
+        QCOMPARE(figures[QLatin1String("connections")].toInt(), 4);
+        QVERIFY(figures[QLatin1String("command")].toString().startsWith(QLatin1String("FCALL sluice_check 1 sluice-fire:")));
+        QCOMPARE(figures[QLatin1String("errors")].toInt(), 0);
+
+        // Nothing to test: an unstored policy, an unpublished library.
+        const Run unknown = sluicectl(base + QStringList{QStringLiteral("fire"), QStringLiteral("nope"), QStringLiteral("--rate"), QStringLiteral("10")});
+        QCOMPARE(unknown.exitCode, 1);
+        QVERIFY2(unknown.err.contains(QLatin1String("no policy named \"nope\" is stored")), qPrintable(unknown.err));
+        QVERIFY(sluice::test::syncCommand(redis, {"FUNCTION", "FLUSH"}).ok());
+        const Run unpublished = sluicectl(base + QStringList{QStringLiteral("fire"), QStringLiteral("fw"), QStringLiteral("--rate"), QStringLiteral("10")});
+        QCOMPARE(unpublished.exitCode, 1);
+        QVERIFY2(unpublished.err.contains(QLatin1String("fw: no limiter library (publish it first)")), qPrintable(unpublished.err));
+        QVERIFY2(unpublished.elapsedMs < 5000, "stopped at the first answer");
+    }
+
     void watchPrintsTheDecisionsOfEachSample()
     {
         // A private server: the watch must see only this test's library and traffic.
@@ -723,6 +814,40 @@ private Q_SLOTS:
                                             << QStringLiteral("no { or }");
         QTest::newRow("keys bad policy") << QStringList{QStringLiteral("keys"), QStringLiteral("no such")}
                                          << QStringLiteral("not a policy name");
+        const QString fire = QStringLiteral("fire"), bench = QStringLiteral("bench"), api = QStringLiteral("api");
+        QTest::newRow("fire without rate") << QStringList{fire, api} << QStringLiteral("fire needs --rate");
+        QTest::newRow("fire rate text") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("fast")} << QStringLiteral("--rate must be a number");
+        QTest::newRow("fire rate 0") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("0")} << QStringLiteral("the rate must be above 0");
+        QTest::newRow("fire unknown shape") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("5"), QStringLiteral("--shape"), QStringLiteral("zigzag")}
+                                            << QStringLiteral("--shape must be constant, bursts, ramp or poisson");
+        QTest::newRow("fire bursts without every") << QStringList{fire, api, QStringLiteral("--shape"), QStringLiteral("bursts"), QStringLiteral("--burst"), QStringLiteral("5")}
+                                                   << QStringLiteral("--burst and --every go together");
+        QTest::newRow("fire ramp without end") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("5"), QStringLiteral("--shape"), QStringLiteral("ramp")}
+                                               << QStringLiteral("--ramp-to goes with --shape ramp");
+        QTest::newRow("fire two subject flags") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("5"), QStringLiteral("--subject"), QStringLiteral("a"),
+                                                               QStringLiteral("--random"), QStringLiteral("5")}
+                                                << QStringLiteral("give one of --subject, --subjects and --random");
+        QTest::newRow("fire braced subject") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("5"), QStringLiteral("--subject"), QStringLiteral("{a}")}
+                                             << QStringLiteral("without braces");
+        QTest::newRow("fire long duration") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("5"), QStringLiteral("--duration"), QStringLiteral("7200")}
+                                            << QStringLiteral("--duration must be a number of seconds from 0.1 to 3600");
+        QTest::newRow("fire no connections") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("5"), QStringLiteral("--concurrency"), QStringLiteral("0")}
+                                             << QStringLiteral("use from 1 to 64 connections");
+        QTest::newRow("fire with pipeline") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("5"), QStringLiteral("--pipeline"), QStringLiteral("4")}
+                                            << QStringLiteral("--pipeline is for bench");
+        QTest::newRow("fire three targets") << QStringList{fire, api, api, api, QStringLiteral("--rate"), QStringLiteral("5")}
+                                            << QStringLiteral("usage: sluicectl fire TARGET [TARGET2]");
+        QTest::newRow("fire bad seed script") << QStringList{fire, QStringLiteral("scg_token_bucket:0:5"), QStringLiteral("--rate"), QStringLiteral("5")}
+                                              << QStringLiteral("a seed script is named as scg_token_bucket:RATE_PER_SECOND:CAPACITY");
+        QTest::newRow("fire bad target") << QStringList{fire, QStringLiteral("no such"), QStringLiteral("--rate"), QStringLiteral("5")}
+                                         << QStringLiteral("is neither a policy name nor a seed script");
+        QTest::newRow("fire counter cost") << QStringList{fire, QStringLiteral("fixed_window_counter:5:1"), QStringLiteral("--rate"), QStringLiteral("5"),
+                                                          QStringLiteral("--cost"), QStringLiteral("2")}
+                                           << QStringLiteral("cost must be 1");
+        QTest::newRow("bench with rate") << QStringList{bench, api, QStringLiteral("--rate"), QStringLiteral("5")}
+                                         << QStringLiteral("bench sends as fast as the server answers: --rate is for fire");
+        QTest::newRow("bench pipeline 0") << QStringList{bench, api, QStringLiteral("--pipeline"), QStringLiteral("0")}
+                                          << QStringLiteral("the pipeline holds from 1 to 1000");
         QTest::newRow("reset-key without subject") << QStringList{QStringLiteral("reset-key"), QStringLiteral("login")}
                                                    << QStringLiteral("usage: sluicectl reset-key");
         QTest::newRow("reset-key bad subject") << QStringList{QStringLiteral("reset-key"), QStringLiteral("login"), QStringLiteral("{x}")}

@@ -1,0 +1,193 @@
+// sluicectl fire and bench: the test-fire panel in a terminal, on the same engine.
+
+#include "app/ctl_request.h"
+#include "app/exit_codes.h"
+#include "model/fire_engine.h"
+#include "model/policy_store.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <memory>
+
+namespace sluice::app {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("sluicectl", text);
+}
+
+void fail(const char *command, const QString &message, int code)
+{
+    ctlErr() << "sluicectl: " << command << ": " << message << Qt::endl;
+    QCoreApplication::exit(code);
+}
+
+QString ms(qint64 microseconds)
+{
+    return QString::number(microseconds / 1000.0, 'f', 3);
+}
+
+// The targets the arguments name, seed scripts as given and policies as stored; `done` gets them,
+// or the command fails.
+void resolveTargets(const CtlRequest &request, const char *command, std::function<void(QVector<model::FireTarget>)> done)
+{
+    auto targets = std::make_shared<QVector<model::FireTarget>>(request.args.size());
+    auto pending = std::make_shared<int>(0);
+    for (int i = 0; i < request.args.size(); ++i) {
+        const QString &name = request.args.at(i);
+        if (model::FireTarget::looksLikeSeedSpec(name)) {
+            QString problem;
+            const auto seed = model::FireTarget::fromSeedSpec(name, &problem);
+            if (!seed)
+                return fail(command, problem, ExitUsage);
+            (*targets)[i] = *seed;
+            (*targets)[i].clockSkewMs = seed->layout == model::SeedLayout::MsTokenBucket ? request.fire.clockSkewMs : 0;
+        } else if (!model::isValidPolicyName(name)) {
+            return fail(command, tr("\"%1\" is neither a policy name nor a seed script (scg_token_bucket:RATE:CAPACITY, "
+                                    "fixed_window_counter:LIMIT:WINDOW_SECONDS, ms_token_bucket:RATE:CAPACITY)").arg(name),
+                        ExitUsage);
+        } else {
+            ++*pending;
+        }
+    }
+    if (request.fire.clockSkewMs > 0
+        && std::none_of(targets->begin(), targets->end(), [](const model::FireTarget &t) {
+               return t.kind == model::FireTarget::Kind::SeedScript && t.layout == model::SeedLayout::MsTokenBucket;
+           }))
+        return fail(command, tr("--clock-skew is for ms_token_bucket targets, which read their callers' clocks"), ExitUsage);
+    if (*pending == 0)
+        return done(*targets);
+    const model::PolicyStore store(request.client, request.ns);
+    for (int i = 0; i < request.args.size(); ++i) {
+        if (model::FireTarget::looksLikeSeedSpec(request.args.at(i)))
+            continue;
+        store.read(request.args.at(i), QCoreApplication::instance(), [=](const model::PolicyStore::ReadResult &result) {
+            if (*pending < 0)
+                return; // failed already
+            if (!result.error.isEmpty() || !result.policy) {
+                *pending = -1;
+                const QString why = result.error.isEmpty() ? tr("no policy named \"%1\" is stored").arg(request.args.at(i)) : result.error;
+                return fail(command, why, result.unreachable ? ExitCannotConnect : ExitFailure);
+            }
+            (*targets)[i] = model::FireTarget::forPolicy(*result.policy);
+            if (--*pending == 0)
+                done(*targets);
+        });
+    }
+}
+
+void printProgress(const model::FireReport &report)
+{
+    QString line = tr("%1 s").arg(report.elapsedMs() / 1000.0, 5, 'f', 1);
+    for (int target = 0; target < report.targetCount(); ++target) {
+        const model::FireSummary s = report.summary(target);
+        line += tr("  %1: sent %2, allowed %3 (model %4), rejected %5").arg(report.plan().targets.at(target).policy.name)
+                    .arg(s.sent).arg(s.allowed).arg(s.expectedAllowed).arg(s.rejected);
+        if (s.errors)
+            line += tr(", errors %1").arg(s.errors);
+    }
+    const model::LatencyHistogram latency = report.allLatency();
+    ctlErr() << line << tr("  p50 %1 ms, p99 %2 ms").arg(ms(latency.percentile(0.5)), ms(latency.percentile(0.99))) << Qt::endl;
+}
+
+void printSummary(const model::FireReport &report, const QString &keySpace)
+{
+    ctlOut() << report.plan().describe() << " (" << keySpace << ')' << Qt::endl;
+    const QString row = QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9 %10 %11 %12");
+    ctlOut() << row.arg(QStringLiteral("TARGET"), -44).arg(QStringLiteral("SENT"), 9).arg(QStringLiteral("ALLOWED"), 9)
+                    .arg(QStringLiteral("MODEL"), 9).arg(QStringLiteral("DEVIATION"), 9).arg(QStringLiteral("REJECTED"), 9)
+                    .arg(QStringLiteral("ERRORS"), 7).arg(QStringLiteral("RATE/S"), 10).arg(QStringLiteral("P50_MS"), 8)
+                    .arg(QStringLiteral("P95_MS"), 8).arg(QStringLiteral("P99_MS"), 8).arg(QStringLiteral("MAX_MS"), 8)
+             << Qt::endl;
+    for (int target = 0; target < report.targetCount(); ++target) {
+        const model::FireSummary s = report.summary(target);
+        ctlOut() << row.arg(s.target, -44).arg(s.sent, 9).arg(s.allowed, 9).arg(s.expectedAllowed, 9)
+                        .arg(QStringLiteral("%1%2%").arg(s.deviationPercent >= 0 ? QStringLiteral("+") : QString())
+                                 .arg(s.deviationPercent, 0, 'f', 2), 9)
+                        .arg(s.rejected, 9).arg(s.errors, 7).arg(s.achievedRate, 10, 'f', 1).arg(ms(s.p50Us), 8)
+                        .arg(ms(s.p95Us), 8).arg(ms(s.p99Us), 8).arg(ms(s.maxUs), 8)
+                 << Qt::endl;
+        if (!s.firstError.isEmpty())
+            ctlOut() << tr("  first error: %1").arg(s.firstError) << Qt::endl;
+    }
+    if (report.maxLagMs() > 0)
+        ctlOut() << tr("calls went out up to %1 ms behind their schedule").arg(report.maxLagMs()) << Qt::endl;
+}
+
+// Runs the plan on the engine and reports it; `bench` adds the throughput figures.
+void run(const CtlRequest &request, const char *command, bool bench)
+{
+    resolveTargets(request, command, [=](const QVector<model::FireTarget> &targets) {
+        model::FirePlan plan = request.fire.plan;
+        plan.targets = targets;
+        const QStringList problems = plan.targetProblems();
+        if (!problems.isEmpty())
+            return fail(command, problems.join(QStringLiteral("; ")), ExitUsage);
+        auto *engine = new model::FireEngine(QCoreApplication::instance());
+        const QString refused = engine->start(plan, request.client->options(), request.ns, request.client->isReadOnly());
+        if (!refused.isEmpty())
+            return fail(command, refused, ExitRefused);
+        const QString keySpace = plan.realKeys ? tr("real keys") : tr("test-fire keys %1*").arg(QString::fromUtf8(engine->keyPrefix()));
+        auto lastPrintedSecond = std::make_shared<qint64>(0);
+        QObject::connect(engine, &model::FireEngine::updated, engine, [=] {
+            const qint64 second = engine->report().elapsedMs() / 1000;
+            if (!request.json && engine->report().connected() && second > *lastPrintedSecond) {
+                *lastPrintedSecond = second;
+                printProgress(engine->report());
+            }
+        });
+        QObject::connect(engine, &model::FireEngine::finished, engine, [=] {
+            const model::FireReport &report = engine->report();
+            if (!request.fire.csvFile.isEmpty()) {
+                QFile csv(request.fire.csvFile);
+                if (!csv.open(QIODevice::WriteOnly | QIODevice::Truncate) || csv.write(report.toCsv()) < 0)
+                    ctlErr() << tr("sluicectl: %1: cannot write %2: %3").arg(QLatin1String(command), request.fire.csvFile, csv.errorString())
+                             << Qt::endl;
+            }
+            QJsonObject json = report.toJson();
+            const model::FireSummary first = report.summary(0);
+            const double answeredPerSecond = report.sendingMs() > 0 ? first.answered * 1000.0 / report.sendingMs() : 0;
+            if (bench) {
+                json.insert(QStringLiteral("ops_per_second"), answeredPerSecond);
+                json.insert(QStringLiteral("command"), QString::fromUtf8(engine->sampleCommand().join(' ')));
+            }
+            if (request.json) {
+                ctlOut() << QJsonDocument(json).toJson(QJsonDocument::Compact) << Qt::endl;
+            } else {
+                printSummary(report, keySpace);
+                if (bench)
+                    ctlOut() << tr("%1 calls answered a second, %2 connections x %3 in flight; command: %4")
+                                    .arg(answeredPerSecond, 0, 'f', 0).arg(plan.connections).arg(plan.pipeline)
+                                    .arg(QString::fromUtf8(engine->sampleCommand().join(' ')))
+                             << Qt::endl;
+            }
+            qint64 errors = 0;
+            for (int target = 0; target < report.targetCount(); ++target)
+                errors += report.summary(target).errors;
+            if (!report.failure().isEmpty())
+                return fail(command, report.failure(), report.connected() ? ExitFailure : ExitCannotConnect);
+            if (errors > 0)
+                return fail(command, tr("%1 calls failed (the first error is shown above)").arg(errors), ExitFailure);
+            QCoreApplication::exit(ExitOk);
+        });
+    });
+}
+
+} // namespace
+
+void runFire(const CtlRequest &request)
+{
+    run(request, "fire", false);
+}
+
+void runBench(const CtlRequest &request)
+{
+    run(request, "bench", true);
+}
+
+} // namespace sluice::app
