@@ -4,6 +4,7 @@
 #include "model/operator_identity.h"
 #include "ui/connection_manager.h"
 #include "ui/deployment_view.h"
+#include "ui/fire_view.h"
 #include "ui/key_inspector_view.h"
 #include "ui/key_watch_view.h"
 #include "ui/policy_history_view.h"
@@ -49,6 +50,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_live = new PolicyLiveView(m_tabs);
     m_keyWatch = new KeyWatchView(m_tabs);
     m_inspector = new KeyInspectorView(m_tabs);
+    m_fire = new FireView(m_tabs);
     m_policies = new PolicyPanel(m_tabs);
     m_deployment = new DeploymentView(m_tabs);
     m_history = new PolicyHistoryView(m_tabs);
@@ -56,6 +58,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_tabs->addTab(m_live, tr("&Live"));
     m_tabs->addTab(m_keyWatch, tr("&Watched keys"));
     m_tabs->addTab(m_inspector, tr("Key &inspector"));
+    m_tabs->addTab(m_fire, tr("Test &fire"));
     m_tabs->addTab(m_policies, tr("&Policies"));
     m_tabs->addTab(m_deployment, tr("&Deployment"));
     m_tabs->addTab(m_history, tr("&History"));
@@ -156,6 +159,7 @@ void MainWindow::setSession(model::ConnectionSession *session)
     m_live->setSession(session);
     m_keyWatch->setSession(session);
     m_inspector->setSession(session);
+    m_fire->setSession(session);
     m_policies->setSession(session);
     m_deployment->setSession(session);
     m_history->setSession(session);

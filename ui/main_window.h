@@ -14,6 +14,7 @@ class QTabWidget;
 namespace sluice::ui {
 
 class DeploymentView;
+class FireView;
 class PolicyHistoryView;
 class KeyInspectorView;
 class KeyWatchView;
@@ -46,6 +47,7 @@ public:
     PolicyLiveView *liveView() const { return m_live; }
     KeyWatchView *keyWatchView() const { return m_keyWatch; }
     KeyInspectorView *keyInspector() const { return m_inspector; }
+    FireView *fireView() const { return m_fire; }
     PolicyPanel *policyPanel() const { return m_policies; }
     DeploymentView *deploymentView() const { return m_deployment; }
     PolicyHistoryView *historyView() const { return m_history; }
@@ -63,6 +65,7 @@ private:
     PolicyLiveView *m_live = nullptr;
     KeyWatchView *m_keyWatch = nullptr;
     KeyInspectorView *m_inspector = nullptr;
+    FireView *m_fire = nullptr;
     PolicyPanel *m_policies = nullptr;
     DeploymentView *m_deployment = nullptr;
     PolicyHistoryView *m_history = nullptr;

@@ -158,7 +158,7 @@ int TimeSeriesChart::addSeries(const Series &series)
     QColor color = series.color;
     if (series.faint)
         color.setAlphaF(0.45);
-    QPen pen(color, series.faint ? 1.5 : 2);
+    QPen pen(color, series.width > 0 ? series.width : series.faint ? 1.5 : 2);
     line->setPen(pen);
     line->setPointsVisible(series.markers);
     line->setUseOpenGL(false);

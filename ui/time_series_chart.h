@@ -25,6 +25,7 @@ public:
         Axis axis = Axis::Left;
         bool faint = false; // thin and pale: a projection, not readings (solid: dashes cost a lot to draw on a zigzag)
         bool markers = false; // draw each point (samples between which a line is projected)
+        qreal width = 0;      // the line's width; 0: 2, or 1.5 when faint (a wide faint line is a band)
     };
 
     explicit TimeSeriesChart(QWidget *parent = nullptr);

@@ -1,0 +1,250 @@
+// The test-fire tab, offscreen, on a real redis-server: a run fired from the form draws each
+// target's answers beside its model and fills the summary and latency; two targets side by side;
+// Stop ends a run at once, and the window keeps answering while the engine fires as fast as it
+// can; bad input is shown and sends nothing; real keys ask first on production, read-only refuses;
+// the run exports as CSV.
+
+#include "model/policy_rate_sampler.h"
+#include "support/event_loop_watchdog.h"
+#include "support/limiter_support.h"
+#include "support/publish_support.h"
+#include "support/redis_process.h"
+#include "support/sync_command.h"
+#include "support/test_services.h"
+#include "support/widget_driving.h"
+#include "support/window_support.h"
+#include "ui/fire_target_picker.h"
+#include "ui/fire_view.h"
+#include "ui/latency_bars.h"
+#include "ui/main_window.h"
+#include "ui/time_series_chart.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QMessageBox>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace sluice;
+using model::Algorithm;
+
+class TestFireView : public QObject {
+    Q_OBJECT
+
+    test::RedisProcess m_server;
+    std::unique_ptr<redis::RedisClient> m_client;
+    QString m_namespace;
+
+    std::unique_ptr<ui::MainWindow> openWindow(model::ConnectionProfile::Environment environment = model::ConnectionProfile::Environment::Dev,
+                                               bool readOnly = false)
+    {
+        model::ConnectionProfile profile;
+        profile.name = QStringLiteral("fire");
+        profile.options = m_server.options();
+        profile.ns = m_namespace;
+        profile.environment = environment;
+        profile.readOnly = readOnly;
+        return test::openMainWindow(profile);
+    }
+
+    // The tab as an operator opens it: the stored policies are offered once read.
+    static ui::FireView *showFire(ui::MainWindow *window)
+    {
+        test::child<QTabWidget>(window, "mainTabs")->setCurrentWidget(window->fireView());
+        ui::FireView *view = window->fireView();
+        if (!QTest::qWaitFor([&] { return view->firstTarget()->choose(QStringLiteral("orders-fixed")); }, 5000))
+            qWarning("the stored policies were not offered");
+        return view;
+    }
+
+    static void typeNumber(QWidget *parent, const char *name, const QString &text)
+    {
+        auto *box = test::child<QAbstractSpinBox>(parent, name);
+        box->selectAll();
+        QTest::keyClicks(box, text);
+        QTest::keyClick(box, Qt::Key_Tab);
+    }
+
+    static void chooseData(QWidget *parent, const char *name, int data)
+    {
+        auto *combo = test::child<QComboBox>(parent, name);
+        combo->setCurrentIndex(combo->findData(data));
+    }
+
+    static bool finished(ui::FireView *view, int waitMs = 20000)
+    {
+        return QTest::qWaitFor([&] { return !view->isRunning(); }, waitMs);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_server.start(), qPrintable(m_server.errorString()));
+        m_client = std::make_unique<redis::RedisClient>(m_server.options());
+        QVERIFY(test::openAndWait(*m_client));
+    }
+
+    void init()
+    {
+        m_namespace = test::uniqueNamespace("firegui-");
+        QVERIFY(test::storeAndPublish(*m_client, m_namespace,
+                                      {test::makePolicy(QStringLiteral("orders-fixed"), Algorithm::FixedWindow, 40, 2000),
+                                       test::makePolicy(QStringLiteral("orders-sliding"), Algorithm::SlidingWindow, 40, 2000)})
+                    .isEmpty());
+    }
+
+    void firesFromTheFormAndDrawsTheModelBeside()
+    {
+        const auto window = openWindow();
+        ui::FireView *view = showFire(window.get());
+        typeNumber(view, "fireRate", QStringLiteral("200"));
+        typeNumber(view, "fireDuration", QStringLiteral("1.5"));
+        test::click(view, "fireStart");
+        QVERIFY(view->isRunning());
+        QVERIFY(!test::child<QPushButton>(view, "fireStart")->isEnabled());
+        QTRY_VERIFY_WITH_TIMEOUT(view->statusText().startsWith(QStringLiteral("Firing:")), 5000);
+        QVERIFY(finished(view));
+        QVERIFY2(view->errorText().isEmpty(), qPrintable(view->errorText()));
+
+        const model::FireSummary summary = view->report().summary(0);
+        QCOMPARE(summary.sent, 300);
+        QCOMPARE(summary.allowed, summary.expectedAllowed);
+        QVERIFY(summary.rejected > 0);
+        QVERIFY2(view->statusText().contains(QStringLiteral("orders-fixed: %1 of 300 calls allowed, the model expected %1").arg(summary.allowed)),
+                 qPrintable(view->statusText()));
+        // The chart: 15 slices of 100 ms, the answers beside the model's curve, as the report has them.
+        const QString slice = view->chart(0)->valuesAt(view->chart(0)->shownSpan().first + 50);
+        QVERIFY2(slice.contains(QLatin1String("allowed")) && slice.contains(QLatin1String("expected allowed")), qPrintable(slice));
+        QVERIFY(!view->chart(1)->isVisible());
+        auto *table = test::child<QTableWidget>(view, "fireSummary");
+        QCOMPARE(table->rowCount(), 1);
+        QCOMPARE(table->item(0, 0)->text(), QStringLiteral("orders-fixed"));
+        QCOMPARE(table->item(0, 1)->text(), QStringLiteral("300"));
+        QCOMPARE(table->item(0, 2)->text(), QStringLiteral("%1 (%1)").arg(summary.allowed));
+        QVERIFY(test::child<QLabel>(view, "fireLatencyText")->text().startsWith(QLatin1String("p50 ")));
+        qint64 bars = 0;
+        for (const auto &bar : test::child<ui::LatencyBars>(view, "fireLatency")->bars())
+            bars += bar.count;
+        QCOMPARE(bars, 300);
+        // The policy's own counters did not see the test traffic.
+        const redis::RedisReply stats = test::syncCommand(*m_client, {"FCALL_RO", "sluice_stats", "0", "9007199254740991"});
+        QString problem;
+        const auto reading = model::StatsReading::parse(stats.value, &problem);
+        QVERIFY(reading && reading->totals.value(QStringLiteral("orders-fixed")).allowed == 0);
+    }
+
+    void twoTargetsSideBySideAndTheirCsv()
+    {
+        const auto window = openWindow();
+        ui::FireView *view = showFire(window.get());
+        QVERIFY(view->secondTarget()->choose(QStringLiteral("orders-sliding")));
+        typeNumber(view, "fireRate", QStringLiteral("100"));
+        typeNumber(view, "fireDuration", QStringLiteral("2.5"));
+        test::click(view, "fireStart");
+        QVERIFY(finished(view));
+        QVERIFY(view->chart(1)->isVisible());
+        const model::FireSummary fixed = view->report().summary(0), sliding = view->report().summary(1);
+        QCOMPARE(fixed.sent, 250);
+        QCOMPARE(sliding.sent, 250);
+        QCOMPARE(fixed.allowed, fixed.expectedAllowed);
+        QCOMPARE(sliding.allowed, sliding.expectedAllowed);
+        QCOMPARE(test::child<QTableWidget>(view, "fireSummary")->item(1, 0)->text(), QStringLiteral("orders-sliding"));
+
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("run.csv"));
+        QString error;
+        QVERIFY(test::child<QPushButton>(view, "fireExport")->isEnabled());
+        QVERIFY2(view->exportCsv(path, &error), qPrintable(error));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray csv = file.readAll();
+        QCOMPARE(csv.count("\n0,orders-"), 2);
+        QVERIFY(csv.contains("orders-sliding (sliding_window 40/2 seconds): sent 250, allowed " + QByteArray::number(sliding.allowed)));
+    }
+
+    // The engine fires on its own thread: the window keeps answering, and Stop ends the run.
+    void stopEndsAFullSpeedRunAndTheWindowKeepsAnswering()
+    {
+        const auto window = openWindow();
+        ui::FireView *view = showFire(window.get());
+        chooseData(view, "fireShape", int(model::FireShape::Saturate));
+        chooseData(view, "fireSubjects", int(model::FireSubjects::Random));
+        typeNumber(view, "fireSubjectCount", QStringLiteral("1000"));
+        typeNumber(view, "fireConnections", QStringLiteral("4"));
+        typeNumber(view, "fireDuration", QStringLiteral("30"));
+        test::EventLoopWatchdog watchdog;
+        watchdog.start();
+        test::click(view, "fireStart");
+        QTRY_VERIFY_WITH_TIMEOUT(view->report().summary(0).answered > 20000, 10000);
+        QTest::qWait(1500);
+        test::click(view, "fireStop");
+        QElapsedTimer stopping;
+        stopping.start();
+        QVERIFY(finished(view, 5000));
+        const model::FireSummary summary = view->report().summary(0);
+        qInfo("full speed: %lld calls answered, %.0f/s; stop took %lld ms; the GUI thread's longest stall %lld ms",
+              summary.answered, summary.achievedRate, stopping.elapsed(), watchdog.longestStallMs());
+        QVERIFY2(watchdog.longestStallMs() < 500, "the window kept answering while the engine fired");
+        QVERIFY(view->report().sendingMs() < 20000);
+        QCOMPARE(summary.errors, 0);
+        QCOMPARE(summary.answered, summary.sent);
+    }
+
+    void badInputIsShownAndSendsNothing()
+    {
+        const auto window = openWindow();
+        ui::FireView *view = showFire(window.get());
+        const qint64 keysBefore = test::syncCommand(*m_client, {"DBSIZE"}).value.integer;
+        test::typeInto(view, "fireSubjectName", QStringLiteral("{tagged}"));
+        test::click(view, "fireStart");
+        QVERIFY2(view->errorText().contains(QLatin1String("without braces")), qPrintable(view->errorText()));
+        QVERIFY(!view->isRunning());
+        test::typeInto(view, "fireSubjectName", QStringLiteral("fine"));
+        QVERIFY(view->firstTarget()->choose(QStringLiteral("fixed_window_counter")));
+        typeNumber(view, "fireCost", QStringLiteral("2"));
+        test::click(view, "fireStart");
+        QVERIFY2(view->errorText().contains(QLatin1String("cost must be 1")), qPrintable(view->errorText()));
+        QVERIFY(!view->isRunning());
+        QCOMPARE(test::syncCommand(*m_client, {"DBSIZE"}).value.integer, keysBefore);
+    }
+
+    void realKeysAskOnProductionAndReadOnlyRefuses()
+    {
+        {
+            const auto window = openWindow(model::ConnectionProfile::Environment::Production);
+            ui::FireView *view = showFire(window.get());
+            typeNumber(view, "fireRate", QStringLiteral("100"));
+            typeNumber(view, "fireDuration", QStringLiteral("0.5"));
+            test::typeInto(view, "fireSubjectName", QStringLiteral("dave"));
+            QTest::mouseClick(test::child<QCheckBox>(view, "fireRealKeys"), Qt::LeftButton, {}, QPoint(5, 5));
+            test::click(view, "fireStart");
+            QMessageBox *ask = nullptr;
+            QTRY_VERIFY((ask = test::openDialog<QMessageBox>("writeConfirmation")));
+            ask->button(QMessageBox::Cancel)->click();
+            QVERIFY(!view->isRunning());
+            const QByteArray key = model::bucketKey(m_namespace, QStringLiteral("orders-fixed"), "dave");
+            QCOMPARE(test::syncCommand(*m_client, {"EXISTS", key}).value.integer, 0);
+            test::click(view, "fireStart");
+            QTRY_VERIFY((ask = test::openDialog<QMessageBox>("writeConfirmation")));
+            ask->button(QMessageBox::Yes)->click();
+            QVERIFY(view->isRunning());
+            QVERIFY(finished(view));
+            QCOMPARE(view->report().summary(0).allowed, 40);
+            QCOMPARE(test::syncCommand(*m_client, {"EXISTS", key}).value.integer, 1);
+            QVERIFY2(view->statusText().contains(QLatin1String("Real keys were used")), qPrintable(view->statusText()));
+        }
+        const auto readOnly = openWindow(model::ConnectionProfile::Environment::Dev, true);
+        ui::FireView *view = showFire(readOnly.get());
+        auto *fire = test::child<QPushButton>(view, "fireStart");
+        QVERIFY(!fire->isEnabled());
+        QVERIFY(fire->toolTip().contains(QLatin1String("read-only")));
+    }
+};
+
+QTEST_MAIN(TestFireView)
+#include "tst_fire_view.moc"
