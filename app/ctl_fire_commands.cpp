@@ -21,12 +21,6 @@ QString tr(const char *text)
     return QCoreApplication::translate("sluicectl", text);
 }
 
-void fail(const char *command, const QString &message, int code)
-{
-    ctlErr() << "sluicectl: " << command << ": " << message << Qt::endl;
-    QCoreApplication::exit(code);
-}
-
 QString ms(qint64 microseconds)
 {
     return QString::number(microseconds / 1000.0, 'f', 3);
@@ -44,11 +38,11 @@ void resolveTargets(const CtlRequest &request, const char *command, std::functio
             QString problem;
             const auto seed = model::FireTarget::fromSeedSpec(name, &problem);
             if (!seed)
-                return fail(command, problem, ExitUsage);
+                return failCommand(command, problem, ExitUsage);
             (*targets)[i] = *seed;
             (*targets)[i].clockSkewMs = seed->layout == model::SeedLayout::MsTokenBucket ? request.fire.clockSkewMs : 0;
         } else if (!model::isValidPolicyName(name)) {
-            return fail(command, tr("\"%1\" is neither a policy name nor a seed script (scg_token_bucket:RATE:CAPACITY, "
+            return failCommand(command, tr("\"%1\" is neither a policy name nor a seed script (scg_token_bucket:RATE:CAPACITY, "
                                     "fixed_window_counter:LIMIT:WINDOW_SECONDS, ms_token_bucket:RATE:CAPACITY)").arg(name),
                         ExitUsage);
         } else {
@@ -59,7 +53,7 @@ void resolveTargets(const CtlRequest &request, const char *command, std::functio
         && std::none_of(targets->begin(), targets->end(), [](const model::FireTarget &t) {
                return t.kind == model::FireTarget::Kind::SeedScript && t.layout == model::SeedLayout::MsTokenBucket;
            }))
-        return fail(command, tr("--clock-skew is for ms_token_bucket targets, which read their callers' clocks"), ExitUsage);
+        return failCommand(command, tr("--clock-skew is for ms_token_bucket targets, which read their callers' clocks"), ExitUsage);
     if (*pending == 0)
         return done(*targets);
     const model::PolicyStore store(request.client, request.ns);
@@ -72,7 +66,7 @@ void resolveTargets(const CtlRequest &request, const char *command, std::functio
             if (!result.error.isEmpty() || !result.policy) {
                 *pending = -1;
                 const QString why = result.error.isEmpty() ? tr("no policy named \"%1\" is stored").arg(request.args.at(i)) : result.error;
-                return fail(command, why, result.unreachable ? ExitCannotConnect : ExitFailure);
+                return failCommand(command, why, result.unreachable ? ExitCannotConnect : ExitFailure);
             }
             (*targets)[i] = model::FireTarget::forPolicy(*result.policy);
             if (--*pending == 0)
@@ -127,11 +121,11 @@ void run(const CtlRequest &request, const char *command, bool bench)
         plan.targets = targets;
         const QStringList problems = plan.targetProblems();
         if (!problems.isEmpty())
-            return fail(command, problems.join(QStringLiteral("; ")), ExitUsage);
+            return failCommand(command, problems.join(QStringLiteral("; ")), ExitUsage);
         auto *engine = new model::FireEngine(QCoreApplication::instance());
         const QString refused = engine->start(plan, request.client->options(), request.ns, request.client->isReadOnly());
         if (!refused.isEmpty())
-            return fail(command, refused, ExitRefused);
+            return failCommand(command, refused, ExitRefused);
         const QString keySpace = plan.realKeys ? tr("real keys") : tr("test-fire keys %1*").arg(QString::fromUtf8(engine->keyPrefix()));
         auto lastPrintedSecond = std::make_shared<qint64>(0);
         QObject::connect(engine, &model::FireEngine::updated, engine, [=] {
@@ -170,9 +164,9 @@ void run(const CtlRequest &request, const char *command, bool bench)
             for (int target = 0; target < report.targetCount(); ++target)
                 errors += report.summary(target).errors;
             if (!report.failure().isEmpty())
-                return fail(command, report.failure(), report.connected() ? ExitFailure : ExitCannotConnect);
+                return failCommand(command, report.failure(), report.connected() ? ExitFailure : ExitCannotConnect);
             if (errors > 0)
-                return fail(command, tr("%1 calls failed (the first error is shown above)").arg(errors), ExitFailure);
+                return failCommand(command, tr("%1 calls failed (the first error is shown above)").arg(errors), ExitFailure);
             QCoreApplication::exit(ExitOk);
         });
     });

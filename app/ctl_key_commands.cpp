@@ -23,12 +23,6 @@ QString tr(const char *text)
 constexpr int defaultLimit = 1000;
 constexpr int maxLimit = 10000000;
 
-void fail(const char *command, const QString &message, int code)
-{
-    ctlErr() << "sluicectl: " << command << ": " << message << Qt::endl;
-    QCoreApplication::exit(code);
-}
-
 // Runs `then` once the client is ready (scanning needs the primaries), or fails the command.
 void whenReady(const CtlRequest &request, const char *command, std::function<void()> then)
 {
@@ -44,7 +38,7 @@ void whenReady(const CtlRequest &request, const char *command, std::function<voi
                              then();
                          } else if (state == redis::RedisClient::State::Failed || state == redis::RedisClient::State::Disconnected) {
                              delete context;
-                             fail(command, tr("cannot connect to %1: %2").arg(request.client->options().redactedUrl(), reason),
+                             failCommand(command, tr("cannot connect to %1: %2").arg(request.client->options().redactedUrl(), reason),
                                   ExitCannotConnect);
                          }
                      });
@@ -88,11 +82,11 @@ void runKeys(const CtlRequest &request)
     bool ok = true;
     const int limit = request.limit.isEmpty() ? defaultLimit : request.limit.toInt(&ok);
     if (!ok || limit < 1 || limit > maxLimit)
-        return fail("keys", tr("--limit must be a whole number from 1 to %1, not \"%2\"").arg(maxLimit).arg(request.limit), ExitUsage);
+        return failCommand("keys", tr("--limit must be a whole number from 1 to %1, not \"%2\"").arg(maxLimit).arg(request.limit), ExitUsage);
     const model::BucketFilter filter{request.args.value(0), request.match};
     QString error;
     if (filter.matchPattern(request.ns, &error).isEmpty())
-        return fail("keys", error, ExitUsage);
+        return failCommand("keys", error, ExitUsage);
 
     whenReady(request, "keys", [=] {
         auto *model = new model::KeyInspectorModel(request.client, request.ns, QCoreApplication::instance());
@@ -121,7 +115,7 @@ void runKeys(const CtlRequest &request)
         });
         QString refused;
         if (!model->browse(filter, &refused))
-            fail("keys", refused, ExitFailure);
+            failCommand("keys", refused, ExitFailure);
     });
 }
 
@@ -130,14 +124,14 @@ void runResetKey(const CtlRequest &request)
     const QString policy = request.args.at(0);
     const QByteArray subject = request.args.at(1).toUtf8();
     if (!model::isValidPolicyName(policy))
-        return fail("reset-key", tr("\"%1\" is not a policy name").arg(policy), ExitUsage);
+        return failCommand("reset-key", tr("\"%1\" is not a policy name").arg(policy), ExitUsage);
     if (!model::isValidSubject(subject))
-        return fail("reset-key", tr("a subject is not empty and has no { or }"), ExitUsage);
+        return failCommand("reset-key", tr("a subject is not empty and has no { or }"), ExitUsage);
     whenReady(request, "reset-key", [=] {
         model::resetBucket(request.client, request.ns, policy, subject, request.who, QCoreApplication::instance(),
                            [=](const QString &error) {
                                if (!error.isEmpty())
-                                   return fail("reset-key", error, ExitFailure);
+                                   return failCommand("reset-key", error, ExitFailure);
                                ctlOut() << tr("reset the bucket of \"%1\" under \"%2\": it is full again (recorded in the audit log)")
                                                .arg(QString::fromUtf8(subject), policy)
                                         << Qt::endl;

@@ -20,6 +20,12 @@ QTextStream &ctlErr()
     return stream;
 }
 
+void failCommand(const char *command, const QString &message, int code)
+{
+    ctlErr() << "sluicectl: " << command << ": " << message << Qt::endl;
+    QCoreApplication::exit(code);
+}
+
 int reportFailure(const CtlRequest &request, const RedisReply &reply)
 {
     const QString target = request.client->options().redactedUrl();

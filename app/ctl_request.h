@@ -28,6 +28,8 @@ struct CtlRequest {
 
 QTextStream &ctlOut();
 QTextStream &ctlErr();
+// Ends a command: "sluicectl: <command>: <message>" on stderr, then exits with `code`.
+void failCommand(const char *command, const QString &message, int code);
 // Prints why a request failed and returns the exit code that says what kind of failure it was.
 int reportFailure(const CtlRequest &request, const redis::RedisReply &reply);
 

@@ -23,12 +23,6 @@ QString tr(const char *text)
     return QCoreApplication::translate("sluicectl", text);
 }
 
-void fail(const QString &message, int code)
-{
-    ctlErr() << "sluicectl: watch: " << message << Qt::endl;
-    QCoreApplication::exit(code);
-}
-
 // Most rejections first, then most admissions: what an operator looks at first.
 QVector<model::PolicyRate> ranked(QVector<model::PolicyRate> rates)
 {
@@ -88,7 +82,7 @@ void runWatch(const CtlRequest &request)
     const int intervalMs = request.interval.isEmpty() ? 1000 : request.interval.toInt(&ok);
     if (!request.interval.isEmpty()
         && (!ok || intervalMs < model::PolicyRateSampler::kMinIntervalMs || intervalMs > model::PolicyRateSampler::kMaxIntervalMs))
-        return fail(tr("--interval must be a whole number of ms from %1 to %2, not \"%3\"")
+        return failCommand("watch", tr("--interval must be a whole number of ms from %1 to %2, not \"%3\"")
                         .arg(model::PolicyRateSampler::kMinIntervalMs)
                         .arg(model::PolicyRateSampler::kMaxIntervalMs)
                         .arg(request.interval),
@@ -97,7 +91,7 @@ void runWatch(const CtlRequest &request)
     if (!request.duration.isEmpty()) {
         durationS = request.duration.toDouble(&ok);
         if (!ok || !std::isfinite(durationS) || durationS <= 0 || durationS > 366 * 86400.0)
-            return fail(tr("--duration must be a positive number of seconds, not \"%1\"").arg(request.duration), ExitUsage);
+            return failCommand("watch", tr("--duration must be a positive number of seconds, not \"%1\"").arg(request.duration), ExitUsage);
     }
     // Whole samples: a duration is the number of intervals it covers, at least one.
     const qint64 samplesWanted = durationS > 0 ? std::max<qint64>(1, qint64(std::ceil(durationS * 1000 / intervalMs))) : 0;
@@ -115,7 +109,7 @@ void runWatch(const CtlRequest &request)
             ctlErr() << "sluicectl: watch: " << problem << Qt::endl;
         if (sample.spanMs == 0) { // nothing counted: every primary failed
             if (*samplesSeen == 0 && sample.missingNodes.isEmpty())
-                return fail(tr("nothing to watch on %1").arg(request.client->options().redactedUrl()), ExitFailure);
+                return failCommand("watch", tr("nothing to watch on %1").arg(request.client->options().redactedUrl()), ExitFailure);
             return;
         }
         model::RateSample shown = sample;
@@ -123,7 +117,7 @@ void runWatch(const CtlRequest &request)
             for (const QString &wanted : request.args)
                 if (std::none_of(sample.policies.cbegin(), sample.policies.cend(),
                                  [&](const model::PolicyRate &rate) { return rate.policy == wanted; }))
-                    return fail(tr("the published library has no policy \"%1\"").arg(wanted), ExitFailure);
+                    return failCommand("watch", tr("the published library has no policy \"%1\"").arg(wanted), ExitFailure);
             shown.policies.erase(std::remove_if(shown.policies.begin(), shown.policies.end(),
                                                 [&](const model::PolicyRate &rate) { return !request.args.contains(rate.policy); }),
                                  shown.policies.end());
@@ -150,7 +144,7 @@ void runWatch(const CtlRequest &request)
                          if (!*connected && state == State::Ready)
                              begin();
                          else if (!*connected && (state == State::Failed || state == State::Disconnected)) {
-                             fail(tr("cannot connect to %1: %2").arg(target, reason), ExitCannotConnect);
+                             failCommand("watch", tr("cannot connect to %1: %2").arg(target, reason), ExitCannotConnect);
                              QObject::disconnect(request.client, nullptr, sampler, nullptr);
                          }
                          else if (*connected && state == State::Ready)

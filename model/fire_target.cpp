@@ -159,7 +159,8 @@ FireCommands::FireCommands(const FireTarget &target, int index, const QString &n
                       QByteArray::number(policy.windowMs), QByteArray::number(policy.effectiveBurst()), costText};
         return;
     }
-    const QByteArray sha = QCryptographicHash::hash(seedScript(target.layout), QCryptographicHash::Sha1).toHex();
+    m_script = seedScript(target.layout);
+    const QByteArray sha = QCryptographicHash::hash(m_script, QCryptographicHash::Sha1).toHex();
     m_head = {"EVALSHA", sha, QByteArray::number(seedKeys(target.layout, "id").size())};
     const QByteArray rate = QByteArray::number(policy.limit), capacity = QByteArray::number(policy.burst);
     switch (target.layout) {
@@ -209,7 +210,7 @@ QByteArrayList FireCommands::command(const QByteArray &subject, qint64 callerClo
 
 QByteArray FireCommands::script() const
 {
-    return m_target.kind == FireTarget::Kind::SeedScript ? seedScript(m_target.layout) : QByteArray();
+    return m_script;
 }
 
 std::optional<bool> FireCommands::admitted(const redis::RespValue &reply) const

@@ -69,6 +69,7 @@ private:
     FireTarget m_target;
     QString m_namespace;
     QByteArray m_keyPrefix; // test-fire key space, empty for real keys
+    QByteArray m_script;    // a seed script's source, empty for a policy
     QByteArrayList m_head;  // before the keys: FCALL <function> 1, or EVALSHA <digest> <key count>
     QByteArrayList m_tail;  // after the keys: the policy or script arguments and the cost
     mutable QByteArray m_lastSubject;

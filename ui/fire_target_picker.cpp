@@ -1,6 +1,7 @@
 #include "ui/fire_target_picker.h"
 
 #include "model/policy_summary.h"
+#include "ui/count_field.h"
 
 #include <QComboBox>
 #include <QGridLayout>
@@ -17,16 +18,6 @@ const QString seedTag = QStringLiteral("seed:");
 constexpr model::SeedLayout seedLayouts[] = {model::SeedLayout::ScgTokenBucket, model::SeedLayout::FixedWindowCounter,
                                              model::SeedLayout::MsTokenBucket};
 
-QSpinBox *spinBox(QWidget *parent, const QString &name, int minimum, int maximum, int value)
-{
-    auto *box = new QSpinBox(parent);
-    box->setObjectName(name);
-    box->setRange(minimum, maximum);
-    box->setValue(value);
-    box->setGroupSeparatorShown(true);
-    return box;
-}
-
 } // namespace
 
 FireTargetPicker::FireTargetPicker(const QString &name, bool optional, QWidget *parent)
@@ -37,12 +28,11 @@ FireTargetPicker::FireTargetPicker(const QString &name, bool optional, QWidget *
     m_choice->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_choice->setMinimumContentsLength(18);
     m_firstLabel = new QLabel(this);
-    m_first = spinBox(this, name + QStringLiteral("First"), 1, 1'000'000'000, 10);
+    m_first = countField(this, name + QStringLiteral("First"), 1, 1'000'000'000, 10);
     m_secondLabel = new QLabel(this);
-    m_second = spinBox(this, name + QStringLiteral("Second"), 1, 1'000'000'000, 20);
+    m_second = countField(this, name + QStringLiteral("Second"), 1, 1'000'000'000, 20);
     m_skewLabel = new QLabel(tr("Clock skew"), this);
-    m_skew = spinBox(this, name + QStringLiteral("Skew"), 0, 3'600'000, 0);
-    m_skew->setSuffix(tr(" ms"));
+    m_skew = countField(this, name + QStringLiteral("Skew"), 0, 3'600'000, 0, tr(" ms"));
     m_skew->setToolTip(tr("The callers' clocks disagree by up to this much: connection k of C runs k \u00d7 skew / (C \u2212 1) ms ahead. "
                           "Only the ms bucket reads its callers' clocks."));
 

@@ -2,6 +2,7 @@
 
 #include "model/policy_store.h"
 #include "ui/column_widths.h"
+#include "ui/count_field.h"
 #include "ui/fire_target_picker.h"
 #include "ui/latency_bars.h"
 #include "ui/time_series_chart.h"
@@ -46,17 +47,6 @@ QString milliseconds(qint64 microseconds)
     return QString::number(microseconds / 1000.0, 'f', 3);
 }
 
-QSpinBox *spinBox(QWidget *parent, const char *name, int minimum, int maximum, int value, const QString &suffix = {})
-{
-    auto *box = new QSpinBox(parent);
-    box->setObjectName(QLatin1String(name));
-    box->setRange(minimum, maximum);
-    box->setValue(value);
-    box->setSuffix(suffix);
-    box->setGroupSeparatorShown(true);
-    return box;
-}
-
 QDoubleSpinBox *rateBox(QWidget *parent, const char *name, double value, const QString &suffix)
 {
     auto *box = new QDoubleSpinBox(parent);
@@ -86,7 +76,7 @@ FireView::FireView(QWidget *parent)
     m_subjectName = new QLineEdit(QStringLiteral("test-fire"), this);
     m_subjectName->setObjectName(QStringLiteral("fireSubjectName"));
     m_subjectName->setToolTip(tr("The subject, or the stem of numbered subjects (stem-1 \u2026 stem-N)."));
-    m_subjectCount = spinBox(this, "fireSubjectCount", 1, model::fire_limits::maxSubjects, 10);
+    m_subjectCount = countField(this, QStringLiteral("fireSubjectCount"), 1, model::fire_limits::maxSubjects, 10);
 
     m_shape = new QComboBox(this);
     m_shape->setObjectName(QStringLiteral("fireShape"));
@@ -97,11 +87,11 @@ FireView::FireView(QWidget *parent)
     m_shape->addItem(tr("As fast as possible"), int(FireShape::Saturate));
     m_rate = rateBox(this, "fireRate", 100, tr(" /s"));
     m_rampTo = rateBox(this, "fireRampTo", 1000, tr(" /s"));
-    m_burst = spinBox(this, "fireBurst", 1, model::fire_limits::maxBurstSize, 50, tr(" calls"));
-    m_every = spinBox(this, "fireEvery", 1, int(model::fire_limits::maxDurationMs), 1000, tr(" ms"));
-    m_pipeline = spinBox(this, "firePipeline", 1, model::fire_limits::maxPipeline, 16, tr(" in flight"));
-    m_connections = spinBox(this, "fireConnections", 1, model::fire_limits::maxConnections, 1);
-    m_cost = spinBox(this, "fireCost", 1, 1'000'000'000, 1);
+    m_burst = countField(this, QStringLiteral("fireBurst"), 1, model::fire_limits::maxBurstSize, 50, tr(" calls"));
+    m_every = countField(this, QStringLiteral("fireEvery"), 1, int(model::fire_limits::maxDurationMs), 1000, tr(" ms"));
+    m_pipeline = countField(this, QStringLiteral("firePipeline"), 1, model::fire_limits::maxPipeline, 16, tr(" in flight"));
+    m_connections = countField(this, QStringLiteral("fireConnections"), 1, model::fire_limits::maxConnections, 1);
+    m_cost = countField(this, QStringLiteral("fireCost"), 1, 1'000'000'000, 1);
     m_duration = new QDoubleSpinBox(this);
     m_duration->setObjectName(QStringLiteral("fireDuration"));
     m_duration->setRange(model::fire_limits::minDurationMs / 1000.0, model::fire_limits::maxDurationMs / 1000.0);
