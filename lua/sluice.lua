@@ -15,27 +15,10 @@ local MAX_WINDOW_MS = 604800000      -- one week
 local MAX_SCALED = 4503599627370496  -- 2^52: bounds limit * window_ms and burst * window_ms
 local MAX_ENTRIES = 100000           -- sliding_log entries and concurrency leases per key
 
--- Quotient of integers below 2^53, rounded down. A double quotient can round across an integer,
--- so the first guess is corrected.
-local function idiv(a, b)
-    local q = floor(a / b)
-    if q * b > a then
-        q = q - 1
-    elseif (q + 1) * b <= a then
-        q = q + 1
-    end
-    return q
-end
-
-local function cdiv(a, b)
-    local q = ceil(a / b)
-    if q * b < a then
-        q = q + 1
-    elseif (q - 1) * b >= a then
-        q = q - 1
-    end
-    return q
-end
+-- Quotients are written floor(a / b) and ceil(a / b): for integers with |a| + b <= 2^53 the
+-- double quotient never rounds across an integer (landing on q from below needs a gap of at least
+-- 1/b within half an ulp of q, that is b * q >= 2^53), and the bounds above keep every dividend and
+-- divisor below 2^52.
 
 local function max(a, b)
     if a > b then return a end
@@ -123,7 +106,8 @@ local FOUR_REJECTED_AT, FIVE_REJECTED_AT = '33', '41'
 local function packed_state(p, key, tag, format, size)
     local raw = redis.pcall('GET', key)
     if not raw then return false end
-    if type(raw) ~= 'string' or #raw ~= size or byte(raw, 1) ~= tag then return nil, not_a_bucket(key, p) end
+    -- A wrong type's error reply is a table, whose length is no bucket's size.
+    if #raw ~= size or byte(raw, 1) ~= tag then return nil, not_a_bucket(key, p) end
     return unpack(format, raw, 2)
 end
 
@@ -135,7 +119,7 @@ local function write_packed(key, format, now, ttl, expires, tag, a, b, c, d, e)
         redis.call('SET', key, pack(format, tag, expires, a, b, c, d, e), 'KEEPTTL')
         return
     end
-    expires = now + ttl + idiv(ttl, 8)
+    expires = now + ttl + floor(ttl / 8)
     redis.call('SET', key, pack(format, tag, expires, a, b, c, d, e), 'PX', expires - now)
 end
 
@@ -186,10 +170,10 @@ local token_bucket = level_algorithm {
     numbers = function(p, level, need, consuming)
         local window, rate, full = p.window_ms, p.limit, p.full
         if level < need then
-            return false, idiv(level, window), cdiv(need - level, rate), cdiv(full - level, rate)
+            return false, floor(level / window), ceil((need - level) / rate), ceil((full - level) / rate)
         end
-        if consuming then return true, idiv(level - need, window), -1, cdiv(full - level + need, rate) end
-        return true, idiv(level, window), -1, cdiv(full - level, rate)
+        if consuming then return true, floor((level - need) / window), -1, ceil((full - level + need) / rate) end
+        return true, floor(level / window), -1, ceil((full - level) / rate)
     end,
     commit = function(p, key, now, consume, expires, level, need, stamp, allowed, rejected, reset)
         if not consume then return count_rejection(key, FOUR_REJECTED_AT, rejected) end
@@ -198,15 +182,43 @@ local token_bucket = level_algorithm {
     end,
 }
 
+-- The token bucket deciding alone, the most common call of all, with state(), numbers() and
+-- commit() written out in one function: in Redis's Lua a function call costs about as much as
+-- reading a key. tst_limiter_reference checks both forms against the same model.
+function token_bucket.acquire(p, key, now, cost)
+    local window, rate, full = p.window_ms, p.limit, p.full
+    local expires, level, stamp, allowed, rejected = false, full, now, 0, 0
+    local raw = redis.pcall('GET', key)
+    if raw then
+        local tag
+        if #raw == FOUR_SIZE then tag, expires, level, stamp, allowed, rejected = unpack(TAGGED_FOUR, raw) end
+        if tag ~= TOKEN_TAG then return nil, not_a_bucket(key, p) end
+        local elapsed = now - stamp
+        if elapsed > 0 then -- a clock that stepped back grants nothing twice
+            if elapsed * rate >= full - level then level = full else level = level + elapsed * rate end
+            stamp = now
+        end
+    end
+    local need = cost * window
+    if level < need then
+        redis.call('SETRANGE', key, FOUR_REJECTED_AT, pack('d', rejected + 1))
+        return false, floor(level / window), ceil((need - level) / rate), ceil((full - level) / rate)
+    end
+    local reset = ceil((full - level + need) / rate)
+    write_packed(key, TAGGED_FOUR, now, max(reset, window), expires, TOKEN_TAG, level - need, stamp, allowed + 1,
+                 rejected)
+    return true, floor((level - need) / window), -1, reset
+end
+
 -- GCRA's and the leaky bucket's level is a backlog that rises with each call and drains at
 -- `limit` per ms; a call fits while the backlog stays within `full`.
 local function backlog_numbers(p, backlog, need, consuming)
     local full, rate, window = p.full, p.limit, p.window_ms
     if backlog + need > full then
-        return false, idiv(full - backlog, window), cdiv(backlog + need - full, rate), cdiv(backlog, rate)
+        return false, floor((full - backlog) / window), ceil((backlog + need - full) / rate), ceil(backlog / rate)
     end
-    if consuming then return true, idiv(full - backlog - need, window), -1, cdiv(backlog + need, rate) end
-    return true, idiv(full - backlog, window), -1, cdiv(backlog, rate)
+    if consuming then return true, floor((full - backlog - need) / window), -1, ceil((backlog + need) / rate) end
+    return true, floor((full - backlog) / window), -1, ceil(backlog / rate)
 end
 
 -- GCRA keeps the theoretical arrival time as whole ms plus a remainder in 1/limit ms.
@@ -222,7 +234,7 @@ local gcra = level_algorithm {
     commit = function(p, key, now, consume, expires, backlog, need, stamp, allowed, rejected, reset)
         if not consume then return count_rejection(key, FOUR_REJECTED_AT, rejected) end
         local after = backlog + need
-        local whole = idiv(after, p.limit)
+        local whole = floor(after / p.limit)
         write_packed(key, TAGGED_FOUR, now, max(reset, p.window_ms), expires, GCRA_TAG, stamp + whole,
                      after - whole * p.limit, allowed + 1, rejected)
     end,
@@ -242,18 +254,27 @@ local leaky_bucket = level_algorithm {
         if not consume then return count_rejection(key, FOUR_REJECTED_AT, rejected) end
         write_packed(key, TAGGED_FOUR, now, max(reset, p.window_ms), expires, LEAKY_TAG, water + need, stamp,
                      allowed + 1, rejected)
-        return cdiv(water, p.limit)
+        return ceil(water / p.limit)
     end,
 }
 
 -- Windows are aligned to the epoch (multiples of window_ms since 1970-01-01 UTC). The bucket is a
--- hash: one field per window id holding its count, `a` the counts of finished windows, `r` the
--- rejections. An acquire counts the call first (one call on the common path) and takes it back
--- when the call is not admitted.
+-- hash: one field per window id holding its count, `a` the units admitted in finished windows, `r`
+-- the rejections not kept in a window's count. An acquire counts the call first (one write on the
+-- common path). A call that does not fit is taken back and counted in `r`, except a call of cost
+-- 1 finding its window full: it stays in the count, so a flood of rejections costs one write each,
+-- and whatever a window's count holds above the limit is rejections. (After the limit changes in
+-- the middle of a window, those rejections count against the new limit until the window ends.)
 local fixed_window = {}
 
+-- A window's count read back: the units admitted in it and the rejections it holds.
+local function window_split(p, count)
+    if count > p.limit then return p.limit, count - p.limit end
+    return count, 0
+end
+
 -- Reads a fixed_window hash: nil when it holds anything but `a`, `r` and window counts.
-local function window_fields(fields, id)
+local function window_fields(p, fields, id)
     local summary = {count = 0, allowed = 0, rejected = 0, previous = nil}
     local current, previous = tostring(id), tostring(id - 1)
     for i = 1, #fields, 2 do
@@ -261,9 +282,12 @@ local function window_fields(fields, id)
         if not find(value, '^%d+$') or (name ~= 'a' and name ~= 'r' and not find(name, '^%d+$')) then return nil end
         value = tonumber(value)
         if name == 'r' then
-            summary.rejected = value
-        else
+            summary.rejected = summary.rejected + value
+        elseif name == 'a' then
             summary.allowed = summary.allowed + value
+        else
+            local admitted, rejected = window_split(p, value)
+            summary.allowed, summary.rejected = summary.allowed + admitted, summary.rejected + rejected
             if name == current then summary.count = value end
             if name == previous then summary.previous = value end
         end
@@ -272,32 +296,29 @@ local function window_fields(fields, id)
 end
 
 -- `count` is the window's count before this call. A call counted ahead (not peeking) is in the
--- hash `field`; `fresh` says it is the window's first.
+-- hash `field`; `fresh` says it is the window's first; `stays` that it stays there if rejected.
 local function window_outcome(p, id, count, cost, now, peek, field, fresh, previous, allowed, rejected)
     local limit = p.limit
+    local used = window_split(p, count)
     local ends = (id + 1) * p.window_ms - now
-    local ok = count + cost <= limit
+    local ok = used + cost <= limit
     local units, reset
     if ok and not peek then
-        units, reset = limit - count - cost, ends
+        units, reset = limit - used - cost, ends
     else
-        units, reset = limit - count, count > 0 and ends or 0
+        units, reset = limit - used, used > 0 and ends or 0
     end
     return {ok = ok, units = units, retry = ok and -1 or ends, reset = reset, id = id, cost = cost,
-            counted = not peek, field = field, fresh = fresh, previous = previous, allowed = allowed,
-            rejected = rejected}
+            counted = not peek, stays = not peek and cost == 1, field = field, fresh = fresh,
+            previous = previous, allowed = allowed, rejected = rejected}
 end
 
--- The hash field of window `id`, as text: converting a number costs more than the call using it.
-local function window_field(p, id)
-    if p.window_id ~= id then p.window_id, p.window_field = id, tostring(id) end
-    return p.window_field
-end
-
--- Counts the call in its window: the window id, its field and its count including the call.
+-- Counts the call in its window: the window id, its field and its count including the call. The
+-- field's text is kept per policy: converting a number costs more than the call using it.
 local function count_ahead(p, key, now, cost)
-    local id = idiv(now, p.window_ms)
-    local field = window_field(p, id)
+    local id = floor(now / p.window_ms)
+    if p.window_id ~= id then p.window_id, p.window_field = id, tostring(id) end
+    local field = p.window_field
     local count = redis.pcall('HINCRBY', key, field, cost)
     if type(count) ~= 'number' then return nil, not_a_bucket(key, p) end
     return id, field, count
@@ -308,7 +329,7 @@ local function counted_outcome(p, key, now, cost, id, field, count)
     local fresh, previous = count == cost, nil
     if fresh and redis.call('HLEN', key) > 1 then
         -- First call of this window on an older bucket: check the rest of it before use.
-        local summary = window_fields(redis.call('HGETALL', key), id)
+        local summary = window_fields(p, redis.call('HGETALL', key), id)
         if not summary then
             redis.call('HDEL', key, field) -- the count this call just created
             return nil, not_a_bucket(key, p)
@@ -324,21 +345,25 @@ function fixed_window.evaluate(p, key, now, cost, peek)
         if not id then return nil, field end
         return counted_outcome(p, key, now, cost, id, field, count)
     end
-    local id = idiv(now, p.window_ms)
+    local id = floor(now / p.window_ms)
     local fields, err = read('HGETALL', key)
     if err then return nil, not_a_bucket(key, p) end
-    local summary = window_fields(fields, id)
+    local summary = window_fields(p, fields, id)
     if not summary then return nil, not_a_bucket(key, p) end
     return window_outcome(p, id, summary.count, cost, now, true, nil, false, nil, summary.allowed, summary.rejected)
 end
 
 function fixed_window.apply(p, key, st, verdict)
-    if verdict ~= 'consume' and st.counted then redis.call('HINCRBY', key, st.field, -st.cost) end
-    if verdict == 'reject' then redis.call('HINCRBY', key, 'r', 1) end
+    local stays = verdict == 'consume' or (verdict == 'reject' and st.stays)
+    if st.counted and not stays then redis.call('HINCRBY', key, st.field, -st.cost) end
+    if verdict == 'reject' and not stays then redis.call('HINCRBY', key, 'r', 1) end
     if st.fresh then
-        -- First call of a window: fold the previous window into `a`; the key lives one idle window.
+        -- First call of a window: fold the previous window into `a` and `r`; the key lives one idle
+        -- window.
         if st.previous then
-            redis.call('HINCRBY', key, 'a', st.previous)
+            local admitted, rejected = window_split(p, st.previous)
+            redis.call('HINCRBY', key, 'a', admitted)
+            if rejected > 0 then redis.call('HINCRBY', key, 'r', rejected) end
             redis.call('HDEL', key, st.id - 1)
         end
         redis.call('PEXPIREAT', key, (st.id + 2) * p.window_ms)
@@ -348,9 +373,12 @@ end
 function fixed_window.acquire(p, key, now, cost)
     local id, field, count = count_ahead(p, key, now, cost)
     if not id then return nil, field end
-    if count ~= cost and count <= p.limit then
-        -- Admitted in a window already under way: the count was all there was to write.
-        return true, p.limit - count, -1, (id + 1) * p.window_ms - now
+    if count ~= cost then
+        -- In a window already under way the count is all there is to write when the call fits,
+        -- or when a call of cost 1 finds the window full.
+        local limit, ends = p.limit, (id + 1) * p.window_ms - now
+        if count <= limit then return true, limit - count, -1, ends end
+        if cost == 1 then return false, 0, ends, ends end
     end
     local st, err = counted_outcome(p, key, now, cost, id, field, count)
     if not st then return nil, err end
@@ -366,7 +394,7 @@ function sliding_window.evaluate(p, key, now, cost, peek)
     local expires, stored_id, previous, current, allowed, rejected = packed_state(p, key, SLIDING_TAG, FIVE, FIVE_SIZE)
     if expires == nil then return nil, stored_id end
     local window, limit = p.window_ms, p.limit
-    local id = idiv(now, window)
+    local id = floor(now / window)
     local elapsed = now - id * window
     local prev, curr = 0, 0
     if stored_id == id then
@@ -380,9 +408,9 @@ function sliding_window.evaluate(p, key, now, cost, peek)
     local ok = used + need <= p.full
     local units, reset, retry
     if ok and not peek then
-        units, reset, retry = idiv(p.full - used - need, window), window - elapsed + window, -1
+        units, reset, retry = floor((p.full - used - need) / window), window - elapsed + window, -1
     else
-        units, reset, retry = idiv(p.full - used, window), 0, -1
+        units, reset, retry = floor((p.full - used) / window), 0, -1
         if curr > 0 then
             reset = window - elapsed + window
         elseif prev > 0 then
@@ -393,13 +421,13 @@ function sliding_window.evaluate(p, key, now, cost, peek)
         -- Earliest elapsed time e in this window with prev * (window - e) <= what is left.
         local room = (limit - curr - cost) * window
         local at = window
-        if room >= 0 and prev > 0 then at = window - idiv(room, prev) end
+        if room >= 0 and prev > 0 then at = window - floor(room / prev) end
         if at < window then
             retry = at - elapsed
         else
             -- In the next window the current count is the weighted one and nothing is current.
             local later = 0
-            if curr > 0 then later = max(0, window - idiv((limit - cost) * window, curr)) end
+            if curr > 0 then later = max(0, window - floor(((limit - cost) * window) / curr)) end
             retry = window - elapsed + later
         end
     end
@@ -560,6 +588,7 @@ local function prepare(p)
     p.full = p.capacity * window
     p.impl = ALGORITHMS[p.algorithm]
     p.extra = EXTRA[p.algorithm]
+    p.reply = {0, 0, -1, 0, limit, p.name} -- decide_one()'s, refilled on every call
     return p
 end
 
@@ -583,16 +612,16 @@ local function roll(s, now)
         s.seconds[slot], s.ring_a[slot], s.ring_r[slot] = s.second, s.a, s.r
         s.allowed, s.rejected = s.allowed + s.a, s.rejected + s.r
     end
-    s.second = idiv(now, 1000)
+    s.second = floor(now / 1000)
     s.ends = (s.second + 1) * 1000
     s.a, s.r = 0, 0
     epoch = epoch or now
 end
 
-local function record(s, now, allowed, rejected)
+local function record_admission(p, now)
+    local s = p.stats
     if now >= s.ends then roll(s, now) end
-    s.a = s.a + allowed
-    s.r = s.r + rejected
+    s.a = s.a + 1
 end
 
 -- Most rejected subjects per policy, for dashboards, kept like the counts above in the library's
@@ -607,9 +636,13 @@ local function new_top()
     return {ends = -1, starts = -1, size = 0, counts = {}, over = {}, previous = nil}
 end
 
-local function count_rejected_key(t, key, now)
+-- A rejection counted for its policy: the second's count and its key's place in the summary.
+local function record_rejection(p, key, now)
+    local s, t = p.stats, p.top
+    if now >= s.ends then roll(s, now) end
+    s.r = s.r + 1
     if now >= t.ends then
-        local period = idiv(now, TOP_PERIOD_MS) * TOP_PERIOD_MS
+        local period = floor(now / TOP_PERIOD_MS) * TOP_PERIOD_MS
         t.previous = (t.ends == period) and {starts = t.starts, counts = t.counts, over = t.over} or nil
         t.starts, t.ends, t.size, t.counts, t.over = period, period + TOP_PERIOD_MS, 0, {}, {}
     end
@@ -649,9 +682,9 @@ local function setup()
 end
 
 -- A key is `<namespace>:<policy>:{<subject>}`: the subject is the Cluster hash tag, so one
--- subject's buckets under several policies share a slot.
+-- subject's buckets under several policies share a slot. The last key that passed is kept in
+-- p.last_key, so acquire() skips the check for a hot subject.
 local function check_key(key, p)
-    if key == p.last_key then return nil end -- a hot subject's key, checked on an earlier call
     local prefix = p.prefix
     local length = #key
     -- The prefix, a non-empty subject without braces, then the closing brace (checked without
@@ -744,10 +777,9 @@ local function decide(keys, policies, cost, peek)
         local verdict = (not s.ok and 'reject') or (blocked and 'none') or 'consume'
         local extra = q.impl.apply(q, keys[i], s, verdict, now)
         if verdict == 'consume' then
-            record(q.stats, now, 1, 0)
+            record_admission(q, now)
         elseif verdict == 'reject' then
-            record(q.stats, now, 0, 1)
-            count_rejected_key(q.top, keys[i], now)
+            record_rejection(q, keys[i], now)
         end
         if not blocked and q.extra then reply[#reply + 1] = extra or q.extra end
     end
@@ -760,26 +792,28 @@ local function decide_one(key, p, cost)
     local now = now_ms()
     local ok, units, retry, reset, extra = p.impl.acquire(p, key, now, cost)
     if ok == nil then return fail(units) end
+    local reply = p.reply -- refilled on every call: a new table costs more than the decision
     if ok then
-        if p.stats then record(p.stats, now, 1, 0) end
-        if p.extra then return {1, units, -1, reset, p.limit, p.name, extra} end
-        return {1, units, -1, reset, p.limit, p.name}
+        if p.stats then record_admission(p, now) end
+        reply[1], reply[2], reply[3], reply[4], reply[7] = 1, units, -1, reset, extra
+        return reply
     end
-    if p.stats then
-        record(p.stats, now, 0, 1)
-        count_rejected_key(p.top, key, now)
+    if p.stats then record_rejection(p, key, now) end
+    if p.shadow then
+        reply[1], reply[2], reply[3], reply[4], reply[7] = 1, units, -1, reset, p.extra
+    else
+        reply[1], reply[2], reply[3], reply[4], reply[7] = 0, units, retry, reset, nil
     end
-    if not p.shadow then return {0, units, retry, reset, p.limit, p.name} end
-    if p.extra then return {1, units, -1, reset, p.limit, p.name, p.extra} end
-    return {1, units, -1, reset, p.limit, p.name}
+    return reply
 end
 
 local function acquire(keys, args)
     if #keys == 1 then
         local p, cost = POLICIES[args[1]], 1
         if #args == 2 then cost = parse_count(args[2], MAX_COUNT) end
-        if p and cost and #args <= 2 and cost <= p.capacity and not check_key(keys[1], p) then
-            return decide_one(keys[1], p, cost)
+        local key = keys[1]
+        if p and cost and #args <= 2 and cost <= p.capacity and (key == p.last_key or not check_key(key, p)) then
+            return decide_one(key, p, cost)
         end
     end
     -- Several policies, or something to report: resolve() names the problem.
@@ -858,7 +892,7 @@ end
 local function stats(_, args)
     local now = now_ms()
     epoch = epoch or now
-    local current = idiv(now, 1000)
+    local current = floor(now / 1000)
     local since = tonumber(args[1] or '') or (current - RING)
     local reply = {now, epoch}
     for _, name in ipairs(NAMES) do

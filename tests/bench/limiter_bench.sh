@@ -124,6 +124,7 @@ for check in "token_bucket allow 1.3 floor_admit" "token_bucket deny 1.4 floor_r
   read -r algorithm path target floor <<<"$check"
   r=$(ratio "${rps_of[${algorithm}_$path]}" "${rps_of[scg_$path]}")
   f=$(ratio "${rps_of[$floor]}" "${rps_of[scg_$path]}")
+  u=$(ratio "${usec_of[scg_$path]}" "${usec_of[${algorithm}_$path]}")
   echo "$algorithm $path path: ${r}x the SCG-compatible script's throughput (target ${target}x: $(verdict "$r" "$target");" \
-       "the floor reaches ${f}x)"
+       "the floor reaches ${f}x; ${u}x in server microseconds per call)"
 done

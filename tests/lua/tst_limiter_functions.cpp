@@ -251,6 +251,42 @@ private Q_SLOTS:
         QCOMPARE(acquire({key, "lb"}), (QVector<qint64>{1, 0, -1, 250, 1, -999, 150}));
     }
 
+    void fixedWindowCountsRejectionsPerKeyExactly()
+    {
+        // fw: 3 per second, windows aligned to the epoch (kStart is a whole second).
+        const QByteArray key = bucketKey(QStringLiteral("fw"), "flood");
+        const QByteArray window = QByteArray::number(kStart / 1000);
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(acquire({key, "fw"}).value(0), 1);
+        // Calls of cost 1 on the full window stay in its count: one write each, the reply unchanged.
+        setClock(kStart + 400);
+        for (int i = 0; i < 4; ++i)
+            QCOMPARE(acquire({key, "fw"}), (QVector<qint64>{0, 0, 600, 600, 3, -999}));
+        QCOMPARE(call({"HGET", key, window}).value.bytes, QByteArray("7"));
+        // A costlier call is taken back and counted in `r`.
+        QCOMPARE(acquire({key, "fw", "2"}), (QVector<qint64>{0, 0, 600, 600, 3, -999}));
+        QCOMPARE(call({"HGET", key, window}).value.bytes, QByteArray("7"));
+        QCOMPARE(inspect(QStringLiteral("fw"), "flood").value("allowed"), QByteArray("3"));
+        QCOMPARE(inspect(QStringLiteral("fw"), "flood").value("rejected"), QByteArray("5"));
+        QCOMPARE(inspect(QStringLiteral("fw"), "flood").value("available"), QByteArray("0"));
+        // The next window starts empty; the finished one is folded into `a` and `r`.
+        setClock(kStart + 1000);
+        QCOMPARE(acquire({key, "fw", "2"}), (QVector<qint64>{1, 1, -1, 1000, 3, -999}));
+        QCOMPARE(acquire({key, "fw", "2"}), (QVector<qint64>{0, 1, 1000, 1000, 3, -999}));
+        QCOMPARE(acquire({key, "fw"}), (QVector<qint64>{1, 0, -1, 1000, 3, -999}));
+        QCOMPARE(acquire({key, "fw"}), (QVector<qint64>{0, 0, 1000, 1000, 3, -999}));
+        QCOMPARE(call({"HGET", key, "a"}).value.bytes, QByteArray("3"));
+        QCOMPARE(call({"HGET", key, "r"}).value.bytes, QByteArray("6"));
+        QCOMPARE(call({"HEXISTS", key, window}).value.integer, 0);
+        const auto counters = inspect(QStringLiteral("fw"), "flood");
+        QCOMPARE(counters.value("allowed"), QByteArray("6"));
+        QCOMPARE(counters.value("rejected"), QByteArray("7"));
+        // A peek reads the same window: nothing left, back in 1000 ms.
+        const RedisReply peek = call({"FCALL_RO", "sluice_peek", "1", key, "fw"});
+        QCOMPARE(peek.value.elements.at(1).integer, 0);
+        QCOMPARE(peek.value.elements.at(2).integer, 1000);
+    }
+
     void peekConsumesNothing()
     {
         const QByteArray key = bucketKey(QStringLiteral("gc"), "p");

@@ -21,6 +21,10 @@ Q_DECLARE_METATYPE(sluice::model::Algorithm)
 
 namespace {
 
+// Refills its whole capacity every millisecond: beside any tested policy it admits and has at least
+// as much left, so the tested policy decides.
+const model::Policy kWide = test::makePolicy(QStringLiteral("wide"), Algorithm::TokenBucket, 1000000000, 1, 1000000000);
+
 struct Step {
     enum class Kind { Acquire, Peek, Release };
     Kind kind = Kind::Acquire;
@@ -130,8 +134,10 @@ class TestLimiterReference : public QObject {
     std::unique_ptr<RedisConnection> m_connection;
 
     // Sends the steps pipelined (setting the test clock when it moves) and checks every reply.
-    // Returns the first mismatch, or an empty string.
-    QByteArray runSteps(const model::Policy &policy, TrafficGenerator &traffic, int steps)
+    // Returns the first mismatch, or an empty string. `paired` sends each acquire together with a
+    // bucket of kWide, which always admits and always has more left, so the decision and the reply
+    // stay the tested policy's while going through the multi-policy path.
+    QByteArray runSteps(const model::Policy &policy, TrafficGenerator &traffic, int steps, bool paired = false)
     {
         constexpr int batch = 4000;
         QByteArray mismatch;
@@ -154,6 +160,9 @@ class TestLimiterReference : public QObject {
                 QByteArrayList command;
                 if (step.kind == Step::Kind::Release)
                     command = {"FCALL", "sluice_release", "1", key, policy.name.toUtf8(), step.lease};
+                else if (paired && step.kind == Step::Kind::Acquire)
+                    command = {"FCALL", "sluice_acquire", "2", key, test::bucketKey(kWide.name, step.subject),
+                               policy.name.toUtf8(), kWide.name.toUtf8(), QByteArray::number(step.cost)};
                 else
                     command = {step.kind == Step::Kind::Peek ? "FCALL_RO" : "FCALL",
                                step.kind == Step::Kind::Peek ? "sluice_peek" : "sluice_acquire", "1", key,
@@ -205,6 +214,7 @@ private Q_SLOTS:
         QTest::addColumn<qint64>("limit");
         QTest::addColumn<qint64>("windowMs");
         QTest::addColumn<qint64>("burst");
+        QTest::addColumn<bool>("paired");
         struct Shape {
             const char *name;
             qint64 limit, windowMs, burst;
@@ -223,7 +233,9 @@ private Q_SLOTS:
             for (const Shape &shape : shapes) {
                 const qint64 limit = keepsEntries ? std::min<qint64>(shape.limit, 100000) : shape.limit;
                 const qint64 burst = keepsEntries ? limit : shape.burst;
-                QTest::addRow("%s: %s", qPrintable(name), shape.name) << algorithm << limit << shape.windowMs << burst;
+                for (const bool paired : {false, true})
+                    QTest::addRow("%s: %s%s", qPrintable(name), shape.name, paired ? ", beside another policy" : "")
+                        << algorithm << limit << shape.windowMs << burst << paired;
             }
         }
     }
@@ -234,15 +246,16 @@ private Q_SLOTS:
         QFETCH(qint64, limit);
         QFETCH(qint64, windowMs);
         QFETCH(qint64, burst);
+        QFETCH(bool, paired);
         const model::Policy policy = test::makePolicy(QStringLiteral("p"), algorithm, limit, windowMs, burst);
         QVERIFY(model::validatePolicy(policy).isEmpty());
         QVERIFY(test::syncCommand(*m_connection, {"FLUSHALL"}).ok());
-        const QString loaded = test::loadLibrary(*m_connection, test::testClockLibrary({policy}));
+        const QString loaded = test::loadLibrary(*m_connection, test::testClockLibrary({policy, kWide}));
         QVERIFY2(loaded.isEmpty(), qPrintable(loaded));
 
         const quint32 seed = static_cast<quint32>(qHash(QByteArray(QTest::currentDataTag())));
         TrafficGenerator traffic(policy, seed, testClockStart(seed));
-        const QByteArray mismatch = runSteps(policy, traffic, 6000);
+        const QByteArray mismatch = runSteps(policy, traffic, 6000, paired);
         QVERIFY2(mismatch.isEmpty(), mismatch.constData());
     }
 
