@@ -15,7 +15,7 @@ build_packages=(
   libhiredis-dev qtkeychain-qt6-dev libsecret-1-0 libssl-dev
   redis-server redis-tools fonts-dejavu-core
 )
-test_packages=(openssl dbus dbus-bin gnome-keyring procps)
+test_packages=(openssl dbus dbus-bin gnome-keyring procps valgrind)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 

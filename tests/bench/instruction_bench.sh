@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Instruction benchmark: the server's instructions per call (valgrind callgrind, so the same on every
+# run, however noisy the machine) for the token bucket and the fixed window beside the Spring Cloud
+# Gateway-compatible script and the floor rows of limiter_bench.sh, on the allow path (random warm
+# subjects) and the deny path (one hot key). It shows without timing noise what the throughput ratios
+# of limiter_bench.sh can reach. Exits non-zero only when a command fails.
+#
+# Usage: tests/bench/instruction_bench.sh [BUILD_DIR] [CALLS]    (defaults: build, 20000)
+set -euo pipefail
+build=$(cd "${1:-build}" && pwd)
+calls=${2:-20000}
+ctl="$build/app/sluicectl"
+source_dir=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d /tmp/sluice-instructions.XXXXXX)
+port=$((20000 + RANDOM % 20000))
+while redis-cli -p "$port" ping >/dev/null 2>&1; do port=$((port + 1)); done
+valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.%p" redis-server --port "$port" --bind 127.0.0.1 \
+  --save "" --appendonly no --dir "$work" >"$work/valgrind.log" 2>&1 &
+server=$!
+trap 'redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 150); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.2; done
+cli() { redis-cli -p "$port" "$@"; }
+
+cat > "$work/policies.json" <<'JSON'
+{"policies": [
+  {"name": "token_bucket_allow", "algorithm": "token_bucket", "limit": 1000000000, "window_ms": 3600000},
+  {"name": "token_bucket_deny", "algorithm": "token_bucket", "limit": 1, "window_ms": 3600000},
+  {"name": "fixed_window_allow", "algorithm": "fixed_window", "limit": 1000000000, "window_ms": 3600000},
+  {"name": "fixed_window_deny", "algorithm": "fixed_window", "limit": 1, "window_ms": 3600000}]}
+JSON
+"$ctl" -u "redis://127.0.0.1:$port" apply "$work/policies.json" >/dev/null
+"$ctl" -u "redis://127.0.0.1:$port" publish >/dev/null 2>&1
+scg=$(cli SCRIPT LOAD "$(cat "$source_dir/lua/compat_scg_token_bucket.lua")")
+cli -x FUNCTION LOAD < "$source_dir/tests/bench/floor.lua" >/dev/null
+noop=$(cli SCRIPT LOAD "return 1")
+
+command_of() { # command_of CASE: the redis-benchmark arguments of one case
+  case $1 in
+    scg_allow) echo EVALSHA "$scg" 2 'request_rate_limiter.{__rand_int__}.tokens' \
+                 'request_rate_limiter.{__rand_int__}.timestamp' 1000000 1000000000 1700000000 1 ;;
+    scg_deny) echo EVALSHA "$scg" 2 'request_rate_limiter.{hot}.tokens' 'request_rate_limiter.{hot}.timestamp' 1 1 1700000000 1 ;;
+    evalsha_return_1) echo EVALSHA "$noop" 0 ;;
+    floor_reply) echo FCALL floor_reply 0 ;;
+    floor_admit) echo FCALL floor_admit 1 'floor:{__rand_int__}' ;;
+    floor_reject) echo FCALL floor_reject 1 'floor:{hot}' ;;
+    floor_count) echo FCALL floor_count 1 'floorcount:{__rand_int__}' ;;
+    floor_count_hot) echo FCALL floor_count 1 'floorcount:{hot}' ;;
+    *_allow) echo FCALL sluice_acquire 1 "sluice:$1:{__rand_int__}" "$1" ;;
+    *_deny) echo FCALL sluice_acquire 1 "sluice:$1:{hot}" "$1" ;;
+  esac
+}
+
+# measure CASE: sets count[CASE] to the server's instructions per call over $calls calls, counted
+# from zero after a warm-up that creates every bucket of the allow path.
+declare -A count
+dumps=0
+measure() {
+  local args
+  read -r -a args <<<"$(command_of "$1")"
+  redis-benchmark -p "$port" -n 20000 -r 10000 -c 4 -P 16 -q "${args[@]}" >/dev/null 2>&1
+  callgrind_control -z "$server" >/dev/null 2>&1
+  local output
+  output=$(redis-benchmark -p "$port" -n "$calls" -r 10000 -c 4 -P 16 -q "${args[@]}" 2>&1 | tr '\r' '\n')
+  if grep -qi 'err' <<<"$output"; then
+    echo "benchmark $1 failed: $(grep -i -m1 'err' <<<"$output")" >&2
+    exit 1
+  fi
+  callgrind_control -d "$server" >/dev/null 2>&1
+  dumps=$((dumps + 1))
+  local total
+  total=$(grep -m1 '^summary:' "$work/callgrind.$server.$dumps" | cut -d' ' -f2)
+  count[$1]=$((total / calls))
+}
+
+echo "Sluice instruction benchmark: $(redis-server --version | cut -d' ' -f3) under callgrind, $calls calls per case" \
+     "(4 connections, pipeline 16, 10,000 subjects on the allow path)"
+for name in scg_allow scg_deny token_bucket_allow token_bucket_deny fixed_window_allow fixed_window_deny \
+            floor_admit floor_reject floor_count floor_count_hot floor_reply evalsha_return_1; do
+  measure "$name"
+done
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+row() { # row LABEL ALLOW DENY
+  local allow=${count[$2]:-} deny=${count[$3]:-}
+  printf '| %-52s | %12s | %6s | %12s | %6s |\n' "$1" "$allow" "${allow:+$(ratio "${count[scg_allow]}" "$allow")x}" \
+    "$deny" "${deny:+$(ratio "${count[scg_deny]}" "$deny")x}"
+}
+printf '\n| %-52s | %12s | %6s | %12s | %6s |\n' "instructions per call (ratio: SCG-compatible / row)" "allow" "ratio" "deny" "ratio"
+printf '|%s|%s|%s|%s|%s|\n' "------------------------------------------------------" "--------------" "--------" "--------------" "--------"
+row "SCG-compatible script" scg_allow scg_deny
+row "token_bucket" token_bucket_allow token_bucket_deny
+row "fixed_window" fixed_window_allow fixed_window_deny
+row "floor: string (TIME, GET, SET/SETRANGE, reply)" floor_admit floor_reject
+row "floor: counter (TIME, HINCRBY, reply)" floor_count floor_count_hot
+row "FCALL replying the six-element array, nothing else" floor_reply floor_reply
+row 'EVALSHA "return 1"' evalsha_return_1 evalsha_return_1
+
+echo
+# The network work of a call (system calls, which callgrind does not count) is the same for every row,
+# so on the deny path (one hot key, always in cache) a ratio of instructions is the most the ratio of
+# ops/s can reach. On the allow path cache misses weigh more on the script, which touches two keys.
+for check in "token_bucket allow 1.3 floor_admit" "token_bucket deny 1.4 floor_reject" \
+             "fixed_window allow 2.5 floor_count" "fixed_window deny 2.5 floor_count_hot"; do
+  read -r algorithm path target floor <<<"$check"
+  echo "$algorithm $path path: $(ratio "${count[scg_$path]}" "${count[${algorithm}_$path]}")x fewer instructions than" \
+       "the SCG-compatible script (throughput target ${target}x); its floor: $(ratio "${count[scg_$path]}" "${count[$floor]}")x"
+done
