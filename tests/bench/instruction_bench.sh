@@ -21,34 +21,10 @@ trap 'redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || kill "$server" 2>/
 for _ in $(seq 150); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.2; done
 cli() { redis-cli -p "$port" "$@"; }
 
-cat > "$work/policies.json" <<'JSON'
-{"policies": [
-  {"name": "token_bucket_allow", "algorithm": "token_bucket", "limit": 1000000000, "window_ms": 3600000},
-  {"name": "token_bucket_deny", "algorithm": "token_bucket", "limit": 1, "window_ms": 3600000},
-  {"name": "fixed_window_allow", "algorithm": "fixed_window", "limit": 1000000000, "window_ms": 3600000},
-  {"name": "fixed_window_deny", "algorithm": "fixed_window", "limit": 1, "window_ms": 3600000}]}
-JSON
-"$ctl" -u "redis://127.0.0.1:$port" apply "$work/policies.json" >/dev/null
-"$ctl" -u "redis://127.0.0.1:$port" publish >/dev/null 2>&1
-scg=$(cli SCRIPT LOAD "$(cat "$source_dir/lua/compat_scg_token_bucket.lua")")
-cli -x FUNCTION LOAD < "$source_dir/tests/bench/floor.lua" >/dev/null
-noop=$(cli SCRIPT LOAD "return 1")
-
-command_of() { # command_of CASE: the redis-benchmark arguments of one case
-  case $1 in
-    scg_allow) echo EVALSHA "$scg" 2 'request_rate_limiter.{__rand_int__}.tokens' \
-                 'request_rate_limiter.{__rand_int__}.timestamp' 1000000 1000000000 1700000000 1 ;;
-    scg_deny) echo EVALSHA "$scg" 2 'request_rate_limiter.{hot}.tokens' 'request_rate_limiter.{hot}.timestamp' 1 1 1700000000 1 ;;
-    evalsha_return_1) echo EVALSHA "$noop" 0 ;;
-    floor_reply) echo FCALL floor_reply 0 ;;
-    floor_admit) echo FCALL floor_admit 1 'floor:{__rand_int__}' ;;
-    floor_reject) echo FCALL floor_reject 1 'floor:{hot}' ;;
-    floor_count) echo FCALL floor_count 1 'floorcount:{__rand_int__}' ;;
-    floor_count_hot) echo FCALL floor_count 1 'floorcount:{hot}' ;;
-    *_allow) echo FCALL sluice_acquire 1 "sluice:$1:{__rand_int__}" "$1" ;;
-    *_deny) echo FCALL sluice_acquire 1 "sluice:$1:{hot}" "$1" ;;
-  esac
-}
+# shellcheck source=tests/bench/limiter_cases.sh
+source "$(dirname "$0")/limiter_cases.sh"
+publish_bench_policies token_bucket fixed_window
+load_case_scripts
 
 # measure CASE: sets count[CASE] to the server's instructions per call over $calls calls, counted
 # from zero after a warm-up that creates every bucket of the allow path.
@@ -56,7 +32,7 @@ declare -A count
 dumps=0
 measure() {
   local args
-  read -r -a args <<<"$(command_of "$1")"
+  read -r -a args <<<"$(case_command "$1")"
   redis-benchmark -p "$port" -n 20000 -r 10000 -c 4 -P 16 -q "${args[@]}" >/dev/null 2>&1
   callgrind_control -z "$server" >/dev/null 2>&1
   local output

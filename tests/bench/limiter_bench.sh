@@ -17,28 +17,11 @@ subjects=100000
 # shellcheck source=tests/bench/pinned_server.sh
 source "$(dirname "$0")/pinned_server.sh"
 
-# One allow policy (never rejects) and one deny policy (1 per hour) per algorithm.
-{
-  echo '{"policies": ['
-  first=1
-  for algorithm in token_bucket fixed_window sliding_log sliding_window leaky_bucket gcra concurrency; do
-    case $algorithm in
-      sliding_log|concurrency) allow_limit=100000 ;;
-      *) allow_limit=1000000000 ;; # per hour: warm buckets stay in their window
-
-    esac
-    [[ $first == 1 ]] || echo ','
-    first=0
-    printf '{"name": "%s_allow", "algorithm": "%s", "limit": %s, "window_ms": 3600000},\n' "$algorithm" "$algorithm" "$allow_limit"
-    printf '{"name": "%s_deny", "algorithm": "%s", "limit": 1, "window_ms": 3600000}' "$algorithm" "$algorithm"
-  done
-  echo ']}'
-} > "$work/policies.json"
-"$ctl" -u "redis://127.0.0.1:$port" apply "$work/policies.json" >/dev/null
-"$ctl" -u "redis://127.0.0.1:$port" publish >/dev/null 2>&1
-scg=$(cli SCRIPT LOAD "$(cat "$source_dir/lua/compat_scg_token_bucket.lua")")
-cli -x FUNCTION LOAD < "$source_dir/tests/bench/floor.lua" >/dev/null
-noop=$(cli SCRIPT LOAD "return 1")
+# shellcheck source=tests/bench/limiter_cases.sh
+source "$(dirname "$0")/limiter_cases.sh"
+algorithms=(token_bucket fixed_window sliding_log sliding_window leaky_bucket gcra concurrency)
+publish_bench_policies "${algorithms[@]}"
+load_case_scripts
 
 # bench NAME ARGS...: prints "ops/s usec_per_call" for one redis-benchmark run of ARGS.
 bench() {
@@ -57,26 +40,14 @@ bench() {
 }
 
 cases=(scg_allow scg_deny evalsha_return_1 incr floor_admit floor_reject floor_count floor_count_hot)
-for algorithm in token_bucket fixed_window sliding_log sliding_window leaky_bucket gcra concurrency; do
+for algorithm in "${algorithms[@]}"; do
   cases+=("${algorithm}_allow" "${algorithm}_deny")
 done
 
 run_case() { # run_case NAME: one measurement
-  local name=$1
-  case $name in
-    scg_allow) bench "$name" EVALSHA "$scg" 2 'request_rate_limiter.{__rand_int__}.tokens' \
-                 'request_rate_limiter.{__rand_int__}.timestamp' 1000000 1000000000 1700000000 1 ;;
-    scg_deny) bench "$name" EVALSHA "$scg" 2 'request_rate_limiter.{hot}.tokens' 'request_rate_limiter.{hot}.timestamp' \
-                1 1 1700000000 1 ;;
-    evalsha_return_1) bench "$name" EVALSHA "$noop" 0 ;;
-    incr) bench "$name" INCR 'counter:{__rand_int__}' ;;
-    floor_admit) bench "$name" FCALL floor_admit 1 'floor:{__rand_int__}' ;;
-    floor_reject) bench "$name" FCALL floor_reject 1 'floor:{hot}' ;;
-    floor_count) bench "$name" FCALL floor_count 1 'floorcount:{__rand_int__}' ;;
-    floor_count_hot) bench "$name" FCALL floor_count 1 'floorcount:{hot}' ;;
-    *_allow) bench "$name" FCALL sluice_acquire 1 "sluice:$name:{__rand_int__}" "$name" ;;
-    *_deny) bench "$name" FCALL sluice_acquire 1 "sluice:$name:{hot}" "$name" ;;
-  esac
+  local args
+  read -r -a args <<<"$(case_command "$1")"
+  bench "$1" "${args[@]}"
 }
 
 echo "Sluice limiter benchmark: $(redis-server --version | cut -d' ' -f3), $rounds rounds of $requests calls" \
@@ -103,7 +74,7 @@ printf '\n| %-18s | %12s | %9s | %12s | %9s |\n' "script" "allow ops/s" "allow u
 printf '|%s|%s|%s|%s|%s|\n' "--------------------" "--------------" "-----------" "--------------" "-----------"
 printf '| %-18s | %12.0f | %9s | %12.0f | %9s |\n' "SCG-compatible" "${rps_of[scg_allow]}" "${usec_of[scg_allow]}" \
   "${rps_of[scg_deny]}" "${usec_of[scg_deny]}"
-for algorithm in token_bucket fixed_window sliding_log sliding_window leaky_bucket gcra concurrency; do
+for algorithm in "${algorithms[@]}"; do
   printf '| %-18s | %12.0f | %9s | %12.0f | %9s |\n' "$algorithm" "${rps_of[${algorithm}_allow]}" "${usec_of[${algorithm}_allow]}" \
     "${rps_of[${algorithm}_deny]}" "${usec_of[${algorithm}_deny]}"
 done

@@ -1,0 +1,52 @@
+# Sourced by the limiter benchmarks (limiter_bench.sh, instruction_bench.sh): the policies they
+# publish and what each case sends, so both measure the same calls. Needs $ctl, $port, $work,
+# $source_dir and cli().
+
+# publish_bench_policies ALGORITHM...: one allow policy (never rejects) and one deny policy (1 per
+# hour) per algorithm, applied and published.
+publish_bench_policies() {
+  {
+    echo '{"policies": ['
+    local first=1 algorithm allow_limit
+    for algorithm in "$@"; do
+      case $algorithm in
+        sliding_log|concurrency) allow_limit=100000 ;;
+        *) allow_limit=1000000000 ;; # per hour: warm buckets stay in their window
+      esac
+      [[ $first == 1 ]] || echo ','
+      first=0
+      printf '{"name": "%s_allow", "algorithm": "%s", "limit": %s, "window_ms": 3600000},\n' "$algorithm" "$algorithm" "$allow_limit"
+      printf '{"name": "%s_deny", "algorithm": "%s", "limit": 1, "window_ms": 3600000}' "$algorithm" "$algorithm"
+    done
+    echo ']}'
+  } > "$work/policies.json"
+  "$ctl" -u "redis://127.0.0.1:$port" apply "$work/policies.json" >/dev/null
+  "$ctl" -u "redis://127.0.0.1:$port" publish >/dev/null 2>&1
+}
+
+# load_case_scripts: the SCG-compatible script ($scg), EVALSHA "return 1" ($noop) and the floor library.
+load_case_scripts() {
+  scg=$(cli SCRIPT LOAD "$(cat "$source_dir/lua/compat_scg_token_bucket.lua")")
+  noop=$(cli SCRIPT LOAD "return 1")
+  cli -x FUNCTION LOAD < "$source_dir/tests/bench/floor.lua" >/dev/null
+}
+
+# case_command NAME: the redis-benchmark arguments of one case (no argument holds a space). The allow
+# paths use random subjects (__rand_int__), the deny paths one hot key.
+case_command() {
+  case $1 in
+    scg_allow) echo EVALSHA "$scg" 2 'request_rate_limiter.{__rand_int__}.tokens' \
+                 'request_rate_limiter.{__rand_int__}.timestamp' 1000000 1000000000 1700000000 1 ;;
+    scg_deny) echo EVALSHA "$scg" 2 'request_rate_limiter.{hot}.tokens' 'request_rate_limiter.{hot}.timestamp' \
+                1 1 1700000000 1 ;;
+    evalsha_return_1) echo EVALSHA "$noop" 0 ;;
+    incr) echo INCR 'counter:{__rand_int__}' ;;
+    floor_reply) echo FCALL floor_reply 0 ;;
+    floor_admit) echo FCALL floor_admit 1 'floor:{__rand_int__}' ;;
+    floor_reject) echo FCALL floor_reject 1 'floor:{hot}' ;;
+    floor_count) echo FCALL floor_count 1 'floorcount:{__rand_int__}' ;;
+    floor_count_hot) echo FCALL floor_count 1 'floorcount:{hot}' ;;
+    *_allow) echo FCALL sluice_acquire 1 "sluice:$1:{__rand_int__}" "$1" ;;
+    *_deny) echo FCALL sluice_acquire 1 "sluice:$1:{hot}" "$1" ;;
+  esac
+}
