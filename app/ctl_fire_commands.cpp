@@ -2,8 +2,8 @@
 
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
-#include "model/fire_engine.h"
-#include "model/policy_store.h"
+#include "model/fire/fire_engine.h"
+#include "model/policy/policy_store.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -28,7 +28,7 @@ QString ms(qint64 microseconds)
 
 // The targets the arguments name, seed scripts as given and policies as stored; `done` gets them,
 // or the command fails.
-void resolveTargets(const CtlRequest &request, const char *command, std::function<void(QVector<model::FireTarget>)> done)
+void resolveTargets(const CtlRequest &request, std::function<void(QVector<model::FireTarget>)> done)
 {
     auto targets = std::make_shared<QVector<model::FireTarget>>(request.args.size());
     auto pending = std::make_shared<int>(0);
@@ -38,13 +38,12 @@ void resolveTargets(const CtlRequest &request, const char *command, std::functio
             QString problem;
             const auto seed = model::FireTarget::fromSeedSpec(name, &problem);
             if (!seed)
-                return failCommand(command, problem, ExitUsage);
+                return failUsage(request, problem);
             (*targets)[i] = *seed;
             (*targets)[i].clockSkewMs = seed->layout == model::SeedLayout::MsTokenBucket ? request.fire.clockSkewMs : 0;
         } else if (!model::isValidPolicyName(name)) {
-            return failCommand(command, tr("\"%1\" is neither a policy name nor a seed script (scg_token_bucket:RATE:CAPACITY, "
-                                    "fixed_window_counter:LIMIT:WINDOW_SECONDS, ms_token_bucket:RATE:CAPACITY)").arg(name),
-                        ExitUsage);
+            return failUsage(request, tr("\"%1\" is neither a policy name nor a seed script (scg_token_bucket:RATE:CAPACITY, "
+                                    "fixed_window_counter:LIMIT:WINDOW_SECONDS, ms_token_bucket:RATE:CAPACITY)").arg(name));
         } else {
             ++*pending;
         }
@@ -53,7 +52,7 @@ void resolveTargets(const CtlRequest &request, const char *command, std::functio
         && std::none_of(targets->begin(), targets->end(), [](const model::FireTarget &t) {
                return t.kind == model::FireTarget::Kind::SeedScript && t.layout == model::SeedLayout::MsTokenBucket;
            }))
-        return failCommand(command, tr("--clock-skew is for ms_token_bucket targets, which read their callers' clocks"), ExitUsage);
+        return failUsage(request, tr("--clock-skew is for ms_token_bucket targets, which read their callers' clocks"));
     if (*pending == 0)
         return done(*targets);
     const model::PolicyStore store(request.client, request.ns);
@@ -63,10 +62,10 @@ void resolveTargets(const CtlRequest &request, const char *command, std::functio
         store.read(request.args.at(i), QCoreApplication::instance(), [=](const model::PolicyStore::ReadResult &result) {
             if (*pending < 0)
                 return; // failed already
-            if (!result.error.isEmpty() || !result.policy) {
+            if (result.failure || !result.policy) {
                 *pending = -1;
-                const QString why = result.error.isEmpty() ? tr("no policy named \"%1\" is stored").arg(request.args.at(i)) : result.error;
-                return failCommand(command, why, result.unreachable ? ExitCannotConnect : ExitFailure);
+                return fail(request, result.failure.value_or(model::Failure::serverError(
+                                         tr("no policy named \"%1\" is stored").arg(request.args.at(i)))));
             }
             (*targets)[i] = model::FireTarget::forPolicy(*result.policy);
             if (--*pending == 0)
@@ -114,18 +113,17 @@ void printSummary(const model::FireReport &report, const QString &keySpace)
 }
 
 // Runs the plan on the engine and reports it; `bench` adds the throughput figures.
-void run(const CtlRequest &request, const char *command, bool bench)
+void run(const CtlRequest &request, bool bench)
 {
-    resolveTargets(request, command, [=](const QVector<model::FireTarget> &targets) {
+    resolveTargets(request, [=](const QVector<model::FireTarget> &targets) {
         model::FirePlan plan = request.fire.plan;
         plan.targets = targets;
         const QStringList problems = plan.targetProblems();
         if (!problems.isEmpty())
-            return failCommand(command, problems.join(QStringLiteral("; ")), ExitUsage);
+            return failUsage(request, problems.join(QStringLiteral("; ")));
         auto *engine = new model::FireEngine(QCoreApplication::instance());
-        const QString refused = engine->start(plan, request.client->options(), request.ns, request.client->isReadOnly());
-        if (!refused.isEmpty())
-            return failCommand(command, refused, ExitRefused);
+        if (const auto refused = engine->start(plan, request.client->options(), request.ns, request.client->isReadOnly()))
+            return fail(request, *refused);
         const QString keySpace = plan.realKeys ? tr("real keys") : tr("test-fire keys %1*").arg(QString::fromUtf8(engine->keyPrefix()));
         auto lastPrintedSecond = std::make_shared<qint64>(0);
         QObject::connect(engine, &model::FireEngine::updated, engine, [=] {
@@ -140,7 +138,7 @@ void run(const CtlRequest &request, const char *command, bool bench)
             if (!request.fire.csvFile.isEmpty()) {
                 QFile csv(request.fire.csvFile);
                 if (!csv.open(QIODevice::WriteOnly | QIODevice::Truncate) || csv.write(report.toCsv()) < 0)
-                    ctlErr() << tr("sluicectl: %1: cannot write %2: %3").arg(QLatin1String(command), request.fire.csvFile, csv.errorString())
+                    ctlErr() << tr("sluicectl: %1: cannot write %2: %3").arg(request.command, request.fire.csvFile, csv.errorString())
                              << Qt::endl;
             }
             QJsonObject json = report.toJson();
@@ -163,10 +161,10 @@ void run(const CtlRequest &request, const char *command, bool bench)
             qint64 errors = 0;
             for (int target = 0; target < report.targetCount(); ++target)
                 errors += report.summary(target).errors;
-            if (!report.failure().isEmpty())
-                return failCommand(command, report.failure(), report.connected() ? ExitFailure : ExitCannotConnect);
+            if (const auto failure = report.failure())
+                return fail(request, *failure);
             if (errors > 0)
-                return failCommand(command, tr("%1 calls failed (the first error is shown above)").arg(errors), ExitFailure);
+                return fail(request, model::Failure::serverError(tr("%1 calls failed (the first error is shown above)").arg(errors)));
             QCoreApplication::exit(ExitOk);
         });
     });
@@ -176,12 +174,12 @@ void run(const CtlRequest &request, const char *command, bool bench)
 
 void runFire(const CtlRequest &request)
 {
-    run(request, "fire", false);
+    run(request, false);
 }
 
 void runBench(const CtlRequest &request)
 {
-    run(request, "bench", true);
+    run(request, true);
 }
 
 } // namespace sluice::app

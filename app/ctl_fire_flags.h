@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/fire_plan.h"
+#include "model/fire/fire_plan.h"
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>

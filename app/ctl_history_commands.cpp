@@ -2,9 +2,9 @@
 
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
-#include "model/audit_log.h"
-#include "model/policy_diff.h"
-#include "model/policy_file.h"
+#include "model/policy/audit_log.h"
+#include "model/policy/policy_diff.h"
+#include "model/policy/policy_file.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -27,12 +27,9 @@ constexpr int wholeHistory = 10000;
 void withHistory(const CtlRequest &request, const QString &policy, std::function<void(const QVector<model::AuditEntry> &)> next)
 {
     model::AuditLog(request.client, request.ns)
-        .read(policy, wholeHistory, QCoreApplication::instance(), [next](const model::AuditLog::ReadResult &read) {
-            if (!read.error.isEmpty()) {
-                ctlErr() << "sluicectl: " << read.error << Qt::endl;
-                QCoreApplication::exit(read.unreachable ? ExitCannotConnect : ExitFailure);
-                return;
-            }
+        .read(policy, wholeHistory, QCoreApplication::instance(), [request, next](const model::AuditLog::ReadResult &read) {
+            if (read.failure)
+                return fail(request, *read.failure);
             next(read.entries);
         });
 }
@@ -93,27 +90,21 @@ void runRollback(const CtlRequest &request)
     bool numeric = false;
     const qint64 version = request.args.value(1).toLongLong(&numeric);
     if (!numeric || version < 1) {
-        ctlErr() << tr("sluicectl: rollback: VERSION must be a whole number from 1, not \"%1\"").arg(request.args.value(1)) << Qt::endl;
-        QCoreApplication::exit(ExitUsage);
-        return;
+        return failUsage(request, tr("VERSION must be a whole number from 1, not \"%1\"").arg(request.args.value(1)));
     }
     withHistory(request, policy, [request, policy, version](const QVector<model::AuditEntry> &entries) {
         const auto found = std::find_if(entries.begin(), entries.end(), [version](const model::AuditEntry &entry) {
             return entry.version == version && entry.after.has_value();
         });
         if (found == entries.end()) {
-            ctlErr() << tr("sluicectl: the audit log has no version %1 of policy \"%2\"").arg(version).arg(policy) << Qt::endl;
-            QCoreApplication::exit(ExitFailure);
-            return;
+            return fail(request, model::Failure::serverError(
+                                     tr("the audit log has no version %1 of policy \"%2\"").arg(version).arg(policy)));
         }
         const model::Policy target = *found->after;
         model::PolicyStore(request.client, request.ns).read(policy, QCoreApplication::instance(),
                                                             [request, policy, version, target](const model::PolicyStore::ReadResult &stored) {
-            if (!stored.error.isEmpty()) {
-                ctlErr() << "sluicectl: " << stored.error << Qt::endl;
-                QCoreApplication::exit(stored.unreachable ? ExitCannotConnect : ExitFailure);
-                return;
-            }
+            if (stored.failure)
+                return fail(request, *stored.failure);
             if (stored.policy && stored.policy->sameDefinition(target)) {
                 ctlOut() << tr("\"%1\" already has the definition of version %2: nothing to do").arg(policy).arg(version) << Qt::endl;
                 QCoreApplication::exit(ExitOk);
@@ -128,12 +119,9 @@ void runRollback(const CtlRequest &request)
             }
             const model::PolicyChange change{model::PolicyChange::Kind::Put, target, stored.policy ? stored.policy->version : 0, version};
             model::PolicyStore(request.client, request.ns).commit({change}, request.who, QCoreApplication::instance(),
-                                                                  [policy, version](const model::PolicyStore::CommitResult &result) {
-                if (!result.error.isEmpty()) {
-                    ctlErr() << "sluicectl: " << result.error << Qt::endl << tr("sluicectl: nothing was rolled back") << Qt::endl;
-                    QCoreApplication::exit(result.conflict ? ExitConflict : result.unreachable ? ExitCannotConnect : ExitFailure);
-                    return;
-                }
+                                                                  [request, policy, version](const model::PolicyStore::CommitResult &result) {
+                if (result.failure)
+                    return fail(request, *result.failure, tr("nothing was rolled back"));
                 ctlOut() << tr("rolled \"%1\" back to the definition of version %2").arg(policy).arg(version) << Qt::endl;
                 QCoreApplication::exit(ExitOk);
             });

@@ -1,11 +1,12 @@
 // sluicectl keys and reset-key: the key inspector in a terminal.
 
+#include "model/limiter/bucket_key.h"
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
-#include "model/bucket_reset.h"
-#include "model/key_inspector_model.h"
-#include "model/limiter_library.h"
-#include "model/policy.h"
+#include "model/limiter/bucket_reset.h"
+#include "model/tables/key_inspector_model.h"
+#include "model/limiter/limiter_library.h"
+#include "model/policy/policy.h"
 
 #include <QCoreApplication>
 #include <QJsonDocument>
@@ -24,7 +25,7 @@ constexpr int defaultLimit = 1000;
 constexpr int maxLimit = 10000000;
 
 // Runs `then` once the client is ready (scanning needs the primaries), or fails the command.
-void whenReady(const CtlRequest &request, const char *command, std::function<void()> then)
+void whenReady(const CtlRequest &request, std::function<void()> then)
 {
     if (request.client->state() == redis::RedisClient::State::Ready) {
         then();
@@ -38,8 +39,7 @@ void whenReady(const CtlRequest &request, const char *command, std::function<voi
                              then();
                          } else if (state == redis::RedisClient::State::Failed || state == redis::RedisClient::State::Disconnected) {
                              delete context;
-                             failCommand(command, tr("cannot connect to %1: %2").arg(request.client->options().redactedUrl(), reason),
-                                  ExitCannotConnect);
+                             fail(request, {model::Failure::Kind::Unreachable, reason});
                          }
                      });
 }
@@ -82,13 +82,13 @@ void runKeys(const CtlRequest &request)
     bool ok = true;
     const int limit = request.limit.isEmpty() ? defaultLimit : request.limit.toInt(&ok);
     if (!ok || limit < 1 || limit > maxLimit)
-        return failCommand("keys", tr("--limit must be a whole number from 1 to %1, not \"%2\"").arg(maxLimit).arg(request.limit), ExitUsage);
+        return failUsage(request, tr("--limit must be a whole number from 1 to %1, not \"%2\"").arg(maxLimit).arg(request.limit));
     const model::BucketFilter filter{request.args.value(0), request.match};
-    QString error;
-    if (filter.matchPattern(request.ns, &error).isEmpty())
-        return failCommand("keys", error, ExitUsage);
+    model::Failure invalid;
+    if (filter.matchPattern(request.ns, &invalid).isEmpty())
+        return failUsage(request, invalid.message);
 
-    whenReady(request, "keys", [=] {
+    whenReady(request, [=] {
         auto *model = new model::KeyInspectorModel(request.client, request.ns, QCoreApplication::instance());
         auto printed = std::make_shared<int>(0);
         if (!request.json) {
@@ -113,9 +113,9 @@ void runKeys(const CtlRequest &request)
                 ctlErr() << tr("sluicectl: keys: stopped at --limit %1; more buckets may match").arg(limit) << Qt::endl;
             QCoreApplication::exit(problems.isEmpty() ? ExitOk : ExitFailure);
         });
-        QString refused;
+        model::Failure refused;
         if (!model->browse(filter, &refused))
-            failCommand("keys", refused, ExitFailure);
+            fail(request, refused);
     });
 }
 
@@ -124,14 +124,14 @@ void runResetKey(const CtlRequest &request)
     const QString policy = request.args.at(0);
     const QByteArray subject = request.args.at(1).toUtf8();
     if (!model::isValidPolicyName(policy))
-        return failCommand("reset-key", tr("\"%1\" is not a policy name").arg(policy), ExitUsage);
+        return failUsage(request, tr("\"%1\" is not a policy name").arg(policy));
     if (!model::isValidSubject(subject))
-        return failCommand("reset-key", tr("a subject is not empty and has no { or }"), ExitUsage);
-    whenReady(request, "reset-key", [=] {
+        return failUsage(request, tr("a subject is not empty and has no { or }"));
+    whenReady(request, [=] {
         model::resetBucket(request.client, request.ns, policy, subject, request.who, QCoreApplication::instance(),
-                           [=](const QString &error) {
-                               if (!error.isEmpty())
-                                   return failCommand("reset-key", error, ExitFailure);
+                           [=](const std::optional<model::Failure> &failure) {
+                               if (failure)
+                                   return fail(request, *failure, tr("the bucket was not reset"));
                                ctlOut() << tr("reset the bucket of \"%1\" under \"%2\": it is full again (recorded in the audit log)")
                                                .arg(QString::fromUtf8(subject), policy)
                                         << Qt::endl;

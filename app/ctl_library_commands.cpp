@@ -1,8 +1,9 @@
 // sluicectl publish, status and acquire: the limiter library on every primary, and one decision.
 
+#include "model/limiter/bucket_key.h"
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
-#include "model/library_publisher.h"
+#include "model/deploy/library_publisher.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -71,18 +72,11 @@ QJsonArray nodesToJson(const QVector<NodeLibrary> &nodes)
     return list;
 }
 
-int failureExit(const QString &error, bool conflict, bool unreachable)
+void reportPreview(const CtlRequest &request, const model::LimiterLibrary &library,
+                   const std::optional<model::Failure> &failure)
 {
-    ctlErr() << "sluicectl: " << error << Qt::endl;
-    return conflict ? ExitConflict : unreachable ? ExitCannotConnect : ExitFailure;
-}
-
-void reportPreview(const model::LimiterLibrary &library, const QString &error)
-{
-    if (!error.isEmpty()) {
-        QCoreApplication::exit(failureExit(error, false, false));
-        return;
-    }
+    if (failure)
+        return fail(request, *failure);
     ctlOut() << tr("would publish version %1 (digest %2) with this policy table:")
                     .arg(library.version).arg(QString::fromLatin1(library.digest))
              << Qt::endl
@@ -92,10 +86,8 @@ void reportPreview(const model::LimiterLibrary &library, const QString &error)
 
 void reportPublish(const CtlRequest &request, const model::PublishResult &result)
 {
-    if (!result.error.isEmpty()) {
-        QCoreApplication::exit(failureExit(result.error, result.conflict, result.unreachable));
-        return;
-    }
+    if (result.failure)
+        return fail(request, *result.failure, tr("nothing was published"));
     if (request.json) {
         ctlOut() << QJsonDocument(QJsonObject{{QStringLiteral("version"), static_cast<double>(result.library.version)},
                                               {QStringLiteral("digest"), QString::fromLatin1(result.library.digest)},
@@ -113,10 +105,8 @@ void reportPublish(const CtlRequest &request, const model::PublishResult &result
 
 void reportStatus(const CtlRequest &request, const model::DeploymentStatus &status)
 {
-    if (!status.error.isEmpty()) {
-        QCoreApplication::exit(failureExit(status.error, false, status.unreachable));
-        return;
-    }
+    if (status.failure)
+        return fail(request, *status.failure);
     const model::LibraryRecord &published = status.published;
     if (request.json) {
         ctlOut() << QJsonDocument(QJsonObject{{QStringLiteral("version"), static_cast<double>(published.version)},
@@ -152,7 +142,9 @@ void runPublish(const CtlRequest &request)
     const LibraryPublisher publisher(request.client, request.ns);
     auto *app = QCoreApplication::instance();
     if (request.dryRun)
-        publisher.preview(app, reportPreview);
+        publisher.preview(app, [request](const model::LimiterLibrary &library, const std::optional<model::Failure> &failure) {
+            reportPreview(request, library, failure);
+        });
     else
         publisher.publish(request.who, app, [request](const model::PublishResult &result) { reportPublish(request, result); });
 }
@@ -173,10 +165,8 @@ void runAcquire(const CtlRequest &request)
         command << request.cost.toUtf8();
     request.client->send(command, QCoreApplication::instance(), [request](const redis::RedisReply &reply) {
         const QVector<redis::RespValue> &fields = reply.value.elements;
-        if (!reply.ok() || fields.size() < 6) {
-            QCoreApplication::exit(reportFailure(request, reply));
-            return;
-        }
+        if (!reply.ok() || fields.size() < 6)
+            return fail(request, model::Failure::fromReply(reply));
         // One policy: a seventh element is the concurrency lease id or the leaky bucket's delay.
         QStringList names{QStringLiteral("allowed"), QStringLiteral("remaining"), QStringLiteral("retry_after_ms"),
                           QStringLiteral("reset_after_ms"), QStringLiteral("limit"), QStringLiteral("policy")};

@@ -2,7 +2,7 @@
 
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
-#include "model/deployment_probe.h"
+#include "model/deploy/deployment_probe.h"
 
 #include <QCoreApplication>
 
@@ -11,10 +11,8 @@ namespace sluice::app {
 void runPing(const CtlRequest &request)
 {
     model::probeDeployment(request.client, QCoreApplication::instance(), [request](const model::DeploymentProbe &probe) {
-        if (!probe.ok()) {
-            QCoreApplication::exit(reportFailure(request, probe.ping));
-            return;
-        }
+        if (!probe.ok())
+            return fail(request, model::Failure::fromReply(probe.ping));
         const QString target = request.client->options().redactedUrl();
         if (probe.version.isEmpty())
             ctlOut() << QCoreApplication::translate("sluicectl", "PONG from %1 (server details not available: %2)")

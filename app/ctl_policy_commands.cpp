@@ -2,9 +2,9 @@
 
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
-#include "model/policy_file.h"
-#include "model/policy_plan.h"
-#include "model/policy_store.h"
+#include "model/policy/policy_file.h"
+#include "model/policy/policy_plan.h"
+#include "model/policy/policy_store.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -29,12 +29,9 @@ QString tr(const char *text)
 void withStoredPolicies(const CtlRequest &request, std::function<void(const QVector<model::Policy> &)> next)
 {
     // The store's callbacks carry what they need; the store itself need not outlive this call.
-    PolicyStore(request.client, request.ns).list(QCoreApplication::instance(), [next](const PolicyStore::ListResult &listed) {
-        if (!listed.error.isEmpty()) {
-            ctlErr() << "sluicectl: " << listed.error << Qt::endl;
-            QCoreApplication::exit(listed.unreachable ? ExitCannotConnect : ExitFailure);
-            return;
-        }
+    PolicyStore(request.client, request.ns).list(QCoreApplication::instance(), [request, next](const PolicyStore::ListResult &listed) {
+        if (listed.failure)
+            return fail(request, *listed.failure);
         next(listed.policies);
     });
 }
@@ -45,18 +42,14 @@ void runApply(const CtlRequest &request)
 {
     const QString path = request.args.value(0);
     QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        ctlErr() << tr("sluicectl: cannot read %1: %2").arg(path, file.errorString()) << Qt::endl;
-        QCoreApplication::exit(ExitInvalidInput);
-        return;
-    }
+    if (!file.open(QIODevice::ReadOnly))
+        return fail(request, model::Failure::invalid(tr("cannot read %1: %2").arg(path, file.errorString())));
     const model::PolicyFile parsed = model::PolicyFile::parse(file.readAll());
     if (!parsed.ok()) {
+        QStringList problems;
         for (const model::PolicyError &error : parsed.errors)
-            ctlErr() << tr("sluicectl: %1: %2").arg(path, error.toString()) << Qt::endl;
-        ctlErr() << tr("sluicectl: nothing was applied") << Qt::endl;
-        QCoreApplication::exit(ExitInvalidInput);
-        return;
+            problems << tr("%1: %2").arg(path, error.toString());
+        return fail(request, model::Failure::invalid(problems.join(QLatin1Char('\n'))), tr("nothing was applied"));
     }
 
     withStoredPolicies(request, [request, parsed](const QVector<model::Policy> &stored) {
@@ -75,12 +68,9 @@ void runApply(const CtlRequest &request)
             return;
         }
         PolicyStore(request.client, request.ns).commit(plan.changes, request.who, QCoreApplication::instance(),
-                      [plan](const PolicyStore::CommitResult &result) {
-            if (!result.error.isEmpty()) {
-                ctlErr() << "sluicectl: " << result.error << Qt::endl << tr("sluicectl: nothing was applied") << Qt::endl;
-                QCoreApplication::exit(result.conflict ? ExitConflict : result.unreachable ? ExitCannotConnect : ExitFailure);
-                return;
-            }
+                      [request, plan](const PolicyStore::CommitResult &result) {
+            if (result.failure)
+                return fail(request, *result.failure, tr("nothing was applied"));
             ctlOut() << tr("applied: %1 created, %2 updated, %3 deleted")
                             .arg(plan.created.size()).arg(plan.updated.size()).arg(plan.deleted.size())
                      << Qt::endl;
@@ -138,9 +128,7 @@ void runExport(const CtlRequest &request)
         // Written whole or not at all: a failed export never leaves half a file behind.
         QSaveFile file(request.args.first());
         if (!file.open(QIODevice::WriteOnly) || file.write(document) != document.size() || !file.commit()) {
-            ctlErr() << tr("sluicectl: cannot write %1: %2").arg(request.args.first(), file.errorString()) << Qt::endl;
-            QCoreApplication::exit(ExitFailure);
-            return;
+            return fail(request, model::Failure::serverError(tr("cannot write %1: %2").arg(request.args.first(), file.errorString())));
         }
         ctlOut() << tr("exported %1 policies to %2").arg(policies.size()).arg(request.args.first())
                  << Qt::endl;

@@ -2,7 +2,7 @@
 
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
-#include "model/connection_profile.h"
+#include "model/connection/connection_profile.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>

@@ -6,7 +6,38 @@
 
 namespace sluice::app {
 
-using redis::RedisReply;
+using model::Failure;
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("sluicectl", text);
+}
+
+// The failure's message as sluicectl words it: connection failures name the server.
+QString wording(const CtlRequest &request, const Failure &failure)
+{
+    const QString target = request.client ? request.client->options().redactedUrl() : QString();
+    if (target.isEmpty())
+        return failure.message;
+    switch (failure.kind) {
+    case Failure::Kind::Unreachable:
+        return tr("cannot connect to %1: %2").arg(target, failure.message);
+    case Failure::Kind::TimedOut:
+        return tr("%1 did not answer in time: %2").arg(target, failure.message);
+    case Failure::Kind::OutcomeUnknown:
+        return tr("no answer from %1: %2").arg(target, failure.message);
+    case Failure::Kind::Refused:
+    case Failure::Kind::Conflict:
+    case Failure::Kind::Invalid:
+    case Failure::Kind::ServerError:
+        break;
+    }
+    return failure.message;
+}
+
+} // namespace
 
 QTextStream &ctlOut()
 {
@@ -20,35 +51,44 @@ QTextStream &ctlErr()
     return stream;
 }
 
-void failCommand(const char *command, const QString &message, int code)
+int exitCodeFor(Failure::Kind kind)
 {
-    ctlErr() << "sluicectl: " << command << ": " << message << Qt::endl;
-    QCoreApplication::exit(code);
-}
-
-int reportFailure(const CtlRequest &request, const RedisReply &reply)
-{
-    const QString target = request.client->options().redactedUrl();
-    switch (reply.failure) {
-    case RedisReply::Failure::None:
-        ctlErr() << "sluicectl: " << reply.value.toString() << Qt::endl;
-        return ExitFailure;
-    case RedisReply::Failure::Timeout:
-        ctlErr() << QCoreApplication::translate("sluicectl", "sluicectl: %1 did not answer in time: %2")
-                        .arg(target, reply.failureMessage)
-                 << Qt::endl;
+    switch (kind) {
+    case Failure::Kind::Unreachable:
+    case Failure::Kind::OutcomeUnknown:
+        return ExitCannotConnect;
+    case Failure::Kind::TimedOut:
         return ExitTimeout;
-    case RedisReply::Failure::Refused:
-        ctlErr() << "sluicectl: " << reply.failureMessage << Qt::endl;
+    case Failure::Kind::Refused:
         return ExitRefused;
-    case RedisReply::Failure::Disconnected:
-    case RedisReply::Failure::NotConnected:
+    case Failure::Kind::Conflict:
+        return ExitConflict;
+    case Failure::Kind::Invalid:
+        return ExitInvalidInput;
+    case Failure::Kind::ServerError:
         break;
     }
-    ctlErr() << QCoreApplication::translate("sluicectl", "sluicectl: cannot connect to %1: %2")
-                    .arg(target, reply.failureMessage)
-             << Qt::endl;
-    return ExitCannotConnect;
+    return ExitFailure;
+}
+
+void fail(const CtlRequest &request, const Failure &failure, const QString &unchanged)
+{
+    const QString prefix = QStringLiteral("sluicectl: %1: ").arg(request.command);
+    ctlErr() << prefix << wording(request, failure) << Qt::endl;
+    if (!unchanged.isEmpty()) {
+        ctlErr() << prefix
+                 << (failure.kind == Failure::Kind::OutcomeUnknown
+                         ? tr("the answer was lost, so the outcome is unknown: the change may have been made")
+                         : unchanged)
+                 << Qt::endl;
+    }
+    QCoreApplication::exit(exitCodeFor(failure.kind));
+}
+
+void failUsage(const CtlRequest &request, const QString &message)
+{
+    ctlErr() << QStringLiteral("sluicectl: %1: ").arg(request.command) << message << Qt::endl;
+    QCoreApplication::exit(ExitUsage);
 }
 
 } // namespace sluice::app

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/ctl_fire_flags.h"
+#include "model/failure.h"
 #include "redis/redis_client.h"
 
 #include <QStringList>
@@ -11,6 +12,7 @@ namespace sluice::app {
 // What one sluicectl command gets to work with. A command ends the process by calling
 // QCoreApplication::exit() with one of app/exit_codes.h.
 struct CtlRequest {
+    QString command; // its name, for messages
     redis::RedisClient *client = nullptr; // null for commands that need no server
     QStringList args;  // the command's own positional arguments
     QString ns;        // admin key namespace
@@ -28,10 +30,15 @@ struct CtlRequest {
 
 QTextStream &ctlOut();
 QTextStream &ctlErr();
-// Ends a command: "sluicectl: <command>: <message>" on stderr, then exits with `code`.
-void failCommand(const char *command, const QString &message, int code);
-// Prints why a request failed and returns the exit code that says what kind of failure it was.
-int reportFailure(const CtlRequest &request, const redis::RedisReply &reply);
+// The one table from a failure's kind to sluicectl's exit code (app/exit_codes.h).
+int exitCodeFor(model::Failure::Kind kind);
+// Ends a command that failed, the one way: "sluicectl: COMMAND: MESSAGE" on stderr (naming the
+// server when the connection failed), then the kind's exit code. For a write, `unchanged` ("nothing
+// was applied") follows when the kind guarantees it; when the answer was lost it says the outcome
+// is unknown instead.
+void fail(const CtlRequest &request, const model::Failure &failure, const QString &unchanged = {});
+// Ends a command whose arguments are wrong: the message, then exit 2.
+void failUsage(const CtlRequest &request, const QString &message);
 
 void runPing(const CtlRequest &request);
 void runApply(const CtlRequest &request);

@@ -3,7 +3,7 @@
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
 #include "app/quit_on_signal.h"
-#include "model/policy_rate_sampler.h"
+#include "model/monitor/policy_rate_sampler.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -82,16 +82,15 @@ void runWatch(const CtlRequest &request)
     const int intervalMs = request.interval.isEmpty() ? 1000 : request.interval.toInt(&ok);
     if (!request.interval.isEmpty()
         && (!ok || intervalMs < model::PolicyRateSampler::kMinIntervalMs || intervalMs > model::PolicyRateSampler::kMaxIntervalMs))
-        return failCommand("watch", tr("--interval must be a whole number of ms from %1 to %2, not \"%3\"")
+        return failUsage(request, tr("--interval must be a whole number of ms from %1 to %2, not \"%3\"")
                         .arg(model::PolicyRateSampler::kMinIntervalMs)
                         .arg(model::PolicyRateSampler::kMaxIntervalMs)
-                        .arg(request.interval),
-                    ExitUsage);
+                        .arg(request.interval));
     double durationS = 0; // 0: until interrupted
     if (!request.duration.isEmpty()) {
         durationS = request.duration.toDouble(&ok);
         if (!ok || !std::isfinite(durationS) || durationS <= 0 || durationS > 366 * 86400.0)
-            return failCommand("watch", tr("--duration must be a positive number of seconds, not \"%1\"").arg(request.duration), ExitUsage);
+            return failUsage(request, tr("--duration must be a positive number of seconds, not \"%1\"").arg(request.duration));
     }
     // Whole samples: a duration is the number of intervals it covers, at least one.
     const qint64 samplesWanted = durationS > 0 ? std::max<qint64>(1, qint64(std::ceil(durationS * 1000 / intervalMs))) : 0;
@@ -109,7 +108,8 @@ void runWatch(const CtlRequest &request)
             ctlErr() << "sluicectl: watch: " << problem << Qt::endl;
         if (sample.spanMs == 0) { // nothing counted: every primary failed
             if (*samplesSeen == 0 && sample.missingNodes.isEmpty())
-                return failCommand("watch", tr("nothing to watch on %1").arg(request.client->options().redactedUrl()), ExitFailure);
+                return fail(request, model::Failure::serverError(
+                                         tr("nothing to watch on %1").arg(request.client->options().redactedUrl())));
             return;
         }
         model::RateSample shown = sample;
@@ -117,7 +117,7 @@ void runWatch(const CtlRequest &request)
             for (const QString &wanted : request.args)
                 if (std::none_of(sample.policies.cbegin(), sample.policies.cend(),
                                  [&](const model::PolicyRate &rate) { return rate.policy == wanted; }))
-                    return failCommand("watch", tr("the published library has no policy \"%1\"").arg(wanted), ExitFailure);
+                    return fail(request, model::Failure::serverError(tr("the published library has no policy \"%1\"").arg(wanted)));
             shown.policies.erase(std::remove_if(shown.policies.begin(), shown.policies.end(),
                                                 [&](const model::PolicyRate &rate) { return !request.args.contains(rate.policy); }),
                                  shown.policies.end());
@@ -144,7 +144,7 @@ void runWatch(const CtlRequest &request)
                          if (!*connected && state == State::Ready)
                              begin();
                          else if (!*connected && (state == State::Failed || state == State::Disconnected)) {
-                             failCommand("watch", tr("cannot connect to %1: %2").arg(target, reason), ExitCannotConnect);
+                             fail(request, {model::Failure::Kind::Unreachable, reason});
                              QObject::disconnect(request.client, nullptr, sampler, nullptr);
                          }
                          else if (*connected && state == State::Ready)

@@ -1,11 +1,12 @@
 // sluice: the desktop control room. With --profile or --url it connects there; with neither (or
 // --sandbox) it starts a private redis-server of its own and stops it on exit.
 
+#include "model/connection/keychain_secret_store.h"
 #include "app/exit_codes.h"
 #include "app/quit_on_signal.h"
 #include "app/sandbox_demo.h"
 #include "app/sandbox_redis.h"
-#include "model/connection_session.h"
+#include "model/connection/connection_session.h"
 #include "redis/redis_client.h"
 #include "ui/credential_resolver.h"
 #include "ui/main_window.h"

@@ -1,7 +1,8 @@
 #include "app/sandbox_demo.h"
 
-#include "model/library_publisher.h"
-#include "model/policy_store.h"
+#include "model/limiter/bucket_key.h"
+#include "model/deploy/library_publisher.h"
+#include "model/policy/policy_store.h"
 #include "redis/redis_client.h"
 
 namespace sluice::app {
@@ -61,8 +62,8 @@ void SandboxDemo::start()
 {
     const model::PolicyStore store(m_client, kNamespace);
     store.list(this, [this, store](const model::PolicyStore::ListResult &stored) {
-        if (!stored.error.isEmpty()) {
-            Q_EMIT failed(tr("Could not read the sandbox's policies: %1").arg(stored.error));
+        if (stored.failure) {
+            Q_EMIT failed(tr("Could not read the sandbox's policies: %1").arg(stored.failure->message));
             return;
         }
         QVector<model::PolicyChange> creations;
@@ -73,8 +74,8 @@ void SandboxDemo::start()
                 creations.append({model::PolicyChange::Kind::Put, policy, 0});
         }
         store.commit(creations, kWho, this, [this](const model::PolicyStore::CommitResult &result) {
-            if (!result.error.isEmpty()) {
-                Q_EMIT failed(tr("Could not store the demo policies: %1").arg(result.error));
+            if (result.failure) {
+                Q_EMIT failed(tr("Could not store the demo policies: %1").arg(result.failure->message));
                 return;
             }
             publish();
@@ -87,7 +88,7 @@ void SandboxDemo::publish()
     const model::LibraryPublisher publisher(m_client, kNamespace);
     publisher.publish(kWho, this, [this](const model::PublishResult &result) {
         if (!result.ok()) {
-            Q_EMIT failed(tr("Could not publish the demo policies: %1").arg(result.error));
+            Q_EMIT failed(tr("Could not publish the demo policies: %1").arg(model::messageOf(result.failure)));
             return;
         }
         m_timer.start();

@@ -1,13 +1,14 @@
 // sluicectl: what the GUI can do, for operators who script. Errors go to stderr and the exit code
 // says what kind of failure it was (app/exit_codes.h).
 
+#include "model/connection/keychain_secret_store.h"
 #include "app/ctl_connection_flags.h"
 #include "app/ctl_fire_flags.h"
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
-#include "model/connection_profile.h"
-#include "model/operator_identity.h"
-#include "model/profile_secrets.h"
+#include "model/connection/connection_profile.h"
+#include "model/policy/operator_identity.h"
+#include "model/connection/profile_secrets.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -155,6 +156,7 @@ int main(int argc, char *argv[])
         return usageError(QCoreApplication::translate("sluicectl", "usage: sluicectl %1").arg(QLatin1String(command->synopsis)));
 
     app::CtlRequest request;
+    request.command = name;
     request.args = positional;
     request.json = parser.isSet(jsonOption);
     if (command->access == Access::Offline) {

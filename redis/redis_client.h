@@ -1,6 +1,7 @@
 #pragma once
 
 #include "redis/cluster_topology.h"
+#include "redis/redis_commands.h"
 #include "redis/redis_connection.h"
 
 #include <QHash>
@@ -17,18 +18,12 @@ namespace sluice::redis {
 // CLUSTERDOWN and LOADING with bounded retries until the command's deadline, the Cluster's slot
 // map refreshed when it moves, a Sentinel failover followed to the new primary. A command that was
 // written and then lost with its connection is reported, never sent twice: it may have run.
-class RedisClient : public QObject {
+class RedisClient : public QObject, public RedisCommands {
     Q_OBJECT
 public:
     enum class Kind { Unknown, Standalone, Sentinel, Cluster };
     Q_ENUM(Kind)
     using State = RedisConnection::State;
-    using Callback = RedisConnection::Callback;
-    struct NodeReply {
-        QString node; // host:port
-        RedisReply reply;
-    };
-    using FanOutCallback = std::function<void(const QVector<NodeReply> &)>;
     struct NodeState {
         QString node; // host:port or the socket path
         State state = State::Disconnected;
@@ -55,17 +50,17 @@ public:
 
     // Routed by the command's key; keyless commands go to the main node (the server, the
     // Sentinel's primary, or a Cluster's first primary).
-    void send(const QByteArrayList &args, QObject *context, Callback callback, int timeoutMs = -1);
+    void send(const QByteArrayList &args, QObject *context, Callback callback, int timeoutMs = -1) override;
     // Routed to the node serving `key`'s slot, whatever the command names.
     void sendForKey(const QByteArray &key, const QByteArrayList &args, QObject *context, Callback callback,
-                    int timeoutMs = -1);
+                    int timeoutMs = -1) override;
     // The same command on every primary (FUNCTION LOAD, INFO, DBSIZE): one reply per primary.
-    void sendToPrimaries(const QByteArrayList &args, QObject *context, FanOutCallback done, int timeoutMs = -1);
+    void sendToPrimaries(const QByteArrayList &args, QObject *context, FanOutCallback done, int timeoutMs = -1) override;
     // To one node as primaries() names it (a SCAN cursor belongs to one node).
     void sendToNode(const QString &node, const QByteArrayList &args, QObject *context, Callback callback,
-                    int timeoutMs = -1);
+                    int timeoutMs = -1) override;
     // The primaries as host:port (or the socket path), in slot order; empty until ready.
-    QStringList primaries() const;
+    QStringList primaries() const override;
     // The primary serving `key`'s slot, as primaries() names it; empty while not known.
     QString primaryForKey(const QByteArray &key) const;
     // Every node this client holds a connection to, primaries first, each with its own state.

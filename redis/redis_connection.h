@@ -2,6 +2,7 @@
 
 #include "redis/connection_options.h"
 #include "redis/reconnect_backoff.h"
+#include "redis/redis_reply.h"
 #include "redis/resp_codec.h"
 
 #include <QElapsedTimer>
@@ -15,23 +16,6 @@
 namespace sluice::redis {
 
 class SocketTransport;
-
-// The outcome of one command: a server reply (which may be a Redis error) or a client-side failure.
-struct RedisReply {
-    // Timeout (no connection in time) and NotConnected: the command was never written, so it did
-    // not run. Disconnected: it was written and then the connection broke or its reply was late,
-    // so it may have run. Refused: the client would not send it (a write on a read-only client).
-    enum class Failure { None, Timeout, Disconnected, NotConnected, Refused };
-
-    RespValue value;
-    Failure failure = Failure::None;
-    QString failureMessage;
-
-    // True when the server answered with something other than an error reply.
-    bool ok() const { return failure == Failure::None && !value.isError(); }
-    // The server's error text or the client's failure, for messages.
-    QString errorText() const { return failure != Failure::None ? failureMessage : value.toString(); }
-};
 
 // One asynchronous connection to one Redis node, driven by the Qt event loop. Commands may be sent
 // at any time: they are pipelined, queued while (re)connecting, and each one ends exactly once, with

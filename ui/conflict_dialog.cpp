@@ -1,6 +1,7 @@
 #include "ui/conflict_dialog.h"
+#include "ui/state_palette.h"
 
-#include "model/policy_diff.h"
+#include "model/policy/policy_diff.h"
 
 #include <QDateTime>
 #include <QDialogButtonBox>
@@ -64,9 +65,9 @@ ConflictDialog::ConflictDialog(const std::optional<model::Policy> &base, const s
         auto *theirItem = new QTableWidgetItem(their);
         auto *yourItem = new QTableWidgetItem(yours);
         if (their != before)
-            theirItem->setBackground(QColor(0xfe, 0xf7, 0xe0));
+            theirItem->setBackground(toneFill(Tone::Warning));
         if (yours != before)
-            yourItem->setBackground(QColor(0xe6, 0xf4, 0xea));
+            yourItem->setBackground(toneFill(Tone::Ok));
         if (their != yours && their != before && yours != before)
             yourItem->setToolTip(tr("You both changed this field."));
         table->setItem(row, 2, theirItem);

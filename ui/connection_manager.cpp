@@ -1,6 +1,7 @@
 #include "ui/connection_manager.h"
+#include "ui/state_palette.h"
 
-#include "model/deployment_probe.h"
+#include "model/deploy/deployment_probe.h"
 #include "ui/profile_form.h"
 
 #include <QDialogButtonBox>
@@ -61,9 +62,9 @@ ConnectionManager::ConnectionManager(QSettings *settings, model::SecretStore *se
 
     m_form = new ProfileForm(this);
     m_problems = noteLabel("problemsLabel", this);
-    m_problems->setStyleSheet(QStringLiteral("color:#d93025;"));
+    m_problems->setStyleSheet(textStyle(Tone::Error));
     m_keychainNote = noteLabel("keychainNote", this);
-    m_keychainNote->setStyleSheet(QStringLiteral("color:#b06000;"));
+    m_keychainNote->setStyleSheet(textStyle(Tone::Warning));
     m_testResult = noteLabel("testResultLabel", this);
     m_save = button(tr("Save"), "saveButton", this);
     m_test = button(tr("Test connection"), "testButton", this);
@@ -126,7 +127,7 @@ void ConnectionManager::reload(const QString &select)
         auto *item = new QListWidgetItem(text, m_list);
         item->setData(Qt::UserRole, profile.name);
         if (profile.writesNeedConfirmation())
-            item->setForeground(QColor(0xd9, 0x30, 0x25));
+            item->setForeground(toneColor(Tone::Error));
         if (profile.name == select || (select.isEmpty() && m_list->count() == 1))
             m_list->setCurrentItem(item);
     }
@@ -177,8 +178,8 @@ void ConnectionManager::addProfile()
 {
     ConnectionProfile profile;
     profile.name = unusedName(tr("new profile"));
-    QString error;
-    if (ProfileSettings(m_settings).save(profile, {}, &error))
+    model::Failure failure;
+    if (ProfileSettings(m_settings).save(profile, {}, &failure))
         reload(profile.name);
 }
 
@@ -189,8 +190,8 @@ void ConnectionManager::duplicateProfile()
         return;
     ConnectionProfile copy = *source;
     copy.name = unusedName(tr("%1 copy").arg(source->name));
-    QString error;
-    if (!ProfileSettings(m_settings).save(copy, {}, &error))
+    model::Failure failure;
+    if (!ProfileSettings(m_settings).save(copy, {}, &failure))
         return;
     copySecrets(*source, copy, false);
     reload(copy.name);
@@ -222,9 +223,9 @@ bool ConnectionManager::saveProfile()
     if (!m_form->problems().isEmpty())
         return false;
     const auto previous = ProfileSettings(m_settings).profile(m_storedName);
-    QString error;
-    if (!ProfileSettings(m_settings).save(profile, m_storedName, &error)) {
-        m_problems->setText(QStringLiteral("\u2022 ") + error);
+    model::Failure failure;
+    if (!ProfileSettings(m_settings).save(profile, m_storedName, &failure)) {
+        m_problems->setText(QStringLiteral("\u2022 ") + failure.message);
         m_problems->show();
         return false;
     }
@@ -249,10 +250,10 @@ void ConnectionManager::copySecrets(const ConnectionProfile &from, const Connect
             continue;
         }
         m_secrets->read(source, this, [this, source, target, removeSource](const model::SecretStore::Result &read) {
-            if (!read.ok)
+            if (!read.ok())
                 return;
             m_secrets->write(target, read.secret, this, [this, source, removeSource](const model::SecretStore::Result &written) {
-                if (written.ok && removeSource)
+                if (written.ok() && removeSource)
                     m_secrets->remove(source, this, [](const model::SecretStore::Result &) {});
             });
         });
@@ -272,11 +273,11 @@ void ConnectionManager::storeTypedSecrets(const ConnectionProfile &profile)
         if (secret.isEmpty())
             continue; // unchanged
         m_secrets->write(key, secret, this, [this](const model::SecretStore::Result &written) {
-            if (written.ok)
+            if (written.ok())
                 return;
             m_keychainNote->setText(tr("The keychain did not answer (%1): the secret was not saved, and Sluice "
                                        "will ask for it at each connection.")
-                                        .arg(written.error));
+                                        .arg(model::messageOf(written.failure)));
             m_keychainNote->show();
         });
     }
@@ -288,40 +289,38 @@ void ConnectionManager::forgetSecrets(const ConnectionProfile &profile)
         m_secrets->remove(key, this, [](const model::SecretStore::Result &) {});
 }
 
-void ConnectionManager::showTestResult(const QString &text, const char *colour)
+void ConnectionManager::showTestResult(const QString &text, Tone tone)
 {
     m_testResult->setText(text);
-    m_testResult->setStyleSheet(QStringLiteral("color:%1;").arg(QLatin1String(colour)));
+    m_testResult->setStyleSheet(textStyle(tone));
     m_testResult->show();
 }
 
 void ConnectionManager::testConnection()
 {
-    delete m_testClient; // a new test replaces one still running
+    delete m_runningTest; // a new test replaces one still running
     const ConnectionProfile profile = m_form->profile();
-    showTestResult(tr("Testing %1\u2026").arg(profile.options.redactedUrl()), "#4285f4");
-    m_resolver->resolve(profile, m_form->typedSecrets(), [this, profile](const std::optional<redis::ConnectionOptions> &options) {
+    showTestResult(tr("Testing %1\u2026").arg(profile.options.redactedUrl()), Tone::Info);
+    m_resolver->resolve(profile, m_form->typedSecrets(), [this, profile](const std::optional<model::ConnectionOptions> &options) {
         if (!options) {
-            showTestResult(tr("Test cancelled."), "#5f6368");
+            showTestResult(tr("Test cancelled."), Tone::Muted);
             return;
         }
-        auto *client = new redis::RedisClient(*options, this);
-        m_testClient = client;
-        client->setAutoReconnect(false);
-        client->setReadOnly(profile.readOnly);
-        client->open();
-        model::probeDeployment(client, client, [this, client](const model::DeploymentProbe &probe) {
+        auto *test = new model::ConnectionTest(*options, profile.readOnly, this);
+        m_runningTest = test;
+        connect(test, &model::ConnectionTest::finished, this, [this, test](const model::DeploymentProbe &probe) {
             if (!probe.ok()) {
-                showTestResult(tr("\u2717 Cannot use this connection: %1").arg(probe.ping.errorText()), "#d93025");
+                showTestResult(tr("\u2717 Cannot use this connection: %1").arg(probe.problem()), Tone::Error);
             } else if (probe.version.isEmpty()) {
                 showTestResult(tr("\u2713 Connected in %1 ms (server details refused: %2)").arg(probe.elapsedMs).arg(probe.infoError),
-                               "#188038");
+                               Tone::Ok);
             } else {
                 showTestResult(tr("\u2713 Connected in %1 ms: Redis %2, %3").arg(probe.elapsedMs).arg(probe.version, probe.description),
-                               "#188038");
+                               Tone::Ok);
             }
-            client->deleteLater();
+            test->deleteLater();
         });
+        test->start();
     });
 }
 
@@ -333,7 +332,7 @@ void ConnectionManager::connectProfile()
     const auto profile = ProfileSettings(m_settings).profile(m_storedName);
     if (!profile)
         return;
-    m_resolver->resolve(*profile, typed, [this, profile = *profile](const std::optional<redis::ConnectionOptions> &options) {
+    m_resolver->resolve(*profile, typed, [this, profile = *profile](const std::optional<model::ConnectionOptions> &options) {
         if (!options)
             return;
         Q_EMIT connectRequested(profile, *options);

@@ -1,9 +1,10 @@
 #pragma once
 
-#include "model/connection_profile.h"
-#include "model/secret_store.h"
-#include "redis/redis_client.h"
+#include "model/connection/connection_profile.h"
+#include "model/connection/secret_store.h"
+#include "model/deploy/deployment_probe.h"
 #include "ui/credential_resolver.h"
+#include "ui/state_palette.h"
 
 #include <QDialog>
 #include <QPointer>
@@ -29,7 +30,7 @@ public:
 
 Q_SIGNALS:
     // The operator chose to connect; `resolved` carries the secrets.
-    void connectRequested(const model::ConnectionProfile &profile, const redis::ConnectionOptions &resolved);
+    void connectRequested(const model::ConnectionProfile &profile, const model::ConnectionOptions &resolved);
 
 private:
     void reload(const QString &select);
@@ -42,7 +43,7 @@ private:
     bool saveProfile();
     void testConnection();
     void connectProfile();
-    void showTestResult(const QString &text, const char *colour);
+    void showTestResult(const QString &text, Tone tone);
     void copySecrets(const model::ConnectionProfile &from, const model::ConnectionProfile &to, bool removeSource);
     void storeTypedSecrets(const model::ConnectionProfile &profile);
     void forgetSecrets(const model::ConnectionProfile &profile);
@@ -63,7 +64,7 @@ private:
     QPushButton *m_connect;
     QString m_storedName; // the selected profile's name as saved
     bool m_dirty = false;
-    QPointer<redis::RedisClient> m_testClient;
+    QPointer<model::ConnectionTest> m_runningTest;
 };
 
 } // namespace sluice::ui

@@ -1,6 +1,6 @@
 #include "ui/credential_resolver.h"
 
-#include "model/profile_secrets.h"
+#include "model/connection/profile_secrets.h"
 
 #include <QFile>
 #include <QInputDialog>
@@ -26,7 +26,7 @@ CredentialResolver::CredentialResolver(model::SecretStore *store, QWidget *dialo
 void CredentialResolver::resolve(const model::ConnectionProfile &profile, const Typed &typed, Done done)
 {
     model::readProfileSecrets(*m_store, profile, this, [this, profile, typed, done](const model::ProfileSecrets &secrets) {
-        auto options = std::make_shared<redis::ConnectionOptions>(profile.options);
+        auto options = std::make_shared<model::ConnectionOptions>(profile.options);
         options->password = !typed.password.isEmpty() ? typed.password : secrets.password.value_or(QString());
         options->keyPassphrase = !typed.keyPassphrase.isEmpty() ? typed.keyPassphrase : secrets.keyPassphrase.value_or(QString());
 

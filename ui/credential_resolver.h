@@ -1,7 +1,7 @@
 #pragma once
 
-#include "model/connection_profile.h"
-#include "model/secret_store.h"
+#include "model/connection/connection_profile.h"
+#include "model/connection/secret_store.h"
 
 #include <QObject>
 #include <QPointer>
@@ -23,7 +23,7 @@ public:
         QString password;
         QString keyPassphrase;
     };
-    using Done = std::function<void(const std::optional<redis::ConnectionOptions> &)>; // nullopt: cancelled
+    using Done = std::function<void(const std::optional<model::ConnectionOptions> &)>; // nullopt: cancelled
 
     CredentialResolver(model::SecretStore *store, QWidget *dialogParent);
 

@@ -1,6 +1,7 @@
 #include "ui/deployment_view.h"
+#include "ui/state_palette.h"
 
-#include "model/operator_identity.h"
+#include "model/policy/operator_identity.h"
 #include "ui/write_guard.h"
 
 #include <QDateTime>
@@ -35,7 +36,7 @@ protected:
         QStyledItemDelegate::initStyleOption(option, index);
         const QVariant healthy = index.data(DeploymentModel::HealthyRole);
         if (healthy.isValid()) {
-            option->palette.setColor(QPalette::Text, healthy.toBool() ? QColor(0x18, 0x80, 0x38) : QColor(0xc5, 0x22, 0x1f));
+            option->palette.setColor(QPalette::Text, healthy.toBool() ? toneColor(Tone::Ok) : toneColor(Tone::Error));
             option->font.setBold(true);
         }
     }
@@ -68,7 +69,7 @@ DeploymentView::DeploymentView(QWidget *parent)
     m_warning = new QLabel(this);
     m_warning->setObjectName(QStringLiteral("deploymentWarning"));
     m_warning->setWordWrap(true);
-    m_warning->setStyleSheet(QStringLiteral("background:#fef7e0; color:#8a4b00; padding:6px 10px;"));
+    m_warning->setStyleSheet(bannerStyle(Tone::Warning));
     m_warning->hide();
     layout->addWidget(m_warning);
 
@@ -126,8 +127,8 @@ void DeploymentView::refresh()
 void DeploymentView::showStatus(const model::DeploymentStatus &status)
 {
     const model::LibraryRecord &record = status.published;
-    if (!status.error.isEmpty())
-        m_record->setText(tr("Cannot read the deployment: %1").arg(status.error));
+    if (status.failure)
+        m_record->setText(tr("Cannot read the deployment: %1").arg(status.failure->message));
     else if (record.version == 0)
         m_record->setText(tr("<b>Nothing published yet.</b> Services cannot call the stored policies until a publish."));
     else
@@ -137,7 +138,7 @@ void DeploymentView::showStatus(const model::DeploymentStatus &status)
                                    QDateTime::fromMSecsSinceEpoch(record.publishedAtMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
                                    QString::number(record.policyCount), QString::fromLatin1(record.digest)));
     QStringList warnings;
-    if (status.error.isEmpty() && status.storedDiffers && record.version > 0)
+    if (!status.failure && status.storedDiffers && record.version > 0)
         warnings << tr("The stored policies differ from the published library: services keep the published limits until you publish.");
     int drifted = 0;
     int volatileNodes = 0;
@@ -170,8 +171,8 @@ void DeploymentView::publish()
             .publish(model::operatorIdentity(QStringLiteral("sluice")), this, [this, session](const model::PublishResult &result) {
                 m_publishing = false;
                 updateActions();
-                if (!result.error.isEmpty()) {
-                    m_status->setText(tr("Nothing was published: %1").arg(result.error));
+                if (result.failure) {
+                    m_status->setText(tr("Nothing was published: %1").arg(result.failure->message));
                     refresh();
                     return;
                 }
@@ -195,9 +196,9 @@ void DeploymentView::dryRun()
         return;
     m_status->setText(tr("Generating the library\u2026"));
     model::LibraryPublisher(m_session->client(), m_session->profile().ns)
-        .preview(this, [this](const model::LimiterLibrary &library, const QString &error) {
-            if (!error.isEmpty()) {
-                m_status->setText(tr("Cannot generate the library: %1").arg(error));
+        .preview(this, [this](const model::LimiterLibrary &library, const std::optional<model::Failure> &failure) {
+            if (failure) {
+                m_status->setText(tr("Cannot generate the library: %1").arg(failure->message));
                 return;
             }
             m_status->setText(tr("Dry run: nothing was loaded."));

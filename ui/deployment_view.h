@@ -1,8 +1,8 @@
 #pragma once
 
-#include "model/connection_session.h"
-#include "model/deployment_model.h"
-#include "model/library_watch.h"
+#include "model/connection/connection_session.h"
+#include "model/tables/deployment_model.h"
+#include "model/deploy/library_watch.h"
 
 #include <QPointer>
 #include <QWidget>

@@ -1,6 +1,6 @@
 #include "ui/fire_target_picker.h"
 
-#include "model/policy_summary.h"
+#include "model/policy/policy_summary.h"
 #include "ui/count_field.h"
 
 #include <QComboBox>

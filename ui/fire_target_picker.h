@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/fire_target.h"
+#include "model/fire/fire_target.h"
 
 #include <QWidget>
 

@@ -1,6 +1,7 @@
 #include "ui/fire_view.h"
+#include "ui/state_palette.h"
 
-#include "model/policy_store.h"
+#include "model/policy/policy_store.h"
 #include "ui/column_widths.h"
 #include "ui/count_field.h"
 #include "ui/fire_target_picker.h"
@@ -135,7 +136,7 @@ FireView::FireView(QWidget *parent)
     buttons->addWidget(m_export);
     m_error = new QLabel(this);
     m_error->setObjectName(QStringLiteral("fireError"));
-    m_error->setStyleSheet(QStringLiteral("color:#d93025;"));
+    m_error->setStyleSheet(textStyle(Tone::Error));
     m_error->setWordWrap(true);
     m_error->hide();
 
@@ -174,10 +175,10 @@ FireView::FireView(QWidget *parent)
         m_charts[i] = new TimeSeriesChart(this);
         m_charts[i]->setObjectName(QStringLiteral("fireChart%1").arg(i));
         // The model's curves first, as wide pale bands: the answers are drawn inside them when they agree.
-        m_charts[i]->addSeries({tr("expected allowed"), QColor(0x1e, 0x8e, 0x3e), TimeSeriesChart::Axis::Left, true, false, 7});
-        m_charts[i]->addSeries({tr("expected rejected"), QColor(0xd9, 0x30, 0x25), TimeSeriesChart::Axis::Left, true, false, 7});
-        m_charts[i]->addSeries({tr("allowed"), QColor(0x1e, 0x8e, 0x3e)});
-        m_charts[i]->addSeries({tr("rejected"), QColor(0xd9, 0x30, 0x25)});
+        m_charts[i]->addSeries({tr("expected allowed"), toneColor(Tone::Allowed), TimeSeriesChart::Axis::Left, true, false, 7});
+        m_charts[i]->addSeries({tr("expected rejected"), toneColor(Tone::Rejected), TimeSeriesChart::Axis::Left, true, false, 7});
+        m_charts[i]->addSeries({tr("allowed"), toneColor(Tone::Allowed)});
+        m_charts[i]->addSeries({tr("rejected"), toneColor(Tone::Rejected)});
         results->addWidget(m_chartTitles[i]);
         results->addWidget(m_charts[i], 1);
     }
@@ -239,8 +240,8 @@ void FireView::loadPolicies()
         return;
     const model::PolicyStore store(m_session->client(), m_session->profile().ns);
     store.list(this, [this](const model::PolicyStore::ListResult &result) {
-        if (!result.error.isEmpty()) {
-            showError(tr("The stored policies could not be read: %1").arg(result.error));
+        if (result.failure) {
+            showError(tr("The stored policies could not be read: %1").arg(result.failure->message));
             return;
         }
         m_first->setPolicies(result.policies);
@@ -314,9 +315,8 @@ void FireView::startEngine(const model::FirePlan &plan)
     connect(m_engine, &model::FireEngine::updated, this, &FireView::showProgress);
     connect(m_engine, &model::FireEngine::finished, this, &FireView::showFinished);
     const model::ConnectionProfile &profile = m_session->profile();
-    const QString refused = m_engine->start(plan, m_session->client()->options(), profile.ns, profile.readOnly);
-    if (!refused.isEmpty()) {
-        showError(refused);
+    if (const auto refused = m_engine->start(plan, m_session->client()->options(), profile.ns, profile.readOnly)) {
+        showError(refused->message);
         updateActions();
         return;
     }
@@ -404,8 +404,8 @@ void FireView::showFinished()
     showProgress();
     const model::FireReport &report = m_engine->report();
     const QLocale locale;
-    if (!report.failure().isEmpty()) {
-        showError(report.failure());
+    if (const auto failure = report.failure()) {
+        showError(failure->message);
         m_status->setText(tr("The run stopped."));
     } else {
         QStringList lines;
@@ -424,7 +424,6 @@ void FireView::showFinished()
         m_status->setText(tr("Done. ") + lines.join(QLatin1Char('\n')));
     }
     updateActions();
-    Q_EMIT runFinished();
 }
 
 void FireView::showError(const QString &error)

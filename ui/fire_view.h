@@ -1,7 +1,7 @@
 #pragma once
 
-#include "model/connection_session.h"
-#include "model/fire_engine.h"
+#include "model/connection/connection_session.h"
+#include "model/fire/fire_engine.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -46,9 +46,6 @@ public:
     TimeSeriesChart *chart(int target) const { return m_charts[target]; }
     QString statusText() const;
     QString errorText() const;
-
-Q_SIGNALS:
-    void runFinished();
 
 protected:
     void showEvent(QShowEvent *event) override;

@@ -1,7 +1,8 @@
 #include "ui/key_inspector_view.h"
+#include "ui/state_palette.h"
 
-#include "model/bucket_reset.h"
-#include "model/operator_identity.h"
+#include "model/limiter/bucket_reset.h"
+#include "model/policy/operator_identity.h"
 #include "ui/column_widths.h"
 #include "ui/write_guard.h"
 
@@ -34,7 +35,7 @@ KeyInspectorView::KeyInspectorView(QWidget *parent)
     m_scan->setObjectName(QStringLiteral("inspectScan"));
     m_error = new QLabel(this);
     m_error->setObjectName(QStringLiteral("inspectError"));
-    m_error->setStyleSheet(QStringLiteral("color:#d93025;"));
+    m_error->setStyleSheet(textStyle(Tone::Error));
     m_error->setWordWrap(true);
     m_error->hide();
 
@@ -115,8 +116,8 @@ void KeyInspectorView::setSession(model::ConnectionSession *session)
     connect(m_model, &KeyInspectorModel::modelReset, this, &KeyInspectorView::updateActions);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &KeyInspectorView::updateActions);
     connect(session->rates(), &model::PolicyRateSampler::sampled, this, &KeyInspectorView::updatePolicies);
-    connect(session->client(), &redis::RedisClient::stateChanged, this, [this](redis::RedisClient::State state) {
-        if (state == redis::RedisClient::State::Ready && !m_browsed && isVisible())
+    connect(session, &model::ConnectionSession::ready, this, [this] {
+        if (!m_browsed && isVisible())
             scan();
     });
     m_browsed = false;
@@ -128,7 +129,7 @@ void KeyInspectorView::showEvent(QShowEvent *event)
 {
     QWidget::showEvent(event);
     // The first look browses at once: one page is cheap.
-    if (m_session && !m_browsed && m_session->client()->state() == redis::RedisClient::State::Ready)
+    if (m_session && !m_browsed && m_session->isReady())
         scan();
 }
 
@@ -147,9 +148,9 @@ bool KeyInspectorView::scan()
     if (m_policy->currentIndex() > 0)
         filter.policy = m_policy->currentText();
     filter.subjectPattern = m_pattern->text().trimmed();
-    QString error;
-    if (!m_model->browse(filter, &error)) {
-        showError(error);
+    model::Failure failure;
+    if (!m_model->browse(filter, &failure)) {
+        showError(failure.message);
         return false;
     }
     m_browsed = true;
@@ -228,9 +229,9 @@ void KeyInspectorView::resetSelected()
             return;
         m_status->setText(tr("Resetting the bucket of \u201c%1\u201d\u2026").arg(subject));
         model::resetBucket(session->client(), session->profile().ns, bucket.policy, bucket.subject,
-                           model::operatorIdentity(QStringLiteral("sluice")), this, [this, bucket, subject](const QString &error) {
-                               if (!error.isEmpty()) {
-                                   showError(tr("Reset failed: %1").arg(error));
+                           model::operatorIdentity(QStringLiteral("sluice")), this, [this, bucket, subject](const std::optional<model::Failure> &failure) {
+                               if (failure) {
+                                   showError(tr("Reset failed: %1").arg(failure->message));
                                    updateStatus();
                                    return;
                                }

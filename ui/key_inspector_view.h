@@ -1,7 +1,7 @@
 #pragma once
 
-#include "model/connection_session.h"
-#include "model/key_inspector_model.h"
+#include "model/connection/connection_session.h"
+#include "model/tables/key_inspector_model.h"
 
 #include <QPointer>
 #include <QWidget>

@@ -1,7 +1,9 @@
 #include "ui/key_watch_view.h"
+#include "ui/state_palette.h"
 
-#include "model/level_projection.h"
-#include "model/server_status.h"
+#include "model/format/units.h"
+#include "model/monitor/level_projection.h"
+#include "model/monitor/server_status.h"
 #include "ui/column_widths.h"
 #include "ui/time_series_chart.h"
 
@@ -67,7 +69,7 @@ KeyWatchView::KeyWatchView(QWidget *parent)
     m_remove->setEnabled(false);
     m_error = new QLabel(this);
     m_error->setObjectName(QStringLiteral("watchError"));
-    m_error->setStyleSheet(QStringLiteral("color:#d93025;"));
+    m_error->setStyleSheet(textStyle(Tone::Error));
     m_error->hide();
 
     auto *form = new QHBoxLayout;
@@ -97,9 +99,9 @@ KeyWatchView::KeyWatchView(QWidget *parent)
     m_chartTitle->setObjectName(QStringLiteral("watchChartTitle"));
     m_chartTitle->setWordWrap(true);
     m_chart = new TimeSeriesChart(this);
-    m_chart->addSeries({tr("available"), QColor(0x1a, 0x73, 0xe8), TimeSeriesChart::Axis::Left, false, true});
-    m_chart->addSeries({tr("projected refill"), QColor(0x1a, 0x73, 0xe8), TimeSeriesChart::Axis::Left, true});
-    m_chart->addSeries({tr("rejected/s"), QColor(0xd9, 0x30, 0x25), TimeSeriesChart::Axis::Right});
+    m_chart->addSeries({tr("available"), toneColor(Tone::Level), TimeSeriesChart::Axis::Left, false, true});
+    m_chart->addSeries({tr("projected refill"), toneColor(Tone::Level), TimeSeriesChart::Axis::Left, true});
+    m_chart->addSeries({tr("rejected/s"), toneColor(Tone::Rejected), TimeSeriesChart::Axis::Right});
     m_chart->setAxisTitles(tr("units available"), tr("rejected/s"));
 
     auto *chartBox = new QWidget(this);
@@ -175,9 +177,9 @@ bool KeyWatchView::watchSubject(const QString &policy, const QByteArray &subject
 {
     if (!m_watch)
         return false;
-    QString error;
-    const int id = m_watch->addSubject(policy, subject, &error);
-    showError(error);
+    model::Failure failure;
+    const int id = m_watch->addSubject(policy, subject, &failure);
+    showError(failure.message);
     if (id > 0)
         select(id);
     return id > 0;
@@ -187,9 +189,9 @@ bool KeyWatchView::watchSeedKey(SeedLayout layout, const QByteArray &id)
 {
     if (!m_watch)
         return false;
-    QString error;
-    const int added = m_watch->addSeedKey(layout, id, &error);
-    showError(error);
+    model::Failure failure;
+    const int added = m_watch->addSeedKey(layout, id, &failure);
+    showError(failure.message);
     if (added > 0)
         select(added);
     return added > 0;
@@ -278,7 +280,7 @@ void KeyWatchView::showRow(int row)
         return;
     const QLocale locale;
     m_table->item(row, AlgorithmColumn)->setText(key->algorithm);
-    m_table->item(row, KeyColumn)->setForeground(key->problem.isEmpty() ? QBrush() : QBrush(QColor(0xb0, 0x60, 0x00)));
+    m_table->item(row, KeyColumn)->setForeground(key->problem.isEmpty() ? QBrush() : QBrush(toneColor(Tone::Warning)));
     m_table->item(row, KeyColumn)->setToolTip(key->problem.isEmpty() ? QString::fromUtf8(key->key) : key->problem);
     if (key->samples.isEmpty())
         return;

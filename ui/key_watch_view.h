@@ -1,7 +1,7 @@
 #pragma once
 
-#include "model/connection_session.h"
-#include "model/key_watch.h"
+#include "model/connection/connection_session.h"
+#include "model/monitor/key_watch.h"
 
 #include <QPointer>
 #include <QWidget>

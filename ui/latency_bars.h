@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/latency_histogram.h"
+#include "model/fire/latency_histogram.h"
 
 #include <QWidget>
 

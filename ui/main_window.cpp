@@ -1,7 +1,9 @@
 #include "ui/main_window.h"
+#include "ui/state_palette.h"
 
-#include "model/library_publisher.h"
-#include "model/operator_identity.h"
+#include "model/format/units.h"
+#include "model/deploy/library_publisher.h"
+#include "model/policy/operator_identity.h"
 #include "ui/connection_manager.h"
 #include "ui/deployment_view.h"
 #include "ui/fire_view.h"
@@ -16,7 +18,6 @@
 #include <QApplication>
 #include <QLabel>
 #include <QMenuBar>
-#include <QMetaEnum>
 #include <QMessageBox>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -39,7 +40,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_driftBanner->setObjectName(QStringLiteral("driftBanner"));
     m_driftBanner->setWordWrap(true);
     m_driftBanner->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_driftBanner->setStyleSheet(QStringLiteral("background:#fce8e6; color:#a50e0e; padding:8px 12px;"));
+    m_driftBanner->setStyleSheet(bannerStyle(Tone::Error));
     m_driftBanner->hide();
     m_tabs = new QTabWidget(central);
     m_tabs->setObjectName(QStringLiteral("mainTabs"));
@@ -113,7 +114,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_profileLabel = addStatusField(QStringLiteral("statusProfile"));
     m_stateLabel = addStatusField(QStringLiteral("statusState"));
     m_nodesLabel = addStatusField(QStringLiteral("statusNodes"));
-    m_nodesLabel->setStyleSheet(QStringLiteral("color:#b06000;"));
+    m_nodesLabel->setStyleSheet(textStyle(Tone::Warning));
     m_nodesLabel->hide();
     m_versionLabel = addStatusField(QStringLiteral("statusVersion"));
     m_modeLabel = addStatusField(QStringLiteral("statusMode"));
@@ -149,12 +150,12 @@ void MainWindow::setSession(model::ConnectionSession *session)
     if (profile.readOnly)
         badges << tr("read-only");
     m_profileLabel->setText(badges.join(QStringLiteral(" \u00b7 ")));
-    m_profileLabel->setStyleSheet(profile.writesNeedConfirmation() ? QStringLiteral("color:#d93025; font-weight:bold;") : QString());
+    m_profileLabel->setStyleSheet(profile.writesNeedConfirmation() ? textStyle(Tone::Error, true) : QString());
     m_publishAction->setEnabled(!profile.readOnly);
     m_publishAction->setToolTip(profile.readOnly ? tr("This connection is read-only.") : QString());
     m_driftBanner->hide();
     connect(session->libraryWatch(), &model::LibraryWatch::checked, this, &MainWindow::showLibraryReport);
-    connect(session->client(), &redis::RedisClient::nodeStatesChanged, this, &MainWindow::showNodeStates);
+    connect(session, &model::ConnectionSession::nodesChanged, this, &MainWindow::showNodeStates);
     m_rates->setSession(session);
     m_live->setSession(session);
     m_keyWatch->setSession(session);
@@ -175,7 +176,7 @@ void MainWindow::openConnectionManager()
     if (m_session)
         manager->selectProfile(m_session->profile().name);
     connect(manager, &ConnectionManager::connectRequested, this,
-            [this](const model::ConnectionProfile &profile, const redis::ConnectionOptions &resolved) {
+            [this](const model::ConnectionProfile &profile, const model::ConnectionOptions &resolved) {
                 setSession(new model::ConnectionSession(profile, resolved));
             });
     manager->resize(980, 620);
@@ -213,33 +214,32 @@ void MainWindow::showStartupMessage(const QString &message, bool isError)
 {
     m_overview->showMessage(message, isError);
     m_stateLabel->setText(isError ? tr("\u25cf Failed") : tr("\u25cf Starting"));
-    m_stateLabel->setStyleSheet(isError ? QStringLiteral("color:#d93025;") : QStringLiteral("color:#4285f4;"));
+    m_stateLabel->setStyleSheet(isError ? textStyle(Tone::Error) : textStyle(Tone::Info));
 }
 
 void MainWindow::showHealth(ServerMonitor::Health health, const QString &problem)
 {
     QString text;
-    QString colour;
+    Tone tone = Tone::Info;
     switch (health) {
     case ServerMonitor::Health::Connecting:
         text = tr("Connecting");
-        colour = QStringLiteral("#4285f4");
         break;
     case ServerMonitor::Health::Ready:
         text = tr("Connected");
-        colour = QStringLiteral("#188038");
+        tone = Tone::Ok;
         break;
     case ServerMonitor::Health::Unreachable:
         text = tr("Unreachable");
-        colour = QStringLiteral("#d93025");
+        tone = Tone::Error;
         break;
     case ServerMonitor::Health::Failed:
         text = tr("Failed");
-        colour = QStringLiteral("#d93025");
+        tone = Tone::Error;
         break;
     }
     m_stateLabel->setText(QStringLiteral("\u25cf ") + text);
-    m_stateLabel->setStyleSheet(QStringLiteral("color:%1;").arg(colour));
+    m_stateLabel->setStyleSheet(textStyle(tone));
     m_stateLabel->setToolTip(problem);
     showNodeStates();
 }
@@ -250,16 +250,14 @@ void MainWindow::showNodeStates()
 {
     if (!m_session)
         return;
-    const QVector<redis::RedisClient::NodeState> nodes = m_session->client()->nodeStates();
+    const QVector<model::ConnectionSession::NodeReport> nodes = m_session->nodes();
     QStringList lines;
     int ready = 0;
-    for (const redis::RedisClient::NodeState &node : nodes) {
-        const bool isReady = node.state == redis::RedisClient::State::Ready;
-        ready += isReady;
+    for (const model::ConnectionSession::NodeReport &node : nodes) {
+        ready += node.ready;
         lines << QStringLiteral("%1 %2: %3%4")
-                     .arg(node.primary ? tr("primary") : tr("node"), node.node,
-                          QString::fromLatin1(QMetaEnum::fromType<redis::RedisClient::State>().valueToKey(int(node.state))).toLower(),
-                          isReady || node.lastError.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(node.lastError));
+                     .arg(node.primary ? tr("primary") : tr("node"), node.node, node.state,
+                          node.ready || node.lastError.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(node.lastError));
     }
     m_nodesLabel->setText(nodes.size() > 1 && ready < nodes.size() ? tr("%1 of %2 nodes ready").arg(ready).arg(nodes.size()) : QString());
     m_nodesLabel->setVisible(!m_nodesLabel->text().isEmpty());

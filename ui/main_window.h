@@ -1,8 +1,8 @@
 #pragma once
 
-#include "model/connection_session.h"
-#include "model/secret_store.h"
-#include "model/server_monitor.h"
+#include "model/connection/connection_session.h"
+#include "model/connection/secret_store.h"
+#include "model/monitor/server_monitor.h"
 
 #include <QMainWindow>
 #include <QPointer>

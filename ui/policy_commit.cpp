@@ -1,6 +1,6 @@
 #include "ui/policy_commit.h"
 
-#include "model/operator_identity.h"
+#include "model/policy/operator_identity.h"
 #include "ui/write_guard.h"
 
 #include <QPointer>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "model/connection_session.h"
-#include "model/policy_store.h"
+#include "model/connection/connection_session.h"
+#include "model/policy/policy_store.h"
 
 #include <functional>
 

@@ -1,4 +1,5 @@
 #include "ui/policy_diff_dialog.h"
+#include "ui/state_palette.h"
 
 #include <QDialogButtonBox>
 #include <QHeaderView>
@@ -33,8 +34,8 @@ PolicyDiffDialog::PolicyDiffDialog(const Content &content, QWidget *parent)
         table->setItem(row, 0, new QTableWidgetItem(change.field));
         auto *before = new QTableWidgetItem(change.before);
         auto *after = new QTableWidgetItem(change.after);
-        before->setBackground(QColor(0xfc, 0xe8, 0xe6));
-        after->setBackground(QColor(0xe6, 0xf4, 0xea));
+        before->setBackground(toneFill(Tone::Error));
+        after->setBackground(toneFill(Tone::Ok));
         table->setItem(row, 1, before);
         table->setItem(row, 2, after);
     }
@@ -48,7 +49,7 @@ PolicyDiffDialog::PolicyDiffDialog(const Content &content, QWidget *parent)
         auto *warning = new QLabel(content.warning, this);
         warning->setObjectName(QStringLiteral("diffWarning"));
         warning->setWordWrap(true);
-        warning->setStyleSheet(QStringLiteral("color:#a50e0e;"));
+        warning->setStyleSheet(textStyle(Tone::Error));
         layout->addWidget(warning);
     }
 

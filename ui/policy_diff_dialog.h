@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/policy_diff.h"
+#include "model/policy/policy_diff.h"
 
 #include <QDialog>
 

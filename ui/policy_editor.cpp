@@ -1,8 +1,9 @@
 #include "ui/policy_editor.h"
+#include "ui/state_palette.h"
 
-#include "model/policy_diff.h"
-#include "model/policy_lint.h"
-#include "model/policy_summary.h"
+#include "model/policy/policy_diff.h"
+#include "model/policy/policy_lint.h"
+#include "model/policy/policy_summary.h"
 #include "ui/conflict_dialog.h"
 #include "ui/policy_commit.h"
 #include "ui/policy_diff_dialog.h"
@@ -52,7 +53,7 @@ Widget *named(Widget *widget, const char *name)
 QLabel *errorLabel(QWidget *parent, const char *name)
 {
     auto *label = named(new QLabel(parent), name);
-    label->setStyleSheet(QStringLiteral("color:#c5221f;"));
+    label->setStyleSheet(textStyle(Tone::Error));
     label->setWordWrap(true);
     return label;
 }
@@ -186,14 +187,14 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
 
     m_summary = named(new QLabel(this), "policySummary");
     m_summary->setWordWrap(true);
-    m_summary->setStyleSheet(QStringLiteral("background:#e8f0fe; color:#174ea6; padding:8px; border-radius:4px;"));
+    m_summary->setStyleSheet(bannerStyle(Tone::Info));
     layout->addWidget(m_summary);
 
     auto *lintRow = new QHBoxLayout;
     m_lint = named(new QLabel(this), "lintWarnings");
     m_lint->setWordWrap(true);
     m_lint->setTextFormat(Qt::RichText);
-    m_lint->setStyleSheet(QStringLiteral("background:#fef7e0; color:#8a4b00; padding:8px; border-radius:4px;"));
+    m_lint->setStyleSheet(bannerStyle(Tone::Warning));
     m_useSlidingWindow = named(new QPushButton(tr("Use a sliding window"), this), "useSlidingWindowButton");
     connect(m_useSlidingWindow, &QPushButton::clicked, this, [this] {
         m_algorithm->setCurrentIndex(m_algorithm->findData(static_cast<int>(Algorithm::SlidingWindow)));
@@ -421,12 +422,12 @@ void PolicyEditor::commit(const Policy &policy)
     const QString what = m_base ? tr("save policy \u201c%1\u201d").arg(policy.name) : tr("create policy \u201c%1\u201d").arg(policy.name);
     setSaveError(QString());
     commitPolicyChanges(this, m_session, what, changes, [this, policy](const model::PolicyStore::CommitResult &result) {
-        if (result.conflict) {
+        if (result.failure && result.failure->kind == model::Failure::Kind::Conflict) {
             showConflict(policy);
             return;
         }
-        if (!result.error.isEmpty()) {
-            setSaveError(tr("Not saved: %1").arg(result.error));
+        if (result.failure) {
+            setSaveError(tr("Not saved: %1").arg(result.failure->message));
             return;
         }
         Q_EMIT saved(policy.name);
@@ -442,8 +443,8 @@ void PolicyEditor::showConflict(const Policy &mine)
     const QString storedName = m_base ? m_base->name : mine.name;
     model::PolicyStore(m_session->client(), m_session->profile().ns)
         .read(storedName, this, [this, mine](const model::PolicyStore::ReadResult &stored) {
-            if (!stored.error.isEmpty()) {
-                setSaveError(tr("Someone saved in between, and reading their version failed: %1").arg(stored.error));
+            if (stored.failure) {
+                setSaveError(tr("Someone saved in between, and reading their version failed: %1").arg(stored.failure->message));
                 return;
             }
             auto *dialog = new ConflictDialog(m_base, stored.policy, mine, this);

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "model/connection_session.h"
-#include "model/policy.h"
+#include "model/connection/connection_session.h"
+#include "model/policy/policy.h"
 
 #include <QDialog>
 #include <QPointer>

@@ -1,6 +1,6 @@
 #include "ui/policy_history_view.h"
 
-#include "model/policy_diff.h"
+#include "model/policy/policy_diff.h"
 #include "ui/policy_commit.h"
 #include "ui/policy_diff_dialog.h"
 
@@ -89,11 +89,8 @@ void PolicyHistoryView::setSession(model::ConnectionSession *session)
     m_session = session;
     m_model->setEntries({});
     // Read once the connection is up, and again whenever it comes back.
-    connect(session->client(), &redis::RedisClient::stateChanged, this, [this](redis::RedisClient::State state) {
-        if (state == redis::RedisClient::State::Ready)
-            refresh();
-    });
-    if (session->client()->state() == redis::RedisClient::State::Ready)
+    connect(session, &model::ConnectionSession::ready, this, [this] { refresh(); });
+    if (session->isReady())
         refresh();
 }
 
@@ -117,8 +114,8 @@ void PolicyHistoryView::refresh()
         .read(policy, shownEntries, this, [this, policy](const model::AuditLog::ReadResult &read) {
             if (policy != m_policy)
                 return; // another policy was asked for meanwhile
-            if (!read.error.isEmpty()) {
-                m_status->setText(tr("Cannot read the history: %1").arg(read.error));
+            if (read.failure) {
+                m_status->setText(tr("Cannot read the history: %1").arg(read.failure->message));
                 return;
             }
             m_model->setEntries(read.entries);
@@ -206,8 +203,8 @@ void PolicyHistoryView::rollBackSelected()
     const model::AuditEntry entry = m_model->entry(rows.first());
     model::PolicyStore(m_session->client(), m_session->profile().ns)
         .read(entry.policy, this, [this, entry](const model::PolicyStore::ReadResult &stored) {
-            if (!stored.error.isEmpty()) {
-                m_status->setText(tr("Cannot read \u201c%1\u201d: %2").arg(entry.policy, stored.error));
+            if (stored.failure) {
+                m_status->setText(tr("Cannot read \u201c%1\u201d: %2").arg(entry.policy, stored.failure->message));
                 return;
             }
             const model::Policy &target = *entry.after;
@@ -234,9 +231,9 @@ void PolicyHistoryView::rollBackSelected()
                 model::PolicyChange change{model::PolicyChange::Kind::Put, target, expected, entry.version};
                 commitPolicyChanges(this, m_session, tr("roll \u201c%1\u201d back to version %2").arg(entry.policy).arg(entry.version),
                                     {change}, [this, entry](const model::PolicyStore::CommitResult &result) {
-                    m_notice = result.error.isEmpty() ? tr("Rolled \u201c%1\u201d back to version %2.").arg(entry.policy).arg(entry.version)
-                                                      : tr("Not rolled back: %1").arg(result.error);
-                    if (result.error.isEmpty())
+                    m_notice = !result.failure ? tr("Rolled \u201c%1\u201d back to version %2.").arg(entry.policy).arg(entry.version)
+                                                      : tr("Not rolled back: %1").arg(result.failure->message);
+                    if (!result.failure)
                         Q_EMIT changed();
                     refresh();
                 });

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "model/audit_model.h"
-#include "model/connection_session.h"
+#include "model/tables/audit_model.h"
+#include "model/connection/connection_session.h"
 
 #include <QPointer>
 #include <QWidget>

@@ -1,6 +1,7 @@
 #include "ui/policy_import_dialog.h"
+#include "ui/state_palette.h"
 
-#include "model/policy_diff.h"
+#include "model/policy/policy_diff.h"
 #include "ui/policy_commit.h"
 
 #include <QCheckBox>
@@ -39,7 +40,7 @@ PolicyImportDialog::PolicyImportDialog(model::ConnectionSession *session, QWidge
     layout->addWidget(m_summary);
     m_errors = new QListWidget(this);
     m_errors->setObjectName(QStringLiteral("importErrors"));
-    m_errors->setStyleSheet(QStringLiteral("color:#c5221f;"));
+    m_errors->setStyleSheet(textStyle(Tone::Error));
     m_errors->hide();
     layout->addWidget(m_errors, 1);
     m_preview = new QTableWidget(0, 3, this);
@@ -103,7 +104,7 @@ void PolicyImportDialog::showProblems(const QString &heading, const QStringList 
 {
     m_planned = false;
     m_summary->setText(heading);
-    m_summary->setStyleSheet(QStringLiteral("color:#c5221f; font-weight:bold;"));
+    m_summary->setStyleSheet(textStyle(Tone::Error, true));
     m_errors->clear();
     m_errors->addItems(problems);
     m_errors->show();
@@ -121,8 +122,8 @@ void PolicyImportDialog::readStoredAndPlan(const QString &notice)
     m_summary->setStyleSheet(QString());
     m_apply->setEnabled(false);
     model::PolicyStore(m_session->client(), m_session->profile().ns).list(this, [this](const model::PolicyStore::ListResult &listed) {
-        if (!listed.error.isEmpty()) {
-            showProblems(tr("Cannot compare with the stored policies; nothing will change."), {listed.error});
+        if (listed.failure) {
+            showProblems(tr("Cannot compare with the stored policies; nothing will change."), {listed.failure->message});
             return;
         }
         m_stored = listed.policies;
@@ -189,13 +190,13 @@ void PolicyImportDialog::apply()
         return;
     commitPolicyChanges(this, m_session, tr("apply the file's policy changes (%1)").arg(m_plan.changes.size()),
                         m_plan.changes, [this](const model::PolicyStore::CommitResult &result) {
-        if (result.conflict) {
+        if (result.failure && result.failure->kind == model::Failure::Kind::Conflict) {
             readStoredAndPlan(tr("Someone saved in between (%1); nothing was applied. The preview below is made again "
-                                 "from the stored policies as they are now.").arg(result.error));
+                                 "from the stored policies as they are now.").arg(result.failure->message));
             return;
         }
-        if (!result.error.isEmpty()) {
-            showProblems(tr("Nothing was applied."), {result.error});
+        if (result.failure) {
+            showProblems(tr("Nothing was applied."), {result.failure->message});
             return;
         }
         Q_EMIT applied(result.changed);

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "model/connection_session.h"
-#include "model/policy_file.h"
-#include "model/policy_plan.h"
+#include "model/connection/connection_session.h"
+#include "model/policy/policy_file.h"
+#include "model/policy/policy_plan.h"
 
 #include <QDialog>
 #include <QPointer>

@@ -1,6 +1,7 @@
 #include "ui/policy_live_view.h"
+#include "ui/state_palette.h"
 
-#include "model/policy_rate_sampler.h"
+#include "model/monitor/policy_rate_sampler.h"
 #include "ui/column_widths.h"
 #include "ui/time_series_chart.h"
 
@@ -100,8 +101,8 @@ PolicyLiveView::PolicyLiveView(QWidget *parent)
     m_state->setWordWrap(true);
 
     m_chart = new TimeSeriesChart(this);
-    m_chart->addSeries({tr("allowed/s"), QColor(0x1e, 0x8e, 0x3e)});
-    m_chart->addSeries({tr("rejected/s"), QColor(0xd9, 0x30, 0x25)});
+    m_chart->addSeries({tr("allowed/s"), toneColor(Tone::Allowed)});
+    m_chart->addSeries({tr("rejected/s"), toneColor(Tone::Rejected)});
     m_chart->setAxisTitles(tr("decisions per second"));
     m_chart->setMinimumHeight(260);
 
@@ -110,7 +111,7 @@ PolicyLiveView::PolicyLiveView(QWidget *parent)
     m_topNote = new QLabel(topBox);
     m_topNote->setObjectName(QStringLiteral("topNote"));
     m_topNote->setWordWrap(true);
-    m_topNote->setStyleSheet(QStringLiteral("color:#5f6368;"));
+    m_topNote->setStyleSheet(textStyle(Tone::Muted));
     m_top = new QTableWidget(0, 3, topBox);
     m_top->setObjectName(QStringLiteral("topRejectedTable"));
     m_top->setHorizontalHeaderLabels({tr("Subject"), tr("Rejected"), tr("Primary")});
@@ -269,7 +270,7 @@ void PolicyLiveView::takeSample(const model::RateSample &sample)
         problems << tr("%1 did not answer; its decisions are counted when it does.").arg(node);
     if (!m_paused)
         showState(problems.join(QLatin1Char('\n')));
-    m_state->setStyleSheet(problems.isEmpty() ? QString() : QStringLiteral("color:#b06000;"));
+    m_state->setStyleSheet(problems.isEmpty() ? QString() : textStyle(Tone::Warning));
     if (isVisible())
         redraw();
 }

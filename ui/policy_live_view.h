@@ -1,7 +1,7 @@
 #pragma once
 
-#include "model/connection_session.h"
-#include "model/top_rejected.h"
+#include "model/connection/connection_session.h"
+#include "model/monitor/top_rejected.h"
 
 #include <QPointer>
 #include <QWidget>

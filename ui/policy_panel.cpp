@@ -1,7 +1,8 @@
 #include "ui/policy_panel.h"
+#include "ui/state_palette.h"
 
-#include "model/policy_file.h"
-#include "model/policy_store.h"
+#include "model/policy/policy_file.h"
+#include "model/policy/policy_store.h"
 #include "ui/policy_commit.h"
 #include "ui/policy_editor.h"
 #include "ui/policy_import_dialog.h"
@@ -60,7 +61,7 @@ PolicyPanel::PolicyPanel(QWidget *parent)
     m_publishWarning = new QLabel(this);
     m_publishWarning->setObjectName(QStringLiteral("publishWarning"));
     m_publishWarning->setWordWrap(true);
-    m_publishWarning->setStyleSheet(QStringLiteral("background:#fef7e0; color:#8a4b00; padding:6px 10px;"));
+    m_publishWarning->setStyleSheet(bannerStyle(Tone::Warning));
     m_publishWarning->setTextInteractionFlags(Qt::LinksAccessibleByMouse);
     m_publishWarning->hide();
     connect(m_publishWarning, &QLabel::linkActivated, this, &PolicyPanel::publishRequested);
@@ -130,13 +131,10 @@ void PolicyPanel::setSession(model::ConnectionSession *session)
     m_model->setPublished({}, false);
     m_publishWarning->hide();
     connect(session->libraryWatch(), &model::LibraryWatch::checked, this, &PolicyPanel::showLibraryReport);
-    connect(session->client(), &redis::RedisClient::stateChanged, this, [this](redis::RedisClient::State state) {
-        if (state == redis::RedisClient::State::Ready)
-            refresh();
-    });
+    connect(session, &model::ConnectionSession::ready, this, [this] { refresh(); });
     m_refreshTimer.start();
     updateActions();
-    if (session->client()->state() == redis::RedisClient::State::Ready)
+    if (session->isReady())
         refresh();
 }
 
@@ -153,10 +151,10 @@ void PolicyPanel::refresh()
     m_refreshing = true;
     model::PolicyStore(m_session->client(), m_session->profile().ns).list(this, [this](const model::PolicyStore::ListResult &listed) {
         m_refreshing = false;
-        if (!listed.error.isEmpty()) {
+        if (listed.failure) {
             // Keep showing what was last read; say why it may be stale.
-            m_status->setText(tr("Cannot read the policies: %1").arg(listed.error));
-            m_status->setStyleSheet(QStringLiteral("color:#c5221f;"));
+            m_status->setText(tr("Cannot read the policies: %1").arg(listed.failure->message));
+            m_status->setStyleSheet(textStyle(Tone::Error));
             return;
         }
         m_model->setPolicies(listed.policies);
@@ -171,7 +169,7 @@ void PolicyPanel::showLibraryReport(const model::LibraryWatch::Report &report)
 {
     const model::LibraryRecord &published = report.status.published;
     m_model->setPublished(published.policies, published.policiesKnown || published.version == 0);
-    if (!report.status.error.isEmpty() || !report.status.storedDiffers) {
+    if (report.status.failure || !report.status.storedDiffers) {
         m_publishWarning->hide();
         return;
     }
@@ -278,9 +276,9 @@ void PolicyPanel::deleteSelected()
         commitPolicyChanges(this, m_session, tr("delete policy \u201c%1\u201d").arg(policy.name),
                             {{model::PolicyChange::Kind::Delete, policy, policy.version}},
                             [this, name = policy.name](const model::PolicyStore::CommitResult &result) {
-            m_status->setStyleSheet(result.error.isEmpty() ? QString() : QStringLiteral("color:#c5221f;"));
-            m_status->setText(result.error.isEmpty() ? tr("Deleted \u201c%1\u201d.").arg(name)
-                                                     : tr("\u201c%1\u201d was not deleted: %2").arg(name, result.error));
+            m_status->setStyleSheet(!result.failure ? QString() : textStyle(Tone::Error));
+            m_status->setText(!result.failure ? tr("Deleted \u201c%1\u201d.").arg(name)
+                                                     : tr("\u201c%1\u201d was not deleted: %2").arg(name, result.failure->message));
             afterWrite({});
         });
     });

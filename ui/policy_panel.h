@@ -1,8 +1,8 @@
 #pragma once
 
-#include "model/connection_session.h"
-#include "model/library_watch.h"
-#include "model/policy_list_model.h"
+#include "model/connection/connection_session.h"
+#include "model/deploy/library_watch.h"
+#include "model/tables/policy_list_model.h"
 
 #include <QPointer>
 #include <QTimer>

@@ -1,6 +1,7 @@
 #include "ui/policy_rates_table.h"
+#include "ui/state_palette.h"
 
-#include "model/policy_rates_model.h"
+#include "model/tables/policy_rates_model.h"
 #include "ui/column_widths.h"
 #include "ui/sparkline_delegate.h"
 
@@ -118,7 +119,7 @@ void PolicyRatesTable::takeSample(const model::RateSample &sample)
     if (sample.spanMs > 0 && sample.policies.isEmpty())
         lines << tr("The published library has no policies.");
     m_status->setText(lines.join(QLatin1Char('\n')));
-    m_status->setStyleSheet(lines.isEmpty() ? QString() : QStringLiteral("color:#b06000;"));
+    m_status->setStyleSheet(lines.isEmpty() ? QString() : textStyle(Tone::Warning));
     m_status->setVisible(!lines.isEmpty());
     showLoad();
 }

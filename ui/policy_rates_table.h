@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/connection_session.h"
+#include "model/connection/connection_session.h"
 
 #include <QElapsedTimer>
 #include <QPointer>

@@ -1,4 +1,5 @@
 #include "ui/profile_form.h"
+#include "ui/state_palette.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -14,7 +15,7 @@
 namespace sluice::ui {
 
 using Environment = model::ConnectionProfile::Environment;
-using Transport = redis::ConnectionOptions::Transport;
+using Transport = model::ConnectionOptions::Transport;
 
 namespace {
 
@@ -58,7 +59,7 @@ ProfileForm::ProfileForm(QWidget *parent)
     m_url = named(new QLineEdit(serverBox), "urlEdit");
     m_url->setPlaceholderText(tr("Paste a redis://, rediss://, unix:// or redis-sentinel:// URL"));
     m_urlError = named(new QLabel(serverBox), "urlError");
-    m_urlError->setStyleSheet(QStringLiteral("color:#d93025;"));
+    m_urlError->setStyleSheet(textStyle(Tone::Error));
     m_urlError->setWordWrap(true);
     m_urlError->hide();
     m_via = named(new QComboBox(serverBox), "viaCombo");
@@ -112,7 +113,7 @@ ProfileForm::ProfileForm(QWidget *parent)
     m_verify = named(new QCheckBox(tr("Verify the server certificate"), tlsBox), "verifyCheck");
     m_insecureWarning = named(new QLabel(tr("\u26a0 Not verifying lets anyone on the path read and change the traffic."), tlsBox),
                               "insecureWarning");
-    m_insecureWarning->setStyleSheet(QStringLiteral("color:#d93025;"));
+    m_insecureWarning->setStyleSheet(textStyle(Tone::Error));
     m_insecureWarning->setWordWrap(true);
     m_tlsForm->addRow(tr("Key passphrase"), m_keyPassphrase);
     m_tlsForm->addRow(tr("Server name (SNI)"), m_serverName);
@@ -173,7 +174,7 @@ QLineEdit *ProfileForm::addFileRow(QFormLayout *form, const QString &label, cons
 void ProfileForm::setProfile(const model::ConnectionProfile &profile)
 {
     const QSignalBlocker blocker(this); // filling the form is not an edit
-    const redis::ConnectionOptions &options = profile.options;
+    const model::ConnectionOptions &options = profile.options;
     m_name->setText(profile.name);
     m_environment->setCurrentIndex(m_environment->findData(static_cast<int>(profile.environment)));
     m_readOnly->setChecked(profile.readOnly);
@@ -185,7 +186,7 @@ void ProfileForm::setProfile(const model::ConnectionProfile &profile)
     m_port->setValue(options.port);
     m_socket->setText(options.socketPath);
     QStringList sentinels;
-    for (const redis::HostPort &sentinel : options.sentinels)
+    for (const model::HostPort &sentinel : options.sentinels)
         sentinels << sentinel.toString();
     m_sentinels->setText(sentinels.join(QLatin1String(", ")));
     m_service->setText(options.sentinelService);
@@ -211,7 +212,7 @@ model::ConnectionProfile ProfileForm::profile() const
     profile.readOnly = m_readOnly->isChecked();
     profile.ns = m_namespace->text().trimmed();
     profile.savePassword = m_savePassword->isChecked();
-    redis::ConnectionOptions &options = profile.options;
+    model::ConnectionOptions &options = profile.options;
     const int via = m_via->currentData().toInt();
     options.transport = via == ViaSocket ? Transport::Unix : m_tls->isChecked() ? Transport::Tls : Transport::Tcp;
     options.host = m_host->text().trimmed();
@@ -220,9 +221,9 @@ model::ConnectionProfile ProfileForm::profile() const
         options.socketPath = m_socket->text().trimmed();
     if (via == ViaSentinel) {
         for (const QString &item : splitList(m_sentinels->text())) {
-            redis::HostPort sentinel;
+            model::HostPort sentinel;
             QString ignored; // reported by problems()
-            if (redis::HostPort::parse(item, &sentinel, &ignored))
+            if (model::HostPort::parse(item, &sentinel, &ignored))
                 options.sentinels << sentinel;
         }
         options.sentinelService = m_service->text().trimmed();
@@ -253,9 +254,9 @@ QStringList ProfileForm::sentinelProblems() const
         return {tr("a Sentinel profile needs at least one sentinel as host:port")};
     QStringList found;
     for (const QString &item : items) {
-        redis::HostPort sentinel;
+        model::HostPort sentinel;
         QString error;
-        if (!redis::HostPort::parse(item, &sentinel, &error))
+        if (!model::HostPort::parse(item, &sentinel, &error))
             found << tr("sentinel \u201c%1\u201d: %2").arg(item, error);
     }
     return found;
@@ -276,9 +277,9 @@ void ProfileForm::fillFromUrl()
         Q_EMIT edited();
         return;
     }
-    redis::ConnectionOptions options;
+    model::ConnectionOptions options;
     QString error;
-    if (!redis::ConnectionOptions::fromUrl(url, &options, &error)) {
+    if (!model::ConnectionOptions::fromUrl(url, &options, &error)) {
         m_urlError->setText(tr("URL: %1").arg(error));
         m_urlError->show();
         Q_EMIT edited();

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/connection_profile.h"
+#include "model/connection/connection_profile.h"
 #include "ui/credential_resolver.h"
 
 #include <QWidget>

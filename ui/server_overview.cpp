@@ -1,4 +1,7 @@
 #include "ui/server_overview.h"
+#include "ui/state_palette.h"
+
+#include "model/format/units.h"
 
 #include <QFormLayout>
 #include <QGridLayout>
@@ -13,17 +16,6 @@ using model::ServerMonitor;
 using model::ServerStatus;
 
 namespace {
-
-// Banner tones: background, border and text colours that read on light and dark themes alike.
-QString bannerStyle(const char *tone)
-{
-    const QLatin1String name(tone);
-    if (name == QLatin1String("ok"))
-        return QStringLiteral("background:#e6f4ea; border:1px solid #34a853; color:#0d3d1a;");
-    if (name == QLatin1String("error"))
-        return QStringLiteral("background:#fce8e6; border:1px solid #d93025; color:#5c0f0a;");
-    return QStringLiteral("background:#e8f0fe; border:1px solid #4285f4; color:#0b2a5c;");
-}
 
 QString placeholder()
 {
@@ -66,7 +58,7 @@ ServerOverview::ServerOverview(QWidget *parent)
         persistenceBox);
     m_persistenceWarning->setObjectName(QStringLiteral("persistenceWarning"));
     m_persistenceWarning->setWordWrap(true);
-    m_persistenceWarning->setStyleSheet(QStringLiteral("color:#b06000;"));
+    m_persistenceWarning->setStyleSheet(textStyle(Tone::Warning));
     m_persistenceWarning->hide();
     persistenceForm->addRow(m_persistenceWarning);
 
@@ -119,7 +111,7 @@ void ServerOverview::setMonitor(ServerMonitor *monitor)
 
 void ServerOverview::showMessage(const QString &message, bool isError)
 {
-    setBanner(message, isError ? "error" : "info");
+    setBanner(message, isError ? Tone::Error : Tone::Info);
 }
 
 QString ServerOverview::bannerText() const
@@ -127,10 +119,10 @@ QString ServerOverview::bannerText() const
     return m_banner->text();
 }
 
-void ServerOverview::setBanner(const QString &text, const char *tone)
+void ServerOverview::setBanner(const QString &text, Tone tone)
 {
     m_banner->setText(text);
-    m_banner->setStyleSheet(bannerStyle(tone) + QStringLiteral(" border-radius:4px;"));
+    m_banner->setStyleSheet(bannerStyle(tone) + QStringLiteral(" border:1px solid %1;").arg(toneColor(tone).name()));
 }
 
 void ServerOverview::showHealth(ServerMonitor::Health health, const QString &problem)
@@ -138,23 +130,23 @@ void ServerOverview::showHealth(ServerMonitor::Health health, const QString &pro
     const QString target = m_monitor->targetLabel();
     switch (health) {
     case ServerMonitor::Health::Connecting:
-        setBanner(tr("Connecting to %1\u2026").arg(target), "info");
+        setBanner(tr("Connecting to %1\u2026").arg(target), Tone::Info);
         break;
     case ServerMonitor::Health::Ready:
         if (problem.isEmpty())
-            setBanner(tr("Connected to %1.").arg(target), "ok");
+            setBanner(tr("Connected to %1.").arg(target), Tone::Ok);
         else
-            setBanner(tr("Connected to %1, but %2").arg(target, problem), "info");
+            setBanner(tr("Connected to %1, but %2").arg(target, problem), Tone::Info);
         break;
     case ServerMonitor::Health::Unreachable:
         setBanner((m_monitor->hasStatus() ? tr("Cannot reach %1: %2. Retrying in the background; the figures "
                                                "below are the last ones received.")
                                             : tr("Cannot reach %1: %2. Retrying in the background."))
                       .arg(target, problem.isEmpty() ? tr("connection lost") : problem),
-                  "error");
+                  Tone::Error);
         break;
     case ServerMonitor::Health::Failed:
-        setBanner(tr("Gave up on %1: %2").arg(target, problem), "error");
+        setBanner(tr("Gave up on %1: %2").arg(target, problem), Tone::Error);
         break;
     }
 }

@@ -1,6 +1,7 @@
 #pragma once
 
-#include "model/server_monitor.h"
+#include "model/monitor/server_monitor.h"
+#include "ui/state_palette.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -29,7 +30,7 @@ public:
 private:
     void showHealth(model::ServerMonitor::Health health, const QString &problem);
     void showStatus(const model::ServerStatus &status);
-    void setBanner(const QString &text, const char *tone);
+    void setBanner(const QString &text, Tone tone);
     QLabel *addRow(QFormLayout *form, const QString &label);
 
     QPointer<model::ServerMonitor> m_monitor; // may go with the session that owned it

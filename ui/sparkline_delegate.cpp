@@ -1,4 +1,5 @@
 #include "ui/sparkline_delegate.h"
+#include "ui/state_palette.h"
 
 #include <QPainter>
 #include <QPainterPath>
@@ -52,9 +53,9 @@ void SparklineDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opt
     const int slots = int(std::max(allowed.size(), rejected.size()));
     painter->save();
     painter->setRenderHint(QPainter::Antialiasing);
-    painter->setPen(QPen(QColor(0x1e, 0x8e, 0x3e), 1.2));
+    painter->setPen(QPen(toneColor(Tone::Allowed), 1.2));
     painter->drawPath(polyline(allowed, area, peak, slots));
-    painter->setPen(QPen(QColor(0xd9, 0x30, 0x25), 1.6));
+    painter->setPen(QPen(toneColor(Tone::Rejected), 1.6));
     painter->drawPath(polyline(rejected, area, peak, slots));
     painter->restore();
 }

@@ -1,4 +1,5 @@
 #include "ui/time_series_chart.h"
+#include "ui/state_palette.h"
 
 #include <QChart>
 #include <QChartView>
@@ -29,11 +30,13 @@ public:
         setRenderHint(QPainter::Antialiasing);
         setMouseTracking(true);
         m_marker = new QGraphicsLineItem(chart);
-        m_marker->setPen(QPen(QColor(0x80, 0x86, 0x8b), 1, Qt::DotLine));
+        m_marker->setPen(QPen(toneColor(Tone::Muted), 1, Qt::DotLine));
         m_marker->hide();
         m_band = new QGraphicsRectItem(chart);
         m_band->setPen(Qt::NoPen);
-        m_band->setBrush(QColor(0x1a, 0x73, 0xe8, 40));
+        QColor band = toneColor(Tone::Level);
+        band.setAlpha(40);
+        m_band->setBrush(band);
         m_band->hide();
     }
 
@@ -122,6 +125,9 @@ TimeSeriesChart::TimeSeriesChart(QWidget *parent)
     : QWidget(parent)
 {
     auto *chart = new QChart;
+    // The theme first: it sets the axes' and background's colours, and would reset the series'.
+    if (isDarkPalette())
+        chart->setTheme(QChart::ChartThemeDark);
     chart->legend()->setAlignment(Qt::AlignTop);
     chart->setMargins(QMargins(4, 4, 4, 4));
     m_canvas = new ChartCanvas(this, chart);
@@ -139,7 +145,7 @@ TimeSeriesChart::TimeSeriesChart(QWidget *parent)
     m_hover->setObjectName(QStringLiteral("chartHover"));
     m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_hover->setText(tr("Hover over the chart for values; drag across it to zoom in, right-click to zoom back out."));
-    m_hover->setStyleSheet(QStringLiteral("color:#5f6368;"));
+    m_hover->setStyleSheet(textStyle(Tone::Muted));
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -174,18 +180,6 @@ int TimeSeriesChart::addSeries(const Series &series)
     m_series << series;
     m_points << QVector<QPointF>();
     return int(m_series.size()) - 1;
-}
-
-void TimeSeriesChart::clearSeries()
-{
-    QChart *chart = m_canvas->chart();
-    for (QLineSeries *line : std::as_const(m_canvas->lines)) {
-        chart->removeSeries(line);
-        delete line;
-    }
-    m_canvas->lines.clear();
-    m_series.clear();
-    m_points.clear();
 }
 
 void TimeSeriesChart::setAxisTitles(const QString &left, const QString &right)

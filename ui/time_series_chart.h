@@ -32,7 +32,6 @@ public:
     ~TimeSeriesChart() override;
 
     int addSeries(const Series &series);
-    void clearSeries();
     void setAxisTitles(const QString &left, const QString &right = {});
     // x in ms since the epoch; points in time order.
     void setPoints(int series, const QVector<QPointF> &points);

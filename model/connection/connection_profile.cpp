@@ -1,4 +1,4 @@
-#include "model/connection_profile.h"
+#include "model/connection/connection_profile.h"
 
 #include <QCoreApplication>
 #include <QRegularExpression>
@@ -157,18 +157,18 @@ std::optional<ConnectionProfile> ProfileSettings::profile(const QString &name) c
     return profile;
 }
 
-bool ProfileSettings::save(const ConnectionProfile &profile, const QString &previousName, QString *error)
+bool ProfileSettings::save(const ConnectionProfile &profile, const QString &previousName, Failure *failure)
 {
     const QStringList problems = profile.problems();
     if (!problems.isEmpty()) {
-        *error = problems.join(QLatin1String("; "));
+        *failure = Failure::invalid(problems.join(QLatin1String("; ")));
         return false;
     }
     m_settings->beginGroup(group);
     const QStringList existing = m_settings->childGroups();
     m_settings->endGroup();
     if (profile.name != previousName && existing.contains(profile.name)) {
-        *error = tr("a profile named \"%1\" already exists").arg(profile.name);
+        *failure = {Failure::Kind::Conflict, tr("a profile named \"%1\" already exists").arg(profile.name)};
         return false;
     }
     if (!previousName.isEmpty())

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/failure.h"
 #include "redis/connection_options.h"
 
 #include <QSettings>
@@ -9,6 +10,10 @@
 #include <optional>
 
 namespace sluice::model {
+
+// The screens edit a profile's connection fields under these names; the types belong to redis/.
+using ConnectionOptions = redis::ConnectionOptions;
+using HostPort = redis::HostPort;
 
 // A named way to reach one deployment, as an operator saves it. Its password is never part of it:
 // that lives in the keychain under passwordKey().
@@ -43,8 +48,8 @@ public:
     QVector<ConnectionProfile> profiles() const; // sorted by name; unreadable entries are left out
     std::optional<ConnectionProfile> profile(const QString &name) const;
     // Saves `profile`, replacing `previousName` when renaming (empty for a new one); false and
-    // *error on an invalid profile or a name already taken, and then nothing changes.
-    bool save(const ConnectionProfile &profile, const QString &previousName, QString *error);
+    // False and *failure on an invalid profile or a name already taken, and then nothing changes.
+    bool save(const ConnectionProfile &profile, const QString &previousName, Failure *failure);
     void remove(const QString &name);
 
 private:

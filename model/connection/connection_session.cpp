@@ -1,4 +1,5 @@
-#include "model/connection_session.h"
+#include "model/connection/connection_session.h"
+
 
 namespace sluice::model {
 
@@ -18,6 +19,11 @@ ConnectionSession::ConnectionSession(const ConnectionProfile &profile, const red
     m_monitor = new ServerMonitor(m_client, m_client->options().redactedUrl(), monitorIntervalMs, this);
     m_watch = new LibraryWatch(m_client, profile.ns, libraryCheckIntervalMs, this);
     m_rates = new PolicyRateSampler(m_client, this);
+    connect(m_client, &redis::RedisClient::stateChanged, this, [this](redis::RedisClient::State state) {
+        if (state == redis::RedisClient::State::Ready)
+            Q_EMIT ready();
+    });
+    connect(m_client, &redis::RedisClient::nodeStatesChanged, this, &ConnectionSession::nodesChanged);
 }
 
 void ConnectionSession::start()
@@ -25,6 +31,21 @@ void ConnectionSession::start()
     m_monitor->start(); // opens the client
     m_watch->start();
     m_rates->start();
+}
+
+bool ConnectionSession::isReady() const
+{
+    return m_client->state() == redis::RedisClient::State::Ready;
+}
+
+QVector<ConnectionSession::NodeReport> ConnectionSession::nodes() const
+{
+    QVector<NodeReport> reports;
+    for (const redis::RedisClient::NodeState &node : m_client->nodeStates()) {
+        reports.push_back({node.node, node.primary, node.state == redis::RedisClient::State::Ready,
+                           redis::RedisConnection::stateName(node.state), node.lastError});
+    }
+    return reports;
 }
 
 QString ConnectionSession::label() const

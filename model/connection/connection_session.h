@@ -1,9 +1,9 @@
 #pragma once
 
-#include "model/connection_profile.h"
-#include "model/library_watch.h"
-#include "model/policy_rate_sampler.h"
-#include "model/server_monitor.h"
+#include "model/connection/connection_profile.h"
+#include "model/deploy/library_watch.h"
+#include "model/monitor/policy_rate_sampler.h"
+#include "model/monitor/server_monitor.h"
 #include "redis/redis_client.h"
 
 #include <QObject>
@@ -25,10 +25,27 @@ public:
     // The profile's name, or where it points when it has none (--url, the sandbox).
     QString label() const;
     redis::RedisClient *client() const { return m_client; }
+    // True while the deployment's main node is connected and ready for commands.
+    bool isReady() const;
+    // Each node's own connection, as the status bar's tooltip lists it.
+    struct NodeReport {
+        QString node;      // host:port or the socket path
+        bool primary = false;
+        bool ready = false;
+        QString state;     // "ready", "connecting", ...
+        QString lastError; // why it is not ready, when known
+    };
+    QVector<NodeReport> nodes() const;
     ServerMonitor *monitor() const { return m_monitor; }
     LibraryWatch *libraryWatch() const { return m_watch; }
     // Every policy's live rates, sampled while the session runs (the overview, the charts).
     PolicyRateSampler *rates() const { return m_rates; }
+
+Q_SIGNALS:
+    // The main node became ready (at the start and after every reconnect).
+    void ready();
+    // A node's connection changed state, or the set of nodes changed.
+    void nodesChanged();
 
 private:
     ConnectionProfile m_profile;

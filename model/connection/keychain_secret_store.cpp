@@ -1,4 +1,4 @@
-#include "model/secret_store.h"
+#include "model/connection/keychain_secret_store.h"
 
 #include <qt6keychain/keychain.h>
 
@@ -17,11 +17,13 @@ void runJob(QKeychain::Job *job, QObject *context, SecretStore::Callback done)
     QObject::connect(job, &QKeychain::Job::finished, context,
                      [done = std::move(done)](QKeychain::Job *finished) {
                          SecretStore::Result result;
-                         result.ok = finished->error() == QKeychain::NoError;
-                         result.notFound = finished->error() == QKeychain::EntryNotFound;
-                         if (!result.ok)
-                             result.error = finished->errorString();
-                         if (auto *reader = qobject_cast<QKeychain::ReadPasswordJob *>(finished); reader && result.ok)
+                         const QKeychain::Error error = finished->error();
+                         result.notFound = error == QKeychain::EntryNotFound;
+                         if (error == QKeychain::AccessDenied || error == QKeychain::AccessDeniedByUser)
+                             result.failure = Failure{Failure::Kind::Refused, finished->errorString()};
+                         else if (error != QKeychain::NoError && !result.notFound)
+                             result.failure = Failure{Failure::Kind::Unreachable, finished->errorString()};
+                         if (auto *reader = qobject_cast<QKeychain::ReadPasswordJob *>(finished); reader && result.ok())
                              result.secret = reader->textData();
                          done(result);
                      });

@@ -1,4 +1,4 @@
-#include "model/profile_secrets.h"
+#include "model/connection/profile_secrets.h"
 
 #include <memory>
 
@@ -22,10 +22,10 @@ void readProfileSecrets(SecretStore &store, const ConnectionProfile &profile, QO
     for (const QString &key : keys) {
         const bool isPassword = key == profile.passwordKey();
         store.read(key, context, [secrets, outstanding, done, isPassword](const SecretStore::Result &result) {
-            if (result.ok)
+            if (result.ok())
                 (isPassword ? secrets->password : secrets->keyPassphrase) = result.secret;
             else if (!result.notFound)
-                secrets->keychainError = result.error;
+                secrets->keychainError = result.failure->message;
             if (--*outstanding == 0)
                 done(*secrets);
         });

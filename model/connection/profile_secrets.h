@@ -1,7 +1,7 @@
 #pragma once
 
-#include "model/connection_profile.h"
-#include "model/secret_store.h"
+#include "model/connection/connection_profile.h"
+#include "model/connection/secret_store.h"
 
 #include <functional>
 #include <optional>

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "model/failure.h"
+
 #include <QObject>
 #include <QString>
 
@@ -12,10 +14,10 @@ namespace sluice::model {
 class SecretStore {
 public:
     struct Result {
-        bool ok = false;
-        bool notFound = false;   // reading a key that holds nothing
-        QString secret;          // for reads
-        QString error;           // why it failed; never contains the secret
+        std::optional<Failure> failure; // why it failed (Unreachable: no keychain); never holds the secret
+        bool notFound = false;          // reading a key that holds nothing (not a failure)
+        QString secret;                 // for reads
+        bool ok() const { return !failure && !notFound; }
     };
     using Callback = std::function<void(const Result &)>;
 
@@ -23,18 +25,6 @@ public:
     virtual void write(const QString &key, const QString &secret, QObject *context, Callback done) = 0;
     virtual void read(const QString &key, QObject *context, Callback done) = 0;
     virtual void remove(const QString &key, QObject *context, Callback done) = 0;
-};
-
-// The OS keychain (Secret Service on Linux) through QtKeychain's short-lived jobs.
-class KeychainSecretStore : public SecretStore {
-public:
-    explicit KeychainSecretStore(const QString &service = QStringLiteral("Sluice"));
-    void write(const QString &key, const QString &secret, QObject *context, Callback done) override;
-    void read(const QString &key, QObject *context, Callback done) override;
-    void remove(const QString &key, QObject *context, Callback done) override;
-
-private:
-    QString m_service;
 };
 
 } // namespace sluice::model

@@ -1,4 +1,4 @@
-#include "model/deployment_probe.h"
+#include "model/deploy/deployment_probe.h"
 
 #include "redis/info_reply.h"
 
@@ -58,6 +58,20 @@ void probeDeployment(RedisClient *client, QObject *context, std::function<void(c
             done(probe);
         });
     });
+}
+
+ConnectionTest::ConnectionTest(const redis::ConnectionOptions &options, bool readOnly, QObject *parent)
+    : QObject(parent)
+    , m_client(new RedisClient(options, this))
+{
+    m_client->setAutoReconnect(false);
+    m_client->setReadOnly(readOnly);
+}
+
+void ConnectionTest::start()
+{
+    m_client->open();
+    probeDeployment(m_client, this, [this](const DeploymentProbe &probe) { Q_EMIT finished(probe); });
 }
 
 } // namespace sluice::model

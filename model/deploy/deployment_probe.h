@@ -2,6 +2,8 @@
 
 #include "redis/redis_client.h"
 
+#include <QObject>
+
 #include <functional>
 
 namespace sluice::model {
@@ -15,8 +17,25 @@ struct DeploymentProbe {
     QString description;      // "standalone", "cluster of 3 primaries (...)", ...
     qint64 elapsedMs = 0;     // from the probe's start to INFO's answer
     bool ok() const { return ping.ok(); }
+    // Why the connection cannot be used, when !ok().
+    QString problem() const { return ping.errorText(); }
 };
 
 void probeDeployment(redis::RedisClient *client, QObject *context, std::function<void(const DeploymentProbe &)> done);
+
+// "Test connection": a connection of its own, opened once (no reconnects) and probed. Deleting the
+// test closes it and cancels what is still running; otherwise `finished` is emitted once.
+class ConnectionTest : public QObject {
+    Q_OBJECT
+public:
+    ConnectionTest(const redis::ConnectionOptions &options, bool readOnly, QObject *parent = nullptr);
+    void start();
+
+Q_SIGNALS:
+    void finished(const sluice::model::DeploymentProbe &probe);
+
+private:
+    redis::RedisClient *m_client;
+};
 
 } // namespace sluice::model

@@ -1,7 +1,7 @@
-#include "model/library_publisher.h"
+#include "model/deploy/library_publisher.h"
 
-#include "model/lua_source.h"
-#include "model/policy_file.h"
+#include "model/limiter/lua_source.h"
+#include "model/policy/policy_file.h"
 
 #include <QCoreApplication>
 
@@ -9,7 +9,7 @@
 
 namespace sluice::model {
 
-using redis::RedisClient;
+using redis::RedisCommands;
 using redis::RedisReply;
 using redis::RespValue;
 
@@ -22,31 +22,30 @@ QString tr(const char *text)
 
 bool isConnectionFailure(const RedisReply &reply)
 {
-    return reply.failure != RedisReply::Failure::None;
+    return !reply.ok() && Failure::fromReply(reply).isConnectionFailure();
 }
 
 // The stored policies and the published record, read together.
 struct Snapshot {
     QVector<Policy> policies;
     LibraryRecord record;
-    QString error;
-    bool unreachable = false;
+    std::optional<Failure> failure;
 };
 
-void readSnapshot(RedisClient *admin, const QString &ns, QObject *context, std::function<void(const Snapshot &)> done)
+void readSnapshot(RedisCommands *admin, const QString &ns, QObject *context, std::function<void(const Snapshot &)> done)
 {
     PolicyStore(admin, ns).list(context, [admin, ns, context, done](const PolicyStore::ListResult &listed) {
-        if (!listed.error.isEmpty()) {
-            done({{}, {}, listed.error, listed.unreachable});
+        if (listed.failure) {
+            done({{}, {}, listed.failure});
             return;
         }
         const QByteArrayList command{"HMGET", AdminKeys(ns).library(), "version", "digest", "published_at",
                                      "published_by", "policies", "definitions"};
         admin->send(command, context, [policies = listed.policies, done](const RedisReply &reply) {
-            Snapshot snapshot{policies, {}, {}, false};
+            Snapshot snapshot{policies, {}, {}};
             if (!reply.ok() || reply.value.elements.size() != 6) {
-                snapshot.error = tr("cannot read the published library record: %1").arg(reply.errorText());
-                snapshot.unreachable = isConnectionFailure(reply);
+                const Failure failure = reply.ok() ? Failure::serverError(tr("not a record")) : Failure::fromReply(reply);
+                snapshot.failure = failure.prefixed(tr("cannot read the published library record"));
             } else {
                 const QVector<RespValue> &fields = reply.value.elements;
                 snapshot.record.version = fields.at(0).bytes.toLongLong();
@@ -90,7 +89,7 @@ NodeLibrary::Persistence persistenceOf(const RedisReply &save, const RedisReply 
 }
 
 // Which library one primary runs, against the digest that should run there.
-void inspectNode(RedisClient *client, const QString &node, const QByteArray &expectedDigest, QObject *context,
+void inspectNode(RedisCommands *client, const QString &node, const QByteArray &expectedDigest, QObject *context,
                  std::function<void(const NodeLibrary &)> done)
 {
     struct Replies {
@@ -182,7 +181,7 @@ bool DeploymentStatus::drift() const
 
 bool PublishResult::ok() const
 {
-    if (!error.isEmpty())
+    if (failure)
         return false;
     for (const NodeLibrary &node : nodes)
         if (node.state != NodeLibrary::State::Current)
@@ -190,18 +189,19 @@ bool PublishResult::ok() const
     return true;
 }
 
-LibraryPublisher::LibraryPublisher(RedisClient *client, const QString &ns)
+LibraryPublisher::LibraryPublisher(RedisCommands *client, const QString &ns)
     : m_client(client)
     , m_ns(ns)
 {
 }
 
-void LibraryPublisher::preview(QObject *context, std::function<void(const LimiterLibrary &, const QString &)> done) const
+void LibraryPublisher::preview(QObject *context,
+                               std::function<void(const LimiterLibrary &, const std::optional<Failure> &)> done) const
 {
     const QString ns = m_ns;
     readSnapshot(m_client, ns, context, [ns, done](const Snapshot &snapshot) {
-        if (!snapshot.error.isEmpty()) {
-            done({}, snapshot.error);
+        if (snapshot.failure) {
+            done({}, snapshot.failure);
             return;
         }
         done(nextLibrary(snapshot, ns), {});
@@ -211,13 +211,12 @@ void LibraryPublisher::preview(QObject *context, std::function<void(const Limite
 void LibraryPublisher::publish(const QString &who, QObject *context, std::function<void(const PublishResult &)> done,
                                std::function<void(const NodeLibrary &)> nodeDone) const
 {
-    RedisClient *client = m_client;
+    RedisCommands *client = m_client;
     const QString ns = m_ns;
     readSnapshot(client, ns, context, [=](const Snapshot &snapshot) {
         PublishResult result;
-        if (!snapshot.error.isEmpty()) {
-            result.error = snapshot.error;
-            result.unreachable = snapshot.unreachable;
+        if (snapshot.failure) {
+            result.failure = snapshot.failure;
             done(result);
             return;
         }
@@ -229,12 +228,11 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
                                     QByteArray::number(snapshot.policies.size()), writePolicyFile(snapshot.policies)};
         client->send(record, context, [=](const RedisReply &recorded) mutable {
             if (!recorded.ok()) {
-                const QString text = recorded.errorText();
-                result.conflict = text.startsWith(QLatin1String("CONFLICT "));
-                result.unreachable = isConnectionFailure(recorded);
-                result.error = result.conflict
-                    ? tr("someone else published version %1 in between; nothing was loaded").arg(text.mid(9))
-                    : tr("cannot record the publish: %1").arg(text);
+                const Failure failure = Failure::fromReply(recorded);
+                result.failure = failure.kind == Failure::Kind::Conflict
+                    ? Failure{failure.kind, tr("someone else published version %1 in between; nothing was loaded")
+                                                .arg(failure.message)}
+                    : failure.prefixed(tr("cannot record the publish"));
                 done(result);
                 return;
             }
@@ -271,14 +269,13 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
 
 void LibraryPublisher::status(QObject *context, std::function<void(const DeploymentStatus &)> done) const
 {
-    RedisClient *client = m_client;
+    RedisCommands *client = m_client;
     const QString ns = m_ns;
     readSnapshot(client, ns, context, [=](const Snapshot &snapshot) {
         DeploymentStatus status;
         status.published = snapshot.record;
-        status.error = snapshot.error;
-        status.unreachable = snapshot.unreachable;
-        if (snapshot.error.isEmpty())
+        status.failure = snapshot.failure;
+        if (!snapshot.failure)
             status.storedDiffers = LimiterLibrary::build(snapshot.policies, ns, 0).digest != snapshot.record.digest;
         const QByteArray expected = snapshot.record.digest;
         auto inspect = [client, expected, context](const QString &node, std::function<void(const NodeLibrary &)> nodeDone) {

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "model/limiter_library.h"
-#include "model/policy_store.h"
-#include "redis/redis_client.h"
+#include "model/limiter/limiter_library.h"
+#include "model/policy/policy_store.h"
+#include "redis/redis_commands.h"
 
 #include <functional>
 
@@ -37,17 +37,14 @@ struct DeploymentStatus {
     LibraryRecord published;
     QVector<NodeLibrary> nodes;
     bool storedDiffers = false; // the stored policies are not what the published library runs
-    QString error;              // reading the record or the policies failed
-    bool unreachable = false;
+    std::optional<Failure> failure; // reading the record or the policies failed
     bool drift() const;
 };
 
 struct PublishResult {
     LimiterLibrary library;
     QVector<NodeLibrary> nodes; // each primary after loading, verified with sluice_version
-    QString error;              // nothing was published (conflict, unreadable store)
-    bool conflict = false;
-    bool unreachable = false;
+    std::optional<Failure> failure; // nothing was published (conflict, unreadable store)
     bool ok() const;
 };
 
@@ -56,17 +53,17 @@ struct PublishResult {
 class LibraryPublisher {
 public:
     // The policy store is read through the client's routing; the library goes to each primary.
-    explicit LibraryPublisher(redis::RedisClient *client, const QString &ns = QStringLiteral("sluice"));
+    explicit LibraryPublisher(redis::RedisCommands *client, const QString &ns = QStringLiteral("sluice"));
 
     // The library a publish would load now, without loading it.
-    void preview(QObject *context, std::function<void(const LimiterLibrary &, const QString &error)> done) const;
+    void preview(QObject *context, std::function<void(const LimiterLibrary &, const std::optional<Failure> &)> done) const;
     // `nodeDone` (optional) hears of each primary as soon as it is loaded and verified.
     void publish(const QString &who, QObject *context, std::function<void(const PublishResult &)> done,
                  std::function<void(const NodeLibrary &)> nodeDone = {}) const;
     void status(QObject *context, std::function<void(const DeploymentStatus &)> done) const;
 
 private:
-    redis::RedisClient *m_client;
+    redis::RedisCommands *m_client;
     QString m_ns;
 };
 

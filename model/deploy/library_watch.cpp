@@ -1,4 +1,4 @@
-#include "model/library_watch.h"
+#include "model/deploy/library_watch.h"
 
 #include <algorithm>
 
@@ -91,7 +91,7 @@ void LibraryWatch::takeStatus(const DeploymentStatus &status)
 {
     m_checking = false;
     ++m_checks;
-    if (!status.unreachable && status.error.isEmpty()) {
+    if (!status.failure) {
         QHash<QString, qint64> ran;
         QVector<Lost> lost;
         for (const NodeLibrary &node : status.nodes) {

@@ -1,6 +1,7 @@
 #pragma once
 
-#include "model/library_publisher.h"
+#include "model/deploy/library_publisher.h"
+#include "redis/redis_client.h"
 
 #include <QHash>
 #include <QObject>

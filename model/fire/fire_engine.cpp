@@ -1,6 +1,7 @@
-#include "model/fire_engine.h"
+#include "model/fire/fire_engine.h"
 
-#include "model/limiter_library.h"
+#include "model/limiter/library_problem.h"
+#include "model/limiter/limiter_library.h"
 #include "redis/redis_client.h"
 
 #include <QElapsedTimer>
@@ -67,7 +68,9 @@ public:
         }
         QTimer::singleShot(connectTimeoutMs, this, [this] {
             if (!m_connected)
-                fail(FireEngine::tr("could not connect within %1 s: %2").arg(connectTimeoutMs / 1000).arg(m_clients.front()->lastError()));
+                fail({Failure::Kind::Unreachable, FireEngine::tr("could not connect within %1 s: %2")
+                                                      .arg(connectTimeoutMs / 1000)
+                                                      .arg(m_clients.front()->lastError())});
         });
         m_updates->callOnTimeout(this, [this] { post(); });
         m_updates->start(updateEveryMs);
@@ -102,8 +105,10 @@ private:
         const qint64 askedNs = m_clock.nsecsElapsed();
         m_clients.front()->send({"TIME"}, this, [this, askedNs](const redis::RedisReply &reply) {
             const qint64 answeredNs = m_clock.nsecsElapsed();
-            if (!reply.ok() || reply.value.elements.size() != 2)
-                return fail(FireEngine::tr("the server's clock could not be read: %1").arg(reply.errorText()));
+            if (!reply.ok() || reply.value.elements.size() != 2) {
+                const Failure failure = reply.ok() ? Failure::serverError(reply.value.toString()) : Failure::fromReply(reply);
+                return fail(failure.prefixed(FireEngine::tr("the server's clock could not be read")));
+            }
             const qint64 serverUs = reply.value.elements.at(0).toString().toLongLong() * 1'000'000
                                   + reply.value.elements.at(1).toString().toLongLong();
             m_serverUsAtZero = serverUs - (askedNs + answeredNs) / 2 / 1000;
@@ -125,7 +130,7 @@ private:
             m_clients.front()->sendToPrimaries({"SCRIPT", "LOAD", script}, this, [this, pending](const QVector<redis::RedisClient::NodeReply> &replies) {
                 for (const auto &node : replies)
                     if (!node.reply.ok())
-                        return fail(FireEngine::tr("loading a seed script on %1 failed: %2").arg(node.node, node.reply.errorText()));
+                        return fail(Failure::fromReply(node.reply).prefixed(FireEngine::tr("loading a seed script on %1 failed").arg(node.node)));
                 if (--*pending == 0 && !m_over)
                     startSending();
             });
@@ -222,7 +227,7 @@ private:
             // A target whose very first answer is an error cannot be tested (no library, an
             // unknown policy, a wrong-type key): say so rather than fire on.
             if (m_answered[target] == 0 && !m_over)
-                return fail(FireEngine::tr("%1: %2").arg(m_plan.targets.at(static_cast<int>(target)).policy.name, error));
+                return fail(Failure::serverError(FireEngine::tr("%1: %2").arg(m_plan.targets.at(static_cast<int>(target)).policy.name, error)));
         }
         if (m_sendingOver)
             finishWhenAnswered();
@@ -248,11 +253,11 @@ private:
         }
     }
 
-    void fail(const QString &reason)
+    void fail(const Failure &failure)
     {
         if (m_over)
             return;
-        m_failure = reason;
+        m_failure = failure;
         m_over = true;
         m_ticker->stop();
         if (!m_sendingOver)
@@ -298,7 +303,7 @@ private:
     bool m_connected = false;
     bool m_sendingOver = false;
     bool m_over = false;
-    QString m_failure;
+    std::optional<Failure> m_failure;
     qint64 m_serverUsAtZero = 0; // the server's clock (µs) when m_clock read 0
     bool m_started = false;
     qint64 m_startNs = 0; // m_clock when the first call went out
@@ -326,15 +331,16 @@ FireEngine::~FireEngine()
     m_thread->wait();
 }
 
-QString FireEngine::start(FirePlan plan, const redis::ConnectionOptions &options, const QString &ns, bool readOnly)
+std::optional<Failure> FireEngine::start(FirePlan plan, const redis::ConnectionOptions &options, const QString &ns,
+                                         bool readOnly)
 {
     if (m_thread)
-        return tr("a test-fire run is already going");
+        return Failure{Failure::Kind::Refused, tr("a test-fire run is already going")};
     if (readOnly)
-        return tr("this connection is read-only, and test-fire writes buckets");
+        return Failure{Failure::Kind::Refused, tr("this connection is read-only, and test-fire writes buckets")};
     const QStringList problems = plan.problems();
     if (!problems.isEmpty())
-        return problems.join(QLatin1Char('\n'));
+        return Failure::invalid(problems.join(QLatin1Char('\n')));
     if (plan.seed == 0)
         plan.seed = QRandomGenerator::global()->generate64() | 1;
     const QByteArray runId = newRunId();

@@ -1,7 +1,8 @@
-#include "model/fire_plan.h"
+#include "model/fire/fire_plan.h"
 
-#include "model/limiter_library.h"
-#include "model/policy_summary.h"
+#include "model/limiter/bucket_key.h"
+#include "model/limiter/limiter_library.h"
+#include "model/policy/policy_summary.h"
 
 #include <QCoreApplication>
 #include <QLocale>
@@ -39,19 +40,6 @@ QString fireShapeName(FireShape shape)
         return QStringLiteral("poisson");
     case FireShape::Saturate:
         return QStringLiteral("saturate");
-    }
-    return {};
-}
-
-QString fireSubjectsName(FireSubjects subjects)
-{
-    switch (subjects) {
-    case FireSubjects::One:
-        return QStringLiteral("one");
-    case FireSubjects::Rotation:
-        return QStringLiteral("rotation");
-    case FireSubjects::Random:
-        return QStringLiteral("random");
     }
     return {};
 }

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/fire_target.h"
+#include "model/fire/fire_target.h"
 
 #include <QByteArray>
 #include <QString>
@@ -26,7 +26,6 @@ enum class FireSubjects {
 };
 
 QString fireShapeName(FireShape shape);      // "constant", "bursts", "ramp", "poisson", "saturate"
-QString fireSubjectsName(FireSubjects subjects); // "one", "rotation", "random"
 
 namespace fire_limits {
 constexpr int maxTargets = 4;

@@ -1,4 +1,4 @@
-#include "model/fire_report.h"
+#include "model/fire/fire_report.h"
 
 #include <QJsonArray>
 
@@ -157,8 +157,8 @@ QJsonObject FireReport::toJson() const
                                                           {QStringLiteral("p95"), milliseconds(all.percentile(0.95))},
                                                           {QStringLiteral("p99"), milliseconds(all.percentile(0.99))},
                                                           {QStringLiteral("max"), milliseconds(all.max())}});
-    if (!m_last.failure.isEmpty())
-        json.insert(QStringLiteral("failure"), m_last.failure);
+    if (m_last.failure)
+        json.insert(QStringLiteral("failure"), m_last.failure->message);
     return json;
 }
 

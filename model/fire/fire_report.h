@@ -1,7 +1,8 @@
 #pragma once
 
-#include "model/fire_plan.h"
-#include "model/latency_histogram.h"
+#include "model/failure.h"
+#include "model/fire/fire_plan.h"
+#include "model/fire/latency_histogram.h"
 
 #include <QJsonObject>
 #include <QStringList>
@@ -36,7 +37,7 @@ struct FireUpdate {
     qint64 maxLagMs = 0;   // the furthest a call was sent behind its schedule
     bool connected = false; // calls are going out
     bool finished = false;
-    QString failure;        // why the run could not start or was cut short
+    std::optional<Failure> failure; // why the run could not start or was cut short
 };
 
 // One target's figures over a run.
@@ -71,7 +72,7 @@ public:
     qint64 inFlight() const { return m_last.inFlight; }
     bool connected() const { return m_last.connected; }
     bool finished() const { return m_last.finished; }
-    QString failure() const { return m_last.failure; }
+    std::optional<Failure> failure() const { return m_last.failure; }
     FireSummary summary(int target) const;
 
     // One row per 100 ms and target: the curves and, per target, the run's summary as comments.

@@ -1,7 +1,8 @@
-#include "model/fire_target.h"
+#include "model/fire/fire_target.h"
 
-#include "model/limiter_library.h"
-#include "model/policy_summary.h"
+#include "model/limiter/bucket_key.h"
+#include "model/limiter/limiter_library.h"
+#include "model/policy/policy_summary.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "model/policy.h"
-#include "model/reference_limiter.h"
-#include "model/seed_layouts.h"
+#include "model/policy/policy.h"
+#include "model/limiter/reference_limiter.h"
+#include "model/limiter/seed_layouts.h"
 #include "redis/resp_value.h"
 
 #include <QByteArrayList>

@@ -1,4 +1,4 @@
-#include "model/latency_histogram.h"
+#include "model/fire/latency_histogram.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,10 +1,11 @@
-#include "model/bucket_reset.h"
+#include "model/limiter/bucket_reset.h"
 
-#include "model/bucket_state.h"
-#include "model/limiter_library.h"
-#include "model/lua_source.h"
-#include "model/policy.h"
-#include "model/policy_store.h"
+#include "model/limiter/bucket_key.h"
+#include "model/limiter/bucket_state.h"
+#include "model/limiter/limiter_library.h"
+#include "model/limiter/lua_source.h"
+#include "model/policy/policy.h"
+#include "model/policy/policy_store.h"
 
 #include <QCoreApplication>
 #include <QJsonDocument>
@@ -22,17 +23,17 @@ QString tr(const char *text)
 
 } // namespace
 
-void resetBucket(redis::RedisClient *client, const QString &ns, const QString &policy, const QByteArray &subject,
-                 const QString &who, QObject *context, std::function<void(const QString &error)> done)
+void resetBucket(redis::RedisCommands *client, const QString &ns, const QString &policy, const QByteArray &subject,
+                 const QString &who, QObject *context, std::function<void(const std::optional<Failure> &)> done)
 {
     if (!isValidPolicyName(policy) || !isValidSubject(subject)) {
-        done(tr("not a bucket: a policy name and a subject without { or } are needed"));
+        done(Failure::invalid(tr("not a bucket: a policy name and a subject without { or } are needed")));
         return;
     }
     const QByteArray key = bucketKey(ns, policy, subject);
     client->sendForKey(key, BucketState::inspectCommand(key, policy), context, [=](const RedisReply &inspected) {
         if (inspected.failure != RedisReply::Failure::None) {
-            done(tr("cannot read the bucket: %1; nothing was reset").arg(inspected.errorText()));
+            done(Failure::fromReply(inspected).reworded(tr("cannot read the bucket: %1; nothing was reset")));
             return;
         }
         // A bucket the library cannot read (its policy unpublished, a key of another type) can be
@@ -45,13 +46,15 @@ void resetBucket(redis::RedisClient *client, const QString &ns, const QString &p
                                     QJsonDocument(last).toJson(QJsonDocument::Compact)};
         client->send(record, context, [=](const RedisReply &recorded) {
             if (!recorded.ok()) {
-                done(tr("cannot record the reset in the audit log: %1; nothing was reset").arg(recorded.errorText()));
+                done(Failure::fromReply(recorded).reworded(tr("cannot record the reset in the audit log: %1; nothing was reset")));
                 return;
             }
             client->sendForKey(key, {"DEL", key}, context, [=](const RedisReply &deleted) {
-                done(deleted.ok() ? QString()
-                                  : tr("the audit log records the reset, but deleting %1 failed: %2")
-                                        .arg(QString::fromUtf8(key), deleted.errorText()));
+                if (deleted.ok())
+                    done(std::nullopt);
+                else
+                    done(Failure::fromReply(deleted).prefixed(
+                        tr("the audit log records the reset, but deleting %1 failed").arg(QString::fromUtf8(key))));
             });
         });
     });

@@ -1,6 +1,7 @@
 #pragma once
 
-#include "redis/redis_client.h"
+#include "model/failure.h"
+#include "redis/redis_commands.h"
 
 #include <functional>
 
@@ -10,8 +11,8 @@ namespace sluice::model {
 // <ns>:audit (action "reset") first, then the key is deleted. Two steps, because in a Cluster the
 // bucket and the audit stream live in different slots; recording first means no reset goes
 // unrecorded, and a delete that fails after the record is reported as such.
-// `done` gets an empty string on success, else what went wrong.
-void resetBucket(redis::RedisClient *client, const QString &ns, const QString &policy, const QByteArray &subject,
-                 const QString &who, QObject *context, std::function<void(const QString &error)> done);
+// `done` gets no failure on success.
+void resetBucket(redis::RedisCommands *client, const QString &ns, const QString &policy, const QByteArray &subject,
+                 const QString &who, QObject *context, std::function<void(const std::optional<Failure> &)> done);
 
 } // namespace sluice::model

@@ -1,8 +1,8 @@
-#include "model/limiter_library.h"
+#include "model/limiter/limiter_library.h"
 
 #include <QCoreApplication>
 
-#include "model/lua_source.h"
+#include "model/limiter/lua_source.h"
 
 #include <QCryptographicHash>
 
@@ -68,34 +68,6 @@ LimiterLibrary LimiterLibrary::build(const QVector<Policy> &policies, const QStr
                      "local LIBRARY = {version = " + QByteArray::number(version) + ", digest = "
                    + luaString(library.digest) + ", code = " + luaString(SLUICE_VERSION) + "}\n" + body;
     return library;
-}
-
-QByteArray bucketKey(const QString &ns, const QString &policy, const QByteArray &subject)
-{
-    return ns.toUtf8() + ':' + policy.toUtf8() + ":{" + subject + '}';
-}
-
-bool isValidSubject(const QByteArray &subject)
-{
-    return !subject.isEmpty() && !subject.contains('{') && !subject.contains('}');
-}
-
-bool splitBucketKey(const QString &ns, const QByteArray &key, QString *policy, QByteArray *subject)
-{
-    const QByteArray prefix = ns.toUtf8() + ':';
-    const qsizetype open = key.indexOf(":{", prefix.size());
-    if (!key.startsWith(prefix) || open < 0 || !key.endsWith('}'))
-        return false;
-    *policy = QString::fromUtf8(key.mid(prefix.size(), open - prefix.size()));
-    *subject = key.mid(open + 2, key.size() - open - 3);
-    return isValidPolicyName(*policy) && isValidSubject(*subject);
-}
-
-QString libraryCallProblem(const QString &error)
-{
-    if (error.contains(QLatin1String("Function not found")))
-        return QCoreApplication::translate("sluice::model", "no limiter library (publish it first)");
-    return error;
 }
 
 } // namespace sluice::model

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/policy.h"
+#include "model/policy/policy.h"
 
 #include <QByteArray>
 #include <QVector>
@@ -26,17 +26,5 @@ struct LimiterLibrary {
     // A Lua string literal holding exactly `bytes`: anything but plain characters is a decimal escape.
     static QByteArray luaString(const QByteArray &bytes);
 };
-
-// The bucket key of one subject under one policy: `<ns>:<policy>:{<subject>}` (the subject is the
-// Cluster hash tag).
-QByteArray bucketKey(const QString &ns, const QString &policy, const QByteArray &subject);
-// A subject is not empty and holds no brace (it is the key's hash tag).
-bool isValidSubject(const QByteArray &subject);
-// The inverse: false when `key` is not a bucket key of `ns` (an admin key, another namespace).
-bool splitBucketKey(const QString &ns, const QByteArray &key, QString *policy, QByteArray *subject);
-
-// What an error reply to one of the library's functions means for a dashboard: a server without
-// the library (or with one too old to have the function) says so; anything else as Redis said it.
-QString libraryCallProblem(const QString &error);
 
 } // namespace sluice::model

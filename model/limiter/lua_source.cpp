@@ -1,4 +1,4 @@
-#include "model/lua_source.h"
+#include "model/limiter/lua_source.h"
 
 #include <QFile>
 

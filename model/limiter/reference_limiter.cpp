@@ -1,4 +1,4 @@
-#include "model/reference_limiter.h"
+#include "model/limiter/reference_limiter.h"
 
 #include <QMap>
 

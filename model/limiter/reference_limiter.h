@@ -1,7 +1,7 @@
 #pragma once
 
-#include "model/policy.h"
-#include "model/seed_layouts.h"
+#include "model/policy/policy.h"
+#include "model/limiter/seed_layouts.h"
 
 #include <QByteArray>
 

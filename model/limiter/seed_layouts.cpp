@@ -1,6 +1,6 @@
-#include "model/seed_layouts.h"
+#include "model/limiter/seed_layouts.h"
 
-#include "model/lua_source.h"
+#include "model/limiter/lua_source.h"
 
 
 namespace sluice::model {

@@ -1,7 +1,8 @@
-#include "model/key_scanner.h"
+#include "model/monitor/key_scanner.h"
 
-#include "model/limiter_library.h"
-#include "model/policy.h"
+#include "model/limiter/bucket_key.h"
+#include "model/limiter/limiter_library.h"
+#include "model/policy/policy.h"
 
 #include <QCoreApplication>
 
@@ -37,26 +38,26 @@ constexpr int maxPatternBytes = 256;
 
 } // namespace
 
-QByteArray BucketFilter::matchPattern(const QString &ns, QString *error) const
+QByteArray BucketFilter::matchPattern(const QString &ns, Failure *failure) const
 {
     if (!policy.isEmpty() && !isValidPolicyName(policy)) {
-        *error = tr("\u201c%1\u201d is not a policy name.").arg(policy);
+        *failure = Failure::invalid(tr("\u201c%1\u201d is not a policy name.").arg(policy));
         return {};
     }
     const QByteArray subject = subjectPattern.toUtf8();
     if (subject.contains('{') || subject.contains('}')) {
-        *error = tr("A subject pattern has no { or }: subjects never contain them.");
+        *failure = Failure::invalid(tr("A subject pattern has no { or }: subjects never contain them."));
         return {};
     }
     if (subject.size() > maxPatternBytes) {
-        *error = tr("A subject pattern is at most %1 bytes.").arg(maxPatternBytes);
+        *failure = Failure::invalid(tr("A subject pattern is at most %1 bytes.").arg(maxPatternBytes));
         return {};
     }
     qsizetype trailingEscapes = 0;
     while (trailingEscapes < subject.size() && subject.at(subject.size() - 1 - trailingEscapes) == '\\')
         ++trailingEscapes;
     if (trailingEscapes % 2 == 1) {
-        *error = tr("A subject pattern cannot end in a lone \\ (it escapes the next character).");
+        *failure = Failure::invalid(tr("A subject pattern cannot end in a lone \\ (it escapes the next character)."));
         return {};
     }
     return escapeGlob(ns.toUtf8()) + ':' + (policy.isEmpty() ? QByteArray("*") : escapeGlob(policy.toUtf8())) + ":{"
@@ -70,14 +71,14 @@ KeyScanner::KeyScanner(redis::RedisClient *client, const QString &ns, QObject *p
 {
 }
 
-bool KeyScanner::start(const BucketFilter &filter, QString *error)
+bool KeyScanner::start(const BucketFilter &filter, Failure *failure)
 {
-    const QByteArray match = filter.matchPattern(m_ns, error);
+    const QByteArray match = filter.matchPattern(m_ns, failure);
     if (match.isEmpty())
         return false;
     const QStringList nodes = m_client->primaries();
     if (nodes.isEmpty() || m_client->state() != redis::RedisClient::State::Ready) {
-        *error = tr("Not connected.");
+        *failure = {Failure::Kind::Unreachable, tr("Not connected.")};
         return false;
     }
     ++m_generation;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/failure.h"
 #include "redis/redis_client.h"
 
 #include <QObject>
@@ -13,7 +14,7 @@ struct BucketFilter {
     QString subjectPattern; // Redis glob (*, ?, [...], \ escapes); empty: every subject
 
     // The SCAN MATCH pattern within `ns`, or empty and why the filter cannot be used.
-    QByteArray matchPattern(const QString &ns, QString *error) const;
+    QByteArray matchPattern(const QString &ns, Failure *failure) const;
 };
 
 struct FoundBucket {
@@ -37,7 +38,7 @@ public:
 
     // Starts over with a new filter on the primaries the client knows now; false and why when
     // the filter is not valid or nothing is connected. Nothing is sent until fetch().
-    bool start(const BucketFilter &filter, QString *error);
+    bool start(const BucketFilter &filter, Failure *failure);
     // Scans on until at least `wanted` more buckets are found, every primary is done, or the
     // step budget is spent; found() as replies come, then fetchDone().
     void fetch(int wanted);

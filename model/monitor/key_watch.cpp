@@ -1,8 +1,9 @@
-#include "model/key_watch.h"
+#include "model/monitor/key_watch.h"
 
-#include "model/bucket_state.h"
-#include "model/limiter_library.h"
-#include "model/policy.h"
+#include "model/limiter/bucket_key.h"
+#include "model/limiter/bucket_state.h"
+#include "model/limiter/limiter_library.h"
+#include "model/policy/policy.h"
 
 #include <QDateTime>
 
@@ -36,27 +37,27 @@ int KeyWatch::capacity() const
     return int(std::max<qint64>(2, m_retentionMs / m_timer.interval()));
 }
 
-int KeyWatch::addSubject(const QString &policy, const QByteArray &subject, QString *error)
+int KeyWatch::addSubject(const QString &policy, const QByteArray &subject, Failure *failure)
 {
     if (!isValidPolicyName(policy)) {
-        *error = tr("Choose a policy.");
+        *failure = Failure::invalid(tr("Choose a policy."));
         return -1;
     }
     if (!isValidSubject(subject)) {
-        *error = tr("A subject is not empty and has no { or }.");
+        *failure = Failure::invalid(tr("A subject is not empty and has no { or }."));
         return -1;
     }
     WatchedKey key;
     key.policy = policy;
     key.subject = subject;
     key.key = bucketKey(m_ns, policy, subject);
-    return add(std::move(key), error);
+    return add(std::move(key), failure);
 }
 
-int KeyWatch::addSeedKey(SeedLayout layout, const QByteArray &id, QString *error)
+int KeyWatch::addSeedKey(SeedLayout layout, const QByteArray &id, Failure *failure)
 {
     if (id.isEmpty()) {
-        *error = tr("Name the key (for the Spring Cloud Gateway layout, the id between the braces).");
+        *failure = Failure::invalid(tr("Name the key (for the Spring Cloud Gateway layout, the id between the braces)."));
         return -1;
     }
     WatchedKey key;
@@ -64,20 +65,20 @@ int KeyWatch::addSeedKey(SeedLayout layout, const QByteArray &id, QString *error
     key.subject = id;
     key.key = seedKeys(layout, id).first();
     key.algorithm = seedLayoutName(layout);
-    return add(std::move(key), error);
+    return add(std::move(key), failure);
 }
 
-int KeyWatch::add(WatchedKey key, QString *error)
+int KeyWatch::add(WatchedKey key, Failure *failure)
 {
     const auto same = std::find_if(m_keys.cbegin(), m_keys.cend(), [&](const WatchedKey &watched) {
         return watched.key == key.key && watched.policy == key.policy;
     });
     if (same != m_keys.cend()) {
-        *error = tr("%1 is already watched.").arg(key.label());
+        *failure = Failure::invalid(tr("%1 is already watched.").arg(key.label()));
         return -1;
     }
     if (m_keys.size() >= kMaxKeys) {
-        *error = tr("At most %1 keys can be watched at once; remove one first.").arg(kMaxKeys);
+        *failure = Failure::invalid(tr("At most %1 keys can be watched at once; remove one first.").arg(kMaxKeys));
         return -1;
     }
     key.id = m_nextId++;

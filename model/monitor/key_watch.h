@@ -1,7 +1,8 @@
 #pragma once
 
-#include "model/bounded_ring.h"
-#include "model/seed_layouts.h"
+#include "model/failure.h"
+#include "model/monitor/bounded_ring.h"
+#include "model/limiter/seed_layouts.h"
 #include "redis/redis_client.h"
 
 #include <QObject>
@@ -47,8 +48,8 @@ public:
     KeyWatch(redis::RedisClient *client, const QString &ns, QObject *parent = nullptr);
 
     // The new entry's id, or -1 and why (already watched, too many, bad subject).
-    int addSubject(const QString &policy, const QByteArray &subject, QString *error);
-    int addSeedKey(SeedLayout layout, const QByteArray &id, QString *error);
+    int addSubject(const QString &policy, const QByteArray &subject, Failure *failure);
+    int addSeedKey(SeedLayout layout, const QByteArray &id, Failure *failure);
     void remove(int id);
     const QVector<WatchedKey> &keys() const { return m_keys; }
     const WatchedKey *key(int id) const;
@@ -67,7 +68,7 @@ Q_SIGNALS:
     void roundDone();
 
 private:
-    int add(WatchedKey key, QString *error);
+    int add(WatchedKey key, Failure *failure);
     void read(const WatchedKey &key, const std::shared_ptr<int> &outstanding);
     void takeInspect(int id, const redis::RedisReply &reply);
     void takeSeed(int id, const QVector<redis::RedisReply> &replies, qint64 timeMs);

@@ -1,4 +1,4 @@
-#include "model/level_projection.h"
+#include "model/monitor/level_projection.h"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/key_watch.h"
+#include "model/monitor/key_watch.h"
 
 #include <QPointF>
 #include <QVector>

@@ -1,6 +1,7 @@
-#include "model/policy_rate_sampler.h"
+#include "model/monitor/policy_rate_sampler.h"
 
-#include "model/limiter_library.h"
+#include "model/limiter/library_problem.h"
+#include "model/limiter/limiter_library.h"
 
 #include <QCoreApplication>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/rate_history.h"
+#include "model/monitor/rate_history.h"
 #include "redis/redis_client.h"
 
 #include <QHash>

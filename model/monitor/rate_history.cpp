@@ -1,4 +1,4 @@
-#include "model/rate_history.h"
+#include "model/monitor/rate_history.h"
 
 #include <algorithm>
 #include <limits>

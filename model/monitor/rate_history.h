@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/bounded_ring.h"
+#include "model/monitor/bounded_ring.h"
 
 namespace sluice::model {
 

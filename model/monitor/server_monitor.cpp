@@ -1,4 +1,4 @@
-#include "model/server_monitor.h"
+#include "model/monitor/server_monitor.h"
 
 #include "redis/info_reply.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/server_status.h"
+#include "model/monitor/server_status.h"
 #include "redis/redis_client.h"
 
 #include <QObject>

@@ -1,4 +1,4 @@
-#include "model/server_status.h"
+#include "model/monitor/server_status.h"
 
 #include <QCoreApplication>
 #include <QLocale>
@@ -33,49 +33,6 @@ ServerStatus ServerStatus::fromInfo(const QHash<QString, QString> &info)
             status.keys += match.captured(1).toLongLong();
     }
     return status;
-}
-
-QString formatBytes(qint64 bytes)
-{
-    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
-    if (bytes < 1024)
-        return QCoreApplication::translate("sluice", "%1 B").arg(bytes);
-    double value = static_cast<double>(bytes);
-    int unit = -1;
-    while (value >= 1024.0 && unit < 3) {
-        value /= 1024.0;
-        ++unit;
-    }
-    return QStringLiteral("%1 %2").arg(value, 0, 'f', 1).arg(QLatin1String(units[unit]));
-}
-
-QString formatDuration(qint64 seconds)
-{
-    struct Unit { qint64 seconds; const char *name; };
-    static const Unit units[] = {{86400, "d"}, {3600, "h"}, {60, "min"}, {1, "s"}};
-    QStringList parts;
-    for (const Unit &unit : units) {
-        if (seconds >= unit.seconds || (parts.isEmpty() && unit.seconds == 1)) {
-            parts << QStringLiteral("%1 %2").arg(seconds / unit.seconds).arg(QLatin1String(unit.name));
-            seconds %= unit.seconds;
-        }
-        if (parts.size() == 2)
-            break;
-    }
-    return parts.join(QLatin1Char(' '));
-}
-
-QString formatWait(qint64 ms)
-{
-    const QLocale locale;
-    if (ms < 1000)
-        return QCoreApplication::translate("sluice::model", "%1 ms").arg(ms);
-    if (ms < 120 * 1000)
-        return QCoreApplication::translate("sluice::model", "%1 s").arg(locale.toString(ms / 1000.0, 'f', 1));
-    const qint64 seconds = ms / 1000;
-    if (seconds < 2 * 3600)
-        return QCoreApplication::translate("sluice::model", "%1 min %2 s").arg(seconds / 60).arg(seconds % 60);
-    return QCoreApplication::translate("sluice::model", "%1 h %2 min").arg(seconds / 3600).arg(seconds / 60 % 60);
 }
 
 } // namespace sluice::model

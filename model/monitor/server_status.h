@@ -25,13 +25,6 @@ struct ServerStatus {
     static ServerStatus fromInfo(const QHash<QString, QString> &info);
 };
 
-// "1.5 MiB": binary units, one decimal from KiB up.
-QString formatBytes(qint64 bytes);
-// "3 d 4 h", "5 min 2 s": the two largest units.
-QString formatDuration(qint64 seconds);
-// A wait as an operator reads it at a glance: "350 ms", "12.5 s", "4 min 10 s", "2 h 5 min".
-QString formatWait(qint64 ms);
-
 } // namespace sluice::model
 
 Q_DECLARE_METATYPE(sluice::model::ServerStatus)

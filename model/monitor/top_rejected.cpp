@@ -1,6 +1,7 @@
-#include "model/top_rejected.h"
+#include "model/monitor/top_rejected.h"
 
-#include "model/limiter_library.h"
+#include "model/limiter/library_problem.h"
+#include "model/limiter/limiter_library.h"
 
 #include <QCoreApplication>
 

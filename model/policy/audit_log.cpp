@@ -1,6 +1,6 @@
-#include "model/audit_log.h"
+#include "model/policy/audit_log.h"
 
-#include "model/policy_diff.h"
+#include "model/policy/policy_diff.h"
 
 #include <QCoreApplication>
 #include <QJsonDocument>
@@ -74,7 +74,7 @@ QString AuditEntry::changeText() const
     return parts.join(QStringLiteral(", "));
 }
 
-AuditLog::AuditLog(redis::RedisClient *client, const QString &ns)
+AuditLog::AuditLog(redis::RedisCommands *client, const QString &ns)
     : m_client(client)
     , m_keys(ns)
 {
@@ -131,22 +131,24 @@ struct AuditScan {
 };
 
 // Reads the page of entries older than `end` and goes on with the next until enough match or the stream ends.
-void readPage(redis::RedisClient *client, const QByteArray &key, const QByteArray &end, std::shared_ptr<AuditScan> scan,
+void readPage(redis::RedisCommands *client, const QByteArray &key, const QByteArray &end, std::shared_ptr<AuditScan> scan,
               QObject *context, std::function<void(const AuditLog::ReadResult &)> done)
 {
     client->send({"XREVRANGE", key, end, "-", "COUNT", QByteArray::number(pageSize)}, context,
                  [=](const RedisReply &reply) {
         AuditLog::ReadResult &result = scan->result;
         if (!reply.ok() || !reply.value.isArray()) {
-            result.error = tr("cannot read the audit log: %1").arg(reply.ok() ? tr("not a stream") : reply.errorText());
-            result.unreachable = reply.failure != RedisReply::Failure::None;
+            const Failure failure = reply.ok() ? Failure::serverError(tr("not a stream")) : Failure::fromReply(reply);
+            result.failure = failure.prefixed(tr("cannot read the audit log"));
             result.entries.clear();
             done(result);
             return;
         }
         for (const RespValue &element : reply.value.elements) {
-            const std::optional<AuditEntry> entry = AuditLog::decode(element, &result.error);
+            QString problem;
+            const std::optional<AuditEntry> entry = AuditLog::decode(element, &problem);
             if (!entry) {
+                result.failure = Failure::serverError(problem);
                 result.entries.clear();
                 done(result);
                 return;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/policy_store.h"
+#include "model/policy/policy_store.h"
 
 #include <QJsonObject>
 
@@ -33,12 +33,11 @@ class AuditLog {
 public:
     struct ReadResult {
         QVector<AuditEntry> entries; // newest first
-        QString error;
-        bool unreachable = false;
+        std::optional<Failure> failure;
         bool complete = true; // false: more entries than asked for exist
     };
 
-    AuditLog(redis::RedisClient *client, const QString &ns = QStringLiteral("sluice"));
+    AuditLog(redis::RedisCommands *client, const QString &ns = QStringLiteral("sluice"));
 
     // At most `maxEntries` entries about `policy` (every entry when empty).
     void read(const QString &policy, int maxEntries, QObject *context, std::function<void(const ReadResult &)> done) const;
@@ -47,7 +46,7 @@ public:
     static std::optional<AuditEntry> decode(const redis::RespValue &element, QString *error);
 
 private:
-    redis::RedisClient *m_client;
+    redis::RedisCommands *m_client;
     AdminKeys m_keys;
 };
 

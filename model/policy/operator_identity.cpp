@@ -1,4 +1,4 @@
-#include "model/operator_identity.h"
+#include "model/policy/operator_identity.h"
 
 #include <QSysInfo>
 

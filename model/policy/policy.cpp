@@ -1,4 +1,4 @@
-#include "model/policy.h"
+#include "model/policy/policy.h"
 
 #include <QCoreApplication>
 #include <QRegularExpression>

@@ -1,6 +1,6 @@
-#include "model/policy_diff.h"
+#include "model/policy/policy_diff.h"
 
-#include "model/policy_summary.h"
+#include "model/policy/policy_summary.h"
 
 namespace sluice::model {
 

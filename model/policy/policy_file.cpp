@@ -1,4 +1,4 @@
-#include "model/policy_file.h"
+#include "model/policy/policy_file.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>

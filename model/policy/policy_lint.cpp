@@ -1,6 +1,6 @@
-#include "model/policy_lint.h"
+#include "model/policy/policy_lint.h"
 
-#include "model/policy_summary.h"
+#include "model/policy/policy_summary.h"
 
 #include <QCoreApplication>
 

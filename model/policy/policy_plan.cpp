@@ -1,4 +1,4 @@
-#include "model/policy_plan.h"
+#include "model/policy/policy_plan.h"
 
 #include <QHash>
 #include <QSet>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/policy_store.h"
+#include "model/policy/policy_store.h"
 
 namespace sluice::model {
 

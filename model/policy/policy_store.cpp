@@ -1,6 +1,6 @@
-#include "model/policy_store.h"
+#include "model/policy/policy_store.h"
 
-#include "model/lua_source.h"
+#include "model/limiter/lua_source.h"
 
 #include <QCoreApplication>
 
@@ -38,7 +38,7 @@ AdminKeys::AdminKeys(const QString &ns)
 {
 }
 
-PolicyStore::PolicyStore(redis::RedisClient *client, const QString &ns)
+PolicyStore::PolicyStore(redis::RedisCommands *client, const QString &ns)
     : m_client(client)
     , m_keys(ns)
 {
@@ -113,12 +113,12 @@ std::optional<Policy> PolicyStore::fromHash(const QString &name, const RespValue
 
 void PolicyStore::list(QObject *context, std::function<void(const ListResult &)> done) const
 {
-    redis::RedisClient *client = m_client;
+    redis::RedisCommands *client = m_client;
     const AdminKeys keys = m_keys;
     client->send({"SMEMBERS", keys.policies()}, context, [client, keys, context, done](const RedisReply &names) {
         if (!names.ok() || !names.value.isArray()) {
-            done({{}, tr("cannot list policies: %1").arg(names.ok() ? tr("not a set") : names.errorText()),
-                  names.failure != RedisReply::Failure::None});
+            const Failure failure = names.ok() ? Failure::serverError(tr("not a set")) : Failure::fromReply(names);
+            done({{}, failure.prefixed(tr("cannot list policies"))});
             return;
         }
         if (names.value.elements.isEmpty()) {
@@ -132,21 +132,19 @@ void PolicyStore::list(QObject *context, std::function<void(const ListResult &)>
             const QString name = QString::fromUtf8(nameValue.bytes);
             client->send({"HGETALL", keys.policy(name)}, context, [result, pending, name, done](const RedisReply &hash) {
                 if (!hash.ok()) {
-                    result->error = tr("cannot read policy \"%1\": %2").arg(name, hash.errorText());
-                    result->unreachable = hash.failure != RedisReply::Failure::None;
-                }
-                else if (hash.value.elements.isEmpty())
-                    result->error = tr("policy \"%1\" is listed but has no hash").arg(name);
-                else if (result->error.isEmpty()) {
+                    result->failure = Failure::fromReply(hash).prefixed(tr("cannot read policy \"%1\"").arg(name));
+                } else if (hash.value.elements.isEmpty()) {
+                    result->failure = Failure::serverError(tr("policy \"%1\" is listed but has no hash").arg(name));
+                } else if (!result->failure) {
                     QString error;
                     if (auto policy = PolicyStore::fromHash(name, hash.value, &error))
                         result->policies.append(*policy);
                     else
-                        result->error = error;
+                        result->failure = Failure::serverError(error);
                 }
                 if (--*pending > 0)
                     return;
-                if (!result->error.isEmpty())
+                if (result->failure)
                     result->policies.clear();
                 std::sort(result->policies.begin(), result->policies.end(),
                           [](const Policy &a, const Policy &b) { return a.name < b.name; });
@@ -161,10 +159,12 @@ void PolicyStore::read(const QString &name, QObject *context, std::function<void
     m_client->send({"HGETALL", m_keys.policy(name)}, context, [name, done](const RedisReply &hash) {
         ReadResult result;
         if (!hash.ok()) {
-            result.error = tr("cannot read policy \"%1\": %2").arg(name, hash.errorText());
-            result.unreachable = hash.failure != RedisReply::Failure::None;
+            result.failure = Failure::fromReply(hash).prefixed(tr("cannot read policy \"%1\"").arg(name));
         } else if (!hash.value.elements.isEmpty()) {
-            result.policy = fromHash(name, hash.value, &result.error);
+            QString error;
+            result.policy = fromHash(name, hash.value, &error);
+            if (!result.policy)
+                result.failure = Failure::serverError(error);
         }
         done(result);
     });
@@ -192,10 +192,9 @@ void PolicyStore::commit(const QVector<PolicyChange> &changes, const QString &wh
     m_client->send(command, context, [done](const RedisReply &reply) {
         CommitResult result;
         if (!reply.ok()) {
-            const QString text = reply.errorText();
-            result.conflict = text.startsWith(QLatin1String("CONFLICT "));
-            result.unreachable = reply.failure != RedisReply::Failure::None;
-            result.error = result.conflict ? tr("someone else saved in between: %1").arg(text.mid(9)) : text;
+            result.failure = Failure::fromReply(reply);
+            if (result.failure->kind == Failure::Kind::Conflict)
+                result.failure = result.failure->prefixed(tr("someone else saved in between"));
         } else {
             for (const RespValue &name : reply.value.elements)
                 result.changed << QString::fromUtf8(name.bytes);

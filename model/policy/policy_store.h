@@ -1,7 +1,8 @@
 #pragma once
 
-#include "model/policy.h"
-#include "redis/redis_client.h"
+#include "model/failure.h"
+#include "model/policy/policy.h"
+#include "redis/redis_commands.h"
 
 #include <functional>
 
@@ -37,23 +38,19 @@ struct PolicyChange {
 class PolicyStore {
 public:
     struct ListResult {
-        QVector<Policy> policies; // sorted by name
-        QString error;            // Redis or decoding problem; policies is empty then
-        bool unreachable = false; // the error is a connection failure, not bad data
+        QVector<Policy> policies; // sorted by name; empty on failure
+        std::optional<Failure> failure;
     };
     struct ReadResult {
-        std::optional<Policy> policy; // nullopt: no such policy (or an error)
-        QString error;
-        bool unreachable = false;
+        std::optional<Policy> policy; // nullopt: no such policy (or a failure)
+        std::optional<Failure> failure;
     };
     struct CommitResult {
-        QStringList changed;  // names that really changed
-        QString error;        // empty on success
-        bool conflict = false; // someone saved in between: error says who and which version
-        bool unreachable = false; // the error is a connection failure
+        QStringList changed; // names that really changed
+        std::optional<Failure> failure; // Conflict: someone saved in between (says who and which version)
     };
 
-    PolicyStore(redis::RedisClient *client, const QString &ns = QStringLiteral("sluice"));
+    PolicyStore(redis::RedisCommands *client, const QString &ns = QStringLiteral("sluice"));
 
     void list(QObject *context, std::function<void(const ListResult &)> done) const;
     void read(const QString &name, QObject *context, std::function<void(const ReadResult &)> done) const;
@@ -69,7 +66,7 @@ public:
                                                 QString *error);
 
 private:
-    redis::RedisClient *m_client;
+    redis::RedisCommands *m_client;
     AdminKeys m_keys;
 };
 

@@ -1,4 +1,4 @@
-#include "model/policy_summary.h"
+#include "model/policy/policy_summary.h"
 
 #include <QCoreApplication>
 #include <QLocale>

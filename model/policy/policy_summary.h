@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/policy.h"
+#include "model/policy/policy.h"
 
 namespace sluice::model {
 

@@ -1,4 +1,4 @@
-#include "model/audit_model.h"
+#include "model/tables/audit_model.h"
 
 #include <QDateTime>
 

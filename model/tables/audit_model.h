@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/audit_log.h"
+#include "model/policy/audit_log.h"
 
 #include <QAbstractTableModel>
 

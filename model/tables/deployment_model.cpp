@@ -1,4 +1,4 @@
-#include "model/deployment_model.h"
+#include "model/tables/deployment_model.h"
 
 namespace sluice::model {
 

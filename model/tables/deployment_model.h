@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/library_publisher.h"
+#include "model/deploy/library_publisher.h"
 
 #include <QAbstractTableModel>
 

@@ -1,6 +1,7 @@
-#include "model/key_inspector_model.h"
+#include "model/tables/key_inspector_model.h"
 
-#include "model/server_status.h"
+#include "model/format/units.h"
+#include "model/monitor/server_status.h"
 
 #include <QLocale>
 
@@ -17,9 +18,9 @@ KeyInspectorModel::KeyInspectorModel(redis::RedisClient *client, const QString &
     connect(&m_scanner, &KeyScanner::fetchDone, this, &KeyInspectorModel::finishPageIfRead);
 }
 
-bool KeyInspectorModel::browse(const BucketFilter &filter, QString *error)
+bool KeyInspectorModel::browse(const BucketFilter &filter, Failure *failure)
 {
-    if (!m_scanner.start(filter, error))
+    if (!m_scanner.start(filter, failure))
         return false;
     beginResetModel();
     ++m_generation;

@@ -1,7 +1,8 @@
 #pragma once
 
-#include "model/bucket_state.h"
-#include "model/key_scanner.h"
+#include "model/failure.h"
+#include "model/limiter/bucket_state.h"
+#include "model/monitor/key_scanner.h"
 
 #include <QAbstractTableModel>
 
@@ -27,7 +28,7 @@ public:
 
     // Starts browsing afresh (the first page is fetched at once); false and why when the filter
     // is not valid or nothing is connected, and the rows stay as they were.
-    bool browse(const BucketFilter &filter, QString *error);
+    bool browse(const BucketFilter &filter, Failure *failure);
     const KeyScanner &scanner() const { return m_scanner; }
     bool isLoading() const { return m_scanner.isFetching() || m_unread > 0; }
     const InspectedBucket &bucket(int row) const { return m_rows.at(row); }

@@ -1,6 +1,6 @@
-#include "model/policy_list_model.h"
+#include "model/tables/policy_list_model.h"
 
-#include "model/policy_summary.h"
+#include "model/policy/policy_summary.h"
 
 #include <QDateTime>
 

@@ -1,4 +1,4 @@
-#include "model/policy_rates_model.h"
+#include "model/tables/policy_rates_model.h"
 
 #include <QLocale>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/policy_rate_sampler.h"
+#include "model/monitor/policy_rate_sampler.h"
 
 #include <QAbstractTableModel>
 

@@ -1,7 +1,8 @@
 // sluicectl as a script would run it: output, exit codes and error messages.
 
-#include "model/connection_profile.h"
-#include "model/secret_store.h"
+#include "model/connection/keychain_secret_store.h"
+#include "model/connection/connection_profile.h"
+#include "model/connection/secret_store.h"
 #include "redis/redis_connection.h"
 #include "support/await_secret.h"
 #include "support/redis_process.h"
@@ -277,15 +278,15 @@ private Q_SLOTS:
         {
             QSettings settings(config.filePath(QStringLiteral("Sluice/Sluice.conf")), QSettings::IniFormat);
             model::ProfileSettings profiles(&settings);
-            QString error;
+            model::Failure error;
             for (const model::ConnectionProfile &profile : {admin, unsaved, audit, production})
-                QVERIFY2(profiles.save(profile, {}, &error), qPrintable(error));
+                QVERIFY2(profiles.save(profile, {}, &error), qPrintable(error.message));
         }
         model::KeychainSecretStore keychain;
         const auto written = test::awaitSecret([&](QObject *context, model::SecretStore::Callback done) {
             keychain.write(admin.passwordKey(), QStringLiteral("admin-secret"), context, done);
         });
-        QVERIFY2(written.ok, qPrintable(written.error));
+        QVERIFY2(written.ok(), qPrintable(model::messageOf(written.failure)));
         const auto forget = qScopeGuard([&] {
             test::awaitSecret([&](QObject *context, model::SecretStore::Callback done) { keychain.remove(admin.passwordKey(), context, done); });
         });

@@ -5,7 +5,7 @@
 // Targets: first page under 200 ms; no SCAN step over 1 ms of Redis time. Exits non-zero only
 // when something fails, never on a figure.
 
-#include "model/key_inspector_model.h"
+#include "model/tables/key_inspector_model.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"
@@ -52,9 +52,9 @@ Browse browse(redis::RedisClient &client, const model::BucketFilter &filter, boo
     model::KeyInspectorModel inspector(&client, QStringLiteral("sluice"));
     QElapsedTimer clock;
     clock.start();
-    QString error;
-    if (!inspector.browse(filter, &error))
-        die(error);
+    model::Failure refused;
+    if (!inspector.browse(filter, &refused))
+        die(refused.message);
     for (;;) {
         if (!test::spinUntil([&] { return !inspector.isLoading(); }, 60000))
             die(QStringLiteral("a page did not complete"));

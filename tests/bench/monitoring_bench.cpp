@@ -7,8 +7,9 @@
 // memory. Targets: under 1% of one Redis core; no stall over 50 ms. Exits non-zero only when
 // something fails, never on a figure.
 
-#include "model/connection_session.h"
-#include "model/key_watch.h"
+#include "model/limiter/bucket_key.h"
+#include "model/connection/connection_session.h"
+#include "model/monitor/key_watch.h"
 #include "support/event_loop_watchdog.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"

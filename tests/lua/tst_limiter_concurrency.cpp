@@ -4,8 +4,9 @@
 // lasts: one per 600 ms); the per-key and per-policy counters agree with what the clients saw.
 // The policies are stored and published the production way (policy store, publisher).
 
-#include "model/library_publisher.h"
-#include "model/policy_store.h"
+#include "model/limiter/bucket_key.h"
+#include "model/deploy/library_publisher.h"
+#include "model/policy/policy_store.h"
 #include "support/limiter_support.h"
 #include "support/redis_process.h"
 #include "support/sync_command.h"
@@ -47,7 +48,7 @@ class TestLimiterConcurrency : public QObject {
         bool committed = false;
         model::PolicyStore(deployment, m_namespace).commit(changes, QStringLiteral("test"), this,
                                                       [&](const model::PolicyStore::CommitResult &result) {
-                                                          QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+                                                          QVERIFY2(!result.failure, qPrintable(sluice::model::messageOf(result.failure)));
                                                           committed = true;
                                                       });
         QTRY_VERIFY_WITH_TIMEOUT(committed, 10000);
@@ -56,7 +57,7 @@ class TestLimiterConcurrency : public QObject {
         model::LibraryPublisher(deployment, m_namespace)
             .publish(QStringLiteral("test"), this, [&](const model::PublishResult &result) { published = result; done = true; });
         QTRY_VERIFY_WITH_TIMEOUT(done, 10000);
-        QVERIFY2(published.ok(), qPrintable(published.error));
+        QVERIFY2(published.ok(), qPrintable(sluice::model::messageOf(published.failure)));
         QCOMPARE(published.nodes.size(), primaries);
     }
 

@@ -3,7 +3,8 @@
 // queue delay, expiry of idle buckets, exact per-policy counts, and policy data that tries to
 // become Lua code.
 
-#include "model/limiter_library.h"
+#include "model/limiter/bucket_key.h"
+#include "model/limiter/limiter_library.h"
 #include "support/limiter_support.h"
 #include "support/redis_process.h"
 #include "support/sync_command.h"

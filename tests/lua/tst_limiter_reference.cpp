@@ -3,6 +3,7 @@
 // compared, field by field. Includes slow (1 per hour, 5 per day) and large (1e9 per second) rates,
 // and a million calls at 1e9 per second to show the arithmetic does not drift.
 
+#include "model/limiter/bucket_key.h"
 #include "support/limiter_support.h"
 #include "support/redis_process.h"
 #include "support/sync_command.h"

@@ -1,8 +1,8 @@
 // The seed-compatible EVAL scripts against a real Redis: each reads and writes its layout the way
 // the original systems do (values, key names, expiry), decides like them, and refuses bad arguments.
 
-#include "model/reference_limiter.h"
-#include "model/seed_layouts.h"
+#include "model/limiter/reference_limiter.h"
+#include "model/limiter/seed_layouts.h"
 #include "support/redis_process.h"
 #include "support/sync_command.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/secret_store.h"
+#include "model/connection/secret_store.h"
 #include "support/sync_command.h"
 
 namespace sluice::test {
@@ -11,7 +11,7 @@ template <typename Start>
 model::SecretStore::Result awaitSecret(Start start)
 {
     model::SecretStore::Result noAnswer;
-    noAnswer.error = QStringLiteral("no answer from the keychain within 10 s");
+    noAnswer.failure = model::Failure{model::Failure::Kind::TimedOut, QStringLiteral("no answer from the keychain within 10 s")};
     return awaitCallback<model::SecretStore::Result>(start, noAnswer);
 }
 

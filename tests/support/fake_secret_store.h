@@ -1,6 +1,6 @@
 #pragma once
 
-#include "model/secret_store.h"
+#include "model/connection/secret_store.h"
 
 #include <QHash>
 #include <QTimer>
@@ -17,19 +17,18 @@ public:
 
     void write(const QString &key, const QString &secret, QObject *context, Callback done) override
     {
-        answer(context, done, [this, key, secret](Result &result) { secrets.insert(key, secret); result.ok = true; });
+        answer(context, done, [this, key, secret](Result &) { secrets.insert(key, secret); });
     }
     void read(const QString &key, QObject *context, Callback done) override
     {
         answer(context, done, [this, key](Result &result) {
-            result.ok = secrets.contains(key);
-            result.notFound = !result.ok;
+            result.notFound = !secrets.contains(key);
             result.secret = secrets.value(key);
         });
     }
     void remove(const QString &key, QObject *context, Callback done) override
     {
-        answer(context, done, [this, key](Result &result) { result.ok = secrets.remove(key); result.notFound = !result.ok; });
+        answer(context, done, [this, key](Result &result) { result.notFound = !secrets.remove(key); });
     }
 
 private:
@@ -41,7 +40,8 @@ private:
             if (available)
                 act(result);
             else
-                result.error = QStringLiteral("The name org.freedesktop.secrets was not provided by any .service files");
+                result.failure = model::Failure{model::Failure::Kind::Unreachable,
+                                                QStringLiteral("The name org.freedesktop.secrets was not provided by any .service files")};
             done(result);
         });
     }

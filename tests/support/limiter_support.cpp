@@ -1,3 +1,4 @@
+#include "model/limiter/bucket_key.h"
 #include "support/limiter_support.h"
 
 #include "support/sync_command.h"

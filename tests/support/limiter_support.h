@@ -1,8 +1,9 @@
 #pragma once
 
-#include "model/limiter_library.h"
+#include "model/limiter/bucket_key.h"
+#include "model/limiter/limiter_library.h"
 #include "redis/redis_connection.h"
-#include "model/reference_limiter.h"
+#include "model/limiter/reference_limiter.h"
 
 namespace sluice::test {
 

@@ -10,7 +10,7 @@ template <typename Result>
 Result noAnswer(const QString &from)
 {
     Result result;
-    result.error = QStringLiteral("no answer from the %1").arg(from);
+    result.failure = model::Failure{model::Failure::Kind::TimedOut, QStringLiteral("no answer from the %1").arg(from)};
     return result;
 }
 
@@ -19,10 +19,10 @@ Result noAnswer(const QString &from)
 QString storePolicy(redis::RedisClient &client, const QString &ns, const model::Policy &policy)
 {
     using Commit = model::PolicyStore::CommitResult;
-    return awaitCallback<Commit>([&](QObject *context, auto done) {
+    return model::messageOf(awaitCallback<Commit>([&](QObject *context, auto done) {
                model::PolicyStore(&client, ns).commit({{model::PolicyChange::Kind::Put, policy, -1}}, QStringLiteral("carol"), context, done);
            }, noAnswer<Commit>(QStringLiteral("policy store")))
-        .error;
+        .failure);
 }
 
 model::PublishResult publishLibrary(redis::RedisClient &client, const QString &ns)
@@ -37,7 +37,7 @@ QString storeAndPublish(redis::RedisClient &client, const QString &ns, const QVe
     for (const model::Policy &policy : policies)
         if (const QString error = storePolicy(client, ns, policy); !error.isEmpty())
             return error;
-    return publishLibrary(client, ns).error;
+    return model::messageOf(publishLibrary(client, ns).failure);
 }
 
 model::DeploymentStatus libraryStatus(redis::RedisClient &client, const QString &ns)

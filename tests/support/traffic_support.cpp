@@ -1,6 +1,7 @@
+#include "model/limiter/bucket_key.h"
 #include "support/traffic_support.h"
 
-#include "model/limiter_library.h"
+#include "model/limiter/limiter_library.h"
 #include "support/sync_command.h"
 
 namespace sluice::test {

@@ -2,7 +2,7 @@
 
 // The dashboard as GUI tests and benchmarks open it: the real main window on a session.
 
-#include "model/connection_session.h"
+#include "model/connection/connection_session.h"
 #include "support/sync_command.h"
 #include "ui/main_window.h"
 

@@ -4,7 +4,7 @@
 // never stalls the GUI; the password asked for, with the reason, when no keychain answers; the
 // production confirmation and the read-only refusal before a write; drift shown after a restart.
 
-#include "model/connection_session.h"
+#include "model/connection/connection_session.h"
 #include "support/event_loop_watchdog.h"
 #include "support/fake_secret_store.h"
 #include "support/redis_process.h"
@@ -80,9 +80,9 @@ class TestConnectionManager : public QObject {
         profile.name = name;
         profile.options = options;
         profile.options.password.clear();
-        QString error;
+        sluice::model::Failure error;
         if (!ProfileSettings(m_settings.get()).save(profile, {}, &error))
-            qWarning("%s", qPrintable(error));
+            qWarning("%s", qPrintable(error.message));
         return profile;
     }
 
@@ -273,7 +273,7 @@ private Q_SLOTS:
         // A profile that never saves its password asks each time, and says so.
         ConnectionProfile asking = *ProfileSettings(m_settings.get()).profile(QStringLiteral("acl"));
         asking.savePassword = false;
-        QString error;
+        sluice::model::Failure error;
         QVERIFY(ProfileSettings(m_settings.get()).save(asking, asking.name, &error));
         m_secrets.available = true;
         ui::ConnectionManager again(m_settings.get(), &m_secrets);

@@ -4,7 +4,8 @@
 // can; bad input is shown and sends nothing; real keys ask first on production, read-only refuses;
 // the run exports as CSV.
 
-#include "model/policy_rate_sampler.h"
+#include "model/limiter/bucket_key.h"
+#include "model/monitor/policy_rate_sampler.h"
 #include "support/event_loop_watchdog.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"

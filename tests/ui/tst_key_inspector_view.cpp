@@ -3,10 +3,11 @@
 // pattern is shown and changes nothing), resets a bucket only after confirmation (audited, shown
 // in History), refuses on a read-only connection, and hands a bucket to the watch list.
 
-#include "model/audit_model.h"
-#include "model/connection_session.h"
-#include "model/key_inspector_model.h"
-#include "model/limiter_library.h"
+#include "model/limiter/bucket_key.h"
+#include "model/tables/audit_model.h"
+#include "model/connection/connection_session.h"
+#include "model/tables/key_inspector_model.h"
+#include "model/limiter/limiter_library.h"
 #include "support/test_services.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"

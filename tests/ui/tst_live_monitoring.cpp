@@ -4,8 +4,9 @@
 // rejected list names the subjects rejected; the per-key view watches typed subjects, subjects
 // from that list and keys of the seed layouts.
 
-#include "model/connection_session.h"
-#include "model/policy_rates_model.h"
+#include "model/limiter/bucket_key.h"
+#include "model/connection/connection_session.h"
+#include "model/tables/policy_rates_model.h"
 #include "support/test_services.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
@@ -14,8 +15,8 @@
 #include "support/traffic_support.h"
 #include "support/widget_driving.h"
 #include "support/window_support.h"
-#include "model/key_watch.h"
-#include "model/seed_layouts.h"
+#include "model/monitor/key_watch.h"
+#include "model/limiter/seed_layouts.h"
 #include "ui/key_watch_view.h"
 #include "ui/main_window.h"
 #include "ui/policy_live_view.h"

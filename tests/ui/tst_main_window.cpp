@@ -2,7 +2,7 @@
 // clear message when it cannot be reached, and the GUI event loop never stalls while the server is
 // unreachable or frozen with SIGSTOP.
 
-#include "model/server_monitor.h"
+#include "model/monitor/server_monitor.h"
 #include "support/event_loop_watchdog.h"
 #include "support/redis_process.h"
 #include "support/test_services.h"

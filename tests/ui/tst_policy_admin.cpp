@@ -4,10 +4,10 @@
 // file refused with a clear message and nothing changed; read-only and production connections;
 // the deployment view's publish, progress, dry run and warnings.
 
-#include "model/audit_log.h"
-#include "model/connection_session.h"
-#include "model/operator_identity.h"
-#include "model/policy_file.h"
+#include "model/policy/audit_log.h"
+#include "model/connection/connection_session.h"
+#include "model/policy/operator_identity.h"
+#include "model/policy/policy_file.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"

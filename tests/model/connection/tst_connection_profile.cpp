@@ -1,7 +1,7 @@
 // Connection profiles in QSettings: every field survives a round trip, renames replace, duplicates
 // and invalid profiles are refused without changing anything, and hand-edited nonsense is left out.
 
-#include "model/connection_profile.h"
+#include "model/connection/connection_profile.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -58,8 +58,8 @@ private Q_SLOTS:
         const ConnectionProfile saved = tlsSentinelProfile();
         {
             QSettings settings(settingsPath(), QSettings::IniFormat);
-            QString error;
-            QVERIFY2(ProfileSettings(&settings).save(saved, {}, &error), qPrintable(error));
+            sluice::model::Failure error;
+            QVERIFY2(ProfileSettings(&settings).save(saved, {}, &error), qPrintable(error.message));
             QVERIFY(ProfileSettings(&settings).save(plainProfile(QStringLiteral("dev box")), {}, &error));
         }
         QSettings settings(settingsPath(), QSettings::IniFormat);
@@ -90,11 +90,11 @@ private Q_SLOTS:
     {
         QSettings settings(settingsPath(), QSettings::IniFormat);
         ProfileSettings profiles(&settings);
-        QString error;
+        sluice::model::Failure error;
         QVERIFY(profiles.save(plainProfile(QStringLiteral("a")), {}, &error));
         QVERIFY(profiles.save(plainProfile(QStringLiteral("b")), {}, &error));
         QVERIFY(!profiles.save(plainProfile(QStringLiteral("b")), QStringLiteral("a"), &error));
-        QVERIFY2(error.contains(QLatin1String("already exists")), qPrintable(error));
+        QVERIFY2(error.message.contains(QLatin1String("already exists")), qPrintable(error.message));
         QVERIFY(!profiles.save(plainProfile(QStringLiteral("b")), {}, &error));
         QVERIFY(profiles.save(plainProfile(QStringLiteral("c")), QStringLiteral("a"), &error));
         QVERIFY(!profiles.profile(QStringLiteral("a")));
@@ -140,10 +140,10 @@ private Q_SLOTS:
         QFETCH(QString, expected);
         QSettings settings(settingsPath(), QSettings::IniFormat);
         ProfileSettings profiles(&settings);
-        QString error;
+        sluice::model::Failure error;
         QVERIFY(profiles.save(plainProfile(QStringLiteral("kept")), {}, &error));
         QVERIFY(!profiles.save(profile, QStringLiteral("kept"), &error));
-        QVERIFY2(error.contains(expected), qPrintable(error));
+        QVERIFY2(error.message.contains(expected), qPrintable(error.message));
         QCOMPARE(profiles.profiles().size(), 1);
         QCOMPARE(profiles.profiles().first().name, QStringLiteral("kept"));
     }
@@ -152,7 +152,7 @@ private Q_SLOTS:
     {
         {
             QSettings settings(settingsPath(), QSettings::IniFormat);
-            QString error;
+            sluice::model::Failure error;
             QVERIFY(ProfileSettings(&settings).save(plainProfile(QStringLiteral("good")), {}, &error));
             settings.setValue(QStringLiteral("profiles/pigeon/transport"), QStringLiteral("carrier-pigeon"));
             settings.setValue(QStringLiteral("profiles/pigeon/host"), QStringLiteral("h"));

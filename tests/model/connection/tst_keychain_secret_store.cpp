@@ -2,9 +2,10 @@
 // deletes a password through QtKeychain; a profile's password reaches Redis from there and never
 // reaches the settings file or the log.
 
-#include "model/connection_profile.h"
-#include "model/profile_secrets.h"
-#include "model/secret_store.h"
+#include "model/connection/keychain_secret_store.h"
+#include "model/connection/connection_profile.h"
+#include "model/connection/profile_secrets.h"
+#include "model/connection/secret_store.h"
 #include "redis/redis_client.h"
 #include "support/await_secret.h"
 #include "support/sync_command.h"
@@ -69,19 +70,19 @@ private Q_SLOTS:
         const QString secret = QStringLiteral("p\u00e4ss w0rd:%1").arg(QUuid::createUuid().toString());
 
         auto written = sluice::test::awaitSecret([&](QObject *context, SecretStore::Callback done) { store.write(key, secret, context, done); });
-        QVERIFY2(written.ok, qPrintable(written.error));
+        QVERIFY2(written.ok(), qPrintable(sluice::model::messageOf(written.failure)));
 
         auto read = sluice::test::awaitSecret([&](QObject *context, SecretStore::Callback done) { store.read(key, context, done); });
-        QVERIFY2(read.ok, qPrintable(read.error));
+        QVERIFY2(read.ok(), qPrintable(sluice::model::messageOf(read.failure)));
         QCOMPARE(read.secret, secret);
 
         auto removed = sluice::test::awaitSecret([&](QObject *context, SecretStore::Callback done) { store.remove(key, context, done); });
-        QVERIFY2(removed.ok, qPrintable(removed.error));
+        QVERIFY2(removed.ok(), qPrintable(sluice::model::messageOf(removed.failure)));
 
         auto gone = sluice::test::awaitSecret([&](QObject *context, SecretStore::Callback done) { store.read(key, context, done); });
-        QVERIFY(!gone.ok);
-        QVERIFY2(gone.notFound, qPrintable(gone.error));
-        QVERIFY(!gone.error.contains(secret));
+        QVERIFY(!gone.ok());
+        QVERIFY2(gone.notFound, qPrintable(sluice::model::messageOf(gone.failure)));
+        QVERIFY(!sluice::model::messageOf(gone.failure).contains(secret));
     }
 
     void profilePasswordNeverReachesSettingsOrLog()
@@ -101,11 +102,11 @@ private Q_SLOTS:
         profile.options.user = admin.section(QLatin1Char(':'), 0, 0);
         {
             QSettings settings(settingsPath, QSettings::IniFormat);
-            QString error;
-            QVERIFY2(sluice::model::ProfileSettings(&settings).save(profile, {}, &error), qPrintable(error));
+            sluice::model::Failure error;
+            QVERIFY2(sluice::model::ProfileSettings(&settings).save(profile, {}, &error), qPrintable(error.message));
         }
         auto written = sluice::test::awaitSecret([&](QObject *context, SecretStore::Callback done) { store.write(profile.passwordKey(), password, context, done); });
-        QVERIFY2(written.ok, qPrintable(written.error));
+        QVERIFY2(written.ok(), qPrintable(sluice::model::messageOf(written.failure)));
 
         // Connecting as the GUI does: the profile from settings, the password from the keychain.
         QSettings settings(settingsPath, QSettings::IniFormat);
@@ -131,7 +132,7 @@ private Q_SLOTS:
         QVERIFY2(refused.lastError().contains(QLatin1String("WRONGPASS")), qPrintable(refused.lastError()));
 
         auto removed = sluice::test::awaitSecret([&](QObject *context, SecretStore::Callback done) { store.remove(loaded->passwordKey(), context, done); });
-        QVERIFY2(removed.ok, qPrintable(removed.error));
+        QVERIFY2(removed.ok(), qPrintable(sluice::model::messageOf(removed.failure)));
 
         QFile file(settingsPath);
         QVERIFY(file.open(QIODevice::ReadOnly));

@@ -3,7 +3,8 @@
 // flushed library, an older one, a foreign one, a restarted server that lost it) and its repair,
 // the persistence warning, and the dry-run preview.
 
-#include "model/library_publisher.h"
+#include "model/limiter/bucket_key.h"
+#include "model/deploy/library_publisher.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"
@@ -91,7 +92,7 @@ private Q_SLOTS:
         QCOMPARE(states(before.nodes), (QVector<NodeLibrary::State>{Missing, Missing, Missing}));
 
         const model::PublishResult result = publish();
-        QVERIFY2(result.ok(), qPrintable(result.error));
+        QVERIFY2(result.ok(), qPrintable(sluice::model::messageOf(result.failure)));
         QCOMPARE(result.library.version, 1);
         QCOMPARE(states(result.nodes), (QVector<NodeLibrary::State>{Current, Current, Current}));
         for (const NodeLibrary &node : result.nodes)
@@ -192,7 +193,7 @@ private Q_SLOTS:
                     .ok());
         const model::PublishResult blocked = publish();
         QVERIFY(!blocked.ok());
-        QVERIFY(blocked.error.isEmpty());
+        QVERIFY(!blocked.failure);
         QCOMPARE(blocked.nodes.at(0).state, NodeLibrary::State::Current);
         QCOMPARE(blocked.nodes.at(1).state, Missing);
         QCOMPARE(blocked.nodes.at(2).state, Current);
@@ -226,8 +227,8 @@ private Q_SLOTS:
     {
         model::LimiterLibrary preview;
         bool done = false;
-        LibraryPublisher(m_cluster.get(), m_ns).preview(this, [&](const model::LimiterLibrary &library, const QString &error) {
-            QVERIFY(error.isEmpty());
+        LibraryPublisher(m_cluster.get(), m_ns).preview(this, [&](const model::LimiterLibrary &library, const std::optional<model::Failure> &failure) {
+            QVERIFY(!failure);
             preview = library;
             done = true;
         });

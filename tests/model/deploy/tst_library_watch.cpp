@@ -3,7 +3,7 @@
 // is back; a library deleted behind its back is found by the periodic check; a new publish clears
 // both.
 
-#include "model/library_watch.h"
+#include "model/deploy/library_watch.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"

@@ -4,8 +4,9 @@
 // run can be stopped, survives a server restart, fails clearly when nothing can be tested; the
 // report exports what it shows.
 
-#include "model/fire_engine.h"
-#include "model/policy_rate_sampler.h"
+#include "model/limiter/bucket_key.h"
+#include "model/fire/fire_engine.h"
+#include "model/monitor/policy_rate_sampler.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"
@@ -39,10 +40,10 @@ class TestFireEngine : public QObject {
     {
         model::FireEngine engine;
         QSignalSpy finished(&engine, &model::FireEngine::finished);
-        const QString why = engine.start(plan, options ? *options : m_redis.options(), m_ns, false);
+        const auto why = engine.start(plan, options ? *options : m_redis.options(), m_ns, false);
         if (refused)
-            *refused = why;
-        if (!why.isEmpty())
+            *refused = sluice::model::messageOf(why);
+        if (why)
             return {};
         test::spinUntil([&] { return finished.count() > 0; }, static_cast<int>(plan.durationMs) + 30000);
         return engine.report();
@@ -132,7 +133,7 @@ private Q_SLOTS:
         for (const model::Policy &policy : policies)
             targets << FireTarget::forPolicy(policy);
         const FireReport report = fire(constantPlan(targets, 1000, 2000));
-        QVERIFY2(report.failure().isEmpty(), qPrintable(report.failure()));
+        QVERIFY2(!report.failure(), qPrintable(sluice::model::messageOf(report.failure())));
         compareWithModel(report, 1000);
         // The curves: every 100 ms slice sent its share, and the model's curve follows the answers.
         for (int target = 0; target < report.targetCount(); ++target) {
@@ -154,7 +155,7 @@ private Q_SLOTS:
         FirePlan plan = constantPlan(targets, 500, 2500);
         plan.connections = 2;
         const FireReport report = fire(plan);
-        QVERIFY2(report.failure().isEmpty(), qPrintable(report.failure()));
+        QVERIFY2(!report.failure(), qPrintable(sluice::model::messageOf(report.failure())));
         compareWithModel(report, 500);
         QVERIFY(!keysMatching("request_rate_limiter.{" + m_ns.toUtf8() + "-fire:*").isEmpty());
     }
@@ -170,7 +171,7 @@ private Q_SLOTS:
         FirePlan plan = constantPlan({skewed, sluiceBucket}, 400, 2000);
         plan.connections = 2;
         const FireReport report = fire(plan);
-        QVERIFY2(report.failure().isEmpty(), qPrintable(report.failure()));
+        QVERIFY2(!report.failure(), qPrintable(sluice::model::messageOf(report.failure())));
         const model::FireSummary ms = report.summary(0), tb = report.summary(1);
         QCOMPARE(ms.expectedAllowed, tb.expectedAllowed); // one true clock: the same model
         QVERIFY2(ms.allowed > 3 * ms.expectedAllowed, qPrintable(QStringLiteral("%1 vs %2").arg(ms.allowed).arg(ms.expectedAllowed)));
@@ -186,7 +187,7 @@ private Q_SLOTS:
         plan.realKeys = true;
         plan.subject = "alice";
         const FireReport report = fire(plan);
-        QVERIFY2(report.failure().isEmpty(), qPrintable(report.failure()));
+        QVERIFY2(!report.failure(), qPrintable(sluice::model::messageOf(report.failure())));
         QCOMPARE(report.summary(0).allowed, 30);
         QCOMPARE(report.summary(0).rejected, 70);
         const redis::RedisReply inspect = test::syncCommand(
@@ -207,8 +208,8 @@ private Q_SLOTS:
         QElapsedTimer clock;
         clock.start();
         const FireReport report = fire(plan);
-        QVERIFY2(report.failure().contains(QStringLiteral("unknown policy")), qPrintable(report.failure()));
-        QVERIFY(report.failure().startsWith(QStringLiteral("unpublished: ")));
+        QVERIFY2(sluice::model::messageOf(report.failure()).contains(QStringLiteral("unknown policy")), qPrintable(sluice::model::messageOf(report.failure())));
+        QVERIFY(sluice::model::messageOf(report.failure()).startsWith(QStringLiteral("unpublished: ")));
         QVERIFY2(clock.elapsed() < 4000, "stopped at the first answer, not at the end of the plan");
         QVERIFY(report.finished());
     }
@@ -219,7 +220,7 @@ private Q_SLOTS:
         nowhere.port = 1; // nothing listens there
         const FireReport report = fire(constantPlan({FireTarget::forSeedScript(SeedLayout::FixedWindowCounter, 5, 1000, 5)}, 10, 1000),
                                        nullptr, &nowhere);
-        QVERIFY2(report.failure().contains(QStringLiteral("could not connect")), qPrintable(report.failure()));
+        QVERIFY2(sluice::model::messageOf(report.failure()).contains(QStringLiteral("could not connect")), qPrintable(sluice::model::messageOf(report.failure())));
         QCOMPARE(report.summary(0).sent, 0);
     }
 
@@ -271,9 +272,9 @@ private Q_SLOTS:
     void aReadOnlyConnectionIsRefused()
     {
         model::FireEngine engine;
-        const QString refused = engine.start(constantPlan({FireTarget::forSeedScript(SeedLayout::ScgTokenBucket, 5, 1000, 5)}, 10, 1000),
-                                             m_redis.options(), m_ns, true);
-        QVERIFY2(refused.contains(QStringLiteral("read-only")), qPrintable(refused));
+        const auto refused = engine.start(constantPlan({FireTarget::forSeedScript(SeedLayout::ScgTokenBucket, 5, 1000, 5)}, 10, 1000),
+                                          m_redis.options(), m_ns, true);
+        QVERIFY2(sluice::model::messageOf(refused).contains(QStringLiteral("read-only")), qPrintable(sluice::model::messageOf(refused)));
         QVERIFY(!engine.isRunning());
     }
 
@@ -281,10 +282,11 @@ private Q_SLOTS:
     {
         model::FireEngine engine;
         QSignalSpy finished(&engine, &model::FireEngine::finished);
-        QVERIFY(engine.start(constantPlan({FireTarget::forSeedScript(SeedLayout::ScgTokenBucket, 100, 1000, 100)}, 1000, 60000),
-                             m_redis.options(), m_ns, false).isEmpty());
+        QVERIFY(!engine.start(constantPlan({FireTarget::forSeedScript(SeedLayout::ScgTokenBucket, 100, 1000, 100)}, 1000, 60000),
+                              m_redis.options(), m_ns, false));
         QVERIFY(engine.isRunning());
-        QVERIFY(engine.start(constantPlan({}, 1, 1000), m_redis.options(), m_ns, false).contains(QStringLiteral("already")));
+        QVERIFY(sluice::model::messageOf(engine.start(constantPlan({}, 1, 1000), m_redis.options(), m_ns, false))
+                    .contains(QStringLiteral("already")));
         QVERIFY(test::spinUntil([&] { return engine.report().summary(0).answered >= 300; }));
         engine.stop();
         QVERIFY(test::spinUntil([&] { return finished.count() == 1; }, 5000));
@@ -307,7 +309,7 @@ private Q_SLOTS:
         qint64 mostInFlight = 0;
         connect(&engine, &model::FireEngine::updated, this, [&] { mostInFlight = std::max(mostInFlight, engine.report().inFlight()); });
         QSignalSpy finished(&engine, &model::FireEngine::finished);
-        QVERIFY(engine.start(plan, m_redis.options(), m_ns, false).isEmpty());
+        QVERIFY(!engine.start(plan, m_redis.options(), m_ns, false));
         QVERIFY(test::spinUntil([&] { return finished.count() == 1; }, 10000));
         const model::FireSummary summary = engine.report().summary(0);
         QVERIFY2(summary.sent > 2000, qPrintable(QString::number(summary.sent)));
@@ -327,12 +329,12 @@ private Q_SLOTS:
         model::FireEngine engine;
         QSignalSpy finished(&engine, &model::FireEngine::finished);
         const FirePlan plan = constantPlan({FireTarget::forSeedScript(SeedLayout::ScgTokenBucket, 1000, 1000, 1000)}, 500, 3000);
-        QVERIFY(engine.start(plan, server.options(), m_ns, false).isEmpty());
+        QVERIFY(!engine.start(plan, server.options(), m_ns, false));
         QVERIFY(test::spinUntil([&] { return engine.report().summary(0).answered >= 200; }));
         QVERIFY(server.restart());
         QVERIFY(test::spinUntil([&] { return finished.count() == 1; }, 20000));
         const model::FireSummary summary = engine.report().summary(0);
-        QVERIFY2(engine.report().failure().isEmpty(), qPrintable(engine.report().failure()));
+        QVERIFY2(!engine.report().failure(), qPrintable(sluice::model::messageOf(engine.report().failure())));
         QVERIFY2(summary.errors > 0, "the restart lost calls (the script too: NOSCRIPT)");
         QCOMPARE(summary.answered + summary.errors, summary.sent);
         QVERIFY(!summary.firstError.isEmpty());
@@ -424,7 +426,7 @@ private Q_SLOTS:
                                       FireTarget::forSeedScript(SeedLayout::ScgTokenBucket, 10, 1000, 10)},
                                      200, 1000);
         const FireReport report = fire(plan);
-        QVERIFY2(report.failure().isEmpty(), qPrintable(report.failure()));
+        QVERIFY2(!report.failure(), qPrintable(sluice::model::messageOf(report.failure())));
         const QByteArrayList lines = report.toCsv().split('\n');
         QVERIFY(lines.at(0).startsWith("# 200/s constant for 1 second"));
         QVERIFY(lines.at(1).startsWith("# fixed_window_counter (20 per second): sent 200, allowed 20"));

@@ -3,9 +3,10 @@
 // traffic, the projected refill meets the next reading, a Cluster's keys are read from their
 // primaries, the seed systems' keys can be watched, and bad entries are refused.
 
-#include "model/key_watch.h"
-#include "model/level_projection.h"
-#include "model/limiter_library.h"
+#include "model/limiter/bucket_key.h"
+#include "model/monitor/key_watch.h"
+#include "model/monitor/level_projection.h"
+#include "model/limiter/limiter_library.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"
@@ -81,9 +82,9 @@ private Q_SLOTS:
         };
         storeAndPublish(*m_client, policies);
         KeyWatch watch(m_client.get(), m_ns);
-        QString error;
+        sluice::model::Failure error;
         for (const model::Policy &policy : policies)
-            QVERIFY2(watch.addSubject(policy.name, "carol", &error) > 0, qPrintable(error));
+            QVERIFY2(watch.addSubject(policy.name, "carol", &error) > 0, qPrintable(error.message));
         QVERIFY(round(watch)); // before any traffic: full
         for (const model::WatchedKey &key : watch.keys()) {
             QVERIFY2(key.problem.isEmpty(), qPrintable(key.problem));
@@ -110,7 +111,7 @@ private Q_SLOTS:
         storeAndPublish(*m_client, {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 10, 1000, 10),
                                     test::makePolicy(QStringLiteral("fw"), Algorithm::FixedWindow, 5, 2000)});
         KeyWatch watch(m_client.get(), m_ns);
-        QString error;
+        sluice::model::Failure error;
         const int api = watch.addSubject(QStringLiteral("api"), "dave", &error);
         QVERIFY(round(watch));
         const int rejected = fire(*m_client, QStringLiteral("api"), "dave", 15);
@@ -158,7 +159,7 @@ private Q_SLOTS:
         QVERIFY(test::openAndWait(cluster));
         storeAndPublish(cluster, {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 20)});
         KeyWatch watch(&cluster, m_ns);
-        QString error;
+        sluice::model::Failure error;
         for (int i = 0; i < 9; ++i) {
             const QByteArray subject = "user-" + QByteArray::number(i);
             QVERIFY(watch.addSubject(QStringLiteral("api"), subject, &error) > 0);
@@ -186,7 +187,7 @@ private Q_SLOTS:
         QVERIFY(eval(SeedLayout::FixedWindowCounter, "api:seller9", {"10", "60"}).ok());
         QVERIFY(eval(SeedLayout::MsTokenBucket, "bucket:b", {"10", "5", "1", "5000"}).ok());
         KeyWatch watch(m_client.get(), m_ns);
-        QString error;
+        sluice::model::Failure error;
         const int scg = watch.addSeedKey(SeedLayout::ScgTokenBucket, "gw-user", &error);
         const int counter = watch.addSeedKey(SeedLayout::FixedWindowCounter, "api:seller9", &error);
         const int ms = watch.addSeedKey(SeedLayout::MsTokenBucket, "bucket:b", &error);
@@ -207,20 +208,20 @@ private Q_SLOTS:
     void badEntriesAreRefused()
     {
         KeyWatch watch(m_client.get(), m_ns);
-        QString error;
+        sluice::model::Failure error;
         QCOMPARE(watch.addSubject(QString(), "x", &error), -1);
-        QCOMPARE(error, QStringLiteral("Choose a policy."));
+        QCOMPARE(error.message, QStringLiteral("Choose a policy."));
         QCOMPARE(watch.addSubject(QStringLiteral("api"), "", &error), -1);
         QCOMPARE(watch.addSubject(QStringLiteral("api"), "a{b", &error), -1);
-        QVERIFY(error.contains(QLatin1String("no { or }")));
+        QVERIFY(error.message.contains(QLatin1String("no { or }")));
         QCOMPARE(watch.addSeedKey(SeedLayout::MsTokenBucket, "", &error), -1);
         QVERIFY(watch.addSubject(QStringLiteral("api"), "x", &error) > 0);
         QCOMPARE(watch.addSubject(QStringLiteral("api"), "x", &error), -1);
-        QVERIFY(error.contains(QLatin1String("already watched")));
+        QVERIFY(error.message.contains(QLatin1String("already watched")));
         for (int i = 1; i < KeyWatch::kMaxKeys; ++i)
             QVERIFY(watch.addSubject(QStringLiteral("api"), "s" + QByteArray::number(i), &error) > 0);
         QCOMPARE(watch.addSubject(QStringLiteral("api"), "one-too-many", &error), -1);
-        QVERIFY(error.contains(QLatin1String("At most 200")));
+        QVERIFY(error.message.contains(QLatin1String("At most 200")));
         QCOMPARE(watch.keys().size(), KeyWatch::kMaxKeys);
     }
 };

@@ -3,9 +3,9 @@
 // afresh, a Cluster's primaries are summed, a server that stops answering skips ticks, and the
 // series stay within their bounds.
 
-#include "model/policy_rate_sampler.h"
-#include "model/policy_store.h"
-#include "model/top_rejected.h"
+#include "model/monitor/policy_rate_sampler.h"
+#include "model/policy/policy_store.h"
+#include "model/monitor/top_rejected.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"

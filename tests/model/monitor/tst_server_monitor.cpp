@@ -1,7 +1,7 @@
 // The server monitor against real servers: what it reports for a standalone server, a Cluster node
 // and a sentinel, for a user that may not run INFO, and for a server that cannot be reached.
 
-#include "model/server_monitor.h"
+#include "model/monitor/server_monitor.h"
 #include "support/test_services.h"
 
 #include <QSignalSpy>

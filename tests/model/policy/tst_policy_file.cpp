@@ -1,7 +1,7 @@
 // Policy definitions and the JSON policy file: what is accepted, and a clear error naming the policy
 // and field for everything that is not.
 
-#include "model/policy_file.h"
+#include "model/policy/policy_file.h"
 #include "support/test_services.h"
 
 #include <QTest>

@@ -1,7 +1,7 @@
 // The policy store against a real Redis: atomic optimistic saves, audit entries, no-op re-applies,
 // all-or-nothing batches, deletes, and clear errors for damaged stored data.
 
-#include "model/policy_store.h"
+#include "model/policy/policy_store.h"
 #include "redis/redis_client.h"
 #include "support/sync_command.h"
 #include "support/test_services.h"
@@ -49,7 +49,7 @@ class TestPolicyStore : public QObject {
         bool finished = false;
         store.commit(changes, who, this, [&](const PolicyStore::CommitResult &r) { result = r; finished = true; });
         if (!QTest::qWaitFor([&] { return finished; }, 10000))
-            result.error = QStringLiteral("no answer");
+            result.failure = sluice::model::Failure{sluice::model::Failure::Kind::TimedOut, QStringLiteral("no answer")};
         return result;
     }
 
@@ -60,7 +60,7 @@ class TestPolicyStore : public QObject {
         bool finished = false;
         store.list(this, [&](const PolicyStore::ListResult &r) { result = r; finished = true; });
         if (!QTest::qWaitFor([&] { return finished; }, 10000))
-            result.error = QStringLiteral("no answer");
+            result.failure = sluice::model::Failure{sluice::model::Failure::Kind::TimedOut, QStringLiteral("no answer")};
         return result;
     }
 
@@ -79,11 +79,11 @@ private Q_SLOTS:
     void createsListsAndAudits()
     {
         const auto created = commit({put(policy(QStringLiteral("api"), 100), 0)});
-        QVERIFY2(created.error.isEmpty(), qPrintable(created.error));
+        QVERIFY2(!created.failure, qPrintable(sluice::model::messageOf(created.failure)));
         QCOMPARE(created.changed, QStringList{QStringLiteral("api")});
 
         const auto listed = list();
-        QVERIFY2(listed.error.isEmpty(), qPrintable(listed.error));
+        QVERIFY2(!listed.failure, qPrintable(sluice::model::messageOf(listed.failure)));
         QCOMPARE(listed.policies.size(), 1);
         const Policy &stored = listed.policies.first();
         QVERIFY(stored.sameDefinition(policy(QStringLiteral("api"), 100)));
@@ -106,9 +106,9 @@ private Q_SLOTS:
 
     void reapplyingTheSameDefinitionChangesNothing()
     {
-        QVERIFY(commit({put(policy(QStringLiteral("api"), 100), 0)}).error.isEmpty());
+        QVERIFY(!commit({put(policy(QStringLiteral("api"), 100), 0)}).failure);
         const auto again = commit({put(policy(QStringLiteral("api"), 100), -1)}, QStringLiteral("bob"));
-        QVERIFY2(again.error.isEmpty(), qPrintable(again.error));
+        QVERIFY2(!again.failure, qPrintable(sluice::model::messageOf(again.failure)));
         QVERIFY(again.changed.isEmpty());
         QCOMPARE(redisCall({"XLEN", key(":audit")}).value.integer, 1);
         QCOMPARE(list().policies.first().updatedBy, QStringLiteral("alice"));
@@ -116,9 +116,9 @@ private Q_SLOTS:
 
     void updateBumpsVersionAndAuditsOldAndNew()
     {
-        QVERIFY(commit({put(policy(QStringLiteral("api"), 100), 0)}).error.isEmpty());
+        QVERIFY(!commit({put(policy(QStringLiteral("api"), 100), 0)}).failure);
         const auto updated = commit({put(policy(QStringLiteral("api"), 200), 1)}, QStringLiteral("bob"));
-        QVERIFY2(updated.error.isEmpty(), qPrintable(updated.error));
+        QVERIFY2(!updated.failure, qPrintable(sluice::model::messageOf(updated.failure)));
         const Policy stored = list().policies.first();
         QCOMPARE(stored.limit, 200);
         QCOMPARE(stored.version, 2);
@@ -138,12 +138,12 @@ private Q_SLOTS:
 
     void concurrentSaveIsAConflictAndLosesNothing()
     {
-        QVERIFY(commit({put(policy(QStringLiteral("api"), 100), 0)}).error.isEmpty());
+        QVERIFY(!commit({put(policy(QStringLiteral("api"), 100), 0)}).failure);
         // Both edit version 1; Bob saves first.
-        QVERIFY(commit({put(policy(QStringLiteral("api"), 300), 1)}, QStringLiteral("bob")).error.isEmpty());
+        QVERIFY(!commit({put(policy(QStringLiteral("api"), 300), 1)}, QStringLiteral("bob")).failure);
         const auto late = commit({put(policy(QStringLiteral("api"), 400), 1)}, QStringLiteral("carol"));
-        QVERIFY(late.conflict);
-        QVERIFY2(late.error.contains(QLatin1String("api expected 1 found 2")), qPrintable(late.error));
+        QVERIFY((late.failure && late.failure->kind == sluice::model::Failure::Kind::Conflict));
+        QVERIFY2(sluice::model::messageOf(late.failure).contains(QLatin1String("api expected 1 found 2")), qPrintable(sluice::model::messageOf(late.failure)));
         const Policy stored = list().policies.first();
         QCOMPARE(stored.limit, 300);
         QCOMPARE(stored.updatedBy, QStringLiteral("bob"));
@@ -152,9 +152,9 @@ private Q_SLOTS:
 
     void batchIsAllOrNothing()
     {
-        QVERIFY(commit({put(policy(QStringLiteral("api"), 100), 0)}).error.isEmpty());
+        QVERIFY(!commit({put(policy(QStringLiteral("api"), 100), 0)}).failure);
         const auto batch = commit({put(policy(QStringLiteral("fresh"), 5), 0), put(policy(QStringLiteral("api"), 7), 0)});
-        QVERIFY(batch.conflict);
+        QVERIFY((batch.failure && batch.failure->kind == sluice::model::Failure::Kind::Conflict));
         const auto listed = list();
         QCOMPARE(listed.policies.size(), 1);
         QCOMPARE(listed.policies.first().limit, 100);
@@ -163,9 +163,9 @@ private Q_SLOTS:
 
     void deleteRemovesAndAudits()
     {
-        QVERIFY(commit({put(policy(QStringLiteral("api"), 100), 0), put(policy(QStringLiteral("web"), 10), 0)}).error.isEmpty());
+        QVERIFY(!commit({put(policy(QStringLiteral("api"), 100), 0), put(policy(QStringLiteral("web"), 10), 0)}).failure);
         const auto deleted = commit({{PolicyChange::Kind::Delete, policy(QStringLiteral("api"), 0), 1}});
-        QVERIFY2(deleted.error.isEmpty(), qPrintable(deleted.error));
+        QVERIFY2(!deleted.failure, qPrintable(sluice::model::messageOf(deleted.failure)));
         QCOMPARE(deleted.changed, QStringList{QStringLiteral("api")});
         const auto listed = list();
         QCOMPARE(listed.policies.size(), 1);
@@ -192,18 +192,18 @@ private Q_SLOTS:
         QFETCH(QByteArray, field);
         QFETCH(QByteArray, value);
         QFETCH(QString, expected);
-        QVERIFY(commit({put(policy(QStringLiteral("api"), 100), 0)}).error.isEmpty());
+        QVERIFY(!commit({put(policy(QStringLiteral("api"), 100), 0)}).failure);
         QVERIFY(redisCall({"HSET", key(":policy:api"), field, value}).ok());
         const auto listed = list();
         QVERIFY(listed.policies.isEmpty());
-        QVERIFY2(listed.error.contains(QLatin1String("\"api\"")) && listed.error.contains(expected), qPrintable(listed.error));
+        QVERIFY2(sluice::model::messageOf(listed.failure).contains(QLatin1String("\"api\"")) && sluice::model::messageOf(listed.failure).contains(expected), qPrintable(sluice::model::messageOf(listed.failure)));
     }
 
     void wrongKeyTypeIsReported()
     {
         QVERIFY(redisCall({"SET", key(":policies"), "not a set"}).ok());
         const auto listed = list();
-        QVERIFY2(listed.error.contains(QLatin1String("WRONGTYPE")), qPrintable(listed.error));
+        QVERIFY2(sluice::model::messageOf(listed.failure).contains(QLatin1String("WRONGTYPE")), qPrintable(sluice::model::messageOf(listed.failure)));
     }
 };
 

@@ -3,10 +3,11 @@
 // filters by policy and subject pattern, bad filters refused without a command sent; a reset is
 // recorded in the audit log and leaves the bucket full; a Cluster is browsed on every primary.
 
-#include "model/audit_log.h"
-#include "model/bucket_reset.h"
-#include "model/key_inspector_model.h"
-#include "model/limiter_library.h"
+#include "model/limiter/bucket_key.h"
+#include "model/policy/audit_log.h"
+#include "model/limiter/bucket_reset.h"
+#include "model/tables/key_inspector_model.h"
+#include "model/limiter/limiter_library.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"
@@ -73,11 +74,11 @@ class TestKeyInspector : public QObject {
 
     QString reset(RedisClient &client, const QString &policy, const QByteArray &subject)
     {
-        return test::awaitCallback<QString>(
+        return sluice::model::messageOf(test::awaitCallback<std::optional<sluice::model::Failure>>(
             [&](QObject *context, auto done) {
                 model::resetBucket(&client, m_ns, policy, subject, QStringLiteral("tester@host (test)"), context, done);
             },
-            QStringLiteral("no answer"));
+            sluice::model::Failure{sluice::model::Failure::Kind::TimedOut, QStringLiteral("no answer")}));
     }
 
 private Q_SLOTS:
@@ -104,8 +105,8 @@ private Q_SLOTS:
         QVERIFY(test::syncCommand(*m_client, {"SET", "other-" + m_ns.toUtf8() + ":api:{user-1}", "1"}).ok());
 
         KeyInspectorModel model(m_client.get(), m_ns);
-        QString error;
-        QVERIFY2(model.browse({}, &error), qPrintable(error));
+        sluice::model::Failure error;
+        QVERIFY2(model.browse({}, &error), qPrintable(error.message));
         QVERIFY(pageLoaded(model));
         QVERIFY2(model.rowCount() >= KeyInspectorModel::kPageSize, "the first page is full");
         QVERIFY2(model.rowCount() < 3040, "later pages wait until the view asks for them");
@@ -151,8 +152,8 @@ private Q_SLOTS:
 
         const auto browse = [&](const QString &policy, const QString &pattern) {
             KeyInspectorModel model(m_client.get(), m_ns);
-            QString error;
-            [&] { QVERIFY2(model.browse({policy, pattern}, &error), qPrintable(error)); }();
+            sluice::model::Failure error;
+            [&] { QVERIFY2(model.browse({policy, pattern}, &error), qPrintable(error.message)); }();
             loadAll(model);
             QStringList shown;
             for (int row = 0; row < model.rowCount(); ++row)
@@ -176,7 +177,7 @@ private Q_SLOTS:
         storeAndPublish(*m_client, {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 5)});
         fire(*m_client, QStringLiteral("api"), 50, [](int i) { return "user-" + QByteArray::number(i); });
         KeyInspectorModel model(m_client.get(), m_ns);
-        QString error;
+        sluice::model::Failure error;
         QVERIFY(model.browse({QStringLiteral("api"), QStringLiteral("user-7")}, &error));
         QVERIFY(pageLoaded(model));
         QVERIFY(model.scanner().isExactLookup());
@@ -217,13 +218,13 @@ private Q_SLOTS:
         storeAndPublish(*m_client, {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 5)});
         fire(*m_client, QStringLiteral("api"), 3, [](int i) { return "user-" + QByteArray::number(i); });
         KeyInspectorModel model(m_client.get(), m_ns);
-        QString error;
+        sluice::model::Failure error;
         QVERIFY(model.browse({}, &error));
         loadAll(model);
         QCOMPARE(model.rowCount(), 3);
         const quint64 sent = m_client->commandsSent();
         QVERIFY(!model.browse({policy, pattern}, &error));
-        QVERIFY2(error.contains(complaint), qPrintable(error));
+        QVERIFY2(error.message.contains(complaint), qPrintable(error.message));
         QCOMPARE(model.rowCount(), 3);
         QCOMPARE(m_client->commandsSent(), sent);
     }
@@ -274,7 +275,7 @@ private Q_SLOTS:
         storeAndPublish(*m_client, {test::makePolicy(QStringLiteral("login"), Algorithm::FixedWindow, 3, 3600000)});
         fire(*m_client, QStringLiteral("login"), 5, [](int) { return QByteArray("eve"); });
         KeyInspectorModel model(m_client.get(), m_ns);
-        QString error;
+        sluice::model::Failure error;
         QVERIFY(model.browse({QStringLiteral("login"), QStringLiteral("eve")}, &error));
         QVERIFY(pageLoaded(model));
         QCOMPARE(model.rowCount(), 1);
@@ -295,8 +296,8 @@ private Q_SLOTS:
         fire(cluster, QStringLiteral("api"), 600, [](int i) { return "user-" + QByteArray::number(i); });
 
         KeyInspectorModel model(&cluster, m_ns);
-        QString error;
-        QVERIFY2(model.browse({}, &error), qPrintable(error));
+        sluice::model::Failure error;
+        QVERIFY2(model.browse({}, &error), qPrintable(error.message));
         loadAll(model);
         QCOMPARE(model.scanner().primaries(), 3);
         QCOMPARE(model.rowCount(), 600);

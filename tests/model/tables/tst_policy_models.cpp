@@ -3,13 +3,13 @@
 // read back from a real Redis, per policy and across pages, rollbacks included; the published
 // definitions the library record keeps; and the linter, summary and diff the editor shows.
 
-#include "model/audit_log.h"
-#include "model/audit_model.h"
-#include "model/deployment_model.h"
-#include "model/policy_diff.h"
-#include "model/policy_lint.h"
-#include "model/policy_list_model.h"
-#include "model/policy_summary.h"
+#include "model/policy/audit_log.h"
+#include "model/tables/audit_model.h"
+#include "model/tables/deployment_model.h"
+#include "model/policy/policy_diff.h"
+#include "model/policy/policy_lint.h"
+#include "model/tables/policy_list_model.h"
+#include "model/policy/policy_summary.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/sync_command.h"
@@ -67,16 +67,16 @@ class TestPolicyModels : public QObject {
     {
         using Commit = model::PolicyStore::CommitResult;
         Commit none;
-        none.error = QStringLiteral("no answer");
-        return test::awaitCallback<Commit>([&](QObject *context, auto done) {
+        none.failure = sluice::model::Failure{sluice::model::Failure::Kind::TimedOut, QStringLiteral("no answer")};
+        return sluice::model::messageOf(test::awaitCallback<Commit>([&](QObject *context, auto done) {
                    model::PolicyStore(m_client.get(), m_namespace).commit(changes, who, context, done);
-               }, none).error;
+               }, none).failure);
     }
 
     model::AuditLog::ReadResult readAudit(const QString &policy, int maxEntries)
     {
         model::AuditLog::ReadResult none;
-        none.error = QStringLiteral("no answer");
+        none.failure = sluice::model::Failure{sluice::model::Failure::Kind::TimedOut, QStringLiteral("no answer")};
         return test::awaitCallback<model::AuditLog::ReadResult>([&](QObject *context, auto done) {
             model::AuditLog(m_client.get(), m_namespace).read(policy, maxEntries, context, done);
         }, none, 30000);
@@ -187,7 +187,7 @@ private Q_SLOTS:
         QCOMPARE(commit({{PolicyChange::Kind::Put, api, 2, 1}}, QStringLiteral("carol")), QString());
 
         const auto history = readAudit(QStringLiteral("api"), 50);
-        QVERIFY2(history.error.isEmpty(), qPrintable(history.error));
+        QVERIFY2(!history.failure, qPrintable(sluice::model::messageOf(history.failure)));
         QVERIFY(history.complete);
         QCOMPARE(history.entries.size(), 3);
         const model::AuditEntry &rollback = history.entries.at(0);
@@ -223,7 +223,7 @@ private Q_SLOTS:
                                       "old", "{not json", "new", ""});
         const auto read = readAudit(QStringLiteral("api"), 10);
         QVERIFY(read.entries.isEmpty());
-        QVERIFY2(read.error.contains(QStringLiteral("not a JSON object")), qPrintable(read.error));
+        QVERIFY2(sluice::model::messageOf(read.failure).contains(QStringLiteral("not a JSON object")), qPrintable(sluice::model::messageOf(read.failure)));
     }
 
     void publishRecordsTheDefinitionsAndReportsEachNode()
@@ -235,7 +235,7 @@ private Q_SLOTS:
             model::LibraryPublisher(m_client.get(), m_namespace)
                 .publish(QStringLiteral("alice"), context, done, [&](const model::NodeLibrary &node) { reported << node.node; });
         }, {});
-        QVERIFY2(result.ok(), qPrintable(result.error));
+        QVERIFY2(result.ok(), qPrintable(sluice::model::messageOf(result.failure)));
         QCOMPARE(reported, m_client->primaries());
         const model::DeploymentStatus status = test::libraryStatus(*m_client, m_namespace);
         QVERIFY(status.published.policiesKnown);

@@ -1,0 +1,43 @@
+#include "model/failure.h"
+
+namespace sluice::model {
+
+namespace {
+
+// The policy store's and the publish record's scripts refuse an outdated write this way.
+const QLatin1String conflictPrefix("CONFLICT ");
+
+} // namespace
+
+Failure Failure::fromReply(const redis::RedisReply &reply)
+{
+    using Client = redis::RedisReply::Failure;
+    switch (reply.failure) {
+    case Client::NotConnected:
+        return {Kind::Unreachable, reply.failureMessage};
+    case Client::Timeout:
+        return {Kind::TimedOut, reply.failureMessage};
+    case Client::Disconnected:
+        return {Kind::OutcomeUnknown, reply.failureMessage};
+    case Client::Refused:
+        return {Kind::Refused, reply.failureMessage};
+    case Client::None:
+        break;
+    }
+    const QString text = reply.value.toString();
+    if (text.startsWith(conflictPrefix))
+        return {Kind::Conflict, text.mid(conflictPrefix.size())};
+    return {Kind::ServerError, text};
+}
+
+bool Failure::isConnectionFailure() const
+{
+    return kind == Kind::Unreachable || kind == Kind::TimedOut || kind == Kind::OutcomeUnknown;
+}
+
+Failure Failure::prefixed(const QString &context) const
+{
+    return {kind, context + QLatin1String(": ") + message};
+}
+
+} // namespace sluice::model
