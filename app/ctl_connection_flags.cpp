@@ -27,11 +27,14 @@ CtlConnectionFlags::CtlConnectionFlags()
     , m_password({QStringLiteral("a"), QStringLiteral("pass")},
                  tr("Password. Safer: the REDISCLI_AUTH environment variable."), QStringLiteral("password"))
     , m_tls(QStringLiteral("tls"), tr("Connect with TLS."))
-    , m_caFile(QStringLiteral("cacert"), tr("CA certificate file that signs the server's certificate."), QStringLiteral("file"))
+    , m_caFile(QStringLiteral("cacert"), tr("CA certificate file that signs the server's certificate."),
+               QStringLiteral("file"))
     , m_certFile(QStringLiteral("cert"), tr("Client certificate file."), QStringLiteral("file"))
-    , m_keyFile(QStringLiteral("key"), tr("Client private key file (its passphrase, if any, in SLUICE_TLS_KEY_PASSPHRASE)."),
+    , m_keyFile(QStringLiteral("key"),
+                tr("Client private key file (its passphrase, if any, in SLUICE_TLS_KEY_PASSPHRASE)."),
                 QStringLiteral("file"))
-    , m_serverName(QStringLiteral("sni"), tr("Server name for SNI and certificate verification."), QStringLiteral("host"))
+    , m_serverName(QStringLiteral("sni"), tr("Server name for SNI and certificate verification."),
+                   QStringLiteral("host"))
     , m_insecure(QStringLiteral("insecure"), tr("Do not verify the server's certificate (you will be told each time)."))
 {
 }

@@ -20,7 +20,8 @@ public:
 
     // Refines *options with what the flags say; false and *error naming the flag on bad input.
     // *warning is set when a password came on the command line (other users may see it).
-    bool read(const QCommandLineParser &parser, redis::ConnectionOptions *options, QString *error, QString *warning) const;
+    bool read(const QCommandLineParser &parser, redis::ConnectionOptions *options, QString *error,
+              QString *warning) const;
 
 private:
     QCommandLineOption m_url, m_host, m_port, m_socket, m_database, m_user, m_password, m_tls, m_caFile, m_certFile,

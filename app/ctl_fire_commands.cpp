@@ -2,6 +2,7 @@
 
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
+#include "app/text_table.h"
 #include "model/fire/fire_engine.h"
 #include "model/policy/policy_store.h"
 
@@ -42,8 +43,10 @@ void resolveTargets(const CtlRequest &request, std::function<void(QVector<model:
             (*targets)[i] = *seed;
             (*targets)[i].clockSkewMs = seed->layout == model::SeedLayout::MsTokenBucket ? request.fire.clockSkewMs : 0;
         } else if (!model::isValidPolicyName(name)) {
-            return failUsage(request, tr("\"%1\" is neither a policy name nor a seed script (scg_token_bucket:RATE:CAPACITY, "
-                                    "fixed_window_counter:LIMIT:WINDOW_SECONDS, ms_token_bucket:RATE:CAPACITY)").arg(name));
+            return failUsage(request,
+                             tr("\"%1\" is neither a policy name nor a seed script (scg_token_bucket:RATE:CAPACITY, "
+                                "fixed_window_counter:LIMIT:WINDOW_SECONDS, ms_token_bucket:RATE:CAPACITY)")
+                                 .arg(name));
         } else {
             ++*pending;
         }
@@ -79,31 +82,36 @@ void printProgress(const model::FireReport &report)
     QString line = tr("%1 s").arg(report.elapsedMs() / 1000.0, 5, 'f', 1);
     for (int target = 0; target < report.targetCount(); ++target) {
         const model::FireSummary s = report.summary(target);
-        line += tr("  %1: sent %2, allowed %3 (model %4), rejected %5").arg(report.plan().targets.at(target).policy.name)
-                    .arg(s.sent).arg(s.allowed).arg(s.expectedAllowed).arg(s.rejected);
+        line += tr("  %1: sent %2, allowed %3 (model %4), rejected %5")
+                    .arg(report.plan().targets.at(target).policy.name)
+                    .arg(s.sent)
+                    .arg(s.allowed)
+                    .arg(s.expectedAllowed)
+                    .arg(s.rejected);
         if (s.errors)
             line += tr(", errors %1").arg(s.errors);
     }
     const model::LatencyHistogram latency = report.allLatency();
-    ctlErr() << line << tr("  p50 %1 ms, p99 %2 ms").arg(ms(latency.percentile(0.5)), ms(latency.percentile(0.99))) << Qt::endl;
+    ctlErr() << line << tr("  p50 %1 ms, p99 %2 ms").arg(ms(latency.percentile(0.5)), ms(latency.percentile(0.99)))
+             << Qt::endl;
 }
 
 void printSummary(const model::FireReport &report, const QString &keySpace)
 {
     ctlOut() << report.plan().describe() << " (" << keySpace << ')' << Qt::endl;
-    const QString row = QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9 %10 %11 %12");
-    ctlOut() << row.arg(QStringLiteral("TARGET"), -44).arg(QStringLiteral("SENT"), 9).arg(QStringLiteral("ALLOWED"), 9)
-                    .arg(QStringLiteral("MODEL"), 9).arg(QStringLiteral("DEVIATION"), 9).arg(QStringLiteral("REJECTED"), 9)
-                    .arg(QStringLiteral("ERRORS"), 7).arg(QStringLiteral("RATE/S"), 10).arg(QStringLiteral("P50_MS"), 8)
-                    .arg(QStringLiteral("P95_MS"), 8).arg(QStringLiteral("P99_MS"), 8).arg(QStringLiteral("MAX_MS"), 8)
-             << Qt::endl;
+    const TextTable table({{"TARGET", -44}, {"SENT", 9}, {"ALLOWED", 9}, {"MODEL", 9}, {"DEVIATION", 9},
+                           {"REJECTED", 9}, {"ERRORS", 7}, {"RATE/S", 10}, {"P50_MS", 8}, {"P95_MS", 8},
+                           {"P99_MS", 8}, {"MAX_MS", 8}},
+                          1);
+    ctlOut() << table.header() << Qt::endl;
     for (int target = 0; target < report.targetCount(); ++target) {
         const model::FireSummary s = report.summary(target);
-        ctlOut() << row.arg(s.target, -44).arg(s.sent, 9).arg(s.allowed, 9).arg(s.expectedAllowed, 9)
-                        .arg(QStringLiteral("%1%2%").arg(s.deviationPercent >= 0 ? QStringLiteral("+") : QString())
-                                 .arg(s.deviationPercent, 0, 'f', 2), 9)
-                        .arg(s.rejected, 9).arg(s.errors, 7).arg(s.achievedRate, 10, 'f', 1).arg(ms(s.p50Us), 8)
-                        .arg(ms(s.p95Us), 8).arg(ms(s.p99Us), 8).arg(ms(s.maxUs), 8)
+        const QString deviation = QStringLiteral("%1%2%").arg(s.deviationPercent >= 0 ? QStringLiteral("+") : QString())
+                                      .arg(s.deviationPercent, 0, 'f', 2);
+        ctlOut() << table.row({s.target, QString::number(s.sent), QString::number(s.allowed),
+                               QString::number(s.expectedAllowed), deviation, QString::number(s.rejected),
+                               QString::number(s.errors), QString::number(s.achievedRate, 'f', 1), ms(s.p50Us),
+                               ms(s.p95Us), ms(s.p99Us), ms(s.maxUs)})
                  << Qt::endl;
         if (!s.firstError.isEmpty())
             ctlOut() << tr("  first error: %1").arg(s.firstError) << Qt::endl;
@@ -122,9 +130,11 @@ void run(const CtlRequest &request, bool bench)
         if (!problems.isEmpty())
             return failUsage(request, problems.join(QStringLiteral("; ")));
         auto *engine = new model::FireEngine(QCoreApplication::instance());
-        if (const auto refused = engine->start(plan, request.client->options(), request.ns, request.client->isReadOnly()))
+        if (const auto refused
+            = engine->start(plan, request.client->options(), request.ns, request.client->isReadOnly()))
             return fail(request, *refused);
-        const QString keySpace = plan.realKeys ? tr("real keys") : tr("test-fire keys %1*").arg(QString::fromUtf8(engine->keyPrefix()));
+        const QString keySpace
+            = plan.realKeys ? tr("real keys") : tr("test-fire keys %1*").arg(QString::fromUtf8(engine->keyPrefix()));
         auto lastPrintedSecond = std::make_shared<qint64>(0);
         QObject::connect(engine, &model::FireEngine::updated, engine, [=] {
             const qint64 second = engine->report().elapsedMs() / 1000;
@@ -138,7 +148,8 @@ void run(const CtlRequest &request, bool bench)
             if (!request.fire.csvFile.isEmpty()) {
                 QFile csv(request.fire.csvFile);
                 if (!csv.open(QIODevice::WriteOnly | QIODevice::Truncate) || csv.write(report.toCsv()) < 0)
-                    ctlErr() << tr("sluicectl: %1: cannot write %2: %3").arg(request.command, request.fire.csvFile, csv.errorString())
+                    ctlErr() << tr("sluicectl: %1: cannot write %2: %3")
+                                    .arg(request.command, request.fire.csvFile, csv.errorString())
                              << Qt::endl;
             }
             QJsonObject json = report.toJson();
@@ -164,7 +175,9 @@ void run(const CtlRequest &request, bool bench)
             if (const auto failure = report.failure())
                 return fail(request, *failure);
             if (errors > 0)
-                return fail(request, model::Failure::serverError(tr("%1 calls failed (the first error is shown above)").arg(errors)));
+                return fail(
+                    request,
+                    model::Failure::serverError(tr("%1 calls failed (the first error is shown above)").arg(errors)));
             QCoreApplication::exit(ExitOk);
         });
     });

@@ -19,8 +19,8 @@ QCommandLineOption option(const char *name, const char *help, const char *value 
                  : QCommandLineOption(QLatin1String(name), tr(help));
 }
 
-constexpr model::FireShape namedShapes[] = {model::FireShape::Constant, model::FireShape::Bursts, model::FireShape::Ramp,
-                                             model::FireShape::Poisson};
+constexpr model::FireShape namedShapes[]
+    = {model::FireShape::Constant, model::FireShape::Bursts, model::FireShape::Ramp, model::FireShape::Poisson};
 
 } // namespace
 
@@ -65,7 +65,8 @@ bool CtlFireFlags::read(const QCommandLineParser &parser, bool saturate, const Q
     auto number = [&](const QCommandLineOption &flag, double *value) {
         bool ok = false;
         *value = parser.value(flag).toDouble(&ok);
-        return (ok && std::isfinite(*value)) || fail(tr("--%1 must be a number, not \"%2\"").arg(flag.names().first(), parser.value(flag)));
+        return (ok && std::isfinite(*value))
+            || fail(tr("--%1 must be a number, not \"%2\"").arg(flag.names().first(), parser.value(flag)));
     };
 
     const int subjectFlags = int(parser.isSet(m_subject)) + int(parser.isSet(m_subjects)) + int(parser.isSet(m_random));
@@ -85,7 +86,8 @@ bool CtlFireFlags::read(const QCommandLineParser &parser, bool saturate, const Q
     if (saturate) {
         for (const QCommandLineOption *flag : {&m_rate, &m_shape, &m_burst, &m_every, &m_rampTo, &m_clockSkew})
             if (parser.isSet(*flag))
-                return fail(tr("bench sends as fast as the server answers: --%1 is for fire").arg(flag->names().first()));
+                return fail(
+                    tr("bench sends as fast as the server answers: --%1 is for fire").arg(flag->names().first()));
         plan.shape = model::FireShape::Saturate;
         plan.connections = 4;
         if (parser.isSet(m_pipeline)) {
@@ -105,7 +107,8 @@ bool CtlFireFlags::read(const QCommandLineParser &parser, bool saturate, const Q
             plan.shape = *named;
         }
         const bool bursts = plan.shape == model::FireShape::Bursts;
-        if (bursts != (parser.isSet(m_burst) && parser.isSet(m_every)) || (!bursts && (parser.isSet(m_burst) || parser.isSet(m_every))))
+        if (bursts != (parser.isSet(m_burst) && parser.isSet(m_every))
+            || (!bursts && (parser.isSet(m_burst) || parser.isSet(m_every))))
             return fail(tr("--burst and --every go together, with --shape bursts"));
         if ((plan.shape == model::FireShape::Ramp) != parser.isSet(m_rampTo))
             return fail(tr("--ramp-to goes with --shape ramp, and a ramp needs it"));

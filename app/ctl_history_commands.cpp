@@ -2,6 +2,7 @@
 
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
+#include "app/text_table.h"
 #include "model/policy/audit_log.h"
 #include "model/policy/policy_diff.h"
 #include "model/policy/policy_file.h"
@@ -24,13 +25,15 @@ QString tr(const char *text)
 // The audit stream keeps about 10,000 entries; a policy's history is never longer.
 constexpr int wholeHistory = 10000;
 
-void withHistory(const CtlRequest &request, const QString &policy, std::function<void(const QVector<model::AuditEntry> &)> next)
+void withHistory(const CtlRequest &request, const QString &policy,
+                 std::function<void(const QVector<model::AuditEntry> &)> next)
 {
     model::AuditLog(request.client, request.ns)
-        .read(policy, wholeHistory, QCoreApplication::instance(), [request, next](const model::AuditLog::ReadResult &read) {
-            if (read.failure)
-                return fail(request, *read.failure);
-            next(read.entries);
+        .read(policy, wholeHistory, QCoreApplication::instance(),
+              [request, next](const model::AuditLog::ReadResult &read) {
+        if (read.failure)
+            return fail(request, *read.failure);
+        next(read.entries);
         });
 }
 
@@ -68,16 +71,15 @@ void runHistory(const CtlRequest &request)
         } else if (entries.isEmpty()) {
             ctlOut() << tr("no history in namespace \"%1\"").arg(request.ns) << Qt::endl;
         } else {
-            const QString row = QStringLiteral("%1  %2  %3  %4  %5  %6");
-            ctlOut() << row.arg(QStringLiteral("WHEN"), -20).arg(QStringLiteral("WHO"), -28).arg(QStringLiteral("POLICY"), -20)
-                            .arg(QStringLiteral("ACTION"), -8).arg(QStringLiteral("VERSION"), 7).arg(QStringLiteral("CHANGE"))
-                     << Qt::endl;
+            const TextTable table(
+                {{"WHEN", -20}, {"WHO", -28}, {"POLICY", -20}, {"ACTION", -8}, {"VERSION", 7}, {"CHANGE", 0}}, 2);
+            ctlOut() << table.header() << Qt::endl;
             for (const model::AuditEntry &entry : entries)
-                ctlOut() << row.arg(QDateTime::fromMSecsSinceEpoch(entry.atMs, Qt::UTC).toString(Qt::ISODate), -20)
-                                .arg(entry.who, -28).arg(entry.policy.isEmpty() ? QStringLiteral("(library)") : entry.policy, -20)
-                                .arg(entry.action, -8)
-                                .arg(entry.version > 0 ? QString::number(entry.version) : QStringLiteral("-"), 7)
-                                .arg(entry.changeText())
+                ctlOut() << table.row({QDateTime::fromMSecsSinceEpoch(entry.atMs, Qt::UTC).toString(Qt::ISODate),
+                                       entry.who, entry.policy.isEmpty() ? QStringLiteral("(library)") : entry.policy,
+                                       entry.action,
+                                       entry.version > 0 ? QString::number(entry.version) : QStringLiteral("-"),
+                                       entry.changeText()})
                          << Qt::endl;
         }
         QCoreApplication::exit(ExitOk);
@@ -101,31 +103,39 @@ void runRollback(const CtlRequest &request)
                                      tr("the audit log has no version %1 of policy \"%2\"").arg(version).arg(policy)));
         }
         const model::Policy target = *found->after;
-        model::PolicyStore(request.client, request.ns).read(policy, QCoreApplication::instance(),
-                                                            [request, policy, version, target](const model::PolicyStore::ReadResult &stored) {
+        model::PolicyStore(request.client, request.ns)
+            .read(policy, QCoreApplication::instance(),
+                  [request, policy, version, target](const model::PolicyStore::ReadResult &stored) {
             if (stored.failure)
                 return fail(request, *stored.failure);
             if (stored.policy && stored.policy->sameDefinition(target)) {
-                ctlOut() << tr("\"%1\" already has the definition of version %2: nothing to do").arg(policy).arg(version) << Qt::endl;
+                ctlOut()
+                    << tr("\"%1\" already has the definition of version %2: nothing to do").arg(policy).arg(version)
+                    << Qt::endl;
                 QCoreApplication::exit(ExitOk);
                 return;
             }
-            for (const model::FieldChange &change : model::diffPolicies(stored.policy ? &*stored.policy : nullptr, &target))
-                ctlOut() << QStringLiteral("%1  %2 -> %3").arg(change.field, -12).arg(change.before, change.after) << Qt::endl;
+            for (const model::FieldChange &change :
+                 model::diffPolicies(stored.policy ? &*stored.policy : nullptr, &target))
+                ctlOut() << QStringLiteral("%1  %2 -> %3").arg(change.field, -12).arg(change.before, change.after)
+                         << Qt::endl;
             if (request.dryRun) {
                 ctlOut() << tr("dry run: nothing was changed") << Qt::endl;
                 QCoreApplication::exit(ExitOk);
                 return;
             }
-            const model::PolicyChange change{model::PolicyChange::Kind::Put, target, stored.policy ? stored.policy->version : 0, version};
-            model::PolicyStore(request.client, request.ns).commit({change}, request.who, QCoreApplication::instance(),
-                                                                  [request, policy, version](const model::PolicyStore::CommitResult &result) {
+            const model::PolicyChange change{model::PolicyChange::Kind::Put, target,
+                                             stored.policy ? stored.policy->version : 0, version};
+            model::PolicyStore(request.client, request.ns)
+                .commit({change}, request.who, QCoreApplication::instance(),
+                        [request, policy, version](const model::PolicyStore::CommitResult &result) {
                 if (result.failure)
                     return fail(request, *result.failure, tr("nothing was rolled back"));
-                ctlOut() << tr("rolled \"%1\" back to the definition of version %2").arg(policy).arg(version) << Qt::endl;
+                ctlOut() << tr("rolled \"%1\" back to the definition of version %2").arg(policy).arg(version)
+                         << Qt::endl;
                 QCoreApplication::exit(ExitOk);
+                });
             });
-        });
     });
 }
 

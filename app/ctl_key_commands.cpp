@@ -3,6 +3,7 @@
 #include "model/limiter/bucket_key.h"
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
+#include "app/text_table.h"
 #include "model/limiter/bucket_reset.h"
 #include "model/tables/key_inspector_model.h"
 #include "model/limiter/limiter_library.h"
@@ -37,12 +38,17 @@ void whenReady(const CtlRequest &request, std::function<void()> then)
                          if (state == redis::RedisClient::State::Ready) {
                              delete context;
                              then();
-                         } else if (state == redis::RedisClient::State::Failed || state == redis::RedisClient::State::Disconnected) {
+                         } else if (state == redis::RedisClient::State::Failed
+                                    || state == redis::RedisClient::State::Disconnected) {
                              delete context;
                              fail(request, {model::Failure::Kind::Unreachable, reason});
                          }
                      });
 }
+
+const TextTable bucketTable({{"SUBJECT", -24}, {"POLICY", -20}, {"ALGORITHM", -15}, {"AVAILABLE", 13},
+                             {"FULL_IN_MS", 12}, {"TTL_MS", 12}, {"ALLOWED", 10}, {"REJECTED", 10}},
+                            1);
 
 void printBucket(const model::InspectedBucket &row, bool json)
 {
@@ -67,11 +73,11 @@ void printBucket(const model::InspectedBucket &row, bool json)
                  << tr("unreadable: %1").arg(row.problem) << Qt::endl;
         return;
     }
-    const QString line = QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8");
     const model::BucketState &state = *row.state;
-    ctlOut() << line.arg(QString::fromUtf8(bucket.subject), -24).arg(bucket.policy, -20).arg(state.algorithm, -15)
-                    .arg(QStringLiteral("%1/%2").arg(state.available).arg(state.capacity), 13)
-                    .arg(state.resetAfterMs, 12).arg(state.ttlMs, 12).arg(state.allowed, 10).arg(state.rejected, 10)
+    ctlOut() << bucketTable.row({QString::fromUtf8(bucket.subject), bucket.policy, state.algorithm,
+                                 QStringLiteral("%1/%2").arg(state.available).arg(state.capacity),
+                                 QString::number(state.resetAfterMs), QString::number(state.ttlMs),
+                                 QString::number(state.allowed), QString::number(state.rejected)})
              << Qt::endl;
 }
 
@@ -82,7 +88,8 @@ void runKeys(const CtlRequest &request)
     bool ok = true;
     const int limit = request.limit.isEmpty() ? defaultLimit : request.limit.toInt(&ok);
     if (!ok || limit < 1 || limit > maxLimit)
-        return failUsage(request, tr("--limit must be a whole number from 1 to %1, not \"%2\"").arg(maxLimit).arg(request.limit));
+        return failUsage(
+            request, tr("--limit must be a whole number from 1 to %1, not \"%2\"").arg(maxLimit).arg(request.limit));
     const model::BucketFilter filter{request.args.value(0), request.match};
     model::Failure invalid;
     if (filter.matchPattern(request.ns, &invalid).isEmpty())
@@ -92,11 +99,7 @@ void runKeys(const CtlRequest &request)
         auto *model = new model::KeyInspectorModel(request.client, request.ns, QCoreApplication::instance());
         auto printed = std::make_shared<int>(0);
         if (!request.json) {
-            const QString line = QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8");
-            ctlOut() << line.arg(QStringLiteral("SUBJECT"), -24).arg(QStringLiteral("POLICY"), -20).arg(QStringLiteral("ALGORITHM"), -15)
-                            .arg(QStringLiteral("AVAILABLE"), 13).arg(QStringLiteral("FULL_IN_MS"), 12).arg(QStringLiteral("TTL_MS"), 12)
-                            .arg(QStringLiteral("ALLOWED"), 10).arg(QStringLiteral("REJECTED"), 10)
-                     << Qt::endl;
+            ctlOut() << bucketTable.header() << Qt::endl;
         }
         // Each page is printed once read; the next is asked for only while the limit allows.
         QObject::connect(model, &model::KeyInspectorModel::pageLoaded, model, [=] {
@@ -132,7 +135,8 @@ void runResetKey(const CtlRequest &request)
                            [=](const std::optional<model::Failure> &failure) {
                                if (failure)
                                    return fail(request, *failure, tr("the bucket was not reset"));
-                               ctlOut() << tr("reset the bucket of \"%1\" under \"%2\": it is full again (recorded in the audit log)")
+                               ctlOut() << tr("reset the bucket of \"%1\" under \"%2\": it is full again (recorded in "
+                                              "the audit log)")
                                                .arg(QString::fromUtf8(subject), policy)
                                         << Qt::endl;
                                QCoreApplication::exit(ExitOk);

@@ -3,6 +3,7 @@
 #include "model/limiter/bucket_key.h"
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
+#include "app/text_table.h"
 #include "model/deploy/library_publisher.h"
 
 #include <QCoreApplication>
@@ -38,15 +39,13 @@ QString persistenceName(NodeLibrary::Persistence persistence)
 
 void printNodes(const QVector<NodeLibrary> &nodes)
 {
-    const QString row = QStringLiteral("%1  %2  %3  %4  %5");
-    ctlOut() << row.arg(QStringLiteral("NODE"), -21).arg(QStringLiteral("STATE"), -11).arg(QStringLiteral("VERSION"), 7)
-                    .arg(QStringLiteral("DIGEST"), -16).arg(QStringLiteral("PERSISTED"))
-             << Qt::endl;
+    const TextTable table({{"NODE", -21}, {"STATE", -11}, {"VERSION", 7}, {"DIGEST", -16}, {"PERSISTED", 0}}, 2);
+    ctlOut() << table.header() << Qt::endl;
     for (const NodeLibrary &node : nodes) {
-        ctlOut() << row.arg(node.node, -21).arg(NodeLibrary::stateName(node.state), -11)
-                        .arg(node.version > 0 ? QString::number(node.version) : QStringLiteral("-"), 7)
-                        .arg(node.digest.isEmpty() ? QStringLiteral("-") : QString::fromLatin1(node.digest), -16)
-                        .arg(persistenceName(node.persistence))
+        ctlOut() << table.row({node.node, NodeLibrary::stateName(node.state),
+                               node.version > 0 ? QString::number(node.version) : QStringLiteral("-"),
+                               node.digest.isEmpty() ? QStringLiteral("-") : QString::fromLatin1(node.digest),
+                               persistenceName(node.persistence)})
                  << Qt::endl;
         if (!node.detail.isEmpty() && node.state != NodeLibrary::State::Current)
             ctlOut() << "    " << node.detail << Qt::endl;
@@ -94,7 +93,9 @@ void reportPublish(const CtlRequest &request, const model::PublishResult &result
                                               {QStringLiteral("nodes"), nodesToJson(result.nodes)}})
                         .toJson(QJsonDocument::Indented);
     } else {
-        ctlOut() << tr("published version %1 (digest %2)").arg(result.library.version).arg(QString::fromLatin1(result.library.digest))
+        ctlOut() << tr("published version %1 (digest %2)")
+                        .arg(result.library.version)
+                        .arg(QString::fromLatin1(result.library.digest))
                  << Qt::endl;
         printNodes(result.nodes);
     }
@@ -109,20 +110,23 @@ void reportStatus(const CtlRequest &request, const model::DeploymentStatus &stat
         return fail(request, *status.failure);
     const model::LibraryRecord &published = status.published;
     if (request.json) {
-        ctlOut() << QJsonDocument(QJsonObject{{QStringLiteral("version"), static_cast<double>(published.version)},
-                                              {QStringLiteral("digest"), QString::fromLatin1(published.digest)},
-                                              {QStringLiteral("published_at"), static_cast<double>(published.publishedAtMs)},
-                                              {QStringLiteral("published_by"), published.publishedBy},
-                                              {QStringLiteral("stored_differs"), status.storedDiffers},
-                                              {QStringLiteral("drift"), status.drift()},
-                                              {QStringLiteral("nodes"), nodesToJson(status.nodes)}})
+        ctlOut() << QJsonDocument(
+                        QJsonObject{{QStringLiteral("version"), static_cast<double>(published.version)},
+                                    {QStringLiteral("digest"), QString::fromLatin1(published.digest)},
+                                    {QStringLiteral("published_at"), static_cast<double>(published.publishedAtMs)},
+                                    {QStringLiteral("published_by"), published.publishedBy},
+                                    {QStringLiteral("stored_differs"), status.storedDiffers},
+                                    {QStringLiteral("drift"), status.drift()},
+                                    {QStringLiteral("nodes"), nodesToJson(status.nodes)}})
                         .toJson(QJsonDocument::Indented);
     } else {
         if (published.version == 0)
             ctlOut() << tr("never published in namespace \"%1\"").arg(request.ns) << Qt::endl;
         else
             ctlOut() << tr("published version %1 (digest %2), %3 policies, at %4 by %5")
-                            .arg(published.version).arg(QString::fromLatin1(published.digest)).arg(published.policyCount)
+                            .arg(published.version)
+                            .arg(QString::fromLatin1(published.digest))
+                            .arg(published.policyCount)
                             .arg(QDateTime::fromMSecsSinceEpoch(published.publishedAtMs, Qt::UTC).toString(Qt::ISODate),
                                  published.publishedBy)
                      << Qt::endl;
@@ -131,7 +135,8 @@ void reportStatus(const CtlRequest &request, const model::DeploymentStatus &stat
         printNodes(status.nodes);
     }
     if (status.drift())
-        ctlErr() << tr("sluicectl: drift: not every primary runs the published library; publish to restore it") << Qt::endl;
+        ctlErr() << tr("sluicectl: drift: not every primary runs the published library; publish to restore it")
+                 << Qt::endl;
     QCoreApplication::exit(status.drift() ? ExitDrift : ExitOk);
 }
 
@@ -142,17 +147,20 @@ void runPublish(const CtlRequest &request)
     const LibraryPublisher publisher(request.client, request.ns);
     auto *app = QCoreApplication::instance();
     if (request.dryRun)
-        publisher.preview(app, [request](const model::LimiterLibrary &library, const std::optional<model::Failure> &failure) {
-            reportPreview(request, library, failure);
-        });
+        publisher.preview(
+            app, [request](const model::LimiterLibrary &library, const std::optional<model::Failure> &failure) {
+                reportPreview(request, library, failure);
+            });
     else
-        publisher.publish(request.who, app, [request](const model::PublishResult &result) { reportPublish(request, result); });
+        publisher.publish(request.who, app,
+                          [request](const model::PublishResult &result) { reportPublish(request, result); });
 }
 
 void runStatus(const CtlRequest &request)
 {
     LibraryPublisher(request.client, request.ns)
-        .status(QCoreApplication::instance(), [request](const model::DeploymentStatus &status) { reportStatus(request, status); });
+        .status(QCoreApplication::instance(),
+                [request](const model::DeploymentStatus &status) { reportStatus(request, status); });
 }
 
 void runAcquire(const CtlRequest &request)
@@ -180,7 +188,8 @@ void runAcquire(const CtlRequest &request)
                                             : QJsonValue(QString::fromUtf8(field.bytes));
             object.insert(names.at(i), value);
             if (!request.json)
-                ctlOut() << QStringLiteral("%1  %2").arg(names.at(i), -15).arg(value.toVariant().toString()) << Qt::endl;
+                ctlOut() << QStringLiteral("%1  %2").arg(names.at(i), -15).arg(value.toVariant().toString())
+                         << Qt::endl;
         }
         if (request.json)
             ctlOut() << QJsonDocument(object).toJson(QJsonDocument::Compact) << Qt::endl;

@@ -10,7 +10,8 @@ namespace sluice::app {
 
 void runPing(const CtlRequest &request)
 {
-    model::probeDeployment(request.client, QCoreApplication::instance(), [request](const model::DeploymentProbe &probe) {
+    model::probeDeployment(request.client, QCoreApplication::instance(),
+                           [request](const model::DeploymentProbe &probe) {
         if (!probe.ok())
             return fail(request, model::Failure::fromReply(probe.ping));
         const QString target = request.client->options().redactedUrl();
@@ -19,7 +20,8 @@ void runPing(const CtlRequest &request)
                             .arg(target, probe.infoError)
                      << Qt::endl;
         else
-            ctlOut() << QCoreApplication::translate("sluicectl", "PONG from %1: Redis %2, %3").arg(target, probe.version, probe.description)
+            ctlOut() << QCoreApplication::translate("sluicectl", "PONG from %1: Redis %2, %3")
+                            .arg(target, probe.version, probe.description)
                      << Qt::endl;
         QCoreApplication::exit(ExitOk);
     });

@@ -2,6 +2,7 @@
 
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
+#include "app/text_table.h"
 #include "model/policy/policy_file.h"
 #include "model/policy/policy_plan.h"
 #include "model/policy/policy_store.h"
@@ -29,11 +30,12 @@ QString tr(const char *text)
 void withStoredPolicies(const CtlRequest &request, std::function<void(const QVector<model::Policy> &)> next)
 {
     // The store's callbacks carry what they need; the store itself need not outlive this call.
-    PolicyStore(request.client, request.ns).list(QCoreApplication::instance(), [request, next](const PolicyStore::ListResult &listed) {
-        if (listed.failure)
-            return fail(request, *listed.failure);
-        next(listed.policies);
-    });
+    PolicyStore(request.client, request.ns)
+        .list(QCoreApplication::instance(), [request, next](const PolicyStore::ListResult &listed) {
+            if (listed.failure)
+                return fail(request, *listed.failure);
+            next(listed.policies);
+        });
 }
 
 } // namespace
@@ -96,18 +98,20 @@ void runPolicies(const CtlRequest &request)
         } else if (policies.isEmpty()) {
             ctlOut() << tr("no policies in namespace \"%1\"").arg(request.ns) << Qt::endl;
         } else {
-            const QString row = QStringLiteral("%1  %2  %3  %4  %5  %6  %7  %8");
-            ctlOut() << row.arg(QStringLiteral("NAME"), -20).arg(QStringLiteral("ALGORITHM"), -14).arg(QStringLiteral("LIMIT"), 10)
-                            .arg(QStringLiteral("WINDOW_MS"), 10).arg(QStringLiteral("BURST"), 10).arg(QStringLiteral("SHADOW"), -6)
-                            .arg(QStringLiteral("VERSION"), 7).arg(QStringLiteral("UPDATED"))
-                     << Qt::endl;
+            const TextTable table({{"NAME", -20}, {"ALGORITHM", -14}, {"LIMIT", 10}, {"WINDOW_MS", 10},
+                                   {"BURST", 10}, {"SHADOW", -6}, {"VERSION", 7}, {"UPDATED", 0}},
+                                  2);
+            ctlOut() << table.header() << Qt::endl;
             for (const model::Policy &policy : policies) {
-                const QString updated = QStringLiteral("%1 by %2").arg(
-                    QDateTime::fromMSecsSinceEpoch(policy.updatedAtMs, Qt::UTC).toString(Qt::ISODate), policy.updatedBy);
-                ctlOut() << row.arg(policy.name, -20).arg(model::algorithmName(policy.algorithm), -14)
-                                .arg(policy.limit, 10).arg(policy.windowMs, 10).arg(policy.effectiveBurst(), 10)
-                                .arg(policy.shadow ? QStringLiteral("yes") : QStringLiteral("no"), -6)
-                                .arg(policy.version, 7).arg(updated)
+                const QString updated
+                    = QStringLiteral("%1 by %2")
+                          .arg(QDateTime::fromMSecsSinceEpoch(policy.updatedAtMs, Qt::UTC).toString(Qt::ISODate),
+                               policy.updatedBy);
+                ctlOut() << table.row({policy.name, model::algorithmName(policy.algorithm),
+                                       QString::number(policy.limit), QString::number(policy.windowMs),
+                                       QString::number(policy.effectiveBurst()),
+                                       policy.shadow ? QStringLiteral("yes") : QStringLiteral("no"),
+                                       QString::number(policy.version), updated})
                          << Qt::endl;
             }
         }
@@ -128,7 +132,9 @@ void runExport(const CtlRequest &request)
         // Written whole or not at all: a failed export never leaves half a file behind.
         QSaveFile file(request.args.first());
         if (!file.open(QIODevice::WriteOnly) || file.write(document) != document.size() || !file.commit()) {
-            return fail(request, model::Failure::serverError(tr("cannot write %1: %2").arg(request.args.first(), file.errorString())));
+            return fail(
+                request,
+                model::Failure::serverError(tr("cannot write %1: %2").arg(request.args.first(), file.errorString())));
         }
         ctlOut() << tr("exported %1 policies to %2").arg(policies.size()).arg(request.args.first())
                  << Qt::endl;

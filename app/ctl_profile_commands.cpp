@@ -18,15 +18,17 @@ void runProfiles(const CtlRequest &request)
     if (request.json) {
         QJsonArray array;
         for (const model::ConnectionProfile &profile : profiles)
-            array << QJsonObject{{QStringLiteral("name"), profile.name},
-                                 {QStringLiteral("url"), profile.options.redactedUrl()},
-                                 {QStringLiteral("namespace"), profile.ns},
-                                 {QStringLiteral("environment"), model::ConnectionProfile::environmentName(profile.environment)},
-                                 {QStringLiteral("read_only"), profile.readOnly}};
+            array << QJsonObject{
+                {QStringLiteral("name"), profile.name},
+                {QStringLiteral("url"), profile.options.redactedUrl()},
+                {QStringLiteral("namespace"), profile.ns},
+                {QStringLiteral("environment"), model::ConnectionProfile::environmentName(profile.environment)},
+                {QStringLiteral("read_only"), profile.readOnly}};
         ctlOut() << QJsonDocument(array).toJson(QJsonDocument::Indented);
     } else if (profiles.isEmpty()) {
-        ctlOut() << QCoreApplication::translate("sluicectl", "no connection profiles saved (%1)").arg(settings->fileName())
-                 << Qt::endl;
+        ctlOut()
+            << QCoreApplication::translate("sluicectl", "no connection profiles saved (%1)").arg(settings->fileName())
+            << Qt::endl;
     } else {
         for (const model::ConnectionProfile &profile : profiles)
             ctlOut() << QStringLiteral("%1  %2  namespace %3  %4%5")

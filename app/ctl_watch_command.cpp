@@ -2,6 +2,7 @@
 
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
+#include "app/text_table.h"
 #include "app/quit_on_signal.h"
 #include "model/monitor/policy_rate_sampler.h"
 
@@ -37,7 +38,8 @@ QVector<model::PolicyRate> ranked(QVector<model::PolicyRate> rates)
 QString share(const model::RatePoint &point)
 {
     const quint64 decided = quint64(point.allowed) + point.rejected;
-    return decided == 0 ? QStringLiteral("-") : QString::number(100.0 * point.rejected / decided, 'f', 1) + QLatin1Char('%');
+    return decided == 0 ? QStringLiteral("-")
+                        : QString::number(100.0 * point.rejected / decided, 'f', 1) + QLatin1Char('%');
 }
 
 void printTable(const model::RateSample &sample, bool clearScreen)
@@ -46,17 +48,14 @@ void printTable(const model::RateSample &sample, bool clearScreen)
         ctlOut() << "\x1b[H\x1b[2J";
     ctlOut() << QDateTime::fromMSecsSinceEpoch(sample.endMs, Qt::UTC).toString(Qt::ISODateWithMs)
              << tr("  (%1 s)").arg(sample.spanMs / 1000.0, 0, 'f', 2) << Qt::endl;
-    const QString row = QStringLiteral("%1 %2 %3 %4 %5 %6");
-    ctlOut() << row.arg(QStringLiteral("POLICY"), -24).arg(QStringLiteral("ALLOWED/S"), 11).arg(QStringLiteral("REJECTED/S"), 11)
-                    .arg(QStringLiteral("REJECTED"), 9).arg(QStringLiteral("ALLOWED"), 10).arg(QStringLiteral("REJECTED"), 10)
-             << Qt::endl;
+    const TextTable table({{"POLICY", -24}, {"ALLOWED/S", 11}, {"REJECTED/S", 11}, {"REJECTED", 9}, {"ALLOWED", 10},
+                           {"REJECTED", 10}},
+                          1);
+    ctlOut() << table.header() << Qt::endl;
     for (const model::PolicyRate &rate : ranked(sample.policies))
-        ctlOut() << row.arg(rate.policy, -24)
-                        .arg(rate.point.allowedPerSecond(), 11, 'f', 1)
-                        .arg(rate.point.rejectedPerSecond(), 11, 'f', 1)
-                        .arg(share(rate.point), 9)
-                        .arg(rate.point.allowed, 10)
-                        .arg(rate.point.rejected, 10)
+        ctlOut() << table.row({rate.policy, QString::number(rate.point.allowedPerSecond(), 'f', 1),
+                               QString::number(rate.point.rejectedPerSecond(), 'f', 1), share(rate.point),
+                               QString::number(rate.point.allowed), QString::number(rate.point.rejected)})
                  << Qt::endl;
 }
 
@@ -81,7 +80,8 @@ void runWatch(const CtlRequest &request)
     bool ok = false;
     const int intervalMs = request.interval.isEmpty() ? 1000 : request.interval.toInt(&ok);
     if (!request.interval.isEmpty()
-        && (!ok || intervalMs < model::PolicyRateSampler::kMinIntervalMs || intervalMs > model::PolicyRateSampler::kMaxIntervalMs))
+        && (!ok || intervalMs < model::PolicyRateSampler::kMinIntervalMs
+            || intervalMs > model::PolicyRateSampler::kMaxIntervalMs))
         return failUsage(request, tr("--interval must be a whole number of ms from %1 to %2, not \"%3\"")
                         .arg(model::PolicyRateSampler::kMinIntervalMs)
                         .arg(model::PolicyRateSampler::kMaxIntervalMs)
@@ -90,10 +90,12 @@ void runWatch(const CtlRequest &request)
     if (!request.duration.isEmpty()) {
         durationS = request.duration.toDouble(&ok);
         if (!ok || !std::isfinite(durationS) || durationS <= 0 || durationS > 366 * 86400.0)
-            return failUsage(request, tr("--duration must be a positive number of seconds, not \"%1\"").arg(request.duration));
+            return failUsage(request,
+                             tr("--duration must be a positive number of seconds, not \"%1\"").arg(request.duration));
     }
     // Whole samples: a duration is the number of intervals it covers, at least one.
-    const qint64 samplesWanted = durationS > 0 ? std::max<qint64>(1, qint64(std::ceil(durationS * 1000 / intervalMs))) : 0;
+    const qint64 samplesWanted
+        = durationS > 0 ? std::max<qint64>(1, qint64(std::ceil(durationS * 1000 / intervalMs))) : 0;
 
     quitOnTerminationSignals(QCoreApplication::instance()); // Ctrl-C ends a watch normally
     auto *sampler = new model::PolicyRateSampler(request.client, QCoreApplication::instance());
@@ -103,7 +105,8 @@ void runWatch(const CtlRequest &request)
     auto samplesSeen = std::make_shared<qint64>(0);
     QObject::connect(sampler, &model::PolicyRateSampler::sampled, sampler, [=](const model::RateSample &sample) {
         for (const QString &node : sample.missingNodes)
-            ctlErr() << tr("sluicectl: watch: %1 did not answer; its decisions are counted when it does").arg(node) << Qt::endl;
+            ctlErr() << tr("sluicectl: watch: %1 did not answer; its decisions are counted when it does").arg(node)
+                     << Qt::endl;
         for (const QString &problem : sample.problems)
             ctlErr() << "sluicectl: watch: " << problem << Qt::endl;
         if (sample.spanMs == 0) { // nothing counted: every primary failed
@@ -117,10 +120,13 @@ void runWatch(const CtlRequest &request)
             for (const QString &wanted : request.args)
                 if (std::none_of(sample.policies.cbegin(), sample.policies.cend(),
                                  [&](const model::PolicyRate &rate) { return rate.policy == wanted; }))
-                    return fail(request, model::Failure::serverError(tr("the published library has no policy \"%1\"").arg(wanted)));
-            shown.policies.erase(std::remove_if(shown.policies.begin(), shown.policies.end(),
-                                                [&](const model::PolicyRate &rate) { return !request.args.contains(rate.policy); }),
-                                 shown.policies.end());
+                    return fail(
+                        request,
+                        model::Failure::serverError(tr("the published library has no policy \"%1\"").arg(wanted)));
+            shown.policies.erase(
+                std::remove_if(shown.policies.begin(), shown.policies.end(),
+                               [&](const model::PolicyRate &rate) { return !request.args.contains(rate.policy); }),
+                shown.policies.end());
         }
         if (request.json)
             printJson(shown);
@@ -150,7 +156,8 @@ void runWatch(const CtlRequest &request)
                          else if (*connected && state == State::Ready)
                              ctlErr() << tr("sluicectl: watch: connected to %1 again").arg(target) << Qt::endl;
                          else if (*connected && state == State::Reconnecting)
-                             ctlErr() << tr("sluicectl: watch: lost %1 (%2); reconnecting").arg(target, reason) << Qt::endl;
+                             ctlErr() << tr("sluicectl: watch: lost %1 (%2); reconnecting").arg(target, reason)
+                                      << Qt::endl;
                      });
     if (request.client->state() == redis::RedisClient::State::Ready)
         begin();

@@ -109,13 +109,18 @@ int main(int argc, char *argv[])
         return QApplication::exec();
     }
     if (profile) {
-        window.showStartupMessage(QApplication::translate("main", "Reading the credentials of \u201c%1\u201d\u2026").arg(profile->name), false);
+        window.showStartupMessage(
+            QApplication::translate("main", "Reading the credentials of \u201c%1\u201d\u2026").arg(profile->name),
+            false);
         auto *resolver = new ui::CredentialResolver(&keychain, &window);
-        resolver->resolve(*profile, {}, [&window, profile = *profile](const std::optional<redis::ConnectionOptions> &resolved) {
+        resolver->resolve(*profile, {},
+                          [&window, profile = *profile](const std::optional<redis::ConnectionOptions> &resolved) {
             if (resolved)
                 window.setSession(new model::ConnectionSession(profile, *resolved));
             else
-                window.showStartupMessage(QApplication::translate("main", "Not connected: no password given. Use File \u2192 Connections."), true);
+                window.showStartupMessage(
+                    QApplication::translate("main", "Not connected: no password given. Use File \u2192 Connections."),
+                    true);
         });
         return QApplication::exec();
     }
@@ -136,8 +141,9 @@ int main(int argc, char *argv[])
         auto *demo = new app::SandboxDemo(demoClient, &window);
         QObject::connect(demo, &app::SandboxDemo::failed, &window,
                          [](const QString &reason) { QTextStream(stderr) << "sluice: " << reason << Qt::endl; });
-        QObject::connect(demo, &app::SandboxDemo::trafficStarted, &window,
-                         [] { QTextStream(stdout) << "sluice: sandbox demo policies published; demo traffic running" << Qt::endl; });
+        QObject::connect(demo, &app::SandboxDemo::trafficStarted, &window, [] {
+            QTextStream(stdout) << "sluice: sandbox demo policies published; demo traffic running" << Qt::endl;
+        });
         demo->start();
     });
     QObject::connect(sandbox, &app::SandboxRedis::failed, &window, [&window](const QString &reason) {

@@ -136,8 +136,9 @@ void SandboxDemo::acquire(const QByteArray &policy, const QByteArray &subject)
     const QByteArray key = model::bucketKey(kNamespace, QString::fromLatin1(policy), subject);
     QByteArrayList command;
     if (policy == "api") {
-        command = {"FCALL", "sluice_acquire", "2", key, model::bucketKey(kNamespace, QStringLiteral("api-next"), subject),
-                   "api", "api-next"};
+        command
+            = {"FCALL", "sluice_acquire", "2", key, model::bucketKey(kNamespace, QStringLiteral("api-next"), subject),
+               "api",   "api-next"};
     } else {
         command = {"FCALL", "sluice_acquire", "1", key, policy};
     }

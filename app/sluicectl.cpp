@@ -39,22 +39,43 @@ struct Command {
 
 const Command commands[] = {
     {"ping", 0, 0, Access::Reads, "ping", "check that the server answers; print its version and mode", app::runPing},
-    {"apply", 1, 1, Access::WritesUnlessDryRun, "apply FILE [--dry-run] [--prune]", "make the stored policies match a JSON policy file", app::runApply},
+    {"apply", 1, 1, Access::WritesUnlessDryRun, "apply FILE [--dry-run] [--prune]",
+     "make the stored policies match a JSON policy file", app::runApply},
     {"policies", 0, 0, Access::Reads, "policies [--json]", "list the stored policies", app::runPolicies},
     {"export", 0, 1, Access::Reads, "export [FILE]", "write the stored policies as a policy file", app::runExport},
-    {"history", 0, 1, Access::Reads, "history [POLICY] [--json]", "show the audit log (who changed what, when), newest first", app::runHistory},
-    {"rollback", 2, 2, Access::WritesUnlessDryRun, "rollback POLICY VERSION [--dry-run]", "save an earlier version's definition as the policy's new version (audited)", app::runRollback},
-    {"publish", 0, 0, Access::WritesUnlessDryRun, "publish [--dry-run] [--json]", "compile the stored policies into the limiter library and load it on every primary", app::runPublish},
-    {"status", 0, 0, Access::Reads, "status [--json]", "show each primary's limiter library and drift from the published one", app::runStatus},
-    {"acquire", 2, 2, Access::Writes, "acquire POLICY SUBJECT [--cost N] [--json]", "take one decision from a policy for a subject, and print it", app::runAcquire},
-    {"watch", 0, 64, Access::Reads, "watch [POLICY...] [--interval MS] [--duration S] [--json]", "show each policy's allowed and rejected decisions per second, live (most rejections first); --json: one object per policy per sample", app::runWatch},
-    {"keys", 0, 1, Access::Reads, "keys [POLICY] [--match GLOB] [--limit N] [--json]", "list bucket keys and their state (SCAN on every primary, a bounded page at a time); --json: one object per bucket", app::runKeys},
-    {"reset-key", 2, 2, Access::Writes, "reset-key POLICY SUBJECT", "delete one subject's bucket so it is full again (audited)", app::runResetKey},
-    {"fire", 1, 2, Access::FiresTraffic, "fire TARGET [TARGET2] --rate R [--duration S] [--subject NAME | --subjects N | --random N] [--shape constant|bursts|ramp|poisson] [--concurrency C] [--cost N] [--real-keys] [--csv FILE] [--json]",
-     "fire test traffic at a policy (or a seed script, e.g. scg_token_bucket:10:20), two side by side; compare what passed with the reference model; latency percentiles", app::runFire},
-    {"bench", 1, 1, Access::FiresTraffic, "bench TARGET [--duration S] [--concurrency C] [--pipeline P] [--subject NAME | --subjects N | --random N] [--real-keys] [--json]",
-     "the most calls a second the server answers (pipelined, several connections), with latency percentiles", app::runBench},
-    {"profiles", 0, 0, Access::Offline, "profiles [--json]", "list the connection profiles saved by the dashboard (for --profile)", app::runProfiles},
+    {"history", 0, 1, Access::Reads, "history [POLICY] [--json]",
+     "show the audit log (who changed what, when), newest first", app::runHistory},
+    {"rollback", 2, 2, Access::WritesUnlessDryRun, "rollback POLICY VERSION [--dry-run]",
+     "save an earlier version's definition as the policy's new version (audited)", app::runRollback},
+    {"publish", 0, 0, Access::WritesUnlessDryRun, "publish [--dry-run] [--json]",
+     "compile the stored policies into the limiter library and load it on every primary", app::runPublish},
+    {"status", 0, 0, Access::Reads, "status [--json]",
+     "show each primary's limiter library and drift from the published one", app::runStatus},
+    {"acquire", 2, 2, Access::Writes, "acquire POLICY SUBJECT [--cost N] [--json]",
+     "take one decision from a policy for a subject, and print it", app::runAcquire},
+    {"watch", 0, 64, Access::Reads, "watch [POLICY...] [--interval MS] [--duration S] [--json]",
+     "show each policy's allowed and rejected decisions per second, live (most rejections first); --json: one object "
+     "per policy per sample",
+     app::runWatch},
+    {"keys", 0, 1, Access::Reads, "keys [POLICY] [--match GLOB] [--limit N] [--json]",
+     "list bucket keys and their state (SCAN on every primary, a bounded page at a time); --json: one object per "
+     "bucket",
+     app::runKeys},
+    {"reset-key", 2, 2, Access::Writes, "reset-key POLICY SUBJECT",
+     "delete one subject's bucket so it is full again (audited)", app::runResetKey},
+    {"fire", 1, 2, Access::FiresTraffic,
+     "fire TARGET [TARGET2] --rate R [--duration S] [--subject NAME | --subjects N | --random N] [--shape "
+     "constant|bursts|ramp|poisson] [--concurrency C] [--cost N] [--real-keys] [--csv FILE] [--json]",
+     "fire test traffic at a policy (or a seed script, e.g. scg_token_bucket:10:20), two side by side; compare what "
+     "passed with the reference model; latency percentiles",
+     app::runFire},
+    {"bench", 1, 1, Access::FiresTraffic,
+     "bench TARGET [--duration S] [--concurrency C] [--pipeline P] [--subject NAME | --subjects N | --random N] "
+     "[--real-keys] [--json]",
+     "the most calls a second the server answers (pipelined, several connections), with latency percentiles",
+     app::runBench},
+    {"profiles", 0, 0, Access::Offline, "profiles [--json]",
+     "list the connection profiles saved by the dashboard (for --profile)", app::runProfiles},
 };
 
 int usageError(const QString &message)
@@ -66,12 +87,15 @@ int usageError(const QString &message)
 
 QString description()
 {
-    QString text = QCoreApplication::translate("sluicectl", "Command-line control for Sluice rate limiters in Redis.\n\nCommands:\n");
+    QString text = QCoreApplication::translate(
+        "sluicectl", "Command-line control for Sluice rate limiters in Redis.\n\nCommands:\n");
     for (const Command &command : commands)
         text += QStringLiteral("  %1\n      %2\n").arg(QLatin1String(command.synopsis), QLatin1String(command.summary));
-    text += QCoreApplication::translate("sluicectl", "\nExit codes: 0 ok, 1 failed, 2 usage error, 3 cannot connect, "
-                                                     "4 timeout, 5 invalid input file, 6 conflict, 7 drift (a primary does not run the published library), "
-                                                     "8 refused (a write on a read-only profile, or on a production one without --yes).");
+    text += QCoreApplication::translate(
+        "sluicectl",
+        "\nExit codes: 0 ok, 1 failed, 2 usage error, 3 cannot connect, "
+        "4 timeout, 5 invalid input file, 6 conflict, 7 drift (a primary does not run the published library), "
+        "8 refused (a write on a read-only profile, or on a production one without --yes).");
     return text;
 }
 
@@ -86,7 +110,8 @@ int main(int argc, char *argv[])
     QCommandLineParser parser;
     parser.setApplicationDescription(description());
     // -h is redis-cli's host flag, so help is --help alone.
-    const QCommandLineOption helpOption(QStringLiteral("help"), QCoreApplication::translate("sluicectl", "Show this help."));
+    const QCommandLineOption helpOption(QStringLiteral("help"),
+                                        QCoreApplication::translate("sluicectl", "Show this help."));
     const QCommandLineOption versionOption = parser.addVersionOption();
     const app::CtlConnectionFlags connectionFlags;
     connectionFlags.addTo(parser);
@@ -99,33 +124,45 @@ int main(int argc, char *argv[])
     const QCommandLineOption namespaceOption(
         QStringLiteral("namespace"), QCoreApplication::translate("sluicectl", "Key namespace. Default: sluice."),
         QStringLiteral("name"), QStringLiteral("sluice"));
-    const QCommandLineOption dryRunOption(QStringLiteral("dry-run"),
-                                          QCoreApplication::translate("sluicectl", "apply, publish: show what would change, change nothing."));
-    const QCommandLineOption pruneOption(QStringLiteral("prune"),
-                                         QCoreApplication::translate("sluicectl", "apply: also delete stored policies the file lacks."));
-    const QCommandLineOption jsonOption(QStringLiteral("json"), QCoreApplication::translate("sluicectl", "Print JSON."));
-    const QCommandLineOption costOption(QStringLiteral("cost"),
-                                        QCoreApplication::translate("sluicectl", "acquire, fire, bench: units each call takes. Default: 1."),
-                                        QStringLiteral("n"));
-    const QCommandLineOption intervalOption(QStringLiteral("interval"),
-                                            QCoreApplication::translate("sluicectl", "watch: ms between samples, 250 to 10000. Default: 1000."),
-                                            QStringLiteral("ms"));
-    const QCommandLineOption durationOption(QStringLiteral("duration"),
-                                            QCoreApplication::translate("sluicectl", "watch: seconds to watch, then exit (default: until interrupted); fire, bench: seconds to fire (default: 10)."),
-                                            QStringLiteral("s"));
-    const QCommandLineOption matchOption(QStringLiteral("match"),
-                                         QCoreApplication::translate("sluicectl", "keys: only subjects matching this Redis glob (* ? [..] \\ escapes)."),
-                                         QStringLiteral("glob"));
-    const QCommandLineOption limitOption(QStringLiteral("limit"),
-                                         QCoreApplication::translate("sluicectl", "keys: print at most this many buckets. Default: 1000."),
-                                         QStringLiteral("n"));
+    const QCommandLineOption dryRunOption(
+        QStringLiteral("dry-run"),
+        QCoreApplication::translate("sluicectl", "apply, publish: show what would change, change nothing."));
+    const QCommandLineOption pruneOption(
+        QStringLiteral("prune"),
+        QCoreApplication::translate("sluicectl", "apply: also delete stored policies the file lacks."));
+    const QCommandLineOption jsonOption(QStringLiteral("json"),
+                                        QCoreApplication::translate("sluicectl", "Print JSON."));
+    const QCommandLineOption costOption(
+        QStringLiteral("cost"),
+        QCoreApplication::translate("sluicectl", "acquire, fire, bench: units each call takes. Default: 1."),
+        QStringLiteral("n"));
+    const QCommandLineOption intervalOption(
+        QStringLiteral("interval"),
+        QCoreApplication::translate("sluicectl", "watch: ms between samples, 250 to 10000. Default: 1000."),
+        QStringLiteral("ms"));
+    const QCommandLineOption durationOption(
+        QStringLiteral("duration"),
+        QCoreApplication::translate("sluicectl",
+                                    "watch: seconds to watch, then exit (default: until interrupted); fire, bench: "
+                                    "seconds to fire (default: 10)."),
+        QStringLiteral("s"));
+    const QCommandLineOption matchOption(
+        QStringLiteral("match"),
+        QCoreApplication::translate("sluicectl", "keys: only subjects matching this Redis glob (* ? [..] \\ escapes)."),
+        QStringLiteral("glob"));
+    const QCommandLineOption limitOption(
+        QStringLiteral("limit"),
+        QCoreApplication::translate("sluicectl", "keys: print at most this many buckets. Default: 1000."),
+        QStringLiteral("n"));
     const QCommandLineOption profileOption(
         QStringLiteral("profile"),
-        QCoreApplication::translate("sluicectl", "Connect as a connection profile saved by the dashboard says (its password from "
-                                                 "the keychain, else REDISCLI_AUTH); other connection flags refine it."),
+        QCoreApplication::translate("sluicectl",
+                                    "Connect as a connection profile saved by the dashboard says (its password from "
+                                    "the keychain, else REDISCLI_AUTH); other connection flags refine it."),
         QStringLiteral("name"));
-    const QCommandLineOption yesOption(QStringLiteral("yes"),
-                                       QCoreApplication::translate("sluicectl", "Confirm a write through a production profile."));
+    const QCommandLineOption yesOption(
+        QStringLiteral("yes"),
+        QCoreApplication::translate("sluicectl", "Confirm a write through a production profile."));
     parser.addOptions({helpOption, timeoutOption, namespaceOption, profileOption, yesOption, dryRunOption, pruneOption,
                        jsonOption, costOption, intervalOption, durationOption, matchOption, limitOption});
     parser.addPositionalArgument(QStringLiteral("command"),
@@ -153,7 +190,8 @@ int main(int argc, char *argv[])
     if (!command)
         return usageError(QCoreApplication::translate("sluicectl", "unknown command \"%1\"").arg(name));
     if (positional.size() < command->minArgs || positional.size() > command->maxArgs)
-        return usageError(QCoreApplication::translate("sluicectl", "usage: sluicectl %1").arg(QLatin1String(command->synopsis)));
+        return usageError(
+            QCoreApplication::translate("sluicectl", "usage: sluicectl %1").arg(QLatin1String(command->synopsis)));
 
     app::CtlRequest request;
     request.command = name;
@@ -173,7 +211,8 @@ int main(int argc, char *argv[])
     request.who = model::operatorIdentity(QStringLiteral("sluicectl"));
     if (command->access == Access::FiresTraffic) {
         QString error;
-        if (!fireFlags.read(parser, command->run == app::runBench, request.cost, request.duration, &request.fire, &error))
+        if (!fireFlags.read(parser, command->run == app::runBench, request.cost, request.duration, &request.fire,
+                            &error))
             return usageError(error);
     }
 
@@ -181,12 +220,14 @@ int main(int argc, char *argv[])
     std::optional<model::ConnectionProfile> profile;
     if (parser.isSet(profileOption)) {
         if (connectionFlags.givesUrl(parser))
-            return usageError(QCoreApplication::translate("sluicectl", "--profile and -u both say where to connect; give one"));
+            return usageError(
+                QCoreApplication::translate("sluicectl", "--profile and -u both say where to connect; give one"));
         const auto settings = model::ProfileSettings::openShared();
         profile = model::ProfileSettings(settings.get()).profile(parser.value(profileOption));
         if (!profile)
-            return usageError(QCoreApplication::translate("sluicectl", "no usable connection profile named \"%1\" in %2 "
-                                                                       "(sluicectl profiles lists them)")
+            return usageError(QCoreApplication::translate("sluicectl",
+                                                          "no usable connection profile named \"%1\" in %2 "
+                                                          "(sluicectl profiles lists them)")
                                   .arg(parser.value(profileOption), settings->fileName()));
         options = profile->options;
     }
@@ -196,7 +237,8 @@ int main(int argc, char *argv[])
     if (!warning.isEmpty())
         ctlErr() << "sluicectl: " << warning << Qt::endl;
     if (!options.verifyPeer)
-        ctlErr() << QCoreApplication::translate("sluicectl", "sluicectl: warning: --insecure: the server's certificate is not verified")
+        ctlErr() << QCoreApplication::translate(
+            "sluicectl", "sluicectl: warning: --insecure: the server's certificate is not verified")
                  << Qt::endl;
     bool timeoutOk = false;
     const int timeoutMs = parser.value(timeoutOption).toInt(&timeoutOk);
@@ -225,7 +267,8 @@ int main(int argc, char *argv[])
     }
 
     std::unique_ptr<redis::RedisClient> client;
-    auto start = [&client, command, request, readOnly = profile && profile->readOnly](const redis::ConnectionOptions &resolved) mutable {
+    auto start = [&client, command, request,
+                  readOnly = profile && profile->readOnly](const redis::ConnectionOptions &resolved) mutable {
         client = std::make_unique<redis::RedisClient>(resolved);
         client->setAutoReconnect(false);
         client->setReadOnly(readOnly);
@@ -236,15 +279,17 @@ int main(int argc, char *argv[])
     model::KeychainSecretStore keychain;
     if (profile && !connectionFlags.givesPassword(parser)) {
         // The profile's own secrets first; REDISCLI_AUTH and SLUICE_TLS_KEY_PASSPHRASE when the keychain has none.
-        model::readProfileSecrets(keychain, *profile, &app, [options, start, name = profile->name](const model::ProfileSecrets &secrets) mutable {
+        model::readProfileSecrets(keychain, *profile, &app,
+                                  [options, start, name = profile->name](const model::ProfileSecrets &secrets) mutable {
             if (secrets.password)
                 options.password = *secrets.password;
             if (secrets.keyPassphrase)
                 options.keyPassphrase = *secrets.keyPassphrase;
             if (!secrets.keychainError.isEmpty() && options.password.isEmpty())
-                ctlErr() << QCoreApplication::translate("sluicectl", "sluicectl: the keychain did not answer (%1); "
-                                                                     "connecting to profile \"%2\" without its password "
-                                                                     "(REDISCLI_AUTH can give it)")
+                ctlErr() << QCoreApplication::translate("sluicectl",
+                                                        "sluicectl: the keychain did not answer (%1); "
+                                                        "connecting to profile \"%2\" without its password "
+                                                        "(REDISCLI_AUTH can give it)")
                                 .arg(secrets.keychainError, name)
                          << Qt::endl;
             start(options);

@@ -7,7 +7,8 @@
 -- Reply: 1 when allowed, 0 when not. Idle buckets expire once they would be full again.
 local rate, capacity, requested, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 if not rate or rate <= 0 or not capacity or capacity <= 0 or not requested or requested < 0 or not now then
-  return redis.error_reply('ERR sluice compat: rate, capacity, requested and now must be numbers (rate and capacity positive)')
+  return redis.error_reply('ERR sluice compat: rate, capacity, requested and now must be numbers'
+    .. ' (rate and capacity positive)')
 end
 local tokens = tonumber(redis.call('GET', KEYS[1])) or capacity
 local last = tonumber(redis.call('GET', KEYS[2])) or now

@@ -846,9 +846,13 @@ local function check(keys, args)
     local cost = 1
     if #args == 5 then
         cost = parse_count(args[5], MAX_COUNT)
-        if not cost then return fail('cost must be a whole number from 1 to ' .. MAX_COUNT .. ', got ' .. shown(args[5])) end
+        if not cost then
+            return fail('cost must be a whole number from 1 to ' .. MAX_COUNT .. ', got ' .. shown(args[5]))
+        end
     end
-    if cost > p.capacity then return fail('cost ' .. cost .. ' exceeds ' .. p.capacity .. ', the most these parameters admit at once') end
+    if cost > p.capacity then
+        return fail('cost ' .. cost .. ' exceeds ' .. p.capacity .. ', the most these parameters admit at once')
+    end
     return decide_one(keys[1], p, cost)
 end
 
@@ -930,7 +934,9 @@ local function top(_, args)
     local wanted = TOP_SIZE
     if args[2] then
         wanted = parse_count(args[2], TOP_SIZE)
-        if not wanted then return fail('count must be a whole number from 1 to ' .. TOP_SIZE .. ', got ' .. shown(args[2])) end
+        if not wanted then
+            return fail('count must be a whole number from 1 to ' .. TOP_SIZE .. ', got ' .. shown(args[2]))
+        end
     end
     local now = now_ms()
     local t = p.top

@@ -80,7 +80,8 @@ std::optional<ClusterTopology> ClusterTopology::fromShards(const RespValue &repl
             }
             node.id = id->toString();
             // "?" means the node announces no endpoint of its own; its IP then serves.
-            node.host = endpoint && !endpoint->bytes.isEmpty() && endpoint->bytes != "?" ? endpoint->toString() : ip->toString();
+            node.host = endpoint && !endpoint->bytes.isEmpty() && endpoint->bytes != "?" ? endpoint->toString()
+                                                                                         : ip->toString();
             node.port = static_cast<quint16>(port->integer);
             node.primary = role->bytes == "master";
             node.online = health && health->bytes == "online";

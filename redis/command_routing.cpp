@@ -19,10 +19,11 @@ const QHash<QByteArray, KeyPosition> &keyPositions()
             positions.insert(name, KeyPosition::Scripted);
         for (const char *name : {"MEMORY", "OBJECT"})
             positions.insert(name, KeyPosition::AfterSubcommand);
-        for (const char *name : {"ACL", "ASKING", "AUTH", "BGSAVE", "CLIENT", "CLUSTER", "COMMAND", "CONFIG", "DBSIZE",
-                                 "DEBUG", "ECHO", "EXEC", "FLUSHALL", "FLUSHDB", "FUNCTION", "HELLO", "INFO", "LASTSAVE",
-                                 "LATENCY", "MONITOR", "MULTI", "PING", "PUBLISH", "QUIT", "READONLY", "READWRITE", "ROLE",
-                                 "SAVE", "SCAN", "SCRIPT", "SELECT", "SENTINEL", "SLOWLOG", "SWAPDB", "TIME", "WAIT"})
+        for (const char *name :
+             {"ACL",     "ASKING",  "AUTH",   "BGSAVE",   "CLIENT",   "CLUSTER",  "COMMAND",  "CONFIG",    "DBSIZE",
+              "DEBUG",   "ECHO",    "EXEC",   "FLUSHALL", "FLUSHDB",  "FUNCTION", "HELLO",    "INFO",      "LASTSAVE",
+              "LATENCY", "MONITOR", "MULTI",  "PING",     "PUBLISH",  "QUIT",     "READONLY", "READWRITE", "ROLE",
+              "SAVE",    "SCAN",    "SCRIPT", "SELECT",   "SENTINEL", "SLOWLOG",  "SWAPDB",   "TIME",      "WAIT"})
             positions.insert(name, KeyPosition::None);
         return positions;
     }();

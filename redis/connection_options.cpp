@@ -37,7 +37,8 @@ bool parseSentinelUrl(const QString &text, bool tls, ConnectionOptions *parsed, 
     const qsizetype hash = rest.indexOf(QLatin1Char('#'));
     parsed->sentinelService = hash < 0 ? QString() : QUrl::fromPercentEncoding(rest.mid(hash + 1).toUtf8());
     if (parsed->sentinelService.isEmpty()) {
-        *error = QStringLiteral("a Sentinel URL names its service after '#', as in redis-sentinel://host:26379#mymaster");
+        *error
+            = QStringLiteral("a Sentinel URL names its service after '#', as in redis-sentinel://host:26379#mymaster");
         return false;
     }
     rest.truncate(hash);
@@ -60,8 +61,10 @@ bool parseSentinelUrl(const QString &text, bool tls, ConnectionOptions *parsed, 
     for (const QString &item : rest.split(QLatin1Char(','))) {
         HostPort sentinel;
         // A bracketed IPv6 host has a port after "]:", a bare name or IPv4 after its one ':'.
-        const bool hasPort = item.startsWith(QLatin1Char('[')) ? item.contains(QLatin1String("]:")) : item.count(QLatin1Char(':')) == 1;
-        if (!HostPort::parse(hasPort ? item : QStringLiteral("%1:%2").arg(item).arg(defaultSentinelPort), &sentinel, error))
+        const bool hasPort = item.startsWith(QLatin1Char('[')) ? item.contains(QLatin1String("]:"))
+                                                               : item.count(QLatin1Char(':')) == 1;
+        if (!HostPort::parse(hasPort ? item : QStringLiteral("%1:%2").arg(item).arg(defaultSentinelPort), &sentinel,
+                             error))
             return false;
         parsed->sentinels.append(sentinel);
     }
@@ -199,7 +202,8 @@ QString ConnectionOptions::redactedUrl() const
     const QString userPart = user.isEmpty() ? QString() : user + QLatin1Char('@');
     const QString dbPart = database ? QStringLiteral("/%1").arg(database) : QString();
     if (usesSentinel())
-        return QStringLiteral("%1://%2%3%4#%5").arg(scheme, userPart, joinedAddresses(sentinels), dbPart, sentinelService);
+        return QStringLiteral("%1://%2%3%4#%5")
+            .arg(scheme, userPart, joinedAddresses(sentinels), dbPart, sentinelService);
     return QStringLiteral("%1://%2%3%4").arg(scheme, userPart, address(), dbPart);
 }
 

@@ -22,7 +22,8 @@ constexpr int firstAttemptGraceMs = 100;
 
 bool startsWithAny(const QByteArray &error, std::initializer_list<const char *> prefixes)
 {
-    return std::any_of(prefixes.begin(), prefixes.end(), [&error](const char *prefix) { return error.startsWith(prefix); });
+    return std::any_of(prefixes.begin(), prefixes.end(),
+                       [&error](const char *prefix) { return error.startsWith(prefix); });
 }
 
 RedisReply failure(RedisReply::Failure kind, const QString &message)
@@ -199,7 +200,8 @@ void RedisClient::discover()
 void RedisClient::applyShards(const RedisReply &reply, const QString &from)
 {
     QString error;
-    const auto topology = ClusterTopology::fromShards(reply.value, m_options.transport == ConnectionOptions::Transport::Tls, &error);
+    const auto topology
+        = ClusterTopology::fromShards(reply.value, m_options.transport == ConnectionOptions::Transport::Tls, &error);
     if (!topology) {
         m_lastError = tr("%1: %2").arg(from, error);
         return;
@@ -249,7 +251,8 @@ void RedisClient::refreshTopology()
 
 void RedisClient::refreshFrom(QStringList candidates)
 {
-    while (!candidates.isEmpty() && (!m_nodes.value(candidates.first()) || m_nodes.value(candidates.first())->state() != State::Ready))
+    while (!candidates.isEmpty()
+           && (!m_nodes.value(candidates.first()) || m_nodes.value(candidates.first())->state() != State::Ready))
         candidates.removeFirst();
     if (candidates.isEmpty()) {
         m_refreshing = false;
@@ -309,7 +312,9 @@ void RedisClient::askSentinel(int index)
     }
     const QString address = m_sentinel->options().address();
     const QByteArray service = m_options.sentinelService.toUtf8();
-    sendOn(m_sentinel, {"SENTINEL", "GET-MASTER-ADDR-BY-NAME", service}, this, [this, index, address](const RedisReply &reply) {
+    sendOn(
+        m_sentinel, {"SENTINEL", "GET-MASTER-ADDR-BY-NAME", service}, this,
+        [this, index, address](const RedisReply &reply) {
         if (m_state == State::Disconnected) {
             m_resolving = false;
             return;
@@ -328,7 +333,8 @@ void RedisClient::askSentinel(int index)
         m_sentinel->deleteLater();
         m_sentinel = nullptr;
         askSentinel(index + 1);
-    }, m_options.connectTimeoutMs);
+        },
+        m_options.connectTimeoutMs);
 }
 
 void RedisClient::retryResolveLater(const QString &reason)
@@ -378,7 +384,8 @@ void RedisClient::park(Parked parked)
     // Until the first attempt to reach the deployment has had its say, a command waits for it:
     // "no answer within N ms" from the connection tells more than a timeout of the command.
     if (!m_firstAttemptOver)
-        parked.deadlineMs = std::max(parked.deadlineMs, m_openedAtMs + m_options.connectTimeoutMs + firstAttemptGraceMs);
+        parked.deadlineMs
+            = std::max(parked.deadlineMs, m_openedAtMs + m_options.connectTimeoutMs + firstAttemptGraceMs);
     m_parked.push_back(std::move(parked));
     if (!m_parkedTimer.isActive())
         m_parkedTimer.start();
@@ -415,8 +422,8 @@ void RedisClient::failParked(const QString &reason)
 
 // --- Routed commands ---
 
-std::shared_ptr<RedisClient::Routed> RedisClient::makeRouted(const QByteArrayList &args, QObject *context, Callback callback,
-                                                            int timeoutMs) const
+std::shared_ptr<RedisClient::Routed> RedisClient::makeRouted(const QByteArrayList &args, QObject *context,
+                                                             Callback callback, int timeoutMs) const
 {
     auto command = std::make_shared<Routed>();
     command->args = args;
@@ -533,7 +540,9 @@ void RedisClient::dispatch(const std::shared_ptr<Routed> &command)
     if (m_state == State::Disconnected) {
         // Answered from the event loop, never from inside send(): callers need not be re-entrant.
         QTimer::singleShot(0, this, [this, command] {
-            deliver(command, failure(RedisReply::Failure::NotConnected, m_lastError.isEmpty() ? tr("not connected") : m_lastError));
+            deliver(
+                command,
+                failure(RedisReply::Failure::NotConnected, m_lastError.isEmpty() ? tr("not connected") : m_lastError));
         });
         return;
     }
@@ -555,11 +564,15 @@ void RedisClient::dispatch(const std::shared_ptr<Routed> &command)
 
     if (!connection) {
         if (!command->fixedNode.isEmpty()) {
-            deliver(command, failure(RedisReply::Failure::NotConnected, tr("%1 is not a primary of this deployment").arg(command->fixedNode)));
+            deliver(command,
+                    failure(RedisReply::Failure::NotConnected,
+                            tr("%1 is not a primary of this deployment").arg(command->fixedNode)));
             return;
         }
         refreshTopology();
-        retryLater(command, failure(RedisReply::Failure::NotConnected, tr("no node serves slot %1").arg(command->slot.value_or(-1))));
+        retryLater(
+            command,
+            failure(RedisReply::Failure::NotConnected, tr("no node serves slot %1").arg(command->slot.value_or(-1))));
         return;
     }
     // A Cluster node that is down is waited out by asking again, not by queueing on it: its

@@ -55,7 +55,8 @@ public:
     void sendForKey(const QByteArray &key, const QByteArrayList &args, QObject *context, Callback callback,
                     int timeoutMs = -1) override;
     // The same command on every primary (FUNCTION LOAD, INFO, DBSIZE): one reply per primary.
-    void sendToPrimaries(const QByteArrayList &args, QObject *context, FanOutCallback done, int timeoutMs = -1) override;
+    void sendToPrimaries(const QByteArrayList &args, QObject *context, FanOutCallback done,
+                         int timeoutMs = -1) override;
     // To one node as primaries() names it (a SCAN cursor belongs to one node).
     void sendToNode(const QString &node, const QByteArrayList &args, QObject *context, Callback callback,
                     int timeoutMs = -1) override;
@@ -103,7 +104,8 @@ private:
     void checkParked();
     void failParked(const QString &reason);
 
-    std::shared_ptr<Routed> makeRouted(const QByteArrayList &args, QObject *context, Callback callback, int timeoutMs) const;
+    std::shared_ptr<Routed> makeRouted(const QByteArrayList &args, QObject *context, Callback callback,
+                                       int timeoutMs) const;
     void dispatch(const std::shared_ptr<Routed> &command);
     void onRoutedReply(const std::shared_ptr<Routed> &command, const QString &via, const RedisReply &reply);
     void retryLater(const std::shared_ptr<Routed> &command, const RedisReply &reply);

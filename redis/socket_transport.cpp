@@ -68,9 +68,11 @@ void SocketTransport::openTcpOrTls()
                 key = QSslKey(keyPem, QSsl::Ec, QSsl::Pem, QSsl::PrivateKey, passphrase);
             if (key.isNull() && keyPem.contains("ENCRYPTED")) {
                 delete sslSocket;
-                return fail(passphrase.isEmpty()
-                                ? QStringLiteral("the client key %1 is encrypted: its passphrase is needed").arg(m_options.keyFile)
-                                : QStringLiteral("cannot decrypt the client key %1: wrong passphrase").arg(m_options.keyFile));
+                return fail(
+                    passphrase.isEmpty()
+                        ? QStringLiteral("the client key %1 is encrypted: its passphrase is needed")
+                              .arg(m_options.keyFile)
+                        : QStringLiteral("cannot decrypt the client key %1: wrong passphrase").arg(m_options.keyFile));
             }
             if (certs.isEmpty() || key.isNull()) {
                 delete sslSocket;

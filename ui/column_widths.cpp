@@ -17,8 +17,10 @@ void setColumnWidths(QTableView *table, int stretch, const std::vector<std::pair
     const QFontMetrics titles = header->fontMetrics();
     constexpr int padding = 24; // the cell's margins and a sort indicator's room
     for (const auto &[column, sample] : samples) {
-        const QString title = header->model() ? header->model()->headerData(column, Qt::Horizontal).toString() : QString();
-        header->resizeSection(column, std::max(cells.horizontalAdvance(sample), titles.horizontalAdvance(title)) + padding);
+        const QString title
+            = header->model() ? header->model()->headerData(column, Qt::Horizontal).toString() : QString();
+        header->resizeSection(column,
+                              std::max(cells.horizontalAdvance(sample), titles.horizontalAdvance(title)) + padding);
     }
 }
 

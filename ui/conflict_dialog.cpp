@@ -29,11 +29,12 @@ ConflictDialog::ConflictDialog(const std::optional<model::Policy> &base, const s
                     .arg(theirs->updatedBy, theirs->name,
                          QDateTime::fromMSecsSinceEpoch(theirs->updatedAtMs).toString(QStringLiteral("HH:mm:ss")));
     else
-        intro = tr("%1 saved \u201c%2\u201d (version %3) at %4, after you opened version %5. Nothing of yours was saved.")
-                    .arg(theirs->updatedBy, theirs->name)
-                    .arg(theirs->version)
-                    .arg(QDateTime::fromMSecsSinceEpoch(theirs->updatedAtMs).toString(QStringLiteral("HH:mm:ss")))
-                    .arg(base->version);
+        intro
+            = tr("%1 saved \u201c%2\u201d (version %3) at %4, after you opened version %5. Nothing of yours was saved.")
+                  .arg(theirs->updatedBy, theirs->name)
+                  .arg(theirs->version)
+                  .arg(QDateTime::fromMSecsSinceEpoch(theirs->updatedAtMs).toString(QStringLiteral("HH:mm:ss")))
+                  .arg(base->version);
     auto *introLabel = new QLabel(intro, this);
     introLabel->setObjectName(QStringLiteral("conflictIntro"));
     introLabel->setWordWrap(true);
@@ -42,9 +43,10 @@ ConflictDialog::ConflictDialog(const std::optional<model::Policy> &base, const s
     // Every field either side changed, against what the editor started from.
     auto *table = new QTableWidget(0, 4, this);
     table->setObjectName(QStringLiteral("conflictTable"));
-    table->setHorizontalHeaderLabels({tr("Field"), base ? tr("When you opened it (v%1)").arg(base->version) : tr("Before"),
-                                      theirs ? tr("Theirs (v%1, %2)").arg(theirs->version).arg(theirs->updatedBy) : tr("Theirs (deleted)"),
-                                      tr("Yours")});
+    table->setHorizontalHeaderLabels(
+        {tr("Field"), base ? tr("When you opened it (v%1)").arg(base->version) : tr("Before"),
+         theirs ? tr("Theirs (v%1, %2)").arg(theirs->version).arg(theirs->updatedBy) : tr("Theirs (deleted)"),
+         tr("Yours")});
     table->verticalHeader()->hide();
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table->setSelectionMode(QAbstractItemView::NoSelection);
@@ -79,7 +81,8 @@ ConflictDialog::ConflictDialog(const std::optional<model::Policy> &base, const s
     layout->addWidget(table, 1);
 
     auto *buttons = new QDialogButtonBox(this);
-    auto addChoice = [this, buttons](const QString &text, const char *name, Choice choice, QDialogButtonBox::ButtonRole role) {
+    auto addChoice
+        = [this, buttons](const QString &text, const char *name, Choice choice, QDialogButtonBox::ButtonRole role) {
         QPushButton *button = buttons->addButton(text, role);
         button->setObjectName(QLatin1String(name));
         connect(button, &QPushButton::clicked, this, [this, choice] {
@@ -88,10 +91,12 @@ ConflictDialog::ConflictDialog(const std::optional<model::Policy> &base, const s
         });
         return button;
     };
-    addChoice(theirs ? tr("Reload theirs") : tr("Discard mine"), "reloadButton", Choice::Reload, QDialogButtonBox::ResetRole);
+    addChoice(theirs ? tr("Reload theirs") : tr("Discard mine"), "reloadButton", Choice::Reload,
+              QDialogButtonBox::ResetRole);
     addChoice(theirs ? tr("Overwrite with mine") : tr("Recreate with mine"), "overwriteButton", Choice::Overwrite,
               QDialogButtonBox::DestructiveRole);
-    addChoice(tr("Keep editing"), "keepEditingButton", Choice::KeepEditing, QDialogButtonBox::RejectRole)->setDefault(true);
+    addChoice(tr("Keep editing"), "keepEditingButton", Choice::KeepEditing, QDialogButtonBox::RejectRole)
+        ->setDefault(true);
     layout->addWidget(buttons);
     resize(760, 340);
 }

@@ -202,9 +202,10 @@ void ConnectionManager::deleteProfile()
     const auto profile = ProfileSettings(m_settings).profile(m_storedName);
     if (!profile)
         return;
-    auto *confirm = new QMessageBox(QMessageBox::Question, tr("Delete profile"),
-                                    tr("Delete the connection profile \u201c%1\u201d and its saved password?").arg(profile->name),
-                                    QMessageBox::Yes | QMessageBox::Cancel, this);
+    auto *confirm
+        = new QMessageBox(QMessageBox::Question, tr("Delete profile"),
+                          tr("Delete the connection profile \u201c%1\u201d and its saved password?").arg(profile->name),
+                          QMessageBox::Yes | QMessageBox::Cancel, this);
     confirm->setObjectName(QStringLiteral("deleteConfirmation"));
     confirm->setAttribute(Qt::WA_DeleteOnClose);
     connect(confirm, &QMessageBox::finished, this, [this, profile = *profile](int answer) {
@@ -241,8 +242,9 @@ bool ConnectionManager::saveProfile()
 void ConnectionManager::copySecrets(const ConnectionProfile &from, const ConnectionProfile &to, bool removeSource)
 {
     const CredentialResolver::Typed typed = m_form->typedSecrets();
-    const QList<QPair<QString, QString>> keys = {{from.passwordKey(), typed.password.isEmpty() ? to.passwordKey() : QString()},
-                                                 {from.keyPassphraseKey(), typed.keyPassphrase.isEmpty() ? to.keyPassphraseKey() : QString()}};
+    const QList<QPair<QString, QString>> keys
+        = {{from.passwordKey(), typed.password.isEmpty() ? to.passwordKey() : QString()},
+           {from.keyPassphraseKey(), typed.keyPassphrase.isEmpty() ? to.keyPassphraseKey() : QString()}};
     for (const auto &[source, target] : keys) {
         if (target.isEmpty()) {
             if (removeSource)
@@ -252,7 +254,8 @@ void ConnectionManager::copySecrets(const ConnectionProfile &from, const Connect
         m_secrets->read(source, this, [this, source, target, removeSource](const model::SecretStore::Result &read) {
             if (!read.ok())
                 return;
-            m_secrets->write(target, read.secret, this, [this, source, removeSource](const model::SecretStore::Result &written) {
+            m_secrets->write(target, read.secret, this,
+                             [this, source, removeSource](const model::SecretStore::Result &written) {
                 if (written.ok() && removeSource)
                     m_secrets->remove(source, this, [](const model::SecretStore::Result &) {});
             });
@@ -301,7 +304,8 @@ void ConnectionManager::testConnection()
     delete m_runningTest; // a new test replaces one still running
     const ConnectionProfile profile = m_form->profile();
     showTestResult(tr("Testing %1\u2026").arg(profile.options.redactedUrl()), Tone::Info);
-    m_resolver->resolve(profile, m_form->typedSecrets(), [this, profile](const std::optional<model::ConnectionOptions> &options) {
+    m_resolver->resolve(profile, m_form->typedSecrets(),
+                        [this, profile](const std::optional<model::ConnectionOptions> &options) {
         if (!options) {
             showTestResult(tr("Test cancelled."), Tone::Muted);
             return;
@@ -312,10 +316,14 @@ void ConnectionManager::testConnection()
             if (!probe.ok()) {
                 showTestResult(tr("\u2717 Cannot use this connection: %1").arg(probe.problem()), Tone::Error);
             } else if (probe.version.isEmpty()) {
-                showTestResult(tr("\u2713 Connected in %1 ms (server details refused: %2)").arg(probe.elapsedMs).arg(probe.infoError),
+                showTestResult(tr("\u2713 Connected in %1 ms (server details refused: %2)")
+                                   .arg(probe.elapsedMs)
+                                   .arg(probe.infoError),
                                Tone::Ok);
             } else {
-                showTestResult(tr("\u2713 Connected in %1 ms: Redis %2, %3").arg(probe.elapsedMs).arg(probe.version, probe.description),
+                showTestResult(tr("\u2713 Connected in %1 ms: Redis %2, %3")
+                                   .arg(probe.elapsedMs)
+                                   .arg(probe.version, probe.description),
                                Tone::Ok);
             }
             test->deleteLater();
@@ -332,7 +340,8 @@ void ConnectionManager::connectProfile()
     const auto profile = ProfileSettings(m_settings).profile(m_storedName);
     if (!profile)
         return;
-    m_resolver->resolve(*profile, typed, [this, profile = *profile](const std::optional<model::ConnectionOptions> &options) {
+    m_resolver->resolve(*profile, typed,
+                        [this, profile = *profile](const std::optional<model::ConnectionOptions> &options) {
         if (!options)
             return;
         Q_EMIT connectRequested(profile, *options);

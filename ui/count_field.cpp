@@ -4,7 +4,8 @@
 
 namespace sluice::ui {
 
-QSpinBox *countField(QWidget *parent, const QString &objectName, int minimum, int maximum, int value, const QString &suffix)
+QSpinBox *countField(QWidget *parent, const QString &objectName, int minimum, int maximum, int value,
+                     const QString &suffix)
 {
     auto *box = new QSpinBox(parent);
     box->setObjectName(objectName);

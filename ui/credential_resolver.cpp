@@ -25,14 +25,17 @@ CredentialResolver::CredentialResolver(model::SecretStore *store, QWidget *dialo
 
 void CredentialResolver::resolve(const model::ConnectionProfile &profile, const Typed &typed, Done done)
 {
-    model::readProfileSecrets(*m_store, profile, this, [this, profile, typed, done](const model::ProfileSecrets &secrets) {
+    model::readProfileSecrets(*m_store, profile, this,
+                              [this, profile, typed, done](const model::ProfileSecrets &secrets) {
         auto options = std::make_shared<model::ConnectionOptions>(profile.options);
         options->password = !typed.password.isEmpty() ? typed.password : secrets.password.value_or(QString());
-        options->keyPassphrase = !typed.keyPassphrase.isEmpty() ? typed.keyPassphrase : secrets.keyPassphrase.value_or(QString());
+        options->keyPassphrase
+            = !typed.keyPassphrase.isEmpty() ? typed.keyPassphrase : secrets.keyPassphrase.value_or(QString());
 
         const QString why = !profile.savePassword
             ? tr("Profile \u201c%1\u201d asks for its secrets each time.").arg(profile.name)
-            : tr("The keychain did not answer (%1), so nothing can be read from it or saved in it.").arg(secrets.keychainError);
+            : tr("The keychain did not answer (%1), so nothing can be read from it or saved in it.")
+                  .arg(secrets.keychainError);
         const bool mustAsk = !profile.savePassword || !secrets.keychainError.isEmpty();
         const bool askPassword = mustAsk && typed.password.isEmpty();
         const bool askPassphrase = mustAsk && typed.keyPassphrase.isEmpty() && !profile.options.keyFile.isEmpty()
@@ -42,7 +45,8 @@ void CredentialResolver::resolve(const model::ConnectionProfile &profile, const 
         auto passphraseStep = [this, options, why, askPassphrase, finish, done] {
             if (!askPassphrase)
                 return finish();
-            askFor(tr("Passphrase of the client key %1").arg(options->keyFile), why, [options, finish, done](std::optional<QString> answer) {
+            askFor(tr("Passphrase of the client key %1").arg(options->keyFile), why,
+                   [options, finish, done](std::optional<QString> answer) {
                 if (!answer)
                     return done(std::nullopt);
                 options->keyPassphrase = *answer;
@@ -61,7 +65,8 @@ void CredentialResolver::resolve(const model::ConnectionProfile &profile, const 
     });
 }
 
-void CredentialResolver::askFor(const QString &what, const QString &why, std::function<void(std::optional<QString>)> answer)
+void CredentialResolver::askFor(const QString &what, const QString &why,
+                                std::function<void(std::optional<QString>)> answer)
 {
     auto *prompt = new QInputDialog(m_dialogParent);
     prompt->setObjectName(QStringLiteral("secretPrompt"));

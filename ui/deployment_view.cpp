@@ -100,7 +100,8 @@ void DeploymentView::setSession(model::ConnectionSession *session)
     m_model->setNodes({});
     m_record->setText(tr("Reading the deployment\u2026"));
     // The library watch reads the status once connected, after reconnects and on a timer; show each reading.
-    connect(session->libraryWatch(), &model::LibraryWatch::checked, this, [this](const model::LibraryWatch::Report &report) {
+    connect(session->libraryWatch(), &model::LibraryWatch::checked, this,
+            [this](const model::LibraryWatch::Report &report) {
         if (!m_publishing)
             showStatus(report.status);
     });
@@ -130,16 +131,20 @@ void DeploymentView::showStatus(const model::DeploymentStatus &status)
     if (status.failure)
         m_record->setText(tr("Cannot read the deployment: %1").arg(status.failure->message));
     else if (record.version == 0)
-        m_record->setText(tr("<b>Nothing published yet.</b> Services cannot call the stored policies until a publish."));
+        m_record->setText(
+            tr("<b>Nothing published yet.</b> Services cannot call the stored policies until a publish."));
     else
-        m_record->setText(tr("<b>Published version %1</b> by %2 at %3 &middot; policies: %4 &middot; digest <tt>%5</tt>")
-                              .arg(record.version)
-                              .arg(record.publishedBy.toHtmlEscaped(),
-                                   QDateTime::fromMSecsSinceEpoch(record.publishedAtMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
-                                   QString::number(record.policyCount), QString::fromLatin1(record.digest)));
+        m_record->setText(
+            tr("<b>Published version %1</b> by %2 at %3 &middot; policies: %4 &middot; digest <tt>%5</tt>")
+                .arg(record.version)
+                .arg(record.publishedBy.toHtmlEscaped(),
+                     QDateTime::fromMSecsSinceEpoch(record.publishedAtMs)
+                         .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
+                     QString::number(record.policyCount), QString::fromLatin1(record.digest)));
     QStringList warnings;
     if (!status.failure && status.storedDiffers && record.version > 0)
-        warnings << tr("The stored policies differ from the published library: services keep the published limits until you publish.");
+        warnings << tr("The stored policies differ from the published library: services keep the published limits "
+                       "until you publish.");
     int drifted = 0;
     int volatileNodes = 0;
     for (const NodeLibrary &node : status.nodes) {
@@ -149,7 +154,8 @@ void DeploymentView::showStatus(const model::DeploymentStatus &status)
     if (record.version > 0 && drifted > 0)
         warnings << tr("Primaries not running the published library: %1. Publish again to restore it.").arg(drifted);
     if (volatileNodes > 0)
-        warnings << tr("Primaries without persistence (no RDB snapshots, no AOF): %1. A restart loses the library.").arg(volatileNodes);
+        warnings << tr("Primaries without persistence (no RDB snapshots, no AOF): %1. A restart loses the library.")
+                        .arg(volatileNodes);
     m_warning->setText(warnings.join(QLatin1Char('\n')));
     m_warning->setVisible(!warnings.isEmpty());
     m_model->setNodes(status.nodes);
@@ -160,7 +166,8 @@ void DeploymentView::publish()
     if (!m_session || m_publishing)
         return;
     const QPointer<model::ConnectionSession> session = m_session;
-    guardWrite(this, session->profile(), tr("compile the stored policies and load the library on every primary"), [this, session] {
+    guardWrite(this, session->profile(), tr("compile the stored policies and load the library on every primary"),
+               [this, session] {
         if (!session)
             return;
         m_publishing = true;
@@ -168,25 +175,31 @@ void DeploymentView::publish()
         m_model->startPublish(session->client()->primaries());
         m_status->setText(tr("Publishing\u2026"));
         model::LibraryPublisher(session->client(), session->profile().ns)
-            .publish(model::operatorIdentity(QStringLiteral("sluice")), this, [this, session](const model::PublishResult &result) {
-                m_publishing = false;
-                updateActions();
-                if (result.failure) {
-                    m_status->setText(tr("Nothing was published: %1").arg(result.failure->message));
-                    refresh();
-                    return;
-                }
-                int current = 0;
-                for (const NodeLibrary &node : result.nodes)
-                    current += node.state == NodeLibrary::State::Current;
-                m_status->setText(result.ok()
-                    ? tr("Published version %1 to every primary (%2).").arg(result.library.version).arg(result.nodes.size())
-                    : tr("Version %1 runs on %2 of %3 primaries; see each one's detail.").arg(result.library.version).arg(current)
-                          .arg(result.nodes.size()));
-                Q_EMIT published();
-                if (session)
-                    session->libraryWatch()->checkNow();
-            }, [this](const NodeLibrary &node) { m_model->setNodeResult(node); });
+            .publish(
+                model::operatorIdentity(QStringLiteral("sluice")), this,
+                [this, session](const model::PublishResult &result) {
+            m_publishing = false;
+            updateActions();
+            if (result.failure) {
+                m_status->setText(tr("Nothing was published: %1").arg(result.failure->message));
+                refresh();
+                return;
+            }
+            int current = 0;
+            for (const NodeLibrary &node : result.nodes)
+                current += node.state == NodeLibrary::State::Current;
+            m_status->setText(result.ok() ? tr("Published version %1 to every primary (%2).")
+                                                .arg(result.library.version)
+                                                .arg(result.nodes.size())
+                                          : tr("Version %1 runs on %2 of %3 primaries; see each one's detail.")
+                                                .arg(result.library.version)
+                                                .arg(current)
+                                                .arg(result.nodes.size()));
+            Q_EMIT published();
+            if (session)
+                session->libraryWatch()->checkNow();
+                },
+                [this](const NodeLibrary &node) { m_model->setNodeResult(node); });
     });
 }
 
@@ -207,12 +220,13 @@ void DeploymentView::dryRun()
             dialog->setAttribute(Qt::WA_DeleteOnClose);
             dialog->setWindowTitle(tr("Dry run: the library a publish would load"));
             auto *layout = new QVBoxLayout(dialog);
-            auto *intro = new QLabel(tr("Version %1 · digest <tt>%2</tt> · %3 bytes of Lua. Nothing was loaded; this is the "
-                                        "generated policy table.")
-                                         .arg(library.version)
-                                         .arg(QString::fromLatin1(library.digest))
-                                         .arg(library.source.size()),
-                                     dialog);
+            auto *intro
+                = new QLabel(tr("Version %1 · digest <tt>%2</tt> · %3 bytes of Lua. Nothing was loaded; this is the "
+                                "generated policy table.")
+                                 .arg(library.version)
+                                 .arg(QString::fromLatin1(library.digest))
+                                 .arg(library.source.size()),
+                             dialog);
             intro->setWordWrap(true);
             layout->addWidget(intro);
             auto *table = new QPlainTextEdit(QString::fromUtf8(library.table), dialog);

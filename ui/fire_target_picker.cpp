@@ -33,7 +33,8 @@ FireTargetPicker::FireTargetPicker(const QString &name, bool optional, QWidget *
     m_second = countField(this, name + QStringLiteral("Second"), 1, 1'000'000'000, 20);
     m_skewLabel = new QLabel(tr("Clock skew"), this);
     m_skew = countField(this, name + QStringLiteral("Skew"), 0, 3'600'000, 0, tr(" ms"));
-    m_skew->setToolTip(tr("The callers' clocks disagree by up to this much: connection k of C runs k \u00d7 skew / (C \u2212 1) ms ahead. "
+    m_skew->setToolTip(tr("The callers' clocks disagree by up to this much: connection k of C runs k \u00d7 skew / (C "
+                          "\u2212 1) ms ahead. "
                           "Only the ms bucket reads its callers' clocks."));
 
     auto *layout = new QGridLayout(this);
@@ -73,7 +74,8 @@ void FireTargetPicker::setPolicies(const QVector<model::Policy> &policies)
     if (!policies.isEmpty())
         m_choice->insertSeparator(m_choice->count());
     for (model::SeedLayout layout : seedLayouts)
-        m_choice->addItem(tr("seed script: %1").arg(model::seedLayoutName(layout)), seedTag + model::seedLayoutName(layout));
+        m_choice->addItem(tr("seed script: %1").arg(model::seedLayoutName(layout)),
+                          seedTag + model::seedLayoutName(layout));
     const int index = kept.isEmpty() ? -1 : m_choice->findData(kept);
     m_choice->setCurrentIndex(index >= 0 ? index : 0);
     showParameters();

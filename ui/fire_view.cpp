@@ -90,7 +90,8 @@ FireView::FireView(QWidget *parent)
     m_rampTo = rateBox(this, "fireRampTo", 1000, tr(" /s"));
     m_burst = countField(this, QStringLiteral("fireBurst"), 1, model::fire_limits::maxBurstSize, 50, tr(" calls"));
     m_every = countField(this, QStringLiteral("fireEvery"), 1, int(model::fire_limits::maxDurationMs), 1000, tr(" ms"));
-    m_pipeline = countField(this, QStringLiteral("firePipeline"), 1, model::fire_limits::maxPipeline, 16, tr(" in flight"));
+    m_pipeline
+        = countField(this, QStringLiteral("firePipeline"), 1, model::fire_limits::maxPipeline, 16, tr(" in flight"));
     m_connections = countField(this, QStringLiteral("fireConnections"), 1, model::fire_limits::maxConnections, 1);
     m_cost = countField(this, QStringLiteral("fireCost"), 1, 1'000'000'000, 1);
     m_duration = new QDoubleSpinBox(this);
@@ -164,7 +165,8 @@ FireView::FireView(QWidget *parent)
     formScroll->setFixedWidth(330);
     formScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
-    m_status = new QLabel(tr("Choose a target and press Fire. Test-fire keys are its own: no real subject's tokens are spent."), this);
+    m_status = new QLabel(
+        tr("Choose a target and press Fire. Test-fire keys are its own: no real subject's tokens are spent."), this);
     m_status->setObjectName(QStringLiteral("fireStatus"));
     m_status->setWordWrap(true);
     auto *results = new QVBoxLayout;
@@ -175,8 +177,10 @@ FireView::FireView(QWidget *parent)
         m_charts[i] = new TimeSeriesChart(this);
         m_charts[i]->setObjectName(QStringLiteral("fireChart%1").arg(i));
         // The model's curves first, as wide pale bands: the answers are drawn inside them when they agree.
-        m_charts[i]->addSeries({tr("expected allowed"), toneColor(Tone::Allowed), TimeSeriesChart::Axis::Left, true, false, 7});
-        m_charts[i]->addSeries({tr("expected rejected"), toneColor(Tone::Rejected), TimeSeriesChart::Axis::Left, true, false, 7});
+        m_charts[i]->addSeries(
+            {tr("expected allowed"), toneColor(Tone::Allowed), TimeSeriesChart::Axis::Left, true, false, 7});
+        m_charts[i]->addSeries(
+            {tr("expected rejected"), toneColor(Tone::Rejected), TimeSeriesChart::Axis::Left, true, false, 7});
         m_charts[i]->addSeries({tr("allowed"), toneColor(Tone::Allowed)});
         m_charts[i]->addSeries({tr("rejected"), toneColor(Tone::Rejected)});
         results->addWidget(m_chartTitles[i]);
@@ -186,13 +190,14 @@ FireView::FireView(QWidget *parent)
     m_charts[1]->hide();
     m_summary = new QTableWidget(0, SummaryColumns, this);
     m_summary->setObjectName(QStringLiteral("fireSummary"));
-    m_summary->setHorizontalHeaderLabels({tr("Target"), tr("Sent"), tr("Allowed (model)"), tr("Deviation"), tr("Rejected"),
-                                          tr("Errors"), tr("Rate/s")});
+    m_summary->setHorizontalHeaderLabels(
+        {tr("Target"), tr("Sent"), tr("Allowed (model)"), tr("Deviation"), tr("Rejected"), tr("Errors"), tr("Rate/s")});
     m_summary->verticalHeader()->hide();
     m_summary->setWordWrap(false);
     m_summary->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_summary->setSelectionMode(QAbstractItemView::NoSelection);
-    m_summary->setFixedHeight(m_summary->horizontalHeader()->sizeHint().height() + 2 * m_summary->verticalHeader()->defaultSectionSize() + 6);
+    m_summary->setFixedHeight(m_summary->horizontalHeader()->sizeHint().height()
+                              + 2 * m_summary->verticalHeader()->defaultSectionSize() + 6);
     setColumnWidths(m_summary, TargetColumn,
                     {{SentColumn, QStringLiteral("100,000")}, {AllowedColumn, QStringLiteral("10,000 (10,000)")},
                      {DeviationColumn, QStringLiteral("+10.00%")},
@@ -256,7 +261,8 @@ void FireView::showShapeFields()
     const auto shape = FireShape(m_shape->currentData().toInt());
     const bool numbered = FireSubjects(m_subjects->currentData().toInt()) != FireSubjects::One;
     m_form->setRowVisible(m_subjectCount, numbered);
-    m_form->setRowVisible(m_rate, shape == FireShape::Constant || shape == FireShape::Poisson || shape == FireShape::Ramp);
+    m_form->setRowVisible(m_rate,
+                          shape == FireShape::Constant || shape == FireShape::Poisson || shape == FireShape::Ramp);
     m_form->setRowVisible(m_rampTo, shape == FireShape::Ramp);
     m_form->setRowVisible(m_burst, shape == FireShape::Bursts);
     m_form->setRowVisible(m_every, shape == FireShape::Bursts);
@@ -299,7 +305,8 @@ bool FireView::start()
     }
     showError({});
     if (plan.realKeys) {
-        guardWrite(this, m_session->profile(), tr("fire test traffic at real subjects' buckets"), [this, plan] { startEngine(plan); });
+        guardWrite(this, m_session->profile(), tr("fire test traffic at real subjects' buckets"),
+                   [this, plan] { startEngine(plan); });
         return true;
     }
     startEngine(plan);
@@ -380,13 +387,19 @@ void FireView::showProgress()
     for (int target = 0; target < report.targetCount(); ++target) {
         const model::FireSummary s = report.summary(target);
         sent = std::max(sent, s.sent);
-        const QStringList cells{s.target, locale.toString(s.sent),
-                                QStringLiteral("%1 (%2)").arg(locale.toString(s.allowed), locale.toString(s.expectedAllowed)),
-                                QStringLiteral("%1%2%").arg(s.deviationPercent >= 0 ? QStringLiteral("+") : QString())
-                                    .arg(s.deviationPercent, 0, 'f', 2),
-                                locale.toString(s.rejected), locale.toString(s.errors), locale.toString(s.achievedRate, 'f', 1)};
+        const QStringList cells{
+            s.target,
+            locale.toString(s.sent),
+            QStringLiteral("%1 (%2)").arg(locale.toString(s.allowed), locale.toString(s.expectedAllowed)),
+            QStringLiteral("%1%2%")
+                .arg(s.deviationPercent >= 0 ? QStringLiteral("+") : QString())
+                .arg(s.deviationPercent, 0, 'f', 2),
+            locale.toString(s.rejected),
+            locale.toString(s.errors),
+            locale.toString(s.achievedRate, 'f', 1)};
         for (int column = 0; column < SummaryColumns; ++column) {
-            auto *item = new QTableWidgetItem(column == TargetColumn ? report.plan().targets.at(target).policy.name : cells.at(column));
+            auto *item = new QTableWidgetItem(column == TargetColumn ? report.plan().targets.at(target).policy.name
+                                                                     : cells.at(column));
             if (column != TargetColumn)
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             item->setToolTip(s.firstError.isEmpty() ? s.target : tr("%1\nFirst error: %2").arg(s.target, s.firstError));
@@ -412,15 +425,17 @@ void FireView::showFinished()
         for (int target = 0; target < report.targetCount(); ++target) {
             const model::FireSummary s = report.summary(target);
             lines << tr("%1: %2 of %3 calls allowed, the model expected %4 (%5%6%); %7/s achieved.")
-                         .arg(report.plan().targets.at(target).policy.name, locale.toString(s.allowed), locale.toString(s.sent),
-                              locale.toString(s.expectedAllowed), s.deviationPercent >= 0 ? QStringLiteral("+") : QString())
+                         .arg(report.plan().targets.at(target).policy.name, locale.toString(s.allowed),
+                              locale.toString(s.sent), locale.toString(s.expectedAllowed),
+                              s.deviationPercent >= 0 ? QStringLiteral("+") : QString())
                          .arg(s.deviationPercent, 0, 'f', 2)
                          .arg(locale.toString(s.achievedRate, 'f', 1));
             if (s.errors > 0)
                 lines.last() += tr(" %1 calls failed: %2").arg(locale.toString(s.errors), s.firstError);
         }
         const QByteArray keys = m_engine->keyPrefix();
-        lines << (keys.isEmpty() ? tr("Real keys were used.") : tr("Test-fire keys: %1* (they expire when idle).").arg(QString::fromUtf8(keys)));
+        lines << (keys.isEmpty() ? tr("Real keys were used.")
+                                 : tr("Test-fire keys: %1* (they expire when idle).").arg(QString::fromUtf8(keys)));
         m_status->setText(tr("Done. ") + lines.join(QLatin1Char('\n')));
     }
     updateActions();
@@ -455,7 +470,8 @@ QString FireView::errorText() const
 bool FireView::exportCsv(const QString &path, QString *error) const
 {
     QFile file(path);
-    if (!m_engine || !file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(m_engine->report().toCsv()) < 0) {
+    if (!m_engine || !file.open(QIODevice::WriteOnly | QIODevice::Truncate)
+        || file.write(m_engine->report().toCsv()) < 0) {
         *error = m_engine ? tr("Cannot write %1: %2").arg(path, file.errorString()) : tr("Nothing has been fired yet.");
         return false;
     }
@@ -464,7 +480,8 @@ bool FireView::exportCsv(const QString &path, QString *error) const
 
 void FireView::chooseExportFile()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save the run"), QStringLiteral("test-fire.csv"), tr("CSV files (*.csv)"));
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save the run"), QStringLiteral("test-fire.csv"),
+                                                      tr("CSV files (*.csv)"));
     if (path.isEmpty())
         return;
     QString error;

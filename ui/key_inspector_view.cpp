@@ -180,7 +180,9 @@ void KeyInspectorView::updateStatus()
     else if (scanner.atEnd() && scanner.primaries() == 1)
         text = tr("All %1 matching buckets shown (the whole keyspace scanned).").arg(shown);
     else if (scanner.atEnd())
-        text = tr("All %1 matching buckets shown (all %2 primaries scanned to the end).").arg(shown).arg(scanner.primaries());
+        text = tr("All %1 matching buckets shown (all %2 primaries scanned to the end).")
+                   .arg(shown)
+                   .arg(scanner.primaries());
     else if (m_model->rowCount() == 0)
         text = tr("Nothing matched yet in %1 SCAN steps; more keys to scan.").arg(scanner.steps());
     else
@@ -209,8 +211,9 @@ void KeyInspectorView::updateActions()
     const bool writable = m_session && !m_session->profile().readOnly;
     m_watch->setEnabled(selected);
     m_reset->setEnabled(selected && writable);
-    m_reset->setToolTip(m_session && !writable ? tr("This connection is read-only.")
-                                               : tr("Delete the selected bucket's key: it is full again at once (audited)."));
+    m_reset->setToolTip(m_session && !writable
+                            ? tr("This connection is read-only.")
+                            : tr("Delete the selected bucket's key: it is full again at once (audited)."));
 }
 
 void KeyInspectorView::resetSelected()
@@ -221,26 +224,28 @@ void KeyInspectorView::resetSelected()
     const model::FoundBucket bucket = m_model->bucket(row).bucket;
     const QString subject = QString::fromUtf8(bucket.subject);
     const QString what = tr("reset the bucket of \u201c%1\u201d under \u201c%2\u201d").arg(subject, bucket.policy);
-    const QString detail = tr("Its key is deleted, so the bucket is full at once: the subject's next calls are admitted "
-                              "up to the policy's capacity. The audit log records who reset it and the state it had.");
+    const QString detail
+        = tr("Its key is deleted, so the bucket is full at once: the subject's next calls are admitted "
+             "up to the policy's capacity. The audit log records who reset it and the state it had.");
     QPointer<model::ConnectionSession> session = m_session;
     confirmWrite(this, m_session->profile(), what, detail, [this, session, bucket, subject] {
         if (!session)
             return;
         m_status->setText(tr("Resetting the bucket of \u201c%1\u201d\u2026").arg(subject));
         model::resetBucket(session->client(), session->profile().ns, bucket.policy, bucket.subject,
-                           model::operatorIdentity(QStringLiteral("sluice")), this, [this, bucket, subject](const std::optional<model::Failure> &failure) {
-                               if (failure) {
-                                   showError(tr("Reset failed: %1").arg(failure->message));
-                                   updateStatus();
-                                   return;
-                               }
-                               showError({});
-                               m_notice = tr("The bucket of \u201c%1\u201d was reset; the History tab shows the entry.").arg(subject);
-                               m_model->reread(m_model->rowOf(bucket.key));
-                               updateStatus();
-                               Q_EMIT bucketReset();
-                           });
+                           model::operatorIdentity(QStringLiteral("sluice")), this,
+                           [this, bucket, subject](const std::optional<model::Failure> &failure) {
+            if (failure) {
+                showError(tr("Reset failed: %1").arg(failure->message));
+                updateStatus();
+                return;
+            }
+            showError({});
+            m_notice = tr("The bucket of \u201c%1\u201d was reset; the History tab shows the entry.").arg(subject);
+            m_model->reread(m_model->rowOf(bucket.key));
+            updateStatus();
+            Q_EMIT bucketReset();
+        });
     });
 }
 

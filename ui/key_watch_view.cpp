@@ -24,7 +24,16 @@ using model::SeedLayout;
 
 namespace {
 
-enum Column { KeyColumn, AlgorithmColumn, AvailableColumn, RejectedPerSecondColumn, AllowedColumn, RejectedColumn, FullInColumn, ColumnCount };
+enum Column {
+    KeyColumn,
+    AlgorithmColumn,
+    AvailableColumn,
+    RejectedPerSecondColumn,
+    AllowedColumn,
+    RejectedColumn,
+    FullInColumn,
+    ColumnCount
+};
 
 constexpr qint64 shownSpanMs = 60 * 1000; // a bucket changes within seconds: one minute, readings visible
 constexpr int seedRole = Qt::UserRole + 1; // the source combo: a seed layout, not a policy
@@ -275,7 +284,8 @@ void KeyWatchView::showReadings()
 
 void KeyWatchView::showRow(int row)
 {
-    const model::WatchedKey *key = m_watch ? m_watch->key(m_table->item(row, KeyColumn)->data(Qt::UserRole).toInt()) : nullptr;
+    const model::WatchedKey *key
+        = m_watch ? m_watch->key(m_table->item(row, KeyColumn)->data(Qt::UserRole).toInt()) : nullptr;
     if (!key)
         return;
     const QLocale locale;
@@ -285,14 +295,17 @@ void KeyWatchView::showRow(int row)
     if (key->samples.isEmpty())
         return;
     const model::KeySample &last = key->samples.last();
-    m_table->item(row, AvailableColumn)->setText(last.capacity >= 0 ? tr("%1 of %2").arg(locale.toString(last.level, 'f', 0), locale.toString(last.capacity, 'f', 0))
-                                                                    : locale.toString(last.level, 'g', 12));
+    m_table->item(row, AvailableColumn)
+        ->setText(last.capacity >= 0
+                      ? tr("%1 of %2").arg(locale.toString(last.level, 'f', 0), locale.toString(last.capacity, 'f', 0))
+                      : locale.toString(last.level, 'g', 12));
     if (key->layout)
         return; // the seed layouts count nothing more
     m_table->item(row, RejectedPerSecondColumn)->setText(locale.toString(last.rejectedPerSecond, 'f', 1));
     m_table->item(row, AllowedColumn)->setText(locale.toString(last.allowed));
     m_table->item(row, RejectedColumn)->setText(locale.toString(last.rejected));
-    m_table->item(row, FullInColumn)->setText(last.resetAfterMs <= 0 ? tr("full") : model::formatWait(last.resetAfterMs));
+    m_table->item(row, FullInColumn)
+        ->setText(last.resetAfterMs <= 0 ? tr("full") : model::formatWait(last.resetAfterMs));
 }
 
 void KeyWatchView::redrawChart()
@@ -301,19 +314,24 @@ void KeyWatchView::redrawChart()
     if (!key) {
         for (int series = 0; series < 3; ++series)
             m_chart->setPoints(series, {});
-        m_chartTitle->setText(m_watch && !m_watch->keys().isEmpty() ? tr("Select a watched bucket to chart it.")
-                                                                    : tr("Nothing is watched yet: name a policy and a subject above, "
-                                                                         "or use Watch subject on the Live tab's most rejected list."));
+        m_chartTitle->setText(m_watch && !m_watch->keys().isEmpty()
+                                  ? tr("Select a watched bucket to chart it.")
+                                  : tr("Nothing is watched yet: name a policy and a subject above, "
+                                       "or use Watch subject on the Live tab's most rejected list."));
         return;
     }
     if (!key->problem.isEmpty())
-        m_chartTitle->setText(QStringLiteral("<b>%1</b> \u2014 %2").arg(key->label().toHtmlEscaped(), key->problem.toHtmlEscaped()));
+        m_chartTitle->setText(
+            QStringLiteral("<b>%1</b> \u2014 %2").arg(key->label().toHtmlEscaped(), key->problem.toHtmlEscaped()));
     else if (key->layout)
-        m_chartTitle->setText(tr("<b>%1</b> \u2014 the value as the script stored it at its last call (this layout refills only "
-                                 "when called, and keeps no counts).").arg(key->label().toHtmlEscaped()));
+        m_chartTitle->setText(
+            tr("<b>%1</b> \u2014 the value as the script stored it at its last call (this layout refills only "
+               "when called, and keeps no counts).")
+                .arg(key->label().toHtmlEscaped()));
     else
-        m_chartTitle->setText(tr("<b>%1</b> \u2014 dots are readings; the pale line is the refill projected between them.")
-                                  .arg(key->label().toHtmlEscaped()));
+        m_chartTitle->setText(
+            tr("<b>%1</b> \u2014 dots are readings; the pale line is the refill projected between them.")
+                .arg(key->label().toHtmlEscaped()));
     if (key->samples.isEmpty())
         return;
     const qint64 until = key->samples.last().timeMs;
@@ -328,7 +346,10 @@ void KeyWatchView::redrawChart()
             rejected << QPointF(sample.timeMs, sample.rejectedPerSecond);
     }
     m_chart->setPoints(0, levels);
-    m_chart->setPoints(1, key->layout ? QVector<QPointF>() : model::projectedLevel(key->algorithm, key->samples, from, until + m_watch->intervalMs()));
+    m_chart->setPoints(1,
+                       key->layout
+                           ? QVector<QPointF>()
+                           : model::projectedLevel(key->algorithm, key->samples, from, until + m_watch->intervalMs()));
     m_chart->setPoints(2, rejected);
     m_chart->setTimeWindow(from, until + m_watch->intervalMs());
 }

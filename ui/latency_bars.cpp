@@ -65,8 +65,9 @@ void LatencyBars::paintEvent(QPaintEvent *)
         painter.drawText(under, Qt::AlignHCenter | Qt::AlignTop, stepLabel(bar.toUs));
         if (bar.count > 0) {
             const QRect above(column.left() - slot / 8, column.top() - labelHeight, slot, labelHeight);
-            painter.drawText(above, Qt::AlignHCenter | Qt::AlignBottom,
-                             QStringLiteral("%1%").arg(100.0 * bar.count / m_count, 0, 'f', bar.count * 1000 < m_count ? 2 : 0));
+            painter.drawText(
+                above, Qt::AlignHCenter | Qt::AlignBottom,
+                QStringLiteral("%1%").arg(100.0 * bar.count / m_count, 0, 'f', bar.count * 1000 < m_count ? 2 : 0));
         }
     }
 }

@@ -194,7 +194,8 @@ void MainWindow::publishLibrary()
 void MainWindow::showLibraryReport(const model::LibraryWatch::Report &report)
 {
     const QStringList problems = report.problems();
-    m_driftBanner->setText(tr("<b>Limiter library drift</b><br>%1").arg(problems.join(QStringLiteral("<br>")).toHtmlEscaped()));
+    m_driftBanner->setText(
+        tr("<b>Limiter library drift</b><br>%1").arg(problems.join(QStringLiteral("<br>")).toHtmlEscaped()));
     m_driftBanner->setVisible(report.drift());
 }
 
@@ -203,7 +204,9 @@ void MainWindow::setMonitor(ServerMonitor *monitor)
     if (m_monitor)
         disconnect(m_monitor, nullptr, this, nullptr);
     m_monitor = monitor;
-    setWindowTitle(tr("Sluice \u2014 %1").arg(m_session && m_session->monitor() == monitor ? m_session->label() : monitor->targetLabel()));
+    setWindowTitle(
+        tr("Sluice \u2014 %1")
+            .arg(m_session && m_session->monitor() == monitor ? m_session->label() : monitor->targetLabel()));
     m_overview->setMonitor(monitor);
     connect(monitor, &ServerMonitor::healthChanged, this, &MainWindow::showHealth);
     connect(monitor, &ServerMonitor::statusChanged, this, &MainWindow::showStatus);
@@ -257,12 +260,15 @@ void MainWindow::showNodeStates()
         ready += node.ready;
         lines << QStringLiteral("%1 %2: %3%4")
                      .arg(node.primary ? tr("primary") : tr("node"), node.node, node.state,
-                          node.ready || node.lastError.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(node.lastError));
+                          node.ready || node.lastError.isEmpty() ? QString()
+                                                                 : QStringLiteral(" (%1)").arg(node.lastError));
     }
-    m_nodesLabel->setText(nodes.size() > 1 && ready < nodes.size() ? tr("%1 of %2 nodes ready").arg(ready).arg(nodes.size()) : QString());
+    m_nodesLabel->setText(
+        nodes.size() > 1 && ready < nodes.size() ? tr("%1 of %2 nodes ready").arg(ready).arg(nodes.size()) : QString());
     m_nodesLabel->setVisible(!m_nodesLabel->text().isEmpty());
     const QString problem = m_monitor ? m_monitor->problem() : QString();
-    m_stateLabel->setToolTip(((problem.isEmpty() ? QStringList() : QStringList{problem}) + lines).join(QLatin1Char('\n')));
+    m_stateLabel->setToolTip(
+        ((problem.isEmpty() ? QStringList() : QStringList{problem}) + lines).join(QLatin1Char('\n')));
 }
 
 void MainWindow::showStatus(const ServerStatus &status)

@@ -35,8 +35,8 @@ struct WindowUnit {
     const char *name;
 };
 // The units the window is typed in; milliseconds is the custom window.
-constexpr WindowUnit windowUnits[] = {{1'000, "seconds"}, {60'000, "minutes"}, {3'600'000, "hours"}, {86'400'000, "days"},
-                                      {1, "milliseconds"}};
+constexpr WindowUnit windowUnits[]
+    = {{1'000, "seconds"}, {60'000, "minutes"}, {3'600'000, "hours"}, {86'400'000, "days"}, {1, "milliseconds"}};
 
 QString trEditor(const char *text)
 {
@@ -171,7 +171,8 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
     m_burstRow = fieldWithError(m_burst, m_burstError);
     form->addRow(m_burstLabel, m_burstRow);
 
-    m_shadow = named(new QCheckBox(tr("Shadow mode: count rejections, but let every request pass"), this), "shadowCheck");
+    m_shadow
+        = named(new QCheckBox(tr("Shadow mode: count rejections, but let every request pass"), this), "shadowCheck");
     form->addRow(QString(), m_shadow);
 
     m_description = named(new QLineEdit(this), "descriptionEdit");
@@ -226,10 +227,11 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
         m_burst->clear();
     }
     if (!m_writable) {
-        for (QWidget *field : {static_cast<QWidget *>(m_name), static_cast<QWidget *>(m_algorithm), static_cast<QWidget *>(m_limit),
-                               static_cast<QWidget *>(m_windowCount), static_cast<QWidget *>(m_windowUnit),
-                               static_cast<QWidget *>(m_burst), static_cast<QWidget *>(m_shadow),
-                               static_cast<QWidget *>(m_description), static_cast<QWidget *>(m_useSlidingWindow)})
+        for (QWidget *field :
+             {static_cast<QWidget *>(m_name), static_cast<QWidget *>(m_algorithm), static_cast<QWidget *>(m_limit),
+              static_cast<QWidget *>(m_windowCount), static_cast<QWidget *>(m_windowUnit),
+              static_cast<QWidget *>(m_burst), static_cast<QWidget *>(m_shadow), static_cast<QWidget *>(m_description),
+              static_cast<QWidget *>(m_useSlidingWindow)})
             field->setEnabled(false);
         m_saveButton->setToolTip(tr("This connection is read-only."));
     }
@@ -276,13 +278,17 @@ void PolicyEditor::algorithmChanged()
         const char *burst; // nullptr: the algorithm has no burst
     };
     static const Wording wordings[] = {
-        {Algorithm::TokenBucket, QT_TR_NOOP("Refill"), QT_TR_NOOP("a bucket of tokens that refills continuously"), QT_TR_NOOP("Burst (bucket size)")},
-        {Algorithm::Gcra, QT_TR_NOOP("Rate"), QT_TR_NOOP("evenly spaced requests, stored as one timestamp"), QT_TR_NOOP("Burst")},
-        {Algorithm::LeakyBucket, QT_TR_NOOP("Drain"), QT_TR_NOOP("a queue; admitted requests are told how long to wait"), QT_TR_NOOP("Queue size")},
+        {Algorithm::TokenBucket, QT_TR_NOOP("Refill"), QT_TR_NOOP("a bucket of tokens that refills continuously"),
+         QT_TR_NOOP("Burst (bucket size)")},
+        {Algorithm::Gcra, QT_TR_NOOP("Rate"), QT_TR_NOOP("evenly spaced requests, stored as one timestamp"),
+         QT_TR_NOOP("Burst")},
+        {Algorithm::LeakyBucket, QT_TR_NOOP("Drain"),
+         QT_TR_NOOP("a queue; admitted requests are told how long to wait"), QT_TR_NOOP("Queue size")},
         {Algorithm::FixedWindow, QT_TR_NOOP("Limit"), QT_TR_NOOP("a counter per clock-aligned window"), nullptr},
         {Algorithm::SlidingLog, QT_TR_NOOP("Limit"), QT_TR_NOOP("exact: one entry per admitted request"), nullptr},
         {Algorithm::SlidingWindow, QT_TR_NOOP("Limit"), QT_TR_NOOP("weighted current and previous window"), nullptr},
-        {Algorithm::Concurrency, QT_TR_NOOP("Leases at once"), QT_TR_NOOP("requests in flight; each holds a lease until released"), nullptr},
+        {Algorithm::Concurrency, QT_TR_NOOP("Leases at once"),
+         QT_TR_NOOP("requests in flight; each holds a lease until released"), nullptr},
     };
     const auto algorithm = static_cast<Algorithm>(m_algorithm->currentData().toInt());
     for (const Wording &wording : wordings) {
@@ -317,13 +323,15 @@ std::optional<Policy> PolicyEditor::readForm(FieldErrors *errors) const
     if (const auto count = parseWhole(m_windowCount->text(), 1, limits::maxWindowMs / unit, &errors->window))
         policy.windowMs = *count * unit;
     if (!errors->window.isEmpty() && errors->window.startsWith(tr("at most")))
-        errors->window = tr("at most one week (%1 %2)").arg(limits::maxWindowMs / unit).arg(m_windowUnit->currentText());
+        errors->window
+            = tr("at most one week (%1 %2)").arg(limits::maxWindowMs / unit).arg(m_windowUnit->currentText());
     if (algorithmUsesBurst(policy.algorithm) && !m_burst->text().trimmed().isEmpty()) {
         if (const auto burst = parseWhole(m_burst->text(), 1, limits::maxBurst, &errors->burst))
             policy.burst = *burst;
     }
     if (policy.description.size() > limits::maxDescriptionLength)
-        errors->description = tr("at most %1 characters (this is %2)").arg(limits::maxDescriptionLength).arg(policy.description.size());
+        errors->description
+            = tr("at most %1 characters (this is %2)").arg(limits::maxDescriptionLength).arg(policy.description.size());
     if (errors->any())
         return std::nullopt;
     // What only the whole policy can tell (products that must stay exact, stored entries).
@@ -368,7 +376,8 @@ void PolicyEditor::revalidate()
         linted.limit = 1;
         linted.windowMs = 1000;
     }
-    m_summary->setText(policy ? model::describePolicy(*policy) : tr("Fix the fields marked in red to see what this policy does."));
+    m_summary->setText(policy ? model::describePolicy(*policy)
+                              : tr("Fix the fields marked in red to see what this policy does."));
     QStringList warnings;
     for (const model::PolicyWarning &warning : model::lintPolicy(linted, policy ? m_typicalCost->value() : 1))
         warnings << QStringLiteral("\u26a0 ") + warning.message.toHtmlEscaped();
@@ -394,15 +403,17 @@ void PolicyEditor::save()
     }
     PolicyDiffDialog::Content content;
     content.title = tr("Save policy");
-    content.intro = m_base ? tr("Save these changes to \u201c%1\u201d (version %2)?").arg(m_base->name).arg(m_base->version)
-                           : tr("Create policy \u201c%1\u201d?").arg(policy->name);
+    content.intro = m_base
+        ? tr("Save these changes to \u201c%1\u201d (version %2)?").arg(m_base->name).arg(m_base->version)
+        : tr("Create policy \u201c%1\u201d?").arg(policy->name);
     content.beforeLabel = m_base ? tr("Stored (version %1)").arg(m_base->version) : tr("Stored");
     content.afterLabel = tr("After saving");
     content.changes = model::diffPolicies(m_base ? &*m_base : nullptr, &*policy);
     if (renamed)
-        content.warning = tr("Renaming creates \u201c%1\u201d with empty buckets and deletes \u201c%2\u201d. Services that call "
-                             "\u201c%2\u201d are refused as an unknown policy once the library is published.")
-                              .arg(policy->name, m_base->name);
+        content.warning
+            = tr("Renaming creates \u201c%1\u201d with empty buckets and deletes \u201c%2\u201d. Services that call "
+                 "\u201c%2\u201d are refused as an unknown policy once the library is published.")
+                  .arg(policy->name, m_base->name);
     content.confirmText = tr("Save");
     auto *diff = new PolicyDiffDialog(content, this);
     diff->setAttribute(Qt::WA_DeleteOnClose);
@@ -419,7 +430,8 @@ void PolicyEditor::commit(const Policy &policy)
     changes.append({model::PolicyChange::Kind::Put, policy, renamed || !m_base ? 0 : m_base->version});
     if (renamed)
         changes.append({model::PolicyChange::Kind::Delete, *m_base, m_base->version});
-    const QString what = m_base ? tr("save policy \u201c%1\u201d").arg(policy.name) : tr("create policy \u201c%1\u201d").arg(policy.name);
+    const QString what = m_base ? tr("save policy \u201c%1\u201d").arg(policy.name)
+                                : tr("create policy \u201c%1\u201d").arg(policy.name);
     setSaveError(QString());
     commitPolicyChanges(this, m_session, what, changes, [this, policy](const model::PolicyStore::CommitResult &result) {
         if (result.failure && result.failure->kind == model::Failure::Kind::Conflict) {
@@ -444,39 +456,42 @@ void PolicyEditor::showConflict(const Policy &mine)
     model::PolicyStore(m_session->client(), m_session->profile().ns)
         .read(storedName, this, [this, mine](const model::PolicyStore::ReadResult &stored) {
             if (stored.failure) {
-                setSaveError(tr("Someone saved in between, and reading their version failed: %1").arg(stored.failure->message));
+                setSaveError(
+                    tr("Someone saved in between, and reading their version failed: %1").arg(stored.failure->message));
                 return;
             }
             auto *dialog = new ConflictDialog(m_base, stored.policy, mine, this);
             dialog->setAttribute(Qt::WA_DeleteOnClose);
-            connect(dialog, &ConflictDialog::chosen, this, [this, mine, theirs = stored.policy](ConflictDialog::Choice choice) {
-                switch (choice) {
-                case ConflictDialog::Choice::Reload:
-                    if (!theirs) {
-                        reject();
-                        return;
-                    }
-                    m_base = theirs;
-                    loadPolicy(*theirs);
-                    setSaveError(QString());
-                    break;
-                case ConflictDialog::Choice::Overwrite:
-                    m_base = theirs;
-                    if (!theirs)
-                        m_takenNames.removeAll(mine.name);
-                    commit(mine);
-                    break;
-                case ConflictDialog::Choice::KeepEditing:
-                    // The next save is compared with, and based on, their version.
-                    m_base = theirs;
-                    setSaveError(theirs ? tr("Your next save replaces version %1 by %2.").arg(theirs->version).arg(theirs->updatedBy)
-                                        : tr("The policy was deleted; your next save creates it again."));
-                    break;
+            connect(dialog, &ConflictDialog::chosen, this,
+                    [this, mine, theirs = stored.policy](ConflictDialog::Choice choice) {
+            switch (choice) {
+            case ConflictDialog::Choice::Reload:
+                if (!theirs) {
+                    reject();
+                    return;
                 }
-                if (m_base)
-                    m_takenNames.removeAll(m_base->name);
-                setWindowTitle(m_base ? tr("Policy \u201c%1\u201d").arg(m_base->name) : tr("New policy"));
-                revalidate();
+                m_base = theirs;
+                loadPolicy(*theirs);
+                setSaveError(QString());
+                break;
+            case ConflictDialog::Choice::Overwrite:
+                m_base = theirs;
+                if (!theirs)
+                    m_takenNames.removeAll(mine.name);
+                commit(mine);
+                break;
+            case ConflictDialog::Choice::KeepEditing:
+                // The next save is compared with, and based on, their version.
+                m_base = theirs;
+                setSaveError(
+                    theirs ? tr("Your next save replaces version %1 by %2.").arg(theirs->version).arg(theirs->updatedBy)
+                           : tr("The policy was deleted; your next save creates it again."));
+                break;
+            }
+            if (m_base)
+                m_takenNames.removeAll(m_base->name);
+            setWindowTitle(m_base ? tr("Policy \u201c%1\u201d").arg(m_base->name) : tr("New policy"));
+            revalidate();
             });
             dialog->open();
         });

@@ -74,8 +74,10 @@ PolicyHistoryView::PolicyHistoryView(QWidget *parent)
     m_status->setWordWrap(true);
     layout->addWidget(m_status);
 
-    connect(m_policyFilter->lineEdit(), &QLineEdit::editingFinished, this, [this] { showPolicy(m_policyFilter->currentText().trimmed()); });
-    connect(m_policyFilter, &QComboBox::activated, this, [this] { showPolicy(m_policyFilter->currentText().trimmed()); });
+    connect(m_policyFilter->lineEdit(), &QLineEdit::editingFinished, this,
+            [this] { showPolicy(m_policyFilter->currentText().trimmed()); });
+    connect(m_policyFilter, &QComboBox::activated, this,
+            [this] { showPolicy(m_policyFilter->currentText().trimmed()); });
     connect(m_refresh, &QPushButton::clicked, this, &PolicyHistoryView::refresh);
     connect(m_compare, &QPushButton::clicked, this, &PolicyHistoryView::compareSelected);
     connect(m_rollback, &QPushButton::clicked, this, &PolicyHistoryView::rollBackSelected);
@@ -133,8 +135,10 @@ void PolicyHistoryView::refresh()
             const QString notice = std::exchange(m_notice, QString());
             m_status->setText((notice.isEmpty() ? QString() : notice + QLatin1Char(' '))
                               + (read.entries.isEmpty() ? tr("No history for %1.").arg(scope)
-                              : read.complete ? tr("Entries for %1: %2").arg(scope).arg(read.entries.size())
-                                              : tr("The newest entries for %1: %2 (older ones are not shown)").arg(scope).arg(read.entries.size())));
+                                     : read.complete    ? tr("Entries for %1: %2").arg(scope).arg(read.entries.size())
+                                                        : tr("The newest entries for %1: %2 (older ones are not shown)")
+                                                           .arg(scope)
+                                                           .arg(read.entries.size())));
         });
 }
 
@@ -171,15 +175,21 @@ void PolicyHistoryView::compareSelected()
     content.title = tr("Compare versions");
     if (rows.size() == 1) {
         const model::AuditEntry &entry = m_model->entry(rows.first());
-        content.intro = tr("What %1 changed in \u201c%2\u201d (%3, version %4).").arg(entry.who, entry.policy, entry.action).arg(entry.version);
+        content.intro = tr("What %1 changed in \u201c%2\u201d (%3, version %4).")
+                            .arg(entry.who, entry.policy, entry.action)
+                            .arg(entry.version);
         content.beforeLabel = tr("Before");
         content.afterLabel = tr("After");
-        content.changes = model::diffPolicies(entry.before ? &*entry.before : nullptr, entry.after ? &*entry.after : nullptr);
+        content.changes
+            = model::diffPolicies(entry.before ? &*entry.before : nullptr, entry.after ? &*entry.after : nullptr);
     } else if (rows.size() == 2) {
         // Rows are newest first: the lower row is the older version.
         const model::AuditEntry &newer = m_model->entry(rows.at(0));
         const model::AuditEntry &older = m_model->entry(rows.at(1));
-        content.intro = tr("\u201c%1\u201d: version %2 against version %3.").arg(newer.policy).arg(older.version).arg(newer.version);
+        content.intro = tr("\u201c%1\u201d: version %2 against version %3.")
+                            .arg(newer.policy)
+                            .arg(older.version)
+                            .arg(newer.version);
         content.beforeLabel = tr("Version %1 (%2)").arg(older.version).arg(older.action);
         content.afterLabel = tr("Version %1 (%2)").arg(newer.version).arg(newer.action);
         const auto &from = entryVersion(older);
@@ -209,16 +219,25 @@ void PolicyHistoryView::rollBackSelected()
             }
             const model::Policy &target = *entry.after;
             if (stored.policy && stored.policy->sameDefinition(target)) {
-                m_status->setText(tr("\u201c%1\u201d already has the definition of version %2.").arg(entry.policy).arg(entry.version));
+                m_status->setText(tr("\u201c%1\u201d already has the definition of version %2.")
+                                      .arg(entry.policy)
+                                      .arg(entry.version));
                 return;
             }
             PolicyDiffDialog::Content content;
             content.title = tr("Roll back");
             content.intro = stored.policy
-                ? tr("Roll \u201c%1\u201d back from version %2 to the definition of version %3? The rollback is saved as a new version "
-                     "and audited.").arg(entry.policy).arg(stored.policy->version).arg(entry.version)
-                : tr("\u201c%1\u201d is deleted. Recreate it with the definition of version %2?").arg(entry.policy).arg(entry.version);
-            content.beforeLabel = stored.policy ? tr("Stored (version %1)").arg(stored.policy->version) : tr("Stored (deleted)");
+                ? tr("Roll \u201c%1\u201d back from version %2 to the definition of version %3? The rollback is saved "
+                     "as a new version "
+                     "and audited.")
+                      .arg(entry.policy)
+                      .arg(stored.policy->version)
+                      .arg(entry.version)
+                : tr("\u201c%1\u201d is deleted. Recreate it with the definition of version %2?")
+                      .arg(entry.policy)
+                      .arg(entry.version);
+            content.beforeLabel
+                = stored.policy ? tr("Stored (version %1)").arg(stored.policy->version) : tr("Stored (deleted)");
             content.afterLabel = tr("Version %1").arg(entry.version);
             content.changes = model::diffPolicies(stored.policy ? &*stored.policy : nullptr, &target);
             content.confirmText = tr("Roll back");
@@ -229,13 +248,16 @@ void PolicyHistoryView::rollBackSelected()
                 if (!m_session)
                     return;
                 model::PolicyChange change{model::PolicyChange::Kind::Put, target, expected, entry.version};
-                commitPolicyChanges(this, m_session, tr("roll \u201c%1\u201d back to version %2").arg(entry.policy).arg(entry.version),
-                                    {change}, [this, entry](const model::PolicyStore::CommitResult &result) {
-                    m_notice = !result.failure ? tr("Rolled \u201c%1\u201d back to version %2.").arg(entry.policy).arg(entry.version)
-                                                      : tr("Not rolled back: %1").arg(result.failure->message);
-                    if (!result.failure)
-                        Q_EMIT changed();
-                    refresh();
+                commitPolicyChanges(this, m_session,
+                                    tr("roll \u201c%1\u201d back to version %2").arg(entry.policy).arg(entry.version),
+                                    {change},
+                                    [this, entry](const model::PolicyStore::CommitResult &result) {
+                m_notice = !result.failure
+                    ? tr("Rolled \u201c%1\u201d back to version %2.").arg(entry.policy).arg(entry.version)
+                    : tr("Not rolled back: %1").arg(result.failure->message);
+                if (!result.failure)
+                    Q_EMIT changed();
+                refresh();
                 });
             });
             dialog->open();

@@ -79,7 +79,9 @@ void PolicyImportDialog::loadFile(const QString &path)
     if (file.size() > largestPolicyFile) {
         m_source->setText(path);
         showProblems(tr("This is not a policy file; nothing will change."),
-                     {tr("the file holds %1 bytes, more than the %2 a policy file may have").arg(file.size()).arg(largestPolicyFile)});
+                     {tr("the file holds %1 bytes, more than the %2 a policy file may have")
+                          .arg(file.size())
+                          .arg(largestPolicyFile)});
         return;
     }
     loadJson(file.readAll(), path);
@@ -94,7 +96,8 @@ void PolicyImportDialog::loadJson(const QByteArray &json, const QString &source)
         QStringList problems;
         for (const model::PolicyError &error : m_file.errors)
             problems << error.toString();
-        showProblems(tr("Problems in the file: %1; nothing will change until they are fixed.").arg(problems.size()), problems);
+        showProblems(tr("Problems in the file: %1; nothing will change until they are fixed.").arg(problems.size()),
+                     problems);
         return;
     }
     readStoredAndPlan();
@@ -121,15 +124,17 @@ void PolicyImportDialog::readStoredAndPlan(const QString &notice)
     m_summary->setText(tr("Comparing with the stored policies\u2026"));
     m_summary->setStyleSheet(QString());
     m_apply->setEnabled(false);
-    model::PolicyStore(m_session->client(), m_session->profile().ns).list(this, [this](const model::PolicyStore::ListResult &listed) {
-        if (listed.failure) {
-            showProblems(tr("Cannot compare with the stored policies; nothing will change."), {listed.failure->message});
-            return;
-        }
-        m_stored = listed.policies;
-        m_planned = true;
-        showPlan();
-    });
+    model::PolicyStore(m_session->client(), m_session->profile().ns)
+        .list(this, [this](const model::PolicyStore::ListResult &listed) {
+            if (listed.failure) {
+                showProblems(tr("Cannot compare with the stored policies; nothing will change."),
+                             {listed.failure->message});
+                return;
+            }
+            m_stored = listed.policies;
+            m_planned = true;
+            showPlan();
+        });
 }
 
 void PolicyImportDialog::showPlan()
@@ -170,12 +175,13 @@ void PolicyImportDialog::showPlan()
     for (const QString &name : std::as_const(m_plan.unchanged))
         addRow(name, tr("unchanged"), QString());
     m_summary->setStyleSheet(QString());
-    m_summary->setText((m_notice.isEmpty() ? QString() : m_notice + QLatin1Char('\n')) + (m_plan.isEmpty() ? tr("The stored policies already match the file: nothing to do.")
-                                        : tr("%1 to create, %2 to update, %3 to delete, %4 unchanged.")
-                                              .arg(m_plan.created.size())
-                                              .arg(m_plan.updated.size())
-                                              .arg(m_plan.deleted.size())
-                                              .arg(m_plan.unchanged.size())));
+    m_summary->setText((m_notice.isEmpty() ? QString() : m_notice + QLatin1Char('\n'))
+                       + (m_plan.isEmpty() ? tr("The stored policies already match the file: nothing to do.")
+                                           : tr("%1 to create, %2 to update, %3 to delete, %4 unchanged.")
+                                                 .arg(m_plan.created.size())
+                                                 .arg(m_plan.updated.size())
+                                                 .arg(m_plan.deleted.size())
+                                                 .arg(m_plan.unchanged.size())));
     m_apply->setEnabled(canApply());
 }
 

@@ -63,8 +63,13 @@ PolicyLiveView::PolicyLiveView(QWidget *parent)
                              {tr("6 hours"), 6 * hour}, {tr("24 hours"), 24 * hour}}, hour);
     m_span = new QComboBox(this);
     m_span->setObjectName(QStringLiteral("liveSpan"));
-    addChoices(m_span, {{tr("last minute"), minute}, {tr("last 5 minutes"), 5 * minute}, {tr("last 15 minutes"), 15 * minute},
-                        {tr("last hour"), hour}, {tr("last 24 hours"), 24 * hour}}, 5 * minute);
+    addChoices(m_span,
+               {{tr("last minute"), minute},
+                {tr("last 5 minutes"), 5 * minute},
+                {tr("last 15 minutes"), 15 * minute},
+                {tr("last hour"), hour},
+                {tr("last 24 hours"), 24 * hour}},
+               5 * minute);
     m_pause = new QPushButton(tr("Pause"), this);
     m_pause->setObjectName(QStringLiteral("livePause"));
     m_pause->setCheckable(true);
@@ -165,7 +170,8 @@ PolicyLiveView::PolicyLiveView(QWidget *parent)
     connect(m_chart, &TimeSeriesChart::zoomChanged, m_resetZoom, &QPushButton::setEnabled);
     connect(png, &QPushButton::clicked, this, [this] { chooseExportFile(true); });
     connect(csv, &QPushButton::clicked, this, [this] { chooseExportFile(false); });
-    connect(m_top, &QTableWidget::itemSelectionChanged, this, [this] { m_watch->setEnabled(!m_top->selectedItems().isEmpty()); });
+    connect(m_top, &QTableWidget::itemSelectionChanged, this,
+            [this] { m_watch->setEnabled(!m_top->selectedItems().isEmpty()); });
     connect(m_watch, &QPushButton::clicked, this, [this] {
         const QList<QTableWidgetItem *> selected = m_top->selectedItems();
         if (!selected.isEmpty())
@@ -303,9 +309,10 @@ void PolicyLiveView::showTop(const model::TopRejected &top)
         const model::RejectedSubject &subject = top.subjects.at(row);
         auto *name = new QTableWidgetItem(QString::fromUtf8(subject.subject));
         name->setData(Qt::UserRole, subject.subject);
-        auto *count = new QTableWidgetItem(subject.overestimate > 0
-                                               ? tr("%1 (\u2264%2 over)").arg(locale.toString(subject.rejections), locale.toString(subject.overestimate))
-                                               : locale.toString(subject.rejections));
+        auto *count = new QTableWidgetItem(subject.overestimate > 0 ? tr("%1 (\u2264%2 over)")
+                                                                          .arg(locale.toString(subject.rejections),
+                                                                               locale.toString(subject.overestimate))
+                                                                    : locale.toString(subject.rejections));
         count->setData(Qt::UserRole, subject.rejections);
         count->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         m_top->setItem(row, 0, name);

@@ -103,7 +103,8 @@ PolicyPanel::PolicyPanel(QWidget *parent)
     connect(m_delete, &QPushButton::clicked, this, &PolicyPanel::deleteSelected);
     connect(m_history, &QPushButton::clicked, this, [this] { Q_EMIT historyRequested(selectedName()); });
     connect(m_import, &QPushButton::clicked, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Import policies"), QString(), tr("Policy files (*.json);;All files (*)"));
+        const QString path = QFileDialog::getOpenFileName(this, tr("Import policies"), QString(),
+                                                          tr("Policy files (*.json);;All files (*)"));
         if (!path.isEmpty())
             importFile(path);
     });
@@ -149,20 +150,22 @@ void PolicyPanel::refresh()
     if (!m_session || m_refreshing)
         return;
     m_refreshing = true;
-    model::PolicyStore(m_session->client(), m_session->profile().ns).list(this, [this](const model::PolicyStore::ListResult &listed) {
-        m_refreshing = false;
-        if (listed.failure) {
-            // Keep showing what was last read; say why it may be stale.
-            m_status->setText(tr("Cannot read the policies: %1").arg(listed.failure->message));
-            m_status->setStyleSheet(textStyle(Tone::Error));
-            return;
-        }
-        m_model->setPolicies(listed.policies);
-        m_status->setStyleSheet(QString());
-        m_status->setText(m_model->rowCount() == 0 ? tr("No policies yet. Create one with New\u2026 or import a policy file.")
-                                                   : tr("Policies: %1").arg(m_model->rowCount()));
-        updateActions();
-    });
+    model::PolicyStore(m_session->client(), m_session->profile().ns)
+        .list(this, [this](const model::PolicyStore::ListResult &listed) {
+            m_refreshing = false;
+            if (listed.failure) {
+                // Keep showing what was last read; say why it may be stale.
+                m_status->setText(tr("Cannot read the policies: %1").arg(listed.failure->message));
+                m_status->setStyleSheet(textStyle(Tone::Error));
+                return;
+            }
+            m_model->setPolicies(listed.policies);
+            m_status->setStyleSheet(QString());
+            m_status->setText(m_model->rowCount() == 0
+                                  ? tr("No policies yet. Create one with New\u2026 or import a policy file.")
+                                  : tr("Policies: %1").arg(m_model->rowCount()));
+            updateActions();
+        });
 }
 
 void PolicyPanel::showLibraryReport(const model::LibraryWatch::Report &report)
@@ -173,10 +176,12 @@ void PolicyPanel::showLibraryReport(const model::LibraryWatch::Report &report)
         m_publishWarning->hide();
         return;
     }
-    m_publishWarning->setText(published.version == 0
-        ? tr("No library has been published yet: services cannot call these policies. <a href=\"publish\">Publish\u2026</a>")
-        : tr("The stored policies differ from the published library (version %1): services keep the published limits "
-             "until you publish. <a href=\"publish\">Publish\u2026</a>").arg(published.version));
+    m_publishWarning->setText(published.version == 0 ? tr("No library has been published yet: services cannot call "
+                                                          "these policies. <a href=\"publish\">Publish\u2026</a>")
+                                                     : tr("The stored policies differ from the published library "
+                                                          "(version %1): services keep the published limits "
+                                                          "until you publish. <a href=\"publish\">Publish\u2026</a>")
+                                                           .arg(published.version));
     m_publishWarning->show();
 }
 
@@ -261,12 +266,13 @@ void PolicyPanel::deleteSelected()
     const std::optional<model::Policy> policy = m_model->policy(selectedName());
     if (!m_session || !policy || m_session->profile().readOnly)
         return;
-    auto *ask = new QMessageBox(QMessageBox::Question, tr("Delete policy"),
-                                tr("Delete policy \u201c%1\u201d (version %2)?\n\nServices that call it are refused as an unknown "
-                                   "policy once the library is published. Its history stays in the audit log.")
-                                    .arg(policy->name)
-                                    .arg(policy->version),
-                                QMessageBox::Yes | QMessageBox::Cancel, this);
+    auto *ask = new QMessageBox(
+        QMessageBox::Question, tr("Delete policy"),
+        tr("Delete policy \u201c%1\u201d (version %2)?\n\nServices that call it are refused as an unknown "
+           "policy once the library is published. Its history stays in the audit log.")
+            .arg(policy->name)
+            .arg(policy->version),
+        QMessageBox::Yes | QMessageBox::Cancel, this);
     ask->setObjectName(QStringLiteral("deleteConfirmation"));
     ask->setDefaultButton(QMessageBox::Cancel);
     ask->setAttribute(Qt::WA_DeleteOnClose);
@@ -277,8 +283,9 @@ void PolicyPanel::deleteSelected()
                             {{model::PolicyChange::Kind::Delete, policy, policy.version}},
                             [this, name = policy.name](const model::PolicyStore::CommitResult &result) {
             m_status->setStyleSheet(!result.failure ? QString() : textStyle(Tone::Error));
-            m_status->setText(!result.failure ? tr("Deleted \u201c%1\u201d.").arg(name)
-                                                     : tr("\u201c%1\u201d was not deleted: %2").arg(name, result.failure->message));
+            m_status->setText(!result.failure
+                                  ? tr("Deleted \u201c%1\u201d.").arg(name)
+                                  : tr("\u201c%1\u201d was not deleted: %2").arg(name, result.failure->message));
             afterWrite({});
         });
     });
@@ -302,7 +309,8 @@ void PolicyPanel::importFile(const QString &path)
 QString PolicyPanel::exportTo(const QString &path) const
 {
     QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(model::writePolicyFile(m_model->policies())) < 0 || !file.commit())
+    if (!file.open(QIODevice::WriteOnly) || file.write(model::writePolicyFile(m_model->policies())) < 0
+        || !file.commit())
         return tr("Cannot write %1: %2").arg(path, file.errorString());
     return {};
 }

@@ -66,8 +66,9 @@ PolicyRatesTable::PolicyRatesTable(QWidget *parent)
     m_view->verticalHeader()->hide();
     m_view->verticalHeader()->setDefaultSectionSize(28);
     m_view->setAlternatingRowColors(true);
-    m_view->setItemDelegateForColumn(PolicyRatesModel::Trend,
-                                     new SparklineDelegate(PolicyRatesModel::AllowedTrendRole, PolicyRatesModel::RejectedTrendRole, m_view));
+    m_view->setItemDelegateForColumn(
+        PolicyRatesModel::Trend,
+        new SparklineDelegate(PolicyRatesModel::AllowedTrendRole, PolicyRatesModel::RejectedTrendRole, m_view));
     connect(m_view, &QTableView::activated, this, [this](const QModelIndex &index) {
         Q_EMIT policyActivated(index.data(PolicyRatesModel::NameRole).toString());
     });
@@ -134,7 +135,8 @@ void PolicyRatesTable::showLoad()
         m_sent.pop_front();
     if (m_sent.size() < 2 || now == m_sent.front().first)
         return;
-    const double perSecond = double(m_sent.back().second - m_sent.front().second) * 1000.0 / double(now - m_sent.front().first);
+    const double perSecond
+        = double(m_sent.back().second - m_sent.front().second) * 1000.0 / double(now - m_sent.front().first);
     m_load->setText(tr("Sluice's load on Redis: %1 commands/s").arg(QLocale().toString(perSecond, 'f', 1)));
 }
 

@@ -92,7 +92,8 @@ ProfileForm::ProfileForm(QWidget *parent)
     m_password = named(new QLineEdit(authBox), "passwordEdit");
     m_password->setEchoMode(QLineEdit::Password);
     m_password->setPlaceholderText(tr("unchanged"));
-    m_savePassword = named(new QCheckBox(tr("Keep password and key passphrase in the keychain"), authBox), "savePasswordCheck");
+    m_savePassword
+        = named(new QCheckBox(tr("Keep password and key passphrase in the keychain"), authBox), "savePasswordCheck");
     m_savePassword->setToolTip(tr("Unchecked: asked for at each connection, never stored."));
     authForm->addRow(tr("User"), m_user);
     authForm->addRow(tr("Password"), m_password);
@@ -111,8 +112,9 @@ ProfileForm::ProfileForm(QWidget *parent)
     m_serverName = named(new QLineEdit(tlsBox), "sniEdit");
     m_serverName->setPlaceholderText(tr("the host name"));
     m_verify = named(new QCheckBox(tr("Verify the server certificate"), tlsBox), "verifyCheck");
-    m_insecureWarning = named(new QLabel(tr("\u26a0 Not verifying lets anyone on the path read and change the traffic."), tlsBox),
-                              "insecureWarning");
+    m_insecureWarning
+        = named(new QLabel(tr("\u26a0 Not verifying lets anyone on the path read and change the traffic."), tlsBox),
+                "insecureWarning");
     m_insecureWarning->setStyleSheet(textStyle(Tone::Error));
     m_insecureWarning->setWordWrap(true);
     m_tlsForm->addRow(tr("Key passphrase"), m_keyPassphrase);
@@ -181,7 +183,9 @@ void ProfileForm::setProfile(const model::ConnectionProfile &profile)
     m_namespace->setText(profile.ns);
     m_url->clear();
     m_urlError->hide();
-    m_via->setCurrentIndex(options.usesSentinel() ? ViaSentinel : options.transport == Transport::Unix ? ViaSocket : ViaHost);
+    m_via->setCurrentIndex(options.usesSentinel()                     ? ViaSentinel
+                               : options.transport == Transport::Unix ? ViaSocket
+                                                                      : ViaHost);
     m_host->setText(options.host);
     m_port->setValue(options.port);
     m_socket->setText(options.socketPath);

@@ -204,7 +204,8 @@ void TimeSeriesChart::setTimeWindow(qint64 fromMs, qint64 toMs)
     m_windowTo = std::max(toMs, fromMs + 1);
     if (m_zoomed)
         return;
-    m_canvas->timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(m_windowFrom), QDateTime::fromMSecsSinceEpoch(m_windowTo));
+    m_canvas->timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(m_windowFrom),
+                                 QDateTime::fromMSecsSinceEpoch(m_windowTo));
     fitValueAxes();
 }
 

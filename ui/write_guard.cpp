@@ -16,9 +16,9 @@ void ask(QWidget *parent, const model::ConnectionProfile &profile, const QString
          const QString &detail, std::function<void()> proceed)
 {
     if (profile.readOnly) {
-        auto *refused = new QMessageBox(QMessageBox::Information, tr("Read-only connection"),
-                                        tr("\u201c%1\u201d is read-only, so Sluice will not %2.").arg(profile.name, what),
-                                        QMessageBox::Ok, parent);
+        auto *refused = new QMessageBox(
+            QMessageBox::Information, tr("Read-only connection"),
+            tr("\u201c%1\u201d is read-only, so Sluice will not %2.").arg(profile.name, what), QMessageBox::Ok, parent);
         refused->setObjectName(QStringLiteral("writeRefused"));
         refused->setAttribute(Qt::WA_DeleteOnClose);
         refused->open();
@@ -48,7 +48,8 @@ void ask(QWidget *parent, const model::ConnectionProfile &profile, const QString
 
 } // namespace
 
-void guardWrite(QWidget *parent, const model::ConnectionProfile &profile, const QString &what, std::function<void()> proceed)
+void guardWrite(QWidget *parent, const model::ConnectionProfile &profile, const QString &what,
+                std::function<void()> proceed)
 {
     ask(parent, profile, what, false, {}, std::move(proceed));
 }

@@ -120,7 +120,8 @@ std::optional<ConnectionProfile> ProfileSettings::profile(const QString &name) c
     m_settings->beginGroup(group + QLatin1Char('/') + name);
     const bool exists = !m_settings->childKeys().isEmpty();
     const auto transport = transportFromName(m_settings->value(QStringLiteral("transport")).toString());
-    const auto environment = ConnectionProfile::environmentFromName(m_settings->value(QStringLiteral("environment")).toString());
+    const auto environment
+        = ConnectionProfile::environmentFromName(m_settings->value(QStringLiteral("environment")).toString());
     if (!exists || !transport || !environment) {
         m_settings->endGroup();
         return std::nullopt; // a hand-edited entry that no longer makes sense is not offered

@@ -10,7 +10,8 @@ constexpr int libraryCheckIntervalMs = 30000;
 
 } // namespace
 
-ConnectionSession::ConnectionSession(const ConnectionProfile &profile, const redis::ConnectionOptions &resolved, QObject *parent)
+ConnectionSession::ConnectionSession(const ConnectionProfile &profile, const redis::ConnectionOptions &resolved,
+                                     QObject *parent)
     : QObject(parent)
     , m_profile(profile)
     , m_client(new redis::RedisClient(resolved, this))

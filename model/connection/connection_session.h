@@ -17,7 +17,8 @@ class ConnectionSession : public QObject {
     Q_OBJECT
 public:
     // `resolved` is the profile's options with its secrets filled in.
-    ConnectionSession(const ConnectionProfile &profile, const redis::ConnectionOptions &resolved, QObject *parent = nullptr);
+    ConnectionSession(const ConnectionProfile &profile, const redis::ConnectionOptions &resolved,
+                      QObject *parent = nullptr);
 
     void start();
 

@@ -44,7 +44,8 @@ void readSnapshot(RedisCommands *admin, const QString &ns, QObject *context, std
         admin->send(command, context, [policies = listed.policies, done](const RedisReply &reply) {
             Snapshot snapshot{policies, {}, {}};
             if (!reply.ok() || reply.value.elements.size() != 6) {
-                const Failure failure = reply.ok() ? Failure::serverError(tr("not a record")) : Failure::fromReply(reply);
+                const Failure failure
+                    = reply.ok() ? Failure::serverError(tr("not a record")) : Failure::fromReply(reply);
                 snapshot.failure = failure.prefixed(tr("cannot read the published library record"));
             } else {
                 const QVector<RespValue> &fields = reply.value.elements;
@@ -96,11 +97,14 @@ void inspectNode(RedisCommands *client, const QString &node, const QByteArray &e
         RedisReply list, version, save, appendOnly;
     };
     auto replies = std::make_shared<Replies>();
-    client->sendToNode(node, {"FUNCTION", "LIST", "LIBRARYNAME", "sluice"}, context, [replies](const RedisReply &r) { replies->list = r; });
-    client->sendToNode(node, {"FCALL_RO", "sluice_version", "0"}, context, [replies](const RedisReply &r) { replies->version = r; });
+    client->sendToNode(node, {"FUNCTION", "LIST", "LIBRARYNAME", "sluice"}, context,
+                       [replies](const RedisReply &r) { replies->list = r; });
+    client->sendToNode(node, {"FCALL_RO", "sluice_version", "0"}, context,
+                       [replies](const RedisReply &r) { replies->version = r; });
     client->sendToNode(node, {"CONFIG", "GET", "save"}, context, [replies](const RedisReply &r) { replies->save = r; });
     // Replies from one node arrive in order, so the last one completes the picture.
-    client->sendToNode(node, {"CONFIG", "GET", "appendonly"}, context, [node, replies, expectedDigest, done](const RedisReply &r) {
+    client->sendToNode(node, {"CONFIG", "GET", "appendonly"}, context,
+                       [node, replies, expectedDigest, done](const RedisReply &r) {
         replies->appendOnly = r;
         NodeLibrary result;
         result.node = node;
@@ -126,7 +130,8 @@ void inspectNode(RedisCommands *client, const QString &node, const QByteArray &e
             const bool current = !expectedDigest.isEmpty() && result.digest == expectedDigest;
             result.state = current ? NodeLibrary::State::Current : NodeLibrary::State::Stale;
             if (!current)
-                result.detail = tr("runs version %1 (digest %2)").arg(result.version).arg(QString::fromLatin1(result.digest));
+                result.detail
+                    = tr("runs version %1 (digest %2)").arg(result.version).arg(QString::fromLatin1(result.digest));
         }
         done(result);
     });
@@ -222,10 +227,18 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
         }
         result.library = nextLibrary(snapshot, ns);
         const AdminKeys keys(ns);
-        const QByteArrayList record{"EVAL", luaSource(QStringLiteral("library_record.lua")), "2", keys.library(), keys.audit(),
-                                    QByteArray::number(snapshot.record.version), QByteArray::number(result.library.version),
-                                    result.library.digest, result.library.source, who.toUtf8(),
-                                    QByteArray::number(snapshot.policies.size()), writePolicyFile(snapshot.policies)};
+        const QByteArrayList record{"EVAL",
+                                    luaSource(QStringLiteral("library_record.lua")),
+                                    "2",
+                                    keys.library(),
+                                    keys.audit(),
+                                    QByteArray::number(snapshot.record.version),
+                                    QByteArray::number(result.library.version),
+                                    result.library.digest,
+                                    result.library.source,
+                                    who.toUtf8(),
+                                    QByteArray::number(snapshot.policies.size()),
+                                    writePolicyFile(snapshot.policies)};
         client->send(record, context, [=](const RedisReply &recorded) mutable {
             if (!recorded.ok()) {
                 const Failure failure = Failure::fromReply(recorded);
@@ -237,8 +250,8 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
                 return;
             }
             const LimiterLibrary library = result.library;
-            auto loadAndVerify = [client, library, context, nodeDone](const QString &node,
-                                                                      std::function<void(const NodeLibrary &)> verified) {
+            auto loadAndVerify = [client, library, context,
+                                  nodeDone](const QString &node, std::function<void(const NodeLibrary &)> verified) {
                 auto reported = [nodeDone, verified](const NodeLibrary &state) {
                     if (nodeDone)
                         nodeDone(state);
@@ -278,7 +291,8 @@ void LibraryPublisher::status(QObject *context, std::function<void(const Deploym
         if (!snapshot.failure)
             status.storedDiffers = LimiterLibrary::build(snapshot.policies, ns, 0).digest != snapshot.record.digest;
         const QByteArray expected = snapshot.record.digest;
-        auto inspect = [client, expected, context](const QString &node, std::function<void(const NodeLibrary &)> nodeDone) {
+        auto inspect
+            = [client, expected, context](const QString &node, std::function<void(const NodeLibrary &)> nodeDone) {
             inspectNode(client, node, expected, context, nodeDone);
         };
         forEachNode(client->primaries(), inspect, [status, done](const QVector<NodeLibrary> &nodes) mutable {

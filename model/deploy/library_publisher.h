@@ -56,7 +56,8 @@ public:
     explicit LibraryPublisher(redis::RedisCommands *client, const QString &ns = QStringLiteral("sluice"));
 
     // The library a publish would load now, without loading it.
-    void preview(QObject *context, std::function<void(const LimiterLibrary &, const std::optional<Failure> &)> done) const;
+    void preview(QObject *context,
+                 std::function<void(const LimiterLibrary &, const std::optional<Failure> &)> done) const;
     // `nodeDone` (optional) hears of each primary as soon as it is loaded and verified.
     void publish(const QString &who, QObject *context, std::function<void(const PublishResult &)> done,
                  std::function<void(const NodeLibrary &)> nodeDone = {}) const;

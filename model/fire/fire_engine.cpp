@@ -106,7 +106,8 @@ private:
         m_clients.front()->send({"TIME"}, this, [this, askedNs](const redis::RedisReply &reply) {
             const qint64 answeredNs = m_clock.nsecsElapsed();
             if (!reply.ok() || reply.value.elements.size() != 2) {
-                const Failure failure = reply.ok() ? Failure::serverError(reply.value.toString()) : Failure::fromReply(reply);
+                const Failure failure
+                    = reply.ok() ? Failure::serverError(reply.value.toString()) : Failure::fromReply(reply);
                 return fail(failure.prefixed(FireEngine::tr("the server's clock could not be read")));
             }
             const qint64 serverUs = reply.value.elements.at(0).toString().toLongLong() * 1'000'000
@@ -127,10 +128,12 @@ private:
             return startSending();
         auto pending = std::make_shared<int>(static_cast<int>(scripts.size()));
         for (const QByteArray &script : scripts) {
-            m_clients.front()->sendToPrimaries({"SCRIPT", "LOAD", script}, this, [this, pending](const QVector<redis::RedisClient::NodeReply> &replies) {
+            m_clients.front()->sendToPrimaries({"SCRIPT", "LOAD", script}, this,
+                                               [this, pending](const QVector<redis::RedisClient::NodeReply> &replies) {
                 for (const auto &node : replies)
                     if (!node.reply.ok())
-                        return fail(Failure::fromReply(node.reply).prefixed(FireEngine::tr("loading a seed script on %1 failed").arg(node.node)));
+                        return fail(Failure::fromReply(node.reply)
+                                        .prefixed(FireEngine::tr("loading a seed script on %1 failed").arg(node.node)));
                 if (--*pending == 0 && !m_over)
                     startSending();
             });
@@ -188,7 +191,8 @@ private:
         auto unanswered = m_commands.size() > 1 ? std::make_shared<size_t>(m_commands.size()) : nullptr;
         for (size_t target = 0; target < m_commands.size(); ++target) {
             const FireTarget &definition = m_plan.targets.at(static_cast<int>(target));
-            const qint64 skew = m_plan.connections > 1 ? definition.clockSkewMs * connection / (m_plan.connections - 1) : 0;
+            const qint64 skew
+                = m_plan.connections > 1 ? definition.clockSkewMs * connection / (m_plan.connections - 1) : 0;
             FireBin &counts = binAt(target, bin);
             ++counts.sent;
             std::optional<ReferenceLimiter> &model = m_models[target][subjectIndex];
@@ -227,7 +231,8 @@ private:
             // A target whose very first answer is an error cannot be tested (no library, an
             // unknown policy, a wrong-type key): say so rather than fire on.
             if (m_answered[target] == 0 && !m_over)
-                return fail(Failure::serverError(FireEngine::tr("%1: %2").arg(m_plan.targets.at(static_cast<int>(target)).policy.name, error)));
+                return fail(Failure::serverError(
+                    FireEngine::tr("%1: %2").arg(m_plan.targets.at(static_cast<int>(target)).policy.name, error)));
         }
         if (m_sendingOver)
             finishWhenAnswered();
@@ -283,7 +288,8 @@ private:
         update.finished = m_over;
         update.failure = m_failure;
         m_firstDirtyBin = INT_MAX;
-        QMetaObject::invokeMethod(m_engine, [engine = m_engine, update] { engine->receiveFromRun(update); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            m_engine, [engine = m_engine, update] { engine->receiveFromRun(update); }, Qt::QueuedConnection);
     }
 
     const FirePlan m_plan;
@@ -293,7 +299,8 @@ private:
     FireSchedule m_schedule;
     std::mt19937_64 m_subjectRandom;
     std::vector<FireCommands> m_commands;
-    std::vector<std::vector<std::optional<ReferenceLimiter>>> m_models; // per target, per subject (made at its first call)
+    std::vector<std::vector<std::optional<ReferenceLimiter>>>
+        m_models; // per target, per subject (made at its first call)
     std::vector<redis::RedisClient *> m_clients;
 
     QElapsedTimer m_clock;

@@ -24,7 +24,8 @@ public:
 
     // Starts a run; returns why not when it cannot (the plan's problems, a run already going, a
     // read-only connection). `ns` is the connection's namespace (keys, the test-fire key space).
-    std::optional<Failure> start(FirePlan plan, const redis::ConnectionOptions &options, const QString &ns, bool readOnly);
+    std::optional<Failure> start(FirePlan plan, const redis::ConnectionOptions &options, const QString &ns,
+                                 bool readOnly);
     // No more calls; the answers still in flight are awaited, then finished() follows.
     void stop();
     bool isRunning() const { return m_thread != nullptr; }

@@ -62,7 +62,8 @@ QStringList FirePlan::targetProblems() const
         // Real keys are the target's own: two targets on the same keys would spend each other's.
         for (int j = 0; j < i && realKeys; ++j)
             if (targets.at(j).kind == target.kind && targets.at(j).policy.name == target.policy.name)
-                found << tr("%1 is named twice: with real keys both would spend the same buckets").arg(target.policy.name);
+                found << tr("%1 is named twice: with real keys both would spend the same buckets")
+                             .arg(target.policy.name);
     }
     return found;
 }
@@ -83,7 +84,8 @@ QStringList FirePlan::pacingProblems() const
     case FireShape::Ramp:
         if (!std::isfinite(rate) || !std::isfinite(rampToRate) || rate < 0 || rampToRate < 0
             || std::max(rate, rampToRate) > fire_limits::maxRate || std::max(rate, rampToRate) == 0)
-            found << tr("a ramp runs between two rates from 0 to %1 calls a second, not both 0").arg(fire_limits::maxRate, 0, 'f', 0);
+            found << tr("a ramp runs between two rates from 0 to %1 calls a second, not both 0")
+                         .arg(fire_limits::maxRate, 0, 'f', 0);
         break;
     case FireShape::Bursts:
         if (burstSize < 1 || burstSize > fire_limits::maxBurstSize)
@@ -101,7 +103,9 @@ QStringList FirePlan::pacingProblems() const
     if (cost < 1 || cost > policy_limits::maxLimit)
         found << tr("the cost must be from 1 to %1").arg(policy_limits::maxLimit);
     if (durationMs < fire_limits::minDurationMs || durationMs > fire_limits::maxDurationMs)
-        found << tr("the duration must be from %1 ms to %2 s").arg(fire_limits::minDurationMs).arg(fire_limits::maxDurationMs / 1000);
+        found << tr("the duration must be from %1 ms to %2 s")
+                     .arg(fire_limits::minDurationMs)
+                     .arg(fire_limits::maxDurationMs / 1000);
     return found;
 }
 

@@ -57,7 +57,10 @@ FireBin &FireBin::operator+=(const FireBin &other)
 }
 
 FireReport::FireReport(const FirePlan &plan)
-    : m_plan(plan), m_bins(plan.targets.size()), m_latency(plan.targets.size()), m_firstErrors(plan.targets.size(), QString())
+    : m_plan(plan)
+    , m_bins(plan.targets.size())
+    , m_latency(plan.targets.size())
+    , m_firstErrors(plan.targets.size(), QString())
 {
 }
 
@@ -118,12 +121,20 @@ QByteArray FireReport::toCsv() const
     for (int target = 0; target < targetCount(); ++target) {
         const FireSummary s = summary(target);
         csv += "# " + s.target.toUtf8()
-             + QStringLiteral(": sent %1, allowed %2 (model %3, %4%), rejected %5, errors %6, %7/s; "
-                              "latency p50 %8 ms, p95 %9 ms, p99 %10 ms, max %11 ms\n")
-                   .arg(s.sent).arg(s.allowed).arg(s.expectedAllowed).arg(s.deviationPercent, 0, 'f', 2)
-                   .arg(s.rejected).arg(s.errors).arg(s.achievedRate, 0, 'f', 1)
-                   .arg(milliseconds(s.p50Us)).arg(milliseconds(s.p95Us)).arg(milliseconds(s.p99Us)).arg(milliseconds(s.maxUs))
-                   .toUtf8();
+            + QStringLiteral(": sent %1, allowed %2 (model %3, %4%), rejected %5, errors %6, %7/s; "
+                             "latency p50 %8 ms, p95 %9 ms, p99 %10 ms, max %11 ms\n")
+                  .arg(s.sent)
+                  .arg(s.allowed)
+                  .arg(s.expectedAllowed)
+                  .arg(s.deviationPercent, 0, 'f', 2)
+                  .arg(s.rejected)
+                  .arg(s.errors)
+                  .arg(s.achievedRate, 0, 'f', 1)
+                  .arg(milliseconds(s.p50Us))
+                  .arg(milliseconds(s.p95Us))
+                  .arg(milliseconds(s.p99Us))
+                  .arg(milliseconds(s.maxUs))
+                  .toUtf8();
     }
     csv += "time_ms,target,sent,allowed,rejected,errors,expected_allowed,expected_rejected\n";
     for (int target = 0; target < targetCount(); ++target) {
@@ -132,8 +143,9 @@ QByteArray FireReport::toCsv() const
         for (int i = 0; i < bins.size(); ++i) {
             const FireBin &b = bins.at(i);
             csv += QByteArray::number(i * fireBinMs) + ',' + name + ',' + QByteArray::number(b.sent) + ','
-                 + QByteArray::number(b.allowed) + ',' + QByteArray::number(b.rejected) + ',' + QByteArray::number(b.errors)
-                 + ',' + QByteArray::number(b.expectedAllowed) + ',' + QByteArray::number(b.expectedRejected) + '\n';
+                + QByteArray::number(b.allowed) + ',' + QByteArray::number(b.rejected) + ','
+                + QByteArray::number(b.errors) + ',' + QByteArray::number(b.expectedAllowed) + ','
+                + QByteArray::number(b.expectedRejected) + '\n';
         }
     }
     return csv;

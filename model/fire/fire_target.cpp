@@ -17,7 +17,8 @@ QString tr(const char *text)
     return QCoreApplication::translate("sluice::model::FireTarget", text);
 }
 
-constexpr SeedLayout seedLayouts[] = {SeedLayout::ScgTokenBucket, SeedLayout::FixedWindowCounter, SeedLayout::MsTokenBucket};
+constexpr SeedLayout seedLayouts[]
+    = {SeedLayout::ScgTokenBucket, SeedLayout::FixedWindowCounter, SeedLayout::MsTokenBucket};
 constexpr qint64 maxSeedWindowSeconds = policy_limits::maxWindowMs / 1000;
 
 std::optional<qint64> positiveCount(const QString &text, qint64 largest)
@@ -49,7 +50,8 @@ FireTarget FireTarget::forSeedScript(SeedLayout layout, qint64 limit, qint64 win
     target.kind = Kind::SeedScript;
     target.layout = layout;
     target.policy.name = seedLayoutName(layout);
-    target.policy.algorithm = layout == SeedLayout::FixedWindowCounter ? Algorithm::FixedWindow : Algorithm::TokenBucket;
+    target.policy.algorithm
+        = layout == SeedLayout::FixedWindowCounter ? Algorithm::FixedWindow : Algorithm::TokenBucket;
     target.policy.limit = limit;
     target.policy.windowMs = windowMs;
     target.policy.burst = burst;
@@ -72,7 +74,8 @@ std::optional<FireTarget> FireTarget::fromSeedSpec(const QString &spec, QString 
         if (parts.first() != seedLayoutName(layout))
             continue;
         const bool counter = layout == SeedLayout::FixedWindowCounter;
-        const QString form = counter ? QStringLiteral("%1:LIMIT:WINDOW_SECONDS") : QStringLiteral("%1:RATE_PER_SECOND:CAPACITY");
+        const QString form
+            = counter ? QStringLiteral("%1:LIMIT:WINDOW_SECONDS") : QStringLiteral("%1:RATE_PER_SECOND:CAPACITY");
         const auto first = parts.size() == 3 ? positiveCount(parts.at(1), policy_limits::maxLimit) : std::nullopt;
         const auto second = parts.size() == 3
             ? positiveCount(parts.at(2), counter ? maxSeedWindowSeconds : policy_limits::maxBurst) : std::nullopt;
@@ -81,7 +84,8 @@ std::optional<FireTarget> FireTarget::fromSeedSpec(const QString &spec, QString 
                            .arg(form.arg(parts.first()), spec);
             return std::nullopt;
         }
-        return counter ? forSeedScript(layout, *first, *second * 1000, *first) : forSeedScript(layout, *first, 1000, *second);
+        return counter ? forSeedScript(layout, *first, *second * 1000, *first)
+                       : forSeedScript(layout, *first, 1000, *second);
     }
     *problem = tr("\"%1\" is not a seed script (scg_token_bucket, fixed_window_counter or ms_token_bucket)").arg(spec);
     return std::nullopt;
@@ -99,7 +103,10 @@ QString FireTarget::label() const
                      ? tr(", burst %1").arg(policy.effectiveBurst()) : QString());
     case Kind::SeedScript:
         if (layout == SeedLayout::FixedWindowCounter)
-            return tr("%1 (%2 per %3)").arg(seedLayoutName(layout)).arg(policy.limit).arg(durationText(policy.windowMs, true));
+            return tr("%1 (%2 per %3)")
+                .arg(seedLayoutName(layout))
+                .arg(policy.limit)
+                .arg(durationText(policy.windowMs, true));
         return tr("%1 (%2/s, capacity %3%4)")
             .arg(seedLayoutName(layout))
             .arg(policy.limit)
@@ -116,7 +123,10 @@ QString FireTarget::problem(qint64 cost) const
         if (!errors.isEmpty())
             return errors.first().toString();
         if (cost > capacity(policy))
-            return tr("cost %1 exceeds %2, the most policy \"%3\" admits at once").arg(cost).arg(capacity(policy)).arg(policy.name);
+            return tr("cost %1 exceeds %2, the most policy \"%3\" admits at once")
+                .arg(cost)
+                .arg(capacity(policy))
+                .arg(policy.name);
         return {};
     }
     if (layout == SeedLayout::FixedWindowCounter && cost != 1)
@@ -142,9 +152,10 @@ QByteArray fireKeyPrefix(const QString &ns, const QByteArray &runId)
     return ns.toUtf8() + "-fire:" + runId + ':';
 }
 
-FireCommands::FireCommands(const FireTarget &target, int index, const QString &ns, const QByteArray &runId, bool realKeys,
-                           qint64 cost)
-    : m_target(target), m_namespace(ns)
+FireCommands::FireCommands(const FireTarget &target, int index, const QString &ns, const QByteArray &runId,
+                           bool realKeys, qint64 cost)
+    : m_target(target)
+    , m_namespace(ns)
 {
     // Each target its own keys, so two targets side by side never share a bucket.
     if (!realKeys)

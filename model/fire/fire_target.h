@@ -52,7 +52,8 @@ QByteArray fireKeyPrefix(const QString &ns, const QByteArray &runId);
 // (sluice_acquire, as services call it) or the script's keys exactly as named.
 class FireCommands {
 public:
-    FireCommands(const FireTarget &target, int index, const QString &ns, const QByteArray &runId, bool realKeys, qint64 cost);
+    FireCommands(const FireTarget &target, int index, const QString &ns, const QByteArray &runId, bool realKeys,
+                 qint64 cost);
 
     // callerClockMs: the caller's clock, for the one layout that reads it (the ms token bucket).
     QByteArrayList command(const QByteArray &subject, qint64 callerClockMs) const;

@@ -41,12 +41,19 @@ void resetBucket(redis::RedisCommands *client, const QString &ns, const QString 
         QString problem;
         const std::optional<BucketState> state = BucketState::fromReply(inspected, &problem);
         const QJsonObject last = state ? state->toJson() : QJsonObject{{QStringLiteral("unreadable"), problem}};
-        const QByteArrayList record{"EVAL", luaSource(QStringLiteral("bucket_reset_record.lua")), "1", AdminKeys(ns).audit(),
-                                    policy.toUtf8(), who.toUtf8(), subject, key,
+        const QByteArrayList record{"EVAL",
+                                    luaSource(QStringLiteral("bucket_reset_record.lua")),
+                                    "1",
+                                    AdminKeys(ns).audit(),
+                                    policy.toUtf8(),
+                                    who.toUtf8(),
+                                    subject,
+                                    key,
                                     QJsonDocument(last).toJson(QJsonDocument::Compact)};
         client->send(record, context, [=](const RedisReply &recorded) {
             if (!recorded.ok()) {
-                done(Failure::fromReply(recorded).reworded(tr("cannot record the reset in the audit log: %1; nothing was reset")));
+                done(Failure::fromReply(recorded).reworded(
+                    tr("cannot record the reset in the audit log: %1; nothing was reset")));
                 return;
             }
             client->sendForKey(key, {"DEL", key}, context, [=](const RedisReply &deleted) {

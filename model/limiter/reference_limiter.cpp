@@ -191,8 +191,10 @@ public:
     bool full(qint64 t) const override { return held(t) == 0; }
     QByteArray consume(qint64 t, qint64 cost) override
     {
-        leases.erase(std::remove_if(leases.begin(), leases.end(), [t](const Lease &l) { return l.expiry <= t; }), leases.end());
-        const QByteArray id = QByteArray::number(t) + '-' + QByteArray::number(++granted) + ':' + QByteArray::number(cost);
+        leases.erase(std::remove_if(leases.begin(), leases.end(), [t](const Lease &l) { return l.expiry <= t; }),
+                     leases.end());
+        const QByteArray id
+            = QByteArray::number(t) + '-' + QByteArray::number(++granted) + ':' + QByteArray::number(cost);
         leases.push_back({id, t + static_cast<qint64>(window), cost});
         return id;
     }
@@ -260,7 +262,10 @@ public:
     using Model::Model;
     bool open(qint64 t) const { return count > 0 && t < expiresAt; }
     bool fits(qint64 t, qint64) const override { return !open(t) || count < limit; }
-    qint64 available(qint64 t) const override { return open(t) ? std::max<qint64>(0, static_cast<qint64>(limit) - count) : static_cast<qint64>(limit); }
+    qint64 available(qint64 t) const override
+    {
+        return open(t) ? std::max<qint64>(0, static_cast<qint64>(limit) - count) : static_cast<qint64>(limit);
+    }
     bool full(qint64 t) const override { return !open(t); }
     QByteArray consume(qint64 t, qint64) override
     {
@@ -306,8 +311,8 @@ bool Decision::operator==(const Decision &other) const
 QByteArray Decision::toString() const
 {
     return QByteArray("[") + (allowed ? "1" : "0") + ", " + QByteArray::number(remaining) + ", "
-         + QByteArray::number(retryAfterMs) + ", " + QByteArray::number(resetAfterMs) + (extra.isEmpty() ? "" : ", " + extra)
-         + "]";
+        + QByteArray::number(retryAfterMs) + ", " + QByteArray::number(resetAfterMs)
+        + (extra.isEmpty() ? "" : ", " + extra) + "]";
 }
 
 ReferenceLimiter::ReferenceLimiter(const Policy &policy)

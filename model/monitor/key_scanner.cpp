@@ -86,7 +86,8 @@ bool KeyScanner::start(const BucketFilter &filter, Failure *failure)
     m_cursors.clear();
     const QByteArray subject = filter.subjectPattern.toUtf8();
     const bool wildcards = std::any_of(subject.cbegin(), subject.cend(), isGlobSpecial);
-    m_exactKey = filter.policy.isEmpty() || subject.isEmpty() || wildcards ? QByteArray() : bucketKey(m_ns, filter.policy, subject);
+    m_exactKey = filter.policy.isEmpty() || subject.isEmpty() || wildcards ? QByteArray()
+                                                                           : bucketKey(m_ns, filter.policy, subject);
     m_exact = {m_exactKey, filter.policy, subject, m_client->primaryForKey(m_exactKey)};
     for (const QString &node : m_exactKey.isEmpty() ? nodes : QStringList{m_exact.node}) {
         Cursor cursor;
@@ -133,12 +134,13 @@ void KeyScanner::step(int index)
 {
     ++m_outstanding;
     const int generation = m_generation;
-    m_client->sendToNode(m_cursors.at(index).node,
-                         {"SCAN", m_cursors.at(index).position, "MATCH", m_match, "COUNT", QByteArray::number(kStepCount)},
-                         this, [this, index, generation](const RedisReply &reply) {
-                             if (generation == m_generation)
-                                 takeStep(index, reply);
-                         });
+    m_client->sendToNode(
+        m_cursors.at(index).node,
+        {"SCAN", m_cursors.at(index).position, "MATCH", m_match, "COUNT", QByteArray::number(kStepCount)}, this,
+        [this, index, generation](const RedisReply &reply) {
+        if (generation == m_generation)
+            takeStep(index, reply);
+        });
 }
 
 void KeyScanner::lookUp()

@@ -57,7 +57,8 @@ int KeyWatch::addSubject(const QString &policy, const QByteArray &subject, Failu
 int KeyWatch::addSeedKey(SeedLayout layout, const QByteArray &id, Failure *failure)
 {
     if (id.isEmpty()) {
-        *failure = Failure::invalid(tr("Name the key (for the Spring Cloud Gateway layout, the id between the braces)."));
+        *failure
+            = Failure::invalid(tr("Name the key (for the Spring Cloud Gateway layout, the id between the braces)."));
         return -1;
     }
     WatchedKey key;
@@ -92,7 +93,8 @@ int KeyWatch::add(WatchedKey key, Failure *failure)
 
 void KeyWatch::remove(int id)
 {
-    m_keys.erase(std::remove_if(m_keys.begin(), m_keys.end(), [id](const WatchedKey &key) { return key.id == id; }), m_keys.end());
+    m_keys.erase(std::remove_if(m_keys.begin(), m_keys.end(), [id](const WatchedKey &key) { return key.id == id; }),
+                 m_keys.end());
     Q_EMIT keysChanged();
 }
 
@@ -229,7 +231,8 @@ void KeyWatch::takeInspect(int id, const RedisReply &reply)
         const KeySample &previous = key->samples.last();
         const qint64 elapsed = sample.timeMs - previous.timeMs;
         // A bucket that expired or was reset counts from zero again.
-        const quint64 rejected = sample.rejected >= previous.rejected ? sample.rejected - previous.rejected : sample.rejected;
+        const quint64 rejected
+            = sample.rejected >= previous.rejected ? sample.rejected - previous.rejected : sample.rejected;
         sample.rejectedPerSecond = elapsed > 0 ? rejected * 1000.0 / elapsed : 0;
     }
     key->problem.clear();

@@ -13,7 +13,8 @@ bool refillsInOneStep(const QString &algorithm)
 
 } // namespace
 
-QVector<QPointF> projectedLevel(const QString &algorithm, const BoundedRing<KeySample> &samples, qint64 fromMs, qint64 untilMs)
+QVector<QPointF> projectedLevel(const QString &algorithm, const BoundedRing<KeySample> &samples, qint64 fromMs,
+                                qint64 untilMs)
 {
     QVector<QPointF> points;
     const bool step = refillsInOneStep(algorithm);

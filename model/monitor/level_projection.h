@@ -12,6 +12,7 @@ namespace sluice::model {
 // continuously (token bucket, GCRA, leaky bucket; the sliding ones approximately) and in one
 // step at the reset for a fixed window or for leases. Points in time order, x in ms; a reading
 // without capacity or reset (seed layouts) stays flat.
-QVector<QPointF> projectedLevel(const QString &algorithm, const BoundedRing<KeySample> &samples, qint64 fromMs, qint64 untilMs);
+QVector<QPointF> projectedLevel(const QString &algorithm, const BoundedRing<KeySample> &samples, qint64 fromMs,
+                                qint64 untilMs);
 
 } // namespace sluice::model

@@ -169,8 +169,11 @@ void PolicyRateSampler::takeReplies(const QVector<RedisClient::NodeReply> &repli
             if (!sameCopy && !freshCopy)
                 continue;
             const StatsReading::Totals before = sameCopy ? previous->totals.value(it.key()) : StatsReading::Totals{};
-            rate.point.allowed = clamped(rate.point.allowed + (it->allowed >= before.allowed ? it->allowed - before.allowed : it->allowed));
-            rate.point.rejected = clamped(rate.point.rejected + (it->rejected >= before.rejected ? it->rejected - before.rejected : it->rejected));
+            rate.point.allowed = clamped(
+                rate.point.allowed + (it->allowed >= before.allowed ? it->allowed - before.allowed : it->allowed));
+            rate.point.rejected
+                = clamped(rate.point.rejected
+                          + (it->rejected >= before.rejected ? it->rejected - before.rejected : it->rejected));
         }
         if ((sameCopy || freshCopy) && !counted) {
             sample.endMs = reading->nowMs;

@@ -95,7 +95,8 @@ void TopRejectedPoller::pollNow()
                                   for (const RedisClient::NodeReply &node : replies) {
                                       QString problem;
                                       if (node.reply.failure != redis::RedisReply::Failure::None)
-                                          top.problems << QStringLiteral("%1: %2").arg(node.node, node.reply.errorText());
+                                          top.problems
+                                              << QStringLiteral("%1: %2").arg(node.node, node.reply.errorText());
                                       else if (!TopRejected::parseReply(node.reply.value, node.node, &top, &problem))
                                           top.problems << QStringLiteral("%1: %2").arg(node.node, problem);
                                   }

@@ -131,8 +131,8 @@ struct AuditScan {
 };
 
 // Reads the page of entries older than `end` and goes on with the next until enough match or the stream ends.
-void readPage(redis::RedisCommands *client, const QByteArray &key, const QByteArray &end, std::shared_ptr<AuditScan> scan,
-              QObject *context, std::function<void(const AuditLog::ReadResult &)> done)
+void readPage(redis::RedisCommands *client, const QByteArray &key, const QByteArray &end,
+              std::shared_ptr<AuditScan> scan, QObject *context, std::function<void(const AuditLog::ReadResult &)> done)
 {
     client->send({"XREVRANGE", key, end, "-", "COUNT", QByteArray::number(pageSize)}, context,
                  [=](const RedisReply &reply) {
@@ -171,7 +171,8 @@ void readPage(redis::RedisCommands *client, const QByteArray &key, const QByteAr
 
 } // namespace
 
-void AuditLog::read(const QString &policy, int maxEntries, QObject *context, std::function<void(const ReadResult &)> done) const
+void AuditLog::read(const QString &policy, int maxEntries, QObject *context,
+                    std::function<void(const ReadResult &)> done) const
 {
     auto scan = std::make_shared<AuditScan>();
     scan->policy = policy;

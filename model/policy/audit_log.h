@@ -16,7 +16,7 @@ struct AuditEntry {
     QString action; // "create", "update", "rollback", "delete", "publish", "reset"
     QString who;
     qint64 atMs = 0;
-    qint64 version = 0;    // the policy's version after the change (before it, for a delete); the library's for a publish
+    qint64 version = 0; // the policy's version after the change (before it, for a delete); the library's for a publish
     qint64 rollbackTo = 0; // for a rollback, the version it restored
     std::optional<Policy> before;
     std::optional<Policy> after;
@@ -40,7 +40,8 @@ public:
     AuditLog(redis::RedisCommands *client, const QString &ns = QStringLiteral("sluice"));
 
     // At most `maxEntries` entries about `policy` (every entry when empty).
-    void read(const QString &policy, int maxEntries, QObject *context, std::function<void(const ReadResult &)> done) const;
+    void read(const QString &policy, int maxEntries, QObject *context,
+              std::function<void(const ReadResult &)> done) const;
 
     // Decodes one XRANGE element; nullopt and *error when it is not an audit entry.
     static std::optional<AuditEntry> decode(const redis::RespValue &element, QString *error);

@@ -99,7 +99,8 @@ QVector<PolicyError> validatePolicy(const Policy &policy)
     if (policy.limit < 1 || policy.limit > limits::maxLimit)
         fail("limit", tr("must be a whole number from 1 to %1").arg(limits::maxLimit));
     if (policy.windowMs < 1 || policy.windowMs > limits::maxWindowMs)
-        fail("window_ms", tr("must be a whole number of milliseconds from 1 to %1 (one week)").arg(limits::maxWindowMs));
+        fail("window_ms",
+             tr("must be a whole number of milliseconds from 1 to %1 (one week)").arg(limits::maxWindowMs));
     if (policy.burst < 0 || policy.burst > limits::maxBurst)
         fail("burst", tr("must be a whole number from 1 to %1").arg(limits::maxBurst));
     if (policy.description.size() > limits::maxDescriptionLength)
@@ -113,7 +114,8 @@ QVector<PolicyError> validatePolicy(const Policy &policy)
                        * static_cast<double>(policy.windowMs);
     if (level > static_cast<double>(limits::maxScaledLevel))
         fail(policy.effectiveBurst() > policy.limit ? "burst" : "limit",
-             tr("is too large for a window of %1 ms: burst (or limit) times window_ms must be at most 2^52 (4503599627370496)")
+             tr("is too large for a window of %1 ms: burst (or limit) times window_ms must be at most 2^52 "
+                "(4503599627370496)")
                  .arg(policy.windowMs));
     if (storesOneEntryPerCall(policy.algorithm) && policy.limit > limits::maxStoredEntries)
         fail("limit", tr("must be at most %1 for %2, which keeps one entry per admitted call")

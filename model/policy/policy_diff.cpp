@@ -9,7 +9,8 @@ QVector<QPair<QString, QString>> definitionTexts(const Policy &policy)
     return {{QStringLiteral("name"), policy.name},
             {QStringLiteral("algorithm"), algorithmName(policy.algorithm)},
             {QStringLiteral("limit"), QString::number(policy.limit)},
-            {QStringLiteral("window_ms"), QStringLiteral("%1 (%2)").arg(policy.windowMs).arg(durationText(policy.windowMs))},
+            {QStringLiteral("window_ms"),
+             QStringLiteral("%1 (%2)").arg(policy.windowMs).arg(durationText(policy.windowMs))},
             {QStringLiteral("burst"), QString::number(policy.effectiveBurst())},
             {QStringLiteral("shadow"), policy.shadow ? QStringLiteral("on") : QStringLiteral("off")},
             {QStringLiteral("description"), policy.description}};

@@ -54,12 +54,13 @@ Policy readPolicy(const QJsonObject &object, int index, QVector<PolicyError> &er
 
     const QJsonValue algorithmValue = object.value(QLatin1String("algorithm"));
     if (!algorithmValue.isString()) {
-        fail(QStringLiteral("algorithm"), tr("is required and must be a string, not %1").arg(jsonTypeName(algorithmValue)));
+        fail(QStringLiteral("algorithm"),
+             tr("is required and must be a string, not %1").arg(jsonTypeName(algorithmValue)));
     } else if (const auto algorithm = algorithmFromName(algorithmValue.toString())) {
         policy.algorithm = *algorithm;
     } else {
-        fail(QStringLiteral("algorithm"), tr("\"%1\" is not one of %2")
-                                              .arg(algorithmValue.toString(), algorithmNames().join(QStringLiteral(", "))));
+        fail(QStringLiteral("algorithm"),
+             tr("\"%1\" is not one of %2").arg(algorithmValue.toString(), algorithmNames().join(QStringLiteral(", "))));
     }
 
     auto readWhole = [&](const char *field, bool required, qint64 *target) {
@@ -108,7 +109,8 @@ PolicyFile PolicyFile::parse(const QByteArray &json)
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError) {
-        file.errors.append({{}, {}, tr("not valid JSON at byte %1: %2").arg(parseError.offset).arg(parseError.errorString())});
+        file.errors.append(
+            {{}, {}, tr("not valid JSON at byte %1: %2").arg(parseError.offset).arg(parseError.errorString())});
         return file;
     }
     if (!document.isObject()) {
@@ -121,7 +123,8 @@ PolicyFile PolicyFile::parse(const QByteArray &json)
             file.errors.append({{}, it.key(), tr("is not known at the top level (only \"policies\")")});
     const QJsonValue list = root.value(QLatin1String("policies"));
     if (!list.isArray()) {
-        file.errors.append({{}, QStringLiteral("policies"), tr("is required and must be an array, not %1").arg(jsonTypeName(list))});
+        file.errors.append(
+            {{}, QStringLiteral("policies"), tr("is required and must be an array, not %1").arg(jsonTypeName(list))});
         return file;
     }
 
@@ -129,7 +132,8 @@ PolicyFile PolicyFile::parse(const QByteArray &json)
     const QJsonArray array = list.toArray();
     for (int i = 0; i < array.size(); ++i) {
         if (!array.at(i).isObject()) {
-            file.errors.append({QStringLiteral("#%1").arg(i + 1), {}, tr("must be an object, not %1").arg(jsonTypeName(array.at(i)))});
+            file.errors.append(
+                {QStringLiteral("#%1").arg(i + 1), {}, tr("must be an object, not %1").arg(jsonTypeName(array.at(i)))});
             continue;
         }
         Policy policy = readPolicy(array.at(i).toObject(), i, file.errors);

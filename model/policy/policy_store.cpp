@@ -69,7 +69,8 @@ std::optional<Policy> PolicyStore::fromDefinition(const QString &name, const QHa
     }
     policy.algorithm = *algorithm;
     QString fieldError;
-    if (!readWhole(map, "limit", &policy.limit, &fieldError) || !readWhole(map, "window_ms", &policy.windowMs, &fieldError)
+    if (!readWhole(map, "limit", &policy.limit, &fieldError)
+        || !readWhole(map, "window_ms", &policy.windowMs, &fieldError)
         || !readWhole(map, "burst", &policy.burst, &fieldError)) {
         *error = where + fieldError;
         return std::nullopt;
@@ -103,7 +104,8 @@ std::optional<Policy> PolicyStore::fromHash(const QString &name, const RespValue
     if (!policy)
         return std::nullopt;
     QString fieldError;
-    if (!readWhole(map, "version", &policy->version, &fieldError) || !readWhole(map, "updated_at", &policy->updatedAtMs, &fieldError)) {
+    if (!readWhole(map, "version", &policy->version, &fieldError)
+        || !readWhole(map, "updated_at", &policy->updatedAtMs, &fieldError)) {
         *error = tr("stored policy \"%1\": ").arg(name) + fieldError;
         return std::nullopt;
     }
@@ -130,7 +132,8 @@ void PolicyStore::list(QObject *context, std::function<void(const ListResult &)>
         auto pending = std::make_shared<qsizetype>(names.value.elements.size());
         for (const RespValue &nameValue : names.value.elements) {
             const QString name = QString::fromUtf8(nameValue.bytes);
-            client->send({"HGETALL", keys.policy(name)}, context, [result, pending, name, done](const RedisReply &hash) {
+            client->send({"HGETALL", keys.policy(name)}, context,
+                         [result, pending, name, done](const RedisReply &hash) {
                 if (!hash.ok()) {
                     result->failure = Failure::fromReply(hash).prefixed(tr("cannot read policy \"%1\"").arg(name));
                 } else if (hash.value.elements.isEmpty()) {

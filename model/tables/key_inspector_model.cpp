@@ -99,7 +99,8 @@ QVariant KeyInspectorModel::data(const QModelIndex &index, int role) const
         return {};
     const InspectedBucket &row = m_rows.at(index.row());
     const auto column = static_cast<Column>(index.column());
-    if (role == Qt::TextAlignmentRole && column != Subject && column != PolicyColumn && column != Algorithm && column != Node)
+    if (role == Qt::TextAlignmentRole && column != Subject && column != PolicyColumn && column != Algorithm
+        && column != Node)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role == Qt::ToolTipRole)
         return QString::fromUtf8(row.bucket.key);

@@ -21,7 +21,18 @@ struct InspectedBucket {
 class KeyInspectorModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Subject, PolicyColumn, Algorithm, Available, FullIn, ExpiresIn, Allowed, Rejected, Node, ColumnCount };
+    enum Column {
+        Subject,
+        PolicyColumn,
+        Algorithm,
+        Available,
+        FullIn,
+        ExpiresIn,
+        Allowed,
+        Rejected,
+        Node,
+        ColumnCount
+    };
     static constexpr int kPageSize = 200;
 
     KeyInspectorModel(redis::RedisClient *client, const QString &ns, QObject *parent = nullptr);

@@ -15,7 +15,8 @@ PolicyListModel::PolicyListModel(QObject *parent)
 
 bool PolicyListModel::sameRow(const Policy &a, const Policy &b)
 {
-    return a.sameDefinition(b) && a.version == b.version && a.updatedAtMs == b.updatedAtMs && a.updatedBy == b.updatedBy;
+    return a.sameDefinition(b) && a.version == b.version && a.updatedAtMs == b.updatedAtMs
+        && a.updatedBy == b.updatedBy;
 }
 
 void PolicyListModel::setPolicies(QVector<Policy> incoming)
@@ -98,10 +99,12 @@ QVariant PolicyListModel::data(const QModelIndex &index, int role) const
     if (role == NameRole)
         return policy.name;
     if (role == Qt::ToolTipRole)
-        return policy.description.isEmpty() ? describePolicy(policy) : policy.description + QLatin1Char('\n') + describePolicy(policy);
+        return policy.description.isEmpty() ? describePolicy(policy)
+                                            : policy.description + QLatin1Char('\n') + describePolicy(policy);
     if (role == Qt::TextAlignmentRole) {
         const bool number = index.column() == Limit || index.column() == Burst || index.column() == Version;
-        return QVariant::fromValue(Qt::Alignment(number ? Qt::AlignRight | Qt::AlignVCenter : Qt::AlignLeft | Qt::AlignVCenter));
+        return QVariant::fromValue(
+            Qt::Alignment(number ? Qt::AlignRight | Qt::AlignVCenter : Qt::AlignLeft | Qt::AlignVCenter));
     }
     if (role != Qt::DisplayRole && role != SortRole)
         return {};
@@ -124,7 +127,8 @@ QVariant PolicyListModel::data(const QModelIndex &index, int role) const
     case UpdatedBy:
         return policy.updatedBy;
     case UpdatedAt:
-        return display ? QVariant(QDateTime::fromMSecsSinceEpoch(policy.updatedAtMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")))
+        return display ? QVariant(
+                   QDateTime::fromMSecsSinceEpoch(policy.updatedAtMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")))
                        : QVariant(policy.updatedAtMs);
     case Published:
         switch (publishState(index.row())) {

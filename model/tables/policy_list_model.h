@@ -12,7 +12,20 @@ namespace sluice::model {
 class PolicyListModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Name, AlgorithmColumn, Limit, Window, Burst, Shadow, Version, UpdatedBy, UpdatedAt, Published, Description, ColumnCount };
+    enum Column {
+        Name,
+        AlgorithmColumn,
+        Limit,
+        Window,
+        Burst,
+        Shadow,
+        Version,
+        UpdatedBy,
+        UpdatedAt,
+        Published,
+        Description,
+        ColumnCount
+    };
     enum Role {
         SortRole = Qt::UserRole, // the raw value, so numbers and times sort as such
         NameRole,                // the policy's name, in every column

@@ -115,14 +115,20 @@ QVariant PolicyRatesModel::data(const QModelIndex &index, int role) const
         case AllowedPerSecond: return perSecondText(point.allowedPerSecond());
         case RejectedPerSecond: return perSecondText(point.rejectedPerSecond());
         case RejectedShare:
-            return point.allowed + point.rejected == 0 ? QStringLiteral("\u2013")
-                                                       : QLocale().toString(100 * share(point), 'f', 1) + QLatin1Char('%');
+            return point.allowed + point.rejected == 0
+                ? QStringLiteral("\u2013")
+                : QLocale().toString(100 * share(point), 'f', 1) + QLatin1Char('%');
         default: return {};
         }
     }
     if (role == Qt::ToolTipRole && index.column() != Name)
-        return tr("%1 allowed and %2 rejected in the last %3 ms; %4 allowed and %5 rejected since the library was loaded")
-            .arg(point.allowed).arg(point.rejected).arg(point.spanMs).arg(row.rate.allowedTotal).arg(row.rate.rejectedTotal);
+        return tr("%1 allowed and %2 rejected in the last %3 ms; %4 allowed and %5 rejected since the library was "
+                  "loaded")
+            .arg(point.allowed)
+            .arg(point.rejected)
+            .arg(point.spanMs)
+            .arg(row.rate.allowedTotal)
+            .arg(row.rate.rejectedTotal);
     if (role == Qt::TextAlignmentRole && index.column() != Name && index.column() != Trend)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     return {};

@@ -87,10 +87,12 @@ private Q_SLOTS:
         QVERIFY2(sentinelRun.out.trimmed().endsWith(QLatin1String("sentinel")), qPrintable(sentinelRun.out));
         // Through the sentinel, to the primary it names.
         SLUICE_REQUIRE_SERVICE(service, "SLUICE_TEST_SENTINEL_SERVICE", "the Sentinel service name");
-        const Run viaSentinel = sluicectl({QStringLiteral("-u"), QStringLiteral("redis-sentinel://%1#%2").arg(sentinel, service),
-                                           QStringLiteral("ping")});
+        const Run viaSentinel
+            = sluicectl({QStringLiteral("-u"), QStringLiteral("redis-sentinel://%1#%2").arg(sentinel, service),
+                         QStringLiteral("ping")});
         QCOMPARE(viaSentinel.exitCode, 0);
-        QVERIFY2(viaSentinel.out.contains(QStringLiteral("of Sentinel service \"%1\"").arg(service)), qPrintable(viaSentinel.out));
+        QVERIFY2(viaSentinel.out.contains(QStringLiteral("of Sentinel service \"%1\"").arg(service)),
+                 qPrintable(viaSentinel.out));
     }
 
     void redisCliFlags()
@@ -101,7 +103,8 @@ private Q_SLOTS:
         const Run hostPort = sluicectl({QStringLiteral("-h"), QStringLiteral("127.0.0.1"), QStringLiteral("-p"), port,
                                         QStringLiteral("-n"), QStringLiteral("2"), QStringLiteral("ping")});
         QCOMPARE(hostPort.exitCode, 0);
-        QVERIFY2(hostPort.out.startsWith(QStringLiteral("PONG from redis://127.0.0.1:%1/2:").arg(port)), qPrintable(hostPort.out));
+        QVERIFY2(hostPort.out.startsWith(QStringLiteral("PONG from redis://127.0.0.1:%1/2:").arg(port)),
+                 qPrintable(hostPort.out));
         const Run unixRun = sluicectl({QStringLiteral("-s"), socket, QStringLiteral("ping")});
         QCOMPARE(unixRun.exitCode, 0);
         QVERIFY2(unixRun.out.startsWith(QStringLiteral("PONG from unix://%1:").arg(socket)), qPrintable(unixRun.out));
@@ -120,20 +123,24 @@ private Q_SLOTS:
         QVERIFY(!(flagged.out + flagged.err).contains(QLatin1String("admin-secret")));
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert(QStringLiteral("REDISCLI_AUTH"), QStringLiteral("admin-secret"));
-        const Run fromEnv = sluicectl({QStringLiteral("-u"), aclUrl, QStringLiteral("--user"), QStringLiteral("admin"), QStringLiteral("ping")}, env);
+        const Run fromEnv = sluicectl(
+            {QStringLiteral("-u"), aclUrl, QStringLiteral("--user"), QStringLiteral("admin"), QStringLiteral("ping")},
+            env);
         QCOMPARE(fromEnv.exitCode, 0);
         QVERIFY2(fromEnv.err.isEmpty(), qPrintable(fromEnv.err));
         QVERIFY2(fromEnv.out.startsWith(QLatin1String("PONG from redis://admin@")), qPrintable(fromEnv.out));
         // TLS by flags on a redis:// address.
         const QString tlsAddress = tlsUrl.section(QLatin1String("://"), 1);
-        const Run tls = sluicectl({QStringLiteral("-u"), QStringLiteral("redis://") + tlsAddress, QStringLiteral("--tls"),
-                                   QStringLiteral("--cacert"), ca, QStringLiteral("ping")});
+        const Run tls = sluicectl({QStringLiteral("-u"), QStringLiteral("redis://") + tlsAddress,
+                                   QStringLiteral("--tls"), QStringLiteral("--cacert"), ca, QStringLiteral("ping")});
         QCOMPARE(tls.exitCode, 0);
         QVERIFY2(tls.out.startsWith(QLatin1String("PONG from rediss://")), qPrintable(tls.out));
-        const Run untrusted = sluicectl({QStringLiteral("-u"), QStringLiteral("rediss://") + tlsAddress, QStringLiteral("ping")});
+        const Run untrusted
+            = sluicectl({QStringLiteral("-u"), QStringLiteral("rediss://") + tlsAddress, QStringLiteral("ping")});
         QCOMPARE(untrusted.exitCode, 3);
         QVERIFY2(untrusted.err.contains(QLatin1String("certificate")), qPrintable(untrusted.err));
-        const Run insecure = sluicectl({QStringLiteral("-u"), QStringLiteral("rediss://") + tlsAddress, QStringLiteral("--insecure"), QStringLiteral("ping")});
+        const Run insecure = sluicectl({QStringLiteral("-u"), QStringLiteral("rediss://") + tlsAddress,
+                                        QStringLiteral("--insecure"), QStringLiteral("ping")});
         QCOMPARE(insecure.exitCode, 0);
         QVERIFY2(insecure.err.contains(QLatin1String("not verified")), qPrintable(insecure.err));
     }
@@ -142,19 +149,30 @@ private Q_SLOTS:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("expected");
-        const QString s = QStringLiteral("-s"), h = QStringLiteral("-h"), p = QStringLiteral("-p"), n = QStringLiteral("-n");
+        const QString s = QStringLiteral("-s"), h = QStringLiteral("-h"), p = QStringLiteral("-p"),
+                      n = QStringLiteral("-n");
         QTest::newRow("port zero") << QStringList{p, QStringLiteral("0")} << QStringLiteral("-p must be a port");
         QTest::newRow("port text") << QStringList{p, QStringLiteral("six")} << QStringLiteral("-p must be a port");
         QTest::newRow("port too big") << QStringList{p, QStringLiteral("70000")} << QStringLiteral("-p must be a port");
         QTest::newRow("db negative") << QStringList{n, QStringLiteral("-1")} << QStringLiteral("-n must be a database");
-        QTest::newRow("socket and host") << QStringList{s, QStringLiteral("/tmp/x"), h, QStringLiteral("a")} << QStringLiteral("cannot go with -h");
+        QTest::newRow("socket and host") << QStringList{s, QStringLiteral("/tmp/x"), h, QStringLiteral("a")}
+                                         << QStringLiteral("cannot go with -h");
         QTest::newRow("empty host") << QStringList{h, QStringLiteral(" ")} << QStringLiteral("-h needs a host");
-        QTest::newRow("tls file without tls") << QStringList{QStringLiteral("--cacert"), QStringLiteral("ca.crt")} << QStringLiteral("need --tls");
-        QTest::newRow("cert without key") << QStringList{QStringLiteral("--tls"), QStringLiteral("--cert"), QStringLiteral("c.crt")} << QStringLiteral("go together");
-        QTest::newRow("tls on socket") << QStringList{s, QStringLiteral("/tmp/x"), QStringLiteral("--tls")} << QStringLiteral("unix socket");
-        QTest::newRow("sentinel and host") << QStringList{QStringLiteral("-u"), QStringLiteral("redis-sentinel://h:1#s"), h, QStringLiteral("a")} << QStringLiteral("names the sentinels");
-        QTest::newRow("sentinel no service") << QStringList{QStringLiteral("-u"), QStringLiteral("redis-sentinel://h:1")} << QStringLiteral("names its service");
-        QTest::newRow("malformed url") << QStringList{QStringLiteral("-u"), QStringLiteral("redis://h:99999")} << QStringLiteral("bad --url");
+        QTest::newRow("tls file without tls")
+            << QStringList{QStringLiteral("--cacert"), QStringLiteral("ca.crt")} << QStringLiteral("need --tls");
+        QTest::newRow("cert without key")
+            << QStringList{QStringLiteral("--tls"), QStringLiteral("--cert"), QStringLiteral("c.crt")}
+            << QStringLiteral("go together");
+        QTest::newRow("tls on socket") << QStringList{s, QStringLiteral("/tmp/x"), QStringLiteral("--tls")}
+                                       << QStringLiteral("unix socket");
+        QTest::newRow("sentinel and host")
+            << QStringList{QStringLiteral("-u"), QStringLiteral("redis-sentinel://h:1#s"), h, QStringLiteral("a")}
+            << QStringLiteral("names the sentinels");
+        QTest::newRow("sentinel no service")
+            << QStringList{QStringLiteral("-u"), QStringLiteral("redis-sentinel://h:1")}
+            << QStringLiteral("names its service");
+        QTest::newRow("malformed url") << QStringList{QStringLiteral("-u"), QStringLiteral("redis://h:99999")}
+                                       << QStringLiteral("bad --url");
     }
 
     void badConnectionFlags()
@@ -170,7 +188,8 @@ private Q_SLOTS:
     void pingOverTlsAndUnixSocket()
     {
         SLUICE_REQUIRE_SERVICE(socket, "SLUICE_TEST_REDIS_SOCKET", "Redis standalone (unix socket)");
-        const Run unixRun = sluicectl({QStringLiteral("-u"), QStringLiteral("unix://") + socket, QStringLiteral("ping")});
+        const Run unixRun
+            = sluicectl({QStringLiteral("-u"), QStringLiteral("unix://") + socket, QStringLiteral("ping")});
         QCOMPARE(unixRun.exitCode, 0);
         QVERIFY2(unixRun.out.startsWith(QLatin1String("PONG from unix://")), qPrintable(unixRun.out));
     }
@@ -179,17 +198,19 @@ private Q_SLOTS:
     // it does not; either way a clear failure naming the host, well within the timeout.
     void unknownHostFailsClearly()
     {
-        const Run run = sluicectl({QStringLiteral("-h"), QStringLiteral("no-such-host.invalid"), QStringLiteral("--timeout"),
-                                   QStringLiteral("2000"), QStringLiteral("ping")});
+        const Run run = sluicectl({QStringLiteral("-h"), QStringLiteral("no-such-host.invalid"),
+                                   QStringLiteral("--timeout"), QStringLiteral("2000"), QStringLiteral("ping")});
         QCOMPARE(run.exitCode, 3);
-        QVERIFY2(run.err.contains(QLatin1String("cannot connect to redis://no-such-host.invalid:6379")), qPrintable(run.err));
+        QVERIFY2(run.err.contains(QLatin1String("cannot connect to redis://no-such-host.invalid:6379")),
+                 qPrintable(run.err));
         QVERIFY2(run.elapsedMs < 6000, qPrintable(QStringLiteral("took %1 ms").arg(run.elapsedMs)));
         qInfo("unknown host: %s (%lld ms)", qPrintable(run.err.trimmed()), run.elapsedMs);
     }
 
     void refusedConnectionFailsFast()
     {
-        const Run run = sluicectl({QStringLiteral("--url"), QStringLiteral("redis://127.0.0.1:1"), QStringLiteral("ping")});
+        const Run run
+            = sluicectl({QStringLiteral("--url"), QStringLiteral("redis://127.0.0.1:1"), QStringLiteral("ping")});
         QCOMPARE(run.exitCode, 3);
         QVERIFY2(run.err.contains(QLatin1String("cannot connect to redis://127.0.0.1:1"))
                      && run.err.contains(QLatin1String("refused")),
@@ -233,18 +254,22 @@ private Q_SLOTS:
         SLUICE_REQUIRE_SERVICE(service, "SLUICE_TEST_SENTINEL_SERVICE", "the Sentinel service name");
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("p.json"));
-        QVERIFY(writeFile(file, js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 10, 'window_ms': 1000}]}")));
+        QVERIFY(writeFile(
+            file, js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 10, 'window_ms': 1000}]}")));
         const QString ns = sluice::test::uniqueNamespace("s");
         const QStringList target{QStringLiteral("-u"), QStringLiteral("redis-sentinel://%1#%2").arg(sentinel, service),
                                  QStringLiteral("--namespace"), ns};
         QCOMPARE(sluicectl(target + QStringList{QStringLiteral("apply"), file}).exitCode, 0);
         const Run published = sluicectl(target + QStringList{QStringLiteral("publish"), QStringLiteral("--json")});
         QCOMPARE(published.exitCode, 0);
-        const QJsonArray nodes = QJsonDocument::fromJson(published.out.toUtf8()).object().value(QStringLiteral("nodes")).toArray();
+        const QJsonArray nodes
+            = QJsonDocument::fromJson(published.out.toUtf8()).object().value(QStringLiteral("nodes")).toArray();
         QCOMPARE(nodes.size(), 1); // the primary; replicas get the library by replication
         QCOMPARE(nodes.first().toObject().value(QStringLiteral("state")).toString(), QStringLiteral("current"));
         QCOMPARE(sluicectl(target + QStringList{QStringLiteral("status")}).exitCode, 0);
-        const Run decision = sluicectl(target + QStringList{QStringLiteral("acquire"), QStringLiteral("api"), QStringLiteral("u1"), QStringLiteral("--json")});
+        const Run decision = sluicectl(target
+                                       + QStringList{QStringLiteral("acquire"), QStringLiteral("api"),
+                                                     QStringLiteral("u1"), QStringLiteral("--json")});
         QCOMPARE(decision.exitCode, 0);
         QCOMPARE(QJsonDocument::fromJson(decision.out.toUtf8()).object().value(QStringLiteral("remaining")).toInt(), 9);
     }
@@ -288,9 +313,12 @@ private Q_SLOTS:
         });
         QVERIFY2(written.ok(), qPrintable(model::messageOf(written.failure)));
         const auto forget = qScopeGuard([&] {
-            test::awaitSecret([&](QObject *context, model::SecretStore::Callback done) { keychain.remove(admin.passwordKey(), context, done); });
+            test::awaitSecret([&](QObject *context, model::SecretStore::Callback done) {
+                keychain.remove(admin.passwordKey(), context, done);
+            });
         });
-        const auto as = [&](const model::ConnectionProfile &profile, QStringList args, const QProcessEnvironment &environment) {
+        const auto as
+            = [&](const model::ConnectionProfile &profile, QStringList args, const QProcessEnvironment &environment) {
             return sluicectl(QStringList{QStringLiteral("--profile"), profile.name} + args, environment);
         };
 
@@ -298,13 +326,16 @@ private Q_SLOTS:
         QCOMPARE(listed.exitCode, 0);
         const QJsonArray profiles = QJsonDocument::fromJson(listed.out.toUtf8()).array();
         QCOMPARE(profiles.size(), 4);
-        QVERIFY2(listed.out.contains(QLatin1String("\"production\"")) && !listed.out.contains(QLatin1String("secret")), qPrintable(listed.out));
+        QVERIFY2(listed.out.contains(QLatin1String("\"production\"")) && !listed.out.contains(QLatin1String("secret")),
+                 qPrintable(listed.out));
 
         const Run fromKeychain = as(admin, {QStringLiteral("-n"), QStringLiteral("3"), QStringLiteral("ping")}, env);
         QCOMPARE(fromKeychain.exitCode, 0);
-        QVERIFY2(fromKeychain.out.startsWith(QStringLiteral("PONG from redis://admin@%1/3:").arg(aclUrl.section(QLatin1String("//"), 1))),
+        QVERIFY2(fromKeychain.out.startsWith(
+                     QStringLiteral("PONG from redis://admin@%1/3:").arg(aclUrl.section(QLatin1String("//"), 1))),
                  qPrintable(fromKeychain.out + fromKeychain.err));
-        QVERIFY(!fromKeychain.out.contains(QLatin1String("admin-secret")) && !fromKeychain.err.contains(QLatin1String("admin-secret")));
+        QVERIFY(!fromKeychain.out.contains(QLatin1String("admin-secret"))
+                && !fromKeychain.err.contains(QLatin1String("admin-secret")));
 
         const Run noPassword = as(unsaved, {QStringLiteral("ping")}, env);
         QCOMPARE(noPassword.exitCode, 3);
@@ -315,34 +346,42 @@ private Q_SLOTS:
         // The profile's namespace is used: apply through one profile, read through another.
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("p.json"));
-        QVERIFY(writeFile(file, js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 10, 'window_ms': 1000}]}")));
+        QVERIFY(writeFile(
+            file, js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 10, 'window_ms': 1000}]}")));
         const Run unconfirmed = as(production, {QStringLiteral("apply"), file}, env);
         QCOMPARE(unconfirmed.exitCode, 8);
         QVERIFY2(unconfirmed.err.contains(QLatin1String("--yes")), qPrintable(unconfirmed.err));
         const auto storedCount = [&] {
             const Run listedPolicies = as(production, {QStringLiteral("policies"), QStringLiteral("--json")}, env);
-            return listedPolicies.exitCode == 0 ? QJsonDocument::fromJson(listedPolicies.out.toUtf8()).array().size() : -1;
+            return listedPolicies.exitCode == 0 ? QJsonDocument::fromJson(listedPolicies.out.toUtf8()).array().size()
+                                                : -1;
         };
         QCOMPARE(storedCount(), 0);
         QCOMPARE(as(production, {QStringLiteral("apply"), file, QStringLiteral("--dry-run")}, env).exitCode, 0);
         QCOMPARE(storedCount(), 0);
         QCOMPARE(as(production, {QStringLiteral("apply"), file, QStringLiteral("--yes")}, env).exitCode, 0);
         QCOMPARE(storedCount(), 1);
-        const Run readBack = sluicectl({QStringLiteral("--profile"), audit.name, QStringLiteral("--namespace"), production.ns,
-                                        QStringLiteral("policies")}, env);
+        const Run readBack = sluicectl({QStringLiteral("--profile"), audit.name, QStringLiteral("--namespace"),
+                                        production.ns, QStringLiteral("policies")},
+                                       env);
         QCOMPARE(readBack.exitCode, 0);
         QVERIFY2(readBack.out.contains(QLatin1String("api")), qPrintable(readBack.out));
 
-        const Run readOnly = sluicectl({QStringLiteral("--profile"), audit.name, QStringLiteral("--namespace"), production.ns,
-                                        QStringLiteral("acquire"), QStringLiteral("api"), QStringLiteral("u1"), QStringLiteral("--yes")}, env);
+        const Run readOnly = sluicectl({QStringLiteral("--profile"), audit.name, QStringLiteral("--namespace"),
+                                        production.ns, QStringLiteral("acquire"), QStringLiteral("api"),
+                                        QStringLiteral("u1"), QStringLiteral("--yes")},
+                                       env);
         QCOMPARE(readOnly.exitCode, 8);
         QVERIFY2(readOnly.err.contains(QLatin1String("read-only")), qPrintable(readOnly.err));
 
         // Test-fire writes: refused on a read-only profile. On production it asks for --yes only
         // when it would spend real subjects' buckets.
-        const QStringList fireApi{QStringLiteral("fire"), QStringLiteral("api"), QStringLiteral("--rate"), QStringLiteral("50"),
-                                  QStringLiteral("--duration"), QStringLiteral("0.2")};
-        const Run readOnlyFire = sluicectl(QStringList{QStringLiteral("--profile"), audit.name, QStringLiteral("--namespace"), production.ns} + fireApi, env);
+        const QStringList fireApi{QStringLiteral("fire"), QStringLiteral("api"),        QStringLiteral("--rate"),
+                                  QStringLiteral("50"),   QStringLiteral("--duration"), QStringLiteral("0.2")};
+        const Run readOnlyFire = sluicectl(
+            QStringList{QStringLiteral("--profile"), audit.name, QStringLiteral("--namespace"), production.ns}
+                + fireApi,
+            env);
         QCOMPARE(readOnlyFire.exitCode, 8);
         QVERIFY2(readOnlyFire.err.contains(QLatin1String("read-only")), qPrintable(readOnlyFire.err));
         QCOMPARE(as(production, {QStringLiteral("publish"), QStringLiteral("--yes")}, env).exitCode, 0);
@@ -351,9 +390,12 @@ private Q_SLOTS:
         const Run realKeys = as(production, fireApi + QStringList{QStringLiteral("--real-keys")}, env);
         QCOMPARE(realKeys.exitCode, 8);
         QVERIFY2(realKeys.err.contains(QLatin1String("--yes")), qPrintable(realKeys.err));
-        QCOMPARE(as(production, fireApi + QStringList{QStringLiteral("--real-keys"), QStringLiteral("--yes")}, env).exitCode, 0);
+        QCOMPARE(
+            as(production, fireApi + QStringList{QStringLiteral("--real-keys"), QStringLiteral("--yes")}, env).exitCode,
+            0);
 
-        const Run unknown = sluicectl({QStringLiteral("--profile"), QStringLiteral("nobody-") + run, QStringLiteral("ping")}, env);
+        const Run unknown
+            = sluicectl({QStringLiteral("--profile"), QStringLiteral("nobody-") + run, QStringLiteral("ping")}, env);
         QCOMPARE(unknown.exitCode, 2);
         QVERIFY2(unknown.err.contains(QStringLiteral("nobody-") + run), qPrintable(unknown.err));
         const Run both = as(admin, {QStringLiteral("-u"), redisUrl, QStringLiteral("ping")}, env);
@@ -370,13 +412,16 @@ private Q_SLOTS:
         auto auditLength = [&] { return sluice::test::syncCommand(redis, {"XLEN", tag + ":audit"}).value.integer; };
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("policies.json"));
-        QVERIFY(writeFile(file, js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 100, 'window_ms': 60000, 'burst': 150},"
-                                   "{'name': 'login', 'algorithm': 'sliding_log', 'limit': 5, 'window_ms': 60000}]}")));
+        QVERIFY(writeFile(file,
+                          js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 100, 'window_ms': "
+                             "60000, 'burst': 150},"
+                             "{'name': 'login', 'algorithm': 'sliding_log', 'limit': 5, 'window_ms': 60000}]}")));
         const QStringList base{QStringLiteral("-u"), url, QStringLiteral("--namespace"), ns};
 
         const Run dry = sluicectl(base + QStringList{QStringLiteral("apply"), file, QStringLiteral("--dry-run")});
         QCOMPARE(dry.exitCode, 0);
-        QVERIFY2(dry.out.contains(QLatin1String("create   api")) && dry.out.contains(QLatin1String("dry run")), qPrintable(dry.out));
+        QVERIFY2(dry.out.contains(QLatin1String("create   api")) && dry.out.contains(QLatin1String("dry run")),
+                 qPrintable(dry.out));
         QCOMPARE(sluice::test::syncCommand(redis, {"EXISTS", tag + ":policy:api", tag + ":policies"}).value.integer, 0);
 
         const Run applied = sluicectl(base + QStringList{QStringLiteral("apply"), file});
@@ -403,10 +448,12 @@ private Q_SLOTS:
         const Run reapplied = sluicectl(base + QStringList{QStringLiteral("apply"), exported});
         QVERIFY2(reapplied.out.contains(QLatin1String("already up to date")), qPrintable(reapplied.out));
 
-        QVERIFY(writeFile(file, js("{'policies': [{'name': 'api', 'algorithm': 'gcra', 'limit': 100, 'window_ms': 60000}]}")));
+        QVERIFY(writeFile(
+            file, js("{'policies': [{'name': 'api', 'algorithm': 'gcra', 'limit': 100, 'window_ms': 60000}]}")));
         const Run pruned = sluicectl(base + QStringList{QStringLiteral("apply"), file, QStringLiteral("--prune")});
         QCOMPARE(pruned.exitCode, 0);
-        QVERIFY2(pruned.out.contains(QLatin1String("update   api")) && pruned.out.contains(QLatin1String("delete   login")),
+        QVERIFY2(pruned.out.contains(QLatin1String("update   api"))
+                     && pruned.out.contains(QLatin1String("delete   login")),
                  qPrintable(pruned.out));
         QCOMPARE(sluice::test::syncCommand(redis, {"SMEMBERS", tag + ":policies"}).value.elements.size(), 1);
         QCOMPARE(auditLength(), 4);
@@ -422,14 +469,19 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("policies.json"));
         const QStringList base{QStringLiteral("-u"), url, QStringLiteral("--namespace"), ns};
-        QVERIFY(writeFile(file, js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 100, 'window_ms': 60000, 'burst': 150}]}")));
+        QVERIFY(writeFile(file,
+                          js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 100, 'window_ms': "
+                             "60000, 'burst': 150}]}")));
         QCOMPARE(sluicectl(base + QStringList{QStringLiteral("apply"), file}).exitCode, 0);
-        QVERIFY(writeFile(file, js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 200, 'window_ms': 60000, 'burst': 150}]}")));
+        QVERIFY(writeFile(file,
+                          js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 200, 'window_ms': "
+                             "60000, 'burst': 150}]}")));
         QCOMPARE(sluicectl(base + QStringList{QStringLiteral("apply"), file}).exitCode, 0);
 
         const Run history = sluicectl(base + QStringList{QStringLiteral("history"), QStringLiteral("api")});
         QCOMPARE(history.exitCode, 0);
-        QVERIFY2(history.out.contains(QStringLiteral("limit 100 \u2192 200")) && history.out.contains(QLatin1String("create")),
+        QVERIFY2(history.out.contains(QStringLiteral("limit 100 \u2192 200"))
+                     && history.out.contains(QLatin1String("create")),
                  qPrintable(history.out));
         const Run json = sluicectl(base + QStringList{QStringLiteral("history"), QStringLiteral("--json")});
         const QJsonArray entries = QJsonDocument::fromJson(json.out.toUtf8()).array();
@@ -439,27 +491,39 @@ private Q_SLOTS:
         QCOMPARE(entries.at(0)[QLatin1String("new")][QLatin1String("limit")].toInt(), 200);
         QVERIFY(entries.at(1)[QLatin1String("old")].isNull());
 
-        const Run dry = sluicectl(base + QStringList{QStringLiteral("rollback"), QStringLiteral("api"), QStringLiteral("1"), QStringLiteral("--dry-run")});
+        const Run dry = sluicectl(base
+                                  + QStringList{QStringLiteral("rollback"), QStringLiteral("api"), QStringLiteral("1"),
+                                                QStringLiteral("--dry-run")});
         QCOMPARE(dry.exitCode, 0);
-        QVERIFY2(dry.out.contains(QLatin1String("limit         200 -> 100")) && dry.out.contains(QLatin1String("dry run")), qPrintable(dry.out));
-        QCOMPARE(sluice::test::syncCommand(redis, {"HGET", tag + ":policy:api", "limit"}).value.bytes, QByteArray("200"));
+        QVERIFY2(dry.out.contains(QLatin1String("limit         200 -> 100"))
+                     && dry.out.contains(QLatin1String("dry run")),
+                 qPrintable(dry.out));
+        QCOMPARE(sluice::test::syncCommand(redis, {"HGET", tag + ":policy:api", "limit"}).value.bytes,
+                 QByteArray("200"));
 
-        const Run rolled = sluicectl(base + QStringList{QStringLiteral("rollback"), QStringLiteral("api"), QStringLiteral("1")});
+        const Run rolled
+            = sluicectl(base + QStringList{QStringLiteral("rollback"), QStringLiteral("api"), QStringLiteral("1")});
         QCOMPARE(rolled.exitCode, 0);
-        QCOMPARE(sluice::test::syncCommand(redis, {"HGET", tag + ":policy:api", "limit"}).value.bytes, QByteArray("100"));
-        QCOMPARE(sluice::test::syncCommand(redis, {"HGET", tag + ":policy:api", "version"}).value.bytes, QByteArray("3"));
-        const Run after = sluicectl(base + QStringList{QStringLiteral("history"), QStringLiteral("api"), QStringLiteral("--json")});
+        QCOMPARE(sluice::test::syncCommand(redis, {"HGET", tag + ":policy:api", "limit"}).value.bytes,
+                 QByteArray("100"));
+        QCOMPARE(sluice::test::syncCommand(redis, {"HGET", tag + ":policy:api", "version"}).value.bytes,
+                 QByteArray("3"));
+        const Run after
+            = sluicectl(base + QStringList{QStringLiteral("history"), QStringLiteral("api"), QStringLiteral("--json")});
         const QJsonObject rollback = QJsonDocument::fromJson(after.out.toUtf8()).array().at(0).toObject();
         QCOMPARE(rollback[QLatin1String("action")].toString(), QStringLiteral("rollback"));
         QCOMPARE(rollback[QLatin1String("rollback_to")].toInt(), 1);
 
-        const Run again = sluicectl(base + QStringList{QStringLiteral("rollback"), QStringLiteral("api"), QStringLiteral("1")});
+        const Run again
+            = sluicectl(base + QStringList{QStringLiteral("rollback"), QStringLiteral("api"), QStringLiteral("1")});
         QCOMPARE(again.exitCode, 0);
         QVERIFY2(again.out.contains(QLatin1String("nothing to do")), qPrintable(again.out));
-        const Run unknown = sluicectl(base + QStringList{QStringLiteral("rollback"), QStringLiteral("api"), QStringLiteral("9")});
+        const Run unknown
+            = sluicectl(base + QStringList{QStringLiteral("rollback"), QStringLiteral("api"), QStringLiteral("9")});
         QCOMPARE(unknown.exitCode, 1);
         QVERIFY2(unknown.err.contains(QLatin1String("no version 9 of policy \"api\"")), qPrintable(unknown.err));
-        const Run notANumber = sluicectl(base + QStringList{QStringLiteral("rollback"), QStringLiteral("api"), QStringLiteral("latest")});
+        const Run notANumber = sluicectl(
+            base + QStringList{QStringLiteral("rollback"), QStringLiteral("api"), QStringLiteral("latest")});
         QCOMPARE(notANumber.exitCode, 2);
         QCOMPARE(sluice::test::syncCommand(redis, {"XLEN", tag + ":audit"}).value.integer, 3);
     }
@@ -472,16 +536,21 @@ private Q_SLOTS:
         const QString file = dir.filePath(QStringLiteral("bad.json"));
         QVERIFY(writeFile(file, js("{'policies': [{'name': 'ok', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000},"
                                    "{'name': 'bad', 'algorithm': 'gcra', 'limit': 0, 'window_ms': 1000}]}")));
-        const Run run = sluicectl({QStringLiteral("-u"), url, QStringLiteral("--namespace"), ns, QStringLiteral("apply"), file});
+        const Run run
+            = sluicectl({QStringLiteral("-u"), url, QStringLiteral("--namespace"), ns, QStringLiteral("apply"), file});
         QCOMPARE(run.exitCode, 5);
-        QVERIFY2(run.err.contains(QLatin1String("policy \"bad\", field \"limit\"")) && run.err.contains(QLatin1String("nothing was applied")),
+        QVERIFY2(run.err.contains(QLatin1String("policy \"bad\", field \"limit\""))
+                     && run.err.contains(QLatin1String("nothing was applied")),
                  qPrintable(run.err));
         sluice::redis::RedisConnection redis(sluice::test::optionsFor(url));
         QVERIFY(sluice::test::openAndWait(redis));
         const QByteArray tag = '{' + ns.toUtf8() + '}';
-        QCOMPARE(sluice::test::syncCommand(redis, {"EXISTS", tag + ":policies", tag + ":policy:ok", tag + ":audit"}).value.integer, 0);
+        QCOMPARE(sluice::test::syncCommand(redis, {"EXISTS", tag + ":policies", tag + ":policy:ok", tag + ":audit"})
+                     .value.integer,
+                 0);
 
-        const Run missing = sluicectl({QStringLiteral("-u"), url, QStringLiteral("apply"), dir.filePath(QStringLiteral("none.json"))});
+        const Run missing = sluicectl(
+            {QStringLiteral("-u"), url, QStringLiteral("apply"), dir.filePath(QStringLiteral("none.json"))});
         QCOMPARE(missing.exitCode, 5);
         QVERIFY(missing.err.contains(QLatin1String("cannot read")));
     }
@@ -494,14 +563,17 @@ private Q_SLOTS:
         const QString url = QStringLiteral("redis://127.0.0.1:%1").arg(server.port());
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("policies.json"));
-        QVERIFY(writeFile(file, js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 100, 'window_ms': 60000, 'burst': 2},"
-                                   "{'name': 'jobs', 'algorithm': 'concurrency', 'limit': 1, 'window_ms': 60000}]}")));
+        QVERIFY(writeFile(file,
+                          js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 100, 'window_ms': "
+                             "60000, 'burst': 2},"
+                             "{'name': 'jobs', 'algorithm': 'concurrency', 'limit': 1, 'window_ms': 60000}]}")));
         const QStringList base{QStringLiteral("-u"), url};
         QCOMPARE(sluicectl(base + QStringList{QStringLiteral("apply"), file}).exitCode, 0);
 
         const Run never = sluicectl(base + QStringList{QStringLiteral("status")});
         QCOMPARE(never.exitCode, 7);
-        QVERIFY2(never.out.contains(QLatin1String("never published")) && never.out.contains(QLatin1String("missing")), qPrintable(never.out));
+        QVERIFY2(never.out.contains(QLatin1String("never published")) && never.out.contains(QLatin1String("missing")),
+                 qPrintable(never.out));
         QVERIFY2(never.err.contains(QLatin1String("persists nothing")), qPrintable(never.err));
 
         const Run dry = sluicectl(base + QStringList{QStringLiteral("publish"), QStringLiteral("--dry-run")});
@@ -511,35 +583,49 @@ private Q_SLOTS:
 
         const Run published = sluicectl(base + QStringList{QStringLiteral("publish")});
         QCOMPARE(published.exitCode, 0);
-        QVERIFY2(published.out.contains(QLatin1String("published version 1")) && published.out.contains(QLatin1String("current")),
+        QVERIFY2(published.out.contains(QLatin1String("published version 1"))
+                     && published.out.contains(QLatin1String("current")),
                  qPrintable(published.out));
         const Run status = sluicectl(base + QStringList{QStringLiteral("status"), QStringLiteral("--json")});
         QCOMPARE(status.exitCode, 0);
         const QJsonObject state = QJsonDocument::fromJson(status.out.toUtf8()).object();
         QCOMPARE(state[QLatin1String("version")].toInt(), 1);
         QCOMPARE(state[QLatin1String("drift")].toBool(), false);
-        QCOMPARE(state[QLatin1String("nodes")].toArray().at(0)[QLatin1String("state")].toString(), QStringLiteral("current"));
+        QCOMPARE(state[QLatin1String("nodes")].toArray().at(0)[QLatin1String("state")].toString(),
+                 QStringLiteral("current"));
 
-        const Run first = sluicectl(base + QStringList{QStringLiteral("acquire"), QStringLiteral("api"), QStringLiteral("alice")});
+        const Run first
+            = sluicectl(base + QStringList{QStringLiteral("acquire"), QStringLiteral("api"), QStringLiteral("alice")});
         QCOMPARE(first.exitCode, 0);
-        QVERIFY2(first.out.contains(QLatin1String("allowed          true")) && first.out.contains(QLatin1String("remaining        1")),
+        QVERIFY2(first.out.contains(QLatin1String("allowed          true"))
+                     && first.out.contains(QLatin1String("remaining        1")),
                  qPrintable(first.out));
-        const Run second = sluicectl(base + QStringList{QStringLiteral("acquire"), QStringLiteral("api"), QStringLiteral("alice"),
-                                                        QStringLiteral("--cost"), QStringLiteral("2"), QStringLiteral("--json")});
+        const Run second
+            = sluicectl(base
+                        + QStringList{QStringLiteral("acquire"), QStringLiteral("api"), QStringLiteral("alice"),
+                                      QStringLiteral("--cost"), QStringLiteral("2"), QStringLiteral("--json")});
         QCOMPARE(second.exitCode, 0);
         const QJsonObject denied = QJsonDocument::fromJson(second.out.toUtf8()).object();
         QCOMPARE(denied[QLatin1String("allowed")].toBool(), false);
         QVERIFY(denied[QLatin1String("retry_after_ms")].toInt() > 0);
-        const Run lease = sluicectl(base + QStringList{QStringLiteral("acquire"), QStringLiteral("jobs"), QStringLiteral("batch"),
-                                                       QStringLiteral("--json")});
-        QVERIFY2(QJsonDocument::fromJson(lease.out.toUtf8()).object()[QLatin1String("lease")].toString().contains(QLatin1Char(':')),
+        const Run lease = sluicectl(base
+                                    + QStringList{QStringLiteral("acquire"), QStringLiteral("jobs"),
+                                                  QStringLiteral("batch"), QStringLiteral("--json")});
+        QVERIFY2(QJsonDocument::fromJson(lease.out.toUtf8())
+                     .object()[QLatin1String("lease")]
+                     .toString()
+                     .contains(QLatin1Char(':')),
                  qPrintable(lease.out));
 
-        const Run badCost = sluicectl(base + QStringList{QStringLiteral("acquire"), QStringLiteral("api"), QStringLiteral("alice"),
-                                                         QStringLiteral("--cost"), QStringLiteral("-3")});
+        const Run badCost
+            = sluicectl(base
+                        + QStringList{QStringLiteral("acquire"), QStringLiteral("api"), QStringLiteral("alice"),
+                                      QStringLiteral("--cost"), QStringLiteral("-3")});
         QCOMPARE(badCost.exitCode, 1);
-        QVERIFY2(badCost.err.contains(QLatin1String("ERR sluice: cost must be a whole number")), qPrintable(badCost.err));
-        const Run unknown = sluicectl(base + QStringList{QStringLiteral("acquire"), QStringLiteral("nope"), QStringLiteral("alice")});
+        QVERIFY2(badCost.err.contains(QLatin1String("ERR sluice: cost must be a whole number")),
+                 qPrintable(badCost.err));
+        const Run unknown
+            = sluicectl(base + QStringList{QStringLiteral("acquire"), QStringLiteral("nope"), QStringLiteral("alice")});
         QCOMPARE(unknown.exitCode, 1);
         QVERIFY2(unknown.err.contains(QLatin1String("unknown policy")), qPrintable(unknown.err));
 
@@ -558,7 +644,9 @@ private Q_SLOTS:
         const QString url = QStringLiteral("redis://127.0.0.1:%1").arg(server.port());
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("policies.json"));
-        QVERIFY(writeFile(file, js("{'policies': [{'name': 'login', 'algorithm': 'fixed_window', 'limit': 3, 'window_ms': 3600000}]}")));
+        QVERIFY(writeFile(
+            file,
+            js("{'policies': [{'name': 'login', 'algorithm': 'fixed_window', 'limit': 3, 'window_ms': 3600000}]}")));
         const QStringList base{QStringLiteral("-u"), url};
         QCOMPARE(sluicectl(base + QStringList{QStringLiteral("apply"), file}).exitCode, 0);
         QCOMPARE(sluicectl(base + QStringList{QStringLiteral("publish")}).exitCode, 0);
@@ -567,31 +655,40 @@ private Q_SLOTS:
         for (int i = 0; i < 5; ++i)
             sluice::test::syncCommand(traffic, {"FCALL", "sluice_acquire", "1", "sluice:login:{mallory}", "login"});
         for (int i = 0; i < 30; ++i)
-            sluice::test::syncCommand(traffic, {"FCALL", "sluice_acquire", "1", "sluice:login:{user-" + QByteArray::number(i) + "}", "login"});
+            sluice::test::syncCommand(
+                traffic,
+                {"FCALL", "sluice_acquire", "1", "sluice:login:{user-" + QByteArray::number(i) + "}", "login"});
 
         const Run all = sluicectl(base + QStringList{QStringLiteral("keys"), QStringLiteral("--json")});
         QCOMPARE(all.exitCode, 0);
         const QStringList lines = all.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
         QCOMPARE(lines.size(), 31);
-        const Run one = sluicectl(base + QStringList{QStringLiteral("keys"), QStringLiteral("login"), QStringLiteral("--match"),
-                                                     QStringLiteral("mal*"), QStringLiteral("--json")});
+        const Run one
+            = sluicectl(base
+                        + QStringList{QStringLiteral("keys"), QStringLiteral("login"), QStringLiteral("--match"),
+                                      QStringLiteral("mal*"), QStringLiteral("--json")});
         QCOMPARE(one.exitCode, 0);
         const QJsonObject mallory = QJsonDocument::fromJson(one.out.toUtf8()).object();
         QCOMPARE(mallory[QLatin1String("subject")].toString(), QStringLiteral("mallory"));
         QCOMPARE(mallory[QLatin1String("available")].toInt(), 0);
         QCOMPARE(mallory[QLatin1String("rejected")].toInt(), 2);
-        const Run table = sluicectl(base + QStringList{QStringLiteral("keys"), QStringLiteral("--match"), QStringLiteral("mallory")});
-        QVERIFY2(table.out.contains(QRegularExpression(QStringLiteral("mallory +login +fixed_window +0/3 "))), qPrintable(table.out));
-        const Run limited = sluicectl(base + QStringList{QStringLiteral("keys"), QStringLiteral("--limit"), QStringLiteral("4"),
-                                                         QStringLiteral("--json")});
+        const Run table = sluicectl(
+            base + QStringList{QStringLiteral("keys"), QStringLiteral("--match"), QStringLiteral("mallory")});
+        QVERIFY2(table.out.contains(QRegularExpression(QStringLiteral("mallory +login +fixed_window +0/3 "))),
+                 qPrintable(table.out));
+        const Run limited = sluicectl(base
+                                      + QStringList{QStringLiteral("keys"), QStringLiteral("--limit"),
+                                                    QStringLiteral("4"), QStringLiteral("--json")});
         QCOMPARE(limited.exitCode, 0);
         QCOMPARE(limited.out.count(QLatin1Char('\n')), 4);
         QVERIFY2(limited.err.contains(QLatin1String("stopped at --limit 4")), qPrintable(limited.err));
 
-        const Run reset = sluicectl(base + QStringList{QStringLiteral("reset-key"), QStringLiteral("login"), QStringLiteral("mallory")});
+        const Run reset = sluicectl(
+            base + QStringList{QStringLiteral("reset-key"), QStringLiteral("login"), QStringLiteral("mallory")});
         QCOMPARE(reset.exitCode, 0);
         QCOMPARE(sluice::test::syncCommand(traffic, {"EXISTS", "sluice:login:{mallory}"}).value.integer, 0);
-        const Run history = sluicectl(base + QStringList{QStringLiteral("history"), QStringLiteral("login"), QStringLiteral("--json")});
+        const Run history = sluicectl(
+            base + QStringList{QStringLiteral("history"), QStringLiteral("login"), QStringLiteral("--json")});
         const QJsonObject entry = QJsonDocument::fromJson(history.out.toUtf8()).array().at(0).toObject();
         QCOMPARE(entry[QLatin1String("action")].toString(), QStringLiteral("reset"));
         QCOMPARE(entry[QLatin1String("subject")].toString(), QStringLiteral("mallory"));
@@ -608,17 +705,21 @@ private Q_SLOTS:
         const QStringList base{QStringLiteral("-u"), QStringLiteral("redis://127.0.0.1:%1").arg(server.port())};
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("policies.json"));
-        QVERIFY(writeFile(file, js("{'policies': [{'name': 'fw', 'algorithm': 'fixed_window', 'limit': 20, 'window_ms': 3600000},"
-                                   " {'name': 'tb', 'algorithm': 'token_bucket', 'limit': 10, 'window_ms': 1000, 'burst': 30}]}")));
+        QVERIFY(writeFile(
+            file,
+            js("{'policies': [{'name': 'fw', 'algorithm': 'fixed_window', 'limit': 20, 'window_ms': 3600000},"
+               " {'name': 'tb', 'algorithm': 'token_bucket', 'limit': 10, 'window_ms': 1000, 'burst': 30}]}")));
         QCOMPARE(sluicectl(base + QStringList{QStringLiteral("apply"), file}).exitCode, 0);
         QCOMPARE(sluicectl(base + QStringList{QStringLiteral("publish")}).exitCode, 0);
         redis::RedisConnection redis(server.options());
         QVERIFY(sluice::test::openAndWait(redis));
 
         const QString csv = dir.filePath(QStringLiteral("run.csv"));
-        const Run fire = sluicectl(base + QStringList{QStringLiteral("fire"), QStringLiteral("fw"), QStringLiteral("--rate"), QStringLiteral("200"),
-                                                      QStringLiteral("--duration"), QStringLiteral("1"), QStringLiteral("--json"),
-                                                      QStringLiteral("--csv"), csv});
+        const Run fire
+            = sluicectl(base
+                        + QStringList{QStringLiteral("fire"), QStringLiteral("fw"), QStringLiteral("--rate"),
+                                      QStringLiteral("200"), QStringLiteral("--duration"), QStringLiteral("1"),
+                                      QStringLiteral("--json"), QStringLiteral("--csv"), csv});
         QVERIFY2(fire.exitCode == 0, qPrintable(fire.err));
         const QJsonObject summary = QJsonDocument::fromJson(fire.out.toUtf8()).object();
         QCOMPARE(summary[QLatin1String("sent")].toInt(), 200);
@@ -630,48 +731,67 @@ private Q_SLOTS:
             QVERIFY2(summary[QLatin1String(field)].toDouble() > 0, field);
         QFile written(csv);
         QVERIFY(written.open(QIODevice::ReadOnly));
-        QVERIFY(written.readAll().contains("time_ms,target,sent,allowed,rejected,errors,expected_allowed,expected_rejected\n0,fw,20,"));
+        QVERIFY(written.readAll().contains(
+            "time_ms,target,sent,allowed,rejected,errors,expected_allowed,expected_rejected\n0,fw,20,"));
         // The test-fire key space: the policy's real buckets and counters are untouched.
         QCOMPARE(sluice::test::syncCommand(redis, {"KEYS", "sluice:fw:*"}).value.elements.size(), 0);
         QCOMPARE(sluice::test::syncCommand(redis, {"KEYS", "sluice-fire:*:1:fw:{test-fire}"}).value.elements.size(), 1);
 
         // Side by side with a seed script, in a table; the ms bucket's skewed clocks.
-        const Run sideBySide = sluicectl(base + QStringList{QStringLiteral("fire"), QStringLiteral("tb"), QStringLiteral("ms_token_bucket:10:30"),
-                                                            QStringLiteral("--rate"), QStringLiteral("100"), QStringLiteral("--duration"),
-                                                            QStringLiteral("1.5"), QStringLiteral("--concurrency"), QStringLiteral("2"),
-                                                            QStringLiteral("--clock-skew"), QStringLiteral("1000")});
+        const Run sideBySide = sluicectl(
+            base
+            + QStringList{QStringLiteral("fire"), QStringLiteral("tb"), QStringLiteral("ms_token_bucket:10:30"),
+                          QStringLiteral("--rate"), QStringLiteral("100"), QStringLiteral("--duration"),
+                          QStringLiteral("1.5"), QStringLiteral("--concurrency"), QStringLiteral("2"),
+                          QStringLiteral("--clock-skew"), QStringLiteral("1000")});
         QVERIFY2(sideBySide.exitCode == 0, qPrintable(sideBySide.err));
-        QVERIFY2(sideBySide.out.contains(QRegularExpression(QStringLiteral("\\ntb \\(token_bucket 10/second, burst 30\\) +150 +"))), qPrintable(sideBySide.out));
-        QVERIFY2(sideBySide.out.contains(QLatin1String("ms_token_bucket (10/s, capacity 30, clocks 1000 ms apart)")), qPrintable(sideBySide.out));
-        QVERIFY2(sideBySide.err.contains(QRegularExpression(QStringLiteral("1\\.\\d s  tb: sent 1\\d\\d, allowed \\d+ \\(model \\d+\\)"))),
+        QVERIFY2(sideBySide.out.contains(
+                     QRegularExpression(QStringLiteral("\\ntb \\(token_bucket 10/second, burst 30\\) +150 +"))),
+                 qPrintable(sideBySide.out));
+        QVERIFY2(sideBySide.out.contains(QLatin1String("ms_token_bucket (10/s, capacity 30, clocks 1000 ms apart)")),
+                 qPrintable(sideBySide.out));
+        QVERIFY2(sideBySide.err.contains(
+                     QRegularExpression(QStringLiteral("1\\.\\d s  tb: sent 1\\d\\d, allowed \\d+ \\(model \\d+\\)"))),
                  qPrintable(sideBySide.err)); // progress each second
 
         // Real keys: the subject's own bucket is spent.
-        const Run real = sluicectl(base + QStringList{QStringLiteral("fire"), QStringLiteral("fw"), QStringLiteral("--rate"), QStringLiteral("100"),
-                                                      QStringLiteral("--duration"), QStringLiteral("0.3"), QStringLiteral("--subject"),
-                                                      QStringLiteral("carol"), QStringLiteral("--real-keys"), QStringLiteral("--json")});
+        const Run real = sluicectl(
+            base
+            + QStringList{QStringLiteral("fire"), QStringLiteral("fw"), QStringLiteral("--rate"), QStringLiteral("100"),
+                          QStringLiteral("--duration"), QStringLiteral("0.3"), QStringLiteral("--subject"),
+                          QStringLiteral("carol"), QStringLiteral("--real-keys"), QStringLiteral("--json")});
         QCOMPARE(real.exitCode, 0);
         QCOMPARE(QJsonDocument::fromJson(real.out.toUtf8()).object()[QLatin1String("allowed")].toInt(), 20);
-        const redis::RedisReply peek = sluice::test::syncCommand(redis, {"FCALL_RO", "sluice_peek", "1", "sluice:fw:{carol}", "fw"});
+        const redis::RedisReply peek
+            = sluice::test::syncCommand(redis, {"FCALL_RO", "sluice_peek", "1", "sluice:fw:{carol}", "fw"});
         QCOMPARE(peek.value.elements.value(1).integer, 0);
 
-        const Run bench = sluicectl(base + QStringList{QStringLiteral("bench"), QStringLiteral("tb"), QStringLiteral("--duration"), QStringLiteral("1"),
-                                                       QStringLiteral("--random"), QStringLiteral("1000"), QStringLiteral("--json")});
+        const Run bench
+            = sluicectl(base
+                        + QStringList{QStringLiteral("bench"), QStringLiteral("tb"), QStringLiteral("--duration"),
+                                      QStringLiteral("1"), QStringLiteral("--random"), QStringLiteral("1000"),
+                                      QStringLiteral("--json")});
         QCOMPARE(bench.exitCode, 0);
         const QJsonObject figures = QJsonDocument::fromJson(bench.out.toUtf8()).object();
         QVERIFY2(figures[QLatin1String("ops_per_second")].toDouble() > 1000, qPrintable(bench.out));
         QCOMPARE(figures[QLatin1String("connections")].toInt(), 4);
-        QVERIFY(figures[QLatin1String("command")].toString().startsWith(QLatin1String("FCALL sluice_check 1 sluice-fire:")));
+        QVERIFY(figures[QLatin1String("command")].toString().startsWith(
+            QLatin1String("FCALL sluice_check 1 sluice-fire:")));
         QCOMPARE(figures[QLatin1String("errors")].toInt(), 0);
 
         // Nothing to test: an unstored policy, an unpublished library.
-        const Run unknown = sluicectl(base + QStringList{QStringLiteral("fire"), QStringLiteral("nope"), QStringLiteral("--rate"), QStringLiteral("10")});
+        const Run unknown = sluicectl(base
+                                      + QStringList{QStringLiteral("fire"), QStringLiteral("nope"),
+                                                    QStringLiteral("--rate"), QStringLiteral("10")});
         QCOMPARE(unknown.exitCode, 1);
         QVERIFY2(unknown.err.contains(QLatin1String("no policy named \"nope\" is stored")), qPrintable(unknown.err));
         QVERIFY(sluice::test::syncCommand(redis, {"FUNCTION", "FLUSH"}).ok());
-        const Run unpublished = sluicectl(base + QStringList{QStringLiteral("fire"), QStringLiteral("fw"), QStringLiteral("--rate"), QStringLiteral("10")});
+        const Run unpublished = sluicectl(base
+                                          + QStringList{QStringLiteral("fire"), QStringLiteral("fw"),
+                                                        QStringLiteral("--rate"), QStringLiteral("10")});
         QCOMPARE(unpublished.exitCode, 1);
-        QVERIFY2(unpublished.err.contains(QLatin1String("fw: no limiter library (publish it first)")), qPrintable(unpublished.err));
+        QVERIFY2(unpublished.err.contains(QLatin1String("fw: no limiter library (publish it first)")),
+                 qPrintable(unpublished.err));
         QVERIFY2(unpublished.elapsedMs < 5000, "stopped at the first answer");
     }
 
@@ -683,16 +803,20 @@ private Q_SLOTS:
         const QString url = QStringLiteral("redis://127.0.0.1:%1").arg(server.port());
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("policies.json"));
-        QVERIFY(writeFile(file, js("{'policies': [{'name': 'api', 'algorithm': 'fixed_window', 'limit': 150, 'window_ms': 1000},"
-                                   "{'name': 'quiet', 'algorithm': 'token_bucket', 'limit': 5, 'window_ms': 1000}]}")));
+        QVERIFY(
+            writeFile(file,
+                      js("{'policies': [{'name': 'api', 'algorithm': 'fixed_window', 'limit': 150, 'window_ms': 1000},"
+                         "{'name': 'quiet', 'algorithm': 'token_bucket', 'limit': 5, 'window_ms': 1000}]}")));
         const QStringList base{QStringLiteral("-u"), url};
         QCOMPARE(sluicectl(base + QStringList{QStringLiteral("apply"), file}).exitCode, 0);
         QCOMPARE(sluicectl(base + QStringList{QStringLiteral("publish")}).exitCode, 0);
 
         QProcess watch;
-        watch.start(QStringLiteral(SLUICECTL_BINARY), base + QStringList{QStringLiteral("watch"), QStringLiteral("api"), QStringLiteral("--interval"),
-                                                                         QStringLiteral("500"), QStringLiteral("--duration"), QStringLiteral("4"),
-                                                                         QStringLiteral("--json")});
+        watch.start(QStringLiteral(SLUICECTL_BINARY),
+                    base
+                        + QStringList{QStringLiteral("watch"), QStringLiteral("api"), QStringLiteral("--interval"),
+                                      QStringLiteral("500"), QStringLiteral("--duration"), QStringLiteral("4"),
+                                      QStringLiteral("--json")});
         QVERIFY(watch.waitForStarted());
 
         // Traffic while it watches: each decision in a transaction with TIME, so the test knows
@@ -752,27 +876,41 @@ private Q_SLOTS:
             const qint64 allowed = sample[QLatin1String("allowed")].toInteger();
             const qint64 rejected = sample[QLatin1String("rejected")].toInteger();
             QVERIFY2(allowed >= allowedIn && allowed <= allowedIn + allowedEdge,
-                     qPrintable(QStringLiteral("%1: %2 allowed in, %3 at the edges").arg(QString::fromUtf8(line)).arg(allowedIn).arg(allowedEdge)));
+                     qPrintable(QStringLiteral("%1: %2 allowed in, %3 at the edges")
+                                    .arg(QString::fromUtf8(line))
+                                    .arg(allowedIn)
+                                    .arg(allowedEdge)));
             QVERIFY2(rejected >= rejectedIn && rejected <= rejectedIn + rejectedEdge,
-                     qPrintable(QStringLiteral("%1: %2 rejected in, %3 at the edges").arg(QString::fromUtf8(line)).arg(rejectedIn).arg(rejectedEdge)));
+                     qPrintable(QStringLiteral("%1: %2 rejected in, %3 at the edges")
+                                    .arg(QString::fromUtf8(line))
+                                    .arg(rejectedIn)
+                                    .arg(rejectedEdge)));
             QVERIFY(qAbs(sample[QLatin1String("allowed_per_s")].toDouble() - allowed * 1000.0 / span) < 0.001);
             QVERIFY(qAbs(sample[QLatin1String("rejected_per_s")].toDouble() - rejected * 1000.0 / span) < 0.001);
             allowedSeen += allowed;
             rejectedSeen += rejected;
         }
-        QVERIFY2(allowedSeen > 500 && rejectedSeen > 50, qPrintable(QStringLiteral("%1 allowed, %2 rejected").arg(allowedSeen).arg(rejectedSeen)));
+        QVERIFY2(allowedSeen > 500 && rejectedSeen > 50,
+                 qPrintable(QStringLiteral("%1 allowed, %2 rejected").arg(allowedSeen).arg(rejectedSeen)));
 
         // The table form ranks by rejections; a policy the library lacks is an error.
-        const Run table = sluicectl(base + QStringList{QStringLiteral("watch"), QStringLiteral("--interval"), QStringLiteral("250"),
-                                                       QStringLiteral("--duration"), QStringLiteral("0.25")});
+        const Run table
+            = sluicectl(base
+                        + QStringList{QStringLiteral("watch"), QStringLiteral("--interval"), QStringLiteral("250"),
+                                      QStringLiteral("--duration"), QStringLiteral("0.25")});
         QCOMPARE(table.exitCode, 0);
-        QVERIFY2(table.out.contains(QLatin1String("POLICY")) && table.out.contains(QLatin1String("quiet")), qPrintable(table.out));
-        const Run unknown = sluicectl(base + QStringList{QStringLiteral("watch"), QStringLiteral("nope"), QStringLiteral("--duration"), QStringLiteral("1")});
+        QVERIFY2(table.out.contains(QLatin1String("POLICY")) && table.out.contains(QLatin1String("quiet")),
+                 qPrintable(table.out));
+        const Run unknown = sluicectl(base
+                                      + QStringList{QStringLiteral("watch"), QStringLiteral("nope"),
+                                                    QStringLiteral("--duration"), QStringLiteral("1")});
         QCOMPARE(unknown.exitCode, 1);
-        QVERIFY2(unknown.err.contains(QLatin1String("the published library has no policy \"nope\"")), qPrintable(unknown.err));
+        QVERIFY2(unknown.err.contains(QLatin1String("the published library has no policy \"nope\"")),
+                 qPrintable(unknown.err));
         // Nothing published, nothing to watch.
         QVERIFY(server.restart());
-        const Run empty = sluicectl(base + QStringList{QStringLiteral("watch"), QStringLiteral("--duration"), QStringLiteral("1")});
+        const Run empty
+            = sluicectl(base + QStringList{QStringLiteral("watch"), QStringLiteral("--duration"), QStringLiteral("1")});
         QCOMPARE(empty.exitCode, 1);
         QVERIFY2(empty.err.contains(QLatin1String("no limiter library")), qPrintable(empty.err));
     }
@@ -785,9 +923,11 @@ private Q_SLOTS:
         QTest::newRow("unknown command") << QStringList{QStringLiteral("pong")} << QStringLiteral("unknown command");
         QTest::newRow("unknown option") << QStringList{QStringLiteral("--frobnicate"), QStringLiteral("ping")}
                                         << QStringLiteral("frobnicate");
-        QTest::newRow("bad url") << QStringList{QStringLiteral("--url"), QStringLiteral("http://x"), QStringLiteral("ping")}
+        QTest::newRow("bad url") << QStringList{QStringLiteral("--url"), QStringLiteral("http://x"),
+                                                QStringLiteral("ping")}
                                  << QStringLiteral("unsupported scheme");
-        QTest::newRow("bad timeout") << QStringList{QStringLiteral("--timeout"), QStringLiteral("soon"), QStringLiteral("ping")}
+        QTest::newRow("bad timeout") << QStringList{QStringLiteral("--timeout"), QStringLiteral("soon"),
+                                                    QStringLiteral("ping")}
                                      << QStringLiteral("--timeout");
         QTest::newRow("extra argument") << QStringList{QStringLiteral("ping"), QStringLiteral("twice")}
                                         << QStringLiteral("usage: sluicectl ping");
@@ -797,62 +937,123 @@ private Q_SLOTS:
                                        << QStringLiteral("url");
         QTest::newRow("acquire without subject") << QStringList{QStringLiteral("acquire"), QStringLiteral("api")}
                                                  << QStringLiteral("usage: sluicectl acquire POLICY SUBJECT");
-        QTest::newRow("watch interval too short") << QStringList{QStringLiteral("watch"), QStringLiteral("--interval"), QStringLiteral("100")}
-                                                  << QStringLiteral("--interval must be a whole number of ms from 250 to 10000, not \"100\"");
-        QTest::newRow("watch interval too long") << QStringList{QStringLiteral("watch"), QStringLiteral("--interval"), QStringLiteral("10001")}
-                                                 << QStringLiteral("--interval must be");
-        QTest::newRow("watch interval text") << QStringList{QStringLiteral("watch"), QStringLiteral("--interval"), QStringLiteral("1s")}
-                                             << QStringLiteral("not \"1s\"");
-        QTest::newRow("watch duration 0") << QStringList{QStringLiteral("watch"), QStringLiteral("--duration"), QStringLiteral("0")}
-                                          << QStringLiteral("--duration must be a positive number of seconds, not \"0\"");
-        QTest::newRow("watch duration negative") << QStringList{QStringLiteral("watch"), QStringLiteral("--duration"), QStringLiteral("-5")}
-                                                 << QStringLiteral("--duration must be");
-        QTest::newRow("watch duration nan") << QStringList{QStringLiteral("watch"), QStringLiteral("--duration"), QStringLiteral("nan")}
-                                            << QStringLiteral("--duration must be");
-        QTest::newRow("keys limit zero") << QStringList{QStringLiteral("keys"), QStringLiteral("--limit"), QStringLiteral("0")}
+        QTest::newRow("watch interval too short")
+            << QStringList{QStringLiteral("watch"), QStringLiteral("--interval"), QStringLiteral("100")}
+            << QStringLiteral("--interval must be a whole number of ms from 250 to 10000, not \"100\"");
+        QTest::newRow("watch interval too long")
+            << QStringList{QStringLiteral("watch"), QStringLiteral("--interval"), QStringLiteral("10001")}
+            << QStringLiteral("--interval must be");
+        QTest::newRow("watch interval text")
+            << QStringList{QStringLiteral("watch"), QStringLiteral("--interval"), QStringLiteral("1s")}
+            << QStringLiteral("not \"1s\"");
+        QTest::newRow("watch duration 0")
+            << QStringList{QStringLiteral("watch"), QStringLiteral("--duration"), QStringLiteral("0")}
+            << QStringLiteral("--duration must be a positive number of seconds, not \"0\"");
+        QTest::newRow("watch duration negative")
+            << QStringList{QStringLiteral("watch"), QStringLiteral("--duration"), QStringLiteral("-5")}
+            << QStringLiteral("--duration must be");
+        QTest::newRow("watch duration nan")
+            << QStringList{QStringLiteral("watch"), QStringLiteral("--duration"), QStringLiteral("nan")}
+            << QStringLiteral("--duration must be");
+        QTest::newRow("keys limit zero") << QStringList{QStringLiteral("keys"), QStringLiteral("--limit"),
+                                                        QStringLiteral("0")}
                                          << QStringLiteral("--limit must be");
-        QTest::newRow("keys brace pattern") << QStringList{QStringLiteral("keys"), QStringLiteral("--match"), QStringLiteral("a{b")}
-                                            << QStringLiteral("no { or }");
+        QTest::newRow("keys brace pattern")
+            << QStringList{QStringLiteral("keys"), QStringLiteral("--match"), QStringLiteral("a{b")}
+            << QStringLiteral("no { or }");
         QTest::newRow("keys bad policy") << QStringList{QStringLiteral("keys"), QStringLiteral("no such")}
                                          << QStringLiteral("not a policy name");
         const QString fire = QStringLiteral("fire"), bench = QStringLiteral("bench"), api = QStringLiteral("api");
         QTest::newRow("fire without rate") << QStringList{fire, api} << QStringLiteral("fire needs --rate");
-        QTest::newRow("fire rate text") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("fast")} << QStringLiteral("--rate must be a number");
-        QTest::newRow("fire rate 0") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("0")} << QStringLiteral("the rate must be above 0");
-        QTest::newRow("fire unknown shape") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("5"), QStringLiteral("--shape"), QStringLiteral("zigzag")}
+        QTest::newRow("fire rate text") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("fast")}
+                                        << QStringLiteral("--rate must be a number");
+        QTest::newRow("fire rate 0") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("0")}
+                                     << QStringLiteral("the rate must be above 0");
+        QTest::newRow("fire unknown shape") << QStringList{fire,
+                                                           api,
+                                                           QStringLiteral("--rate"),
+                                                           QStringLiteral("5"),
+                                                           QStringLiteral("--shape"),
+                                                           QStringLiteral("zigzag")}
                                             << QStringLiteral("--shape must be constant, bursts, ramp or poisson");
-        QTest::newRow("fire bursts without every") << QStringList{fire, api, QStringLiteral("--shape"), QStringLiteral("bursts"), QStringLiteral("--burst"), QStringLiteral("5")}
+        QTest::newRow("fire bursts without every") << QStringList{fire,
+                                                                  api,
+                                                                  QStringLiteral("--shape"),
+                                                                  QStringLiteral("bursts"),
+                                                                  QStringLiteral("--burst"),
+                                                                  QStringLiteral("5")}
                                                    << QStringLiteral("--burst and --every go together");
-        QTest::newRow("fire ramp without end") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("5"), QStringLiteral("--shape"), QStringLiteral("ramp")}
+        QTest::newRow("fire ramp without end") << QStringList{fire,
+                                                              api,
+                                                              QStringLiteral("--rate"),
+                                                              QStringLiteral("5"),
+                                                              QStringLiteral("--shape"),
+                                                              QStringLiteral("ramp")}
                                                << QStringLiteral("--ramp-to goes with --shape ramp");
-        QTest::newRow("fire two subject flags") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("5"), QStringLiteral("--subject"), QStringLiteral("a"),
-                                                               QStringLiteral("--random"), QStringLiteral("5")}
+        QTest::newRow("fire two subject flags") << QStringList{fire,
+                                                               api,
+                                                               QStringLiteral("--rate"),
+                                                               QStringLiteral("5"),
+                                                               QStringLiteral("--subject"),
+                                                               QStringLiteral("a"),
+                                                               QStringLiteral("--random"),
+                                                               QStringLiteral("5")}
                                                 << QStringLiteral("give one of --subject, --subjects and --random");
-        QTest::newRow("fire braced subject") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("5"), QStringLiteral("--subject"), QStringLiteral("{a}")}
+        QTest::newRow("fire braced subject") << QStringList{fire,
+                                                            api,
+                                                            QStringLiteral("--rate"),
+                                                            QStringLiteral("5"),
+                                                            QStringLiteral("--subject"),
+                                                            QStringLiteral("{a}")}
                                              << QStringLiteral("without braces");
-        QTest::newRow("fire long duration") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("5"), QStringLiteral("--duration"), QStringLiteral("7200")}
-                                            << QStringLiteral("--duration must be a number of seconds from 0.1 to 3600");
-        QTest::newRow("fire no connections") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("5"), QStringLiteral("--concurrency"), QStringLiteral("0")}
+        QTest::newRow("fire long duration")
+            << QStringList{fire,
+                           api,
+                           QStringLiteral("--rate"),
+                           QStringLiteral("5"),
+                           QStringLiteral("--duration"),
+                           QStringLiteral("7200")}
+            << QStringLiteral("--duration must be a number of seconds from 0.1 to 3600");
+        QTest::newRow("fire no connections") << QStringList{fire,
+                                                            api,
+                                                            QStringLiteral("--rate"),
+                                                            QStringLiteral("5"),
+                                                            QStringLiteral("--concurrency"),
+                                                            QStringLiteral("0")}
                                              << QStringLiteral("use from 1 to 64 connections");
-        QTest::newRow("fire with pipeline") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("5"), QStringLiteral("--pipeline"), QStringLiteral("4")}
+        QTest::newRow("fire with pipeline") << QStringList{fire,
+                                                           api,
+                                                           QStringLiteral("--rate"),
+                                                           QStringLiteral("5"),
+                                                           QStringLiteral("--pipeline"),
+                                                           QStringLiteral("4")}
                                             << QStringLiteral("--pipeline is for bench");
-        QTest::newRow("fire three targets") << QStringList{fire, api, api, api, QStringLiteral("--rate"), QStringLiteral("5")}
-                                            << QStringLiteral("usage: sluicectl fire TARGET [TARGET2]");
-        QTest::newRow("fire bad seed script") << QStringList{fire, QStringLiteral("scg_token_bucket:0:5"), QStringLiteral("--rate"), QStringLiteral("5")}
-                                              << QStringLiteral("a seed script is named as scg_token_bucket:RATE_PER_SECOND:CAPACITY");
-        QTest::newRow("fire bad target") << QStringList{fire, QStringLiteral("no such"), QStringLiteral("--rate"), QStringLiteral("5")}
+        QTest::newRow("fire three targets")
+            << QStringList{fire, api, api, api, QStringLiteral("--rate"), QStringLiteral("5")}
+            << QStringLiteral("usage: sluicectl fire TARGET [TARGET2]");
+        QTest::newRow("fire bad seed script")
+            << QStringList{fire, QStringLiteral("scg_token_bucket:0:5"), QStringLiteral("--rate"), QStringLiteral("5")}
+            << QStringLiteral("a seed script is named as scg_token_bucket:RATE_PER_SECOND:CAPACITY");
+        QTest::newRow("fire bad target") << QStringList{fire, QStringLiteral("no such"), QStringLiteral("--rate"),
+                                                        QStringLiteral("5")}
                                          << QStringLiteral("is neither a policy name nor a seed script");
-        QTest::newRow("fire counter cost") << QStringList{fire, QStringLiteral("fixed_window_counter:5:1"), QStringLiteral("--rate"), QStringLiteral("5"),
-                                                          QStringLiteral("--cost"), QStringLiteral("2")}
+        QTest::newRow("fire counter cost") << QStringList{fire,
+                                                          QStringLiteral("fixed_window_counter:5:1"),
+                                                          QStringLiteral("--rate"),
+                                                          QStringLiteral("5"),
+                                                          QStringLiteral("--cost"),
+                                                          QStringLiteral("2")}
                                            << QStringLiteral("cost must be 1");
         QTest::newRow("bench with rate") << QStringList{bench, api, QStringLiteral("--rate"), QStringLiteral("5")}
-                                         << QStringLiteral("bench sends as fast as the server answers: --rate is for fire");
+                                         << QStringLiteral(
+                                                "bench sends as fast as the server answers: --rate is for fire");
         QTest::newRow("bench pipeline 0") << QStringList{bench, api, QStringLiteral("--pipeline"), QStringLiteral("0")}
                                           << QStringLiteral("the pipeline holds from 1 to 1000");
         QTest::newRow("reset-key without subject") << QStringList{QStringLiteral("reset-key"), QStringLiteral("login")}
                                                    << QStringLiteral("usage: sluicectl reset-key");
-        QTest::newRow("reset-key bad subject") << QStringList{QStringLiteral("reset-key"), QStringLiteral("login"), QStringLiteral("{x}")}
-                                               << QStringLiteral("has no { or }");
+        QTest::newRow("reset-key bad subject")
+            << QStringList{QStringLiteral("reset-key"), QStringLiteral("login"), QStringLiteral("{x}")}
+            << QStringLiteral("has no { or }");
     }
 
     void usageErrors()

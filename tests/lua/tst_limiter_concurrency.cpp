@@ -46,16 +46,19 @@ class TestLimiterConcurrency : public QObject {
         for (const model::Policy &policy : policies())
             changes.append({model::PolicyChange::Kind::Put, policy, -1});
         bool committed = false;
-        model::PolicyStore(deployment, m_namespace).commit(changes, QStringLiteral("test"), this,
-                                                      [&](const model::PolicyStore::CommitResult &result) {
-                                                          QVERIFY2(!result.failure, qPrintable(sluice::model::messageOf(result.failure)));
-                                                          committed = true;
-                                                      });
+        model::PolicyStore(deployment, m_namespace)
+            .commit(changes, QStringLiteral("test"), this, [&](const model::PolicyStore::CommitResult &result) {
+                QVERIFY2(!result.failure, qPrintable(sluice::model::messageOf(result.failure)));
+                committed = true;
+            });
         QTRY_VERIFY_WITH_TIMEOUT(committed, 10000);
         model::PublishResult published;
         bool done = false;
         model::LibraryPublisher(deployment, m_namespace)
-            .publish(QStringLiteral("test"), this, [&](const model::PublishResult &result) { published = result; done = true; });
+            .publish(QStringLiteral("test"), this, [&](const model::PublishResult &result) {
+                published = result;
+                done = true;
+            });
         QTRY_VERIFY_WITH_TIMEOUT(done, 10000);
         QVERIFY2(published.ok(), qPrintable(sluice::model::messageOf(published.failure)));
         QCOMPARE(published.nodes.size(), primaries);
@@ -157,7 +160,8 @@ private Q_SLOTS:
             QCOMPARE(allowed, 100);
         }
 
-        const RedisReply state = test::syncCommand(*connections.front(), {"FCALL_RO", "sluice_inspect", "1", key, policy.toUtf8()});
+        const RedisReply state
+            = test::syncCommand(*connections.front(), {"FCALL_RO", "sluice_inspect", "1", key, policy.toUtf8()});
         QVERIFY2(state.ok(), qPrintable(state.errorText()));
         QCOMPARE(state.value.field("allowed")->integer, allowed);
         QCOMPARE(state.value.field("rejected")->integer, rejected);

@@ -144,7 +144,8 @@ private Q_SLOTS:
         QTest::newRow("second key wrong type") << acquire({"2", bucketKey(QStringLiteral("fw"), "u"),
                                                            bucketKey(QStringLiteral("tb"), "list"), "fw", "tb"})
                                                << "does not hold a token_bucket bucket";
-        QTest::newRow("peek: unknown policy") << QByteArrayList{"FCALL_RO", "sluice_peek", "1", tb, "nope"} << "unknown policy";
+        QTest::newRow("peek: unknown policy")
+            << QByteArrayList{"FCALL_RO", "sluice_peek", "1", tb, "nope"} << "unknown policy";
         QTest::newRow("release: not a lease") << QByteArrayList{"FCALL", "sluice_release", "1", cc, "cc", "abc"}
                                               << "lease must be a lease id";
         QTest::newRow("release: wrong policy") << QByteArrayList{"FCALL", "sluice_release", "1", tb, "tb", "1-1:1"}
@@ -158,8 +159,10 @@ private Q_SLOTS:
         auto check = [](QByteArrayList rest) { return QByteArrayList{"FCALL", "sluice_check", "1", "k"} + rest; };
         QTest::newRow("check: unknown algorithm") << check({"bucket", "1", "1", "1"}) << "unknown algorithm";
         QTest::newRow("check: limit 0") << check({"token_bucket", "0", "1000", "1"}) << "limit must be a whole number";
-        QTest::newRow("check: window too long") << check({"fixed_window", "1", "604800001", "1"}) << "window_ms must be";
-        QTest::newRow("check: too large") << check({"gcra", "1000000000", "86400000", "1"}) << "at most 4503599627370496";
+        QTest::newRow("check: window too long")
+            << check({"fixed_window", "1", "604800001", "1"}) << "window_ms must be";
+        QTest::newRow("check: too large")
+            << check({"gcra", "1000000000", "86400000", "1"}) << "at most 4503599627370496";
         QTest::newRow("check: too many entries") << check({"sliding_log", "100001", "1000", "1"}) << "at most 100000";
         QTest::newRow("check: missing burst") << check({"token_bucket", "1", "1000"}) << "expected <algorithm>";
     }
@@ -197,7 +200,8 @@ private Q_SLOTS:
         QCOMPARE(inspect(QStringLiteral("tb"), "m").value("rejected"), QByteArray("0"));
         QCOMPARE(inspect(QStringLiteral("fw"), "m").value("rejected"), QByteArray("1"));
         // The reply names the deciding policy.
-        QCOMPARE(call({"FCALL", "sluice_acquire", "2", tb, fw, "tb", "fw"}).value.elements.at(5).bytes, QByteArray("fw"));
+        QCOMPARE(call({"FCALL", "sluice_acquire", "2", tb, fw, "tb", "fw"}).value.elements.at(5).bytes,
+                 QByteArray("fw"));
         // When both reject, the one with the longer wait decides: tb needs 300 ms for 3 tokens.
         setClock(kStart + 900);
         const RedisReply both = call({"FCALL", "sluice_acquire", "2", tb, fw, "tb", "fw", "3"});
@@ -305,7 +309,8 @@ private Q_SLOTS:
         // The same decisions as a stored token bucket of 10 per second with a burst of 5.
         for (int i = 0; i < 6; ++i) {
             const QVector<qint64> viaPolicy = acquire({bucketKey(QStringLiteral("tb"), "c"), "tb"});
-            const RedisReply viaCheck = call({"FCALL", "sluice_check", "1", "mine:{c}", "token_bucket", "10", "1000", "5"});
+            const RedisReply viaCheck
+                = call({"FCALL", "sluice_check", "1", "mine:{c}", "token_bucket", "10", "1000", "5"});
             QCOMPARE(viaCheck.value.elements.at(0).integer, viaPolicy.value(0));
             QCOMPARE(viaCheck.value.elements.at(1).integer, viaPolicy.value(1));
             QCOMPARE(viaCheck.value.elements.at(2).integer, viaPolicy.value(2));
@@ -435,7 +440,8 @@ private Q_SLOTS:
         }
         QTRY_COMPARE_WITH_TIMEOUT(call({"DBSIZE"}).value.integer, 0, 5000);
         for (const model::Policy &policy : policies)
-            QCOMPARE(acquire({bucketKey(policy.name, "idle"), policy.name.toUtf8()}).value(1), first.value(policy.name).value(1));
+            QCOMPARE(acquire({bucketKey(policy.name, "idle"), policy.name.toUtf8()}).value(1),
+                     first.value(policy.name).value(1));
     }
 
     void busyBucketsKeepTheirExpiryUntilItFallsShort()
@@ -492,7 +498,8 @@ private Q_SLOTS:
 
     void versionNamesWhatRuns()
     {
-        const model::LimiterLibrary library = model::LimiterLibrary::build(contractPolicies(), QStringLiteral("sluice"), 42);
+        const model::LimiterLibrary library
+            = model::LimiterLibrary::build(contractPolicies(), QStringLiteral("sluice"), 42);
         QCOMPARE(test::loadLibrary(*m_connection, library), QString());
         const RedisReply version = call({"FCALL_RO", "sluice_version", "0"});
         QCOMPARE(version.value.elements.at(0).integer, 42);

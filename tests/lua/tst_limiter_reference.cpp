@@ -41,7 +41,8 @@ QByteArray describe(const Step &step)
 {
     static const char *const kinds[] = {"acquire", "peek", "release"};
     return QByteArray(kinds[static_cast<int>(step.kind)]) + " at " + QByteArray::number(step.now) + " subject "
-         + step.subject + " cost " + QByteArray::number(step.cost) + (step.lease.isEmpty() ? "" : " lease " + step.lease);
+        + step.subject + " cost " + QByteArray::number(step.cost)
+        + (step.lease.isEmpty() ? "" : " lease " + step.lease);
 }
 
 // Random traffic shaped around the policy's own time scales, with the model's answer to each step.

@@ -40,7 +40,8 @@ private Q_SLOTS:
     {
         // rate 1/s, capacity 3, the clock given in seconds as the gateway does.
         for (int i = 0; i < 3; ++i)
-            QCOMPARE(eval(SeedLayout::ScgTokenBucket, "user1", {"1", "3", "1000", "1"}).value.elements.at(0).integer, 1);
+            QCOMPARE(eval(SeedLayout::ScgTokenBucket, "user1", {"1", "3", "1000", "1"}).value.elements.at(0).integer,
+                     1);
         const RedisReply denied = eval(SeedLayout::ScgTokenBucket, "user1", {"1", "3", "1000", "1"});
         QCOMPARE(denied.value.elements.at(0).integer, 0);
         QCOMPARE(denied.value.elements.at(1).integer, 0);
@@ -107,14 +108,23 @@ private Q_SLOTS:
                 const QByteArray clock = layout == SeedLayout::ScgTokenBucket ? QByteArray::number(now / 1000)
                                                                                : QByteArray::number(now);
                 const QByteArrayList args = layout == SeedLayout::ScgTokenBucket
-                    ? QByteArrayList{QByteArray::number(rate), QByteArray::number(capacity), clock, QByteArray::number(cost)}
-                    : QByteArrayList{QByteArray::number(rate), QByteArray::number(capacity), QByteArray::number(cost), clock};
+                    ? QByteArrayList{QByteArray::number(rate), QByteArray::number(capacity), clock,
+                                     QByteArray::number(cost)}
+                    : QByteArrayList{QByteArray::number(rate), QByteArray::number(capacity), QByteArray::number(cost),
+                                     clock};
                 const RedisReply reply = eval(layout, id, args);
                 QVERIFY2(reply.ok(), qPrintable(reply.errorText()));
-                const bool allowed = (layout == SeedLayout::ScgTokenBucket ? reply.value.elements.at(0).integer : reply.value.integer) == 1;
-                QVERIFY2(allowed == expected.allowed, qPrintable(QStringLiteral("round %1 step %2 at %3 cost %4: script %5, model %6")
-                                                                  .arg(round).arg(step).arg(now).arg(cost).arg(allowed)
-                                                                  .arg(QString::fromLatin1(expected.toString()))));
+                const bool allowed
+                    = (layout == SeedLayout::ScgTokenBucket ? reply.value.elements.at(0).integer : reply.value.integer)
+                    == 1;
+                QVERIFY2(allowed == expected.allowed,
+                         qPrintable(QStringLiteral("round %1 step %2 at %3 cost %4: script %5, model %6")
+                                        .arg(round)
+                                        .arg(step)
+                                        .arg(now)
+                                        .arg(cost)
+                                        .arg(allowed)
+                                        .arg(QString::fromLatin1(expected.toString()))));
                 if (layout == SeedLayout::ScgTokenBucket)
                     QCOMPARE(reply.value.elements.at(1).integer, expected.remaining);
             }

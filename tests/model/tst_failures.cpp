@@ -48,14 +48,17 @@ private Q_SLOTS:
         QTest::addColumn<RedisReply>("reply");
         QTest::addColumn<int>("kind");
         QTest::addColumn<QString>("message");
-        QTest::newRow("never connected") << test::failedReply(RedisReply::Failure::NotConnected, QStringLiteral("refused"))
+        QTest::newRow("never connected") << test::failedReply(RedisReply::Failure::NotConnected,
+                                                              QStringLiteral("refused"))
                                          << int(Failure::Kind::Unreachable) << QStringLiteral("refused");
-        QTest::newRow("no connection in time") << test::failedReply(RedisReply::Failure::Timeout, QStringLiteral("late"))
-                                               << int(Failure::Kind::TimedOut) << QStringLiteral("late");
+        QTest::newRow("no connection in time")
+            << test::failedReply(RedisReply::Failure::Timeout, QStringLiteral("late")) << int(Failure::Kind::TimedOut)
+            << QStringLiteral("late");
         QTest::newRow("answer lost") << test::failedReply(RedisReply::Failure::Disconnected, QStringLiteral("reset"))
                                      << int(Failure::Kind::OutcomeUnknown) << QStringLiteral("reset");
-        QTest::newRow("read-only client") << test::failedReply(RedisReply::Failure::Refused, QStringLiteral("read-only"))
-                                          << int(Failure::Kind::Refused) << QStringLiteral("read-only");
+        QTest::newRow("read-only client")
+            << test::failedReply(RedisReply::Failure::Refused, QStringLiteral("read-only"))
+            << int(Failure::Kind::Refused) << QStringLiteral("read-only");
         QTest::newRow("conflict") << test::errorReply("CONFLICT api expected 1 found 2") << int(Failure::Kind::Conflict)
                                   << QStringLiteral("api expected 1 found 2");
         QTest::newRow("server error") << test::errorReply("WRONGTYPE Operation against a key")
@@ -104,7 +107,8 @@ private Q_SLOTS:
                                                  "burst", "100", "shadow", "0", "version", "1"}));
         redis.queue("HGETALL", test::failedReply(RedisReply::Failure::NotConnected, QStringLiteral("node down")));
         const auto listed = test::awaitCallback<model::PolicyStore::ListResult>(
-            [&](QObject *context, auto done) { model::PolicyStore(&redis, QStringLiteral("t")).list(context, done); }, {});
+            [&](QObject *context, auto done) { model::PolicyStore(&redis, QStringLiteral("t")).list(context, done); },
+            {});
         QVERIFY(listed.failure);
         QCOMPARE(int(listed.failure->kind), int(Failure::Kind::Unreachable));
         QVERIFY2(listed.failure->message.contains(QLatin1String("\"web\"")), qPrintable(listed.failure->message));
@@ -124,7 +128,8 @@ private Q_SLOTS:
             {});
         QVERIFY(published.failure);
         QCOMPARE(int(published.failure->kind), int(Failure::Kind::Conflict));
-        QVERIFY2(published.failure->message.contains(QLatin1String("version 2")), qPrintable(published.failure->message));
+        QVERIFY2(published.failure->message.contains(QLatin1String("version 2")),
+                 qPrintable(published.failure->message));
         for (const QByteArrayList &command : redis.sent)
             QVERIFY2(command.value(0) != "FUNCTION", "nothing may be loaded after a lost race");
     }

@@ -36,7 +36,8 @@ private Q_SLOTS:
     void shardsCoverEverySlotWithAReplica()
     {
         SLUICE_REQUIRE_SERVICE(seeds, "SLUICE_TEST_CLUSTER_SEEDS", "Redis Cluster");
-        RedisConnection connection(test::optionsFor(QStringLiteral("redis://") + seeds.section(QLatin1Char(','), 0, 0)));
+        RedisConnection connection(
+            test::optionsFor(QStringLiteral("redis://") + seeds.section(QLatin1Char(','), 0, 0)));
         QVERIFY(openAndWait(connection));
         const auto shards = syncCommand(connection, {"CLUSTER", "SHARDS"});
         QVERIFY2(shards.ok(), qPrintable(shards.errorText()));

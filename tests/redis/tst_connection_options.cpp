@@ -69,9 +69,11 @@ private Q_SLOTS:
     {
         ConnectionOptions options;
         QString error;
-        QVERIFY2(ConnectionOptions::fromUrl(QStringLiteral("redis-sentinel://app:s%40cret@10.0.0.1:26380,[::1],sentinel-3:5000/2#my%20primary"),
-                                            &options, &error),
-                 qPrintable(error));
+        QVERIFY2(
+            ConnectionOptions::fromUrl(
+                QStringLiteral("redis-sentinel://app:s%40cret@10.0.0.1:26380,[::1],sentinel-3:5000/2#my%20primary"),
+                &options, &error),
+            qPrintable(error));
         QVERIFY(options.usesSentinel());
         QCOMPARE(options.sentinels.size(), 3);
         QCOMPARE(options.sentinels.at(0).toString(), QStringLiteral("10.0.0.1:26380"));
@@ -82,7 +84,8 @@ private Q_SLOTS:
         QCOMPARE(options.password, QStringLiteral("s@cret"));
         QCOMPARE(options.database, 2);
         QCOMPARE(options.transport, ConnectionOptions::Transport::Tcp);
-        QCOMPARE(options.redactedUrl(), QStringLiteral("redis-sentinel://app@10.0.0.1:26380,[::1]:26379,sentinel-3:5000/2#my primary"));
+        QCOMPARE(options.redactedUrl(),
+                 QStringLiteral("redis-sentinel://app@10.0.0.1:26380,[::1]:26379,sentinel-3:5000/2#my primary"));
         QVERIFY(ConnectionOptions::fromUrl(QStringLiteral("rediss-sentinel://h:1#s"), &options, &error));
         QCOMPARE(options.transport, ConnectionOptions::Transport::Tls);
         // A plain URL afterwards is no longer a Sentinel one.
@@ -103,12 +106,18 @@ private Q_SLOTS:
         QTest::newRow("db negative") << QStringLiteral("redis://localhost/-1") << QStringLiteral("database");
         QTest::newRow("unix no path") << QStringLiteral("unix://") << QStringLiteral("socket path");
         QTest::newRow("bare word") << QStringLiteral("localhost") << QStringLiteral("unsupported scheme");
-        QTest::newRow("sentinel no service") << QStringLiteral("redis-sentinel://h:26379") << QStringLiteral("names its service");
-        QTest::newRow("sentinel empty service") << QStringLiteral("redis-sentinel://h:26379#") << QStringLiteral("names its service");
-        QTest::newRow("sentinel no host") << QStringLiteral("redis-sentinel://:26379#s") << QStringLiteral("not host:port");
-        QTest::newRow("sentinel empty item") << QStringLiteral("redis-sentinel://h:1,,h:2#s") << QStringLiteral("not host:port");
-        QTest::newRow("sentinel bad port") << QStringLiteral("redis-sentinel://h:70000#s") << QStringLiteral("between 1 and 65535");
-        QTest::newRow("sentinel port text") << QStringLiteral("redis-sentinel://h:x#s") << QStringLiteral("between 1 and 65535");
+        QTest::newRow("sentinel no service")
+            << QStringLiteral("redis-sentinel://h:26379") << QStringLiteral("names its service");
+        QTest::newRow("sentinel empty service")
+            << QStringLiteral("redis-sentinel://h:26379#") << QStringLiteral("names its service");
+        QTest::newRow("sentinel no host")
+            << QStringLiteral("redis-sentinel://:26379#s") << QStringLiteral("not host:port");
+        QTest::newRow("sentinel empty item")
+            << QStringLiteral("redis-sentinel://h:1,,h:2#s") << QStringLiteral("not host:port");
+        QTest::newRow("sentinel bad port")
+            << QStringLiteral("redis-sentinel://h:70000#s") << QStringLiteral("between 1 and 65535");
+        QTest::newRow("sentinel port text")
+            << QStringLiteral("redis-sentinel://h:x#s") << QStringLiteral("between 1 and 65535");
         QTest::newRow("sentinel db text") << QStringLiteral("redis-sentinel://h:1/x#s") << QStringLiteral("database");
     }
 

@@ -81,7 +81,8 @@ QByteArrayList uniqueKeys(int count, const QByteArray &tag = {})
     const QByteArray run = QUuid::createUuid().toByteArray(QUuid::Id128).left(8);
     QByteArrayList keys;
     for (int i = 0; i < count; ++i)
-        keys << "client-test:" + run + ':' + (tag.isEmpty() ? QByteArray::number(i) : '{' + tag + '}' + QByteArray::number(i));
+        keys << "client-test:" + run + ':'
+                + (tag.isEmpty() ? QByteArray::number(i) : '{' + tag + '}' + QByteArray::number(i));
     return keys;
 }
 
@@ -198,7 +199,8 @@ private Q_SLOTS:
         QCOMPARE(found, keys.size());
         // Fan-out reaches every primary.
         QVector<RedisClient::NodeReply> pings;
-        client.sendToPrimaries({"PING"}, this, [&pings](const QVector<RedisClient::NodeReply> &replies) { pings = replies; });
+        client.sendToPrimaries({"PING"}, this,
+                               [&pings](const QVector<RedisClient::NodeReply> &replies) { pings = replies; });
         QVERIFY(spinUntil([&] { return !pings.isEmpty(); }));
         QCOMPARE(pings.size(), 3);
         for (const auto &ping : pings)
@@ -228,7 +230,8 @@ private Q_SLOTS:
                 failoverSent = true;
             });
         });
-        const bool followed = runTrafficThrough(traffic, [&] { return failoverSent && client.primaries().contains(promoted); }, 30000);
+        const bool followed = runTrafficThrough(
+            traffic, [&] { return failoverSent && client.primaries().contains(promoted); }, 30000);
         QVERIFY2(followed, qPrintable(QStringLiteral("the client never saw %1 become a primary").arg(promoted)));
         QVERIFY2(traffic.failures.isEmpty() && traffic.uncertain.isEmpty(),
                  qPrintable((traffic.failures + traffic.uncertain).mid(0, 5).join(QLatin1String("; "))));
@@ -249,12 +252,14 @@ private Q_SLOTS:
         RedisConnection seed(clusterSeed());
         QVERIFY(openAndWait(seed));
         QString error;
-        const auto topology = redis::ClusterTopology::fromShards(syncCommand(seed, {"CLUSTER", "SHARDS"}).value, false, &error);
+        const auto topology
+            = redis::ClusterTopology::fromShards(syncCommand(seed, {"CLUSTER", "SHARDS"}).value, false, &error);
         QVERIFY2(topology, qPrintable(error));
         const redis::ClusterNode *from = topology->ownerOf(slot);
         QVERIFY(from);
         const auto primaries = topology->primaries();
-        auto to = std::find_if(primaries.begin(), primaries.end(), [from](const redis::ClusterNode &n) { return n.id != from->id; });
+        auto to = std::find_if(primaries.begin(), primaries.end(),
+                               [from](const redis::ClusterNode &n) { return n.id != from->id; });
         QVERIFY(to != primaries.end());
 
         RedisConnection source(test::optionsFor(QStringLiteral("redis://%1:%2").arg(from->host).arg(from->port)));
@@ -284,7 +289,8 @@ private Q_SLOTS:
             QTest::qWait(50); // let traffic meet the half-moved slot
         }
         // The target learns first, then the source, then everyone else.
-        QStringList order{QStringLiteral("%1:%2").arg(to->host).arg(to->port), QStringLiteral("%1:%2").arg(from->host).arg(from->port)};
+        QStringList order{QStringLiteral("%1:%2").arg(to->host).arg(to->port),
+                          QStringLiteral("%1:%2").arg(from->host).arg(from->port)};
         for (const QString &node : seeds.split(QLatin1Char(',')))
             if (!order.contains(node))
                 order << node;
@@ -293,7 +299,8 @@ private Q_SLOTS:
             QVERIFY(openAndWait(each));
             const auto done = syncCommand(each, {"CLUSTER", "SETSLOT", slotText, "NODE", to->id.toUtf8()});
             // Replicas refuse SETSLOT; they learn the change from their primary.
-            QVERIFY2(done.ok() || done.errorText().contains(QLatin1String("only with masters")), qPrintable(done.errorText()));
+            QVERIFY2(done.ok() || done.errorText().contains(QLatin1String("only with masters")),
+                     qPrintable(done.errorText()));
         }
         const qint64 before = traffic.succeeded;
         QVERIFY(spinUntil([&] { return traffic.succeeded > before + 500; }));
@@ -313,7 +320,8 @@ private Q_SLOTS:
         SLUICE_REQUIRE_SERVICE(service, "SLUICE_TEST_SENTINEL_SERVICE", "the Sentinel service name");
         redis::ConnectionOptions options;
         QString error;
-        QVERIFY2(redis::ConnectionOptions::fromUrl(QStringLiteral("redis-sentinel://%1#%2").arg(sentinel, service), &options, &error),
+        QVERIFY2(redis::ConnectionOptions::fromUrl(QStringLiteral("redis-sentinel://%1#%2").arg(sentinel, service),
+                                                   &options, &error),
                  qPrintable(error));
         RedisClient client(options);
         QVERIFY2(openAndWait(client), qPrintable(client.lastError()));
@@ -337,7 +345,10 @@ private Q_SLOTS:
             switchedAfterMs = sinceFailover.elapsed();
         });
         QTimer::singleShot(500, this, [&] { sinceFailover.start(); });
-        const bool followed = runTrafficThrough(traffic, [&] { return client.primaries().value(0) != before && client.state() == RedisClient::State::Ready; }, 60000);
+        const bool followed = runTrafficThrough(
+            traffic,
+            [&] { return client.primaries().value(0) != before && client.state() == RedisClient::State::Ready; },
+            60000);
         QVERIFY2(followed, qPrintable(QStringLiteral("still on %1: %2").arg(before, client.lastError())));
         // Calls cut off with the old primary's connections may or may not have run; every other
         // call succeeded.
@@ -352,13 +363,17 @@ private Q_SLOTS:
             afterSwitch += late;
             lost += std::max<qint64>(0, traffic.acknowledged.value(key) - values.value(key));
             QVERIFY2(values.value(key) >= late,
-                     qPrintable(QStringLiteral("%1: %2 stored, %3 acknowledged after the switch").arg(QString::fromUtf8(key)).arg(values.value(key)).arg(late)));
+                     qPrintable(QStringLiteral("%1: %2 stored, %3 acknowledged after the switch")
+                                    .arg(QString::fromUtf8(key))
+                                    .arg(values.value(key))
+                                    .arg(late)));
         }
         QVERIFY(afterSwitch > 200);
         RedisConnection old(test::optionsFor(QStringLiteral("redis://") + before));
         QVERIFY(openAndWait(old));
         QVERIFY(spinUntil([&] { return syncCommand(old, {"ROLE"}).value.elements.value(0).bytes == "slave"; }, 30000));
-        qInfo("sentinel failover followed %lld ms after SENTINEL FAILOVER: %lld calls acknowledged (%lld after the switch), "
+        qInfo("sentinel failover followed %lld ms after SENTINEL FAILOVER: %lld calls acknowledged (%lld after the "
+              "switch), "
               "%lld cut off in flight, %lld acknowledged by the old primary and lost with it",
               switchedAfterMs, traffic.succeeded, afterSwitch, qint64(traffic.uncertain.size()), lost);
     }
@@ -374,10 +389,16 @@ private Q_SLOTS:
         const QByteArray key = uniqueKeys(1).first();
         QVERIFY(syncCommand(writer, {"SET", key, "before", "PX", "60000"}).ok());
 
-        const QList<QByteArrayList> writes = {
-            {"SET", key, "after"}, {"set", key, "after"}, {"DEL", key}, {"FCALL", "sluice_acquire", "1", key, "p"},
-            {"EVAL", "return redis.call('SET', KEYS[1], 'after')", "1", key}, {"FLUSHALL"}, {"CONFIG", "SET", "maxmemory", "1"},
-            {"FUNCTION", "DELETE", "sluice"}, {"NOT-A-COMMAND", key}, {}};
+        const QList<QByteArrayList> writes = {{"SET", key, "after"},
+                                              {"set", key, "after"},
+                                              {"DEL", key},
+                                              {"FCALL", "sluice_acquire", "1", key, "p"},
+                                              {"EVAL", "return redis.call('SET', KEYS[1], 'after')", "1", key},
+                                              {"FLUSHALL"},
+                                              {"CONFIG", "SET", "maxmemory", "1"},
+                                              {"FUNCTION", "DELETE", "sluice"},
+                                              {"NOT-A-COMMAND", key},
+                                              {}};
         for (const QByteArrayList &command : writes) {
             const RedisReply reply = syncCommand(reader, command);
             QCOMPARE(reply.failure, RedisReply::Failure::Refused);
@@ -385,7 +406,8 @@ private Q_SLOTS:
         }
         QVERIFY(syncCommand(reader, {"SET", key, "x"}).errorText().contains(QLatin1String("SET")));
         QVector<RedisClient::NodeReply> fanOut;
-        reader.sendToPrimaries({"FLUSHALL"}, this, [&](const QVector<RedisClient::NodeReply> &replies) { fanOut = replies; });
+        reader.sendToPrimaries({"FLUSHALL"}, this,
+                               [&](const QVector<RedisClient::NodeReply> &replies) { fanOut = replies; });
         QVERIFY(spinUntil([&] { return !fanOut.isEmpty(); }));
         QCOMPARE(fanOut.first().reply.failure, RedisReply::Failure::Refused);
 
@@ -393,7 +415,8 @@ private Q_SLOTS:
         QCOMPARE(syncCommand(reader, {"GET", key}).value.bytes, QByteArray("before"));
         QVERIFY(syncCommand(reader, {"PTTL", key}).value.integer > 0);
         fanOut.clear();
-        reader.sendToPrimaries({"DBSIZE"}, this, [&](const QVector<RedisClient::NodeReply> &replies) { fanOut = replies; });
+        reader.sendToPrimaries({"DBSIZE"}, this,
+                               [&](const QVector<RedisClient::NodeReply> &replies) { fanOut = replies; });
         QVERIFY(spinUntil([&] { return !fanOut.isEmpty(); }));
         QCOMPARE(fanOut.size(), 3);
         for (const RedisClient::NodeReply &node : fanOut)
@@ -419,7 +442,8 @@ private Q_SLOTS:
         server.thaw();
         QVERIFY(spinUntil([&] { return client.state() == RedisClient::State::Ready; }, 15000));
         QVERIFY(syncCommand(client, {"PING"}).ok());
-        QVERIFY2(watchdog.longestStallMs() <= 50, qPrintable(QStringLiteral("the event loop stalled %1 ms").arg(watchdog.longestStallMs())));
+        QVERIFY2(watchdog.longestStallMs() <= 50,
+                 qPrintable(QStringLiteral("the event loop stalled %1 ms").arg(watchdog.longestStallMs())));
     }
 
     void restartedServerIsReconnected()
@@ -435,7 +459,8 @@ private Q_SLOTS:
         QVERIFY(nodeState().primary);
         server.kill();
         QVERIFY(spinUntil([&] { return nodeState().state == RedisClient::State::Reconnecting; }));
-        QVERIFY2(nodeState().lastError.contains(QLatin1String("refused")) || nodeState().lastError.contains(QLatin1String("closed")),
+        QVERIFY2(nodeState().lastError.contains(QLatin1String("refused"))
+                     || nodeState().lastError.contains(QLatin1String("closed")),
                  qPrintable(nodeState().lastError));
         QVERIFY(server.restart());
         QVERIFY(spinUntil([&] { return syncCommand(client, {"PING"}, 2000).ok(); }, 15000));
@@ -446,7 +471,8 @@ private Q_SLOTS:
     {
         redis::ConnectionOptions options;
         QString error;
-        QVERIFY(redis::ConnectionOptions::fromUrl(QStringLiteral("redis-sentinel://127.0.0.1:1,127.0.0.1:2#svc"), &options, &error));
+        QVERIFY(redis::ConnectionOptions::fromUrl(QStringLiteral("redis-sentinel://127.0.0.1:1,127.0.0.1:2#svc"),
+                                                  &options, &error));
         RedisClient client(options);
         client.setAutoReconnect(false);
         QVERIFY(!openAndWait(client));
@@ -461,7 +487,8 @@ private Q_SLOTS:
         SLUICE_REQUIRE_SERVICE(sentinel, "SLUICE_TEST_SENTINEL", "Redis Sentinel");
         redis::ConnectionOptions options;
         QString error;
-        QVERIFY(redis::ConnectionOptions::fromUrl(QStringLiteral("redis-sentinel://%1#no-such-service").arg(sentinel), &options, &error));
+        QVERIFY(redis::ConnectionOptions::fromUrl(QStringLiteral("redis-sentinel://%1#no-such-service").arg(sentinel),
+                                                  &options, &error));
         RedisClient client(options);
         client.setAutoReconnect(false);
         QVERIFY(!openAndWait(client));

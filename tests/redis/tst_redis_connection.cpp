@@ -112,7 +112,8 @@ private Q_SLOTS:
         QVector<qint64> seen;
         seen.reserve(count);
         for (int i = 0; i < count; ++i)
-            connection.send({"INCR", key}, this, [&seen](const RedisReply &reply) { seen.append(reply.value.integer); });
+            connection.send({"INCR", key}, this,
+                            [&seen](const RedisReply &reply) { seen.append(reply.value.integer); });
         QTRY_COMPARE_WITH_TIMEOUT(seen.size(), count, 20000);
         for (int i = 0; i < count; ++i)
             QCOMPARE(seen.at(i), qint64(i + 1));

@@ -9,7 +9,8 @@ export XDG_DATA_HOME=$keyring_home/data XDG_RUNTIME_DIR=$keyring_home/run
 mkdir -p "$XDG_DATA_HOME" "$XDG_RUNTIME_DIR"
 chmod 700 "$XDG_RUNTIME_DIR"
 
-printf 'sluice-test' | gnome-keyring-daemon --foreground --unlock --components=secrets >"$keyring_home/daemon.log" 2>&1 &
+printf 'sluice-test' | gnome-keyring-daemon --foreground --unlock --components=secrets \
+  >"$keyring_home/daemon.log" 2>&1 &
 daemon=$!
 trap 'kill "$daemon" 2>/dev/null || true; wait "$daemon" 2>/dev/null || true; rm -rf "$keyring_home"' EXIT
 

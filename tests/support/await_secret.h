@@ -11,7 +11,8 @@ template <typename Start>
 model::SecretStore::Result awaitSecret(Start start)
 {
     model::SecretStore::Result noAnswer;
-    noAnswer.failure = model::Failure{model::Failure::Kind::TimedOut, QStringLiteral("no answer from the keychain within 10 s")};
+    noAnswer.failure
+        = model::Failure{model::Failure::Kind::TimedOut, QStringLiteral("no answer from the keychain within 10 s")};
     return awaitCallback<model::SecretStore::Result>(start, noAnswer);
 }
 

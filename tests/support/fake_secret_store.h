@@ -40,8 +40,9 @@ private:
             if (available)
                 act(result);
             else
-                result.failure = model::Failure{model::Failure::Kind::Unreachable,
-                                                QStringLiteral("The name org.freedesktop.secrets was not provided by any .service files")};
+                result.failure = model::Failure{
+                    model::Failure::Kind::Unreachable,
+                    QStringLiteral("The name org.freedesktop.secrets was not provided by any .service files")};
             done(result);
         });
     }

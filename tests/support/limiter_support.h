@@ -8,7 +8,8 @@
 namespace sluice::test {
 
 // The limiter library with the test clock in place of Redis TIME.
-model::LimiterLibrary testClockLibrary(const QVector<model::Policy> &policies, const QString &ns = QStringLiteral("sluice"));
+model::LimiterLibrary testClockLibrary(const QVector<model::Policy> &policies,
+                                       const QString &ns = QStringLiteral("sluice"));
 
 // FUNCTION LOAD REPLACE; an empty string on success, else the reason.
 QString loadLibrary(redis::RedisConnection &connection, const model::LimiterLibrary &library);

@@ -19,10 +19,13 @@ Result noAnswer(const QString &from)
 QString storePolicy(redis::RedisClient &client, const QString &ns, const model::Policy &policy)
 {
     using Commit = model::PolicyStore::CommitResult;
-    return model::messageOf(awaitCallback<Commit>([&](QObject *context, auto done) {
-               model::PolicyStore(&client, ns).commit({{model::PolicyChange::Kind::Put, policy, -1}}, QStringLiteral("carol"), context, done);
-           }, noAnswer<Commit>(QStringLiteral("policy store")))
-        .failure);
+    return model::messageOf(awaitCallback<Commit>(
+                                [&](QObject *context, auto done) {
+        model::PolicyStore(&client, ns)
+            .commit({{model::PolicyChange::Kind::Put, policy, -1}}, QStringLiteral("carol"), context, done);
+                                },
+                                noAnswer<Commit>(QStringLiteral("policy store")))
+                                .failure);
 }
 
 model::PublishResult publishLibrary(redis::RedisClient &client, const QString &ns)

@@ -51,7 +51,8 @@ public:
     {
         answer(args, context, std::move(callback));
     }
-    void sendForKey(const QByteArray &, const QByteArrayList &args, QObject *context, Callback callback, int = -1) override
+    void sendForKey(const QByteArray &, const QByteArrayList &args, QObject *context, Callback callback,
+                    int = -1) override
     {
         answer(args, context, std::move(callback));
     }

@@ -25,7 +25,8 @@ inline void typeInto(QWidget *parent, const char *name, const QString &text)
 {
     auto *edit = child<QLineEdit>(parent, name);
     edit->selectAll();
-    const bool ascii = std::all_of(text.begin(), text.end(), [](QChar c) { return c.unicode() >= 0x20 && c.unicode() < 0x7f; });
+    const bool ascii
+        = std::all_of(text.begin(), text.end(), [](QChar c) { return c.unicode() >= 0x20 && c.unicode() < 0x7f; });
     if (text.isEmpty())
         QTest::keyClick(edit, Qt::Key_Backspace); // typing nothing would not clear it
     else if (ascii)
@@ -48,7 +49,8 @@ template <typename Dialog>
 Dialog *openDialog(const char *name)
 {
     for (QWidget *widget : QApplication::topLevelWidgets())
-        if (auto *dialog = qobject_cast<Dialog *>(widget); dialog && dialog->objectName() == QLatin1String(name) && dialog->isVisible())
+        if (auto *dialog = qobject_cast<Dialog *>(widget);
+            dialog && dialog->objectName() == QLatin1String(name) && dialog->isVisible())
             return dialog;
     return nullptr;
 }

@@ -107,7 +107,9 @@ private Q_SLOTS:
         click(&manager, "addButton");
         QCOMPARE(listedNames(&manager), QStringList{QStringLiteral("new profile")});
         typeInto(&manager, "nameEdit", QStringLiteral("edge cache"));
-        pasteUrl(&manager, urlWithPassword(aclUrl, QStringLiteral("admin"), QStringLiteral("admin-secret")) + QStringLiteral("/2"));
+        pasteUrl(&manager,
+                 urlWithPassword(aclUrl, QStringLiteral("admin"), QStringLiteral("admin-secret"))
+                     + QStringLiteral("/2"));
         QCOMPARE(child<QLineEdit>(&manager, "userEdit")->text(), QStringLiteral("admin"));
         QCOMPARE(child<QSpinBox>(&manager, "databaseSpin")->value(), 2);
         QCOMPARE(child<QLineEdit>(&manager, "passwordEdit")->text(), QStringLiteral("admin-secret"));
@@ -129,11 +131,14 @@ private Q_SLOTS:
         typeInto(&manager, "nameEdit", QStringLiteral("edge-cache-eu"));
         click(&manager, "saveButton");
         QCOMPARE(listedNames(&manager), QStringList{QStringLiteral("edge-cache-eu")});
-        QTRY_COMPARE(m_secrets.secrets.value(QStringLiteral("profile/edge-cache-eu/password")), QStringLiteral("admin-secret"));
+        QTRY_COMPARE(m_secrets.secrets.value(QStringLiteral("profile/edge-cache-eu/password")),
+                     QStringLiteral("admin-secret"));
         QTRY_VERIFY(!m_secrets.secrets.contains(QStringLiteral("profile/edge cache/password")));
         click(&manager, "duplicateButton");
-        QCOMPARE(listedNames(&manager), (QStringList{QStringLiteral("edge-cache-eu"), QStringLiteral("edge-cache-eu copy")}));
-        QTRY_COMPARE(m_secrets.secrets.value(QStringLiteral("profile/edge-cache-eu copy/password")), QStringLiteral("admin-secret"));
+        QCOMPARE(listedNames(&manager),
+                 (QStringList{QStringLiteral("edge-cache-eu"), QStringLiteral("edge-cache-eu copy")}));
+        QTRY_COMPARE(m_secrets.secrets.value(QStringLiteral("profile/edge-cache-eu copy/password")),
+                     QStringLiteral("admin-secret"));
 
         // Deleting asks first; cancelled, nothing goes.
         click(&manager, "deleteButton");
@@ -225,9 +230,12 @@ private Q_SLOTS:
         const auto testProfile = [&](const QString &name) -> QString {
             manager.selectProfile(name);
             child<QPushButton>(&manager, "testButton")->click();
-            const bool ended = test::spinUntil([&] {
-                return manager.testResult().startsWith(QStringLiteral("\u2713")) || manager.testResult().startsWith(QStringLiteral("\u2717"));
-            }, 15000);
+            const bool ended = test::spinUntil(
+                [&] {
+                return manager.testResult().startsWith(QStringLiteral("\u2713"))
+                    || manager.testResult().startsWith(QStringLiteral("\u2717"));
+                },
+                15000);
             return ended ? manager.testResult() : QStringLiteral("no result: ") + manager.testResult();
         };
         const QString ok = testProfile(QStringLiteral("a-acl"));
@@ -240,9 +248,11 @@ private Q_SLOTS:
         const QString silent = testProfile(QStringLiteral("d-frozen"));
         QVERIFY2(silent.startsWith(QStringLiteral("\u2717")), qPrintable(silent));
         frozen.thaw();
-        qInfo("results: %s | %s | %s | %s", qPrintable(ok), qPrintable(wrongPassword), qPrintable(notTrusted), qPrintable(silent));
+        qInfo("results: %s | %s | %s | %s", qPrintable(ok), qPrintable(wrongPassword), qPrintable(notTrusted),
+              qPrintable(silent));
         qInfo("longest event-loop stall during the tests: %lld ms", watchdog.longestStallMs());
-        QVERIFY2(watchdog.longestStallMs() <= 50, qPrintable(QStringLiteral("the GUI stalled %1 ms").arg(watchdog.longestStallMs())));
+        QVERIFY2(watchdog.longestStallMs() <= 50,
+                 qPrintable(QStringLiteral("the GUI stalled %1 ms").arg(watchdog.longestStallMs())));
     }
 
     void passwordIsAskedForWhenNoKeychainAnswers()
@@ -260,8 +270,10 @@ private Q_SLOTS:
         click(&manager, "connectButton");
         QInputDialog *prompt = nullptr;
         QTRY_VERIFY((prompt = openDialog<QInputDialog>("secretPrompt")));
-        QVERIFY2(prompt->labelText().contains(QLatin1String("keychain did not answer")), qPrintable(prompt->labelText()));
-        QVERIFY2(prompt->labelText().contains(QLatin1String("org.freedesktop.secrets")), qPrintable(prompt->labelText()));
+        QVERIFY2(prompt->labelText().contains(QLatin1String("keychain did not answer")),
+                 qPrintable(prompt->labelText()));
+        QVERIFY2(prompt->labelText().contains(QLatin1String("org.freedesktop.secrets")),
+                 qPrintable(prompt->labelText()));
         QVERIFY(prompt->labelText().contains(QLatin1String("user admin")));
         QCOMPARE(prompt->textEchoMode(), QLineEdit::Password);
         prompt->setTextValue(QStringLiteral("admin-secret"));
@@ -280,7 +292,8 @@ private Q_SLOTS:
         again.show();
         click(&again, "testButton");
         QTRY_VERIFY((prompt = openDialog<QInputDialog>("secretPrompt")));
-        QVERIFY2(prompt->labelText().contains(QLatin1String("asks for its secrets each time")), qPrintable(prompt->labelText()));
+        QVERIFY2(prompt->labelText().contains(QLatin1String("asks for its secrets each time")),
+                 qPrintable(prompt->labelText()));
         prompt->setTextValue(QStringLiteral("admin-secret"));
         prompt->accept();
         QTRY_VERIFY_WITH_TIMEOUT(again.testResult().startsWith(QStringLiteral("\u2713")), 10000);
@@ -298,10 +311,13 @@ private Q_SLOTS:
         ui::MainWindow window;
         window.show();
         window.setSession(new model::ConnectionSession(production, server.options()));
-        QTRY_VERIFY(window.findChild<QLabel *>(QStringLiteral("statusState"))->text().contains(QLatin1String("Connected")));
-        QVERIFY(window.findChild<QLabel *>(QStringLiteral("statusProfile"))->text().contains(QLatin1String("PRODUCTION")));
+        QTRY_VERIFY(
+            window.findChild<QLabel *>(QStringLiteral("statusState"))->text().contains(QLatin1String("Connected")));
+        QVERIFY(
+            window.findChild<QLabel *>(QStringLiteral("statusProfile"))->text().contains(QLatin1String("PRODUCTION")));
         const QString nodes = window.findChild<QLabel *>(QStringLiteral("statusState"))->toolTip();
-        QVERIFY2(nodes.contains(QStringLiteral("primary %1: ready").arg(server.options().address())), qPrintable(nodes));
+        QVERIFY2(nodes.contains(QStringLiteral("primary %1: ready").arg(server.options().address())),
+                 qPrintable(nodes));
         auto *publish = window.findChild<QAction *>(QStringLiteral("publishAction"));
         QVERIFY(publish->isEnabled());
         redis::RedisClient observer(server.options());
@@ -326,7 +342,8 @@ private Q_SLOTS:
         audit.readOnly = true;
         window.setSession(new model::ConnectionSession(audit, server.options()));
         QVERIFY(!publish->isEnabled());
-        QVERIFY(window.findChild<QLabel *>(QStringLiteral("statusProfile"))->text().contains(QLatin1String("read-only")));
+        QVERIFY(
+            window.findChild<QLabel *>(QStringLiteral("statusProfile"))->text().contains(QLatin1String("read-only")));
         window.publishLibrary(); // as a shortcut or a stale button would
         QMessageBox *refused = nullptr;
         QTRY_VERIFY((refused = openDialog<QMessageBox>("writeRefused")));

@@ -42,7 +42,8 @@ class TestFireView : public QObject {
     std::unique_ptr<redis::RedisClient> m_client;
     QString m_namespace;
 
-    std::unique_ptr<ui::MainWindow> openWindow(model::ConnectionProfile::Environment environment = model::ConnectionProfile::Environment::Dev,
+    std::unique_ptr<ui::MainWindow> openWindow(model::ConnectionProfile::Environment environment
+                                               = model::ConnectionProfile::Environment::Dev,
                                                bool readOnly = false)
     {
         model::ConnectionProfile profile;
@@ -94,9 +95,10 @@ private Q_SLOTS:
     void init()
     {
         m_namespace = test::uniqueNamespace("firegui-");
-        QVERIFY(test::storeAndPublish(*m_client, m_namespace,
-                                      {test::makePolicy(QStringLiteral("orders-fixed"), Algorithm::FixedWindow, 40, 2000),
-                                       test::makePolicy(QStringLiteral("orders-sliding"), Algorithm::SlidingWindow, 40, 2000)})
+        QVERIFY(test::storeAndPublish(
+                    *m_client, m_namespace,
+                    {test::makePolicy(QStringLiteral("orders-fixed"), Algorithm::FixedWindow, 40, 2000),
+                     test::makePolicy(QStringLiteral("orders-sliding"), Algorithm::SlidingWindow, 40, 2000)})
                     .isEmpty());
     }
 
@@ -117,11 +119,14 @@ private Q_SLOTS:
         QCOMPARE(summary.sent, 300);
         QCOMPARE(summary.allowed, summary.expectedAllowed);
         QVERIFY(summary.rejected > 0);
-        QVERIFY2(view->statusText().contains(QStringLiteral("orders-fixed: %1 of 300 calls allowed, the model expected %1").arg(summary.allowed)),
-                 qPrintable(view->statusText()));
+        QVERIFY2(
+            view->statusText().contains(
+                QStringLiteral("orders-fixed: %1 of 300 calls allowed, the model expected %1").arg(summary.allowed)),
+            qPrintable(view->statusText()));
         // The chart: 15 slices of 100 ms, the answers beside the model's curve, as the report has them.
         const QString slice = view->chart(0)->valuesAt(view->chart(0)->shownSpan().first + 50);
-        QVERIFY2(slice.contains(QLatin1String("allowed")) && slice.contains(QLatin1String("expected allowed")), qPrintable(slice));
+        QVERIFY2(slice.contains(QLatin1String("allowed")) && slice.contains(QLatin1String("expected allowed")),
+                 qPrintable(slice));
         QVERIFY(!view->chart(1)->isVisible());
         auto *table = test::child<QTableWidget>(view, "fireSummary");
         QCOMPARE(table->rowCount(), 1);
@@ -134,7 +139,8 @@ private Q_SLOTS:
             bars += bar.count;
         QCOMPARE(bars, 300);
         // The policy's own counters did not see the test traffic.
-        const redis::RedisReply stats = test::syncCommand(*m_client, {"FCALL_RO", "sluice_stats", "0", "9007199254740991"});
+        const redis::RedisReply stats
+            = test::syncCommand(*m_client, {"FCALL_RO", "sluice_stats", "0", "9007199254740991"});
         QString problem;
         const auto reading = model::StatsReading::parse(stats.value, &problem);
         QVERIFY(reading && reading->totals.value(QStringLiteral("orders-fixed")).allowed == 0);
@@ -166,7 +172,8 @@ private Q_SLOTS:
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QByteArray csv = file.readAll();
         QCOMPARE(csv.count("\n0,orders-"), 2);
-        QVERIFY(csv.contains("orders-sliding (sliding_window 40/2 seconds): sent 250, allowed " + QByteArray::number(sliding.allowed)));
+        QVERIFY(csv.contains("orders-sliding (sliding_window 40/2 seconds): sent 250, allowed "
+                             + QByteArray::number(sliding.allowed)));
     }
 
     // The engine fires on its own thread: the window keeps answering, and Stop ends the run.

@@ -57,7 +57,8 @@ class TestKeyInspectorView : public QObject {
 
     static bool loaded(ui::KeyInspectorView *view)
     {
-        return QTest::qWaitFor([&] { return view->model()->scanner().isStarted() && !view->model()->isLoading(); }, 10000);
+        return QTest::qWaitFor([&] { return view->model()->scanner().isStarted() && !view->model()->isLoading(); },
+                               10000);
     }
 
     // Types a subject pattern and scans, as an operator looking for one subject would.
@@ -87,12 +88,15 @@ private Q_SLOTS:
     void init()
     {
         m_namespace = test::uniqueNamespace("view-");
-        const QString error = test::storeAndPublish(*m_traffic, m_namespace,
-                                                    {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 5),
-                                                     test::makePolicy(QStringLiteral("login"), Algorithm::FixedWindow, 3, 3600000)});
+        const QString error
+            = test::storeAndPublish(*m_traffic, m_namespace,
+                                    {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 5),
+                                     test::makePolicy(QStringLiteral("login"), Algorithm::FixedWindow, 3, 3600000)});
         QVERIFY2(error.isEmpty(), qPrintable(error));
-        test::fireAcquires(*m_traffic, m_namespace, QStringLiteral("api"), 2000, [](int i) { return "user-" + QByteArray::number(i); });
-        test::fireAcquires(*m_traffic, m_namespace, QStringLiteral("login"), 5, [](int) { return QByteArray("mallory"); });
+        test::fireAcquires(*m_traffic, m_namespace, QStringLiteral("api"), 2000,
+                           [](int i) { return "user-" + QByteArray::number(i); });
+        test::fireAcquires(*m_traffic, m_namespace, QStringLiteral("login"), 5,
+                           [](int) { return QByteArray("mallory"); });
     }
 
     void browsesWhenShownAndLoadsMoreAsTheTableScrolls()
@@ -111,7 +115,8 @@ private Q_SLOTS:
             QVERIFY(loaded(view));
         }
         QCOMPARE(view->model()->rowCount(), 2001);
-        QVERIFY2(view->statusText().contains(QLatin1String("All 2,001 matching buckets shown")), qPrintable(view->statusText()));
+        QVERIFY2(view->statusText().contains(QLatin1String("All 2,001 matching buckets shown")),
+                 qPrintable(view->statusText()));
         const int row = rowOf(view, "user-7");
         QCOMPARE(view->model()->index(row, KeyInspectorModel::Available).data().toString(), QStringLiteral("4 of 5"));
     }
@@ -168,14 +173,17 @@ private Q_SLOTS:
         confirm->button(QMessageBox::Yes)->click();
         QTRY_VERIFY(view->statusText().contains(QLatin1String("was reset")));
         QCOMPARE(test::syncCommand(*m_traffic, {"EXISTS", key}).value.integer, 0);
-        QTRY_COMPARE(view->model()->index(row, KeyInspectorModel::Available).data().toString(), QStringLiteral("3 of 3"));
+        QTRY_COMPARE(view->model()->index(row, KeyInspectorModel::Available).data().toString(),
+                     QStringLiteral("3 of 3"));
 
         // The History tab reads the audit log again and shows the reset.
         auto *history = window->findChild<QTableView *>(QStringLiteral("historyTable"));
         QVERIFY(history);
         QTRY_VERIFY(history->model()->rowCount() > 0
-                    && history->model()->index(0, model::AuditModel::Action).data().toString() == QLatin1String("reset"));
-        QVERIFY(history->model()->index(0, model::AuditModel::Change).data().toString().contains(QLatin1String("mallory")));
+                    && history->model()->index(0, model::AuditModel::Action).data().toString()
+                        == QLatin1String("reset"));
+        QVERIFY(
+            history->model()->index(0, model::AuditModel::Change).data().toString().contains(QLatin1String("mallory")));
     }
 
     void aReadOnlyConnectionCannotReset()

@@ -132,15 +132,21 @@ private Q_SLOTS:
         QCOMPARE(search.rejected, 0u);
         model::RateSample sample = nextSample(session);
         QVERIFY(sample.spanMs > 0);
-        QCOMPARE(shownOrder(view), (QStringList{QStringLiteral("api"), QStringLiteral("search"), QStringLiteral("quiet")}));
-        QCOMPARE(shown(view, QStringLiteral("api"), PolicyRatesModel::RejectedPerSecond, PolicyRatesModel::SortRole).toDouble(),
+        QCOMPARE(shownOrder(view),
+                 (QStringList{QStringLiteral("api"), QStringLiteral("search"), QStringLiteral("quiet")}));
+        QCOMPARE(shown(view, QStringLiteral("api"), PolicyRatesModel::RejectedPerSecond, PolicyRatesModel::SortRole)
+                     .toDouble(),
                  40 * 1000.0 / sample.spanMs);
-        QCOMPARE(shown(view, QStringLiteral("api"), PolicyRatesModel::AllowedPerSecond, PolicyRatesModel::SortRole).toDouble(),
+        QCOMPARE(shown(view, QStringLiteral("api"), PolicyRatesModel::AllowedPerSecond, PolicyRatesModel::SortRole)
+                     .toDouble(),
                  10 * 1000.0 / sample.spanMs);
-        QCOMPARE(shown(view, QStringLiteral("search"), PolicyRatesModel::AllowedPerSecond, PolicyRatesModel::SortRole).toDouble(),
+        QCOMPARE(shown(view, QStringLiteral("search"), PolicyRatesModel::AllowedPerSecond, PolicyRatesModel::SortRole)
+                     .toDouble(),
                  30 * 1000.0 / sample.spanMs);
-        QCOMPARE(shown(view, QStringLiteral("api"), PolicyRatesModel::RejectedShare).toString(), QStringLiteral("80.0%"));
-        QCOMPARE(shown(view, QStringLiteral("quiet"), PolicyRatesModel::RejectedShare).toString(), QStringLiteral("\u2013"));
+        QCOMPARE(shown(view, QStringLiteral("api"), PolicyRatesModel::RejectedShare).toString(),
+                 QStringLiteral("80.0%"));
+        QCOMPARE(shown(view, QStringLiteral("quiet"), PolicyRatesModel::RejectedShare).toString(),
+                 QStringLiteral("\u2013"));
         QVERIFY(shown(view, QStringLiteral("api"), PolicyRatesModel::AllowedPerSecond, Qt::ToolTipRole)
                     .toString().startsWith(QLatin1String("10 allowed and 40 rejected")));
 
@@ -148,21 +154,27 @@ private Q_SLOTS:
         const Fired searchAgain = fire(QStringLiteral("search"), "s", 90);
         QCOMPARE(searchAgain.rejected, 20u);
         sample = nextSample(session);
-        QCOMPARE(shownOrder(view), (QStringList{QStringLiteral("search"), QStringLiteral("api"), QStringLiteral("quiet")}));
-        QCOMPARE(shown(view, QStringLiteral("search"), PolicyRatesModel::RejectedPerSecond, PolicyRatesModel::SortRole).toDouble(),
+        QCOMPARE(shownOrder(view),
+                 (QStringList{QStringLiteral("search"), QStringLiteral("api"), QStringLiteral("quiet")}));
+        QCOMPARE(shown(view, QStringLiteral("search"), PolicyRatesModel::RejectedPerSecond, PolicyRatesModel::SortRole)
+                     .toDouble(),
                  20 * 1000.0 / sample.spanMs);
-        QCOMPARE(shown(view, QStringLiteral("api"), PolicyRatesModel::RejectedPerSecond, PolicyRatesModel::SortRole).toDouble(), 0.0);
+        QCOMPARE(shown(view, QStringLiteral("api"), PolicyRatesModel::RejectedPerSecond, PolicyRatesModel::SortRole)
+                     .toDouble(),
+                 0.0);
 
         // The trend holds one value per sample so far, newest last.
-        const QList<qreal> trend = shown(view, QStringLiteral("search"), PolicyRatesModel::Trend, PolicyRatesModel::RejectedTrendRole)
-                                       .value<QList<qreal>>();
+        const QList<qreal> trend
+            = shown(view, QStringLiteral("search"), PolicyRatesModel::Trend, PolicyRatesModel::RejectedTrendRole)
+                  .value<QList<qreal>>();
         QVERIFY(trend.size() >= 3);
         QCOMPARE(trend.last(), 20 * 1000.0 / sample.spanMs);
         QCOMPARE(trend.at(trend.size() - 2), 0.0);
 
         // The dashboard says what it costs Redis, and it is small.
         QTRY_VERIFY(window->policyRates()->loadText().contains(QLatin1String("commands/s")));
-        const double load = window->policyRates()->loadText().section(QLatin1Char(':'), 1).section(QLatin1Char(' '), 1, 1).toDouble();
+        const double load
+            = window->policyRates()->loadText().section(QLatin1Char(':'), 1).section(QLatin1Char(' '), 1, 1).toDouble();
         QVERIFY2(load > 0.5 && load < 10, qPrintable(window->policyRates()->loadText()));
         QVERIFY(window->policyRates()->statusText().isEmpty());
     }
@@ -178,7 +190,8 @@ private Q_SLOTS:
         // Double-click on the overview's row opens the policy's chart.
         QTRY_VERIFY_WITH_TIMEOUT(window->policyRates()->view()->model()->rowCount() == 2, 5000);
         QTableView *overview = window->policyRates()->view();
-        const QModelIndex apiRow = overview->model()->index(overview->model()->index(0, 0).data().toString() == QLatin1String("api") ? 0 : 1, 0);
+        const QModelIndex apiRow = overview->model()->index(
+            overview->model()->index(0, 0).data().toString() == QLatin1String("api") ? 0 : 1, 0);
         Q_EMIT overview->activated(apiRow);
         QCOMPARE(test::child<QTabWidget>(window.get(), "mainTabs")->currentWidget(), live);
         QCOMPARE(live->policy(), QStringLiteral("api"));
@@ -191,15 +204,20 @@ private Q_SLOTS:
         const double rejectedPerSecond = 43 * 1000.0 / sample.spanMs;
         ui::TimeSeriesChart *chart = live->chart();
         QTRY_COMPARE(chart->shownSpan().second, sample.endMs);
-        QVERIFY2(chart->valuesAt(sample.endMs).contains(QStringLiteral("rejected/s %1").arg(QLocale().toString(rejectedPerSecond, 'f', 0))),
+        QVERIFY2(chart->valuesAt(sample.endMs)
+                     .contains(QStringLiteral("rejected/s %1").arg(QLocale().toString(rejectedPerSecond, 'f', 0))),
                  qPrintable(chart->valuesAt(sample.endMs)));
 
         // Hovering over the plot says the time and values there.
         auto *canvas = test::child<QChartView>(chart, "chartView");
         const QRectF plot = canvas->chart()->plotArea();
-        QTest::mouseMove(canvas->viewport(), canvas->mapFromScene(canvas->chart()->mapToScene(QPointF(plot.right() - 1, plot.center().y()))));
+        QTest::mouseMove(
+            canvas->viewport(),
+            canvas->mapFromScene(canvas->chart()->mapToScene(QPointF(plot.right() - 1, plot.center().y()))));
         QTRY_VERIFY2(chart->hoverText().contains(QLatin1String("allowed/s")), qPrintable(chart->hoverText()));
-        QTest::mouseMove(canvas->viewport(), canvas->mapFromScene(canvas->chart()->mapToScene(QPointF(plot.left() + 1, plot.center().y()))));
+        QTest::mouseMove(
+            canvas->viewport(),
+            canvas->mapFromScene(canvas->chart()->mapToScene(QPointF(plot.left() + 1, plot.center().y()))));
         QTRY_VERIFY2(chart->hoverText().endsWith(QLatin1String("no samples yet")), qPrintable(chart->hoverText()));
 
         // The top list names the subjects actually rejected, most first.
@@ -225,11 +243,14 @@ private Q_SLOTS:
         QCOMPARE(chart->shownSpan().second, later.endMs);
 
         // Dragging across the plot zooms into that span; Reset zoom goes back to the window.
-        const QPoint left = canvas->mapFromScene(canvas->chart()->mapToScene(QPointF(plot.left() + plot.width() * 0.6, plot.center().y())));
-        const QPoint right = canvas->mapFromScene(canvas->chart()->mapToScene(QPointF(plot.right() - 5, plot.center().y())));
+        const QPoint left = canvas->mapFromScene(
+            canvas->chart()->mapToScene(QPointF(plot.left() + plot.width() * 0.6, plot.center().y())));
+        const QPoint right
+            = canvas->mapFromScene(canvas->chart()->mapToScene(QPointF(plot.right() - 5, plot.center().y())));
         QTest::mousePress(canvas->viewport(), Qt::LeftButton, {}, left);
         // A drag: a move with the button held (QTest::mouseMove would send none).
-        QMouseEvent drag(QEvent::MouseMove, right, canvas->viewport()->mapToGlobal(right), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        QMouseEvent drag(QEvent::MouseMove, right, canvas->viewport()->mapToGlobal(right), Qt::NoButton, Qt::LeftButton,
+                         Qt::NoModifier);
         QApplication::sendEvent(canvas->viewport(), &drag);
         QTest::mouseRelease(canvas->viewport(), Qt::LeftButton, {}, right);
         QTRY_VERIFY(chart->isZoomed());
@@ -257,9 +278,14 @@ private Q_SLOTS:
         QVERIFY(csv.open(QIODevice::ReadOnly));
         const QList<QByteArray> lines = csv.readAll().trimmed().split('\n');
         QCOMPARE(lines.first(), QByteArray("time,span_ms,allowed,rejected,allowed_per_s,rejected_per_s"));
-        const QByteArray expected = QStringLiteral("%1,%2,20,43,").arg(QDateTime::fromMSecsSinceEpoch(sample.endMs, Qt::UTC).toString(Qt::ISODateWithMs))
-                                        .arg(sample.spanMs).toUtf8();
-        QVERIFY2(std::any_of(lines.cbegin(), lines.cend(), [&](const QByteArray &line) { return line.startsWith(expected); }), expected.constData());
+        const QByteArray expected
+            = QStringLiteral("%1,%2,20,43,")
+                  .arg(QDateTime::fromMSecsSinceEpoch(sample.endMs, Qt::UTC).toString(Qt::ISODateWithMs))
+                  .arg(sample.spanMs)
+                  .toUtf8();
+        QVERIFY2(std::any_of(lines.cbegin(), lines.cend(),
+                             [&](const QByteArray &line) { return line.startsWith(expected); }),
+                 expected.constData());
         QVERIFY(!live->exportCsv(dir.filePath(QStringLiteral("missing/folder/api.csv")), &error));
         QVERIFY2(error.contains(QLatin1String("Could not write")), qPrintable(error));
 
@@ -293,9 +319,13 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(table->item(0, 2)->text(), QStringLiteral("0 of 10"), 5000);
         QCOMPARE(table->item(0, 4)->text(), QStringLiteral("10"));
         QCOMPARE(table->item(0, 5)->text(), QStringLiteral("4"));
-        const redis::RedisReply peek = test::syncCommand(*m_traffic, {"FCALL_RO", "sluice_peek", "1", model::bucketKey(m_namespace, QStringLiteral("api"), "erin"), "api"});
+        const redis::RedisReply peek = test::syncCommand(
+            *m_traffic,
+            {"FCALL_RO", "sluice_peek", "1", model::bucketKey(m_namespace, QStringLiteral("api"), "erin"), "api"});
         QCOMPARE(peek.value.elements.value(1).integer, 0);
-        QTRY_VERIFY(watched->chart()->valuesAt(watched->watch()->keys().first().samples.last().timeMs).contains(QLatin1String("available 0")));
+        QTRY_VERIFY(watched->chart()
+                        ->valuesAt(watched->watch()->keys().first().samples.last().timeMs)
+                        .contains(QLatin1String("available 0")));
 
         // Typed: the policy from the list, the subject in the field, Enter.
         auto *source = test::child<QComboBox>(watched, "watchSource");
@@ -319,7 +349,10 @@ private Q_SLOTS:
         // A key of an existing deployment's layout, by name.
         const QByteArrayList counter = model::seedKeys(model::SeedLayout::FixedWindowCounter, "orders:svc");
         for (int i = 0; i < 3; ++i)
-            QVERIFY(test::syncCommand(*m_traffic, {"EVAL", model::seedScript(model::SeedLayout::FixedWindowCounter), "1", counter.first(), "100", "60"}).ok());
+            QVERIFY(test::syncCommand(*m_traffic,
+                                      {"EVAL", model::seedScript(model::SeedLayout::FixedWindowCounter), "1",
+                                       counter.first(), "100", "60"})
+                        .ok());
         source->setCurrentIndex(source->findText(QStringLiteral("INCR + EXPIRE counter (key)")));
         test::typeInto(watched, "watchSubject", QStringLiteral("orders:svc"));
         test::click(watched, "watchAdd");
@@ -342,7 +375,8 @@ private Q_SLOTS:
         target.options = bare.options();
         ui::MainWindow window;
         window.setSession(new model::ConnectionSession(target, target.options));
-        QTRY_VERIFY_WITH_TIMEOUT(window.policyRates()->statusText().contains(QLatin1String("no limiter library (publish it first)")), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window.policyRates()->statusText().contains(QLatin1String("no limiter library (publish it first)")), 5000);
         QCOMPARE(window.policyRates()->view()->model()->rowCount(), 0);
     }
 };

@@ -211,8 +211,10 @@ private Q_SLOTS:
         choose(editor, "windowUnitCombo", QStringLiteral("minutes"));
         typeInto(editor, "burstEdit", QStringLiteral("150"));
         typeInto(editor, "descriptionEdit", QStringLiteral("public API"));
-        QCOMPARE(labelText(editor, "policySummary"), QStringLiteral("Up to 150 requests at once, then 100 per minute as tokens refill."));
-        QCOMPARE(saveThroughDiff(editor), strings({"name", "algorithm", "limit", "window_ms", "burst", "shadow", "description"}));
+        QCOMPARE(labelText(editor, "policySummary"),
+                 QStringLiteral("Up to 150 requests at once, then 100 per minute as tokens refill."));
+        QCOMPARE(saveThroughDiff(editor),
+                 strings({"name", "algorithm", "limit", "window_ms", "burst", "shadow", "description"}));
         QTRY_VERIFY(!openDialog<ui::PolicyEditor>("policyEditor"));
         Hash api = storedHash(QStringLiteral("api"));
         QCOMPARE(api.value("algorithm"), QByteArray("token_bucket"));
@@ -322,8 +324,10 @@ private Q_SLOTS:
         // Compare two versions from the history: version 1 against version 2 of "api".
         QTRY_COMPARE(history->auditModel()->rowCount(), 4);
         history->table()->selectionModel()->clearSelection();
-        history->table()->selectionModel()->select(history->auditModel()->index(2, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
-        history->table()->selectionModel()->select(history->auditModel()->index(3, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        history->table()->selectionModel()->select(history->auditModel()->index(2, 0),
+                                                   QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        history->table()->selectionModel()->select(history->auditModel()->index(3, 0),
+                                                   QItemSelectionModel::Select | QItemSelectionModel::Rows);
         click(history, "compareButton");
         QTRY_VERIFY((diff = openDialog<QDialog>("policyDiff")));
         auto *compared = child<QTableWidget>(diff, "diffTable");
@@ -359,8 +363,9 @@ private Q_SLOTS:
         choose(editor, "algorithmCombo", QStringLiteral("fixed_window"));
         QVERIFY(!child<QLineEdit>(editor, "burstEdit")->isVisible()); // a fixed window has no burst
         typeInto(editor, "limitEdit", QStringLiteral("5"));
-        QCOMPARE(labelText(editor, "policySummary"), QStringLiteral("At most 5 requests per minute, counted in windows aligned to the "
-                                                                    "clock; up to twice that can pass around a window's edge."));
+        QCOMPARE(labelText(editor, "policySummary"),
+                 QStringLiteral("At most 5 requests per minute, counted in windows aligned to the "
+                                "clock; up to twice that can pass around a window's edge."));
         QVERIFY(labelText(editor, "lintWarnings").contains(QLatin1String("twice the limit")));
         // The algorithm's warning stays while a number is wrong; the summary waits for the fix.
         typeInto(editor, "limitEdit", QStringLiteral("5.5"));
@@ -396,7 +401,8 @@ private Q_SLOTS:
         QVERIFY(aliceEditor);
         openEditorOn(*bob, QStringLiteral("shared"));
         ui::PolicyEditor *bobEditor = nullptr;
-        QTRY_VERIFY((bobEditor = qobject_cast<ui::PolicyEditor *>(bob->findChild<ui::PolicyEditor *>(QStringLiteral("policyEditor")))));
+        QTRY_VERIFY((bobEditor = qobject_cast<ui::PolicyEditor *>(
+                         bob->findChild<ui::PolicyEditor *>(QStringLiteral("policyEditor")))));
 
         // Bob saves first.
         typeInto(bobEditor, "limitEdit", QStringLiteral("300"));
@@ -408,7 +414,8 @@ private Q_SLOTS:
         saveThroughDiff(aliceEditor);
         QDialog *conflict = nullptr;
         QTRY_VERIFY((conflict = openDialog<QDialog>("conflictDialog")));
-        QVERIFY2(labelText(conflict, "conflictIntro").contains(QLatin1String("(version 2)")), qPrintable(labelText(conflict, "conflictIntro")));
+        QVERIFY2(labelText(conflict, "conflictIntro").contains(QLatin1String("(version 2)")),
+                 qPrintable(labelText(conflict, "conflictIntro")));
         auto *table = child<QTableWidget>(conflict, "conflictTable");
         QCOMPARE(tableColumn(table, 0), strings({"limit", "burst"}));
         QCOMPARE(tableColumn(table, 1), strings({"100", "150"})); // when she opened it
@@ -463,20 +470,21 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("edits"); // field, text, field, text...
         QTest::addColumn<QString>("errorLabel");
         QTest::addColumn<QString>("message");
-        auto row = [](const char *name, const char *algorithm, const char *unit, const QStringList &edits, const char *label,
-                      const char *message) {
-            QTest::newRow(name) << QString::fromUtf8(algorithm) << QString::fromUtf8(unit) << edits << QString::fromUtf8(label)
-                                << QString::fromUtf8(message);
+        auto row = [](const char *name, const char *algorithm, const char *unit, const QStringList &edits,
+                      const char *label, const char *message) {
+            QTest::newRow(name) << QString::fromUtf8(algorithm) << QString::fromUtf8(unit) << edits
+                                << QString::fromUtf8(label) << QString::fromUtf8(message);
         };
         const char *tb = "token_bucket";
         row("name empty", tb, "seconds", strings({"nameEdit", ""}), "nameError", "required");
         row("name with a space", tb, "seconds", strings({"nameEdit", "has space"}), "nameError", "letters, digits");
-        row("name with a semicolon", tb, "seconds", strings({"nameEdit", "semi;colon"}), "nameError", "letters, digits");
+        row("name with a semicolon", tb, "seconds", strings({"nameEdit", "semi;colon"}), "nameError",
+            "letters, digits");
         row("name not ASCII", tb, "seconds", strings({"nameEdit", "l\u00f6gin"}), "nameError", "letters, digits");
         row("name with a slash", tb, "seconds", strings({"nameEdit", "a/b"}), "nameError", "letters, digits");
         row("name with a quote", tb, "seconds", strings({"nameEdit", "x\"y"}), "nameError", "letters, digits");
-        row("name too long", tb, "seconds", QStringList{QStringLiteral("nameEdit"), QString(65, QLatin1Char('x'))}, "nameError",
-            "1 to 64");
+        row("name too long", tb, "seconds", QStringList{QStringLiteral("nameEdit"), QString(65, QLatin1Char('x'))},
+            "nameError", "1 to 64");
         row("name taken", tb, "seconds", strings({"nameEdit", "taken"}), "nameError", "exists");
         row("limit empty", tb, "seconds", strings({"limitEdit", ""}), "limitError", "required");
         row("limit blank", tb, "seconds", strings({"limitEdit", "   "}), "limitError", "required");
@@ -486,7 +494,8 @@ private Q_SLOTS:
         row("limit fraction", tb, "seconds", strings({"limitEdit", "1.5"}), "limitError", "whole number");
         row("limit exponent", tb, "seconds", strings({"limitEdit", "1e3"}), "limitError", "whole number");
         row("limit too large", tb, "seconds", strings({"limitEdit", "1000000001"}), "limitError", "at most 1000000000");
-        row("limit overflows", tb, "seconds", strings({"limitEdit", "99999999999999999999"}), "limitError", "at most 1000000000");
+        row("limit overflows", tb, "seconds", strings({"limitEdit", "99999999999999999999"}), "limitError",
+            "at most 1000000000");
         row("limit with a unit", tb, "seconds", strings({"limitEdit", "10 requests"}), "limitError", "not a number");
         row("limit in hex", tb, "seconds", strings({"limitEdit", "0x10"}), "limitError", "not a number");
         row("limit with a plus", tb, "seconds", strings({"limitEdit", "+5"}), "limitError", "not a number");
@@ -498,19 +507,24 @@ private Q_SLOTS:
         row("window 8 days", tb, "days", strings({"windowCountEdit", "8"}), "windowError", "one week");
         row("window 169 hours", tb, "hours", strings({"windowCountEdit", "169"}), "windowError", "one week");
         row("window 10081 minutes", tb, "minutes", strings({"windowCountEdit", "10081"}), "windowError", "one week");
-        row("window too many ms", tb, "milliseconds", strings({"windowCountEdit", "604800001"}), "windowError", "one week");
+        row("window too many ms", tb, "milliseconds", strings({"windowCountEdit", "604800001"}), "windowError",
+            "one week");
         row("burst zero", tb, "seconds", strings({"burstEdit", "0"}), "burstError", "at least 1");
         row("burst negative", "gcra", "seconds", strings({"burstEdit", "-1"}), "burstError", "must be positive");
         row("burst letters", "leaky_bucket", "seconds", strings({"burstEdit", "abc"}), "burstError", "not a number");
         row("burst fraction", tb, "seconds", strings({"burstEdit", "1.0"}), "burstError", "whole number");
         row("burst too large", tb, "seconds", strings({"burstEdit", "1000000001"}), "burstError", "at most 1000000000");
-        row("description too long", tb, "seconds", QStringList{QStringLiteral("descriptionEdit"), QString(1025, QLatin1Char('d'))},
-            "descriptionError", "at most 1024 characters");
-        row("limit times window past 2^52", tb, "days", strings({"limitEdit", "1000000000", "windowCountEdit", "7"}), "limitError", "2^52");
-        row("burst times window past 2^52", "gcra", "days", strings({"burstEdit", "1000000000", "windowCountEdit", "7"}), "burstError",
-            "2^52");
-        row("sliding log too many entries", "sliding_log", "seconds", strings({"limitEdit", "100001"}), "limitError", "at most 100000");
-        row("concurrency too many leases", "concurrency", "seconds", strings({"limitEdit", "200000"}), "limitError", "at most 100000");
+        row("description too long", tb, "seconds",
+            QStringList{QStringLiteral("descriptionEdit"), QString(1025, QLatin1Char('d'))}, "descriptionError",
+            "at most 1024 characters");
+        row("limit times window past 2^52", tb, "days", strings({"limitEdit", "1000000000", "windowCountEdit", "7"}),
+            "limitError", "2^52");
+        row("burst times window past 2^52", "gcra", "days",
+            strings({"burstEdit", "1000000000", "windowCountEdit", "7"}), "burstError", "2^52");
+        row("sliding log too many entries", "sliding_log", "seconds", strings({"limitEdit", "100001"}), "limitError",
+            "at most 100000");
+        row("concurrency too many leases", "concurrency", "seconds", strings({"limitEdit", "200000"}), "limitError",
+            "at most 100000");
     }
 
     void badFormInputsAreRefusedAndChangeNothing()
@@ -554,7 +568,8 @@ private Q_SLOTS:
         auto row = [](const char *name, const QByteArray &content, const char *message) {
             QTest::newRow(name) << content << QString::fromUtf8(message);
         };
-        const QByteArray good = test::js("{'name': 'good', 'algorithm': 'token_bucket', 'limit': 10, 'window_ms': 1000}");
+        const QByteArray good
+            = test::js("{'name': 'good', 'algorithm': 'token_bucket', 'limit': 10, 'window_ms': 1000}");
         row("empty file", "", "not valid JSON");
         row("not JSON", "policies: api", "not valid JSON");
         row("truncated", test::js("{'policies': [{'name': 'api'"), "not valid JSON");
@@ -564,40 +579,57 @@ private Q_SLOTS:
         row("a policy that is a number", test::js("{'policies': [1]}"), "must be an object, not a number");
         row("name missing", test::js("{'policies': [{'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000}]}"),
             "\"name\": is required and must be a string");
-        row("name a number", test::js("{'policies': [{'name': 5, 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000}]}"),
+        row("name a number",
+            test::js("{'policies': [{'name': 5, 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000}]}"),
             "must be a string, not a number");
-        row("name with a space", test::js("{'policies': [{'name': 'a b', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000}]}"),
+        row("name with a space",
+            test::js("{'policies': [{'name': 'a b', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000}]}"),
             "letters, digits");
         row("algorithm missing", test::js("{'policies': [{'name': 'a', 'limit': 1, 'window_ms': 1000}]}"),
             "\"algorithm\": is required");
-        row("algorithm unknown", test::js("{'policies': [{'name': 'a', 'algorithm': 'leaky', 'limit': 1, 'window_ms': 1000}]}"),
+        row("algorithm unknown",
+            test::js("{'policies': [{'name': 'a', 'algorithm': 'leaky', 'limit': 1, 'window_ms': 1000}]}"),
             "\"leaky\" is not one of");
-        row("limit a string", test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': '100', 'window_ms': 1000}]}"),
+        row("limit a string",
+            test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': '100', 'window_ms': 1000}]}"),
             "must be a whole number, not a string");
-        row("limit a fraction", test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1.5, 'window_ms': 1000}]}"),
+        row("limit a fraction",
+            test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1.5, 'window_ms': 1000}]}"),
             "must be a whole number, not 1.5");
-        row("limit negative", test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': -3, 'window_ms': 1000}]}"),
+        row("limit negative",
+            test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': -3, 'window_ms': 1000}]}"),
             "must be positive");
-        row("limit too large", test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 2000000000, 'window_ms': 1000}]}"),
+        row("limit too large",
+            test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 2000000000, 'window_ms': 1000}]}"),
             "from 1 to 1000000000");
-        row("window missing", test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1}]}"), "\"window_ms\": is required");
-        row("window past a week", test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 691200000}]}"),
+        row("window missing", test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1}]}"),
+            "\"window_ms\": is required");
+        row("window past a week",
+            test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 691200000}]}"),
             "one week");
-        row("burst a fraction", test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000, 'burst': 2.5}]}"),
+        row("burst a fraction",
+            test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000, 'burst': 2.5}]}"),
             "\"burst\": must be a whole number");
-        row("shadow a string", test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000, 'shadow': 'yes'}]}"),
+        row("shadow a string",
+            test::js(
+                "{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000, 'shadow': 'yes'}]}"),
             "must be true or false");
         row("description a number",
-            test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000, 'description': 5}]}"),
+            test::js(
+                "{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000, 'description': 5}]}"),
             "\"description\": must be a string");
-        row("unknown field", test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limt': 1, 'window_ms': 1000}]}"),
+        row("unknown field",
+            test::js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limt': 1, 'window_ms': 1000}]}"),
             "\"limt\": is not a policy field");
         row("duplicate names", "{\"policies\": [" + good + "," + good + "]}", "appears more than once");
         row("unknown top-level key", "{\"policies\": [" + good + "], \"version\": 2}", "not known at the top level");
-        row("one good, one bad", "{\"policies\": [" + good + test::js(", {'name': 'bad', 'algorithm': 'gcra', 'limit': 0, 'window_ms': 1}]}"),
+        row("one good, one bad",
+            "{\"policies\": [" + good
+                + test::js(", {'name': 'bad', 'algorithm': 'gcra', 'limit': 0, 'window_ms': 1}]}"),
             "policy \"bad\", field \"limit\"");
         row("sliding log past its entries",
-            test::js("{'policies': [{'name': 'a', 'algorithm': 'sliding_log', 'limit': 100001, 'window_ms': 1000}]}"), "at most 100000");
+            test::js("{'policies': [{'name': 'a', 'algorithm': 'sliding_log', 'limit': 100001, 'window_ms': 1000}]}"),
+            "at most 100000");
         row("missing file", "<missing>", "No such file");
         row("too large to be a policy file", "<huge>", "more than the 16777216 a policy file may have");
     }
@@ -610,7 +642,8 @@ private Q_SLOTS:
         const QByteArray before = snapshot();
         auto window = test::openMainWindow(profile());
 
-        const QString path = m_files.filePath(QString::fromLatin1(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('_')));
+        const QString path = m_files.filePath(
+            QString::fromLatin1(QTest::currentDataTag()).replace(QLatin1Char(' '), QLatin1Char('_')));
         if (content != "<missing>") {
             QFile file(path);
             QVERIFY(file.open(QIODevice::WriteOnly));
@@ -656,8 +689,10 @@ private Q_SLOTS:
         QTRY_COMPARE(preview->rowCount(), 3);
         QCOMPARE(tableColumn(preview, 0), strings({"login", "old", "keep"}));
         QCOMPARE(tableColumn(preview, 1), strings({"create", "update", "unchanged"}));
-        QCOMPARE(preview->item(1, 2)->text(), QStringLiteral("limit 10 \u2192 20, burst 10 \u2192 20")); // burst follows the limit
-        QCOMPARE(labelText(dialog, "importSummary"), QStringLiteral("1 to create, 1 to update, 0 to delete, 1 unchanged."));
+        QCOMPARE(preview->item(1, 2)->text(),
+                 QStringLiteral("limit 10 \u2192 20, burst 10 \u2192 20")); // burst follows the limit
+        QCOMPARE(labelText(dialog, "importSummary"),
+                 QStringLiteral("1 to create, 1 to update, 0 to delete, 1 unchanged."));
         QCOMPARE(audit().size(), 2); // nothing applied by the preview
 
         // Someone saves "old" after the preview: the apply is refused whole, and the preview is made again.
@@ -761,9 +796,11 @@ private Q_SLOTS:
         ui::DeploymentView *view = window->deploymentView();
         auto *record = child<QLabel>(view, "publishedRecord");
         QTRY_VERIFY(record->text().contains(QLatin1String("Nothing published yet")));
-        QTRY_VERIFY(labelText(window->policyPanel(), "publishWarning").contains(QLatin1String("No library has been published")));
+        QTRY_VERIFY(labelText(window->policyPanel(), "publishWarning")
+                        .contains(QLatin1String("No library has been published")));
         QTRY_COMPARE(view->deploymentModel()->rowCount(), 1);
-        QCOMPARE(view->deploymentModel()->index(0, model::DeploymentModel::State).data().toString(), QStringLiteral("missing"));
+        QCOMPARE(view->deploymentModel()->index(0, model::DeploymentModel::State).data().toString(),
+                 QStringLiteral("missing"));
 
         // Dry run: the generated table, nothing loaded.
         click(view, "dryRunButton");
@@ -777,12 +814,16 @@ private Q_SLOTS:
         // Publish: each node shows loading, then its result.
         click(view, "deploymentPublishButton");
         QVERIFY(view->deploymentModel()->isPending(0));
-        QCOMPARE(view->deploymentModel()->index(0, model::DeploymentModel::State).data().toString(), QStringLiteral("loading\u2026"));
-        QTRY_COMPARE(view->deploymentModel()->index(0, model::DeploymentModel::State).data().toString(), QStringLiteral("current"));
-        QTRY_VERIFY(labelText(view, "deploymentStatus").contains(QLatin1String("Published version 1 to every primary (1)")));
+        QCOMPARE(view->deploymentModel()->index(0, model::DeploymentModel::State).data().toString(),
+                 QStringLiteral("loading\u2026"));
+        QTRY_COMPARE(view->deploymentModel()->index(0, model::DeploymentModel::State).data().toString(),
+                     QStringLiteral("current"));
+        QTRY_VERIFY(
+            labelText(view, "deploymentStatus").contains(QLatin1String("Published version 1 to every primary (1)")));
         QCOMPARE(test::syncCommand(observer, {"FUNCTION", "LIST"}).value.elements.size(), 1);
         QTRY_VERIFY(record->text().contains(QLatin1String("Published version 1")));
-        QTRY_COMPARE(window->policyPanel()->listModel()->index(0, model::PolicyListModel::Published).data().toString(), QStringLiteral("yes"));
+        QTRY_COMPARE(window->policyPanel()->listModel()->index(0, model::PolicyListModel::Published).data().toString(),
+                     QStringLiteral("yes"));
         QTRY_VERIFY(labelText(window->policyPanel(), "publishWarning").isEmpty());
         // This private server keeps no persistence: said so.
         QVERIFY(labelText(view, "deploymentWarning").contains(QLatin1String("without persistence")));
@@ -793,7 +834,8 @@ private Q_SLOTS:
         window->policyPanel()->refresh();
         QTRY_COMPARE(window->policyPanel()->listModel()->index(0, model::PolicyListModel::Published).data().toString(),
                      QStringLiteral("changed"));
-        QTRY_VERIFY(labelText(window->policyPanel(), "publishWarning").contains(QLatin1String("differ from the published library")));
+        QTRY_VERIFY(labelText(window->policyPanel(), "publishWarning")
+                        .contains(QLatin1String("differ from the published library")));
         QTRY_VERIFY(labelText(view, "deploymentWarning").contains(QLatin1String("differ from the published library")));
     }
 };

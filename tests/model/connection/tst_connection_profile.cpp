@@ -117,21 +117,33 @@ private Q_SLOTS:
             return profile;
         };
         QTest::newRow("empty name") << with([](ConnectionProfile &p) { p.name.clear(); }) << QStringLiteral("name");
-        QTest::newRow("slash in name") << with([](ConnectionProfile &p) { p.name = QStringLiteral("a/b"); }) << QStringLiteral("name");
-        QTest::newRow("long name") << with([](ConnectionProfile &p) { p.name = QString(65, QLatin1Char('x')); }) << QStringLiteral("name");
-        QTest::newRow("leading space") << with([](ConnectionProfile &p) { p.name = QStringLiteral(" x"); }) << QStringLiteral("name");
-        QTest::newRow("bad namespace") << with([](ConnectionProfile &p) { p.ns = QStringLiteral("a b"); }) << QStringLiteral("namespace");
-        QTest::newRow("password inside") << with([](ConnectionProfile &p) { p.options.password = QStringLiteral("s"); }) << QStringLiteral("keychain");
-        QTest::newRow("no host") << with([](ConnectionProfile &p) { p.options.host.clear(); }) << QStringLiteral("host");
+        QTest::newRow("slash in name") << with([](ConnectionProfile &p) { p.name = QStringLiteral("a/b"); })
+                                       << QStringLiteral("name");
+        QTest::newRow("long name") << with([](ConnectionProfile &p) { p.name = QString(65, QLatin1Char('x')); })
+                                   << QStringLiteral("name");
+        QTest::newRow("leading space") << with([](ConnectionProfile &p) { p.name = QStringLiteral(" x"); })
+                                       << QStringLiteral("name");
+        QTest::newRow("bad namespace") << with([](ConnectionProfile &p) { p.ns = QStringLiteral("a b"); })
+                                       << QStringLiteral("namespace");
+        QTest::newRow("password inside") << with([](ConnectionProfile &p) { p.options.password = QStringLiteral("s"); })
+                                         << QStringLiteral("keychain");
+        QTest::newRow("no host") << with([](ConnectionProfile &p) { p.options.host.clear(); })
+                                 << QStringLiteral("host");
         QTest::newRow("port zero") << with([](ConnectionProfile &p) { p.options.port = 0; }) << QStringLiteral("port");
-        QTest::newRow("socket without path") << with([](ConnectionProfile &p) { p.options.transport = Transport::Unix; }) << QStringLiteral("socket path");
-        QTest::newRow("sentinel without service") << with([](ConnectionProfile &p) { p.options.sentinels = {{QStringLiteral("h"), 1}}; }) << QStringLiteral("service");
+        QTest::newRow("socket without path")
+            << with([](ConnectionProfile &p) { p.options.transport = Transport::Unix; })
+            << QStringLiteral("socket path");
+        QTest::newRow("sentinel without service") << with([](ConnectionProfile &p) {
+            p.options.sentinels = {{QStringLiteral("h"), 1}};
+        }) << QStringLiteral("service");
         QTest::newRow("cert without key") << with([](ConnectionProfile &p) {
             p.options.transport = Transport::Tls;
             p.options.certFile = QStringLiteral("c");
         }) << QStringLiteral("go together");
-        QTest::newRow("ca without tls") << with([](ConnectionProfile &p) { p.options.caFile = QStringLiteral("ca"); }) << QStringLiteral("need TLS");
-        QTest::newRow("negative db") << with([](ConnectionProfile &p) { p.options.database = -1; }) << QStringLiteral("database");
+        QTest::newRow("ca without tls") << with([](ConnectionProfile &p) { p.options.caFile = QStringLiteral("ca"); })
+                                        << QStringLiteral("need TLS");
+        QTest::newRow("negative db") << with([](ConnectionProfile &p) { p.options.database = -1; })
+                                     << QStringLiteral("database");
     }
 
     void invalidProfilesChangeNothing()

@@ -69,17 +69,21 @@ private Q_SLOTS:
         const QString key = QStringLiteral("profile-") + QUuid::createUuid().toString(QUuid::WithoutBraces);
         const QString secret = QStringLiteral("p\u00e4ss w0rd:%1").arg(QUuid::createUuid().toString());
 
-        auto written = sluice::test::awaitSecret([&](QObject *context, SecretStore::Callback done) { store.write(key, secret, context, done); });
+        auto written = sluice::test::awaitSecret(
+            [&](QObject *context, SecretStore::Callback done) { store.write(key, secret, context, done); });
         QVERIFY2(written.ok(), qPrintable(sluice::model::messageOf(written.failure)));
 
-        auto read = sluice::test::awaitSecret([&](QObject *context, SecretStore::Callback done) { store.read(key, context, done); });
+        auto read = sluice::test::awaitSecret(
+            [&](QObject *context, SecretStore::Callback done) { store.read(key, context, done); });
         QVERIFY2(read.ok(), qPrintable(sluice::model::messageOf(read.failure)));
         QCOMPARE(read.secret, secret);
 
-        auto removed = sluice::test::awaitSecret([&](QObject *context, SecretStore::Callback done) { store.remove(key, context, done); });
+        auto removed = sluice::test::awaitSecret(
+            [&](QObject *context, SecretStore::Callback done) { store.remove(key, context, done); });
         QVERIFY2(removed.ok(), qPrintable(sluice::model::messageOf(removed.failure)));
 
-        auto gone = sluice::test::awaitSecret([&](QObject *context, SecretStore::Callback done) { store.read(key, context, done); });
+        auto gone = sluice::test::awaitSecret(
+            [&](QObject *context, SecretStore::Callback done) { store.read(key, context, done); });
         QVERIFY(!gone.ok());
         QVERIFY2(gone.notFound, qPrintable(sluice::model::messageOf(gone.failure)));
         QVERIFY(!sluice::model::messageOf(gone.failure).contains(secret));
@@ -105,7 +109,9 @@ private Q_SLOTS:
             sluice::model::Failure error;
             QVERIFY2(sluice::model::ProfileSettings(&settings).save(profile, {}, &error), qPrintable(error.message));
         }
-        auto written = sluice::test::awaitSecret([&](QObject *context, SecretStore::Callback done) { store.write(profile.passwordKey(), password, context, done); });
+        auto written = sluice::test::awaitSecret([&](QObject *context, SecretStore::Callback done) {
+            store.write(profile.passwordKey(), password, context, done);
+        });
         QVERIFY2(written.ok(), qPrintable(sluice::model::messageOf(written.failure)));
 
         // Connecting as the GUI does: the profile from settings, the password from the keychain.
@@ -113,7 +119,8 @@ private Q_SLOTS:
         const auto loaded = sluice::model::ProfileSettings(&settings).profile(profile.name);
         QVERIFY(loaded);
         std::optional<sluice::model::ProfileSecrets> secrets;
-        sluice::model::readProfileSecrets(store, *loaded, this, [&](const sluice::model::ProfileSecrets &read) { secrets = read; });
+        sluice::model::readProfileSecrets(store, *loaded, this,
+                                          [&](const sluice::model::ProfileSecrets &read) { secrets = read; });
         QVERIFY(sluice::test::spinUntil([&] { return secrets.has_value(); }));
         QVERIFY2(secrets->keychainError.isEmpty(), qPrintable(secrets->keychainError));
         QCOMPARE(secrets->password, std::optional<QString>(password));
@@ -131,7 +138,8 @@ private Q_SLOTS:
         QVERIFY(!sluice::test::openAndWait(refused));
         QVERIFY2(refused.lastError().contains(QLatin1String("WRONGPASS")), qPrintable(refused.lastError()));
 
-        auto removed = sluice::test::awaitSecret([&](QObject *context, SecretStore::Callback done) { store.remove(loaded->passwordKey(), context, done); });
+        auto removed = sluice::test::awaitSecret(
+            [&](QObject *context, SecretStore::Callback done) { store.remove(loaded->passwordKey(), context, done); });
         QVERIFY2(removed.ok(), qPrintable(sluice::model::messageOf(removed.failure)));
 
         QFile file(settingsPath);

@@ -71,7 +71,8 @@ private Q_SLOTS:
     void initTestCase()
     {
         SLUICE_REQUIRE_SERVICE(seeds, "SLUICE_TEST_CLUSTER_SEEDS", "Redis Cluster");
-        m_cluster = std::make_unique<RedisClient>(test::optionsFor(QStringLiteral("redis://") + seeds.section(QLatin1Char(','), 0, 0)));
+        m_cluster = std::make_unique<RedisClient>(
+            test::optionsFor(QStringLiteral("redis://") + seeds.section(QLatin1Char(','), 0, 0)));
         QVERIFY2(test::openAndWait(*m_cluster), qPrintable(m_cluster->lastError()));
         QCOMPARE(m_cluster->primaries().size(), 3);
     }
@@ -109,7 +110,9 @@ private Q_SLOTS:
 
         // The library answers on every primary, for keys of the namespace.
         for (const QByteArray subject : {"a", "b", "c", "d", "e", "f"}) {
-            const RedisReply decision = syncCommand(*m_cluster, {"FCALL", "sluice_acquire", "1", model::bucketKey(m_ns, QStringLiteral("api"), subject), "api"});
+            const RedisReply decision = syncCommand(
+                *m_cluster,
+                {"FCALL", "sluice_acquire", "1", model::bucketKey(m_ns, QStringLiteral("api"), subject), "api"});
             QCOMPARE(decision.value.elements.value(1).integer, 149);
         }
 
@@ -167,7 +170,8 @@ private Q_SLOTS:
     void olderLibraryIsStale()
     {
         QVERIFY(publish().ok());
-        const QByteArray oldSource = syncCommand(*m_cluster, {"HGET", model::AdminKeys(m_ns).library(), "source"}).value.bytes;
+        const QByteArray oldSource
+            = syncCommand(*m_cluster, {"HGET", model::AdminKeys(m_ns).library(), "source"}).value.bytes;
         store(test::makePolicy(QStringLiteral("api"), model::Algorithm::TokenBucket, 300, 60000, 150));
         QVERIFY(publish().ok());
         QVERIFY(onNode(*m_cluster, primary(1), {"FUNCTION", "LOAD", "REPLACE", oldSource}).ok());
@@ -181,15 +185,17 @@ private Q_SLOTS:
     void foreignLibrariesAreReported()
     {
         // A library of the same name that is not ours: reported, then replaced by a publish.
-        QVERIFY(onNode(*m_cluster, primary(1), {"FUNCTION", "LOAD", "REPLACE",
-                                                "#!lua name=sluice\nredis.register_function('hello', function() return 1 end)"})
+        QVERIFY(onNode(*m_cluster, primary(1),
+                       {"FUNCTION", "LOAD", "REPLACE",
+                        "#!lua name=sluice\nredis.register_function('hello', function() return 1 end)"})
                     .ok());
         QCOMPARE(status().nodes.at(1).state, NodeLibrary::State::Foreign);
         QVERIFY(publish().ok());
         // Another library that holds our function names: the load fails and says why.
         QVERIFY(onNode(*m_cluster, primary(1), {"FUNCTION", "FLUSH"}).ok());
-        QVERIFY(onNode(*m_cluster, primary(1), {"FUNCTION", "LOAD",
-                                                "#!lua name=other\nredis.register_function('sluice_acquire', function() return 1 end)"})
+        QVERIFY(onNode(*m_cluster, primary(1),
+                       {"FUNCTION", "LOAD",
+                        "#!lua name=other\nredis.register_function('sluice_acquire', function() return 1 end)"})
                     .ok());
         const model::PublishResult blocked = publish();
         QVERIFY(!blocked.ok());
@@ -227,11 +233,12 @@ private Q_SLOTS:
     {
         model::LimiterLibrary preview;
         bool done = false;
-        LibraryPublisher(m_cluster.get(), m_ns).preview(this, [&](const model::LimiterLibrary &library, const std::optional<model::Failure> &failure) {
-            QVERIFY(!failure);
-            preview = library;
-            done = true;
-        });
+        LibraryPublisher(m_cluster.get(), m_ns)
+            .preview(this, [&](const model::LimiterLibrary &library, const std::optional<model::Failure> &failure) {
+                QVERIFY(!failure);
+                preview = library;
+                done = true;
+            });
         QVERIFY(test::spinUntil([&] { return done; }));
         QCOMPARE(preview.version, 1);
         QVERIFY(model::LimiterLibrary::policyTable({}).size() < preview.source.size());

@@ -69,7 +69,8 @@ private Q_SLOTS:
         QCOMPARE(lost.lost.first().node, client.primaries().first());
         QCOMPARE(lost.lost.first().version, 1);
         QCOMPARE(lost.problems().size(), 1);
-        QVERIFY2(lost.problems().first().contains(QLatin1String("version 1 and now has none")), qPrintable(lost.problems().first()));
+        QVERIFY2(lost.problems().first().contains(QLatin1String("version 1 and now has none")),
+                 qPrintable(lost.problems().first()));
 
         // Still reported on later checks, until a publish brings the library back.
         watch.checkNow();

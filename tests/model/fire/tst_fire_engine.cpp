@@ -72,10 +72,12 @@ class TestFireEngine : public QObject {
             QCOMPARE(summary.sent, calls);
             QCOMPARE(summary.answered, calls);
             QCOMPARE(summary.expectedAllowed + summary.expectedRejected, calls);
-            QVERIFY2(qAbs(summary.allowed - summary.expectedAllowed) <= std::max<qint64>(3, summary.expectedAllowed / 100),
+            QVERIFY2(qAbs(summary.allowed - summary.expectedAllowed)
+                         <= std::max<qint64>(3, summary.expectedAllowed / 100),
                      qPrintable(what));
             QVERIFY2(summary.expectedRejected > 0, "the traffic is over the limit, so the curves can differ");
-            QVERIFY2(qAbs(summary.achievedRate - rate) <= rate * 0.05, qPrintable(QString::number(summary.achievedRate)));
+            QVERIFY2(qAbs(summary.achievedRate - rate) <= rate * 0.05,
+                     qPrintable(QString::number(summary.achievedRate)));
         }
     }
 
@@ -90,7 +92,8 @@ class TestFireEngine : public QObject {
 
     model::StatsReading stats()
     {
-        const redis::RedisReply reply = test::syncCommand(*m_client, {"FCALL_RO", "sluice_stats", "0", "9007199254740991"});
+        const redis::RedisReply reply
+            = test::syncCommand(*m_client, {"FCALL_RO", "sluice_stats", "0", "9007199254740991"});
         QString problem;
         const auto reading = model::StatsReading::parse(reply.value, &problem);
         return reading.value_or(model::StatsReading());
@@ -167,15 +170,18 @@ private Q_SLOTS:
         QVERIFY(test::storeAndPublish(*m_client, m_ns, {}).isEmpty());
         FireTarget skewed = FireTarget::forSeedScript(SeedLayout::MsTokenBucket, 20, 1000, 20);
         skewed.clockSkewMs = 2000;
-        const FireTarget sluiceBucket = FireTarget::forPolicy(test::makePolicy(QStringLiteral("tb"), Algorithm::TokenBucket, 20, 1000, 20));
+        const FireTarget sluiceBucket
+            = FireTarget::forPolicy(test::makePolicy(QStringLiteral("tb"), Algorithm::TokenBucket, 20, 1000, 20));
         FirePlan plan = constantPlan({skewed, sluiceBucket}, 400, 2000);
         plan.connections = 2;
         const FireReport report = fire(plan);
         QVERIFY2(!report.failure(), qPrintable(sluice::model::messageOf(report.failure())));
         const model::FireSummary ms = report.summary(0), tb = report.summary(1);
         QCOMPARE(ms.expectedAllowed, tb.expectedAllowed); // one true clock: the same model
-        QVERIFY2(ms.allowed > 3 * ms.expectedAllowed, qPrintable(QStringLiteral("%1 vs %2").arg(ms.allowed).arg(ms.expectedAllowed)));
-        QVERIFY2(qAbs(tb.allowed - tb.expectedAllowed) <= 3, qPrintable(QStringLiteral("%1 vs %2").arg(tb.allowed).arg(tb.expectedAllowed)));
+        QVERIFY2(ms.allowed > 3 * ms.expectedAllowed,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(ms.allowed).arg(ms.expectedAllowed)));
+        QVERIFY2(qAbs(tb.allowed - tb.expectedAllowed) <= 3,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(tb.allowed).arg(tb.expectedAllowed)));
         QVERIFY(report.plan().targets.first().label().contains(QStringLiteral("clocks 2000 ms apart")));
     }
 
@@ -191,7 +197,8 @@ private Q_SLOTS:
         QCOMPARE(report.summary(0).allowed, 30);
         QCOMPARE(report.summary(0).rejected, 70);
         const redis::RedisReply inspect = test::syncCommand(
-            *m_client, {"FCALL_RO", "sluice_inspect", "1", model::bucketKey(m_ns, QStringLiteral("api"), "alice"), "api"});
+            *m_client,
+            {"FCALL_RO", "sluice_inspect", "1", model::bucketKey(m_ns, QStringLiteral("api"), "alice"), "api"});
         QCOMPARE(inspect.value.field("allowed")->integer, 30);
         QCOMPARE(inspect.value.field("rejected")->integer, 70);
         QCOMPARE(stats().totals.value(QStringLiteral("api")).allowed, quint64(30));
@@ -202,13 +209,15 @@ private Q_SLOTS:
     void aTargetThatCannotAnswerStopsTheRun()
     {
         QVERIFY(test::storeAndPublish(*m_client, m_ns, {}).isEmpty());
-        FirePlan plan = constantPlan({FireTarget::forPolicy(test::makePolicy(QStringLiteral("unpublished"), Algorithm::TokenBucket, 5, 1000))},
-                                     100, 5000);
+        FirePlan plan = constantPlan(
+            {FireTarget::forPolicy(test::makePolicy(QStringLiteral("unpublished"), Algorithm::TokenBucket, 5, 1000))},
+            100, 5000);
         plan.realKeys = true;
         QElapsedTimer clock;
         clock.start();
         const FireReport report = fire(plan);
-        QVERIFY2(sluice::model::messageOf(report.failure()).contains(QStringLiteral("unknown policy")), qPrintable(sluice::model::messageOf(report.failure())));
+        QVERIFY2(sluice::model::messageOf(report.failure()).contains(QStringLiteral("unknown policy")),
+                 qPrintable(sluice::model::messageOf(report.failure())));
         QVERIFY(sluice::model::messageOf(report.failure()).startsWith(QStringLiteral("unpublished: ")));
         QVERIFY2(clock.elapsed() < 4000, "stopped at the first answer, not at the end of the plan");
         QVERIFY(report.finished());
@@ -218,9 +227,11 @@ private Q_SLOTS:
     {
         redis::ConnectionOptions nowhere = m_redis.options();
         nowhere.port = 1; // nothing listens there
-        const FireReport report = fire(constantPlan({FireTarget::forSeedScript(SeedLayout::FixedWindowCounter, 5, 1000, 5)}, 10, 1000),
-                                       nullptr, &nowhere);
-        QVERIFY2(sluice::model::messageOf(report.failure()).contains(QStringLiteral("could not connect")), qPrintable(sluice::model::messageOf(report.failure())));
+        const FireReport report
+            = fire(constantPlan({FireTarget::forSeedScript(SeedLayout::FixedWindowCounter, 5, 1000, 5)}, 10, 1000),
+                   nullptr, &nowhere);
+        QVERIFY2(sluice::model::messageOf(report.failure()).contains(QStringLiteral("could not connect")),
+                 qPrintable(sluice::model::messageOf(report.failure())));
         QCOMPARE(report.summary(0).sent, 0);
     }
 
@@ -228,7 +239,8 @@ private Q_SLOTS:
     {
         QTest::addColumn<FirePlan>("plan");
         QTest::addColumn<QString>("refusal");
-        const FireTarget tb = FireTarget::forPolicy(test::makePolicy(QStringLiteral("tb"), Algorithm::TokenBucket, 10, 1000, 20));
+        const FireTarget tb
+            = FireTarget::forPolicy(test::makePolicy(QStringLiteral("tb"), Algorithm::TokenBucket, 10, 1000, 20));
         const FirePlan good = constantPlan({tb}, 100, 1000);
         auto with = [&](const std::function<void(FirePlan &)> &change) {
             FirePlan plan = good;
@@ -241,13 +253,24 @@ private Q_SLOTS:
         QTest::newRow("rate huge") << with([](FirePlan &p) { p.rate = 1e12; }) << QStringLiteral("rate");
         QTest::newRow("too long") << with([](FirePlan &p) { p.durationMs = 4'000'000; }) << QStringLiteral("duration");
         QTest::newRow("braced subject") << with([](FirePlan &p) { p.subject = "a{b}"; }) << QStringLiteral("subject");
-        QTest::newRow("no subjects") << with([](FirePlan &p) { p.subjects = model::FireSubjects::Random; p.subjectCount = 0; })
-                                     << QStringLiteral("number of subjects");
+        QTest::newRow("no subjects") << with([](FirePlan &p) {
+            p.subjects = model::FireSubjects::Random;
+            p.subjectCount = 0;
+        }) << QStringLiteral("number of subjects");
         QTest::newRow("cost over burst") << with([](FirePlan &p) { p.cost = 21; }) << QStringLiteral("exceeds 20");
-        QTest::newRow("no connections") << with([](FirePlan &p) { p.connections = 0; }) << QStringLiteral("connections");
-        QTest::newRow("empty burst") << with([](FirePlan &p) { p.shape = FireShape::Bursts; p.burstSize = 0; }) << QStringLiteral("burst");
-        QTest::newRow("flat ramp") << with([](FirePlan &p) { p.shape = FireShape::Ramp; p.rate = 0; p.rampToRate = 0; }) << QStringLiteral("ramp");
-        QTest::newRow("bad policy") << with([](FirePlan &p) { p.targets.first().policy.limit = 0; }) << QStringLiteral("limit");
+        QTest::newRow("no connections") << with([](FirePlan &p) { p.connections = 0; })
+                                        << QStringLiteral("connections");
+        QTest::newRow("empty burst") << with([](FirePlan &p) {
+            p.shape = FireShape::Bursts;
+            p.burstSize = 0;
+        }) << QStringLiteral("burst");
+        QTest::newRow("flat ramp") << with([](FirePlan &p) {
+            p.shape = FireShape::Ramp;
+            p.rate = 0;
+            p.rampToRate = 0;
+        }) << QStringLiteral("ramp");
+        QTest::newRow("bad policy") << with([](FirePlan &p) { p.targets.first().policy.limit = 0; })
+                                    << QStringLiteral("limit");
         QTest::newRow("counter cost") << with([](FirePlan &p) {
             p.targets = {FireTarget::forSeedScript(SeedLayout::FixedWindowCounter, 5, 1000, 5)};
             p.cost = 2;
@@ -272,9 +295,11 @@ private Q_SLOTS:
     void aReadOnlyConnectionIsRefused()
     {
         model::FireEngine engine;
-        const auto refused = engine.start(constantPlan({FireTarget::forSeedScript(SeedLayout::ScgTokenBucket, 5, 1000, 5)}, 10, 1000),
-                                          m_redis.options(), m_ns, true);
-        QVERIFY2(sluice::model::messageOf(refused).contains(QStringLiteral("read-only")), qPrintable(sluice::model::messageOf(refused)));
+        const auto refused
+            = engine.start(constantPlan({FireTarget::forSeedScript(SeedLayout::ScgTokenBucket, 5, 1000, 5)}, 10, 1000),
+                           m_redis.options(), m_ns, true);
+        QVERIFY2(sluice::model::messageOf(refused).contains(QStringLiteral("read-only")),
+                 qPrintable(sluice::model::messageOf(refused)));
         QVERIFY(!engine.isRunning());
     }
 
@@ -282,8 +307,9 @@ private Q_SLOTS:
     {
         model::FireEngine engine;
         QSignalSpy finished(&engine, &model::FireEngine::finished);
-        QVERIFY(!engine.start(constantPlan({FireTarget::forSeedScript(SeedLayout::ScgTokenBucket, 100, 1000, 100)}, 1000, 60000),
-                              m_redis.options(), m_ns, false));
+        QVERIFY(!engine.start(
+            constantPlan({FireTarget::forSeedScript(SeedLayout::ScgTokenBucket, 100, 1000, 100)}, 1000, 60000),
+            m_redis.options(), m_ns, false));
         QVERIFY(engine.isRunning());
         QVERIFY(sluice::model::messageOf(engine.start(constantPlan({}, 1, 1000), m_redis.options(), m_ns, false))
                     .contains(QStringLiteral("already")));
@@ -300,14 +326,16 @@ private Q_SLOTS:
     void saturatingKeepsEachConnectionsPipelineFull()
     {
         model::FireEngine engine;
-        FirePlan plan = constantPlan({FireTarget::forSeedScript(SeedLayout::ScgTokenBucket, 1000, 1000, 1000)}, 1, 1000);
+        FirePlan plan
+            = constantPlan({FireTarget::forSeedScript(SeedLayout::ScgTokenBucket, 1000, 1000, 1000)}, 1, 1000);
         plan.shape = FireShape::Saturate;
         plan.connections = 2;
         plan.pipeline = 8;
         plan.subjects = model::FireSubjects::Random;
         plan.subjectCount = 100;
         qint64 mostInFlight = 0;
-        connect(&engine, &model::FireEngine::updated, this, [&] { mostInFlight = std::max(mostInFlight, engine.report().inFlight()); });
+        connect(&engine, &model::FireEngine::updated, this,
+                [&] { mostInFlight = std::max(mostInFlight, engine.report().inFlight()); });
         QSignalSpy finished(&engine, &model::FireEngine::finished);
         QVERIFY(!engine.start(plan, m_redis.options(), m_ns, false));
         QVERIFY(test::spinUntil([&] { return finished.count() == 1; }, 10000));
@@ -328,7 +356,8 @@ private Q_SLOTS:
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         model::FireEngine engine;
         QSignalSpy finished(&engine, &model::FireEngine::finished);
-        const FirePlan plan = constantPlan({FireTarget::forSeedScript(SeedLayout::ScgTokenBucket, 1000, 1000, 1000)}, 500, 3000);
+        const FirePlan plan
+            = constantPlan({FireTarget::forSeedScript(SeedLayout::ScgTokenBucket, 1000, 1000, 1000)}, 500, 3000);
         QVERIFY(!engine.start(plan, server.options(), m_ns, false));
         QVERIFY(test::spinUntil([&] { return engine.report().summary(0).answered >= 200; }));
         QVERIFY(server.restart());
@@ -358,7 +387,8 @@ private Q_SLOTS:
         QVector<qint64> times;
         while ((at = bursts.nextNs()) >= 0)
             times << at / 1'000'000;
-        QCOMPARE(times, (QVector<qint64>{0, 0, 0, 0, 0, 300, 300, 300, 300, 300, 600, 600, 600, 600, 600, 900, 900, 900, 900, 900}));
+        QCOMPARE(times, (QVector<qint64>{0,   0,   0,   0,   0,   300, 300, 300, 300, 300,
+                                         600, 600, 600, 600, 600, 900, 900, 900, 900, 900}));
         QCOMPARE(model::FireSchedule::expectedCalls(plan), 20);
 
         plan.shape = FireShape::Ramp;
@@ -430,7 +460,8 @@ private Q_SLOTS:
         const QByteArrayList lines = report.toCsv().split('\n');
         QVERIFY(lines.at(0).startsWith("# 200/s constant for 1 second"));
         QVERIFY(lines.at(1).startsWith("# fixed_window_counter (20 per second): sent 200, allowed 20"));
-        QCOMPARE(lines.at(3), QByteArray("time_ms,target,sent,allowed,rejected,errors,expected_allowed,expected_rejected"));
+        QCOMPARE(lines.at(3),
+                 QByteArray("time_ms,target,sent,allowed,rejected,errors,expected_allowed,expected_rejected"));
         qint64 sent = 0, allowed = 0;
         for (const QByteArray &line : lines.mid(4)) {
             const QByteArrayList fields = line.split(',');
@@ -442,13 +473,15 @@ private Q_SLOTS:
         QCOMPARE(sent, 200);
         QCOMPARE(allowed, 20);
         const QJsonObject json = report.toJson();
-        for (const char *field : {"sent", "allowed", "rejected", "achieved_rate", "p50_ms", "p95_ms", "p99_ms", "expected_allowed"})
+        for (const char *field :
+             {"sent", "allowed", "rejected", "achieved_rate", "p50_ms", "p95_ms", "p99_ms", "expected_allowed"})
             QVERIFY2(json.contains(QLatin1String(field)), field);
         QCOMPARE(json.value(QStringLiteral("sent")).toInt(), 200);
         QCOMPARE(json.value(QStringLiteral("allowed")).toInt(), 20);
         QCOMPARE(json.value(QStringLiteral("targets")).toArray().size(), 2);
-        QCOMPARE(json.value(QStringLiteral("targets")).toArray().at(1).toObject().value(QStringLiteral("allowed")).toInt(),
-                 report.summary(1).allowed);
+        QCOMPARE(
+            json.value(QStringLiteral("targets")).toArray().at(1).toObject().value(QStringLiteral("allowed")).toInt(),
+            report.summary(1).allowed);
     }
 };
 

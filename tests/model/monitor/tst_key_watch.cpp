@@ -44,7 +44,8 @@ class TestKeyWatch : public QObject {
 
     qint64 peekRemaining(RedisClient &client, const QString &policy, const QByteArray &subject)
     {
-        const redis::RedisReply reply = test::syncCommand(client, {"FCALL_RO", "sluice_peek", "1", model::bucketKey(m_ns, policy, subject), policy.toUtf8()});
+        const redis::RedisReply reply = test::syncCommand(
+            client, {"FCALL_RO", "sluice_peek", "1", model::bucketKey(m_ns, policy, subject), policy.toUtf8()});
         return reply.value.elements.value(1, redis::RespValue{}).integer;
     }
 
@@ -100,9 +101,10 @@ private Q_SLOTS:
             QCOMPARE(sample.allowed, quint64(8));
             QCOMPARE(sample.rejected, quint64(3));
             QVERIFY2(sample.rejectedPerSecond > 0, qPrintable(key.label()));
-            QCOMPARE(key.algorithm, model::algorithmName(std::find_if(policies.cbegin(), policies.cend(), [&](const model::Policy &p) {
-                                        return p.name == key.policy;
-                                    })->algorithm));
+            QCOMPARE(key.algorithm,
+                     model::algorithmName(std::find_if(policies.cbegin(), policies.cend(), [&](const model::Policy &p) {
+                                              return p.name == key.policy;
+                                          })->algorithm));
         }
     }
 
@@ -128,10 +130,13 @@ private Q_SLOTS:
         QTest::qWait(450);
         QVERIFY(round(watch));
         const KeySample next = watch.key(api)->samples.last();
-        const QVector<QPointF> projected = model::projectedLevel(QStringLiteral("token_bucket"), watch.key(api)->samples, drained.timeMs, next.timeMs);
-        const auto at = std::find_if(projected.cbegin(), projected.cend(), [&](const QPointF &p) { return qint64(p.x()) == next.timeMs; });
+        const QVector<QPointF> projected = model::projectedLevel(QStringLiteral("token_bucket"),
+                                                                 watch.key(api)->samples, drained.timeMs, next.timeMs);
+        const auto at = std::find_if(projected.cbegin(), projected.cend(),
+                                     [&](const QPointF &p) { return qint64(p.x()) == next.timeMs; });
         QVERIFY(at != projected.cend());
-        QVERIFY2(std::abs(at->y() - next.level) < 1.0, qPrintable(QStringLiteral("projected %1, read %2").arg(at->y()).arg(next.level)));
+        QVERIFY2(std::abs(at->y() - next.level) < 1.0,
+                 qPrintable(QStringLiteral("projected %1, read %2").arg(at->y()).arg(next.level)));
         QCOMPARE(next.rejectedPerSecond, 0.0);
     }
 
@@ -149,7 +154,8 @@ private Q_SLOTS:
         // Unknown capacity (a seed layout) stays flat.
         model::BoundedRing<KeySample> raw(4);
         raw.append({1000, 7, -1, -1, 0, 0, 0});
-        QCOMPARE(model::projectedLevel(QStringLiteral("scg_token_bucket"), raw, 0, 1500), (QVector<QPointF>{{1000, 7}, {1500, 7}}));
+        QCOMPARE(model::projectedLevel(QStringLiteral("scg_token_bucket"), raw, 0, 1500),
+                 (QVector<QPointF>{{1000, 7}, {1500, 7}}));
     }
 
     void clusterKeysAreReadFromTheirPrimaries()
@@ -180,7 +186,9 @@ private Q_SLOTS:
     {
         const auto eval = [&](SeedLayout layout, const QByteArray &id, const QByteArrayList &args) {
             const QByteArrayList keys = model::seedKeys(layout, id);
-            return test::syncCommand(*m_client, QByteArrayList{"EVAL", model::seedScript(layout), QByteArray::number(keys.size())} + keys + args);
+            return test::syncCommand(*m_client,
+                                     QByteArrayList{"EVAL", model::seedScript(layout), QByteArray::number(keys.size())}
+                                         + keys + args);
         };
         QVERIFY(eval(SeedLayout::ScgTokenBucket, "gw-user", {"1", "5", "", "1"}).ok());
         QVERIFY(eval(SeedLayout::FixedWindowCounter, "api:seller9", {"10", "60"}).ok());
@@ -198,11 +206,13 @@ private Q_SLOTS:
         QVERIFY(watch.key(counter)->samples.last().resetAfterMs > 58000);
         QCOMPARE(watch.key(ms)->samples.last().level, 4.0);
         QVERIFY(watch.key(missing)->samples.isEmpty());
-        QVERIFY2(watch.key(missing)->problem.contains(QLatin1String("does not exist")), qPrintable(watch.key(missing)->problem));
+        QVERIFY2(watch.key(missing)->problem.contains(QLatin1String("does not exist")),
+                 qPrintable(watch.key(missing)->problem));
         QVERIFY(test::syncCommand(*m_client, {"SET", "api:text", "lots"}).ok());
         const int text = watch.addSeedKey(SeedLayout::FixedWindowCounter, "api:text", &error);
         QVERIFY(round(watch));
-        QVERIFY2(watch.key(text)->problem.contains(QLatin1String("does not hold a number")), qPrintable(watch.key(text)->problem));
+        QVERIFY2(watch.key(text)->problem.contains(QLatin1String("does not hold a number")),
+                 qPrintable(watch.key(text)->problem));
     }
 
     void badEntriesAreRefused()

@@ -31,7 +31,8 @@ using test::Fired;
 // Pipelined acquires rotating over `subjects` subjects.
 Fired fire(RedisClient &client, const QString &ns, const QString &policy, int calls, int subjects)
 {
-    return test::fireAcquires(client, ns, policy, calls, [subjects](int i) { return "s" + QByteArray::number(i % subjects); });
+    return test::fireAcquires(client, ns, policy, calls,
+                              [subjects](int i) { return "s" + QByteArray::number(i % subjects); });
 }
 
 const model::PolicyRate *rateOf(const RateSample &sample, const QString &policy)
@@ -203,7 +204,9 @@ private Q_SLOTS:
         QVector<model::RejectedSubject> expected;
         for (int i = 1; i <= 12; ++i) {
             const QByteArray subject = "user-" + QByteArray::number(i);
-            QCOMPARE(test::fireAcquires(cluster, m_ns, QStringLiteral("api"), i + 2, [&](int) { return subject; }).rejected, quint32(i));
+            QCOMPARE(
+                test::fireAcquires(cluster, m_ns, QStringLiteral("api"), i + 2, [&](int) { return subject; }).rejected,
+                quint32(i));
             expected.prepend({subject, quint64(i), 0, {}});
         }
         test::fireAcquires(cluster, m_ns, QStringLiteral("api"), 2, [](int) { return QByteArray("never-rejected"); });
@@ -245,7 +248,8 @@ private Q_SLOTS:
         // The reading that was waiting completes; the decisions taken before are in it.
         QVERIFY(test::spinUntil([&] { return sampler.lastSample().endMs > 0; }));
         quint32 rejected = 0;
-        for (const RatePoint &point : sampler.history(QStringLiteral("api"))->points(0, std::numeric_limits<qint64>::max()))
+        for (const RatePoint &point :
+             sampler.history(QStringLiteral("api"))->points(0, std::numeric_limits<qint64>::max()))
             rejected += point.rejected;
         QCOMPARE(rejected, 3u);
     }
@@ -260,7 +264,8 @@ private Q_SLOTS:
         const std::optional<RateSample> sample = readOnce(sampler);
         QVERIFY(sample);
         QCOMPARE(sample->problems.size(), 1);
-        QVERIFY2(sample->problems.first().contains(QLatin1String("no limiter library")), qPrintable(sample->problems.first()));
+        QVERIFY2(sample->problems.first().contains(QLatin1String("no limiter library")),
+                 qPrintable(sample->problems.first()));
         QVERIFY(sample->policies.isEmpty());
     }
 
@@ -330,7 +335,8 @@ private Q_SLOTS:
         sampler.setRetentionMs(48LL * 3600 * 1000); // above the range: clamped
         QCOMPARE(sampler.retentionMs(), PolicyRateSampler::kMaxRetentionMs);
         sampler.setIntervalMs(5000);
-        const QVector<RatePoint> kept = sampler.history(QStringLiteral("api"))->points(0, std::numeric_limits<qint64>::max());
+        const QVector<RatePoint> kept
+            = sampler.history(QStringLiteral("api"))->points(0, std::numeric_limits<qint64>::max());
         QCOMPARE(kept.size(), 1);
         QCOMPARE(kept.first().rejected, 3u);
     }

@@ -14,8 +14,8 @@ class TestPolicyFile : public QObject {
 private Q_SLOTS:
     void parsesTheDocumentedExample()
     {
-        const PolicyFile file = PolicyFile::parse(
-            js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 100, 'window_ms': 60000, 'burst': 150}]}"));
+        const PolicyFile file = PolicyFile::parse(js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', "
+                                                     "'limit': 100, 'window_ms': 60000, 'burst': 150}]}"));
         QVERIFY2(file.ok(), qPrintable(file.errors.value(0).toString()));
         QCOMPARE(file.policies.size(), 1);
         const Policy &api = file.policies.first();
@@ -29,8 +29,8 @@ private Q_SLOTS:
 
     void burstDefaultsToLimit()
     {
-        const PolicyFile file = PolicyFile::parse(
-            js("{'policies': [{'name': 'daily', 'algorithm': 'fixed_window', 'limit': 5, 'window_ms': 86400000, 'shadow': true}]}"));
+        const PolicyFile file = PolicyFile::parse(js("{'policies': [{'name': 'daily', 'algorithm': 'fixed_window', "
+                                                     "'limit': 5, 'window_ms': 86400000, 'shadow': true}]}"));
         QVERIFY(file.ok());
         QCOMPARE(file.policies.first().effectiveBurst(), 5);
         QVERIFY(file.policies.first().shadow);
@@ -88,34 +88,51 @@ private Q_SLOTS:
         QTest::newRow("policy not object") << (js("{'policies': [42]}")) << "policy \"#1\": must be an object";
         QTest::newRow("missing name") << (js("{'policies': [{'algorithm': 'gcra', 'limit': 1, 'window_ms': 1}]}"))
                                       << "policy \"#1\", field \"name\": is required";
-        QTest::newRow("name number") << (js("{'policies': [{'name': 7, 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1}]}"))
+        QTest::newRow("name number") << (js(
+            "{'policies': [{'name': 7, 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1}]}"))
                                      << "field \"name\": is required and must be a string";
-        QTest::newRow("name with brace") << (js("{'policies': [{'name': 'a{b}', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1}]}"))
+        QTest::newRow("name with brace") << (js(
+            "{'policies': [{'name': 'a{b}', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1}]}"))
                                          << "policy \"a{b}\", field \"name\": must be 1 to 64";
         QTest::newRow("name too long") << ((js("{'policies': [{'name': '")) + QByteArray(65, 'n')
                                            + js("', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1}]}"))
                                        << "field \"name\": must be 1 to 64";
-        QTest::newRow("unknown algorithm") << (js("{'policies': [{'name': 'api', 'algorithm': 'magic', 'limit': 1, 'window_ms': 1}]}"))
-                                           << "field \"algorithm\": \"magic\" is not one of";
+        QTest::newRow("unknown algorithm")
+            << (js("{'policies': [{'name': 'api', 'algorithm': 'magic', 'limit': 1, 'window_ms': 1}]}"))
+            << "field \"algorithm\": \"magic\" is not one of";
         QTest::newRow("missing algorithm") << (js("{'policies': [{'name': 'api', 'limit': 1, 'window_ms': 1}]}"))
                                            << "field \"algorithm\": is required";
-        QTest::newRow("limit as string") << policy(js("'limit': '100', 'window_ms': 1000")) << "field \"limit\": must be a whole number, not a string";
-        QTest::newRow("limit fractional") << policy(js("'limit': 1.5, 'window_ms': 1000")) << "field \"limit\": must be a whole number, not 1.5";
-        QTest::newRow("limit zero") << policy(js("'limit': 0, 'window_ms': 1000")) << "field \"limit\": must be positive";
-        QTest::newRow("limit negative") << policy(js("'limit': -3, 'window_ms': 1000")) << "field \"limit\": must be positive";
-        QTest::newRow("limit too large") << policy(js("'limit': 1000000001, 'window_ms': 1000")) << "field \"limit\": must be a whole number from 1 to";
-        QTest::newRow("limit huge") << policy(js("'limit': 1e300, 'window_ms': 1000")) << "field \"limit\": must be a whole number";
-        QTest::newRow("limit null") << policy(js("'limit': null, 'window_ms': 1000")) << "field \"limit\": must be a whole number, not null";
+        QTest::newRow("limit as string") << policy(js("'limit': '100', 'window_ms': 1000"))
+                                         << "field \"limit\": must be a whole number, not a string";
+        QTest::newRow("limit fractional")
+            << policy(js("'limit': 1.5, 'window_ms': 1000")) << "field \"limit\": must be a whole number, not 1.5";
+        QTest::newRow("limit zero") << policy(js("'limit': 0, 'window_ms': 1000"))
+                                    << "field \"limit\": must be positive";
+        QTest::newRow("limit negative") << policy(js("'limit': -3, 'window_ms': 1000"))
+                                        << "field \"limit\": must be positive";
+        QTest::newRow("limit too large") << policy(js("'limit': 1000000001, 'window_ms': 1000"))
+                                         << "field \"limit\": must be a whole number from 1 to";
+        QTest::newRow("limit huge") << policy(js("'limit': 1e300, 'window_ms': 1000"))
+                                    << "field \"limit\": must be a whole number";
+        QTest::newRow("limit null") << policy(js("'limit': null, 'window_ms': 1000"))
+                                    << "field \"limit\": must be a whole number, not null";
         QTest::newRow("missing window") << policy(js("'limit': 10")) << "field \"window_ms\": is required";
-        QTest::newRow("window too long") << policy(js("'limit': 10, 'window_ms': 604800001")) << "field \"window_ms\": must be a whole number of milliseconds";
-        QTest::newRow("burst bool") << policy(js("'limit': 10, 'window_ms': 1000, 'burst': true")) << "field \"burst\": must be a whole number, not a boolean";
-        QTest::newRow("burst zero") << policy(js("'limit': 10, 'window_ms': 1000, 'burst': 0")) << "field \"burst\": must be positive";
+        QTest::newRow("window too long") << policy(js("'limit': 10, 'window_ms': 604800001"))
+                                         << "field \"window_ms\": must be a whole number of milliseconds";
+        QTest::newRow("burst bool") << policy(js("'limit': 10, 'window_ms': 1000, 'burst': true"))
+                                    << "field \"burst\": must be a whole number, not a boolean";
+        QTest::newRow("burst zero") << policy(js("'limit': 10, 'window_ms': 1000, 'burst': 0"))
+                                    << "field \"burst\": must be positive";
         QTest::newRow("inexact product") << policy(js("'limit': 10, 'window_ms': 604800000, 'burst': 1000000000"))
                                          << "field \"burst\": is too large for a window";
-        QTest::newRow("shadow string") << policy(js("'limit': 10, 'window_ms': 1000, 'shadow': 'yes'")) << "field \"shadow\": must be true or false";
-        QTest::newRow("shadow number") << policy(js("'limit': 10, 'window_ms': 1000, 'shadow': 1")) << "field \"shadow\": must be true or false, not a number";
-        QTest::newRow("description object") << policy(js("'limit': 10, 'window_ms': 1000, 'description': {}")) << "field \"description\": must be a string";
-        QTest::newRow("typo field") << policy(js("'limit': 10, 'windowms': 1000")) << "field \"windowms\": is not a policy field";
+        QTest::newRow("shadow string") << policy(js("'limit': 10, 'window_ms': 1000, 'shadow': 'yes'"))
+                                       << "field \"shadow\": must be true or false";
+        QTest::newRow("shadow number") << policy(js("'limit': 10, 'window_ms': 1000, 'shadow': 1"))
+                                       << "field \"shadow\": must be true or false, not a number";
+        QTest::newRow("description object") << policy(js("'limit': 10, 'window_ms': 1000, 'description': {}"))
+                                            << "field \"description\": must be a string";
+        QTest::newRow("typo field") << policy(js("'limit': 10, 'windowms': 1000"))
+                                    << "field \"windowms\": is not a policy field";
         QTest::newRow("sliding log too large")
             << (js("{'policies': [{'name': 'log', 'algorithm': 'sliding_log', 'limit': 100001, 'window_ms': 1000}]}"))
             << "field \"limit\": must be at most 100000 for sliding_log";

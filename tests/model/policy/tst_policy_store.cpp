@@ -49,7 +49,8 @@ class TestPolicyStore : public QObject {
         bool finished = false;
         store.commit(changes, who, this, [&](const PolicyStore::CommitResult &r) { result = r; finished = true; });
         if (!QTest::qWaitFor([&] { return finished; }, 10000))
-            result.failure = sluice::model::Failure{sluice::model::Failure::Kind::TimedOut, QStringLiteral("no answer")};
+            result.failure
+                = sluice::model::Failure{sluice::model::Failure::Kind::TimedOut, QStringLiteral("no answer")};
         return result;
     }
 
@@ -60,7 +61,8 @@ class TestPolicyStore : public QObject {
         bool finished = false;
         store.list(this, [&](const PolicyStore::ListResult &r) { result = r; finished = true; });
         if (!QTest::qWaitFor([&] { return finished; }, 10000))
-            result.failure = sluice::model::Failure{sluice::model::Failure::Kind::TimedOut, QStringLiteral("no answer")};
+            result.failure
+                = sluice::model::Failure{sluice::model::Failure::Kind::TimedOut, QStringLiteral("no answer")};
         return result;
     }
 
@@ -143,7 +145,8 @@ private Q_SLOTS:
         QVERIFY(!commit({put(policy(QStringLiteral("api"), 300), 1)}, QStringLiteral("bob")).failure);
         const auto late = commit({put(policy(QStringLiteral("api"), 400), 1)}, QStringLiteral("carol"));
         QVERIFY((late.failure && late.failure->kind == sluice::model::Failure::Kind::Conflict));
-        QVERIFY2(sluice::model::messageOf(late.failure).contains(QLatin1String("api expected 1 found 2")), qPrintable(sluice::model::messageOf(late.failure)));
+        QVERIFY2(sluice::model::messageOf(late.failure).contains(QLatin1String("api expected 1 found 2")),
+                 qPrintable(sluice::model::messageOf(late.failure)));
         const Policy stored = list().policies.first();
         QCOMPARE(stored.limit, 300);
         QCOMPARE(stored.updatedBy, QStringLiteral("bob"));
@@ -153,7 +156,8 @@ private Q_SLOTS:
     void batchIsAllOrNothing()
     {
         QVERIFY(!commit({put(policy(QStringLiteral("api"), 100), 0)}).failure);
-        const auto batch = commit({put(policy(QStringLiteral("fresh"), 5), 0), put(policy(QStringLiteral("api"), 7), 0)});
+        const auto batch
+            = commit({put(policy(QStringLiteral("fresh"), 5), 0), put(policy(QStringLiteral("api"), 7), 0)});
         QVERIFY((batch.failure && batch.failure->kind == sluice::model::Failure::Kind::Conflict));
         const auto listed = list();
         QCOMPARE(listed.policies.size(), 1);
@@ -163,7 +167,8 @@ private Q_SLOTS:
 
     void deleteRemovesAndAudits()
     {
-        QVERIFY(!commit({put(policy(QStringLiteral("api"), 100), 0), put(policy(QStringLiteral("web"), 10), 0)}).failure);
+        QVERIFY(
+            !commit({put(policy(QStringLiteral("api"), 100), 0), put(policy(QStringLiteral("web"), 10), 0)}).failure);
         const auto deleted = commit({{PolicyChange::Kind::Delete, policy(QStringLiteral("api"), 0), 1}});
         QVERIFY2(!deleted.failure, qPrintable(sluice::model::messageOf(deleted.failure)));
         QCOMPARE(deleted.changed, QStringList{QStringLiteral("api")});
@@ -181,8 +186,10 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("field");
         QTest::addColumn<QByteArray>("value");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("limit text") << QByteArray("limit") << QByteArray("lots") << QStringLiteral("field \"limit\" holds \"lots\"");
-        QTest::newRow("algorithm") << QByteArray("algorithm") << QByteArray("magic") << QStringLiteral("not an algorithm");
+        QTest::newRow("limit text") << QByteArray("limit") << QByteArray("lots")
+                                    << QStringLiteral("field \"limit\" holds \"lots\"");
+        QTest::newRow("algorithm") << QByteArray("algorithm") << QByteArray("magic")
+                                   << QStringLiteral("not an algorithm");
         QTest::newRow("shadow") << QByteArray("shadow") << QByteArray("yes") << QStringLiteral("not 0 or 1");
         QTest::newRow("limit zero") << QByteArray("limit") << QByteArray("0") << QStringLiteral("field \"limit\"");
     }
@@ -196,14 +203,17 @@ private Q_SLOTS:
         QVERIFY(redisCall({"HSET", key(":policy:api"), field, value}).ok());
         const auto listed = list();
         QVERIFY(listed.policies.isEmpty());
-        QVERIFY2(sluice::model::messageOf(listed.failure).contains(QLatin1String("\"api\"")) && sluice::model::messageOf(listed.failure).contains(expected), qPrintable(sluice::model::messageOf(listed.failure)));
+        QVERIFY2(sluice::model::messageOf(listed.failure).contains(QLatin1String("\"api\""))
+                     && sluice::model::messageOf(listed.failure).contains(expected),
+                 qPrintable(sluice::model::messageOf(listed.failure)));
     }
 
     void wrongKeyTypeIsReported()
     {
         QVERIFY(redisCall({"SET", key(":policies"), "not a set"}).ok());
         const auto listed = list();
-        QVERIFY2(sluice::model::messageOf(listed.failure).contains(QLatin1String("WRONGTYPE")), qPrintable(sluice::model::messageOf(listed.failure)));
+        QVERIFY2(sluice::model::messageOf(listed.failure).contains(QLatin1String("WRONGTYPE")),
+                 qPrintable(sluice::model::messageOf(listed.failure)));
     }
 };
 

@@ -37,7 +37,8 @@ class TestKeyInspector : public QObject {
         QVERIFY2(error.isEmpty(), qPrintable(error));
     }
 
-    test::Fired fire(RedisClient &client, const QString &policy, int calls, const std::function<QByteArray(int)> &subjectOf)
+    test::Fired fire(RedisClient &client, const QString &policy, int calls,
+                     const std::function<QByteArray(int)> &subjectOf)
     {
         return test::fireAcquires(client, m_ns, policy, calls, subjectOf);
     }
@@ -100,7 +101,8 @@ private Q_SLOTS:
                                     test::makePolicy(QStringLiteral("login"), Algorithm::FixedWindow, 3, 3600000)});
         fire(*m_client, QStringLiteral("api"), 3000, [](int i) { return "user-" + QByteArray::number(i); });
         fire(*m_client, QStringLiteral("login"), 5 * 40, [](int i) { return "ip-" + QByteArray::number(i % 40); });
-        // Keys that are not buckets of this namespace: admin keys (stored above), a plain key, another namespace's bucket.
+        // Keys that are not buckets of this namespace: admin keys (stored above), a plain key, another
+        // namespace's bucket.
         QVERIFY(test::syncCommand(*m_client, {"SET", m_ns.toUtf8() + ":api:notabucket", "1"}).ok());
         QVERIFY(test::syncCommand(*m_client, {"SET", "other-" + m_ns.toUtf8() + ":api:{user-1}", "1"}).ok());
 
@@ -136,7 +138,8 @@ private Q_SLOTS:
         }
         // What a row shows is what the library says of the bucket now.
         const model::InspectedBucket &first = model.bucket(0);
-        const redis::RedisReply peek = test::syncCommand(*m_client, {"FCALL_RO", "sluice_peek", "1", first.bucket.key, first.bucket.policy.toUtf8()});
+        const redis::RedisReply peek = test::syncCommand(
+            *m_client, {"FCALL_RO", "sluice_peek", "1", first.bucket.key, first.bucket.policy.toUtf8()});
         QCOMPARE(peek.value.elements.value(1).integer, first.state->available);
         QCOMPARE(model.data(model.index(0, KeyInspectorModel::Available)).toString(),
                  QStringLiteral("%1 of %2").arg(first.state->available).arg(first.state->capacity));
@@ -157,12 +160,14 @@ private Q_SLOTS:
             loadAll(model);
             QStringList shown;
             for (int row = 0; row < model.rowCount(); ++row)
-                shown << model.bucket(row).bucket.policy + QLatin1Char('/') + QString::fromUtf8(model.bucket(row).bucket.subject);
+                shown << model.bucket(row).bucket.policy + QLatin1Char('/')
+                        + QString::fromUtf8(model.bucket(row).bucket.subject);
             shown.sort();
             return shown.join(QLatin1Char(' '));
         };
         QCOMPARE(browse(QStringLiteral("api"), QStringLiteral("al*")), QStringLiteral("api/alfred api/alice"));
-        QCOMPARE(browse(QString(), QStringLiteral("al*")), QStringLiteral("api.v2/alfred api.v2/alice api/alfred api/alice"));
+        QCOMPARE(browse(QString(), QStringLiteral("al*")),
+                 QStringLiteral("api.v2/alfred api.v2/alice api/alfred api/alice"));
         // The policy name is matched as written ('.' is no wildcard), and glob characters in a
         // subject can be escaped.
         QCOMPARE(browse(QStringLiteral("api.v2"), QStringLiteral("a\\*b")), QStringLiteral("api.v2/a*b"));
@@ -257,14 +262,18 @@ private Q_SLOTS:
         QCOMPARE(entry.who, QStringLiteral("tester@host (test)"));
         QVERIFY(entry.atMs > 0);
         QCOMPARE(entry.bucketState.value(QLatin1String("rejected")).toInteger(), 4);
-        QCOMPARE(entry.changeText(), QStringLiteral("reset the bucket of \u201cmallory\u201d (0 of 3 available, 4 rejected)"));
+        QCOMPARE(entry.changeText(),
+                 QStringLiteral("reset the bucket of \u201cmallory\u201d (0 of 3 available, 4 rejected)"));
 
         // A bucket the library cannot read (its policy is not published) is reset all the same, and the record says so.
-        QVERIFY(test::syncCommand(*m_client, {"SET", model::bucketKey(m_ns, QStringLiteral("ghost"), "x"), "junk"}).ok());
+        QVERIFY(
+            test::syncCommand(*m_client, {"SET", model::bucketKey(m_ns, QStringLiteral("ghost"), "x"), "junk"}).ok());
         QCOMPARE(reset(*m_client, QStringLiteral("ghost"), "x"), QString());
         const model::AuditEntry ghost = audit(*m_client).first();
         QVERIFY2(ghost.changeText().contains(QLatin1String("unreadable")), qPrintable(ghost.changeText()));
-        QCOMPARE(test::syncCommand(*m_client, {"EXISTS", model::bucketKey(m_ns, QStringLiteral("ghost"), "x")}).value.integer, 0);
+        QCOMPARE(test::syncCommand(*m_client, {"EXISTS", model::bucketKey(m_ns, QStringLiteral("ghost"), "x")})
+                     .value.integer,
+                 0);
 
         // Not a bucket: refused before anything is sent.
         QVERIFY(reset(*m_client, QStringLiteral("login"), "a{b}").contains(QLatin1String("not a bucket")));
@@ -325,7 +334,9 @@ private Q_SLOTS:
 
         // The audit stream and the bucket are in different slots: the reset is still recorded.
         QCOMPARE(reset(cluster, QStringLiteral("api"), "user-7"), QString());
-        QCOMPARE(test::syncCommand(cluster, {"EXISTS", model::bucketKey(m_ns, QStringLiteral("api"), "user-7")}).value.integer, 0);
+        QCOMPARE(test::syncCommand(cluster, {"EXISTS", model::bucketKey(m_ns, QStringLiteral("api"), "user-7")})
+                     .value.integer,
+                 0);
         QCOMPARE(audit(cluster).first().subject, QByteArray("user-7"));
     }
 };

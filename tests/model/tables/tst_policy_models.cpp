@@ -179,7 +179,8 @@ private Q_SLOTS:
         Policy noise = makePolicy(QStringLiteral("noise"), Algorithm::FixedWindow, 1, 1000);
         for (int i = 0; i < 1200; ++i) {
             noise.limit = i + 1;
-            model::PolicyStore(m_client.get(), m_namespace).commit({{PolicyChange::Kind::Put, noise, -1}}, QStringLiteral("load"), this, [](auto) {});
+            model::PolicyStore(m_client.get(), m_namespace)
+                .commit({{PolicyChange::Kind::Put, noise, -1}}, QStringLiteral("load"), this, [](auto) {});
         }
         QCOMPARE(test::syncCommand(*m_client, {"XLEN", model::AdminKeys(m_namespace).audit()}).value.integer, 1202);
         // Roll back to version 1: the entry says so, with both definitions.
@@ -219,11 +220,13 @@ private Q_SLOTS:
 
     void damagedAuditEntryIsAClearError()
     {
-        test::syncCommand(*m_client, {"XADD", model::AdminKeys(m_namespace).audit(), "*", "policy", "api", "action", "update",
-                                      "old", "{not json", "new", ""});
+        test::syncCommand(*m_client,
+                          {"XADD", model::AdminKeys(m_namespace).audit(), "*", "policy", "api", "action", "update",
+                           "old", "{not json", "new", ""});
         const auto read = readAudit(QStringLiteral("api"), 10);
         QVERIFY(read.entries.isEmpty());
-        QVERIFY2(sluice::model::messageOf(read.failure).contains(QStringLiteral("not a JSON object")), qPrintable(sluice::model::messageOf(read.failure)));
+        QVERIFY2(sluice::model::messageOf(read.failure).contains(QStringLiteral("not a JSON object")),
+                 qPrintable(sluice::model::messageOf(read.failure)));
     }
 
     void publishRecordsTheDefinitionsAndReportsEachNode()
@@ -231,10 +234,13 @@ private Q_SLOTS:
         const Policy api = makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 100, 60000, 150);
         QCOMPARE(commit({{PolicyChange::Kind::Put, api, 0}}), QString());
         QStringList reported;
-        const auto result = test::awaitCallback<model::PublishResult>([&](QObject *context, auto done) {
+        const auto result = test::awaitCallback<model::PublishResult>(
+            [&](QObject *context, auto done) {
             model::LibraryPublisher(m_client.get(), m_namespace)
-                .publish(QStringLiteral("alice"), context, done, [&](const model::NodeLibrary &node) { reported << node.node; });
-        }, {});
+                .publish(QStringLiteral("alice"), context, done,
+                         [&](const model::NodeLibrary &node) { reported << node.node; });
+            },
+            {});
         QVERIFY2(result.ok(), qPrintable(sluice::model::messageOf(result.failure)));
         QCOMPARE(reported, m_client->primaries());
         const model::DeploymentStatus status = test::libraryStatus(*m_client, m_namespace);
@@ -267,19 +273,23 @@ private Q_SLOTS:
         QTest::addColumn<Policy>("policy");
         QTest::addColumn<QString>("summary");
         QTest::newRow("token bucket") << makePolicy(QStringLiteral("a"), Algorithm::TokenBucket, 100, 60000, 150)
-                                      << QStringLiteral("Up to 150 requests at once, then 100 per minute as tokens refill.");
+                                      << QStringLiteral(
+                                             "Up to 150 requests at once, then 100 per minute as tokens refill.");
         QTest::newRow("slow") << makePolicy(QStringLiteral("a"), Algorithm::SlidingLog, 5, 86'400'000)
                               << QStringLiteral("At most 5 requests in any day, exactly.");
         QTest::newRow("odd window") << makePolicy(QStringLiteral("a"), Algorithm::FixedWindow, 1, 1500)
-                                    << QStringLiteral("At most 1 request per 1,500 ms, counted in windows aligned to the clock; "
-                                                      "up to twice that can pass around a window's edge.");
-        QTest::newRow("concurrency") << makePolicy(QStringLiteral("a"), Algorithm::Concurrency, 3, 90'000)
-                                     << QStringLiteral("At most 3 requests in flight at once; a lease not released ends after 90 seconds.");
+                                    << QStringLiteral(
+                                           "At most 1 request per 1,500 ms, counted in windows aligned to the clock; "
+                                           "up to twice that can pass around a window's edge.");
+        QTest::newRow("concurrency")
+            << makePolicy(QStringLiteral("a"), Algorithm::Concurrency, 3, 90'000)
+            << QStringLiteral("At most 3 requests in flight at once; a lease not released ends after 90 seconds.");
         Policy shadow = makePolicy(QStringLiteral("a"), Algorithm::Gcra, 10, 3'600'000, 2);
         shadow.shadow = true;
         QTest::newRow("shadow gcra") << shadow
-                                     << QStringLiteral("Up to 2 requests at once, then 10 per hour, evenly spaced. Shadow mode: "
-                                                       "rejections are only counted, every request passes.");
+                                     << QStringLiteral(
+                                            "Up to 2 requests at once, then 10 per hour, evenly spaced. Shadow mode: "
+                                            "rejections are only counted, every request passes.");
     }
 
     void summaryReadsLikeASentence()
