@@ -71,7 +71,7 @@ int exitCodeFor(Failure::Kind kind)
     return ExitFailure;
 }
 
-void fail(const CtlRequest &request, const Failure &failure, const QString &unchanged)
+int report(const CtlRequest &request, const Failure &failure, const QString &unchanged)
 {
     const QString prefix = QStringLiteral("sluicectl: %1: ").arg(request.command);
     ctlErr() << prefix << wording(request, failure) << Qt::endl;
@@ -82,7 +82,12 @@ void fail(const CtlRequest &request, const Failure &failure, const QString &unch
                          : unchanged)
                  << Qt::endl;
     }
-    QCoreApplication::exit(exitCodeFor(failure.kind));
+    return exitCodeFor(failure.kind);
+}
+
+void fail(const CtlRequest &request, const Failure &failure, const QString &unchanged)
+{
+    QCoreApplication::exit(report(request, failure, unchanged));
 }
 
 void failUsage(const CtlRequest &request, const QString &message)

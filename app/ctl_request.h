@@ -37,6 +37,8 @@ int exitCodeFor(model::Failure::Kind kind);
 // was applied") follows when the kind guarantees it; when the answer was lost it says the outcome
 // is unknown instead.
 void fail(const CtlRequest &request, const model::Failure &failure, const QString &unchanged = {});
+// The same lines, returning the exit code instead (for failures found before the event loop runs).
+int report(const CtlRequest &request, const model::Failure &failure, const QString &unchanged = {});
 // Ends a command whose arguments are wrong: the message, then exit 2.
 void failUsage(const CtlRequest &request, const QString &message);
 

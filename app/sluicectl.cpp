@@ -252,18 +252,18 @@ int main(int argc, char *argv[])
     const bool writes = command->access == Access::Writes || command->access == Access::FiresTraffic
         || (command->access == Access::WritesUnlessDryRun && !request.dryRun);
     const bool asksOnProduction = writes && (command->access != Access::FiresTraffic || request.fire.plan.realKeys);
+    // Refused before anything is sent, so before the event loop: the code comes straight back.
     if (profile && writes && profile->readOnly) {
-        ctlErr() << QCoreApplication::translate("sluicectl", "sluicectl: profile \"%1\" is read-only and %2 writes")
-                        .arg(profile->name, QLatin1String(command->name))
-                 << Qt::endl;
-        return app::ExitRefused;
+        return app::report(request, {model::Failure::Kind::Refused,
+                                     QCoreApplication::translate("sluicectl", "profile \"%1\" is read-only and %2 writes")
+                                         .arg(profile->name, QLatin1String(command->name))});
     }
     if (profile && asksOnProduction && profile->writesNeedConfirmation() && !parser.isSet(yesOption)) {
-        ctlErr() << QCoreApplication::translate("sluicectl", "sluicectl: profile \"%1\" is production and %2 writes: "
-                                                             "add --yes to confirm")
-                        .arg(profile->name, QLatin1String(command->name))
-                 << Qt::endl;
-        return app::ExitRefused;
+        return app::report(request,
+                           {model::Failure::Kind::Refused,
+                            QCoreApplication::translate("sluicectl", "profile \"%1\" is production and %2 writes: "
+                                                                     "add --yes to confirm")
+                                .arg(profile->name, QLatin1String(command->name))});
     }
 
     std::unique_ptr<redis::RedisClient> client;
