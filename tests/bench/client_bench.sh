@@ -2,7 +2,8 @@
 # Client benchmark: `sluicectl bench` (RedisClient, pipelined, several connections, on the test-fire
 # engine) beside redis-benchmark, same FCALL, same private redis-server (pinned to CPU 1), each load
 # generator pinned to CPU 0, in one run. Prints a table and the ratio the connectivity and test-fire
-# issues target (at least 0.9x); exits non-zero only when a command fails, never on a figure.
+# issues target (at least 0.9x); exits non-zero only when it cannot measure (a command fails, the
+# server dies), never on a figure.
 #
 # Usage: tests/bench/client_bench.sh [BUILD_DIR]
 set -euo pipefail
@@ -27,17 +28,15 @@ reference() {
   while [ "${1:-}" != "--" ]; do flags+=("$1"); shift; done
   shift
   local output
-  output=$(taskset -c 0 redis-benchmark -p "$port" -n "$requests" -c "$connections" -P "$depth" "${flags[@]}" -q "$@" 2>&1 | tr '\r' '\n')
-  if grep -qi 'err' <<<"$output"; then
-    echo "redis-benchmark $* failed: $(grep -i -m1 'err' <<<"$output")" >&2
-    exit 1
-  fi
+  output=$(checked_benchmark taskset -c 0 redis-benchmark -p "$port" -n "$requests" -c "$connections" -P "$depth" \
+             "${flags[@]}" -q "$@")
   grep -o '[0-9.]* requests per second' <<<"$output" | tail -1 | cut -d' ' -f1
 }
 
 # sluicectl bench's ops/s, p50 and p99 (ms) and the command it sent, for its arguments.
 ours() {
-  taskset -c 0 "$ctl" -u "$url" bench bench --duration "$seconds" --concurrency "$connections" --pipeline "$depth" --json "$@" 2>/dev/null \
+  while_server_runs taskset -c 0 "$ctl" -u "$url" bench bench --duration "$seconds" --concurrency "$connections" \
+      --pipeline "$depth" --json "$@" \
     | python3 -c 'import json, sys; d = json.load(sys.stdin); print(round(d["ops_per_second"]), d["p50_ms"], d["p99_ms"], d["command"])'
 }
 
@@ -47,15 +46,21 @@ row() { # label, our ops/s, p50, p99, their ops/s
 }
 
 # One subject's bucket, as a service calls it (--real-keys: sluice_acquire on the policy's key).
-read -r ops p50 p99 command < <(ours --real-keys --subject subject)
+# Each measurement is an assignment of its own, so that a failed one stops the benchmark (set -e).
+measured=$(ours --real-keys --subject subject)
+read -r ops p50 p99 command <<<"$measured"
 read -ra args <<<"$command"
-row "$command" "$ops" "$p50" "$p99" "$(reference 400000 -- "${args[@]}")"
+theirs=$(reference 400000 -- "${args[@]}")
+row "$command" "$ops" "$p50" "$p99" "$theirs"
 # A random one of 100,000 subjects (redis-benchmark draws them with __rand_int__).
-read -r ops p50 p99 command < <(ours --real-keys --random 100000)
-row "FCALL sluice_acquire 1 sluice:bench:{<random of 100000>} bench 1" "$ops" "$p50" "$p99" \
-  "$(reference 400000 -r 100000 -- FCALL sluice_acquire 1 'sluice:bench:{test-fire-__rand_int__}' bench 1)"
+measured=$(ours --real-keys --random 100000)
+read -r ops p50 p99 command <<<"$measured"
+theirs=$(reference 400000 -r 100000 -- FCALL sluice_acquire 1 'sluice:bench:{test-fire-__rand_int__}' bench 1)
+row "FCALL sluice_acquire 1 sluice:bench:{<random of 100000>} bench 1" "$ops" "$p50" "$p99" "$theirs"
 # What sluicectl bench sends by default: sluice_check in the test-fire key space.
-read -r ops p50 p99 command < <(ours --subject subject)
+measured=$(ours --subject subject)
+read -r ops p50 p99 command <<<"$measured"
 read -ra args <<<"$command"
-row "${command:0:72}" "$ops" "$p50" "$p99" "$(reference 400000 -- "${args[@]}")"
+theirs=$(reference 400000 -- "${args[@]}")
+row "${command:0:72}" "$ops" "$p50" "$p99" "$theirs"
 echo "target: sluicectl bench at least 0.9x redis-benchmark on the same FCALL and server"

@@ -2,7 +2,8 @@
 # Test-fire accuracy: `sluicectl fire` at 2,000 calls a second for 10 s at one subject, once per
 # algorithm and seed script, on a private redis-server (pinned to CPU 1, sluicectl to CPU 0). Prints
 # the achieved rate beside the requested one and the allowed count beside the reference model's;
-# the targets are within 1% of each. Exits non-zero only when a run fails, never on a figure.
+# the targets are within 1% of each. Exits non-zero only when a run fails (the others still run) or
+# the server dies (nothing more runs), never on a figure.
 #
 # Usage: tests/bench/fire_bench.sh [BUILD_DIR] [SECONDS] [RATE]
 set -euo pipefail
@@ -35,8 +36,10 @@ printf '%-36s %8s %10s %9s %8s %8s %10s %8s %8s %8s\n' target sent "rate/s" "rat
 failed=0
 for target in token_bucket gcra leaky_bucket fixed_window sliding_window sliding_log concurrency \
               scg_token_bucket:500:1000 fixed_window_counter:500:1 ms_token_bucket:500:1000; do
-  if ! json=$(taskset -c 0 "$ctl" -u "$url" fire "$target" --rate "$rate" --duration "$seconds" --json 2>"$work/err"); then
+  if ! json=$(while_server_runs taskset -c 0 "$ctl" -u "$url" fire "$target" --rate "$rate" --duration "$seconds" \
+                --json 2>"$work/err"); then
     echo "$target: $(cat "$work/err")" >&2
+    server_running || exit 1
     failed=1
     continue
   fi

@@ -3,12 +3,13 @@
 // the first complete page (keys found and every row decoded) for three filters, and from Redis's
 // own SLOWLOG (every command logged) the Redis time of each SCAN step and each sluice_inspect.
 // Targets: first page under 200 ms; no SCAN step over 1 ms of Redis time. Exits non-zero only
-// when something fails, never on a figure.
+// when it cannot measure (a command failed, the server died), never on a figure; the server and its
+// folder go on every way out.
 
 #include "model/tables/key_inspector_model.h"
+#include "support/bench_support.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
-#include "support/redis_process.h"
 #include "support/sync_command.h"
 #include "support/traffic_support.h"
 
@@ -17,9 +18,10 @@
 #include <QTextStream>
 
 #include <algorithm>
-#include <cstdio>
 
 using namespace sluice;
+using test::die;
+using test::mustRun;
 
 namespace {
 
@@ -31,12 +33,6 @@ QTextStream &out()
 {
     static QTextStream stream(stdout);
     return stream;
-}
-
-[[noreturn]] void die(const QString &why)
-{
-    QTextStream(stderr) << "inspector_bench: " << why << Qt::endl;
-    std::exit(1);
 }
 
 struct Browse {
@@ -56,13 +52,16 @@ Browse browse(redis::RedisClient &client, const model::BucketFilter &filter, boo
     if (!inspector.browse(filter, &refused))
         die(refused.message);
     for (;;) {
-        if (!test::spinUntil([&] { return !inspector.isLoading(); }, 60000))
+        test::spinUntil([&] { return !inspector.isLoading() || !test::privateServerEnded().isEmpty(); }, 120000);
+        if (inspector.isLoading())
             die(QStringLiteral("a page did not complete"));
         if (!untilFound || inspector.rowCount() > 0 || !inspector.canFetchMore({}))
             break;
         inspector.fetchMore({});
     }
     const Browse result{clock.nsecsElapsed() / 1e6, inspector.rowCount(), inspector.scanner().steps()};
+    if (!inspector.scanner().problems().isEmpty()) // a failed SCAN ends the page early: no figure
+        die(QStringLiteral("SCAN failed: %1").arg(inspector.scanner().problems().join(QStringLiteral("; "))));
     for (int row = 0; row < inspector.rowCount(); ++row)
         if (!inspector.bucket(row).state)
             die(QStringLiteral("row %1 not decoded: %2").arg(row).arg(inspector.bucket(row).problem));
@@ -92,16 +91,9 @@ struct Durations {
     }
 };
 
-} // namespace
-
-int main(int argc, char *argv[])
+void measure(test::RedisProcess &server)
 {
-    QCoreApplication app(argc, argv);
-    test::RedisProcess server;
-    if (!server.start())
-        die(server.errorString());
-    server.pinApart();
-    redis::RedisClient client(server.options());
+    redis::RedisClient client(test::patientOptions(server));
     if (!test::openAndWait(client))
         die(QStringLiteral("cannot connect"));
     const QString published = test::storeAndPublish(client, QStringLiteral("sluice"),
@@ -112,14 +104,16 @@ int main(int argc, char *argv[])
 
     QElapsedTimer filling;
     filling.start();
-    constexpr int chunk = 50'000;
-    for (int first = 0, calls = 0; first < totalKeys; first += calls) {
-        const bool sparse = first < sparseKeys;
-        calls = std::min(chunk, sparse ? sparseKeys - first : totalKeys - first);
-        test::fireAcquires(client, QStringLiteral("sluice"), sparse ? QStringLiteral("login") : QStringLiteral("api"), calls,
-                           [first](int i) { return "user-" + QByteArray::number(first + i); });
-    }
-    const qint64 keys = test::syncCommand(client, {"DBSIZE"}).value.integer;
+    const QString unfilled = test::fillBuckets(
+        client, QStringLiteral("sluice"), totalKeys,
+        [](int i) {
+            const QString policy = i < sparseKeys ? QStringLiteral("login") : QStringLiteral("api");
+            return test::BucketAddress{policy, "user-" + QByteArray::number(i)};
+        },
+        test::privateServerEnded);
+    if (!unfilled.isEmpty())
+        die(QStringLiteral("cannot fill the keyspace: %1").arg(unfilled));
+    const qint64 keys = mustRun(client, {"DBSIZE"}).integer;
     out() << "keyspace: " << keys << " keys (" << totalKeys - sparseKeys << " api buckets, " << sparseKeys
           << " login buckets, a few admin keys), filled in " << filling.elapsed() / 1000.0 << " s" << Qt::endl;
     if (keys < totalKeys)
@@ -129,8 +123,7 @@ int main(int argc, char *argv[])
     for (const QByteArrayList &command : {QByteArrayList{"CONFIG", "SET", "slowlog-log-slower-than", "0"},
                                           QByteArrayList{"CONFIG", "SET", "slowlog-max-len", "1000000"},
                                           QByteArrayList{"SLOWLOG", "RESET"}, QByteArrayList{"CONFIG", "RESETSTAT"}})
-        if (!test::syncCommand(client, command).ok())
-            die(QStringLiteral("cannot set up the slow log"));
+        mustRun(client, command);
 
     out() << QStringLiteral("%1 %2 %3 %4 %5\n")
                  .arg(QStringLiteral("browse (%1 runs)").arg(runs), -44)
@@ -150,12 +143,10 @@ int main(int argc, char *argv[])
     report("one subject by name (looked up, no SCAN)", exact);
     report("first of 10 matches for user-77777?", rare);
 
-    const redis::RedisReply log = test::syncCommand(client, {"SLOWLOG", "GET", "-1"}, 60000);
-    if (!log.ok())
-        die(QStringLiteral("cannot read the slow log: %1").arg(log.errorText()));
+    const redis::RespValue log = mustRun(client, {"SLOWLOG", "GET", "-1"});
     Durations scan, inspect;
     QVector<QByteArrayList> slowSteps;
-    for (const redis::RespValue &entry : log.value.elements) {
+    for (const redis::RespValue &entry : log.elements) {
         const QVector<redis::RespValue> &fields = entry.elements;
         if (fields.size() < 4 || fields.at(3).elements.isEmpty())
             continue;
@@ -178,16 +169,15 @@ int main(int argc, char *argv[])
     for (const QByteArrayList &step : std::as_const(slowSteps)) {
         qint64 best = -1;
         for (int i = 0; i < 5; ++i) {
-            test::syncCommand(client, {"SLOWLOG", "RESET"});
-            test::syncCommand(client, step);
-            const redis::RedisReply again = test::syncCommand(client, {"SLOWLOG", "GET", "-1"});
-            for (const redis::RespValue &entry : again.value.elements)
+            mustRun(client, {"SLOWLOG", "RESET"});
+            mustRun(client, step);
+            for (const redis::RespValue &entry : mustRun(client, {"SLOWLOG", "GET", "-1"}).elements)
                 if (entry.elements.size() >= 4 && entry.elements.at(3).elements.value(0).bytes.toUpper() == "SCAN")
                     best = best < 0 ? entry.elements.at(2).integer : std::min(best, entry.elements.at(2).integer);
         }
         slowestReplayed = std::max(slowestReplayed, best);
     }
-    test::syncCommand(client, {"CONFIG", "SET", "slowlog-log-slower-than", "10000"});
+    mustRun(client, {"CONFIG", "SET", "slowlog-log-slower-than", "10000"});
     out() << QStringLiteral("%1 %2 %3 %4 %5\n")
                  .arg(QStringLiteral("Redis time per command (SLOWLOG)"), -44)
                  .arg(QStringLiteral("calls"), 10)
@@ -214,5 +204,12 @@ int main(int argc, char *argv[])
     std::sort(all.begin(), all.end(), [](const Browse &a, const Browse &b) { return a.ms < b.ms; });
     out() << "target: first page under 200 ms (every bucket, slowest run: " << QString::number(all.last().ms, 'f', 1)
           << " ms); no SCAN step over 1000 us of Redis time (slowest step's own work: " << slowestStep << " us)" << Qt::endl;
-    return 0;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    return test::runBenchmark("inspector_bench", [] { test::withPrivateServer(measure); });
 }

@@ -3,7 +3,8 @@
 # run, however noisy the machine) for the token bucket and the fixed window beside the Spring Cloud
 # Gateway-compatible script and the floor rows of limiter_bench.sh, on the allow path (random warm
 # subjects) and the deny path (one hot key). It shows without timing noise what the throughput ratios
-# of limiter_bench.sh can reach. Exits non-zero only when a command fails.
+# of limiter_bench.sh can reach. Exits non-zero only when it cannot measure (a command fails, the
+# server dies), never on a figure.
 #
 # Usage: tests/bench/instruction_bench.sh [BUILD_DIR] [CALLS]    (defaults: build, 20000)
 set -euo pipefail
@@ -11,41 +12,46 @@ build=$(cd "${1:-build}" && pwd)
 calls=${2:-20000}
 ctl="$build/app/sluicectl"
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d /tmp/sluice-instructions.XXXXXX)
-port=$((20000 + RANDOM % 20000))
-while redis-cli -p "$port" ping >/dev/null 2>&1; do port=$((port + 1)); done
-valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.%p" redis-server --port "$port" --bind 127.0.0.1 \
-  --save "" --appendonly no --dir "$work" >"$work/valgrind.log" 2>&1 &
-server=$!
-trap 'redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 150); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.2; done
-cli() { redis-cli -p "$port" "$@"; }
+
+# The server under callgrind, its dumps in the benchmark's folder.
+server_wrapper=(valgrind --tool=callgrind '--callgrind-out-file=@work@/callgrind.%p')
+# shellcheck source=tests/bench/pinned_server.sh
+source "$(dirname "$0")/pinned_server.sh"
 
 # shellcheck source=tests/bench/limiter_cases.sh
 source "$(dirname "$0")/limiter_cases.sh"
 publish_bench_policies token_bucket fixed_window
 load_case_scripts
 
+# callgrind_on_server OPTION: callgrind_control OPTION on the server (-z zeroes the counts, -d dumps
+# them). It exits 0 even when it failed, so its output is what tells.
+callgrind_on_server() {
+  local output
+  output=$(callgrind_control "$1" "$server_pid" 2>&1)
+  if grep -qi 'error' <<<"$output"; then
+    echo "$bench_name: callgrind_control $1 failed: $(grep -i -m1 'error' <<<"$output")" >&2
+    exit 1
+  fi
+}
+
 # measure CASE: sets count[CASE] to the server's instructions per call over $calls calls, counted
 # from zero after a warm-up that creates every bucket of the allow path.
 declare -A count
 dumps=0
 measure() {
-  local args
+  local args dump
   read -r -a args <<<"$(case_command "$1")"
-  redis-benchmark -p "$port" -n 20000 -r 10000 -c 4 -P 16 -q "${args[@]}" >/dev/null 2>&1
-  callgrind_control -z "$server" >/dev/null 2>&1
-  local output
-  output=$(redis-benchmark -p "$port" -n "$calls" -r 10000 -c 4 -P 16 -q "${args[@]}" 2>&1 | tr '\r' '\n')
-  if grep -qi 'err' <<<"$output"; then
-    echo "benchmark $1 failed: $(grep -i -m1 'err' <<<"$output")" >&2
+  checked_benchmark redis-benchmark -p "$port" -n 20000 -r 10000 -c 4 -P 16 -q "${args[@]}" >/dev/null
+  callgrind_on_server -z
+  checked_benchmark redis-benchmark -p "$port" -n "$calls" -r 10000 -c 4 -P 16 -q "${args[@]}" >/dev/null
+  callgrind_on_server -d
+  dumps=$((dumps + 1))
+  dump="$work/callgrind.$server_pid.$dumps"
+  if ! grep -q '^summary:' "$dump" 2>/dev/null; then
+    echo "$bench_name: callgrind wrote no dump for $1 ($dump)" >&2
     exit 1
   fi
-  callgrind_control -d "$server" >/dev/null 2>&1
-  dumps=$((dumps + 1))
-  local total
-  total=$(grep -m1 '^summary:' "$work/callgrind.$server.$dumps" | cut -d' ' -f2)
-  count[$1]=$((total / calls))
+  count[$1]=$(($(grep -m1 '^summary:' "$dump" | cut -d' ' -f2) / calls))
 }
 
 echo "Sluice instruction benchmark: $(redis-server --version | cut -d' ' -f3) under callgrind, $calls calls per case" \

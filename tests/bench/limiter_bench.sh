@@ -3,7 +3,8 @@
 # (random subjects, buckets already warm) and the deny path (one hot key), next to the Spring Cloud
 # Gateway-compatible script, EVALSHA "return 1" and plain INCR, in one run against one private
 # redis-server pinned to CPU 1, with redis-benchmark pinned to CPU 0. Prints a table and the ratios
-# the data-plane issue targets; exits non-zero only when a command fails, never on a figure.
+# the data-plane issue targets; exits non-zero only when it cannot measure (a command fails, the server
+# dies), never on a figure.
 #
 # Usage: tests/bench/limiter_bench.sh [BUILD_DIR] [ROUNDS]    (defaults: build, 3)
 set -euo pipefail
@@ -23,17 +24,11 @@ algorithms=(token_bucket fixed_window sliding_log sliding_window leaky_bucket gc
 publish_bench_policies "${algorithms[@]}"
 load_case_scripts
 
-# bench NAME ARGS...: prints "ops/s usec_per_call" for one redis-benchmark run of ARGS.
+# bench ARGS...: prints "ops/s usec_per_call" for one redis-benchmark run of ARGS.
 bench() {
-  local name=$1; shift
   cli CONFIG RESETSTAT >/dev/null
-  local output
-  output=$(taskset -c 0 redis-benchmark -p "$port" -n "$requests" -c 32 -P 16 -r "$subjects" -q "$@" 2>&1 | tr '\r' '\n')
-  if grep -qi 'err' <<<"$output"; then
-    echo "benchmark $name failed: $(grep -i -m1 'err' <<<"$output")" >&2
-    exit 1
-  fi
-  local rps usec
+  local output rps usec
+  output=$(checked_benchmark taskset -c 0 redis-benchmark -p "$port" -n "$requests" -c 32 -P 16 -r "$subjects" -q "$@")
   rps=$(grep -o '[0-9.]* requests per second' <<<"$output" | tail -1 | cut -d' ' -f1)
   usec=$(cli INFO commandstats | grep -E '^cmdstat_(fcall|evalsha|incr):' | sed 's/.*usec_per_call=\([0-9.]*\).*/\1/' | head -1)
   echo "$rps $usec"
@@ -47,7 +42,7 @@ done
 run_case() { # run_case NAME: one measurement
   local args
   read -r -a args <<<"$(case_command "$1")"
-  bench "$1" "${args[@]}"
+  bench "${args[@]}"
 }
 
 echo "Sluice limiter benchmark: $(redis-server --version | cut -d' ' -f3), $rounds rounds of $requests calls" \
@@ -58,7 +53,8 @@ for name in "${cases[@]}"; do run_case "$name" >/dev/null; done
 declare -A rps_samples usec_samples
 for round in $(seq "$rounds"); do
   for name in "${cases[@]}"; do
-    read -r rps usec < <(run_case "$name")
+    measured=$(run_case "$name") # an assignment, so that a failed run stops the benchmark (set -e)
+    read -r rps usec <<<"$measured"
     rps_samples[$name]+="$rps "
     usec_samples[$name]+="$usec "
   done

@@ -4,17 +4,19 @@
 // cost (INFO commandstats, the traffic's FCALL left out), the GUI thread's CPU time per tick and
 // its longest event-loop stall. Then, on a library with the test clock, it feeds one and then two
 // simulated hours of 1 Hz samples for 200 policies and 100 watched buckets and prints the resident
-// memory. Targets: under 1% of one Redis core; no stall over 50 ms. Exits non-zero only when
-// something fails, never on a figure.
+// memory. Targets: under 1% of one Redis core; no stall over 50 ms. Exits non-zero only when it
+// cannot measure (a command failed, the server died), never on a figure; each server and its folder
+// go on every way out.
 
 #include "model/limiter/bucket_key.h"
 #include "model/connection/connection_session.h"
 #include "model/monitor/key_watch.h"
+#include "support/bench_support.h"
 #include "support/event_loop_watchdog.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
-#include "support/redis_process.h"
 #include "support/sync_command.h"
+#include "support/traffic_support.h"
 #include "support/window_support.h"
 #include "ui/key_watch_view.h"
 #include "ui/main_window.h"
@@ -32,6 +34,8 @@
 #include <ctime>
 
 using namespace sluice;
+using test::die;
+using test::mustRun;
 
 namespace {
 
@@ -39,17 +43,12 @@ constexpr int livePolicies = 50;
 constexpr int watchedKeys = 100;
 constexpr int phaseSeconds = 20;
 constexpr int memoryPolicies = 200;
+constexpr int maxUnansweredTraffic = 1000;
 
 QTextStream &out()
 {
     static QTextStream stream(stdout);
     return stream;
-}
-
-[[noreturn]] void die(const QString &why)
-{
-    QTextStream(stderr) << "monitoring_bench: " << why << Qt::endl;
-    std::exit(1);
 }
 
 double threadCpuMs()
@@ -91,11 +90,8 @@ QByteArray subjectOf(int i)
 // Redis time (us) of every command but the traffic's FCALL, from INFO commandstats.
 qint64 dashboardUsec(redis::RedisClient &client)
 {
-    const redis::RedisReply info = test::syncCommand(client, {"INFO", "commandstats"});
-    if (!info.ok())
-        die(QStringLiteral("INFO commandstats: %1").arg(info.errorText()));
     qint64 usec = 0;
-    for (const QByteArray &line : info.value.bytes.split('\n')) {
+    for (const QByteArray &line : mustRun(client, {"INFO", "commandstats"}).bytes.split('\n')) {
         if (!line.startsWith("cmdstat_") || line.startsWith("cmdstat_fcall:"))
             continue;
         const qsizetype at = line.indexOf("usec=");
@@ -105,12 +101,19 @@ qint64 dashboardUsec(redis::RedisClient &client)
 }
 
 // Steady traffic from its own thread and connection: 50 acquires every 50 ms (1,000/s) over the
-// watched subjects of every policy, some of them rejected.
+// watched subjects of every policy, some of them rejected. A server held up gets no pile of calls to
+// work off: a tick sends nothing past 1,000 unanswered.
 class Traffic : public QThread {
 public:
     explicit Traffic(redis::ConnectionOptions options)
         : m_options(std::move(options))
     {
+    }
+    // Also on the way out of a failed phase: a QThread destroyed while it runs aborts the process.
+    ~Traffic() override
+    {
+        quit();
+        wait();
     }
 
 protected:
@@ -120,11 +123,14 @@ protected:
         client.open();
         QTimer pace;
         int next = 0;
+        int unanswered = 0;
         QObject::connect(&pace, &QTimer::timeout, &client, [&] {
-            for (int i = 0; i < 50; ++i, ++next) {
+            for (int i = 0; i < 50 && unanswered < maxUnansweredTraffic; ++i, ++next) {
                 const QString policy = policyName("p", next % livePolicies);
                 const QByteArray key = model::bucketKey(QStringLiteral("sluice"), policy, subjectOf(next % watchedKeys));
-                client.send({"FCALL", "sluice_acquire", "1", key, policy.toUtf8()}, &client, [](const redis::RedisReply &) {});
+                ++unanswered;
+                client.send({"FCALL", "sluice_acquire", "1", key, policy.toUtf8()}, &client,
+                            [&unanswered](const redis::RedisReply &) { --unanswered; });
             }
         });
         pace.start(50);
@@ -154,13 +160,9 @@ void watchKeys(ui::MainWindow &window, const char *prefix, int policies)
             die(window.keyWatchView()->errorText());
 }
 
-void livePhases()
+void livePhases(test::RedisProcess &server)
 {
-    test::RedisProcess server;
-    if (!server.start())
-        die(server.errorString());
-    server.pinApart();
-    redis::RedisClient admin(server.options());
+    redis::RedisClient admin(test::patientOptions(server));
     if (!test::openAndWait(admin))
         die(QStringLiteral("cannot connect"));
     QVector<model::Policy> policies;
@@ -172,9 +174,9 @@ void livePhases()
     if (!published.isEmpty())
         die(published);
 
-    Traffic traffic(server.options());
+    Traffic traffic(test::patientOptions(server));
     traffic.start();
-    auto window = openWindow(server.options());
+    auto window = openWindow(test::patientOptions(server));
     watchKeys(*window, "p", livePolicies);
     auto *tabs = window->findChild<QTabWidget *>(QStringLiteral("mainTabs"));
     window->liveView()->showPolicy(policyName("p", 0));
@@ -224,9 +226,6 @@ void livePhases()
     }
     out() << "target: under 1% of one Redis core (worst: " << QString::number(worstCore, 'f', 3)
           << "%); the GUI thread never stalls over 50 ms (worst: " << worstStall << " ms)" << Qt::endl;
-    window.reset();
-    traffic.quit();
-    traffic.wait();
 }
 
 // Feeds simulated seconds: sets the library's test clock, samples every policy and reads every
@@ -237,25 +236,20 @@ void simulate(redis::RedisClient &admin, ui::MainWindow &window, qint64 *clockMs
     model::KeyWatch *watch = window.keyWatchView()->watch();
     for (int i = 0; i < seconds; ++i) {
         *clockMs += 1000;
-        if (!test::syncCommand(admin, {"FCALL", "sluice_test_set_clock", "0", QByteArray::number(*clockMs)}).ok())
-            die(QStringLiteral("cannot set the test clock"));
+        mustRun(admin, {"FCALL", "sluice_test_set_clock", "0", QByteArray::number(*clockMs)});
         const int readings = rates->readings();
         const int rounds = watch->rounds();
         rates->sampleNow();
         watch->pollNow();
-        if (!test::spinUntil([&] { return rates->readings() > readings && watch->rounds() > rounds; }))
+        if (!test::spinUntil([&] { return rates->readings() > readings && watch->rounds() > rounds; }, 120000))
             die(QStringLiteral("a simulated tick did not complete"));
     }
 }
 
-void memoryPhase()
+void memoryPhase(test::RedisProcess &server)
 {
-    test::RedisProcess server;
-    if (!server.start())
-        die(server.errorString());
-    server.pinApart();
-    redis::RedisConnection loader(server.options());
-    redis::RedisClient admin(server.options());
+    redis::RedisConnection loader(test::patientOptions(server));
+    redis::RedisClient admin(test::patientOptions(server));
     if (!test::openAndWait(loader) || !test::openAndWait(admin))
         die(QStringLiteral("cannot connect"));
     QVector<model::Policy> policies;
@@ -265,14 +259,15 @@ void memoryPhase()
     if (!loaded.isEmpty())
         die(loaded);
     qint64 clockMs = 1'800'000'000'000;
-    test::syncCommand(admin, {"FCALL", "sluice_test_set_clock", "0", QByteArray::number(clockMs)});
-    for (int i = 0; i < watchedKeys; ++i) {
-        const QString policy = policyName("m", i % memoryPolicies);
-        test::syncCommand(admin, {"FCALL", "sluice_acquire", "1", model::bucketKey(QStringLiteral("sluice"), policy, subjectOf(i)),
-                                  policy.toUtf8()});
-    }
+    mustRun(admin, {"FCALL", "sluice_test_set_clock", "0", QByteArray::number(clockMs)});
+    const QString unfilled = test::fillBuckets(
+        admin, QStringLiteral("sluice"), watchedKeys,
+        [](int i) { return test::BucketAddress{policyName("m", i % memoryPolicies), subjectOf(i)}; },
+        test::privateServerEnded);
+    if (!unfilled.isEmpty())
+        die(QStringLiteral("cannot create the watched buckets: %1").arg(unfilled));
 
-    auto window = openWindow(server.options());
+    auto window = openWindow(test::patientOptions(server));
     window->session()->rates()->stop(); // the simulated clock drives every tick
     window->session()->rates()->setRetentionMs(60 * 60 * 1000);
     window->keyWatchView()->watch()->stop();
@@ -308,7 +303,8 @@ void memoryPhase()
 int main(int argc, char *argv[])
 {
     QApplication app(argc, argv);
-    livePhases();
-    memoryPhase();
-    return 0;
+    return test::runBenchmark("monitoring_bench", [] {
+        test::withPrivateServer(livePhases);
+        test::withPrivateServer(memoryPhase);
+    });
 }

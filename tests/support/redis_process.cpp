@@ -9,12 +9,22 @@
 
 #include <csignal>
 #include <sched.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 namespace sluice::test {
 
 RedisProcess::RedisProcess()
 {
     m_process.setProcessChannelMode(QProcess::MergedChannels);
+    const pid_t ownerPid = ::getpid();
+    m_process.setChildProcessModifier([ownerPid] {
+        // In the child between fork and exec: a test killed with SIGKILL runs no destructor, so the
+        // kernel kills the server when this process ends.
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (::getppid() != ownerPid)
+            ::_exit(1); // the owner was already gone before the line above
+    });
 }
 
 RedisProcess::~RedisProcess()
@@ -44,6 +54,7 @@ bool RedisProcess::launch()
         m_error = m_process.errorString();
         return false;
     }
+    m_pid = m_process.processId();
     QByteArray log;
     const QDeadlineTimer deadline(10000);
     while (!deadline.hasExpired() && m_process.state() == QProcess::Running) {
@@ -79,6 +90,21 @@ void RedisProcess::kill()
     thaw();
     m_process.kill();
     m_process.waitForFinished(5000);
+}
+
+QString RedisProcess::exitReason() const
+{
+    if (m_pid == 0 || m_process.state() != QProcess::NotRunning)
+        return {};
+    // For a crash QProcess keeps the signal's number as the exit code.
+    return m_process.exitStatus() == QProcess::CrashExit
+        ? QStringLiteral("the redis-server (pid %1) was killed by signal %2").arg(m_pid).arg(m_process.exitCode())
+        : QStringLiteral("the redis-server (pid %1) exited with code %2").arg(m_pid).arg(m_process.exitCode());
+}
+
+bool RedisProcess::waitForExit(int ms)
+{
+    return m_process.state() == QProcess::NotRunning || m_process.waitForFinished(ms);
 }
 
 bool RedisProcess::pinApart()

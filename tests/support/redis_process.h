@@ -8,7 +8,8 @@
 namespace sluice::test {
 
 // A private redis-server for one test that must do something drastic to it (freeze it with
-// SIGSTOP, kill and restart it) without disturbing the shared services.
+// SIGSTOP, kill and restart it) without disturbing the shared services. It is killed with this
+// object, and with this process even when that is killed with SIGKILL (Linux).
 class RedisProcess {
 public:
     RedisProcess();
@@ -19,6 +20,10 @@ public:
     void freeze();  // SIGSTOP: the port still accepts TCP connections, nothing answers
     void thaw();    // SIGCONT
     void kill();
+    // Empty while the server runs; else how it ended, for a message ("... was killed by signal 9").
+    QString exitReason() const;
+    // Gives the event loop's notice of the server's end up to `ms` to arrive; true once it has ended.
+    bool waitForExit(int ms);
     // Benchmarks: the server on the last CPU and the calling process on the others, so the load
     // and the server do not take turns on one core. False, and nothing changed, on a single CPU.
     bool pinApart();
@@ -33,6 +38,7 @@ private:
     QTemporaryDir m_dir;
     QProcess m_process;
     quint16 m_port = 0;
+    qint64 m_pid = 0; // the last server's, still known after it ended
     QString m_error;
 };
 

@@ -1,0 +1,89 @@
+#include "support/bench_support.h"
+
+#include "support/sync_command.h"
+
+#include <QTextStream>
+
+#include <climits>
+#include <exception>
+#include <optional>
+
+namespace sluice::test {
+
+namespace {
+
+RedisProcess *runningServer = nullptr; // withPrivateServer's, while its phase runs
+
+} // namespace
+
+void die(const QString &why)
+{
+    throw BenchFailure{why};
+}
+
+int runBenchmark(const char *name, const std::function<void()> &body)
+{
+    QString why;
+    try {
+        body();
+        return 0;
+    } catch (const BenchFailure &failure) {
+        why = failure.why;
+    } catch (const std::exception &error) {
+        why = QString::fromLocal8Bit(error.what());
+    }
+    QTextStream(stderr) << name << ": " << why << Qt::endl;
+    return 1;
+}
+
+void withPrivateServer(const std::function<void(RedisProcess &)> &phase)
+{
+    RedisProcess server;
+    if (!server.start())
+        die(QStringLiteral("cannot start redis-server: %1").arg(server.errorString()));
+    server.pinApart();
+    struct Watch {
+        explicit Watch(RedisProcess *server) { runningServer = server; }
+        ~Watch() { runningServer = nullptr; }
+    } watch(&server);
+    try {
+        phase(server);
+    } catch (const BenchFailure &failure) {
+        // The server's end may be noticed only after the failure it caused (a closed connection).
+        server.waitForExit(250);
+        const QString ended = server.exitReason();
+        if (ended.isEmpty() || failure.why.contains(ended))
+            throw;
+        die(QStringLiteral("%1 (%2)").arg(failure.why, ended));
+    }
+}
+
+QString privateServerEnded()
+{
+    return runningServer ? runningServer->exitReason() : QString();
+}
+
+redis::RespValue mustRun(redis::RedisClient &client, const QByteArrayList &command)
+{
+    std::optional<redis::RedisReply> reply;
+    QObject context; // a reply after we gave up is dropped
+    client.send(command, &context, [&reply](const redis::RedisReply &answer) { reply = answer; });
+    // No limit of its own: the client's timeout ends the wait.
+    spinUntil([&] { return reply || !privateServerEnded().isEmpty(); }, INT_MAX);
+    const QString name = QString::fromUtf8(command.join(' '));
+    if (!reply)
+        die(QStringLiteral("%1: %2").arg(name, privateServerEnded()));
+    if (!reply->ok())
+        die(QStringLiteral("%1: %2").arg(name, reply->errorText()));
+    return reply->value;
+}
+
+redis::ConnectionOptions patientOptions(const RedisProcess &server)
+{
+    redis::ConnectionOptions options = server.options();
+    options.connectTimeoutMs = 10000;
+    options.commandTimeoutMs = 60000;
+    return options;
+}
+
+} // namespace sluice::test

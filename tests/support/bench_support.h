@@ -1,0 +1,43 @@
+#pragma once
+
+// What the C++ benchmarks share: how they stop when they cannot measure, and their private server.
+
+#include "redis/connection_options.h"
+#include "redis/redis_client.h"
+#include "support/redis_process.h"
+
+#include <QString>
+
+#include <functional>
+
+namespace sluice::test {
+
+// Why a benchmark could not measure (a command failed, the server died). A missed target is never one.
+struct BenchFailure {
+    QString why;
+};
+
+// Throws BenchFailure. Unlike std::exit, the way out to runBenchmark runs every destructor on it, so
+// a private redis-server is killed and its temporary folder removed.
+[[noreturn]] void die(const QString &why);
+
+// Runs a benchmark's body; returns 0 when it measured, else prints "name: why" on stderr and returns 1.
+int runBenchmark(const char *name, const std::function<void()> &body);
+
+// Starts a private redis-server, on a CPU apart from this process where there are two, runs `phase`
+// on it and stops it. A failure while the server had ended says how it ended.
+void withPrivateServer(const std::function<void(RedisProcess &)> &phase);
+
+// Empty while withPrivateServer's server runs (or outside it); else how it ended. Waits on that
+// server give up with this at once rather than at their timeout.
+QString privateServerEnded();
+
+// Runs one command the benchmark needs and returns its reply; dies naming the command when it
+// fails or the private server ends.
+redis::RespValue mustRun(redis::RedisClient &client, const QByteArrayList &command);
+
+// Options for a benchmark's clients: generous timeouts, so a busy machine makes their commands
+// slower, never failed.
+redis::ConnectionOptions patientOptions(const RedisProcess &server);
+
+} // namespace sluice::test
