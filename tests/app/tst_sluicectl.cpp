@@ -221,7 +221,7 @@ private Q_SLOTS:
 
     void frozenServerGivesUpAtTimeout()
     {
-        sluice::test::RedisProcess server;
+        sluice::test::RedisProcess server(sluice::test::RedisProcess::Patience::Quick);
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         server.freeze();
         const Run run = sluicectl({QStringLiteral("--url"), QStringLiteral("redis://127.0.0.1:%1").arg(server.port()),
@@ -558,7 +558,7 @@ private Q_SLOTS:
     void publishStatusAndAcquire()
     {
         // A private server: publishing replaces the server's function library.
-        sluice::test::RedisProcess server;
+        sluice::test::RedisProcess server(sluice::test::RedisProcess::Patience::Quick);
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         const QString url = QStringLiteral("redis://127.0.0.1:%1").arg(server.port());
         QTemporaryDir dir;
@@ -639,7 +639,7 @@ private Q_SLOTS:
 
     void keysListBucketsAndResetKeyResetsOne()
     {
-        sluice::test::RedisProcess server;
+        sluice::test::RedisProcess server(sluice::test::RedisProcess::Patience::Quick);
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         const QString url = QStringLiteral("redis://127.0.0.1:%1").arg(server.port());
         QTemporaryDir dir;
@@ -700,7 +700,7 @@ private Q_SLOTS:
     // side by side, seed scripts, bench's throughput; test-fire keys by default, real ones on request.
     void fireAndBenchReportWhatPassed()
     {
-        sluice::test::RedisProcess server;
+        sluice::test::RedisProcess server(sluice::test::RedisProcess::Patience::Quick);
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         const QStringList base{QStringLiteral("-u"), QStringLiteral("redis://127.0.0.1:%1").arg(server.port())};
         QTemporaryDir dir;
@@ -798,7 +798,7 @@ private Q_SLOTS:
     void watchPrintsTheDecisionsOfEachSample()
     {
         // A private server: the watch must see only this test's library and traffic.
-        sluice::test::RedisProcess server;
+        sluice::test::RedisProcess server(sluice::test::RedisProcess::Patience::Quick);
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         const QString url = QStringLiteral("redis://127.0.0.1:%1").arg(server.port());
         QTemporaryDir dir;

@@ -426,7 +426,7 @@ private Q_SLOTS:
 
     void frozenServerTimesOutWithoutStallingTheLoop()
     {
-        test::RedisProcess server;
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         RedisClient client(server.options());
         QVERIFY(openAndWait(client));
@@ -448,7 +448,7 @@ private Q_SLOTS:
 
     void restartedServerIsReconnected()
     {
-        test::RedisProcess server;
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         RedisClient client(server.options());
         QVERIFY(openAndWait(client));

@@ -138,7 +138,7 @@ private Q_SLOTS:
 
     void frozenServerTimesOutAndRecovers()
     {
-        test::RedisProcess server;
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         RedisConnection connection(server.options());
         QVERIFY(openAndWait(connection));
@@ -157,7 +157,7 @@ private Q_SLOTS:
 
     void reconnectsAfterRestart()
     {
-        test::RedisProcess server;
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         RedisConnection connection(server.options());
         QVERIFY(openAndWait(connection));
@@ -170,7 +170,7 @@ private Q_SLOTS:
 
     void commandsWaitThroughReconnect()
     {
-        test::RedisProcess server;
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         auto options = server.options();
         options.commandTimeoutMs = 10000;

@@ -48,7 +48,7 @@ start_redis() {
     for line in "$@"; do echo "$line"; done
   } > "$dir/$name/redis.conf"
   redis-server "$dir/$name/redis.conf"
-  wait_for 10 "$name to write its pid file" test -s "$dir/$name/redis.pid"
+  wait_for 30 "$name to write its pid file" test -s "$dir/$name/redis.pid"
 }
 
 cli() { redis-cli -h 127.0.0.1 "$@"; }
@@ -129,10 +129,10 @@ start_all() {
   cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes >"$dir/cluster-create.log" 2>&1 \
     || { log "cluster create failed: $(tail -5 "$dir/cluster-create.log")"; return 1; }
   for p in "${cluster_ports[@]}"; do
-    wait_for 30 "cluster node $p to report cluster_state:ok" \
+    wait_for 90 "cluster node $p to report cluster_state:ok" \
       bash -c "redis-cli -h 127.0.0.1 -p $p cluster info | grep -q 'cluster_state:ok'"
   done
-  wait_for 30 "cluster replicas to attach" \
+  wait_for 90 "cluster replicas to attach" \
     bash -c "[ \$(redis-cli -h 127.0.0.1 -p ${cluster_ports[0]} cluster nodes | grep -c slave) -eq 3 ]"
   echo "export SLUICE_TEST_CLUSTER_SEEDS=$(IFS=,; echo "${nodes[*]}")" >> "$env"
 
@@ -154,10 +154,10 @@ sentinel down-after-milliseconds sluice-primary 1000
 sentinel failover-timeout sluice-primary 5000
 CONF
   redis-server "$dir/sentinel/sentinel.conf" --sentinel
-  wait_for 10 "sentinel to write its pid file" test -s "$dir/sentinel/redis.pid"
-  wait_for 20 "the replica to sync" \
+  wait_for 30 "sentinel to write its pid file" test -s "$dir/sentinel/redis.pid"
+  wait_for 60 "the replica to sync" \
     bash -c "redis-cli -h 127.0.0.1 -p $replica info replication | grep -q 'master_link_status:up'"
-  wait_for 20 "sentinel to see the replica" \
+  wait_for 60 "sentinel to see the replica" \
     bash -c "redis-cli -h 127.0.0.1 -p $sentinel sentinel replicas sluice-primary | grep -q $replica"
   {
     echo "export SLUICE_TEST_SENTINEL=127.0.0.1:$sentinel"

@@ -14,7 +14,8 @@
 
 namespace sluice::test {
 
-RedisProcess::RedisProcess()
+RedisProcess::RedisProcess(Patience patience)
+    : m_patience(patience)
 {
     m_process.setProcessChannelMode(QProcess::MergedChannels);
     const pid_t ownerPid = ::getpid();
@@ -126,8 +127,9 @@ redis::ConnectionOptions RedisProcess::options() const
 {
     redis::ConnectionOptions options;
     options.port = m_port;
-    options.connectTimeoutMs = 1000;
-    options.commandTimeoutMs = 1000;
+    const bool quick = m_patience == Patience::Quick;
+    options.connectTimeoutMs = quick ? 1000 : 10000;
+    options.commandTimeoutMs = quick ? 1000 : 30000;
     return options;
 }
 

@@ -12,7 +12,11 @@ namespace sluice::test {
 // object, and with this process even when that is killed with SIGKILL (Linux).
 class RedisProcess {
 public:
-    RedisProcess();
+    // How long a client made from options() waits: patiently by default, so a busy machine only
+    // slows a test down; quickly for tests that freeze or kill the server and wait for the timeout.
+    enum class Patience { Patient, Quick };
+
+    explicit RedisProcess(Patience patience = Patience::Patient);
     ~RedisProcess();
 
     bool start();   // on a free loopback port; waits until it accepts connections
@@ -39,6 +43,7 @@ private:
     QProcess m_process;
     quint16 m_port = 0;
     qint64 m_pid = 0; // the last server's, still known after it ended
+    Patience m_patience;
     QString m_error;
 };
 

@@ -208,7 +208,7 @@ private Q_SLOTS:
         SLUICE_REQUIRE_SERVICE(aclUrl, "SLUICE_TEST_ACL_URL", "Redis with ACL users");
         SLUICE_REQUIRE_SERVICE(tlsUrl, "SLUICE_TEST_TLS_URL", "Redis with TLS");
         SLUICE_REQUIRE_SERVICE(otherCa, "SLUICE_TEST_TLS_OTHER_CA", "the untrusted test CA");
-        test::RedisProcess frozen;
+        test::RedisProcess frozen(test::RedisProcess::Patience::Quick);
         QVERIFY2(frozen.start(), qPrintable(frozen.errorString()));
         redis::ConnectionOptions admin = test::optionsFor(aclUrl);
         admin.user = QStringLiteral("admin");
@@ -302,7 +302,7 @@ private Q_SLOTS:
 
     void productionConfirmsAndReadOnlyRefusesWrites()
     {
-        test::RedisProcess server;
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         ConnectionProfile production;
         production.name = QStringLiteral("prod");
@@ -356,7 +356,7 @@ private Q_SLOTS:
 
     void driftIsShownAfterTheServerLosesTheLibrary()
     {
-        test::RedisProcess server;
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         ConnectionProfile dev;
         dev.name = QStringLiteral("dev");

@@ -95,7 +95,7 @@ private Q_SLOTS:
 
     void staysResponsiveWhileFrozen()
     {
-        test::RedisProcess server;
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         WatchedWindow watched(server.options(), QStringLiteral("frozen"), 250);
         const ServerMonitor &monitor = watched.monitor;

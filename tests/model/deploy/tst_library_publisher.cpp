@@ -146,7 +146,7 @@ private Q_SLOTS:
 
     void restartedServerWithoutPersistenceLosesTheLibrary()
     {
-        test::RedisProcess server;
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         RedisClient client(server.options());
         QVERIFY(test::openAndWait(client));

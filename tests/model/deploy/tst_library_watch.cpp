@@ -45,7 +45,7 @@ class TestLibraryWatch : public QObject {
 private Q_SLOTS:
     void restartWithoutPersistenceIsReportedAfterReconnect()
     {
-        test::RedisProcess server;
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         RedisClient client(server.options());
         QVERIFY(test::openAndWait(client));
@@ -83,7 +83,7 @@ private Q_SLOTS:
 
     void deletedLibraryIsFoundByThePeriodicCheck()
     {
-        test::RedisProcess server;
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         RedisClient client(server.options());
         QVERIFY(test::openAndWait(client));
@@ -101,7 +101,7 @@ private Q_SLOTS:
 
     void neverPublishedIsNotDrift()
     {
-        test::RedisProcess server;
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         RedisClient client(server.options());
         QVERIFY(test::openAndWait(client));

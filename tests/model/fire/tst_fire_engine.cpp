@@ -352,7 +352,7 @@ private Q_SLOTS:
     // A restart mid-run costs the calls in flight, not the run: it carries on once the server is back.
     void aServerRestartIsCountedAndSurvived()
     {
-        test::RedisProcess server;
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         model::FireEngine engine;
         QSignalSpy finished(&engine, &model::FireEngine::finished);

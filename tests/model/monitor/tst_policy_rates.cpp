@@ -230,7 +230,7 @@ private Q_SLOTS:
 
     void aSilentServerSkipsTicksAndIsCountedLater()
     {
-        test::RedisProcess server;
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
         QVERIFY(server.start());
         RedisClient client(server.options());
         QVERIFY(test::openAndWait(client));
@@ -256,7 +256,7 @@ private Q_SLOTS:
 
     void aServerWithoutTheLibraryIsAProblemNotASample()
     {
-        test::RedisProcess server;
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
         QVERIFY(server.start());
         RedisClient client(server.options());
         QVERIFY(test::openAndWait(client));
