@@ -254,9 +254,10 @@ int main(int argc, char *argv[])
     const bool asksOnProduction = writes && (command->access != Access::FiresTraffic || request.fire.plan.realKeys);
     // Refused before anything is sent, so before the event loop: the code comes straight back.
     if (profile && writes && profile->readOnly) {
-        return app::report(request, {model::Failure::Kind::Refused,
-                                     QCoreApplication::translate("sluicectl", "profile \"%1\" is read-only and %2 writes")
-                                         .arg(profile->name, QLatin1String(command->name))});
+        return app::report(request,
+                           {model::Failure::Kind::Refused,
+                            QCoreApplication::translate("sluicectl", "profile \"%1\" is read-only and %2 writes")
+                                .arg(profile->name, QLatin1String(command->name))});
     }
     if (profile && asksOnProduction && profile->writesNeedConfirmation() && !parser.isSet(yesOption)) {
         return app::report(request,

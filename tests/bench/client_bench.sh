@@ -17,7 +17,8 @@ seconds=3
 source "$(dirname "$0")/pinned_server.sh"
 url="redis://127.0.0.1:$port"
 
-echo '{"policies": [{"name": "bench", "algorithm": "token_bucket", "limit": 1000000000, "window_ms": 1000}]}' > "$work/policies.json"
+echo '{"policies": [{"name": "bench", "algorithm": "token_bucket", "limit": 1000000000, "window_ms": 1000}]}' \
+  > "$work/policies.json"
 "$ctl" -u "$url" apply "$work/policies.json" >/dev/null
 "$ctl" -u "$url" publish >/dev/null 2>&1
 
@@ -37,12 +38,15 @@ reference() {
 ours() {
   while_server_runs taskset -c 0 "$ctl" -u "$url" bench bench --duration "$seconds" --concurrency "$connections" \
       --pipeline "$depth" --json "$@" \
-    | python3 -c 'import json, sys; d = json.load(sys.stdin); print(round(d["ops_per_second"]), d["p50_ms"], d["p99_ms"], d["command"])'
+    | python3 -c 'import json, sys; d = json.load(sys.stdin)
+print(round(d["ops_per_second"]), d["p50_ms"], d["p99_ms"], d["command"])'
 }
 
-printf '%-72s %14s %15s %7s %8s %8s\n' "command ($connections connections x $depth in flight)" "redis-benchmark" "sluicectl bench" "ratio" "p50 ms" "p99 ms"
+printf '%-72s %14s %15s %7s %8s %8s\n' "command ($connections connections x $depth in flight)" \
+  "redis-benchmark" "sluicectl bench" "ratio" "p50 ms" "p99 ms"
 row() { # label, our ops/s, p50, p99, their ops/s
-  printf '%-72s %14.0f %15.0f %6.2fx %8s %8s\n' "$1" "$5" "$2" "$(awk -v a="$2" -v b="$5" 'BEGIN { print a / b }')" "$3" "$4"
+  printf '%-72s %14.0f %15.0f %6.2fx %8s %8s\n' "$1" "$5" "$2" \
+    "$(awk -v a="$2" -v b="$5" 'BEGIN { print a / b }')" "$3" "$4"
 }
 
 # One subject's bucket, as a service calls it (--real-keys: sluice_acquire on the policy's key).

@@ -32,7 +32,8 @@ JSON
 "$ctl" -u "$url" publish >/dev/null 2>&1
 
 printf 'sluicectl fire TARGET --rate %s --duration %s (one subject, test-fire keys)\n' "$rate" "$seconds"
-printf '%-36s %8s %10s %9s %8s %8s %10s %8s %8s %8s\n' target sent "rate/s" "rate err" allowed model deviation "p50 ms" "p99 ms" "lag ms"
+printf '%-36s %8s %10s %9s %8s %8s %10s %8s %8s %8s\n' \
+  target sent "rate/s" "rate err" allowed model deviation "p50 ms" "p99 ms" "lag ms"
 failed=0
 for target in token_bucket gcra leaky_bucket fixed_window sliding_window sliding_log concurrency \
               scg_token_bucket:500:1000 fixed_window_counter:500:1 ms_token_bucket:500:1000; do
@@ -48,7 +49,8 @@ import json, sys
 target, rate, d = sys.argv[1], float(sys.argv[2]), json.loads(sys.argv[3])
 error = (d["achieved_rate"] - rate) / rate * 100
 print(f'{target:<36} {d["sent"]:>8} {d["achieved_rate"]:>10.1f} {error:>+8.2f}% {d["allowed"]:>8} '
-      f'{d["expected_allowed"]:>8} {d["deviation_percent"]:>+9.2f}% {d["p50_ms"]:>8.3f} {d["p99_ms"]:>8.3f} {d["max_lag_ms"]:>8}')
+      f'{d["expected_allowed"]:>8} {d["deviation_percent"]:>+9.2f}% {d["p50_ms"]:>8.3f} {d["p99_ms"]:>8.3f}'
+      f' {d["max_lag_ms"]:>8}')
 PY
 done
 echo "targets: rate error within 1%, allowed within 1% of the model, for every algorithm"

@@ -96,9 +96,10 @@ void measure(test::RedisProcess &server)
     redis::RedisClient client(test::patientOptions(server));
     if (!test::openAndWait(client))
         die(QStringLiteral("cannot connect"));
-    const QString published = test::storeAndPublish(client, QStringLiteral("sluice"),
-                                                    {test::makePolicy(QStringLiteral("api"), model::Algorithm::TokenBucket, 10, 3600000, 10),
-                                                     test::makePolicy(QStringLiteral("login"), model::Algorithm::FixedWindow, 5, 3600000)});
+    const QString published = test::storeAndPublish(
+        client, QStringLiteral("sluice"),
+        {test::makePolicy(QStringLiteral("api"), model::Algorithm::TokenBucket, 10, 3600000, 10),
+         test::makePolicy(QStringLiteral("login"), model::Algorithm::FixedWindow, 5, 3600000)});
     if (!published.isEmpty())
         die(published);
 
@@ -184,7 +185,8 @@ void measure(test::RedisProcess &server)
                  .arg(QStringLiteral("p50 us"), 10)
                  .arg(QStringLiteral("p99 us"), 7)
                  .arg(QStringLiteral("max us"), 11);
-    for (const auto &[name, durations] : {std::pair{"SCAN cursor MATCH ... COUNT 100", &scan}, std::pair{"FCALL_RO sluice_inspect", &inspect}})
+    for (const auto &[name, durations] :
+         {std::pair{"SCAN cursor MATCH ... COUNT 100", &scan}, std::pair{"FCALL_RO sluice_inspect", &inspect}})
         out() << QStringLiteral("%1 %2 %3 %4 %5\n")
                      .arg(QLatin1String(name), -44)
                      .arg(durations->us.size(), 10)
@@ -203,7 +205,8 @@ void measure(test::RedisProcess &server)
     out() << Qt::endl;
     std::sort(all.begin(), all.end(), [](const Browse &a, const Browse &b) { return a.ms < b.ms; });
     out() << "target: first page under 200 ms (every bucket, slowest run: " << QString::number(all.last().ms, 'f', 1)
-          << " ms); no SCAN step over 1000 us of Redis time (slowest step's own work: " << slowestStep << " us)" << Qt::endl;
+          << " ms); no SCAN step over 1000 us of Redis time (slowest step's own work: " << slowestStep << " us)"
+          << Qt::endl;
 }
 
 } // namespace

@@ -67,8 +67,10 @@ row() { # row LABEL ALLOW DENY
   printf '| %-52s | %12s | %6s | %12s | %6s |\n' "$1" "$allow" "${allow:+$(ratio "${count[scg_allow]}" "$allow")x}" \
     "$deny" "${deny:+$(ratio "${count[scg_deny]}" "$deny")x}"
 }
-printf '\n| %-52s | %12s | %6s | %12s | %6s |\n' "instructions per call (ratio: SCG-compatible / row)" "allow" "ratio" "deny" "ratio"
-printf '|%s|%s|%s|%s|%s|\n' "------------------------------------------------------" "--------------" "--------" "--------------" "--------"
+printf '\n| %-52s | %12s | %6s | %12s | %6s |\n' \
+  "instructions per call (ratio: SCG-compatible / row)" "allow" "ratio" "deny" "ratio"
+printf '|%s|%s|%s|%s|%s|\n' "------------------------------------------------------" \
+  "--------------" "--------" "--------------" "--------"
 row "SCG-compatible script" scg_allow scg_deny
 row "token_bucket" token_bucket_allow token_bucket_deny
 row "fixed_window" fixed_window_allow fixed_window_deny
@@ -85,5 +87,6 @@ for check in "token_bucket allow 1.3 floor_admit" "token_bucket deny 1.4 floor_r
              "fixed_window allow 2.5 floor_count" "fixed_window deny 2.5 floor_count_hot"; do
   read -r algorithm path target floor <<<"$check"
   echo "$algorithm $path path: $(ratio "${count[scg_$path]}" "${count[${algorithm}_$path]}")x fewer instructions than" \
-       "the SCG-compatible script (throughput target ${target}x); its floor: $(ratio "${count[scg_$path]}" "${count[$floor]}")x"
+       "the SCG-compatible script (throughput target ${target}x);" \
+       "its floor: $(ratio "${count[scg_$path]}" "${count[$floor]}")x"
 done

@@ -30,7 +30,8 @@ bench() {
   local output rps usec
   output=$(checked_benchmark taskset -c 0 redis-benchmark -p "$port" -n "$requests" -c 32 -P 16 -r "$subjects" -q "$@")
   rps=$(grep -o '[0-9.]* requests per second' <<<"$output" | tail -1 | cut -d' ' -f1)
-  usec=$(cli INFO commandstats | grep -E '^cmdstat_(fcall|evalsha|incr):' | sed 's/.*usec_per_call=\([0-9.]*\).*/\1/' | head -1)
+  usec=$(cli INFO commandstats | grep -E '^cmdstat_(fcall|evalsha|incr):' \
+    | sed 's/.*usec_per_call=\([0-9.]*\).*/\1/' | head -1)
   echo "$rps $usec"
 }
 
@@ -71,14 +72,16 @@ printf '|%s|%s|%s|%s|%s|\n' "--------------------" "--------------" "-----------
 printf '| %-18s | %12.0f | %9s | %12.0f | %9s |\n' "SCG-compatible" "${rps_of[scg_allow]}" "${usec_of[scg_allow]}" \
   "${rps_of[scg_deny]}" "${usec_of[scg_deny]}"
 for algorithm in "${algorithms[@]}"; do
-  printf '| %-18s | %12.0f | %9s | %12.0f | %9s |\n' "$algorithm" "${rps_of[${algorithm}_allow]}" "${usec_of[${algorithm}_allow]}" \
+  printf '| %-18s | %12.0f | %9s | %12.0f | %9s |\n' "$algorithm" \
+    "${rps_of[${algorithm}_allow]}" "${usec_of[${algorithm}_allow]}" \
     "${rps_of[${algorithm}_deny]}" "${usec_of[${algorithm}_deny]}"
 done
 printf '| %-18s | %12.0f | %9s | %12.0f | %9s |\n' "floor: string" "${rps_of[floor_admit]}" "${usec_of[floor_admit]}" \
   "${rps_of[floor_reject]}" "${usec_of[floor_reject]}"
 printf '| %-18s | %12.0f | %9s | %12.0f | %9s |\n' "floor: counter" "${rps_of[floor_count]}" "${usec_of[floor_count]}" \
   "${rps_of[floor_count_hot]}" "${usec_of[floor_count_hot]}"
-printf '| %-18s | %12.0f | %9s | %12s | %9s |\n' 'EVALSHA "return 1"' "${rps_of[evalsha_return_1]}" "${usec_of[evalsha_return_1]}" "" ""
+printf '| %-18s | %12.0f | %9s | %12s | %9s |\n' 'EVALSHA "return 1"' \
+  "${rps_of[evalsha_return_1]}" "${usec_of[evalsha_return_1]}" "" ""
 printf '| %-18s | %12.0f | %9s | %12s | %9s |\n' "INCR" "${rps_of[incr]}" "${usec_of[incr]}" "" ""
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
@@ -92,6 +95,6 @@ for check in "token_bucket allow 1.3 floor_admit" "token_bucket deny 1.4 floor_r
   r=$(ratio "${rps_of[${algorithm}_$path]}" "${rps_of[scg_$path]}")
   f=$(ratio "${rps_of[$floor]}" "${rps_of[scg_$path]}")
   u=$(ratio "${usec_of[scg_$path]}" "${usec_of[${algorithm}_$path]}")
-  echo "$algorithm $path path: ${r}x the SCG-compatible script's throughput (target ${target}x: $(verdict "$r" "$target");" \
-       "the floor reaches ${f}x; ${u}x in server microseconds per call)"
+  echo "$algorithm $path path: ${r}x the SCG-compatible script's throughput" \
+       "(target ${target}x: $(verdict "$r" "$target"); the floor reaches ${f}x; ${u}x in server microseconds per call)"
 done

@@ -15,7 +15,8 @@ publish_bench_policies() {
       esac
       [[ $first == 1 ]] || echo ','
       first=0
-      printf '{"name": "%s_allow", "algorithm": "%s", "limit": %s, "window_ms": 3600000},\n' "$algorithm" "$algorithm" "$allow_limit"
+      printf '{"name": "%s_allow", "algorithm": "%s", "limit": %s, "window_ms": 3600000},\n' \
+        "$algorithm" "$algorithm" "$allow_limit"
       printf '{"name": "%s_deny", "algorithm": "%s", "limit": 1, "window_ms": 3600000}' "$algorithm" "$algorithm"
     done
     echo ']}'

@@ -127,7 +127,8 @@ protected:
         QObject::connect(&pace, &QTimer::timeout, &client, [&] {
             for (int i = 0; i < 50 && unanswered < maxUnansweredTraffic; ++i, ++next) {
                 const QString policy = policyName("p", next % livePolicies);
-                const QByteArray key = model::bucketKey(QStringLiteral("sluice"), policy, subjectOf(next % watchedKeys));
+                const QByteArray key
+                    = model::bucketKey(QStringLiteral("sluice"), policy, subjectOf(next % watchedKeys));
                 ++unanswered;
                 client.send({"FCALL", "sluice_acquire", "1", key, policy.toUtf8()}, &client,
                             [&unanswered](const redis::RedisReply &) { --unanswered; });
@@ -166,8 +167,9 @@ void livePhases(test::RedisProcess &server)
     if (!test::openAndWait(admin))
         die(QStringLiteral("cannot connect"));
     QVector<model::Policy> policies;
-    const model::Algorithm algorithms[] = {model::Algorithm::TokenBucket, model::Algorithm::Gcra, model::Algorithm::FixedWindow,
-                                           model::Algorithm::SlidingWindow, model::Algorithm::LeakyBucket};
+    const model::Algorithm algorithms[]
+        = {model::Algorithm::TokenBucket, model::Algorithm::Gcra, model::Algorithm::FixedWindow,
+           model::Algorithm::SlidingWindow, model::Algorithm::LeakyBucket};
     for (int i = 0; i < livePolicies; ++i)
         policies << test::makePolicy(policyName("p", i), algorithms[i % 5], i < 10 ? 5 : 1000, 1000, i < 10 ? 5 : 0);
     const QString published = test::storeAndPublish(admin, QStringLiteral("sluice"), policies);
@@ -286,11 +288,15 @@ void memoryPhase(test::RedisProcess &server)
     qint64 watchSamples = 0;
     for (const model::WatchedKey &key : window->keyWatchView()->watch()->keys())
         watchSamples += key.samples.size();
-    out() << QStringLiteral("memory: %1 policy series (allowed and rejected) and %2 watched buckets, retention 1 h at 1 Hz, "
-                            "simulated clock (%3 s for two hours of ticks)\n")
-                 .arg(memoryPolicies).arg(watchedKeys).arg(clock.elapsed() / 1000.0, 0, 'f', 1);
-    out() << QStringLiteral("resident: %1 MiB after 1 min, %2 MiB after 1 h, %3 MiB after 2 h (rate histories hold %4 MiB, "
-                            "watched buckets %5 samples)\n")
+    out() << QStringLiteral(
+                 "memory: %1 policy series (allowed and rejected) and %2 watched buckets, retention 1 h at 1 Hz, "
+                 "simulated clock (%3 s for two hours of ticks)\n")
+                 .arg(memoryPolicies)
+                 .arg(watchedKeys)
+                 .arg(clock.elapsed() / 1000.0, 0, 'f', 1);
+    out() << QStringLiteral(
+                 "resident: %1 MiB after 1 min, %2 MiB after 1 h, %3 MiB after 2 h (rate histories hold %4 MiB, "
+                 "watched buckets %5 samples)\n")
                  .arg(before / 1024.0, 0, 'f', 1)
                  .arg(oneHour / 1024.0, 0, 'f', 1)
                  .arg(twoHours / 1024.0, 0, 'f', 1)
