@@ -57,7 +57,7 @@ run_tests() {
   local services_dir
   services_dir=$(mktemp -d /tmp/sluice-test-services.XXXXXX)
   # Stop every service by pid, whatever happens to the suite.
-  trap 'tests/services/services.sh stop "'"$services_dir"'"; rm -rf "'"$services_dir"'"' EXIT
+  trap 'tests/services/services.sh stop "'"$services_dir"'" || true; rm -rf "'"$services_dir"'"' EXIT
   say "starting test services in $services_dir"
   tests/services/services.sh start "$services_dir"
   # shellcheck source=/dev/null

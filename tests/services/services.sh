@@ -168,18 +168,19 @@ CONF
 }
 
 stop_all() {
-  local pidfile pid
+  # Every pid first: a server removes its pid file as it shuts down, so it cannot be read later.
+  local pidfile pid pids=()
   for pidfile in "$dir"/*/redis.pid; do
-    [ -s "$pidfile" ] || continue
-    pid=$(cat "$pidfile")
+    pid=$(cat "$pidfile" 2>/dev/null) || continue
+    [ -n "$pid" ] && pids+=("$pid")
+  done
+  for pid in "${pids[@]}"; do
     # Frozen servers (SIGSTOP in a test that died) must be thawed to handle SIGTERM.
     kill -CONT "$pid" 2>/dev/null || true
     kill -TERM "$pid" 2>/dev/null || true
   done
-  for pidfile in "$dir"/*/redis.pid; do
-    [ -s "$pidfile" ] || continue
-    pid=$(cat "$pidfile")
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$pid" 2>/dev/null || true
   done
 }
