@@ -93,7 +93,7 @@ struct Durations {
 
 void measure(test::RedisProcess &server)
 {
-    redis::RedisClient client(test::patientOptions(server));
+    redis::RedisClient client(server.options());
     if (!test::openAndWait(client))
         die(QStringLiteral("cannot connect"));
     const QString published = test::storeAndPublish(

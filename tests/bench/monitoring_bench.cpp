@@ -163,7 +163,7 @@ void watchKeys(ui::MainWindow &window, const char *prefix, int policies)
 
 void livePhases(test::RedisProcess &server)
 {
-    redis::RedisClient admin(test::patientOptions(server));
+    redis::RedisClient admin(server.options());
     if (!test::openAndWait(admin))
         die(QStringLiteral("cannot connect"));
     QVector<model::Policy> policies;
@@ -176,9 +176,9 @@ void livePhases(test::RedisProcess &server)
     if (!published.isEmpty())
         die(published);
 
-    Traffic traffic(test::patientOptions(server));
+    Traffic traffic(server.options());
     traffic.start();
-    auto window = openWindow(test::patientOptions(server));
+    auto window = openWindow(server.options());
     watchKeys(*window, "p", livePolicies);
     auto *tabs = window->findChild<QTabWidget *>(QStringLiteral("mainTabs"));
     window->liveView()->showPolicy(policyName("p", 0));
@@ -250,8 +250,8 @@ void simulate(redis::RedisClient &admin, ui::MainWindow &window, qint64 *clockMs
 
 void memoryPhase(test::RedisProcess &server)
 {
-    redis::RedisConnection loader(test::patientOptions(server));
-    redis::RedisClient admin(test::patientOptions(server));
+    redis::RedisConnection loader(server.options());
+    redis::RedisClient admin(server.options());
     if (!test::openAndWait(loader) || !test::openAndWait(admin))
         die(QStringLiteral("cannot connect"));
     QVector<model::Policy> policies;
@@ -269,7 +269,7 @@ void memoryPhase(test::RedisProcess &server)
     if (!unfilled.isEmpty())
         die(QStringLiteral("cannot create the watched buckets: %1").arg(unfilled));
 
-    auto window = openWindow(test::patientOptions(server));
+    auto window = openWindow(server.options());
     window->session()->rates()->stop(); // the simulated clock drives every tick
     window->session()->rates()->setRetentionMs(60 * 60 * 1000);
     window->keyWatchView()->watch()->stop();

@@ -78,12 +78,4 @@ redis::RespValue mustRun(redis::RedisClient &client, const QByteArrayList &comma
     return reply->value;
 }
 
-redis::ConnectionOptions patientOptions(const RedisProcess &server)
-{
-    redis::ConnectionOptions options = server.options();
-    options.connectTimeoutMs = 10000;
-    options.commandTimeoutMs = 60000;
-    return options;
-}
-
 } // namespace sluice::test

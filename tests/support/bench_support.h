@@ -36,8 +36,5 @@ QString privateServerEnded();
 // fails or the private server ends.
 redis::RespValue mustRun(redis::RedisClient &client, const QByteArrayList &command);
 
-// Options for a benchmark's clients: generous timeouts, so a busy machine makes their commands
-// slower, never failed.
-redis::ConnectionOptions patientOptions(const RedisProcess &server);
 
 } // namespace sluice::test
