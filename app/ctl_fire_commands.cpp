@@ -5,9 +5,9 @@
 #include "app/text_table.h"
 #include "model/fire/fire_engine.h"
 #include "model/policy/policy_store.h"
+#include "model/whole_file.h"
 
 #include <QCoreApplication>
-#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -145,13 +145,10 @@ void run(const CtlRequest &request, bool bench)
         });
         QObject::connect(engine, &model::FireEngine::finished, engine, [=] {
             const model::FireReport &report = engine->report();
-            if (!request.fire.csvFile.isEmpty()) {
-                QFile csv(request.fire.csvFile);
-                if (!csv.open(QIODevice::WriteOnly | QIODevice::Truncate) || csv.write(report.toCsv()) < 0)
-                    ctlErr() << tr("sluicectl: %1: cannot write %2: %3")
-                                    .arg(request.command, request.fire.csvFile, csv.errorString())
-                             << Qt::endl;
-            }
+            // The summary still prints; the run fails once it is printed.
+            const std::optional<model::Failure> csvFailure = request.fire.csvFile.isEmpty()
+                ? std::nullopt
+                : model::writeWholeFile(request.fire.csvFile, report.toCsv());
             QJsonObject json = report.toJson();
             const model::FireSummary first = report.summary(0);
             const double answeredPerSecond = report.sendingMs() > 0 ? first.answered * 1000.0 / report.sendingMs() : 0;
@@ -174,6 +171,8 @@ void run(const CtlRequest &request, bool bench)
                 errors += report.summary(target).errors;
             if (const auto failure = report.failure())
                 return fail(request, *failure);
+            if (csvFailure)
+                return fail(request, *csvFailure);
             if (errors > 0)
                 return fail(
                     request,

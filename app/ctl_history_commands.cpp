@@ -106,7 +106,8 @@ void runRollback(const CtlRequest &request)
         model::PolicyStore(request.client, request.ns)
             .read(policy, QCoreApplication::instance(),
                   [request, policy, version, target](const model::PolicyStore::ReadResult &stored) {
-            if (stored.failure)
+            // A damaged policy is rolled back like any other: that repairs it.
+            if (stored.failure && !stored.damaged)
                 return fail(request, *stored.failure);
             if (stored.policy && stored.policy->sameDefinition(target)) {
                 ctlOut()
@@ -124,8 +125,10 @@ void runRollback(const CtlRequest &request)
                 QCoreApplication::exit(ExitOk);
                 return;
             }
-            const model::PolicyChange change{model::PolicyChange::Kind::Put, target,
-                                             stored.policy ? stored.policy->version : 0, version};
+            const qint64 storedVersion = stored.policy ? stored.policy->version
+                : stored.damaged                       ? stored.damaged->version
+                                                       : 0;
+            const model::PolicyChange change{model::PolicyChange::Kind::Put, target, storedVersion, version};
             model::PolicyStore(request.client, request.ns)
                 .commit({change}, request.who, QCoreApplication::instance(),
                         [request, policy, version](const model::PolicyStore::CommitResult &result) {

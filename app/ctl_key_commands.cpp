@@ -1,13 +1,14 @@
 // sluicectl keys and reset-key: the key inspector in a terminal.
 
-#include "model/limiter/bucket_key.h"
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
 #include "app/text_table.h"
+#include "model/limiter/bucket_key.h"
 #include "model/limiter/bucket_reset.h"
-#include "model/tables/key_inspector_model.h"
 #include "model/limiter/limiter_library.h"
 #include "model/policy/policy.h"
+#include "model/policy/policy_store.h"
+#include "model/tables/key_inspector_model.h"
 
 #include <QCoreApplication>
 #include <QJsonDocument>
@@ -44,6 +45,27 @@ void whenReady(const CtlRequest &request, std::function<void()> then)
                              fail(request, {model::Failure::Kind::Unreachable, reason});
                          }
                      });
+}
+
+// Runs `then` once the client is ready and `policy` (when named) is stored, or fails the command: a
+// name with no policy behind it is a mistake to say, not an empty table.
+void whenPolicyKnown(const CtlRequest &request, const QString &policy, std::function<void()> then)
+{
+    whenReady(request, [=] {
+        if (policy.isEmpty())
+            return then();
+        model::PolicyStore(request.client, request.ns)
+            .read(policy, QCoreApplication::instance(), [=](const model::PolicyStore::ReadResult &stored) {
+                if (stored.failure && !stored.damaged)
+                    return fail(request, *stored.failure);
+                if (!stored.policy && !stored.damaged)
+                    return fail(request,
+                                model::Failure::invalid(tr("no policy \"%1\" in namespace \"%2\" "
+                                                           "(sluicectl policies lists them)")
+                                                            .arg(policy, request.ns)));
+                then();
+            });
+    });
 }
 
 const TextTable bucketTable({{"SUBJECT", -24}, {"POLICY", -20}, {"ALGORITHM", -15}, {"AVAILABLE", 13},
@@ -95,7 +117,7 @@ void runKeys(const CtlRequest &request)
     if (filter.matchPattern(request.ns, &invalid).isEmpty())
         return failUsage(request, invalid.message);
 
-    whenReady(request, [=] {
+    whenPolicyKnown(request, filter.policy, [=] {
         auto *model = new model::KeyInspectorModel(request.client, request.ns, QCoreApplication::instance());
         auto printed = std::make_shared<int>(0);
         if (!request.json) {

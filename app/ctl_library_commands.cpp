@@ -58,6 +58,16 @@ void printNodes(const QVector<NodeLibrary> &nodes)
                      << Qt::endl;
 }
 
+QString historyName(model::DeploymentStatus::History history)
+{
+    switch (history) {
+    case model::DeploymentStatus::History::Published: return QStringLiteral("published");
+    case model::DeploymentStatus::History::NeverPublished: return QStringLiteral("never_published");
+    case model::DeploymentStatus::History::DataLost: return QStringLiteral("data_lost");
+    }
+    return {};
+}
+
 QJsonArray nodesToJson(const QVector<NodeLibrary> &nodes)
 {
     QJsonArray list;
@@ -85,6 +95,15 @@ void reportPreview(const CtlRequest &request, const model::LimiterLibrary &libra
 
 void reportPublish(const CtlRequest &request, const model::PublishResult &result)
 {
+    for (const model::DamagedPolicy &damaged : result.damaged)
+        ctlErr() << tr("sluicectl: publish: warning: policy \"%1\" is damaged (%2) and is not in the library")
+                        .arg(damaged.name, damaged.problem)
+                 << Qt::endl;
+    if (result.failure && result.failure->kind == model::Failure::Kind::Refused)
+        return fail(request,
+                    result.failure->reworded(tr("%1 (add --allow-empty to publish a library that serves no policy, "
+                                                "--allow-drop to drop policies in use)")),
+                    tr("nothing was published"));
     if (result.failure)
         return fail(request, *result.failure, tr("nothing was published"));
     if (request.json) {
@@ -109,9 +128,17 @@ void reportStatus(const CtlRequest &request, const model::DeploymentStatus &stat
     if (status.failure)
         return fail(request, *status.failure);
     const model::LibraryRecord &published = status.published;
+    const model::DeploymentStatus::History history = status.history();
     if (request.json) {
+        QJsonArray damaged;
+        for (const model::DamagedPolicy &policy : status.damaged)
+            damaged.append(
+                QJsonObject{{QStringLiteral("name"), policy.name}, {QStringLiteral("damaged"), policy.problem}});
         ctlOut() << QJsonDocument(
-                        QJsonObject{{QStringLiteral("version"), static_cast<double>(published.version)},
+                        QJsonObject{{QStringLiteral("history"), historyName(history)},
+                                    {QStringLiteral("stored_policies"), static_cast<double>(status.storedPolicies)},
+                                    {QStringLiteral("damaged"), damaged},
+                                    {QStringLiteral("version"), static_cast<double>(published.version)},
                                     {QStringLiteral("digest"), QString::fromLatin1(published.digest)},
                                     {QStringLiteral("published_at"), static_cast<double>(published.publishedAtMs)},
                                     {QStringLiteral("published_by"), published.publishedBy},
@@ -120,8 +147,18 @@ void reportStatus(const CtlRequest &request, const model::DeploymentStatus &stat
                                     {QStringLiteral("nodes"), nodesToJson(status.nodes)}})
                         .toJson(QJsonDocument::Indented);
     } else {
-        if (published.version == 0)
-            ctlOut() << tr("never published in namespace \"%1\"").arg(request.ns) << Qt::endl;
+        if (history == model::DeploymentStatus::History::NeverPublished)
+            ctlOut() << tr("never published in namespace \"%1\"; %2 policies stored")
+                            .arg(request.ns)
+                            .arg(status.storedPolicies)
+                     << Qt::endl;
+        else if (history == model::DeploymentStatus::History::DataLost)
+            ctlOut() << tr("the stored policies, audit log and publish record of namespace \"%1\" are gone, but "
+                           "primaries still run a published library: the data was flushed or lost in a restart "
+                           "without persistence. Restore it with: sluicectl apply LAST_EXPORT.json, then sluicectl "
+                           "publish")
+                            .arg(request.ns)
+                     << Qt::endl;
         else
             ctlOut() << tr("published version %1 (digest %2), %3 policies, at %4 by %5")
                             .arg(published.version)
@@ -131,8 +168,19 @@ void reportStatus(const CtlRequest &request, const model::DeploymentStatus &stat
                                  published.publishedBy)
                      << Qt::endl;
         if (status.storedDiffers)
-            ctlOut() << tr("the stored policies differ from the published library: publish to apply them") << Qt::endl;
+            ctlOut() << (history == model::DeploymentStatus::History::Published
+                             ? tr("the stored policies differ from the published library: publish to apply them")
+                             : tr("the stored policies were never published: publish to serve them"))
+                     << Qt::endl;
+        for (const model::DamagedPolicy &policy : status.damaged)
+            ctlOut() << tr("policy \"%1\" is damaged (%2) and cannot be published until apply repairs it")
+                            .arg(policy.name, policy.problem)
+                     << Qt::endl;
         printNodes(status.nodes);
+        if (history == model::DeploymentStatus::History::NeverPublished && status.persistsNothing())
+            ctlErr() << tr("sluicectl: status: if policies were published here before a restart, they were lost "
+                           "with the data; restore them with sluicectl apply LAST_EXPORT.json, then publish")
+                     << Qt::endl;
     }
     if (status.drift())
         ctlErr() << tr("sluicectl: drift: not every primary runs the published library; publish to restore it")
@@ -144,7 +192,7 @@ void reportStatus(const CtlRequest &request, const model::DeploymentStatus &stat
 
 void runPublish(const CtlRequest &request)
 {
-    const LibraryPublisher publisher(request.client, request.ns);
+    const LibraryPublisher publisher(request.client, request.ns, {request.allowEmpty, request.allowDrop});
     auto *app = QCoreApplication::instance();
     if (request.dryRun)
         publisher.preview(
@@ -174,7 +222,7 @@ void runAcquire(const CtlRequest &request)
     request.client->send(command, QCoreApplication::instance(), [request](const redis::RedisReply &reply) {
         const QVector<redis::RespValue> &fields = reply.value.elements;
         if (!reply.ok() || fields.size() < 6)
-            return fail(request, model::Failure::fromReply(reply));
+            return fail(request, model::Failure::fromWriteReply(reply));
         // One policy: a seventh element is the concurrency lease id or the leaky bucket's delay.
         QStringList names{QStringLiteral("allowed"), QStringLiteral("remaining"), QStringLiteral("retry_after_ms"),
                           QStringLiteral("reset_after_ms"), QStringLiteral("limit"), QStringLiteral("policy")};
@@ -193,7 +241,7 @@ void runAcquire(const CtlRequest &request)
         }
         if (request.json)
             ctlOut() << QJsonDocument(object).toJson(QJsonDocument::Compact) << Qt::endl;
-        QCoreApplication::exit(ExitOk);
+        QCoreApplication::exit(fields.at(0).integer == 1 ? ExitOk : ExitRejected);
     });
 }
 

@@ -37,6 +37,18 @@ QString wording(const CtlRequest &request, const Failure &failure)
     return failure.message;
 }
 
+// The read-only commands that show whether a write whose answer was lost took effect.
+QString howToCheck(const QString &command)
+{
+    if (command == QLatin1String("apply") || command == QLatin1String("rollback"))
+        return QStringLiteral("sluicectl policies; sluicectl history");
+    if (command == QLatin1String("publish"))
+        return QStringLiteral("sluicectl status");
+    if (command == QLatin1String("reset-key"))
+        return QStringLiteral("sluicectl history; sluicectl keys");
+    return {};
+}
+
 } // namespace
 
 QTextStream &ctlOut()
@@ -55,8 +67,8 @@ int exitCodeFor(Failure::Kind kind)
 {
     switch (kind) {
     case Failure::Kind::Unreachable:
-    case Failure::Kind::OutcomeUnknown:
         return ExitCannotConnect;
+    case Failure::Kind::OutcomeUnknown: return ExitOutcomeUnknown;
     case Failure::Kind::TimedOut:
         return ExitTimeout;
     case Failure::Kind::Refused:
@@ -75,12 +87,13 @@ int report(const CtlRequest &request, const Failure &failure, const QString &unc
 {
     const QString prefix = QStringLiteral("sluicectl: %1: ").arg(request.command);
     ctlErr() << prefix << wording(request, failure) << Qt::endl;
-    if (!unchanged.isEmpty()) {
-        ctlErr() << prefix
-                 << (failure.kind == Failure::Kind::OutcomeUnknown
-                         ? tr("the answer was lost, so the outcome is unknown: the change may have been made")
-                         : unchanged)
+    if (failure.kind == Failure::Kind::OutcomeUnknown) {
+        ctlErr() << prefix << tr("the answer was lost, so the outcome is unknown: it may have been applied")
                  << Qt::endl;
+        if (const QString check = howToCheck(request.command); !check.isEmpty())
+            ctlErr() << prefix << tr("see what happened with: %1").arg(check) << Qt::endl;
+    } else if (!unchanged.isEmpty()) {
+        ctlErr() << prefix << unchanged << Qt::endl;
     }
     return exitCodeFor(failure.kind);
 }

@@ -19,6 +19,8 @@ struct CtlRequest {
     QString who;       // recorded in audit entries
     bool dryRun = false;
     bool prune = false;
+    bool allowEmpty = false; // publish: even a library that serves no policy
+    bool allowDrop = false;  // publish: even one without policies in use
     bool json = false;
     QString cost;      // acquire --cost, passed on as given (the library checks it)
     QString interval;  // watch --interval, checked by the command

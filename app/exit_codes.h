@@ -12,7 +12,11 @@ enum ExitCode : int {
     ExitInvalidInput = 5,  // an input file (a policy file) is malformed or invalid; nothing changed
     ExitConflict = 6,      // someone else saved in between; nothing changed
     ExitDrift = 7,         // a primary does not run the published limiter library
-    ExitRefused = 8,       // a write on a read-only profile, or on a production one without --yes
+    ExitRefused = 8,       // a write on a read-only profile, on a production one without --yes, or a publish
+                           // that would serve no policies or drop ones in use, without --allow-empty/--allow-drop
+    ExitOutcomeUnknown = 9,  // a write was sent and its answer lost: it may have been applied
+    ExitChangesPending = 10, // apply --dry-run: the store differs from the file (as diff's exit 1)
+    ExitRejected = 11,       // acquire: the policy rejected the call
 };
 
 } // namespace sluice::app

@@ -39,20 +39,24 @@ struct Command {
 
 const Command commands[] = {
     {"ping", 0, 0, Access::Reads, "ping", "check that the server answers; print its version and mode", app::runPing},
-    {"apply", 1, 1, Access::WritesUnlessDryRun, "apply FILE [--dry-run] [--prune]",
-     "make the stored policies match a JSON policy file", app::runApply},
+    {"apply", 1, 1, Access::WritesUnlessDryRun, "apply FILE [--dry-run] [--prune] [--json]",
+     "make the stored policies match a JSON policy file, or change nothing if another change came in between; "
+     "--dry-run: each field's old and new value, exit 10 when changes are pending",
+     app::runApply},
     {"policies", 0, 0, Access::Reads, "policies [--json]", "list the stored policies", app::runPolicies},
     {"export", 0, 1, Access::Reads, "export [FILE]", "write the stored policies as a policy file", app::runExport},
     {"history", 0, 1, Access::Reads, "history [POLICY] [--json]",
      "show the audit log (who changed what, when), newest first", app::runHistory},
     {"rollback", 2, 2, Access::WritesUnlessDryRun, "rollback POLICY VERSION [--dry-run]",
      "save an earlier version's definition as the policy's new version (audited)", app::runRollback},
-    {"publish", 0, 0, Access::WritesUnlessDryRun, "publish [--dry-run] [--json]",
-     "compile the stored policies into the limiter library and load it on every primary", app::runPublish},
+    {"publish", 0, 0, Access::WritesUnlessDryRun, "publish [--dry-run] [--allow-empty] [--allow-drop] [--json]",
+     "compile the stored policies into the limiter library and load it on every primary; refuses a library that "
+     "serves no policy or drops policies in use unless allowed",
+     app::runPublish},
     {"status", 0, 0, Access::Reads, "status [--json]",
      "show each primary's limiter library and drift from the published one", app::runStatus},
     {"acquire", 2, 2, Access::Writes, "acquire POLICY SUBJECT [--cost N] [--json]",
-     "take one decision from a policy for a subject, and print it", app::runAcquire},
+     "take one decision from a policy for a subject, and print it; exit 11 when it is a rejection", app::runAcquire},
     {"watch", 0, 64, Access::Reads, "watch [POLICY...] [--interval MS] [--duration S] [--json]",
      "show each policy's allowed and rejected decisions per second, live (most rejections first); --json: one object "
      "per policy per sample",
@@ -94,8 +98,11 @@ QString description()
     text += QCoreApplication::translate(
         "sluicectl",
         "\nExit codes: 0 ok, 1 failed, 2 usage error, 3 cannot connect, "
-        "4 timeout, 5 invalid input file, 6 conflict, 7 drift (a primary does not run the published library), "
-        "8 refused (a write on a read-only profile, or on a production one without --yes).");
+        "4 timeout, 5 invalid input (a file, an unknown policy), 6 conflict (nothing changed), 7 drift (a primary "
+        "does not run the published library), 8 refused (a write on a read-only profile, on a production one "
+        "without --yes, or a publish that would serve no policy or drop ones in use), 9 outcome unknown (a write "
+        "was sent and its answer lost: it may have been applied), 10 changes pending (apply --dry-run), "
+        "11 rejected (acquire).");
     return text;
 }
 
@@ -130,6 +137,14 @@ int main(int argc, char *argv[])
     const QCommandLineOption pruneOption(
         QStringLiteral("prune"),
         QCoreApplication::translate("sluicectl", "apply: also delete stored policies the file lacks."));
+    const QCommandLineOption allowEmptyOption(
+        QStringLiteral("allow-empty"),
+        QCoreApplication::translate("sluicectl", "publish: even a library that serves no policy (every call fails)."));
+    const QCommandLineOption allowDropOption(
+        QStringLiteral("allow-drop"),
+        QCoreApplication::translate("sluicectl",
+                                    "publish: even a library without policies that answered calls in the last "
+                                    "minute (their callers get errors)."));
     const QCommandLineOption jsonOption(QStringLiteral("json"),
                                         QCoreApplication::translate("sluicectl", "Print JSON."));
     const QCommandLineOption costOption(
@@ -164,7 +179,8 @@ int main(int argc, char *argv[])
         QStringLiteral("yes"),
         QCoreApplication::translate("sluicectl", "Confirm a write through a production profile."));
     parser.addOptions({helpOption, timeoutOption, namespaceOption, profileOption, yesOption, dryRunOption, pruneOption,
-                       jsonOption, costOption, intervalOption, durationOption, matchOption, limitOption});
+                       allowEmptyOption, allowDropOption, jsonOption, costOption, intervalOption, durationOption,
+                       matchOption, limitOption});
     parser.addPositionalArgument(QStringLiteral("command"),
                                  QCoreApplication::translate("sluicectl", "What to do (see Commands)."));
 
@@ -203,6 +219,8 @@ int main(int argc, char *argv[])
     }
     request.dryRun = parser.isSet(dryRunOption);
     request.prune = parser.isSet(pruneOption);
+    request.allowEmpty = parser.isSet(allowEmptyOption);
+    request.allowDrop = parser.isSet(allowDropOption);
     request.cost = parser.value(costOption);
     request.interval = parser.value(intervalOption);
     request.duration = parser.value(durationOption);

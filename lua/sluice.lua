@@ -969,7 +969,7 @@ end
 
 -- FCALL_RO sluice_version 0: [version, digest, code version, policy count].
 local function version()
-    return {LIBRARY.version, LIBRARY.digest, LIBRARY.code, #NAMES}
+    return {LIBRARY.version, LIBRARY.digest, LIBRARY.code, #NAMES, NAMESPACE}
 end
 
 -- FCALL_RO sluice_policies 0: the compiled policy table, one array per policy, sorted by name.

@@ -17,8 +17,8 @@ Failure Failure::fromReply(const redis::RedisReply &reply)
         return {Kind::Unreachable, reply.failureMessage};
     case Client::Timeout:
         return {Kind::TimedOut, reply.failureMessage};
-    case Client::Disconnected:
-        return {Kind::OutcomeUnknown, reply.failureMessage};
+    case Client::Disconnected: return {Kind::Unreachable, reply.failureMessage};
+    case Client::NoReply: return {Kind::TimedOut, reply.failureMessage};
     case Client::Refused:
         return {Kind::Refused, reply.failureMessage};
     case Client::None:
@@ -28,6 +28,14 @@ Failure Failure::fromReply(const redis::RedisReply &reply)
     if (text.startsWith(conflictPrefix))
         return {Kind::Conflict, text.mid(conflictPrefix.size())};
     return {Kind::ServerError, text};
+}
+
+Failure Failure::fromWriteReply(const redis::RedisReply &reply)
+{
+    using Client = redis::RedisReply::Failure;
+    if (reply.failure == Client::Disconnected || reply.failure == Client::NoReply)
+        return {Kind::OutcomeUnknown, reply.failureMessage};
+    return fromReply(reply);
 }
 
 bool Failure::isConnectionFailure() const

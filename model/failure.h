@@ -13,20 +13,23 @@ namespace sluice::model {
 // message says what happened, in words an operator can act on. Never holds a secret.
 struct Failure {
     enum class Kind {
-        Unreachable,    // no connection: the request was never sent, nothing changed
-        TimedOut,       // no connection in time: the request was never sent, nothing changed
+        Unreachable,    // no connection, or a read's connection broke before its answer: nothing changed
+        TimedOut,       // no connection in time, or a read got no reply in time: nothing changed
         Refused,        // the client or the profile would not send it (read-only, production)
         Conflict,       // someone else changed it in between; nothing changed
         Invalid,        // the input is malformed or breaks a rule; nothing changed
-        OutcomeUnknown, // sent, then the connection broke or the answer was late: it may have run
+        OutcomeUnknown, // a write was sent, then its connection broke or its answer was late: it may have run
         ServerError,    // Redis (or the file system) answered with an error, or with nonsense
     };
 
     Kind kind = Kind::ServerError;
     QString message;
 
-    // What a reply that is not ok() means: the client's failure, a CONFLICT, or Redis' error.
+    // What a read's reply that is not ok() means: the client's failure, a CONFLICT, or Redis' error.
+    // A read has no outcome to doubt, so a lost answer is a timeout or a lost connection.
     static Failure fromReply(const redis::RedisReply &reply);
+    // The same for a write: an answer lost after the command was sent leaves its outcome unknown.
+    static Failure fromWriteReply(const redis::RedisReply &reply);
     static Failure invalid(const QString &message) { return {Kind::Invalid, message}; }
     static Failure serverError(const QString &message) { return {Kind::ServerError, message}; }
 

@@ -290,6 +290,10 @@ void RedisConnection::checkTimeouts()
         const QString reason = m_handshakeDone
             ? tr("no reply within %1 ms").arg(m_options.commandTimeoutMs)
             : tr("no answer within %1 ms").arg(m_options.connectTimeoutMs);
+        // Told apart from a broken connection: a read that gets no reply timed out.
+        failAll(m_inFlight, RedisReply::Failure::NoReply, reason);
+        if (!self)
+            return;
         onTransportFailed(reason);
         if (!self)
             return;

@@ -9,9 +9,17 @@ namespace sluice::redis {
 // The outcome of one command: a server reply (which may be a Redis error) or a client-side failure.
 struct RedisReply {
     // Timeout (no connection in time) and NotConnected: the command was never written, so it did
-    // not run. Disconnected: it was written and then the connection broke or its reply was late,
-    // so it may have run. Refused: the client would not send it (a write on a read-only client).
-    enum class Failure { None, Timeout, Disconnected, NotConnected, Refused };
+    // not run. Disconnected: it was written and then the connection broke; NoReply: it was written
+    // and no reply came in time. Either way it may have run. Refused: the client would not send it
+    // (a write on a read-only client).
+    enum class Failure {
+        None,
+        Timeout,
+        Disconnected,
+        NoReply,
+        NotConnected,
+        Refused
+    };
 
     RespValue value;
     Failure failure = Failure::None;

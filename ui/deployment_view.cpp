@@ -130,9 +130,17 @@ void DeploymentView::showStatus(const model::DeploymentStatus &status)
     const model::LibraryRecord &record = status.published;
     if (status.failure)
         m_record->setText(tr("Cannot read the deployment: %1").arg(status.failure->message));
+    else if (status.history() == model::DeploymentStatus::History::DataLost)
+        m_record->setText(tr("<b>The stored policies, audit log and publish record are gone</b>, but primaries still "
+                             "run a published library: the data was flushed or lost in a restart without "
+                             "persistence. Import your last export on the Policies tab, then publish."));
     else if (record.version == 0)
         m_record->setText(
-            tr("<b>Nothing published yet.</b> Services cannot call the stored policies until a publish."));
+            status.persistsNothing()
+                ? tr("<b>Nothing published yet.</b> This server keeps nothing across a restart: if policies were "
+                     "published here before one, they were lost with its data; import your last export to restore "
+                     "them.")
+                : tr("<b>Nothing published yet.</b> Services cannot call the stored policies until a publish."));
     else
         m_record->setText(
             tr("<b>Published version %1</b> by %2 at %3 &middot; policies: %4 &middot; digest <tt>%5</tt>")
@@ -165,42 +173,55 @@ void DeploymentView::publish()
 {
     if (!m_session || m_publishing)
         return;
+    guardWrite(this, m_session->profile(), tr("compile the stored policies and load the library on every primary"),
+               [this] { publishAllowing({}); });
+}
+
+void DeploymentView::publishAllowing(const model::PublishAllowance &allowance)
+{
     const QPointer<model::ConnectionSession> session = m_session;
-    guardWrite(this, session->profile(), tr("compile the stored policies and load the library on every primary"),
-               [this, session] {
-        if (!session)
-            return;
-        m_publishing = true;
+    if (!session || m_publishing)
+        return;
+    m_publishing = true;
+    updateActions();
+    m_model->startPublish(session->client()->primaries());
+    m_status->setText(tr("Publishing\u2026"));
+    auto finished = [this, session](const model::PublishResult &result) {
+        m_publishing = false;
         updateActions();
-        m_model->startPublish(session->client()->primaries());
-        m_status->setText(tr("Publishing\u2026"));
-        model::LibraryPublisher(session->client(), session->profile().ns)
-            .publish(
-                model::operatorIdentity(QStringLiteral("sluice")), this,
-                [this, session](const model::PublishResult &result) {
-            m_publishing = false;
-            updateActions();
-            if (result.failure) {
-                m_status->setText(tr("Nothing was published: %1").arg(result.failure->message));
-                refresh();
-                return;
-            }
-            int current = 0;
-            for (const NodeLibrary &node : result.nodes)
-                current += node.state == NodeLibrary::State::Current;
-            m_status->setText(result.ok() ? tr("Published version %1 to every primary (%2).")
-                                                .arg(result.library.version)
-                                                .arg(result.nodes.size())
-                                          : tr("Version %1 runs on %2 of %3 primaries; see each one's detail.")
-                                                .arg(result.library.version)
-                                                .arg(current)
-                                                .arg(result.nodes.size()));
-            Q_EMIT published();
-            if (session)
-                session->libraryWatch()->checkNow();
-                },
-                [this](const NodeLibrary &node) { m_model->setNodeResult(node); });
-    });
+        if (result.failure && result.failure->kind == model::Failure::Kind::Refused && session) {
+            m_status->setText(tr("Nothing was published: %1").arg(result.failure->message));
+            confirmWrite(this, session->profile(), tr("publish it anyway"), result.failure->message, [this] {
+                publishAllowing({true, true});
+            });
+            return;
+        }
+        if (result.failure) {
+            m_status->setText(result.failure->kind == model::Failure::Kind::OutcomeUnknown
+                                  ? tr("The answer was lost (%1): the library may have been published. Refresh "
+                                       "to see what each primary runs.")
+                                        .arg(result.failure->message)
+                                  : tr("Nothing was published: %1").arg(result.failure->message));
+            refresh();
+            return;
+        }
+        int current = 0;
+        for (const NodeLibrary &node : result.nodes)
+            current += node.state == NodeLibrary::State::Current;
+        m_status->setText(
+            result.ok()
+                ? tr("Published version %1 to every primary (%2).").arg(result.library.version).arg(result.nodes.size())
+                : tr("Version %1 runs on %2 of %3 primaries; see each one's detail.")
+                      .arg(result.library.version)
+                      .arg(current)
+                      .arg(result.nodes.size()));
+        Q_EMIT published();
+        if (session)
+            session->libraryWatch()->checkNow();
+    };
+    model::LibraryPublisher(session->client(), session->profile().ns, allowance)
+        .publish(model::operatorIdentity(QStringLiteral("sluice")), this, finished,
+                 [this](const NodeLibrary &node) { m_model->setNodeResult(node); });
 }
 
 void DeploymentView::dryRun()

@@ -33,6 +33,9 @@ Q_SIGNALS:
     void published();
 
 private:
+    // A publish the publisher refuses (no policy served, policies in use dropped) is asked about,
+    // then sent again with the operator's allowance.
+    void publishAllowing(const model::PublishAllowance &allowance);
     void showStatus(const model::DeploymentStatus &status);
     void updateActions();
 

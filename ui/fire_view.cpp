@@ -1,11 +1,12 @@
 #include "ui/fire_view.h"
-#include "ui/state_palette.h"
 
 #include "model/policy/policy_store.h"
+#include "model/whole_file.h"
 #include "ui/column_widths.h"
 #include "ui/count_field.h"
 #include "ui/fire_target_picker.h"
 #include "ui/latency_bars.h"
+#include "ui/state_palette.h"
 #include "ui/time_series_chart.h"
 #include "ui/write_guard.h"
 
@@ -13,7 +14,6 @@
 #include <QComboBox>
 #include <QDateTime>
 #include <QDoubleSpinBox>
-#include <QFile>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -469,10 +469,12 @@ QString FireView::errorText() const
 
 bool FireView::exportCsv(const QString &path, QString *error) const
 {
-    QFile file(path);
-    if (!m_engine || !file.open(QIODevice::WriteOnly | QIODevice::Truncate)
-        || file.write(m_engine->report().toCsv()) < 0) {
-        *error = m_engine ? tr("Cannot write %1: %2").arg(path, file.errorString()) : tr("Nothing has been fired yet.");
+    if (!m_engine) {
+        *error = tr("Nothing has been fired yet.");
+        return false;
+    }
+    if (const auto failure = model::writeWholeFile(path, m_engine->report().toCsv())) {
+        *error = failure->message;
         return false;
     }
     return true;

@@ -439,7 +439,7 @@ void PolicyEditor::commit(const Policy &policy)
             return;
         }
         if (result.failure) {
-            setSaveError(tr("Not saved: %1").arg(result.failure->message));
+            setSaveError(commitFailureText(*result.failure));
             return;
         }
         Q_EMIT saved(policy.name);

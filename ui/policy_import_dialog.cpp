@@ -131,7 +131,7 @@ void PolicyImportDialog::readStoredAndPlan(const QString &notice)
                              {listed.failure->message});
                 return;
             }
-            m_stored = listed.policies;
+            m_stored = listed;
             m_planned = true;
             showPlan();
         });
@@ -147,7 +147,7 @@ void PolicyImportDialog::showPlan()
     m_prune->setEnabled(true);
     m_preview->setRowCount(0);
     QHash<QString, model::Policy> stored;
-    for (const model::Policy &policy : std::as_const(m_stored))
+    for (const model::Policy &policy : std::as_const(m_stored.policies))
         stored.insert(policy.name, policy);
     auto addRow = [this](const QString &name, const QString &change, const QString &details) {
         const int row = m_preview->rowCount();
@@ -156,10 +156,19 @@ void PolicyImportDialog::showPlan()
         m_preview->setItem(row, 1, new QTableWidgetItem(change));
         m_preview->setItem(row, 2, new QTableWidgetItem(details));
     };
+    QHash<QString, QString> damage;
+    for (const model::DamagedPolicy &damaged : std::as_const(m_stored.damaged))
+        damage.insert(damaged.name, damaged.problem);
     for (const model::PolicyChange &change : std::as_const(m_plan.changes)) {
         const QString &name = change.policy.name;
+        if (change.kind == model::PolicyChange::Kind::Check)
+            continue;
         if (change.kind == model::PolicyChange::Kind::Delete) {
             addRow(name, tr("delete"), tr("not in the file"));
+            continue;
+        }
+        if (damage.contains(name)) {
+            addRow(name, tr("repair"), tr("stored damaged: %1").arg(damage.value(name)));
             continue;
         }
         if (!stored.contains(name)) {
@@ -194,20 +203,23 @@ void PolicyImportDialog::apply()
 {
     if (!canApply())
         return;
-    commitPolicyChanges(this, m_session, tr("apply the file's policy changes (%1)").arg(m_plan.changes.size()),
-                        m_plan.changes, [this](const model::PolicyStore::CommitResult &result) {
+    const int writes = static_cast<int>(m_plan.created.size() + m_plan.updated.size() + m_plan.deleted.size());
+    commitPolicyChanges(
+        this, m_session, tr("apply the file's policy changes (%1)").arg(writes), m_plan.changes,
+        [this](const model::PolicyStore::CommitResult &result) {
         if (result.failure && result.failure->kind == model::Failure::Kind::Conflict) {
             readStoredAndPlan(tr("Someone saved in between (%1); nothing was applied. The preview below is made again "
                                  "from the stored policies as they are now.").arg(result.failure->message));
             return;
         }
         if (result.failure) {
-            showProblems(tr("Nothing was applied."), {result.failure->message});
+            showProblems(commitFailureText(*result.failure), {});
             return;
         }
         Q_EMIT applied(result.changed);
         accept();
-    });
+        },
+        m_plan.expectedNames);
 }
 
 } // namespace sluice::ui

@@ -39,7 +39,7 @@ private:
 
     QPointer<model::ConnectionSession> m_session;
     model::PolicyFile m_file;
-    QVector<model::Policy> m_stored;
+    model::PolicyStore::ListResult m_stored;
     bool m_planned = false;
     model::PolicyPlan m_plan;
     QString m_notice;

@@ -1,8 +1,9 @@
 #include "ui/policy_live_view.h"
-#include "ui/state_palette.h"
 
 #include "model/monitor/policy_rate_sampler.h"
+#include "model/whole_file.h"
 #include "ui/column_widths.h"
+#include "ui/state_palette.h"
 #include "ui/time_series_chart.h"
 
 #include <QComboBox>
@@ -15,7 +16,6 @@
 #include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -333,28 +333,23 @@ void PolicyLiveView::showTop(const model::TopRejected &top)
 
 bool PolicyLiveView::exportCsv(const QString &path, QString *error) const
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
-        *error = tr("Could not write %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    file.write("time,span_ms,allowed,rejected,allowed_per_s,rejected_per_s\n");
+    QByteArray csv = "time,span_ms,allowed,rejected,allowed_per_s,rejected_per_s\n";
     if (m_session) {
         if (const model::RateHistory *history = m_session->rates()->history(policy())) {
             const auto [from, to] = m_chart->shownSpan();
             for (const model::RatePoint &point : history->points(from, to))
-                file.write(QStringLiteral("%1,%2,%3,%4,%5,%6\n")
-                               .arg(QDateTime::fromMSecsSinceEpoch(point.endMs, Qt::UTC).toString(Qt::ISODateWithMs))
-                               .arg(point.spanMs)
-                               .arg(point.allowed)
-                               .arg(point.rejected)
-                               .arg(point.allowedPerSecond(), 0, 'f', 3)
-                               .arg(point.rejectedPerSecond(), 0, 'f', 3)
-                               .toUtf8());
+                csv += QStringLiteral("%1,%2,%3,%4,%5,%6\n")
+                           .arg(QDateTime::fromMSecsSinceEpoch(point.endMs, Qt::UTC).toString(Qt::ISODateWithMs))
+                           .arg(point.spanMs)
+                           .arg(point.allowed)
+                           .arg(point.rejected)
+                           .arg(point.allowedPerSecond(), 0, 'f', 3)
+                           .arg(point.rejectedPerSecond(), 0, 'f', 3)
+                           .toUtf8();
         }
     }
-    if (!file.commit()) {
-        *error = tr("Could not write %1: %2").arg(path, file.errorString());
+    if (const auto failure = model::writeWholeFile(path, csv)) {
+        *error = failure->message;
         return false;
     }
     return true;

@@ -1,22 +1,22 @@
 #include "ui/policy_panel.h"
-#include "ui/state_palette.h"
 
 #include "model/policy/policy_file.h"
 #include "model/policy/policy_store.h"
+#include "model/whole_file.h"
 #include "ui/policy_commit.h"
 #include "ui/policy_editor.h"
 #include "ui/policy_import_dialog.h"
+#include "ui/state_palette.h"
 
+#include <QAction>
 #include <QFile>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QAction>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -160,10 +160,20 @@ void PolicyPanel::refresh()
                 return;
             }
             m_model->setPolicies(listed.policies);
-            m_status->setStyleSheet(QString());
-            m_status->setText(m_model->rowCount() == 0
-                                  ? tr("No policies yet. Create one with New\u2026 or import a policy file.")
-                                  : tr("Policies: %1").arg(m_model->rowCount()));
+            QStringList damaged;
+            for (const model::DamagedPolicy &policy : listed.damaged)
+                damaged << tr("%1 (%2)").arg(policy.name, policy.problem);
+            m_status->setStyleSheet(damaged.isEmpty() ? QString() : textStyle(Tone::Warning));
+            if (!damaged.isEmpty())
+                m_status->setText(tr("Policies: %1. Damaged, not listed and not published: %2. Import a policy file "
+                                     "that defines them to repair them, or one without them (pruning) to delete "
+                                     "them.")
+                                      .arg(m_model->rowCount())
+                                      .arg(damaged.join(QStringLiteral("; "))));
+            else
+                m_status->setText(m_model->rowCount() == 0
+                                      ? tr("No policies yet. Create one with New\u2026 or import a policy file.")
+                                      : tr("Policies: %1").arg(m_model->rowCount()));
             updateActions();
         });
 }
@@ -308,11 +318,7 @@ void PolicyPanel::importFile(const QString &path)
 
 QString PolicyPanel::exportTo(const QString &path) const
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(model::writePolicyFile(m_model->policies())) < 0
-        || !file.commit())
-        return tr("Cannot write %1: %2").arg(path, file.errorString());
-    return {};
+    return model::messageOf(model::writeWholeFile(path, model::writePolicyFile(m_model->policies())));
 }
 
 } // namespace sluice::ui

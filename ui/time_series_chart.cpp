@@ -1,6 +1,9 @@
 #include "ui/time_series_chart.h"
+
+#include "model/whole_file.h"
 #include "ui/state_palette.h"
 
+#include <QBuffer>
 #include <QChart>
 #include <QChartView>
 #include <QDateTime>
@@ -11,8 +14,8 @@
 #include <QLineSeries>
 #include <QLocale>
 #include <QMouseEvent>
-#include <QValueAxis>
 #include <QVBoxLayout>
+#include <QValueAxis>
 
 #include <algorithm>
 #include <cmath>
@@ -283,10 +286,17 @@ QString TimeSeriesChart::hoverText() const
 
 bool TimeSeriesChart::exportPng(const QString &path, QString *error) const
 {
-    if (m_canvas->grab().save(path, "PNG"))
-        return true;
-    *error = tr("Could not write %1.").arg(path);
-    return false;
+    QByteArray png;
+    QBuffer buffer(&png);
+    if (!buffer.open(QIODevice::WriteOnly) || !m_canvas->grab().save(&buffer, "PNG")) {
+        *error = tr("Could not draw the chart as PNG.");
+        return false;
+    }
+    if (const auto failure = model::writeWholeFile(path, png)) {
+        *error = failure->message;
+        return false;
+    }
+    return true;
 }
 
 } // namespace sluice::ui

@@ -34,18 +34,41 @@ struct NodeLibrary {
 };
 
 struct DeploymentStatus {
+    // Published: a record exists. NeverPublished: no record and no primary runs a sluice library.
+    // DataLost: no record, yet a primary runs one: the store, the audit log and the record were
+    // flushed or lost in a restart without persistence, while the functions survived.
+    enum class History {
+        Published,
+        NeverPublished,
+        DataLost
+    };
+
     LibraryRecord published;
     QVector<NodeLibrary> nodes;
-    bool storedDiffers = false; // the stored policies are not what the published library runs
+    qsizetype storedPolicies = 0;
+    QVector<DamagedPolicy> damaged;
+    bool storedDiffers = false;     // stored policies are not what the published library runs (or wait for a first)
     std::optional<Failure> failure; // reading the record or the policies failed
     bool drift() const;
+    History history() const;
+    bool persistsNothing() const; // some primary keeps nothing across a restart
 };
 
 struct PublishResult {
     LimiterLibrary library;
     QVector<NodeLibrary> nodes; // each primary after loading, verified with sluice_version
-    std::optional<Failure> failure; // nothing was published (conflict, unreadable store)
+    QVector<DamagedPolicy> damaged; // stored policies left out because they cannot be read
+    // Nothing was published: a conflict, an unreadable store, or Refused (see PublishAllowance).
+    std::optional<Failure> failure;
     bool ok() const;
+};
+
+// What a publish refuses unless the operator allows it: a library that serves no policy (every
+// service call to it fails; after a restart without persistence the store is empty), and one
+// without policies the running library answered calls for in its last minute of counts.
+struct PublishAllowance {
+    bool empty = false;
+    bool dropInUse = false;
 };
 
 // Compiles the stored policies into the limiter library, loads it on every primary and verifies it
@@ -53,7 +76,8 @@ struct PublishResult {
 class LibraryPublisher {
 public:
     // The policy store is read through the client's routing; the library goes to each primary.
-    explicit LibraryPublisher(redis::RedisCommands *client, const QString &ns = QStringLiteral("sluice"));
+    explicit LibraryPublisher(redis::RedisCommands *client, const QString &ns = QStringLiteral("sluice"),
+                              PublishAllowance allowance = {});
 
     // The library a publish would load now, without loading it.
     void preview(QObject *context,
@@ -66,6 +90,7 @@ public:
 private:
     redis::RedisCommands *m_client;
     QString m_ns;
+    PublishAllowance m_allowance;
 };
 
 } // namespace sluice::model

@@ -60,7 +60,7 @@ void resetBucket(redis::RedisCommands *client, const QString &ns, const QString 
                 if (deleted.ok())
                     done(std::nullopt);
                 else
-                    done(Failure::fromReply(deleted).prefixed(
+                    done(Failure::fromWriteReply(deleted).prefixed(
                         tr("the audit log records the reset, but deleting %1 failed").arg(QString::fromUtf8(key))));
             });
         });

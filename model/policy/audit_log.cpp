@@ -66,6 +66,8 @@ QString AuditEntry::changeText() const
     QStringList parts;
     if (action == QLatin1String("rollback"))
         parts << tr("rolled back to version %1").arg(rollbackTo);
+    if (replacedDamage)
+        parts << tr("repaired a damaged definition");
     else if (action == QLatin1String("create"))
         return tr("created");
     const auto changes = diffPolicies(before ? &*before : nullptr, after ? &*after : nullptr);
@@ -114,9 +116,11 @@ std::optional<AuditEntry> AuditLog::decode(const RespValue &element, QString *er
         return entry;
     }
     bool ok = true;
-    entry.before = decodeDefinition(entry.policy, fields.value("old"), &ok, error);
-    if (ok)
-        entry.after = decodeDefinition(entry.policy, fields.value("new"), &ok, error);
+    QString oldProblem;
+    entry.before = decodeDefinition(entry.policy, fields.value("old"), &ok, &oldProblem);
+    // A change that repaired a damaged policy recorded the damage as it found it.
+    entry.replacedDamage = !ok;
+    entry.after = decodeDefinition(entry.policy, fields.value("new"), &ok, error);
     if (!ok)
         return std::nullopt;
     return entry;

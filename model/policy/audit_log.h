@@ -20,6 +20,7 @@ struct AuditEntry {
     qint64 rollbackTo = 0; // for a rollback, the version it restored
     std::optional<Policy> before;
     std::optional<Policy> after;
+    bool replacedDamage = false; // before was a damaged definition, which this change repaired
     QByteArray publishedDigest; // for a publish
     QByteArray subject;         // for a reset: the bucket's subject
     QJsonObject bucketState;    // for a reset: the bucket's state before it (BucketState::toJson)

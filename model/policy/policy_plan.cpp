@@ -5,35 +5,54 @@
 
 namespace sluice::model {
 
-PolicyPlan PolicyPlan::between(const QVector<Policy> &stored, const QVector<Policy> &desired, bool prune)
+PolicyPlan PolicyPlan::between(const PolicyStore::ListResult &stored, const QVector<Policy> &desired, bool prune)
 {
     QHash<QString, Policy> storedByName;
-    for (const Policy &policy : stored)
+    for (const Policy &policy : stored.policies)
         storedByName.insert(policy.name, policy);
+    QHash<QString, DamagedPolicy> damagedByName;
+    for (const DamagedPolicy &policy : stored.damaged)
+        damagedByName.insert(policy.name, policy);
 
     PolicyPlan plan;
+    QVector<PolicyChange> checks;
     QSet<QString> desiredNames;
     for (const Policy &policy : desired) {
         desiredNames.insert(policy.name);
         const auto it = storedByName.constFind(policy.name);
-        if (it == storedByName.cend()) {
+        if (const auto damaged = damagedByName.constFind(policy.name); damaged != damagedByName.cend()) {
+            plan.updated << policy.name;
+            plan.repaired << policy.name;
+            plan.changes.append({PolicyChange::Kind::Put, policy, damaged->version});
+        } else if (it == storedByName.cend()) {
             plan.created << policy.name;
             plan.changes.append({PolicyChange::Kind::Put, policy, 0});
         } else if (it->sameDefinition(policy)) {
             plan.unchanged << policy.name;
+            checks.append({PolicyChange::Kind::Check, *it, it->version});
         } else {
             plan.updated << policy.name;
             plan.changes.append({PolicyChange::Kind::Put, policy, it->version});
         }
     }
     if (prune) {
-        for (const Policy &policy : stored) {
+        plan.expectedNames = stored.names();
+        for (const Policy &policy : stored.policies) {
             if (desiredNames.contains(policy.name))
                 continue;
             plan.deleted << policy.name;
             plan.changes.append({PolicyChange::Kind::Delete, policy, policy.version});
         }
+        for (const DamagedPolicy &damaged : stored.damaged) {
+            if (desiredNames.contains(damaged.name))
+                continue;
+            Policy named;
+            named.name = damaged.name;
+            plan.deleted << damaged.name;
+            plan.changes.append({PolicyChange::Kind::Delete, named, damaged.version});
+        }
     }
+    plan.changes += checks;
     return plan;
 }
 

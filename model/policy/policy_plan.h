@@ -5,17 +5,21 @@
 namespace sluice::model {
 
 // What applying a desired set of policies to the stored ones would do. Each change carries the
-// stored version it was planned against, so a save in between turns the commit into a conflict.
+// stored version it was planned against, and every policy the plan keeps is checked at its version
+// too (with a prune, the set of names as well), so a save in between turns the commit into a
+// conflict and the store ends equal to the desired set or unchanged.
 struct PolicyPlan {
-    QVector<PolicyChange> changes;
+    QVector<PolicyChange> changes; // the writes, then a version check of every policy kept
     QStringList created;
-    QStringList updated;
-    QStringList deleted;   // only when pruning
+    QStringList updated;  // including damaged policies the desired set defines again
+    QStringList repaired; // the damaged ones among `updated`
+    QStringList deleted;  // only when pruning (damaged ones too)
     QStringList unchanged;
+    std::optional<QStringList> expectedNames; // when pruning: the stored names planned against
 
     // prune: also delete stored policies the desired set lacks.
-    static PolicyPlan between(const QVector<Policy> &stored, const QVector<Policy> &desired, bool prune);
-    bool isEmpty() const { return changes.isEmpty(); }
+    static PolicyPlan between(const PolicyStore::ListResult &stored, const QVector<Policy> &desired, bool prune);
+    bool isEmpty() const { return created.isEmpty() && updated.isEmpty() && deleted.isEmpty(); }
 };
 
 } // namespace sluice::model

@@ -3,6 +3,7 @@
 #include "model/limiter/lua_source.h"
 
 #include <QCoreApplication>
+#include <QRegularExpression>
 
 #include <algorithm>
 #include <memory>
@@ -29,6 +30,16 @@ bool readWhole(const QHash<QByteArray, QByteArray> &map, const char *field, qint
         return false;
     }
     return true;
+}
+
+// A version as store_commit.lua reads it (plain digits, at most 15), so a change expects the
+// version the script will find; anything else is damage.
+std::optional<qint64> storedVersion(const QByteArray &text)
+{
+    static const QRegularExpression plainWholeNumber(QStringLiteral("^[0-9]{1,15}$"));
+    if (!plainWholeNumber.match(QString::fromLatin1(text)).hasMatch())
+        return std::nullopt;
+    return text.toLongLong();
 }
 
 } // namespace
@@ -103,9 +114,15 @@ std::optional<Policy> PolicyStore::fromHash(const QString &name, const RespValue
     std::optional<Policy> policy = fromDefinition(name, map, error);
     if (!policy)
         return std::nullopt;
+    const std::optional<qint64> version = storedVersion(map.value("version"));
+    if (!version) {
+        *error = tr("stored policy \"%1\": field \"version\" holds \"%2\", not a version")
+                     .arg(name, QString::fromUtf8(map.value("version").left(40)));
+        return std::nullopt;
+    }
+    policy->version = *version;
     QString fieldError;
-    if (!readWhole(map, "version", &policy->version, &fieldError)
-        || !readWhole(map, "updated_at", &policy->updatedAtMs, &fieldError)) {
+    if (!readWhole(map, "updated_at", &policy->updatedAtMs, &fieldError)) {
         *error = tr("stored policy \"%1\": ").arg(name) + fieldError;
         return std::nullopt;
     }
@@ -113,14 +130,38 @@ std::optional<Policy> PolicyStore::fromHash(const QString &name, const RespValue
     return policy;
 }
 
-void PolicyStore::list(QObject *context, std::function<void(const ListResult &)> done) const
+QStringList PolicyStore::ListResult::names() const
 {
-    redis::RedisCommands *client = m_client;
-    const AdminKeys keys = m_keys;
-    client->send({"SMEMBERS", keys.policies()}, context, [client, keys, context, done](const RedisReply &names) {
+    QStringList names;
+    for (const Policy &policy : policies)
+        names << policy.name;
+    for (const DamagedPolicy &policy : damaged)
+        names << policy.name;
+    return names;
+}
+
+DamagedPolicy PolicyStore::damaged(const QString &name, const RespValue &hash, const QString &problem)
+{
+    DamagedPolicy damaged{name, problem, 0};
+    for (qsizetype i = 0; i + 1 < hash.elements.size(); i += 2)
+        if (hash.elements.at(i).bytes == "version")
+            damaged.version = storedVersion(hash.elements.at(i + 1).bytes).value_or(0);
+    return damaged;
+}
+
+namespace {
+
+// A name listed without a hash is either damage or a delete that ran between the two reads; a
+// second look tells them apart, so a list racing a prune reports neither a failure nor damage.
+constexpr int listAttempts = 3;
+
+void listAttempt(redis::RedisCommands *client, const AdminKeys &keys, int attempt, QObject *context,
+                 std::function<void(const PolicyStore::ListResult &)> done)
+{
+    client->send({"SMEMBERS", keys.policies()}, context, [=](const RedisReply &names) {
         if (!names.ok() || !names.value.isArray()) {
             const Failure failure = names.ok() ? Failure::serverError(tr("not a set")) : Failure::fromReply(names);
-            done({{}, failure.prefixed(tr("cannot list policies"))});
+            done({{}, {}, failure.prefixed(tr("cannot list policies"))});
             return;
         }
         if (names.value.elements.isEmpty()) {
@@ -128,33 +169,51 @@ void PolicyStore::list(QObject *context, std::function<void(const ListResult &)>
             return;
         }
         // One HGETALL per name, pipelined; the last reply assembles the answer.
-        auto result = std::make_shared<ListResult>();
+        auto result = std::make_shared<PolicyStore::ListResult>();
         auto pending = std::make_shared<qsizetype>(names.value.elements.size());
+        auto vanished = std::make_shared<bool>(false);
         for (const RespValue &nameValue : names.value.elements) {
             const QString name = QString::fromUtf8(nameValue.bytes);
-            client->send({"HGETALL", keys.policy(name)}, context,
-                         [result, pending, name, done](const RedisReply &hash) {
-                if (!hash.ok()) {
+            client->send({"HGETALL", keys.policy(name)}, context, [=](const RedisReply &hash) {
+                if (hash.failure != RedisReply::Failure::None) {
                     result->failure = Failure::fromReply(hash).prefixed(tr("cannot read policy \"%1\"").arg(name));
+                } else if (hash.value.isError()) {
+                    result->damaged.append({name, tr("its key is not a hash (%1)").arg(hash.value.toString()), 0});
                 } else if (hash.value.elements.isEmpty()) {
-                    result->failure = Failure::serverError(tr("policy \"%1\" is listed but has no hash").arg(name));
-                } else if (!result->failure) {
+                    *vanished = true;
+                    result->damaged.append({name, tr("its name is listed, but its hash is missing"), 0});
+                } else {
                     QString error;
                     if (auto policy = PolicyStore::fromHash(name, hash.value, &error))
                         result->policies.append(*policy);
                     else
-                        result->failure = Failure::serverError(error);
+                        result->damaged.append(PolicyStore::damaged(name, hash.value, error));
                 }
                 if (--*pending > 0)
                     return;
-                if (result->failure)
+                if (!result->failure && *vanished && attempt + 1 < listAttempts) {
+                    listAttempt(client, keys, attempt + 1, context, done);
+                    return;
+                }
+                if (result->failure) {
                     result->policies.clear();
+                    result->damaged.clear();
+                }
                 std::sort(result->policies.begin(), result->policies.end(),
                           [](const Policy &a, const Policy &b) { return a.name < b.name; });
+                std::sort(result->damaged.begin(), result->damaged.end(),
+                          [](const DamagedPolicy &a, const DamagedPolicy &b) { return a.name < b.name; });
                 done(*result);
             });
         }
     });
+}
+
+} // namespace
+
+void PolicyStore::list(QObject *context, std::function<void(const ListResult &)> done) const
+{
+    listAttempt(m_client, m_keys, 0, context, std::move(done));
 }
 
 void PolicyStore::read(const QString &name, QObject *context, std::function<void(const ReadResult &)> done) const
@@ -166,36 +225,48 @@ void PolicyStore::read(const QString &name, QObject *context, std::function<void
         } else if (!hash.value.elements.isEmpty()) {
             QString error;
             result.policy = fromHash(name, hash.value, &error);
-            if (!result.policy)
+            if (!result.policy) {
+                result.damaged = damaged(name, hash.value, error);
                 result.failure = Failure::serverError(error);
+            }
         }
         done(result);
     });
 }
 
 void PolicyStore::commit(const QVector<PolicyChange> &changes, const QString &who, QObject *context,
-                         std::function<void(const CommitResult &)> done) const
+                         std::function<void(const CommitResult &)> done,
+                         const std::optional<QStringList> &expectedNames) const
 {
-    if (changes.isEmpty()) {
+    const bool writes = std::any_of(changes.begin(), changes.end(), [](const PolicyChange &change) {
+        return change.kind != PolicyChange::Kind::Check;
+    });
+    if (!writes) {
         QMetaObject::invokeMethod(context, [done] { done({}); }, Qt::QueuedConnection);
         return;
     }
     QByteArrayList keys{m_keys.policies(), m_keys.audit()};
-    QByteArrayList args{who.toUtf8()};
+    QByteArrayList args{who.toUtf8(), QByteArray::number(expectedNames ? expectedNames->size() : -1)};
+    if (expectedNames)
+        for (const QString &name : *expectedNames)
+            args << name.toUtf8();
     for (const PolicyChange &change : changes) {
         keys << m_keys.policy(change.policy.name);
         const QByteArrayList fields = change.kind == PolicyChange::Kind::Put
             ? definitionFields(change.policy)
             : QByteArrayList{"name", change.policy.name.toUtf8()};
-        args << (change.kind == PolicyChange::Kind::Put ? "put" : "del") << QByteArray::number(change.expectedVersion)
-             << QByteArray::number(change.rollbackTo) << QByteArray::number(fields.size() / 2) << fields;
+        const char *operation = change.kind == PolicyChange::Kind::Put ? "put"
+            : change.kind == PolicyChange::Kind::Delete                ? "del"
+                                                                       : "check";
+        args << operation << QByteArray::number(change.expectedVersion) << QByteArray::number(change.rollbackTo)
+             << QByteArray::number(fields.size() / 2) << fields;
     }
     QByteArrayList command{"EVAL", luaSource(QStringLiteral("store_commit.lua")), QByteArray::number(keys.size())};
     command << keys << args;
     m_client->send(command, context, [done](const RedisReply &reply) {
         CommitResult result;
         if (!reply.ok()) {
-            result.failure = Failure::fromReply(reply);
+            result.failure = Failure::fromWriteReply(reply);
             if (result.failure->kind == Failure::Kind::Conflict)
                 result.failure = result.failure->prefixed(tr("someone else saved in between"));
         } else {

@@ -21,11 +21,25 @@ private:
     QByteArray m_prefix; // "{sluice}"
 };
 
-// One change to commit: put a definition, or delete a policy. expectedVersion is the version the
-// change was based on: 0 = must not exist yet, -1 = no check. A put that restores an earlier
-// version names it in rollbackTo, and the audit entry says so.
+// A stored policy that cannot be read as one (a field that is not a number, a hash missing while
+// its name is listed): listed apart, so every command still works on the healthy ones, and
+// repaired by putting a definition over it or deleting it at `version`.
+struct DamagedPolicy {
+    QString name;
+    QString problem;
+    qint64 version = 0; // the stored version when it can be read, else 0
+};
+
+// One change to commit: put a definition, delete a policy, or only check its version (a policy a
+// plan keeps as it is). expectedVersion is the version the change was based on: 0 = must not
+// exist yet, -1 = no check. A put that restores an earlier version names it in rollbackTo, and the
+// audit entry says so.
 struct PolicyChange {
-    enum class Kind { Put, Delete };
+    enum class Kind {
+        Put,
+        Delete,
+        Check
+    };
     Kind kind = Kind::Put;
     Policy policy; // for Delete only the name matters
     qint64 expectedVersion = -1;
@@ -33,16 +47,20 @@ struct PolicyChange {
 };
 
 // Reads and writes policies in Redis. Writes are all-or-nothing and optimistic: a change based on
-// an outdated version fails with a conflict and changes nothing; every real change appends an
-// audit entry; putting a definition that is already stored changes nothing and audits nothing.
+// an outdated version (or, when the caller names the set it read, a set of names that moved) fails
+// with a conflict and changes nothing; every real change appends an audit entry; putting a
+// definition that is already stored changes nothing and audits nothing.
 class PolicyStore {
 public:
     struct ListResult {
         QVector<Policy> policies; // sorted by name; empty on failure
+        QVector<DamagedPolicy> damaged; // sorted by name
         std::optional<Failure> failure;
+        QStringList names() const; // of the healthy and the damaged ones: the set a prune read
     };
     struct ReadResult {
         std::optional<Policy> policy; // nullopt: no such policy (or a failure)
+        std::optional<DamagedPolicy> damaged; // stored but unreadable (failure says why)
         std::optional<Failure> failure;
     };
     struct CommitResult {
@@ -54,13 +72,18 @@ public:
 
     void list(QObject *context, std::function<void(const ListResult &)> done) const;
     void read(const QString &name, QObject *context, std::function<void(const ReadResult &)> done) const;
+    // expectedNames: the set of policy names the changes were planned against (for a prune), or
+    // nullopt when other names may come and go.
     void commit(const QVector<PolicyChange> &changes, const QString &who, QObject *context,
-                std::function<void(const CommitResult &)> done) const;
+                std::function<void(const CommitResult &)> done,
+                const std::optional<QStringList> &expectedNames = std::nullopt) const;
 
     // The hash fields of a definition, canonical, as the store writes them.
     static QByteArrayList definitionFields(const Policy &policy);
     // Decodes a stored hash (HGETALL reply); nullopt and *error on anything malformed.
     static std::optional<Policy> fromHash(const QString &name, const redis::RespValue &hash, QString *error);
+    // What a stored hash that fromHash() refused is: its name, the problem and what version it holds.
+    static DamagedPolicy damaged(const QString &name, const redis::RespValue &hash, const QString &problem);
     // Decodes the definition fields alone (as the audit log keeps them), without bookkeeping.
     static std::optional<Policy> fromDefinition(const QString &name, const QHash<QByteArray, QByteArray> &fields,
                                                 QString *error);

@@ -506,6 +506,7 @@ private Q_SLOTS:
         QCOMPARE(version.value.elements.at(1).bytes, library.digest);
         QCOMPARE(version.value.elements.at(2).bytes, QByteArray(SLUICE_VERSION));
         QCOMPARE(version.value.elements.at(3).integer, contractPolicies().size());
+        QCOMPARE(version.value.elements.at(4).bytes, QByteArray("sluice"));
         // Same policies, same digest; one changed limit, another digest.
         QVector<model::Policy> changed = contractPolicies();
         changed[0].limit += 1;

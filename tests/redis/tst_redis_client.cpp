@@ -59,7 +59,8 @@ private:
             if (reply.ok()) {
                 ++acknowledged[key];
                 ++succeeded;
-            } else if (reply.failure == RedisReply::Failure::Disconnected) {
+            } else if (reply.failure == RedisReply::Failure::Disconnected
+                       || reply.failure == RedisReply::Failure::NoReply) {
                 uncertain << reply.errorText();
             } else {
                 failures << reply.errorText();

@@ -210,6 +210,20 @@ private Q_SLOTS:
                  qPrintable(connection.lastError()));
     }
 
+    void reportsMissingReplyAsNoReply()
+    {
+        // Answers the handshake (CLIENT SETNAME, PING), then never again: the command was sent.
+        FakeServer silent({"+OK\r\n+PONG\r\n"}, false);
+        redis::ConnectionOptions options = silent.options();
+        options.commandTimeoutMs = 300;
+        RedisConnection connection(options);
+        connection.setAutoReconnect(false);
+        QVERIFY(openAndWait(connection));
+        const RedisReply reply = syncCommand(connection, {"INCR", "k"});
+        QCOMPARE(reply.failure, RedisReply::Failure::NoReply);
+        QVERIFY2(reply.failureMessage.contains(QLatin1String("300 ms")), qPrintable(reply.failureMessage));
+    }
+
     void reportsReplyCutMidway()
     {
         // Answers the handshake (CLIENT SETNAME, PING), then half a bulk string, and hangs up.

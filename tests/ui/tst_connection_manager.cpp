@@ -7,6 +7,8 @@
 #include "model/connection/connection_session.h"
 #include "support/event_loop_watchdog.h"
 #include "support/fake_secret_store.h"
+#include "support/limiter_support.h"
+#include "support/publish_support.h"
 #include "support/redis_process.h"
 #include "support/sync_command.h"
 #include "support/test_services.h"
@@ -335,6 +337,12 @@ private Q_SLOTS:
         publish->trigger();
         QTRY_VERIFY((confirm = openDialog<QMessageBox>("writeConfirmation")));
         confirm->button(QMessageBox::Yes)->click();
+        // Nothing is stored, so the library would serve no policy: the publisher refuses, the window asks.
+        QMessageBox *anyway = nullptr;
+        QTRY_VERIFY((anyway = openDialog<QMessageBox>("writeConfirmation")) && anyway != confirm);
+        QVERIFY2(anyway->text().contains(QLatin1String("stores no policies")), qPrintable(anyway->text()));
+        QCOMPARE(libraries(), 0);
+        anyway->button(QMessageBox::Yes)->click();
         QTRY_COMPARE(libraries(), 1);
 
         ConnectionProfile audit = production;
@@ -367,6 +375,11 @@ private Q_SLOTS:
         window.setSession(new model::ConnectionSession(dev, server.options()));
         auto *banner = window.findChild<QLabel *>(QStringLiteral("driftBanner"));
         QTRY_VERIFY(window.session()->libraryWatch()->checks() > 0);
+        redis::RedisClient writer(server.options());
+        QVERIFY(test::openAndWait(writer));
+        QCOMPARE(test::storePolicy(writer, dev.ns,
+                                   test::makePolicy(QStringLiteral("api"), model::Algorithm::TokenBucket, 100, 60000)),
+                 QString());
         window.publishLibrary(); // dev: no confirmation
         QTRY_COMPARE(window.session()->libraryWatch()->lastReport().status.published.version, 1);
         QVERIFY(banner->isHidden());

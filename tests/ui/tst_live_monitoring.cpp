@@ -287,7 +287,11 @@ private Q_SLOTS:
                              [&](const QByteArray &line) { return line.startsWith(expected); }),
                  expected.constData());
         QVERIFY(!live->exportCsv(dir.filePath(QStringLiteral("missing/folder/api.csv")), &error));
-        QVERIFY2(error.contains(QLatin1String("Could not write")), qPrintable(error));
+        QVERIFY2(error.contains(QLatin1String("cannot write")), qPrintable(error));
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("missing/folder/api.csv"))));
+        QVERIFY(!live->exportPng(dir.filePath(QStringLiteral("missing/folder/api.png")), &error));
+        QVERIFY2(error.contains(QLatin1String("cannot write")), qPrintable(error));
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("missing/folder/api.png"))));
 
         // Interval and retention are the session's.
         test::child<QComboBox>(live, "liveInterval")->setCurrentText(QStringLiteral("250 ms"));

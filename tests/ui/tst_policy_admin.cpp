@@ -4,13 +4,14 @@
 // file refused with a clear message and nothing changed; read-only and production connections;
 // the deployment view's publish, progress, dry run and warnings.
 
-#include "model/policy/audit_log.h"
 #include "model/connection/connection_session.h"
+#include "model/policy/audit_log.h"
 #include "model/policy/operator_identity.h"
 #include "model/policy/policy_file.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"
+#include "support/redis_proxy.h"
 #include "support/sync_command.h"
 #include "support/test_services.h"
 #include "support/widget_driving.h"
@@ -461,6 +462,43 @@ private Q_SLOTS:
         QCOMPARE(saveThroughDiff(aliceEditor), strings({"limit"}));
         QTRY_COMPARE(storedHash(QStringLiteral("shared")).value("limit"), QByteArray("70"));
         QCOMPARE(storedHash(QStringLiteral("shared")).value("version"), QByteArray("7"));
+    }
+
+    void lostAnswerSaysTheSaveMayHaveHappened()
+    {
+        QCOMPARE(store(policy(QStringLiteral("shared"), 100, 60000, 150)), QString());
+        test::RedisProxy proxy(m_server.port());
+        QVERIFY(proxy.open());
+        ConnectionProfile throughProxy = profile();
+        throughProxy.options.port = proxy.port();
+        throughProxy.options.commandTimeoutMs = 1500;
+        auto window = test::openMainWindow(throughProxy);
+        openEditorOn(*window, QStringLiteral("shared"));
+        ui::PolicyEditor *editor = waitForEditor();
+        QVERIFY(editor);
+        typeInto(editor, "limitEdit", QStringLiteral("300"));
+        // The commit reaches the server and runs; its answer never comes back.
+        proxy.dropRepliesAfter("Applies a set of policy changes atomically");
+        saveThroughDiff(editor);
+        QTRY_VERIFY_WITH_TIMEOUT(labelText(editor, "saveStatus").contains(QLatin1String("may have been applied")),
+                                 10000);
+        QVERIFY(!labelText(editor, "saveStatus").contains(QLatin1String("Nothing was applied")));
+        QCOMPARE(proxy.markedConnections(), 1);
+        QCOMPARE(storedHash(QStringLiteral("shared")).value("limit"), QByteArray("300"));
+    }
+
+    void damagedPolicyIsNamedAndTheOthersListed()
+    {
+        QCOMPARE(store(policy(QStringLiteral("good"), 100, 60000)), QString());
+        QCOMPARE(store(policy(QStringLiteral("bad"), 5, 60000)), QString());
+        QVERIFY(call({"HSET", key(":policy:bad"), "limit", "abc"}).ok());
+        auto window = test::openMainWindow(profile());
+        ui::PolicyPanel *panel = window->policyPanel();
+        QTRY_VERIFY(panel->listModel()->policy(QStringLiteral("good")).has_value());
+        QVERIFY(!panel->listModel()->policy(QStringLiteral("bad")).has_value());
+        const QString status = labelText(panel, "policyStatus");
+        QVERIFY2(status.contains(QLatin1String("Damaged")) && status.contains(QLatin1String("bad (")),
+                 qPrintable(status));
     }
 
     void badFormInputsAreRefusedAndChangeNothing_data()

@@ -199,13 +199,26 @@ private Q_SLOTS:
         QFETCH(QByteArray, field);
         QFETCH(QByteArray, value);
         QFETCH(QString, expected);
-        QVERIFY(!commit({put(policy(QStringLiteral("api"), 100), 0)}).failure);
+        QVERIFY(
+            !commit({put(policy(QStringLiteral("api"), 100), 0), put(policy(QStringLiteral("web"), 10), 0)}).failure);
         QVERIFY(redisCall({"HSET", key(":policy:api"), field, value}).ok());
+        // Listed apart, with what is wrong and the version a repair must expect; the healthy one still listed.
         const auto listed = list();
-        QVERIFY(listed.policies.isEmpty());
-        QVERIFY2(sluice::model::messageOf(listed.failure).contains(QLatin1String("\"api\""))
-                     && sluice::model::messageOf(listed.failure).contains(expected),
-                 qPrintable(sluice::model::messageOf(listed.failure)));
+        QVERIFY2(!listed.failure, qPrintable(sluice::model::messageOf(listed.failure)));
+        QCOMPARE(listed.policies.size(), 1);
+        QCOMPARE(listed.policies.first().name, QStringLiteral("web"));
+        QCOMPARE(listed.damaged.size(), 1);
+        QCOMPARE(listed.damaged.first().name, QStringLiteral("api"));
+        QCOMPARE(listed.damaged.first().version, 1);
+        QVERIFY2(listed.damaged.first().problem.contains(expected), qPrintable(listed.damaged.first().problem));
+        // Putting a definition over it at that version repairs it.
+        const auto repaired = commit({put(policy(QStringLiteral("api"), 50), 1)});
+        QVERIFY2(!repaired.failure, qPrintable(sluice::model::messageOf(repaired.failure)));
+        const auto after = list();
+        QVERIFY(after.damaged.isEmpty());
+        QCOMPARE(after.policies.size(), 2);
+        QCOMPARE(after.policies.first().limit, 50);
+        QCOMPARE(after.policies.first().version, 2);
     }
 
     void wrongKeyTypeIsReported()

@@ -222,11 +222,27 @@ private Q_SLOTS:
     {
         test::syncCommand(*m_client,
                           {"XADD", model::AdminKeys(m_namespace).audit(), "*", "policy", "api", "action", "update",
-                           "old", "{not json", "new", ""});
+                           "old", "", "new", "{not json"});
         const auto read = readAudit(QStringLiteral("api"), 10);
         QVERIFY(read.entries.isEmpty());
         QVERIFY2(sluice::model::messageOf(read.failure).contains(QStringLiteral("not a JSON object")),
                  qPrintable(sluice::model::messageOf(read.failure)));
+    }
+
+    void aRepairOfDamageIsReadAsOne()
+    {
+        // What a repair records as the old definition is the damage as found: it reads as a repair.
+        test::syncCommand(*m_client,
+                          {"XADD", model::AdminKeys(m_namespace).audit(), "*", "policy", "api", "action", "update",
+                           "version", "2", "old", R"({"limit":"abc"})", "new",
+                           R"({"algorithm":"gcra","limit":"5","window_ms":"1000","burst":"5","shadow":"0"})"});
+        const auto read = readAudit(QStringLiteral("api"), 10);
+        QVERIFY2(!read.failure, qPrintable(sluice::model::messageOf(read.failure)));
+        QCOMPARE(read.entries.size(), 1);
+        QVERIFY(read.entries.first().replacedDamage);
+        QVERIFY(!read.entries.first().before.has_value());
+        QVERIFY2(read.entries.first().changeText().startsWith(QLatin1String("repaired a damaged definition")),
+                 qPrintable(read.entries.first().changeText()));
     }
 
     void publishRecordsTheDefinitionsAndReportsEachNode()

@@ -1,0 +1,22 @@
+#include "model/whole_file.h"
+
+#include <QCoreApplication>
+#include <QSaveFile>
+
+namespace sluice::model {
+
+std::optional<Failure> writeWholeFile(const QString &path, const QByteArray &content)
+{
+    QSaveFile file(path);
+    // Unbuffered, so a failed write (no space, a file size limit) shows at write(): Qt 6.4 commits a
+    // buffered QSaveFile whose final flush failed, and an empty file replaces the target.
+    if (file.open(QIODevice::WriteOnly | QIODevice::Unbuffered) && file.write(content) == content.size()
+        && file.commit())
+        return std::nullopt;
+    const QString reason = file.errorString();
+    file.cancelWriting();
+    return Failure::serverError(
+        QCoreApplication::translate("sluice::model::writeWholeFile", "cannot write %1: %2").arg(path, reason));
+}
+
+} // namespace sluice::model
