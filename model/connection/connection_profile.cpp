@@ -78,6 +78,8 @@ QStringList ConnectionProfile::problems() const
     } else {
         if (options.host.trimmed().isEmpty())
             found << tr("the host is empty");
+        else if (!redis::HostPort::isValidHost(options.host.trimmed()))
+            found << tr("the host must be a name or address alone (no user, password, brackets or spaces)");
         if (options.port == 0)
             found << tr("the port must be between 1 and 65535");
     }

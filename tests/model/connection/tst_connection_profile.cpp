@@ -129,6 +129,8 @@ private Q_SLOTS:
                                          << QStringLiteral("keychain");
         QTest::newRow("no host") << with([](ConnectionProfile &p) { p.options.host.clear(); })
                                  << QStringLiteral("host");
+        QTest::newRow("credentials in host")
+            << with([](ConnectionProfile &p) { p.options.host = QStringLiteral("u:pw@h"); }) << QStringLiteral("host");
         QTest::newRow("port zero") << with([](ConnectionProfile &p) { p.options.port = 0; }) << QStringLiteral("port");
         QTest::newRow("socket without path")
             << with([](ConnectionProfile &p) { p.options.transport = Transport::Unix; })
