@@ -926,6 +926,20 @@ private Q_SLOTS:
         QTest::newRow("bad url") << QStringList{QStringLiteral("--url"), QStringLiteral("http://x"),
                                                 QStringLiteral("ping")}
                                  << QStringLiteral("unsupported scheme");
+        // The namespace is a Cluster hash tag: refused as a profile's is, before any connection.
+        const QString namespaceRule
+            = QStringLiteral("bad --namespace: the namespace must be 1 to 64 letters, digits, '_', '.' or '-'");
+        const QList<QPair<const char *, QString>> badNamespaces{{"empty", QString()},
+                                                                {"braces", QStringLiteral("a{b}")},
+                                                                {"closing brace", QStringLiteral("}")},
+                                                                {"space", QStringLiteral("a b")},
+                                                                {"tab", QStringLiteral("tab\t")},
+                                                                {"trailing newline", QStringLiteral("line\n")},
+                                                                {"control character", QStringLiteral("bell\a")},
+                                                                {"65 characters", QString(65, QLatin1Char('n'))}};
+        for (const auto &[name, ns] : badNamespaces)
+            QTest::addRow("namespace: %s", name)
+                << QStringList{QStringLiteral("--namespace"), ns, QStringLiteral("ping")} << namespaceRule;
         QTest::newRow("bad timeout") << QStringList{QStringLiteral("--timeout"), QStringLiteral("soon"),
                                                     QStringLiteral("ping")}
                                      << QStringLiteral("--timeout");

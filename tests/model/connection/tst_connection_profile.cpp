@@ -125,6 +125,10 @@ private Q_SLOTS:
                                        << QStringLiteral("name");
         QTest::newRow("bad namespace") << with([](ConnectionProfile &p) { p.ns = QStringLiteral("a b"); })
                                        << QStringLiteral("namespace");
+        QTest::newRow("namespace with brace")
+            << with([](ConnectionProfile &p) { p.ns = QStringLiteral("a{b}"); }) << QStringLiteral("namespace");
+        QTest::newRow("namespace with newline")
+            << with([](ConnectionProfile &p) { p.ns = QStringLiteral("sluice\n"); }) << QStringLiteral("namespace");
         QTest::newRow("password inside") << with([](ConnectionProfile &p) { p.options.password = QStringLiteral("s"); })
                                          << QStringLiteral("keychain");
         QTest::newRow("no host") << with([](ConnectionProfile &p) { p.options.host.clear(); })
