@@ -555,6 +555,52 @@ private Q_SLOTS:
         QVERIFY(missing.err.contains(QLatin1String("cannot read")));
     }
 
+    // What QJsonDocument would let through: a key given twice (the last would win), half a surrogate pair
+    // (stored as '?'), bytes that are not UTF-8. Each is named and refused; the stored policy stays.
+    void strictPolicyFilesChangeNothing_data()
+    {
+        QTest::addColumn<QByteArray>("fields");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("duplicate key") << js("'limit': 100, 'limit': 7") << "policy \"api\", field \"limit\": is given";
+        QTest::newRow("duplicate key, escaped")
+            << js("'limit': 100, '\\u006cimit': 7") << "policy \"api\", field \"limit\": is given";
+        QTest::newRow("lone surrogate") << js("'limit': 100, 'description': 'x\\ud800'")
+                                        << "policy \"api\", field \"description\": holds \\ud800";
+        QTest::newRow("not UTF-8") << QByteArray("\"limit\": 100, \"description\": \"caf\xe9\"")
+                                   << "policy \"api\", field \"description\": holds bytes that are not UTF-8";
+    }
+
+    void strictPolicyFilesChangeNothing()
+    {
+        QFETCH(QByteArray, fields);
+        QFETCH(QString, expected);
+        SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_REDIS_URL", "Redis standalone");
+        const QString ns = QStringLiteral("ctl-") + QUuid::createUuid().toString(QUuid::WithoutBraces);
+        const QByteArray tag = '{' + ns.toUtf8() + '}';
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("policies.json"));
+        const QStringList apply{QStringLiteral("-u"),    url, QStringLiteral("--namespace"), ns,
+                                QStringLiteral("apply"), file};
+        auto policyFile = [](const QByteArray &limitAndMore) {
+            return js("{'policies': [{'name': 'api', 'algorithm': 'gcra', 'window_ms': 1000, ") + limitAndMore + "}]}";
+        };
+        QVERIFY(writeFile(file, policyFile(js("'limit': 100"))));
+        QCOMPARE(sluicectl(apply).exitCode, 0);
+
+        QVERIFY(writeFile(file, policyFile(fields)));
+        const Run run = sluicectl(apply);
+        QCOMPARE(run.exitCode, 5);
+        QVERIFY2(run.err.contains(expected) && run.err.contains(QLatin1String("nothing was applied")),
+                 qPrintable(run.err));
+        sluice::redis::RedisConnection redis(sluice::test::optionsFor(url));
+        QVERIFY(sluice::test::openAndWait(redis));
+        QCOMPARE(sluice::test::syncCommand(redis, {"HGET", tag + ":policy:api", "limit"}).value.bytes,
+                 QByteArray("100"));
+        QCOMPARE(sluice::test::syncCommand(redis, {"HGET", tag + ":policy:api", "version"}).value.bytes,
+                 QByteArray("1"));
+        QCOMPARE(sluice::test::syncCommand(redis, {"XLEN", tag + ":audit"}).value.integer, 1);
+    }
+
     void publishStatusAndAcquire()
     {
         // A private server: publishing replaces the server's function library.
