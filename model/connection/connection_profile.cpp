@@ -60,7 +60,8 @@ std::optional<ConnectionProfile::Environment> ConnectionProfile::environmentFrom
 
 QStringList ConnectionProfile::problems() const
 {
-    static const QRegularExpression nameRule(QStringLiteral("^[A-Za-z0-9_.-][A-Za-z0-9 _.-]{0,63}$"));
+    static const QRegularExpression nameRule(
+        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_.-][A-Za-z0-9 _.-]{0,63}")));
     QStringList found;
     if (!nameRule.match(name).hasMatch())
         found << tr("the name must be 1 to 64 letters, digits, spaces, '_', '.' or '-', not starting with a space");

@@ -121,6 +121,8 @@ private Q_SLOTS:
                                        << QStringLiteral("name");
         QTest::newRow("long name") << with([](ConnectionProfile &p) { p.name = QString(65, QLatin1Char('x')); })
                                    << QStringLiteral("name");
+        QTest::newRow("trailing newline in name")
+            << with([](ConnectionProfile &p) { p.name = QStringLiteral("x\n"); }) << QStringLiteral("name");
         QTest::newRow("leading space") << with([](ConnectionProfile &p) { p.name = QStringLiteral(" x"); })
                                        << QStringLiteral("name");
         QTest::newRow("bad namespace") << with([](ConnectionProfile &p) { p.ns = QStringLiteral("a b"); })

@@ -94,6 +94,9 @@ private Q_SLOTS:
         QTest::newRow("name with brace") << (js(
             "{'policies': [{'name': 'a{b}', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1}]}"))
                                          << "policy \"a{b}\", field \"name\": must be 1 to 64";
+        QTest::newRow("name with trailing newline")
+            << (js("{'policies': [{'name': 'api\\n', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1}]}"))
+            << "field \"name\": must be 1 to 64";
         QTest::newRow("name too long") << ((js("{'policies': [{'name': '")) + QByteArray(65, 'n')
                                            + js("', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1}]}"))
                                        << "field \"name\": must be 1 to 64";
