@@ -55,6 +55,8 @@ bool CtlConnectionFlags::read(const QCommandLineParser &parser, redis::Connectio
         *error = tr("bad --url: %1").arg(urlError);
         return false;
     }
+    // The options given never hold a password (a profile's is in the keychain): any now came in the URL.
+    const bool urlGavePassword = !result.password.isEmpty();
     if (parser.isSet(m_socket) && (parser.isSet(m_host) || parser.isSet(m_port))) {
         *error = tr("-s names a unix socket; it cannot go with -h or -p");
         return false;
@@ -67,6 +69,11 @@ bool CtlConnectionFlags::read(const QCommandLineParser &parser, redis::Connectio
         result.host = parser.value(m_host).trimmed();
         if (result.host.isEmpty()) {
             *error = tr("-h needs a host name");
+            return false;
+        }
+        // Not quoted: a host with '@' in it may be user:password@host.
+        if (!redis::HostPort::isValidHost(result.host)) {
+            *error = tr("-h takes a host name or address alone (no user, password, brackets or spaces)");
             return false;
         }
         if (result.transport == Transport::Unix)
@@ -98,12 +105,18 @@ bool CtlConnectionFlags::read(const QCommandLineParser &parser, redis::Connectio
     }
     if (parser.isSet(m_user))
         result.user = parser.value(m_user);
+    QStringList visiblePasswordFlags;
+    if (urlGavePassword)
+        visiblePasswordFlags << tr("-u or --url");
     if (parser.isSet(m_password)) {
         result.password = parser.value(m_password);
-        *warning = tr("warning: a password given with -a or --pass may be seen by other users; use REDISCLI_AUTH");
+        visiblePasswordFlags << tr("-a or --pass");
     } else if (result.password.isEmpty() && qEnvironmentVariableIsSet("REDISCLI_AUTH")) {
         result.password = qEnvironmentVariable("REDISCLI_AUTH");
     }
+    if (!visiblePasswordFlags.isEmpty())
+        *warning = tr("warning: a password given with %1 may be seen by other users; use REDISCLI_AUTH")
+                       .arg(visiblePasswordFlags.join(tr(" and ")));
     const bool tlsFlags = parser.isSet(m_caFile) || parser.isSet(m_certFile) || parser.isSet(m_keyFile)
         || parser.isSet(m_serverName) || parser.isSet(m_insecure);
     if (parser.isSet(m_tls) || tlsFlags) {

@@ -7,6 +7,7 @@
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
 #include "model/connection/connection_profile.h"
+#include "model/connection/key_namespace.h"
 #include "model/policy/operator_identity.h"
 #include "model/connection/profile_secrets.h"
 
@@ -129,7 +130,9 @@ int main(int argc, char *argv[])
         QCoreApplication::translate("sluicectl", "Milliseconds to wait for the connection and each reply."),
         QStringLiteral("ms"), QStringLiteral("5000"));
     const QCommandLineOption namespaceOption(
-        QStringLiteral("namespace"), QCoreApplication::translate("sluicectl", "Key namespace. Default: sluice."),
+        QStringLiteral("namespace"),
+        QCoreApplication::translate("sluicectl",
+                                    "Key namespace: 1 to 64 letters, digits, '_', '.' or '-'. Default: sluice."),
         QStringLiteral("name"), QStringLiteral("sluice"));
     const QCommandLineOption dryRunOption(
         QStringLiteral("dry-run"),
@@ -266,6 +269,8 @@ int main(int argc, char *argv[])
     options.commandTimeoutMs = timeoutMs;
     options.clientName = QStringLiteral("sluicectl");
     request.ns = parser.isSet(namespaceOption) || !profile ? parser.value(namespaceOption) : profile->ns;
+    if (const auto problem = model::namespaceProblem(request.ns))
+        return usageError(QCoreApplication::translate("sluicectl", "bad --namespace: %1").arg(problem->message));
 
     const bool writes = command->access == Access::Writes || command->access == Access::FiresTraffic
         || (command->access == Access::WritesUnlessDryRun && !request.dryRun);

@@ -13,7 +13,8 @@ bool parseDatabase(const QString &text, int *database, QString *error)
     bool ok = false;
     const int value = text.toInt(&ok);
     if (!ok || value < 0) {
-        *error = QStringLiteral("the database must be a non-negative number, not \"%1\"").arg(text);
+        // The text is not quoted: in a mistyped URL it may be part of a password.
+        *error = QStringLiteral("the database must be a non-negative number");
         return false;
     }
     *database = value;
@@ -30,48 +31,123 @@ QString joinedAddresses(const QVector<HostPort> &nodes)
     return addresses.join(QLatin1Char(','));
 }
 
-// redis-sentinel://[user:pass@]host:port[,host:port...][/db]#service. QUrl takes one host only.
-bool parseSentinelUrl(const QString &text, bool tls, ConnectionOptions *parsed, QString *error)
+// A URL as typed, its userinfo taken off before anything else reads it: everything between "://" and
+// the last '@', so a password holding ':' '/' '?' '#' or '@' comes off whole, and no message about the
+// rest of the URL can quote any part of it.
+struct UrlParts {
+    QString scheme;  // lower case; empty when the text has no "://"
+    QString address; // what follows the scheme and the userinfo
+    QString user;
+    QString password;
+};
+
+UrlParts splitUrl(const QString &text)
 {
-    QString rest = text.mid(text.indexOf(QLatin1String("://")) + 3);
-    const qsizetype hash = rest.indexOf(QLatin1Char('#'));
-    parsed->sentinelService = hash < 0 ? QString() : QUrl::fromPercentEncoding(rest.mid(hash + 1).toUtf8());
+    UrlParts parts;
+    const qsizetype schemeEnd = text.indexOf(QLatin1String("://"));
+    if (schemeEnd >= 0)
+        parts.scheme = text.left(schemeEnd).toLower();
+    parts.address = schemeEnd < 0 ? text : text.mid(schemeEnd + 3);
+    // unix:///path has no authority: an '@' in the path is part of the path.
+    const qsizetype at = parts.address.startsWith(QLatin1Char('/')) ? -1 : parts.address.lastIndexOf(QLatin1Char('@'));
+    if (at >= 0) {
+        const QString userInfo = parts.address.left(at);
+        const qsizetype colon = userInfo.indexOf(QLatin1Char(':'));
+        parts.user = QUrl::fromPercentEncoding(userInfo.left(colon).toUtf8());
+        parts.password = colon < 0 ? QString() : QUrl::fromPercentEncoding(userInfo.mid(colon + 1).toUtf8());
+        parts.address = parts.address.mid(at + 1);
+    }
+    return parts;
+}
+
+// host:port[,host:port...][/db]#service, the address of a redis-sentinel:// URL. QUrl takes one host only.
+bool parseSentinelAddress(QString address, ConnectionOptions *parsed, QString *error)
+{
+    const qsizetype hash = address.indexOf(QLatin1Char('#'));
+    parsed->sentinelService = hash < 0 ? QString() : QUrl::fromPercentEncoding(address.mid(hash + 1).toUtf8());
     if (parsed->sentinelService.isEmpty()) {
         *error
             = QStringLiteral("a Sentinel URL names its service after '#', as in redis-sentinel://host:26379#mymaster");
         return false;
     }
-    rest.truncate(hash);
-    const qsizetype slash = rest.indexOf(QLatin1Char('/'));
+    address.truncate(hash);
+    const qsizetype slash = address.indexOf(QLatin1Char('/'));
     if (slash >= 0) {
-        const QString path = rest.mid(slash + 1);
+        const QString path = address.mid(slash + 1);
         if (!path.isEmpty() && !parseDatabase(path, &parsed->database, error))
             return false;
-        rest.truncate(slash);
-    }
-    const qsizetype at = rest.lastIndexOf(QLatin1Char('@'));
-    if (at >= 0) {
-        const QString userInfo = rest.left(at);
-        const qsizetype colon = userInfo.indexOf(QLatin1Char(':'));
-        parsed->user = QUrl::fromPercentEncoding(userInfo.left(colon).toUtf8());
-        parsed->password = colon < 0 ? QString() : QUrl::fromPercentEncoding(userInfo.mid(colon + 1).toUtf8());
-        rest = rest.mid(at + 1);
+        address.truncate(slash);
     }
     parsed->sentinels.clear();
-    for (const QString &item : rest.split(QLatin1Char(','))) {
-        HostPort sentinel;
+    const QStringList items = address.split(QLatin1Char(','));
+    for (int i = 0; i < items.size(); ++i) {
+        const QString &item = items.at(i);
         // A bracketed IPv6 host has a port after "]:", a bare name or IPv4 after its one ':'.
         const bool hasPort = item.startsWith(QLatin1Char('[')) ? item.contains(QLatin1String("]:"))
                                                                : item.count(QLatin1Char(':')) == 1;
+        HostPort sentinel;
+        QString itemError;
         if (!HostPort::parse(hasPort ? item : QStringLiteral("%1:%2").arg(item).arg(defaultSentinelPort), &sentinel,
-                             error))
+                             &itemError)) {
+            *error = QStringLiteral("sentinel %1 of %2: %3").arg(i + 1).arg(items.size()).arg(itemError);
             return false;
+        }
         parsed->sentinels.append(sentinel);
     }
-    parsed->transport = tls ? ConnectionOptions::Transport::Tls : ConnectionOptions::Transport::Tcp;
     parsed->host.clear();
     parsed->port = 0;
     return true;
+}
+
+// The address of a redis://, rediss:// or unix:// URL, its userinfo already taken off.
+bool parseServerAddress(const QString &scheme, const QString &address, ConnectionOptions *parsed, QString *error)
+{
+    using Transport = ConnectionOptions::Transport;
+    const QUrl url(scheme + QLatin1String("://") + address, QUrl::StrictMode);
+    if (!url.isValid()) {
+        // Only QUrl's sentence: the rest of its message quotes the URL.
+        *error = QStringLiteral("not a valid URL: %1").arg(url.errorString().section(QLatin1Char(';'), 0, 0));
+        return false;
+    }
+    parsed->sentinels.clear();
+    parsed->sentinelService.clear();
+    if (scheme == QLatin1String("unix")) {
+        parsed->transport = Transport::Unix;
+        parsed->socketPath = url.path();
+        if (parsed->socketPath.isEmpty()) {
+            *error = QStringLiteral("a unix:// URL needs a socket path, as in unix:///run/redis.sock");
+            return false;
+        }
+        const QUrlQuery query(url);
+        return !query.hasQueryItem(QStringLiteral("db"))
+            || parseDatabase(query.queryItemValue(QStringLiteral("db")), &parsed->database, error);
+    }
+    parsed->transport = scheme == QLatin1String("rediss") ? Transport::Tls : Transport::Tcp;
+    parsed->host = url.host();
+    if (parsed->host.isEmpty()) {
+        *error = QStringLiteral("the URL names no host");
+        return false;
+    }
+    const int port = url.port(6379);
+    if (port <= 0 || port > 65535) {
+        *error = QStringLiteral("the port must be between 1 and 65535");
+        return false;
+    }
+    parsed->port = static_cast<quint16>(port);
+    const QString path = url.path();
+    return path.isEmpty() || path == QLatin1String("/") || parseDatabase(path.mid(1), &parsed->database, error);
+}
+
+QString unsupportedScheme(const QString &scheme)
+{
+    static const QRegularExpression schemeSyntax(
+        QRegularExpression::anchoredPattern(QStringLiteral("[a-z][a-z0-9+.-]{0,31}")));
+    const QString known = QStringLiteral("use redis://, rediss://, unix://, redis-sentinel:// or rediss-sentinel://");
+    if (scheme.isEmpty())
+        return QStringLiteral("the URL has no scheme: %1").arg(known);
+    // Anything else before "://" may be a mistyped password: it is not quoted.
+    return schemeSyntax.match(scheme).hasMatch() ? QStringLiteral("unsupported scheme \"%1\": %2").arg(scheme, known)
+                                                 : QStringLiteral("unsupported scheme: %1").arg(known);
 }
 
 } // namespace
@@ -80,6 +156,12 @@ QString HostPort::toString() const
 {
     return host.contains(QLatin1Char(':')) ? QStringLiteral("[%1]:%2").arg(host).arg(port)
                                            : QStringLiteral("%1:%2").arg(host).arg(port);
+}
+
+bool HostPort::isValidHost(const QString &host)
+{
+    static const QRegularExpression notInAHost(QStringLiteral("[\\s\\x00-\\x1f\\x7f/@#?,\\[\\]]"));
+    return !host.isEmpty() && !host.contains(notInAHost);
 }
 
 bool HostPort::parse(const QString &text, HostPort *address, QString *error)
@@ -91,12 +173,13 @@ bool HostPort::parse(const QString &text, HostPort *address, QString *error)
         host = host.mid(1, host.size() - 2);
     bool ok = false;
     const uint port = trimmed.mid(colon + 1).toUInt(&ok);
-    if (colon <= 0 || host.isEmpty() || host.contains(QRegularExpression(QStringLiteral("[\\s/@#,\\[\\]]")))) {
-        *error = QStringLiteral("\"%1\" is not host:port").arg(trimmed);
+    // The text is not quoted: typed in the wrong place, it may hold a password.
+    if (colon <= 0 || !isValidHost(host)) {
+        *error = QStringLiteral("not host:port (an IPv6 host in brackets)");
         return false;
     }
     if (!ok || port == 0 || port > 65535) {
-        *error = QStringLiteral("the port of \"%1\" must be between 1 and 65535").arg(trimmed);
+        *error = QStringLiteral("the port must be between 1 and 65535");
         return false;
     }
     *address = {host, static_cast<quint16>(port)};
@@ -105,66 +188,29 @@ bool HostPort::parse(const QString &text, HostPort *address, QString *error)
 
 bool ConnectionOptions::fromUrl(const QString &text, ConnectionOptions *options, QString *error)
 {
-    const QString scheme = text.trimmed().section(QLatin1String("://"), 0, 0).toLower();
-    if (scheme == QLatin1String("redis-sentinel") || scheme == QLatin1String("rediss-sentinel")) {
-        ConnectionOptions parsed = *options;
-        if (!parseSentinelUrl(text.trimmed(), scheme.startsWith(QLatin1String("rediss")), &parsed, error))
-            return false;
-        *options = parsed;
-        return true;
-    }
-
-    const QUrl url(text.trimmed(), QUrl::StrictMode);
-    if (text.trimmed().isEmpty()) {
+    const QString trimmed = text.trimmed();
+    if (trimmed.isEmpty()) {
         *error = QStringLiteral("the URL is empty");
         return false;
     }
-    if (!url.isValid()) {
-        *error = QStringLiteral("not a valid URL: %1").arg(url.errorString());
-        return false;
-    }
-
+    const UrlParts parts = splitUrl(trimmed);
     ConnectionOptions parsed = *options;
-    parsed.sentinels.clear();
-    parsed.sentinelService.clear();
-    if (scheme == QLatin1String("unix")) {
-        parsed.transport = Transport::Unix;
-        parsed.socketPath = url.path();
-        if (parsed.socketPath.isEmpty()) {
-            *error = QStringLiteral("a unix:// URL needs a socket path, as in unix:///run/redis.sock");
+    if (parts.scheme == QLatin1String("redis-sentinel") || parts.scheme == QLatin1String("rediss-sentinel")) {
+        if (!parseSentinelAddress(parts.address, &parsed, error))
             return false;
-        }
-        const QUrlQuery query(url);
-        if (query.hasQueryItem(QStringLiteral("db"))
-            && !parseDatabase(query.queryItemValue(QStringLiteral("db")), &parsed.database, error))
-            return false;
-    } else if (scheme == QLatin1String("redis") || scheme == QLatin1String("rediss")) {
-        parsed.transport = scheme == QLatin1String("rediss") ? Transport::Tls : Transport::Tcp;
-        parsed.host = url.host();
-        if (parsed.host.isEmpty()) {
-            *error = QStringLiteral("the URL names no host");
-            return false;
-        }
-        const int port = url.port(6379);
-        if (port <= 0 || port > 65535) {
-            *error = QStringLiteral("the port must be between 1 and 65535");
-            return false;
-        }
-        parsed.port = static_cast<quint16>(port);
-        const QString path = url.path();
-        if (!path.isEmpty() && path != QLatin1String("/")
-            && !parseDatabase(path.mid(1), &parsed.database, error))
+        parsed.transport = parts.scheme.startsWith(QLatin1String("rediss")) ? Transport::Tls : Transport::Tcp;
+    } else if (parts.scheme == QLatin1String("redis") || parts.scheme == QLatin1String("rediss")
+               || parts.scheme == QLatin1String("unix")) {
+        if (!parseServerAddress(parts.scheme, parts.address, &parsed, error))
             return false;
     } else {
-        *error = QStringLiteral("unsupported scheme \"%1\": use redis://, rediss://, unix:// or redis-sentinel://")
-                     .arg(url.scheme());
+        *error = unsupportedScheme(parts.scheme);
         return false;
     }
-
     // A URL with only a password (redis://:secret@host) uses the legacy AUTH form.
-    if (!url.userName().isEmpty() || !url.password().isEmpty()) {
-        parsed.user = url.userName();
-        parsed.password = url.password();
+    if (!parts.user.isEmpty() || !parts.password.isEmpty()) {
+        parsed.user = parts.user;
+        parsed.password = parts.password;
     }
     *options = parsed;
     return true;

@@ -11,8 +11,10 @@ struct HostPort {
     quint16 port = 0;
     // host:port, with an IPv6 host in brackets.
     QString toString() const;
-    // Reads host:port or [v6]:port; false and *error on anything else.
+    // Reads host:port or [v6]:port; false and *error on anything else (the error never quotes the text).
     static bool parse(const QString &text, HostPort *address, QString *error);
+    // A name or an address without brackets: nothing a URL would read as a user, password, path or list.
+    static bool isValidHost(const QString &host);
     bool operator==(const HostPort &other) const { return host == other.host && port == other.port; }
 };
 
@@ -47,7 +49,9 @@ struct ConnectionOptions {
 
     // Parses redis://[user:pass@]host:port[/db], rediss://..., unix:///path[?db=N] and
     // redis-sentinel://[user:pass@]host:port[,host:port...][/db]#service (rediss-sentinel:// for TLS).
-    // On failure returns false and sets *error to a sentence naming the problem.
+    // The user and password run to the last '@' (percent-encoding optional), so a password may hold any
+    // character. On failure returns false and sets *error to a sentence naming the problem, which never
+    // quotes the password, however malformed the URL.
     static bool fromUrl(const QString &url, ConnectionOptions *options, QString *error);
 
     bool usesSentinel() const { return !sentinels.isEmpty(); }

@@ -257,11 +257,12 @@ QStringList ProfileForm::sentinelProblems() const
     if (items.isEmpty())
         return {tr("a Sentinel profile needs at least one sentinel as host:port")};
     QStringList found;
-    for (const QString &item : items) {
+    for (int i = 0; i < items.size(); ++i) {
         model::HostPort sentinel;
         QString error;
-        if (!model::HostPort::parse(item, &sentinel, &error))
-            found << tr("sentinel \u201c%1\u201d: %2").arg(item, error);
+        // Named by position: an entry typed as user:password@host must not be repeated on screen.
+        if (!model::HostPort::parse(items.at(i), &sentinel, &error))
+            found << tr("sentinel %1 of %2: %3").arg(i + 1).arg(items.size()).arg(error);
     }
     return found;
 }

@@ -1,5 +1,7 @@
 #include "model/connection/connection_profile.h"
 
+#include "model/connection/key_namespace.h"
+
 #include <QCoreApplication>
 #include <QRegularExpression>
 
@@ -58,13 +60,13 @@ std::optional<ConnectionProfile::Environment> ConnectionProfile::environmentFrom
 
 QStringList ConnectionProfile::problems() const
 {
-    static const QRegularExpression nameRule(QStringLiteral("^[A-Za-z0-9_.-][A-Za-z0-9 _.-]{0,63}$"));
-    static const QRegularExpression namespaceRule(QStringLiteral("^[A-Za-z0-9_.-]{1,64}$"));
+    static const QRegularExpression nameRule(
+        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_.-][A-Za-z0-9 _.-]{0,63}")));
     QStringList found;
     if (!nameRule.match(name).hasMatch())
         found << tr("the name must be 1 to 64 letters, digits, spaces, '_', '.' or '-', not starting with a space");
-    if (!namespaceRule.match(ns).hasMatch())
-        found << tr("the namespace must be 1 to 64 letters, digits, '_', '.' or '-'");
+    if (const auto problem = namespaceProblem(ns))
+        found << problem->message;
     if (!options.password.isEmpty() || !options.keyPassphrase.isEmpty())
         found << tr("passwords and key passphrases are kept in the keychain, never in the profile");
     if (options.usesSentinel()) {
@@ -78,6 +80,8 @@ QStringList ConnectionProfile::problems() const
     } else {
         if (options.host.trimmed().isEmpty())
             found << tr("the host is empty");
+        else if (!redis::HostPort::isValidHost(options.host.trimmed()))
+            found << tr("the host must be a name or address alone (no user, password, brackets or spaces)");
         if (options.port == 0)
             found << tr("the port must be between 1 and 65535");
     }

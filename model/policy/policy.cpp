@@ -82,7 +82,9 @@ QString PolicyError::toString() const
 
 bool isValidPolicyName(const QString &name)
 {
-    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9_.-]{1,64}$"));
+    // Anchored as a whole: "$" alone would also let a trailing newline through.
+    static const QRegularExpression pattern(
+        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_.-]{1,64}")));
     return pattern.match(name).hasMatch();
 }
 

@@ -1,5 +1,7 @@
 #include "model/policy/policy_file.h"
 
+#include "model/policy/policy_file_text.h"
+
 #include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -106,11 +108,14 @@ Policy readPolicy(const QJsonObject &object, int index, QVector<PolicyError> &er
 PolicyFile PolicyFile::parse(const QByteArray &json)
 {
     PolicyFile file;
+    file.errors = policyFileTextProblems(json);
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError) {
-        file.errors.append(
-            {{}, {}, tr("not valid JSON at byte %1: %2").arg(parseError.offset).arg(parseError.errorString())});
+        // Bytes that are not UTF-8 stop QJsonDocument there; the text check has named their policy and field.
+        if (parseError.error != QJsonParseError::IllegalUTF8String || file.errors.isEmpty())
+            file.errors.append(
+                {{}, {}, tr("not valid JSON at byte %1: %2").arg(parseError.offset).arg(parseError.errorString())});
         return file;
     }
     if (!document.isObject()) {

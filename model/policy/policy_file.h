@@ -10,7 +10,8 @@ namespace sluice::model {
 //   {"policies": [{"name": "api", "algorithm": "token_bucket", "limit": 100, "window_ms": 60000,
 //                  "burst": 150, "shadow": false, "description": "..."}]}
 // Types are strict: numbers must be whole JSON numbers, shadow a JSON boolean, and unknown fields
-// are errors (a typo must not silently fall back to a default).
+// are errors (a typo must not silently fall back to a default). So are a key given twice and text
+// that is not Unicode (see policyFileTextProblems()): the file must mean exactly one thing.
 struct PolicyFile {
     QVector<Policy> policies;
     QVector<PolicyError> errors; // every problem found; a file with any is applied not at all

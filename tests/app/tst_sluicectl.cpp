@@ -526,6 +526,52 @@ private Q_SLOTS:
         QVERIFY(missing.err.contains(QLatin1String("cannot read")));
     }
 
+    // What QJsonDocument would let through: a key given twice (the last would win), half a surrogate pair
+    // (stored as '?'), bytes that are not UTF-8. Each is named and refused; the stored policy stays.
+    void strictPolicyFilesChangeNothing_data()
+    {
+        QTest::addColumn<QByteArray>("fields");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("duplicate key") << js("'limit': 100, 'limit': 7") << "policy \"api\", field \"limit\": is given";
+        QTest::newRow("duplicate key, escaped")
+            << js("'limit': 100, '\\u006cimit': 7") << "policy \"api\", field \"limit\": is given";
+        QTest::newRow("lone surrogate") << js("'limit': 100, 'description': 'x\\ud800'")
+                                        << "policy \"api\", field \"description\": holds \\ud800";
+        QTest::newRow("not UTF-8") << QByteArray("\"limit\": 100, \"description\": \"caf\xe9\"")
+                                   << "policy \"api\", field \"description\": holds bytes that are not UTF-8";
+    }
+
+    void strictPolicyFilesChangeNothing()
+    {
+        QFETCH(QByteArray, fields);
+        QFETCH(QString, expected);
+        SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_REDIS_URL", "Redis standalone");
+        const QString ns = QStringLiteral("ctl-") + QUuid::createUuid().toString(QUuid::WithoutBraces);
+        const QByteArray tag = '{' + ns.toUtf8() + '}';
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("policies.json"));
+        const QStringList apply{QStringLiteral("-u"),    url, QStringLiteral("--namespace"), ns,
+                                QStringLiteral("apply"), file};
+        auto policyFile = [](const QByteArray &limitAndMore) {
+            return js("{'policies': [{'name': 'api', 'algorithm': 'gcra', 'window_ms': 1000, ") + limitAndMore + "}]}";
+        };
+        QVERIFY(writeFile(file, policyFile(js("'limit': 100"))));
+        QCOMPARE(sluicectl(apply).exitCode, 0);
+
+        QVERIFY(writeFile(file, policyFile(fields)));
+        const Run run = sluicectl(apply);
+        QCOMPARE(run.exitCode, 5);
+        QVERIFY2(run.err.contains(expected) && run.err.contains(QLatin1String("nothing was applied")),
+                 qPrintable(run.err));
+        sluice::redis::RedisConnection redis(sluice::test::optionsFor(url));
+        QVERIFY(sluice::test::openAndWait(redis));
+        QCOMPARE(sluice::test::syncCommand(redis, {"HGET", tag + ":policy:api", "limit"}).value.bytes,
+                 QByteArray("100"));
+        QCOMPARE(sluice::test::syncCommand(redis, {"HGET", tag + ":policy:api", "version"}).value.bytes,
+                 QByteArray("1"));
+        QCOMPARE(sluice::test::syncCommand(redis, {"XLEN", tag + ":audit"}).value.integer, 1);
+    }
+
     void publishStatusAndAcquire()
     {
         // A private server: publishing replaces the server's function library.
@@ -903,6 +949,20 @@ private Q_SLOTS:
         QTest::newRow("bad url") << QStringList{QStringLiteral("--url"), QStringLiteral("http://x"),
                                                 QStringLiteral("ping")}
                                  << QStringLiteral("unsupported scheme");
+        // The namespace is a Cluster hash tag: refused as a profile's is, before any connection.
+        const QString namespaceRule
+            = QStringLiteral("bad --namespace: the namespace must be 1 to 64 letters, digits, '_', '.' or '-'");
+        const QList<QPair<const char *, QString>> badNamespaces{{"empty", QString()},
+                                                                {"braces", QStringLiteral("a{b}")},
+                                                                {"closing brace", QStringLiteral("}")},
+                                                                {"space", QStringLiteral("a b")},
+                                                                {"tab", QStringLiteral("tab\t")},
+                                                                {"trailing newline", QStringLiteral("line\n")},
+                                                                {"control character", QStringLiteral("bell\a")},
+                                                                {"65 characters", QString(65, QLatin1Char('n'))}};
+        for (const auto &[name, ns] : badNamespaces)
+            QTest::addRow("namespace: %s", name)
+                << QStringList{QStringLiteral("--namespace"), ns, QStringLiteral("ping")} << namespaceRule;
         QTest::newRow("bad timeout") << QStringList{QStringLiteral("--timeout"), QStringLiteral("soon"),
                                                     QStringLiteral("ping")}
                                      << QStringLiteral("--timeout");

@@ -93,6 +93,55 @@ private Q_SLOTS:
         QVERIFY(!options.usesSentinel());
     }
 
+    // The userinfo runs to the last '@': a password may hold any character, percent-encoded or not.
+    void passwordMayHoldAnyCharacter()
+    {
+        ConnectionOptions options;
+        QString error;
+        QVERIFY2(
+            ConnectionOptions::fromUrl(QStringLiteral("redis://ops:p@ss:w/rd?#x y@cache:6380/2"), &options, &error),
+            qPrintable(error));
+        QCOMPARE(options.user, QStringLiteral("ops"));
+        QCOMPARE(options.password, QStringLiteral("p@ss:w/rd?#x y"));
+        QCOMPARE(options.host, QStringLiteral("cache"));
+        QCOMPARE(options.port, quint16(6380));
+        QCOMPARE(options.database, 2);
+        QCOMPARE(options.redactedUrl(), QStringLiteral("redis://ops@cache:6380/2"));
+        QVERIFY(
+            ConnectionOptions::fromUrl(QStringLiteral("redis-sentinel://ops:a#b@c,d@h1:1,h2:2#svc"), &options, &error));
+        QCOMPARE(options.password, QStringLiteral("a#b@c,d"));
+        QCOMPARE(options.sentinels.size(), 2);
+        QCOMPARE(options.sentinelService, QStringLiteral("svc"));
+        // unix:///path has no userinfo: an '@' there is part of the path.
+        QVERIFY(ConnectionOptions::fromUrl(QStringLiteral("unix:///run/a@b.sock"), &options, &error));
+        QCOMPARE(options.socketPath, QStringLiteral("/run/a@b.sock"));
+    }
+
+    // Whatever is wrong with a URL, its error names the problem without quoting the password, even where a
+    // mistyped URL leaves the password where a port, a database or a sentinel would be.
+    void errorsNeverQuoteThePassword_data()
+    {
+        QTest::addColumn<QString>("url");
+        QTest::newRow("bad host") << QStringLiteral("redis://u:Secret1@ho^st:1");
+        QTest::newRow("password as port") << QStringLiteral("redis://u:Secret1");
+        QTest::newRow("password as database") << QStringLiteral("redis://h:1/Secret1");
+        QTest::newRow("password as sentinel port") << QStringLiteral("redis-sentinel://u:Secret1#svc");
+        QTest::newRow("password as sentinel host") << QStringLiteral("redis-sentinel://h:1,:Secret1#svc");
+        QTest::newRow("no scheme") << QStringLiteral("u:Secret1@h:1");
+        QTest::newRow("scheme-like password") << QStringLiteral("u:Secret1://h");
+        QTest::newRow("query") << QStringLiteral("redis://h^:1/?password=Secret1");
+        QTest::newRow("unix database") << QStringLiteral("unix:///s.sock?db=Secret1");
+    }
+
+    void errorsNeverQuoteThePassword()
+    {
+        QFETCH(QString, url);
+        ConnectionOptions options;
+        QString error;
+        QVERIFY(!ConnectionOptions::fromUrl(url, &options, &error));
+        QVERIFY2(!error.contains(QLatin1String("Secret1"), Qt::CaseInsensitive), qPrintable(error));
+    }
+
     void rejectsMalformed_data()
     {
         QTest::addColumn<QString>("url");
@@ -105,7 +154,7 @@ private Q_SLOTS:
         QTest::newRow("db text") << QStringLiteral("redis://localhost/abc") << QStringLiteral("database");
         QTest::newRow("db negative") << QStringLiteral("redis://localhost/-1") << QStringLiteral("database");
         QTest::newRow("unix no path") << QStringLiteral("unix://") << QStringLiteral("socket path");
-        QTest::newRow("bare word") << QStringLiteral("localhost") << QStringLiteral("unsupported scheme");
+        QTest::newRow("bare word") << QStringLiteral("localhost") << QStringLiteral("no scheme");
         QTest::newRow("sentinel no service")
             << QStringLiteral("redis-sentinel://h:26379") << QStringLiteral("names its service");
         QTest::newRow("sentinel empty service")

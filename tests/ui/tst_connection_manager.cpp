@@ -165,6 +165,9 @@ private Q_SLOTS:
         QTest::newRow("empty name") << "nameEdit" << "" << "the name must be";
         QTest::newRow("name with slash") << "nameEdit" << "a/b" << "the name must be";
         QTest::newRow("empty host") << "hostEdit" << "" << "the host is empty";
+        QTest::newRow("credentials in host") << "hostEdit"
+                                             << "admin:S3cr3t@h"
+                                             << "the host must be a name";
         QTest::newRow("bad namespace") << "namespaceEdit" << "has space" << "the namespace must be";
         QTest::newRow("bad url scheme") << "urlEdit" << "http://example.com" << "URL:";
         QTest::newRow("url port out of range") << "urlEdit" << "redis://127.0.0.1:70000" << "URL:";
@@ -200,7 +203,8 @@ private Q_SLOTS:
         QVERIFY(!child<QLineEdit>(&manager, "hostEdit")->isVisible());
         typeInto(&manager, "sentinelsEdit", QStringLiteral("127.0.0.1:26379, nonsense"));
         auto *problems = child<QLabel>(&manager, "problemsLabel");
-        QVERIFY2(problems->text().contains(QLatin1String("nonsense")), qPrintable(problems->text()));
+        QVERIFY2(problems->text().contains(QLatin1String("sentinel 2 of 2: not host:port")),
+                 qPrintable(problems->text()));
         QVERIFY2(problems->text().contains(QLatin1String("service name")), qPrintable(problems->text()));
         QVERIFY(!child<QPushButton>(&manager, "saveButton")->isEnabled());
     }

@@ -121,14 +121,22 @@ private Q_SLOTS:
                                        << QStringLiteral("name");
         QTest::newRow("long name") << with([](ConnectionProfile &p) { p.name = QString(65, QLatin1Char('x')); })
                                    << QStringLiteral("name");
+        QTest::newRow("trailing newline in name")
+            << with([](ConnectionProfile &p) { p.name = QStringLiteral("x\n"); }) << QStringLiteral("name");
         QTest::newRow("leading space") << with([](ConnectionProfile &p) { p.name = QStringLiteral(" x"); })
                                        << QStringLiteral("name");
         QTest::newRow("bad namespace") << with([](ConnectionProfile &p) { p.ns = QStringLiteral("a b"); })
                                        << QStringLiteral("namespace");
+        QTest::newRow("namespace with brace")
+            << with([](ConnectionProfile &p) { p.ns = QStringLiteral("a{b}"); }) << QStringLiteral("namespace");
+        QTest::newRow("namespace with newline")
+            << with([](ConnectionProfile &p) { p.ns = QStringLiteral("sluice\n"); }) << QStringLiteral("namespace");
         QTest::newRow("password inside") << with([](ConnectionProfile &p) { p.options.password = QStringLiteral("s"); })
                                          << QStringLiteral("keychain");
         QTest::newRow("no host") << with([](ConnectionProfile &p) { p.options.host.clear(); })
                                  << QStringLiteral("host");
+        QTest::newRow("credentials in host")
+            << with([](ConnectionProfile &p) { p.options.host = QStringLiteral("u:pw@h"); }) << QStringLiteral("host");
         QTest::newRow("port zero") << with([](ConnectionProfile &p) { p.options.port = 0; }) << QStringLiteral("port");
         QTest::newRow("socket without path")
             << with([](ConnectionProfile &p) { p.options.transport = Transport::Unix; })

@@ -94,6 +94,9 @@ private Q_SLOTS:
         QTest::newRow("name with brace") << (js(
             "{'policies': [{'name': 'a{b}', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1}]}"))
                                          << "policy \"a{b}\", field \"name\": must be 1 to 64";
+        QTest::newRow("name with trailing newline")
+            << (js("{'policies': [{'name': 'api\\n', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1}]}"))
+            << "field \"name\": must be 1 to 64";
         QTest::newRow("name too long") << ((js("{'policies': [{'name': '")) + QByteArray(65, 'n')
                                            + js("', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1}]}"))
                                        << "field \"name\": must be 1 to 64";
@@ -140,6 +143,48 @@ private Q_SLOTS:
             << (js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1},"
                "{'name': 'a', 'algorithm': 'gcra', 'limit': 2, 'window_ms': 1}]}"))
             << "policy \"a\", field \"name\": appears more than once";
+        // QJsonDocument keeps the last of two equal keys, however the key is spelled.
+        QTest::newRow("duplicate field") << policy(js("'limit': 100, 'limit': 7, 'window_ms': 1000"))
+                                         << "policy \"api\", field \"limit\": is given more than once";
+        QTest::newRow("duplicate by escape") << policy(js("'limit': 100, '\\u006cimit': 7, 'window_ms': 1000"))
+                                             << "policy \"api\", field \"limit\": is given more than once";
+        QTest::newRow("duplicate name") << (js("{'policies': [{'name': 'a', 'name': 'b', 'algorithm': 'gcra', "
+                                               "'limit': 1, 'window_ms': 1}]}"))
+                                        << "policy \"b\", field \"name\": is given more than once";
+        QTest::newRow("duplicate top level") << (js("{'policies': [], 'policies': []}"))
+                                             << "field \"policies\": is given more than once at the top level";
+        QTest::newRow("duplicate inside a field")
+            << policy(js("'limit': 1, 'window_ms': 1, 'description': {'a': 1, 'a': 2}"))
+            << "policy \"api\", field \"description\": holds the key \"a\" more than once";
+        // QJsonDocument keeps half a surrogate pair, which has no UTF-8 form: Redis would store '?'.
+        QTest::newRow("lone high surrogate") << policy(js("'limit': 1, 'window_ms': 1, 'description': 'a\\ud800'"))
+                                             << "policy \"api\", field \"description\": holds \\ud800, half of a";
+        QTest::newRow("lone low surrogate") << policy(js("'limit': 1, 'window_ms': 1, 'description': '\\udc00a'"))
+                                            << "policy \"api\", field \"description\": holds \\udc00, half of a";
+        QTest::newRow("high then not low")
+            << policy(js("'limit': 1, 'window_ms': 1, 'description': '\\ud83d\\u0041'"))
+            << "field \"description\": holds \\ud83d, half of a UTF-16 surrogate pair, alone";
+        QTest::newRow("high then high") << policy(
+            js("'limit': 1, 'window_ms': 1, 'description': '\\ud83d\\ud83d\\ude00'"))
+                                        << "field \"description\": holds \\ud83d";
+        QTest::newRow("lone surrogate in name")
+            << (js("{'policies': [{'name': 'a\\udfff', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1}]}"))
+            << "policy \"#1\", field \"name\": holds \\udfff";
+        QTest::newRow("lone surrogate in key") << policy(js("'limit': 1, 'window_ms': 1, 'x\\ud800': 1"))
+                                               << "policy \"api\", field \"x\ufffd\": this key holds \\ud800";
+        // Bytes that are not UTF-8 stop QJsonDocument at an offset; the policy and field are named.
+        QTest::newRow("invalid byte") << policy("\"limit\": 1, \"window_ms\": 1, \"description\": \"caf\xe9\"")
+                                      << "policy \"api\", field \"description\": holds bytes that are not UTF-8";
+        QTest::newRow("overlong") << policy("\"limit\": 1, \"window_ms\": 1, \"description\": \"\xc0\xaf\"")
+                                  << "field \"description\": holds bytes that are not UTF-8";
+        QTest::newRow("encoded surrogate")
+            << policy("\"limit\": 1, \"window_ms\": 1, \"description\": \"\xed\xa0\x80\"")
+            << "field \"description\": holds bytes that are not UTF-8";
+        QTest::newRow("truncated sequence") << policy("\"limit\": 1, \"window_ms\": 1, \"description\": \"\xe2\x82\"")
+                                            << "field \"description\": holds bytes that are not UTF-8";
+        QTest::newRow("invalid byte in name")
+            << QByteArray("{\"policies\": [{\"name\": \"a\xff\", \"algorithm\": \"gcra\"}]}")
+            << "policy \"#1\", field \"name\": holds bytes that are not UTF-8";
     }
 
     void rejectsMalformedFiles()
@@ -153,6 +198,25 @@ private Q_SLOTS:
         for (const PolicyError &error : file.errors)
             messages << error.toString();
         QVERIFY2(messages.join(QLatin1Char('\n')).contains(expected), qPrintable(messages.join(QLatin1Char('\n'))));
+    }
+
+    void textThatIsUnicodeIsKept()
+    {
+        const PolicyFile file = PolicyFile::parse(
+            js("{'policies': [{'name': 'api', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000, 'description': "
+               "'\\ud83d\\ude00 \xf0\x9f\x98\x80 caf\xc3\xa9 \\u00e9'}]}"));
+        QVERIFY2(file.ok(), qPrintable(file.errors.value(0).toString()));
+        QCOMPARE(file.policies.first().description, QStringLiteral("\U0001F600 \U0001F600 caf\u00e9 \u00e9"));
+    }
+
+    // Where QJsonDocument stops at bytes that are not UTF-8, the file's errors say where they are, once.
+    void invalidUtf8IsNamedOnce()
+    {
+        const PolicyFile file = PolicyFile::parse(
+            "{\"policies\": [{\"name\": \"api\", \"algorithm\": \"gcra\", \"description\": \"\xff\"}]}");
+        QCOMPARE(file.errors.size(), 1);
+        QCOMPARE(file.errors.first().policy, QStringLiteral("api"));
+        QCOMPARE(file.errors.first().field, QStringLiteral("description"));
     }
 
     void oneBadPolicySpoilsTheFile()

@@ -1,0 +1,15 @@
+#pragma once
+
+#include "model/failure.h"
+
+#include <optional>
+
+namespace sluice::model {
+
+// The namespace starts every key Sluice writes ({ns}:policies, ns:policy:{subject}), so it is a Cluster
+// hash tag: empty, the admin keys fall in different slots (CROSSSLOT); with a brace, every bucket shares
+// one tag and so one node. Profiles and the command line both take it through this one rule.
+// Why `ns` cannot be a namespace, saying what can; nothing when it can.
+std::optional<Failure> namespaceProblem(const QString &ns);
+
+} // namespace sluice::model
