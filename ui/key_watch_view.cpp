@@ -47,6 +47,8 @@ QString seedLayoutTitle(SeedLayout layout)
         return QObject::tr("INCR + EXPIRE counter (key)");
     case SeedLayout::MsTokenBucket:
         return QObject::tr("Millisecond token bucket (key)");
+    case SeedLayout::IntervalTokenBucket:
+        return QObject::tr("Interval-refill token bucket (key)");
     }
     return {};
 }
@@ -130,7 +132,7 @@ KeyWatchView::KeyWatchView(QWidget *parent)
     layout->addWidget(m_error);
     layout->addWidget(split, 1);
 
-    for (SeedLayout layout : {SeedLayout::ScgTokenBucket, SeedLayout::FixedWindowCounter, SeedLayout::MsTokenBucket}) {
+    for (SeedLayout layout : model::seedLayouts) {
         m_source->addItem(seedLayoutTitle(layout));
         m_source->setItemData(m_source->count() - 1, int(layout), seedRole);
     }

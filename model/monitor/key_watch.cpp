@@ -180,7 +180,7 @@ void KeyWatch::read(const WatchedKey &key, const std::shared_ptr<int> &outstandi
                              });
         return;
     }
-    // Seed layouts: the raw values. The ms bucket's two keys may live on different primaries.
+    // Seed layouts: the raw values. The ms and interval buckets' two keys may live on different primaries.
     const QByteArrayList keys = seedKeys(*key.layout, key.subject);
     QVector<QByteArrayList> commands;
     switch (*key.layout) {
@@ -191,6 +191,7 @@ void KeyWatch::read(const WatchedKey &key, const std::shared_ptr<int> &outstandi
         commands = {{"GET", keys.at(0)}, {"PTTL", keys.at(0)}};
         break;
     case SeedLayout::MsTokenBucket:
+    case SeedLayout::IntervalTokenBucket:
         commands = {{"GET", keys.at(0)}, {"GET", keys.at(1)}};
         break;
     }

@@ -754,6 +754,18 @@ private Q_SLOTS:
                      QRegularExpression(QStringLiteral("1\\.\\d s  tb: sent 1\\d\\d, allowed \\d+ \\(model \\d+\\)"))),
                  qPrintable(sideBySide.err)); // progress each second
 
+        // The interval-refill bucket: whole batches on the callers' clock, as its model expects.
+        const Run interval
+            = sluicectl(base
+                        + QStringList{QStringLiteral("fire"), QStringLiteral("interval_token_bucket:10:5:1"),
+                                      QStringLiteral("--rate"), QStringLiteral("100"), QStringLiteral("--duration"),
+                                      QStringLiteral("1"), QStringLiteral("--json")});
+        QVERIFY2(interval.exitCode == 0, qPrintable(interval.err));
+        const QJsonObject batches = QJsonDocument::fromJson(interval.out.toUtf8()).object();
+        QCOMPARE(batches[QLatin1String("sent")].toInt(), 100);
+        QVERIFY(batches[QLatin1String("rejected")].toInt() > 0);
+        QCOMPARE(batches[QLatin1String("allowed")].toInt(), batches[QLatin1String("expected_allowed")].toInt());
+
         // Real keys: the subject's own bucket is spent.
         const Run real = sluicectl(
             base
@@ -1034,6 +1046,26 @@ private Q_SLOTS:
         QTest::newRow("fire bad seed script")
             << QStringList{fire, QStringLiteral("scg_token_bucket:0:5"), QStringLiteral("--rate"), QStringLiteral("5")}
             << QStringLiteral("a seed script is named as scg_token_bucket:RATE_PER_SECOND:CAPACITY");
+        QTest::newRow("fire bad interval bucket")
+            << QStringList{fire, QStringLiteral("interval_token_bucket:10:0:5"), QStringLiteral("--rate"),
+                           QStringLiteral("5")}
+            << QStringLiteral("a seed script is named as interval_token_bucket:CAPACITY:ADD:INTERVAL_SECONDS with "
+                              "whole numbers from 1 (got \"interval_token_bucket:10:0:5\")");
+        QTest::newRow("fire interval bucket cost") << QStringList{fire,
+                                                                  QStringLiteral("interval_token_bucket:2:1:1"),
+                                                                  QStringLiteral("--rate"),
+                                                                  QStringLiteral("5"),
+                                                                  QStringLiteral("--cost"),
+                                                                  QStringLiteral("3")}
+                                                   << QStringLiteral("cost 3 exceeds the capacity 2");
+        QTest::newRow("fire skew on scg")
+            << QStringList{fire,
+                           QStringLiteral("scg_token_bucket:5:5"),
+                           QStringLiteral("--rate"),
+                           QStringLiteral("5"),
+                           QStringLiteral("--clock-skew"),
+                           QStringLiteral("100")}
+            << QStringLiteral("--clock-skew is for ms_token_bucket and interval_token_bucket targets");
         QTest::newRow("fire bad target") << QStringList{fire, QStringLiteral("no such"), QStringLiteral("--rate"),
                                                         QStringLiteral("5")}
                                          << QStringLiteral("is neither a policy name nor a seed script");
