@@ -10,6 +10,16 @@ namespace sluice::model {
 namespace {
 
 constexpr qint64 maxSeedWindowSeconds = policy_limits::maxWindowMs / 1000;
+const QByteArray scgPrefix = "request_rate_limiter.{";
+const QByteArray scgTokensSuffix = "}.tokens";
+
+// The id between a key's prefix and suffix; nullopt when the key is not so named.
+std::optional<QByteArray> between(const QByteArray &key, const QByteArray &prefix, const QByteArray &suffix)
+{
+    if (key.size() <= prefix.size() + suffix.size() || !key.startsWith(prefix) || !key.endsWith(suffix))
+        return std::nullopt;
+    return key.mid(prefix.size(), key.size() - prefix.size() - suffix.size());
+}
 
 } // namespace
 
@@ -37,7 +47,7 @@ QByteArrayList seedKeys(SeedLayout layout, const QByteArray &id)
 {
     switch (layout) {
     case SeedLayout::ScgTokenBucket:
-        return {"request_rate_limiter.{" + id + "}.tokens", "request_rate_limiter.{" + id + "}.timestamp"};
+        return {scgPrefix + id + scgTokensSuffix, scgPrefix + id + "}.timestamp"};
     case SeedLayout::FixedWindowCounter:
         return {id};
     case SeedLayout::MsTokenBucket:
@@ -46,6 +56,22 @@ QByteArrayList seedKeys(SeedLayout layout, const QByteArray &id)
         return {id, id + "_time"};
     }
     return {};
+}
+
+std::optional<QByteArray> seedIdOfKey(SeedLayout layout, const QByteArray &key)
+{
+    switch (layout) {
+    case SeedLayout::ScgTokenBucket:
+        return between(key, scgPrefix, scgTokensSuffix);
+    case SeedLayout::FixedWindowCounter:
+        if (key.startsWith(scgPrefix))
+            return std::nullopt;
+        return key;
+    case SeedLayout::MsTokenBucket:
+    case SeedLayout::IntervalTokenBucket:
+        return between(key, {}, seedKeys(layout, {}).at(1));
+    }
+    return std::nullopt;
 }
 
 bool seedLayoutReadsCallerClock(SeedLayout layout)

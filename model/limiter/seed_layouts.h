@@ -24,6 +24,10 @@ QString seedLayoutName(SeedLayout layout);
 QByteArray seedScript(SeedLayout layout);
 // The keys the script takes for one subject id (or, for the other layouts, one key name).
 QByteArrayList seedKeys(SeedLayout layout, const QByteArray &id);
+// The id of the bucket a key names, the first key for the gateway and the counter, the time key for the
+// others; nullopt when the key is not so named (for the counter, any key not named as the gateway's: a
+// counter is a bare key).
+std::optional<QByteArray> seedIdOfKey(SeedLayout layout, const QByteArray &key);
 // Whether the script takes its callers' clock (so callers whose clocks disagree see different buckets).
 bool seedLayoutReadsCallerClock(SeedLayout layout);
 
