@@ -58,6 +58,15 @@ QByteArrayList seedKeys(SeedLayout layout, const QByteArray &id)
     return {};
 }
 
+QByteArray seedScanPattern(SeedLayout layout, const QByteArray &idPattern)
+{
+    const QByteArray id = idPattern.isEmpty() ? QByteArray("*") : idPattern;
+    // The naming key is the first for the gateway and the counter, the time key for the others.
+    return layout == SeedLayout::ScgTokenBucket || layout == SeedLayout::FixedWindowCounter
+        ? seedKeys(layout, id).at(0)
+        : seedKeys(layout, id).at(1);
+}
+
 std::optional<QByteArray> seedIdOfKey(SeedLayout layout, const QByteArray &key)
 {
     switch (layout) {

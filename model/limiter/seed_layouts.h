@@ -24,9 +24,11 @@ QString seedLayoutName(SeedLayout layout);
 QByteArray seedScript(SeedLayout layout);
 // The keys the script takes for one subject id (or, for the other layouts, one key name).
 QByteArrayList seedKeys(SeedLayout layout, const QByteArray &id);
-// The id of the bucket a key names, the first key for the gateway and the counter, the time key for the
-// others; nullopt when the key is not so named (for the counter, any key not named as the gateway's: a
-// counter is a bare key).
+// The SCAN MATCH pattern of the key that names each of a layout's buckets (the gateway's tokens key, the
+// ms and interval buckets' time keys, the counter itself) whose id matches `idPattern` (a Redis glob).
+QByteArray seedScanPattern(SeedLayout layout, const QByteArray &idPattern);
+// The id of the bucket such a key names; nullopt when the key is not one of the layout's naming keys (for
+// the counter, any key not named as another layout's: a counter is a bare key).
 std::optional<QByteArray> seedIdOfKey(SeedLayout layout, const QByteArray &key);
 // Whether the script takes its callers' clock (so callers whose clocks disagree see different buckets).
 bool seedLayoutReadsCallerClock(SeedLayout layout);
