@@ -41,21 +41,23 @@ void resolveTargets(const CtlRequest &request, std::function<void(QVector<model:
             if (!seed)
                 return failUsage(request, problem);
             (*targets)[i] = *seed;
-            (*targets)[i].clockSkewMs = seed->layout == model::SeedLayout::MsTokenBucket ? request.fire.clockSkewMs : 0;
+            (*targets)[i].clockSkewMs = model::seedLayoutReadsCallerClock(seed->layout) ? request.fire.clockSkewMs : 0;
         } else if (!model::isValidPolicyName(name)) {
             return failUsage(request,
                              tr("\"%1\" is neither a policy name nor a seed script (scg_token_bucket:RATE:CAPACITY, "
-                                "fixed_window_counter:LIMIT:WINDOW_SECONDS, ms_token_bucket:RATE:CAPACITY)")
+                                "fixed_window_counter:LIMIT:WINDOW_SECONDS, ms_token_bucket:RATE:CAPACITY, "
+                                "interval_token_bucket:CAPACITY:ADD:INTERVAL_SECONDS)")
                                  .arg(name));
         } else {
             ++*pending;
         }
     }
-    if (request.fire.clockSkewMs > 0
-        && std::none_of(targets->begin(), targets->end(), [](const model::FireTarget &t) {
-               return t.kind == model::FireTarget::Kind::SeedScript && t.layout == model::SeedLayout::MsTokenBucket;
-           }))
-        return failUsage(request, tr("--clock-skew is for ms_token_bucket targets, which read their callers' clocks"));
+    if (request.fire.clockSkewMs > 0 && std::none_of(targets->begin(), targets->end(), [](const model::FireTarget &t) {
+            return t.kind == model::FireTarget::Kind::SeedScript && model::seedLayoutReadsCallerClock(t.layout);
+        }))
+        return failUsage(request,
+                         tr("--clock-skew is for ms_token_bucket and interval_token_bucket targets, which "
+                            "read their callers' clocks"));
     if (*pending == 0)
         return done(*targets);
     const model::PolicyStore store(request.client, request.ns);

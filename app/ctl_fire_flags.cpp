@@ -35,7 +35,10 @@ CtlFireFlags::CtlFireFlags()
       m_rampTo(option("ramp-to", "fire --shape ramp: the rate at the end.", "r")),
       m_concurrency(option("concurrency", "fire, bench: connections to send on. Default: 1 (fire), 4 (bench).", "c")),
       m_pipeline(option("pipeline", "bench: calls in flight on each connection. Default: 16.", "p")),
-      m_clockSkew(option("clock-skew", "fire: ms_token_bucket callers' clocks are up to this many ms apart.", "ms")),
+      m_clockSkew(option("clock-skew",
+                         "fire: the callers' clocks of ms_token_bucket and interval_token_bucket are up to this many "
+                         "ms apart.",
+                         "ms")),
       m_realKeys(option("real-keys", "fire, bench: spend the subjects' real buckets instead of test-fire keys.")),
       m_seed(option("seed", "fire, bench: the seed of random subjects and poisson arrivals, to replay a run.", "n")),
       m_csv(option("csv", "fire, bench: also write the run's curves and summary to this CSV file.", "file"))

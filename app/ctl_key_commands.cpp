@@ -1,4 +1,4 @@
-// sluicectl keys and reset-key: the key inspector in a terminal.
+// sluicectl keys and reset-key: the key inspector in a terminal (keys --layout: app/ctl_seed_keys.cpp).
 
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
@@ -11,8 +11,6 @@
 #include "model/tables/key_inspector_model.h"
 
 #include <QCoreApplication>
-#include <QJsonDocument>
-#include <QJsonObject>
 
 namespace sluice::app {
 
@@ -25,27 +23,6 @@ QString tr(const char *text)
 
 constexpr int defaultLimit = 1000;
 constexpr int maxLimit = 10000000;
-
-// Runs `then` once the client is ready (scanning needs the primaries), or fails the command.
-void whenReady(const CtlRequest &request, std::function<void()> then)
-{
-    if (request.client->state() == redis::RedisClient::State::Ready) {
-        then();
-        return;
-    }
-    auto *context = new QObject(QCoreApplication::instance());
-    QObject::connect(request.client, &redis::RedisClient::stateChanged, context,
-                     [=](redis::RedisClient::State state, const QString &reason) {
-                         if (state == redis::RedisClient::State::Ready) {
-                             delete context;
-                             then();
-                         } else if (state == redis::RedisClient::State::Failed
-                                    || state == redis::RedisClient::State::Disconnected) {
-                             delete context;
-                             fail(request, {model::Failure::Kind::Unreachable, reason});
-                         }
-                     });
-}
 
 // Runs `then` once the client is ready and `policy` (when named) is stored, or fails the command: a
 // name with no policy behind it is a mistake to say, not an empty table.
@@ -76,18 +53,11 @@ void printBucket(const model::InspectedBucket &row, bool json)
 {
     const model::FoundBucket &bucket = row.bucket;
     if (json) {
-        QJsonObject object{{QStringLiteral("policy"), bucket.policy},
-                           {QStringLiteral("subject"), QString::fromUtf8(bucket.subject)},
-                           {QStringLiteral("key"), QString::fromUtf8(bucket.key)},
-                           {QStringLiteral("node"), bucket.node}};
-        if (row.state) {
-            const QJsonObject state = row.state->toJson();
-            for (auto it = state.begin(); it != state.end(); ++it)
-                object.insert(it.key(), it.value());
-        } else {
-            object.insert(QStringLiteral("error"), row.problem);
-        }
-        ctlOut() << QJsonDocument(object).toJson(QJsonDocument::Compact) << Qt::endl;
+        printBucketJson({{QStringLiteral("policy"), bucket.policy},
+                         {QStringLiteral("subject"), QString::fromUtf8(bucket.subject)},
+                         {QStringLiteral("key"), QString::fromUtf8(bucket.key)},
+                         {QStringLiteral("node"), bucket.node}},
+                        row.state ? std::optional(row.state->toJson()) : std::nullopt, row.problem);
         return;
     }
     if (!row.state) {
@@ -112,6 +82,8 @@ void runKeys(const CtlRequest &request)
     if (!ok || limit < 1 || limit > maxLimit)
         return failUsage(
             request, tr("--limit must be a whole number from 1 to %1, not \"%2\"").arg(maxLimit).arg(request.limit));
+    if (!request.layout.isEmpty())
+        return runSeedKeys(request, limit);
     const model::BucketFilter filter{request.args.value(0), request.match};
     model::Failure invalid;
     if (filter.matchPattern(request.ns, &invalid).isEmpty())

@@ -3,6 +3,7 @@
 #include "app/exit_codes.h"
 
 #include <QCoreApplication>
+#include <QJsonDocument>
 
 namespace sluice::app {
 
@@ -107,6 +108,37 @@ void failUsage(const CtlRequest &request, const QString &message)
 {
     ctlErr() << QStringLiteral("sluicectl: %1: ").arg(request.command) << message << Qt::endl;
     QCoreApplication::exit(ExitUsage);
+}
+
+void printBucketJson(QJsonObject bucket, const std::optional<QJsonObject> &state, const QString &problem)
+{
+    if (state) {
+        for (auto it = state->begin(); it != state->end(); ++it)
+            bucket.insert(it.key(), it.value());
+    } else {
+        bucket.insert(QStringLiteral("error"), problem);
+    }
+    ctlOut() << QJsonDocument(bucket).toJson(QJsonDocument::Compact) << Qt::endl;
+}
+
+void whenReady(const CtlRequest &request, std::function<void()> then)
+{
+    if (request.client->state() == redis::RedisClient::State::Ready) {
+        then();
+        return;
+    }
+    auto *context = new QObject(QCoreApplication::instance());
+    QObject::connect(request.client, &redis::RedisClient::stateChanged, context,
+                     [=](redis::RedisClient::State state, const QString &reason) {
+                         if (state == redis::RedisClient::State::Ready) {
+                             delete context;
+                             then();
+                         } else if (state == redis::RedisClient::State::Failed
+                                    || state == redis::RedisClient::State::Disconnected) {
+                             delete context;
+                             fail(request, {model::Failure::Kind::Unreachable, reason});
+                         }
+                     });
 }
 
 } // namespace sluice::app

@@ -4,8 +4,12 @@
 #include "model/failure.h"
 #include "redis/redis_client.h"
 
+#include <QJsonObject>
 #include <QStringList>
 #include <QTextStream>
+
+#include <functional>
+#include <optional>
 
 namespace sluice::app {
 
@@ -27,6 +31,7 @@ struct CtlRequest {
     QString duration;  // watch --duration
     QString match;     // keys --match, a subject glob
     QString limit;     // keys --limit
+    QString layout;    // keys --layout, a seed layout (and its parameters)
     CtlFireSettings fire; // fire and bench
 };
 
@@ -43,6 +48,11 @@ void fail(const CtlRequest &request, const model::Failure &failure, const QStrin
 int report(const CtlRequest &request, const model::Failure &failure, const QString &unchanged = {});
 // Ends a command whose arguments are wrong: the message, then exit 2.
 void failUsage(const CtlRequest &request, const QString &message);
+// One bucket as a line of JSON: the fields that name it, then its state's, or "error" and why it could
+// not be read.
+void printBucketJson(QJsonObject bucket, const std::optional<QJsonObject> &state, const QString &problem);
+// Runs `then` once the client is ready (scanning needs the primaries), or fails the command.
+void whenReady(const CtlRequest &request, std::function<void()> then);
 
 void runPing(const CtlRequest &request);
 void runApply(const CtlRequest &request);
@@ -55,6 +65,7 @@ void runStatus(const CtlRequest &request);
 void runAcquire(const CtlRequest &request);
 void runWatch(const CtlRequest &request);
 void runKeys(const CtlRequest &request);
+void runSeedKeys(const CtlRequest &request, int limit); // keys --layout, `limit` from --limit
 void runResetKey(const CtlRequest &request);
 void runFire(const CtlRequest &request);
 void runBench(const CtlRequest &request);

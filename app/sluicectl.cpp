@@ -62,9 +62,10 @@ const Command commands[] = {
      "show each policy's allowed and rejected decisions per second, live (most rejections first); --json: one object "
      "per policy per sample",
      app::runWatch},
-    {"keys", 0, 1, Access::Reads, "keys [POLICY] [--match GLOB] [--limit N] [--json]",
+    {"keys", 0, 1, Access::Reads,
+     "keys [POLICY] [--match GLOB] [--limit N] [--layout scg|counter|ms|interval[:PARAMETERS]] [--json]",
      "list bucket keys and their state (SCAN on every primary, a bounded page at a time); --json: one object per "
-     "bucket",
+     "bucket; --layout: a seed layout's buckets instead, refilled to now when its callers' parameters are given",
      app::runKeys},
     {"reset-key", 2, 2, Access::Writes, "reset-key POLICY SUBJECT",
      "delete one subject's bucket so it is full again (audited)", app::runResetKey},
@@ -172,6 +173,14 @@ int main(int argc, char *argv[])
         QStringLiteral("limit"),
         QCoreApplication::translate("sluicectl", "keys: print at most this many buckets. Default: 1000."),
         QStringLiteral("n"));
+    const QCommandLineOption layoutOption(
+        QStringLiteral("layout"),
+        QCoreApplication::translate(
+            "sluicectl",
+            "keys: list a seed layout's buckets (scg, counter, ms or interval; --match on the id or key), with the "
+            "parameters its callers use to refill them to now: scg:RATE_PER_SECOND:CAPACITY, "
+            "counter:LIMIT:WINDOW_SECONDS, ms:RATE_PER_SECOND:CAPACITY, interval:CAPACITY:ADD:INTERVAL_SECONDS."),
+        QStringLiteral("layout"));
     const QCommandLineOption profileOption(
         QStringLiteral("profile"),
         QCoreApplication::translate("sluicectl",
@@ -183,7 +192,7 @@ int main(int argc, char *argv[])
         QCoreApplication::translate("sluicectl", "Confirm a write through a production profile."));
     parser.addOptions({helpOption, timeoutOption, namespaceOption, profileOption, yesOption, dryRunOption, pruneOption,
                        allowEmptyOption, allowDropOption, jsonOption, costOption, intervalOption, durationOption,
-                       matchOption, limitOption});
+                       matchOption, limitOption, layoutOption});
     parser.addPositionalArgument(QStringLiteral("command"),
                                  QCoreApplication::translate("sluicectl", "What to do (see Commands)."));
 
@@ -229,6 +238,7 @@ int main(int argc, char *argv[])
     request.duration = parser.value(durationOption);
     request.match = parser.value(matchOption);
     request.limit = parser.value(limitOption);
+    request.layout = parser.value(layoutOption);
     request.who = model::operatorIdentity(QStringLiteral("sluicectl"));
     if (command->access == Access::FiresTraffic) {
         QString error;

@@ -15,8 +15,35 @@ namespace {
 // The combo's item data: "policy:<name>", "seed:<layout>", or empty for nothing.
 const QString policyTag = QStringLiteral("policy:");
 const QString seedTag = QStringLiteral("seed:");
-constexpr model::SeedLayout seedLayouts[] = {model::SeedLayout::ScgTokenBucket, model::SeedLayout::FixedWindowCounter,
-                                             model::SeedLayout::MsTokenBucket};
+
+constexpr int maxCount = 1'000'000'000; // policy_limits::maxLimit and maxBurst
+constexpr int maxSeconds = 604'800;     // policy_limits::maxWindowMs
+
+// A parameter field's label, unit and largest value.
+struct Field {
+    QString label;
+    QString suffix;
+    int maximum;
+};
+
+// The fields of a layout's parameters, in seedParameterForm()'s order.
+QVector<Field> parameterFields(model::SeedLayout layout)
+{
+    switch (layout) {
+    case model::SeedLayout::ScgTokenBucket:
+    case model::SeedLayout::MsTokenBucket:
+        return {{FireTargetPicker::tr("Rate"), FireTargetPicker::tr(" /s"), maxCount},
+                {FireTargetPicker::tr("Capacity"), {}, maxCount}};
+    case model::SeedLayout::FixedWindowCounter:
+        return {{FireTargetPicker::tr("Limit"), FireTargetPicker::tr(" calls"), maxCount},
+                {FireTargetPicker::tr("Window"), FireTargetPicker::tr(" s"), maxSeconds}};
+    case model::SeedLayout::IntervalTokenBucket:
+        return {{FireTargetPicker::tr("Capacity"), {}, maxCount},
+                {FireTargetPicker::tr("Add"), FireTargetPicker::tr(" tokens"), maxCount},
+                {FireTargetPicker::tr("Every"), FireTargetPicker::tr(" s"), maxSeconds}};
+    }
+    return {};
+}
 
 } // namespace
 
@@ -28,14 +55,16 @@ FireTargetPicker::FireTargetPicker(const QString &name, bool optional, QWidget *
     m_choice->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_choice->setMinimumContentsLength(18);
     m_firstLabel = new QLabel(this);
-    m_first = countField(this, name + QStringLiteral("First"), 1, 1'000'000'000, 10);
+    m_first = countField(this, name + QStringLiteral("First"), 1, maxCount, 10);
     m_secondLabel = new QLabel(this);
-    m_second = countField(this, name + QStringLiteral("Second"), 1, 1'000'000'000, 20);
+    m_second = countField(this, name + QStringLiteral("Second"), 1, maxCount, 20);
+    m_thirdLabel = new QLabel(this);
+    m_third = countField(this, name + QStringLiteral("Third"), 1, maxCount, 1);
     m_skewLabel = new QLabel(tr("Clock skew"), this);
     m_skew = countField(this, name + QStringLiteral("Skew"), 0, 3'600'000, 0, tr(" ms"));
     m_skew->setToolTip(tr("The callers' clocks disagree by up to this much: connection k of C runs k \u00d7 skew / (C "
                           "\u2212 1) ms ahead. "
-                          "Only the ms bucket reads its callers' clocks."));
+                          "Only the ms and interval buckets read their callers' clocks."));
 
     auto *layout = new QGridLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -44,8 +73,10 @@ FireTargetPicker::FireTargetPicker(const QString &name, bool optional, QWidget *
     layout->addWidget(m_first, 1, 1);
     layout->addWidget(m_secondLabel, 2, 0);
     layout->addWidget(m_second, 2, 1);
-    layout->addWidget(m_skewLabel, 3, 0);
-    layout->addWidget(m_skew, 3, 1);
+    layout->addWidget(m_thirdLabel, 3, 0);
+    layout->addWidget(m_third, 3, 1);
+    layout->addWidget(m_skewLabel, 4, 0);
+    layout->addWidget(m_skew, 4, 1);
     layout->setColumnStretch(1, 1);
 
     setPolicies({});
@@ -54,7 +85,7 @@ FireTargetPicker::FireTargetPicker(const QString &name, bool optional, QWidget *
         showParameters();
         Q_EMIT changed();
     });
-    for (QSpinBox *box : {m_first, m_second, m_skew})
+    for (QSpinBox *box : {m_first, m_second, m_third, m_skew})
         connect(box, &QSpinBox::valueChanged, this, &FireTargetPicker::changed);
 }
 
@@ -73,7 +104,7 @@ void FireTargetPicker::setPolicies(const QVector<model::Policy> &policies)
                           policyTag + policy.name);
     if (!policies.isEmpty())
         m_choice->insertSeparator(m_choice->count());
-    for (model::SeedLayout layout : seedLayouts)
+    for (model::SeedLayout layout : model::seedLayouts)
         m_choice->addItem(tr("seed script: %1").arg(model::seedLayoutName(layout)),
                           seedTag + model::seedLayoutName(layout));
     const int index = kept.isEmpty() ? -1 : m_choice->findData(kept);
@@ -104,31 +135,48 @@ std::optional<model::FireTarget> FireTargetPicker::target() const
             if (policy.name == name)
                 return model::FireTarget::forPolicy(policy);
     }
-    for (model::SeedLayout layout : seedLayouts) {
-        if (data != seedTag + model::seedLayoutName(layout))
-            continue;
-        model::FireTarget target = layout == model::SeedLayout::FixedWindowCounter
-            ? model::FireTarget::forSeedScript(layout, m_first->value(), m_second->value() * 1000LL, m_first->value())
-            : model::FireTarget::forSeedScript(layout, m_first->value(), 1000, m_second->value());
-        target.clockSkewMs = layout == model::SeedLayout::MsTokenBucket ? m_skew->value() : 0;
-        return target;
-    }
+    const std::optional<model::SeedLayout> layout = chosenLayout();
+    if (!layout)
+        return std::nullopt;
+    const QSpinBox *boxes[] = {m_first, m_second, m_third};
+    QVector<qint64> numbers;
+    for (int i = 0; i < parameterFields(*layout).size(); ++i)
+        numbers << boxes[i]->value();
+    // The boxes' ranges (showParameters()) keep every number valid.
+    const std::optional<model::SeedParameters> parameters = model::seedParameters(*layout, numbers);
+    if (!parameters)
+        return std::nullopt;
+    model::FireTarget target
+        = model::FireTarget::forSeedScript(*layout, parameters->limit, parameters->windowMs, parameters->burst);
+    target.clockSkewMs = model::seedLayoutReadsCallerClock(*layout) ? m_skew->value() : 0;
+    return target;
+}
+
+std::optional<model::SeedLayout> FireTargetPicker::chosenLayout() const
+{
+    const QString data = m_choice->currentData().toString();
+    for (model::SeedLayout layout : model::seedLayouts)
+        if (data == seedTag + model::seedLayoutName(layout))
+            return layout;
     return std::nullopt;
 }
 
 void FireTargetPicker::showParameters()
 {
-    const QString data = m_choice->currentData().toString();
-    const bool seed = data.startsWith(seedTag);
-    const bool counter = data == seedTag + model::seedLayoutName(model::SeedLayout::FixedWindowCounter);
-    const bool clocks = data == seedTag + model::seedLayoutName(model::SeedLayout::MsTokenBucket);
-    m_firstLabel->setText(counter ? tr("Limit") : tr("Rate"));
-    m_first->setSuffix(counter ? tr(" calls") : tr(" /s"));
-    m_secondLabel->setText(counter ? tr("Window") : tr("Capacity"));
-    m_second->setSuffix(counter ? tr(" s") : QString());
-    for (QWidget *widget : {static_cast<QWidget *>(m_firstLabel), static_cast<QWidget *>(m_first),
-                            static_cast<QWidget *>(m_secondLabel), static_cast<QWidget *>(m_second)})
-        widget->setVisible(seed);
+    const std::optional<model::SeedLayout> layout = chosenLayout();
+    const QVector<Field> fields = layout ? parameterFields(*layout) : QVector<Field>();
+    QLabel *labels[] = {m_firstLabel, m_secondLabel, m_thirdLabel};
+    QSpinBox *boxes[] = {m_first, m_second, m_third};
+    for (int i = 0; i < 3; ++i) {
+        if (i < fields.size()) {
+            labels[i]->setText(fields.at(i).label);
+            boxes[i]->setSuffix(fields.at(i).suffix);
+            boxes[i]->setMaximum(fields.at(i).maximum);
+        }
+        labels[i]->setVisible(i < fields.size());
+        boxes[i]->setVisible(i < fields.size());
+    }
+    const bool clocks = layout && model::seedLayoutReadsCallerClock(*layout);
     m_skewLabel->setVisible(clocks);
     m_skew->setVisible(clocks);
 }

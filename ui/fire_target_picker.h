@@ -13,12 +13,13 @@ class QSpinBox;
 namespace sluice::ui {
 
 // Chooses what test-fire calls: one of the stored policies, or a seed layout's script with its
-// parameters (rate and capacity, or limit and window; the ms bucket's clock skew). The second
-// picker of a side-by-side run also offers "nothing".
+// parameters (rate and capacity; limit and window; capacity, batch and interval; the clock skew of
+// the buckets that read their callers' clocks). The second picker of a side-by-side run also offers
+// "nothing".
 class FireTargetPicker : public QWidget {
     Q_OBJECT
 public:
-    // Child widgets are named `name` + Choice, First, Second, Skew (for tests and screenshots).
+    // Child widgets are named `name` + Choice, First, Second, Third, Skew (for tests and screenshots).
     FireTargetPicker(const QString &name, bool optional, QWidget *parent = nullptr);
 
     // The stored policies to offer; the choice is kept when its policy is still there.
@@ -33,6 +34,7 @@ Q_SIGNALS:
 
 private:
     void showParameters();
+    std::optional<model::SeedLayout> chosenLayout() const; // nullopt for a policy or nothing
 
     bool m_optional;
     bool m_chosen = false; // by the operator (or choose())
@@ -42,6 +44,8 @@ private:
     QSpinBox *m_first;
     QLabel *m_secondLabel;
     QSpinBox *m_second;
+    QLabel *m_thirdLabel;
+    QSpinBox *m_third;
     QLabel *m_skewLabel;
     QSpinBox *m_skew;
 };

@@ -18,6 +18,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 namespace sluice::ui {
 
 using model::SeedLayout;
@@ -47,6 +49,8 @@ QString seedLayoutTitle(SeedLayout layout)
         return QObject::tr("INCR + EXPIRE counter (key)");
     case SeedLayout::MsTokenBucket:
         return QObject::tr("Millisecond token bucket (key)");
+    case SeedLayout::IntervalTokenBucket:
+        return QObject::tr("Interval-refill token bucket (key)");
     }
     return {};
 }
@@ -71,6 +75,9 @@ KeyWatchView::KeyWatchView(QWidget *parent)
     m_subject = new QLineEdit(this);
     m_subject->setObjectName(QStringLiteral("watchSubject"));
     m_subject->setPlaceholderText(tr("subject, e.g. a user id or an IP address"));
+    m_parameters = new QLineEdit(this);
+    m_parameters->setObjectName(QStringLiteral("watchParameters"));
+    m_parameters->hide();
     m_add = new QPushButton(tr("Watch"), this);
     m_add->setObjectName(QStringLiteral("watchAdd"));
     m_remove = new QPushButton(tr("Remove"), this);
@@ -85,6 +92,7 @@ KeyWatchView::KeyWatchView(QWidget *parent)
     form->addWidget(new QLabel(tr("Watch"), this));
     form->addWidget(m_source);
     form->addWidget(m_subject, 1);
+    form->addWidget(m_parameters, 1);
     form->addWidget(m_add);
     form->addWidget(m_remove);
 
@@ -130,7 +138,7 @@ KeyWatchView::KeyWatchView(QWidget *parent)
     layout->addWidget(m_error);
     layout->addWidget(split, 1);
 
-    for (SeedLayout layout : {SeedLayout::ScgTokenBucket, SeedLayout::FixedWindowCounter, SeedLayout::MsTokenBucket}) {
+    for (SeedLayout layout : model::seedLayouts) {
         m_source->addItem(seedLayoutTitle(layout));
         m_source->setItemData(m_source->count() - 1, int(layout), seedRole);
     }
@@ -138,8 +146,11 @@ KeyWatchView::KeyWatchView(QWidget *parent)
     m_source->setCurrentIndex(-1);
 
     connect(m_add, &QPushButton::clicked, this, &KeyWatchView::addFromForm);
-    connect(m_subject, &QLineEdit::returnPressed, this, &KeyWatchView::addFromForm);
-    connect(m_subject, &QLineEdit::textEdited, this, [this] { showError({}); });
+    connect(m_source, &QComboBox::currentIndexChanged, this, &KeyWatchView::showParameterField);
+    for (QLineEdit *field : {m_subject, m_parameters}) {
+        connect(field, &QLineEdit::returnPressed, this, &KeyWatchView::addFromForm);
+        connect(field, &QLineEdit::textEdited, this, [this] { showError({}); });
+    }
     connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
         m_remove->setEnabled(selectedId() > 0);
         redrawChart();
@@ -194,12 +205,13 @@ bool KeyWatchView::watchSubject(const QString &policy, const QByteArray &subject
     return id > 0;
 }
 
-bool KeyWatchView::watchSeedKey(SeedLayout layout, const QByteArray &id)
+bool KeyWatchView::watchSeedKey(SeedLayout layout, const QByteArray &id,
+                                const std::optional<model::SeedParameters> &parameters)
 {
     if (!m_watch)
         return false;
     model::Failure failure;
-    const int added = m_watch->addSeedKey(layout, id, &failure);
+    const int added = m_watch->addSeedKey(layout, id, parameters, &failure);
     showError(failure.message);
     if (added > 0)
         select(added);
@@ -215,10 +227,33 @@ void KeyWatchView::addFromForm()
     }
     const QByteArray subject = m_subject->text().trimmed().toUtf8();
     const QVariant seed = m_source->itemData(index, seedRole);
-    const bool added = seed.isNull() ? watchSubject(m_source->currentText(), subject)
-                                     : watchSeedKey(SeedLayout(seed.toInt()), subject);
-    if (added)
+    if (seed.isNull()) {
+        if (watchSubject(m_source->currentText(), subject))
+            m_subject->clear();
+        return;
+    }
+    const SeedLayout layout = SeedLayout(seed.toInt());
+    const QString text = m_parameters->text().trimmed();
+    const std::optional<model::SeedParameters> parameters
+        = text.isEmpty() ? std::nullopt : model::parseSeedParameters(layout, text);
+    if (!text.isEmpty() && !parameters) {
+        showError(tr("Write the parameters as %1 (whole numbers from 1), or leave them out.")
+                      .arg(model::seedParameterForm(layout).toLower()));
+        return;
+    }
+    if (watchSeedKey(layout, subject, parameters)) {
         m_subject->clear();
+        m_parameters->clear();
+    }
+}
+
+void KeyWatchView::showParameterField()
+{
+    const QVariant seed = m_source->currentData(seedRole);
+    m_parameters->setVisible(!seed.isNull());
+    if (!seed.isNull())
+        m_parameters->setPlaceholderText(
+            tr("%1 (optional: to refill it to now)").arg(model::seedParameterForm(SeedLayout(seed.toInt())).toLower()));
 }
 
 void KeyWatchView::showError(const QString &error)
@@ -295,17 +330,20 @@ void KeyWatchView::showRow(int row)
     if (key->samples.isEmpty())
         return;
     const model::KeySample &last = key->samples.last();
+    // Whole units: a seed bucket refilled to now may hold part of a token, which no call can take.
     m_table->item(row, AvailableColumn)
-        ->setText(last.capacity >= 0
-                      ? tr("%1 of %2").arg(locale.toString(last.level, 'f', 0), locale.toString(last.capacity, 'f', 0))
-                      : locale.toString(last.level, 'g', 12));
+        ->setText(last.capacity >= 0 ? tr("%1 of %2")
+                                           .arg(locale.toString(std::floor(last.level), 'f', 0),
+                                                locale.toString(last.capacity, 'f', 0))
+                                     : locale.toString(last.level, 'g', 12));
+    if (last.resetAfterMs >= 0)
+        m_table->item(row, FullInColumn)
+            ->setText(last.resetAfterMs == 0 ? tr("full") : model::formatWait(last.resetAfterMs));
     if (key->layout)
         return; // the seed layouts count nothing more
     m_table->item(row, RejectedPerSecondColumn)->setText(locale.toString(last.rejectedPerSecond, 'f', 1));
     m_table->item(row, AllowedColumn)->setText(locale.toString(last.allowed));
     m_table->item(row, RejectedColumn)->setText(locale.toString(last.rejected));
-    m_table->item(row, FullInColumn)
-        ->setText(last.resetAfterMs <= 0 ? tr("full") : model::formatWait(last.resetAfterMs));
 }
 
 void KeyWatchView::redrawChart()
@@ -323,10 +361,14 @@ void KeyWatchView::redrawChart()
     if (!key->problem.isEmpty())
         m_chartTitle->setText(
             QStringLiteral("<b>%1</b> \u2014 %2").arg(key->label().toHtmlEscaped(), key->problem.toHtmlEscaped()));
+    else if (key->layout && key->parameters)
+        m_chartTitle->setText(tr("<b>%1</b> \u2014 readings refilled to now with the parameters given, as its script "
+                                 "would on a call (this layout keeps no counts).")
+                                  .arg(key->label().toHtmlEscaped()));
     else if (key->layout)
         m_chartTitle->setText(
-            tr("<b>%1</b> \u2014 the value as the script stored it at its last call (this layout refills only "
-               "when called, and keeps no counts).")
+            tr("<b>%1</b> \u2014 the value as the script stored it at its last call (it refills only when called, "
+               "at a rate the keys do not hold: give the parameters to see it refilled to now; it keeps no counts).")
                 .arg(key->label().toHtmlEscaped()));
     else
         m_chartTitle->setText(

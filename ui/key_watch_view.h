@@ -28,7 +28,9 @@ public:
     model::KeyWatch *watch() const { return m_watch; }
     // Adds a policy's subject to the list and selects it; false (and the reason shown) if refused.
     bool watchSubject(const QString &policy, const QByteArray &subject);
-    bool watchSeedKey(model::SeedLayout layout, const QByteArray &id);
+    // A seed layout's key; with its parameters its state is refilled to now.
+    bool watchSeedKey(model::SeedLayout layout, const QByteArray &id,
+                      const std::optional<model::SeedParameters> &parameters);
     void select(int id);
     int selectedId() const;
 
@@ -41,6 +43,7 @@ protected:
 
 private:
     void addFromForm();
+    void showParameterField(); // for a seed layout
     void updatePolicies(const model::RateSample &sample);
     void rebuildTable();
     void showReadings(); // every row and the chart, as last read
@@ -52,6 +55,7 @@ private:
     model::KeyWatch *m_watch = nullptr;
     QComboBox *m_source;
     QLineEdit *m_subject;
+    QLineEdit *m_parameters; // a seed layout's, optional
     QPushButton *m_add;
     QPushButton *m_remove;
     QLabel *m_error;

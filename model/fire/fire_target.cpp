@@ -17,19 +17,6 @@ QString tr(const char *text)
     return QCoreApplication::translate("sluice::model::FireTarget", text);
 }
 
-constexpr SeedLayout seedLayouts[]
-    = {SeedLayout::ScgTokenBucket, SeedLayout::FixedWindowCounter, SeedLayout::MsTokenBucket};
-constexpr qint64 maxSeedWindowSeconds = policy_limits::maxWindowMs / 1000;
-
-std::optional<qint64> positiveCount(const QString &text, qint64 largest)
-{
-    bool ok = false;
-    const qint64 value = text.toLongLong(&ok);
-    if (!ok || value < 1 || value > largest)
-        return std::nullopt;
-    return value;
-}
-
 qint64 capacity(const Policy &policy)
 {
     return algorithmUsesBurst(policy.algorithm) ? policy.effectiveBurst() : policy.limit;
@@ -69,25 +56,21 @@ bool FireTarget::looksLikeSeedSpec(const QString &spec)
 
 std::optional<FireTarget> FireTarget::fromSeedSpec(const QString &spec, QString *problem)
 {
-    const QStringList parts = spec.split(QLatin1Char(':'));
+    const QString name = spec.section(QLatin1Char(':'), 0, 0);
+    QStringList names;
     for (SeedLayout layout : seedLayouts) {
-        if (parts.first() != seedLayoutName(layout))
+        names << seedLayoutName(layout);
+        if (name != seedLayoutName(layout))
             continue;
-        const bool counter = layout == SeedLayout::FixedWindowCounter;
-        const QString form
-            = counter ? QStringLiteral("%1:LIMIT:WINDOW_SECONDS") : QStringLiteral("%1:RATE_PER_SECOND:CAPACITY");
-        const auto first = parts.size() == 3 ? positiveCount(parts.at(1), policy_limits::maxLimit) : std::nullopt;
-        const auto second = parts.size() == 3
-            ? positiveCount(parts.at(2), counter ? maxSeedWindowSeconds : policy_limits::maxBurst) : std::nullopt;
-        if (!first || !second) {
-            *problem = tr("a seed script is named as %1 with whole numbers from 1 (got \"%2\")")
-                           .arg(form.arg(parts.first()), spec);
+        const auto parameters = parseSeedParameters(layout, spec.section(QLatin1Char(':'), 1));
+        if (!parameters) {
+            *problem = tr("a seed script is named as %1:%2 with whole numbers from 1 (got \"%3\")")
+                           .arg(name, seedParameterForm(layout), spec);
             return std::nullopt;
         }
-        return counter ? forSeedScript(layout, *first, *second * 1000, *first)
-                       : forSeedScript(layout, *first, 1000, *second);
+        return forSeedScript(layout, parameters->limit, parameters->windowMs, parameters->burst);
     }
-    *problem = tr("\"%1\" is not a seed script (scg_token_bucket, fixed_window_counter or ms_token_bucket)").arg(spec);
+    *problem = tr("\"%1\" is not a seed script (%2)").arg(spec, names.join(QStringLiteral(", ")));
     return std::nullopt;
 }
 
@@ -107,11 +90,19 @@ QString FireTarget::label() const
                 .arg(seedLayoutName(layout))
                 .arg(policy.limit)
                 .arg(durationText(policy.windowMs, true));
+        const QString clocks = clockSkewMs > 0 ? tr(", clocks %1 ms apart").arg(clockSkewMs) : QString();
+        if (layout == SeedLayout::IntervalTokenBucket)
+            return tr("%1 (%2 every %3, capacity %4%5)")
+                .arg(seedLayoutName(layout))
+                .arg(policy.limit)
+                .arg(durationText(policy.windowMs, true))
+                .arg(policy.burst)
+                .arg(clocks);
         return tr("%1 (%2/s, capacity %3%4)")
             .arg(seedLayoutName(layout))
             .arg(policy.limit)
             .arg(policy.burst)
-            .arg(clockSkewMs > 0 ? tr(", clocks %1 ms apart").arg(clockSkewMs) : QString());
+            .arg(clocks);
     }
     return {};
 }
@@ -135,8 +126,10 @@ QString FireTarget::problem(qint64 cost) const
         return tr("cost %1 exceeds the capacity %2").arg(cost).arg(policy.burst);
     if (clockSkewMs < 0 || clockSkewMs > 3'600'000)
         return tr("clock skew must be from 0 to 3600000 ms");
-    if (clockSkewMs > 0 && layout != SeedLayout::MsTokenBucket)
-        return tr("only the ms token bucket reads its callers' clocks: clock skew applies to ms_token_bucket alone");
+    if (clockSkewMs > 0 && !seedLayoutReadsCallerClock(layout))
+        return tr("%1 reads the server's clock: clock skew applies to the buckets that read their callers' clocks "
+                  "(ms_token_bucket, interval_token_bucket)")
+            .arg(seedLayoutName(layout));
     return {};
 }
 
@@ -175,15 +168,22 @@ FireCommands::FireCommands(const FireTarget &target, int index, const QString &n
     const QByteArray sha = QCryptographicHash::hash(m_script, QCryptographicHash::Sha1).toHex();
     m_head = {"EVALSHA", sha, QByteArray::number(seedKeys(target.layout, "id").size())};
     const QByteArray rate = QByteArray::number(policy.limit), capacity = QByteArray::number(policy.burst);
+    const QByteArray seconds = QByteArray::number(policy.windowMs / 1000);
     switch (target.layout) {
     case SeedLayout::ScgTokenBucket: // the server's clock, as Sluice's own limiter
         m_tail = {rate, capacity, {}, costText};
         break;
     case SeedLayout::FixedWindowCounter:
-        m_tail = {rate, QByteArray::number(policy.windowMs / 1000)};
+        m_tail = {rate, seconds};
         break;
-    case SeedLayout::MsTokenBucket: // the caller's clock follows
-        m_tail = {rate, capacity, costText};
+    case SeedLayout::MsTokenBucket: // the caller's clock (ms) last
+        m_tail = {rate, capacity, costText, {}};
+        m_callerClockAt = 3;
+        break;
+    case SeedLayout::IntervalTokenBucket: // the caller's clock in seconds, before the cost
+        m_tail = {capacity, rate, seconds, {}, costText};
+        m_callerClockAt = 3;
+        m_callerClockUnitMs = 1000;
         break;
     }
 }
@@ -197,10 +197,12 @@ QByteArrayList FireCommands::keys(const QByteArray &subject) const
     }
     if (m_keyPrefix.isEmpty())
         return seedKeys(m_target.layout, subject);
-    // In the test-fire key space the ms bucket's id is a hash tag, so its two keys share a slot
-    // (the gateway's layout has its own tag around the id).
+    // In the test-fire key space the id of a bucket with a suffixed second key is a hash tag, so its two
+    // keys share a slot (the gateway's layout has its own tag around the id).
     const QByteArray id = m_keyPrefix + subject;
-    return seedKeys(m_target.layout, m_target.layout == SeedLayout::MsTokenBucket ? '{' + id + '}' : id);
+    const bool suffixed
+        = m_target.layout == SeedLayout::MsTokenBucket || m_target.layout == SeedLayout::IntervalTokenBucket;
+    return seedKeys(m_target.layout, suffixed ? '{' + id + '}' : id);
 }
 
 QByteArrayList FireCommands::command(const QByteArray &subject, qint64 callerClockMs) const
@@ -211,12 +213,12 @@ QByteArrayList FireCommands::command(const QByteArray &subject, qint64 callerClo
         m_lastKeys = keys(subject);
     }
     QByteArrayList args;
-    args.reserve(m_head.size() + m_lastKeys.size() + m_tail.size() + 1);
+    args.reserve(m_head.size() + m_lastKeys.size() + m_tail.size());
     args += m_head;
     args += m_lastKeys;
     args += m_tail;
-    if (m_target.kind == FireTarget::Kind::SeedScript && m_target.layout == SeedLayout::MsTokenBucket)
-        args += QByteArray::number(callerClockMs);
+    if (m_callerClockAt >= 0)
+        args[args.size() - m_tail.size() + m_callerClockAt] = QByteArray::number(callerClockMs / m_callerClockUnitMs);
     return args;
 }
 
@@ -236,7 +238,7 @@ std::optional<bool> FireCommands::admitted(const redis::RespValue &reply) const
     }
     if (!reply.isInteger())
         return std::nullopt;
-    if (m_target.layout == SeedLayout::FixedWindowCounter)
+    if (m_target.layout == SeedLayout::FixedWindowCounter || m_target.layout == SeedLayout::IntervalTokenBucket)
         return reply.integer != -1;
     return reply.integer == 1;
 }

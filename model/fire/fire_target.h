@@ -17,20 +17,20 @@ namespace sluice::model {
 struct FireTarget {
     enum class Kind { Policy, SeedScript };
     Kind kind = Kind::Policy;
-    // The limiter's definition. A seed script's parameters are kept in the same fields: for the token
-    // buckets `limit` is the rate per second (window 1000 ms) and `burst` the capacity; for the INCR
-    // counter `limit` per `windowMs` (whole seconds).
+    // The limiter's definition. A seed script's parameters are kept in the same fields, as
+    // SeedParameters says.
     Policy policy;
     SeedLayout layout = SeedLayout::ScgTokenBucket;
-    // Only the ms token bucket reads its callers' clocks: connection k of C runs k * skew / (C - 1)
-    // ms ahead of the first, so calls alternate between clocks that disagree by up to this much.
+    // For the seed buckets that read their callers' clocks (ms, interval): connection k of C runs
+    // k * skew / (C - 1) ms ahead of the first, so calls alternate between clocks that disagree by up
+    // to this much.
     qint64 clockSkewMs = 0;
 
     static FireTarget forPolicy(const Policy &policy);
     static FireTarget forSeedScript(SeedLayout layout, qint64 limit, qint64 windowMs, qint64 burst);
-    // "scg_token_bucket:RATE:CAPACITY", "ms_token_bucket:RATE:CAPACITY" or
-    // "fixed_window_counter:LIMIT:WINDOW_SECONDS", as the CLI names a seed script; nullopt with
-    // *problem set when `spec` is not one.
+    // "scg_token_bucket:RATE:CAPACITY", "ms_token_bucket:RATE:CAPACITY",
+    // "fixed_window_counter:LIMIT:WINDOW_SECONDS" or "interval_token_bucket:CAPACITY:ADD:INTERVAL_SECONDS",
+    // as the CLI names a seed script (seedParameterForm()); nullopt with *problem set when `spec` is not one.
     static std::optional<FireTarget> fromSeedSpec(const QString &spec, QString *problem);
     static bool looksLikeSeedSpec(const QString &spec);
 
@@ -55,7 +55,7 @@ public:
     FireCommands(const FireTarget &target, int index, const QString &ns, const QByteArray &runId, bool realKeys,
                  qint64 cost);
 
-    // callerClockMs: the caller's clock, for the one layout that reads it (the ms token bucket).
+    // callerClockMs: the caller's clock, for the layouts that read it (seedLayoutReadsCallerClock()).
     QByteArrayList command(const QByteArray &subject, qint64 callerClockMs) const;
     // The keys one subject's call touches (what a run leaves behind until they expire).
     QByteArrayList keys(const QByteArray &subject) const;
@@ -73,6 +73,8 @@ private:
     QByteArray m_script;    // a seed script's source, empty for a policy
     QByteArrayList m_head;  // before the keys: FCALL <function> 1, or EVALSHA <digest> <key count>
     QByteArrayList m_tail;  // after the keys: the policy or script arguments and the cost
+    int m_callerClockAt = -1;       // where in m_tail the caller's clock goes, for a script that reads it
+    qint64 m_callerClockUnitMs = 1; // the clock in ms, or (1000) in whole seconds
     mutable QByteArray m_lastSubject;
     mutable QByteArrayList m_lastKeys;
 };

@@ -287,6 +287,46 @@ private:
     qint64 expiresAt = 0;
 };
 
+// The interval-refill bucket (compat_interval_token_bucket.lua): whole batches of `limit` tokens every
+// `window` ms (whole seconds of the caller's clock), counted from the last refill so part of an interval
+// carries over, up to `burst`. A refused call changes nothing; an admitted one keeps the keys for
+// ceil(burst / limit) intervals, after which the bucket starts again full, from the second of its next call.
+class IntervalTokenBucket : public ReferenceLimiter::Model {
+public:
+    using Model::Model;
+    Int tokensAt(qint64 t) const { return live(t) ? std::min(burst, tokens + batches(t) * limit) : burst; }
+    bool fits(qint64 t, qint64 cost) const override { return tokensAt(t) >= cost; }
+    qint64 available(qint64 t) const override { return static_cast<qint64>(tokensAt(t)); }
+    bool full(qint64 t) const override { return tokensAt(t) == burst; }
+    QByteArray consume(qint64 t, qint64 cost) override
+    {
+        const Int level = tokensAt(t);
+        if (live(t)) {
+            lastSecond += batches(t) * intervalSeconds();
+        } else {
+            lastSecond = floorDiv(t, 1000);
+            stored = true;
+        }
+        tokens = level - cost;
+        expiresAt = t + static_cast<qint64>(ceilDiv(burst, limit) * intervalSeconds()) * 1000;
+        return {};
+    }
+
+private:
+    Int intervalSeconds() const { return window / 1000; }
+    // Redis drops a key once its expiry has passed.
+    bool live(qint64 t) const { return stored && t <= expiresAt; }
+    // A clock behind the last refill brings nothing back.
+    Int batches(qint64 t) const
+    {
+        return std::max<qint64>(0, floorDiv(floorDiv(t, 1000) - lastSecond, intervalSeconds()));
+    }
+    bool stored = false;
+    Int tokens = 0;
+    Int lastSecond = 0;
+    qint64 expiresAt = 0;
+};
+
 // The first time in [from, from + 2^53) at which a condition that never turns false again holds.
 qint64 firstTime(qint64 from, const std::function<bool(qint64)> &holds)
 {
@@ -353,6 +393,9 @@ ReferenceLimiter::ReferenceLimiter(SeedLayout layout, qint64 limit, qint64 windo
         break;
     case SeedLayout::MsTokenBucket:
         m_model = std::make_unique<TokenBucket>(limit, windowMs, burst);
+        break;
+    case SeedLayout::IntervalTokenBucket:
+        m_model = std::make_unique<IntervalTokenBucket>(limit, windowMs, burst);
         break;
     }
 }

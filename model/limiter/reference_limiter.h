@@ -31,9 +31,10 @@ class ReferenceLimiter {
 public:
     explicit ReferenceLimiter(const Policy &policy);
     // A seed layout's script as its code behaves (see lua/compat_*.lua): `limit` per `windowMs`
-    // with `burst` for the token buckets (rate per second, window 1000, capacity), `limit` per
-    // `windowMs` (whole seconds) for the INCR counter. The ms bucket is modelled with one true clock:
-    // what its clients would see if their clocks agreed.
+    // with `burst` for the token buckets (rate per second, window 1000, capacity; for the interval
+    // bucket a batch of `limit` every `windowMs`, whole seconds), `limit` per `windowMs` (whole
+    // seconds) for the INCR counter. The buckets that read their callers' clocks (ms, interval) are
+    // modelled with one true clock: what their clients would see if their clocks agreed.
     ReferenceLimiter(SeedLayout layout, qint64 limit, qint64 windowMs, qint64 burst);
     ReferenceLimiter(ReferenceLimiter &&) noexcept;
     ReferenceLimiter &operator=(ReferenceLimiter &&) noexcept;

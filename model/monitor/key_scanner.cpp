@@ -36,6 +36,24 @@ QByteArray escapeGlob(const QByteArray &text)
 
 constexpr int maxPatternBytes = 256;
 
+// Whether a glob can stand inside a longer pattern; if not, *failure says why.
+bool isUsableGlob(const QByteArray &glob, const QString &what, Failure *failure)
+{
+    if (glob.size() > maxPatternBytes) {
+        *failure = Failure::invalid(tr("A %1 pattern is at most %2 bytes.").arg(what).arg(maxPatternBytes));
+        return false;
+    }
+    qsizetype trailingEscapes = 0;
+    while (trailingEscapes < glob.size() && glob.at(glob.size() - 1 - trailingEscapes) == '\\')
+        ++trailingEscapes;
+    if (trailingEscapes % 2 == 1) {
+        *failure
+            = Failure::invalid(tr("A %1 pattern cannot end in a lone \\ (it escapes the next character).").arg(what));
+        return false;
+    }
+    return true;
+}
+
 } // namespace
 
 QByteArray BucketFilter::matchPattern(const QString &ns, Failure *failure) const
@@ -49,17 +67,8 @@ QByteArray BucketFilter::matchPattern(const QString &ns, Failure *failure) const
         *failure = Failure::invalid(tr("A subject pattern has no { or }: subjects never contain them."));
         return {};
     }
-    if (subject.size() > maxPatternBytes) {
-        *failure = Failure::invalid(tr("A subject pattern is at most %1 bytes.").arg(maxPatternBytes));
+    if (!isUsableGlob(subject, tr("subject"), failure))
         return {};
-    }
-    qsizetype trailingEscapes = 0;
-    while (trailingEscapes < subject.size() && subject.at(subject.size() - 1 - trailingEscapes) == '\\')
-        ++trailingEscapes;
-    if (trailingEscapes % 2 == 1) {
-        *failure = Failure::invalid(tr("A subject pattern cannot end in a lone \\ (it escapes the next character)."));
-        return {};
-    }
     return escapeGlob(ns.toUtf8()) + ':' + (policy.isEmpty() ? QByteArray("*") : escapeGlob(policy.toUtf8())) + ":{"
         + (subject.isEmpty() ? QByteArray("*") : subject) + '}';
 }
@@ -76,20 +85,41 @@ bool KeyScanner::start(const BucketFilter &filter, Failure *failure)
     const QByteArray match = filter.matchPattern(m_ns, failure);
     if (match.isEmpty())
         return false;
-    const QStringList nodes = m_client->primaries();
-    if (nodes.isEmpty() || m_client->state() != redis::RedisClient::State::Ready) {
+    const QByteArray subject = filter.subjectPattern.toUtf8();
+    const bool wildcards = std::any_of(subject.cbegin(), subject.cend(), isGlobSpecial);
+    const QByteArray exactKey = filter.policy.isEmpty() || subject.isEmpty() || wildcards
+        ? QByteArray()
+        : bucketKey(m_ns, filter.policy, subject);
+    const FoundBucket exact{exactKey, filter.policy, subject, m_client->primaryForKey(exactKey)};
+    if (!startOn(exactKey.isEmpty() ? m_client->primaries() : QStringList{exact.node}, failure))
+        return false;
+    m_match = match;
+    m_layout.reset();
+    m_exactKey = exactKey;
+    m_exact = exact;
+    return true;
+}
+
+bool KeyScanner::startSeed(SeedLayout layout, const QString &idPattern, Failure *failure)
+{
+    const QByteArray id = idPattern.toUtf8();
+    if (!isUsableGlob(id, tr("key"), failure) || !startOn(m_client->primaries(), failure))
+        return false;
+    m_match = seedScanPattern(layout, id);
+    m_layout = layout;
+    m_exactKey.clear();
+    return true;
+}
+
+bool KeyScanner::startOn(const QStringList &nodes, Failure *failure)
+{
+    if (m_client->primaries().isEmpty() || m_client->state() != redis::RedisClient::State::Ready) {
         *failure = {Failure::Kind::Unreachable, tr("Not connected.")};
         return false;
     }
     ++m_generation;
-    m_match = match;
     m_cursors.clear();
-    const QByteArray subject = filter.subjectPattern.toUtf8();
-    const bool wildcards = std::any_of(subject.cbegin(), subject.cend(), isGlobSpecial);
-    m_exactKey = filter.policy.isEmpty() || subject.isEmpty() || wildcards ? QByteArray()
-                                                                           : bucketKey(m_ns, filter.policy, subject);
-    m_exact = {m_exactKey, filter.policy, subject, m_client->primaryForKey(m_exactKey)};
-    for (const QString &node : m_exactKey.isEmpty() ? nodes : QStringList{m_exact.node}) {
+    for (const QString &node : nodes) {
         Cursor cursor;
         cursor.node = node;
         m_cursors.append(cursor);
@@ -134,13 +164,14 @@ void KeyScanner::step(int index)
 {
     ++m_outstanding;
     const int generation = m_generation;
-    m_client->sendToNode(
-        m_cursors.at(index).node,
-        {"SCAN", m_cursors.at(index).position, "MATCH", m_match, "COUNT", QByteArray::number(kStepCount)}, this,
-        [this, index, generation](const RedisReply &reply) {
+    QByteArrayList scan{"SCAN",  m_cursors.at(index).position,  "MATCH", m_match,
+                        "COUNT", QByteArray::number(kStepCount)};
+    if (m_layout) // every seed layout keeps strings
+        scan += {"TYPE", "string"};
+    m_client->sendToNode(m_cursors.at(index).node, scan, this, [this, index, generation](const RedisReply &reply) {
         if (generation == m_generation)
             takeStep(index, reply);
-        });
+    });
 }
 
 void KeyScanner::lookUp()
@@ -161,6 +192,16 @@ void KeyScanner::lookUp()
     });
 }
 
+bool KeyScanner::decode(FoundBucket *bucket) const
+{
+    if (!m_layout)
+        return splitBucketKey(m_ns, bucket->key, &bucket->policy, &bucket->subject);
+    const std::optional<QByteArray> id = seedIdOfKey(*m_layout, bucket->key);
+    if (id)
+        bucket->subject = *id;
+    return id.has_value();
+}
+
 void KeyScanner::takeStep(int index, const RedisReply &reply)
 {
     --m_outstanding;
@@ -178,7 +219,7 @@ void KeyScanner::takeStep(int index, const RedisReply &reply)
         QVector<FoundBucket> buckets;
         for (const RespValue &element : reply.value.elements.at(1).elements) {
             FoundBucket bucket{element.bytes, {}, {}, cursor.node};
-            if (splitBucketKey(m_ns, bucket.key, &bucket.policy, &bucket.subject) && !m_seen.contains(bucket.key)) {
+            if (decode(&bucket) && !m_seen.contains(bucket.key)) {
                 m_seen.insert(bucket.key);
                 buckets.append(bucket);
             }

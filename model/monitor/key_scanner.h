@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/failure.h"
+#include "model/limiter/seed_layouts.h"
 #include "redis/redis_client.h"
 
 #include <QObject>
@@ -19,15 +20,16 @@ struct BucketFilter {
 
 struct FoundBucket {
     QByteArray key;
-    QString policy;
-    QByteArray subject;
-    QString node; // the primary holding it
+    QString policy;     // empty for a seed layout's bucket
+    QByteArray subject; // or the seed layout's bucket id
+    QString node;       // the primary holding it
 };
 
 // Browses the bucket keys of a namespace with SCAN on every primary (never KEYS), a bounded
 // COUNT per step so no step holds a server for long. Work happens only when asked (fetch), a
 // bounded number of steps at a time, so a filter that matches little hands control back. A
 // filter naming a policy and a subject without wildcards names one key: it is looked up, not scanned.
+// The buckets of a seed layout are browsed the same way, by the key that names each.
 class KeyScanner : public QObject {
     Q_OBJECT
 public:
@@ -39,6 +41,8 @@ public:
     // Starts over with a new filter on the primaries the client knows now; false and why when
     // the filter is not valid or nothing is connected. Nothing is sent until fetch().
     bool start(const BucketFilter &filter, Failure *failure);
+    // The same for a seed layout's buckets whose id matches `idPattern` (a Redis glob; empty: any).
+    bool startSeed(SeedLayout layout, const QString &idPattern, Failure *failure);
     // Scans on until at least `wanted` more buckets are found, every primary is done, or the
     // step budget is spent; found() as replies come, then fetchDone().
     void fetch(int wanted);
@@ -65,10 +69,13 @@ private:
     void step(int index);
     void takeStep(int index, const redis::RedisReply &reply);
     void lookUp();
+    bool startOn(const QStringList &nodes, Failure *failure);
+    bool decode(FoundBucket *bucket) const; // its policy and subject (or seed id); false when not a bucket key
 
     redis::RedisClient *m_client;
     QString m_ns;
     QByteArray m_match;
+    std::optional<SeedLayout> m_layout; // browsing a seed layout's buckets
     QByteArray m_exactKey;   // the one key the filter names, or empty
     FoundBucket m_exact;
     QVector<Cursor> m_cursors;

@@ -13,7 +13,6 @@ namespace sluice::model {
 
 using redis::RedisClient;
 using redis::RedisReply;
-using redis::RespValue;
 
 QString WatchedKey::label() const
 {
@@ -54,7 +53,8 @@ int KeyWatch::addSubject(const QString &policy, const QByteArray &subject, Failu
     return add(std::move(key), failure);
 }
 
-int KeyWatch::addSeedKey(SeedLayout layout, const QByteArray &id, Failure *failure)
+int KeyWatch::addSeedKey(SeedLayout layout, const QByteArray &id, const std::optional<SeedParameters> &parameters,
+                         Failure *failure)
 {
     if (id.isEmpty()) {
         *failure
@@ -63,6 +63,7 @@ int KeyWatch::addSeedKey(SeedLayout layout, const QByteArray &id, Failure *failu
     }
     WatchedKey key;
     key.layout = layout;
+    key.parameters = parameters;
     key.subject = id;
     key.key = seedKeys(layout, id).first();
     key.algorithm = seedLayoutName(layout);
@@ -180,31 +181,10 @@ void KeyWatch::read(const WatchedKey &key, const std::shared_ptr<int> &outstandi
                              });
         return;
     }
-    // Seed layouts: the raw values. The ms bucket's two keys may live on different primaries.
-    const QByteArrayList keys = seedKeys(*key.layout, key.subject);
-    QVector<QByteArrayList> commands;
-    switch (*key.layout) {
-    case SeedLayout::ScgTokenBucket:
-        commands = {{"MGET", keys.at(0), keys.at(1)}}; // one hash tag, one slot
-        break;
-    case SeedLayout::FixedWindowCounter:
-        commands = {{"GET", keys.at(0)}, {"PTTL", keys.at(0)}};
-        break;
-    case SeedLayout::MsTokenBucket:
-        commands = {{"GET", keys.at(0)}, {"GET", keys.at(1)}};
-        break;
-    }
-    auto replies = std::make_shared<QVector<RedisReply>>(commands.size());
-    auto left = std::make_shared<int>(int(commands.size()));
-    for (int i = 0; i < commands.size(); ++i)
-        m_client->sendForKey(commands.at(i).at(1), commands.at(i), this,
-                             [this, id, outstanding, replies, left, i](const RedisReply &reply) {
-                                 (*replies)[i] = reply;
-                                 if (--*left > 0)
-                                     return;
-                                 takeSeed(id, *replies, QDateTime::currentMSecsSinceEpoch());
-                                 finishOne(outstanding);
-                             });
+    readSeedBucket(m_client, *key.layout, key.subject, this, [this, id, outstanding](const SeedBucketRead &read) {
+        takeSeed(id, read, QDateTime::currentMSecsSinceEpoch());
+        finishOne(outstanding);
+    });
 }
 
 void KeyWatch::takeInspect(int id, const RedisReply &reply)
@@ -240,31 +220,21 @@ void KeyWatch::takeInspect(int id, const RedisReply &reply)
     Q_EMIT sampled(id);
 }
 
-void KeyWatch::takeSeed(int id, const QVector<RedisReply> &replies, qint64 timeMs)
+void KeyWatch::takeSeed(int id, const SeedBucketRead &read, qint64 timeMs)
 {
     WatchedKey *key = find(id);
     if (!key)
         return;
-    for (const RedisReply &reply : replies) {
-        if (!reply.ok()) {
-            key->problem = reply.errorText();
-            Q_EMIT sampled(id);
-            return;
-        }
-    }
-    const RespValue &first = replies.first().value;
-    const RespValue &stored = first.isArray() ? first.elements.value(0) : first;
-    KeySample sample;
-    sample.timeMs = timeMs;
-    bool numeric = true;
-    sample.level = stored.isNil() ? 0 : stored.bytes.toDouble(&numeric);
-    if (*key->layout == SeedLayout::FixedWindowCounter && replies.size() > 1 && replies.at(1).value.integer >= 0)
-        sample.resetAfterMs = replies.at(1).value.integer; // the counter's window ends with its key
-    key->problem = !numeric ? tr("%1 does not hold a number").arg(QString::fromUtf8(key->key))
-                   : stored.isNil() ? tr("%1 does not exist (idle, or never used)").arg(QString::fromUtf8(key->key))
-                                    : QString();
-    if (key->problem.isEmpty())
+    key->problem = read.problem;
+    if (read.outcome == SeedBucketRead::Outcome::Read) {
+        const SeedBucketState state = seedBucketAt(*key->layout, read.reading, timeMs, key->parameters);
+        KeySample sample;
+        sample.timeMs = timeMs;
+        sample.level = state.level;
+        sample.capacity = state.capacity;
+        sample.resetAfterMs = state.fullInMs;
         key->samples.append(sample);
+    }
     Q_EMIT sampled(id);
 }
 

@@ -2,7 +2,7 @@
 
 #include "model/failure.h"
 #include "model/monitor/bounded_ring.h"
-#include "model/limiter/seed_layouts.h"
+#include "model/limiter/seed_bucket.h"
 #include "redis/redis_client.h"
 
 #include <QObject>
@@ -15,8 +15,8 @@ namespace sluice::model {
 // One reading of a watched bucket.
 struct KeySample {
     qint64 timeMs = 0;         // Redis time for Sluice buckets, the dashboard's clock for seed layouts
-    double level = 0;          // units available now (Sluice); tokens or count as stored (seed layouts)
-    double capacity = -1;      // -1: unknown (seed layouts keep no limit)
+    double level = 0;          // units available now (Sluice); tokens or count (seed layouts: SeedBucketState)
+    double capacity = -1;      // -1: unknown (a seed layout watched without its parameters)
     qint64 resetAfterMs = -1;  // until the bucket is full again; -1: unknown
     quint64 allowed = 0;       // the bucket's own counters (Sluice)
     quint64 rejected = 0;
@@ -28,6 +28,7 @@ struct WatchedKey {
     int id = 0;
     QString policy;                  // empty for a seed layout
     std::optional<SeedLayout> layout;
+    std::optional<SeedParameters> parameters; // a seed layout's, when given: its tokens are refilled to now
     QByteArray subject;              // the Sluice subject, or the seed layout's id / key
     QByteArray key;                  // the key read
     QString algorithm;               // as the library reports it (Sluice), or the layout's name
@@ -38,7 +39,8 @@ struct WatchedKey {
 };
 
 // Reads every watched bucket at an interval: `sluice_inspect` for Sluice buckets (routed to the
-// primary of the key's slot, so a Cluster works as it is), the raw values for seed layouts. One
+// primary of the key's slot, so a Cluster works as it is), the raw values for seed layouts (refilled to
+// the dashboard's clock when their parameters are known). One
 // round is outstanding at most; samples are kept for the retention in bounded rings.
 class KeyWatch : public QObject {
     Q_OBJECT
@@ -49,7 +51,8 @@ public:
 
     // The new entry's id, or -1 and why (already watched, too many, bad subject).
     int addSubject(const QString &policy, const QByteArray &subject, Failure *failure);
-    int addSeedKey(SeedLayout layout, const QByteArray &id, Failure *failure);
+    int addSeedKey(SeedLayout layout, const QByteArray &id, const std::optional<SeedParameters> &parameters,
+                   Failure *failure);
     void remove(int id);
     const QVector<WatchedKey> &keys() const { return m_keys; }
     const WatchedKey *key(int id) const;
@@ -71,7 +74,7 @@ private:
     int add(WatchedKey key, Failure *failure);
     void read(const WatchedKey &key, const std::shared_ptr<int> &outstanding);
     void takeInspect(int id, const redis::RedisReply &reply);
-    void takeSeed(int id, const QVector<redis::RedisReply> &replies, qint64 timeMs);
+    void takeSeed(int id, const SeedBucketRead &read, qint64 timeMs);
     void finishOne(const std::shared_ptr<int> &outstanding);
     WatchedKey *find(int id);
     int capacity() const; // samples per key for the retention at the interval

@@ -3,6 +3,7 @@
 #include "model/connection/connection_profile.h"
 #include "model/connection/keychain_secret_store.h"
 #include "model/connection/secret_store.h"
+#include "model/limiter/seed_layouts.h"
 #include "redis/redis_connection.h"
 #include "support/await_secret.h"
 #include "support/redis_process.h"
@@ -10,6 +11,7 @@
 #include "support/sync_command.h"
 #include "support/test_services.h"
 
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -25,6 +27,21 @@
 using Run = sluice::test::CtlRun;
 using sluice::test::sluicectl;
 using sluice::test::writeFile;
+
+namespace {
+
+// The objects of `keys --json`, one a line, by their "id".
+QMap<QString, QJsonObject> byId(const QString &lines)
+{
+    QMap<QString, QJsonObject> objects;
+    for (const QString &line : lines.split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+        const QJsonObject object = QJsonDocument::fromJson(line.toUtf8()).object();
+        objects.insert(object[QLatin1String("id")].toString(), object);
+    }
+    return objects;
+}
+
+} // namespace
 
 using namespace sluice;
 using sluice::test::js;
@@ -719,6 +736,114 @@ private Q_SLOTS:
         QVERIFY(entry[QLatin1String("who")].toString().contains(QLatin1String("(sluicectl)")));
     }
 
+    // The seed layouts' buckets, each made by its own script: listed by layout, as stored, or refilled
+    // to now with the parameters their callers use; no other key is taken for one.
+    void keysListTheSeedLayoutsBuckets()
+    {
+        using model::SeedLayout;
+        sluice::test::RedisProcess server(sluice::test::RedisProcess::Patience::Quick);
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        const QStringList base{QStringLiteral("-u"), QStringLiteral("redis://127.0.0.1:%1").arg(server.port())};
+        redis::RedisConnection redis(server.options());
+        QVERIFY(sluice::test::openAndWait(redis));
+        const auto eval = [&](SeedLayout layout, const QByteArray &id, const QByteArrayList &args) {
+            const QByteArrayList keys = model::seedKeys(layout, id);
+            return sluice::test::syncCommand(
+                       redis,
+                       QByteArrayList{"EVAL", model::seedScript(layout), QByteArray::number(keys.size())} + keys + args)
+                .ok();
+        };
+        const qint64 now = QDateTime::currentSecsSinceEpoch();
+        const auto secondsAgo = [&](qint64 seconds) { return QByteArray::number(now - seconds); };
+        // Gateway: 1 token a second up to 100, gw-a emptied 20 s ago; gw-b took one just now.
+        QVERIFY(eval(SeedLayout::ScgTokenBucket, "gw-a", {"1", "100", secondsAgo(20), "100"}));
+        QVERIFY(eval(SeedLayout::ScgTokenBucket, "gw-b", {"1", "100", secondsAgo(0), "1"}));
+        // Counter: 10 a minute, two calls so far.
+        QVERIFY(eval(SeedLayout::FixedWindowCounter, "api:seller1", {"10", "60"}));
+        QVERIFY(eval(SeedLayout::FixedWindowCounter, "api:seller1", {"10", "60"}));
+        // ms bucket: 1 token a second up to 100, emptied 20 s ago.
+        QVERIFY(eval(SeedLayout::MsTokenBucket, "bucket:m", {"1", "100", "100", secondsAgo(20) + "000"}));
+        // Interval bucket: 2 tokens every 60 s up to 10, quota:a emptied 130 s ago; quota:b took one just now.
+        QVERIFY(eval(SeedLayout::IntervalTokenBucket, "quota:a", {"10", "2", "60", secondsAgo(130), "10"}));
+        QVERIFY(eval(SeedLayout::IntervalTokenBucket, "quota:b", {"10", "2", "60", secondsAgo(0)}));
+        QVERIFY(sluice::test::syncCommand(redis, {"SET", "note", "hello"}).ok());
+        QVERIFY(sluice::test::syncCommand(redis, {"HSET", "hash", "f", "1"}).ok());
+
+        const auto keys = [&](const QStringList &args) {
+            return sluicectl(base + QStringList{QStringLiteral("keys"), QStringLiteral("--layout")} + args);
+        };
+        const auto json = [&](const QString &layout, QMap<QString, QJsonObject> *objects) {
+            const Run run = keys({layout, QStringLiteral("--json")});
+            *objects = byId(run.out);
+            return run.exitCode == 0 && run.out.count(QLatin1Char('\n')) == objects->size();
+        };
+        QMap<QString, QJsonObject> found;
+        // Without the parameters, the tokens as the scripts stored them, with their last refill.
+        QVERIFY(json(QStringLiteral("scg"), &found));
+        QCOMPARE(found.keys(), (QStringList{QStringLiteral("gw-a"), QStringLiteral("gw-b")}));
+        QCOMPARE(found[QStringLiteral("gw-a")][QLatin1String("tokens")].toDouble(), 0.0);
+        QCOMPARE(found[QStringLiteral("gw-a")][QLatin1String("refilled_to_now")].toBool(), false);
+        QCOMPARE(found[QStringLiteral("gw-a")][QLatin1String("last_refill_ms")].toDouble(), (now - 20) * 1000.0);
+        QVERIFY(!found[QStringLiteral("gw-a")].contains(QLatin1String("capacity")));
+        QCOMPARE(found[QStringLiteral("gw-b")][QLatin1String("keys")].toArray().at(1).toString(),
+                 QStringLiteral("request_rate_limiter.{gw-b}.timestamp"));
+        QVERIFY(json(QStringLiteral("ms"), &found));
+        QCOMPARE(found.keys(), QStringList{QStringLiteral("bucket:m")});
+        QVERIFY(json(QStringLiteral("interval"), &found));
+        QCOMPARE(found.keys(), (QStringList{QStringLiteral("quota:a"), QStringLiteral("quota:b")}));
+        QCOMPARE(found[QStringLiteral("quota:a")][QLatin1String("tokens")].toDouble(), 0.0);
+        // The counter is a bare key: the other layouts' keys, text and hashes are not counters.
+        QVERIFY(json(QStringLiteral("counter"), &found));
+        QCOMPARE(found.keys(), QStringList{QStringLiteral("api:seller1")});
+        QCOMPARE(found[QStringLiteral("api:seller1")][QLatin1String("count")].toDouble(), 2.0);
+        QCOMPARE(found[QStringLiteral("api:seller1")][QLatin1String("refilled_to_now")].toBool(), true);
+        QVERIFY(found[QStringLiteral("api:seller1")][QLatin1String("full_in_ms")].toDouble() > 50000);
+
+        // With the parameters, refilled to now as each script would on its next call (the bounds leave a
+        // slow machine some seconds).
+        QVERIFY(json(QStringLiteral("scg:1:100"), &found));
+        const double gateway = found[QStringLiteral("gw-a")][QLatin1String("tokens")].toDouble();
+        QVERIFY2(gateway >= 20 && gateway <= 40, qPrintable(QString::number(gateway))); // whole seconds
+        QCOMPARE(found[QStringLiteral("gw-a")][QLatin1String("capacity")].toDouble(), 100.0);
+        QVERIFY(json(QStringLiteral("ms:1:100"), &found));
+        const double ms = found[QStringLiteral("bucket:m")][QLatin1String("tokens")].toDouble();
+        QVERIFY2(ms > 19 && ms <= 40, qPrintable(QString::number(ms)));
+        QVERIFY(json(QStringLiteral("counter:10:60"), &found));
+        QCOMPARE(found[QStringLiteral("api:seller1")][QLatin1String("capacity")].toDouble(), 10.0);
+        QVERIFY(json(QStringLiteral("interval:10:2:60"), &found));
+        // Two whole batches in 130 s; the last refill on the minute's grid; full after three more.
+        const QJsonObject quota = found[QStringLiteral("quota:a")];
+        QCOMPARE(quota[QLatin1String("tokens")].toDouble(), 4.0);
+        QCOMPARE(quota[QLatin1String("refilled_to_now")].toBool(), true);
+        QCOMPARE(quota[QLatin1String("last_refill_ms")].toDouble(), (now - 10) * 1000.0);
+        const double fullIn = quota[QLatin1String("full_in_ms")].toDouble();
+        QVERIFY2(fullIn > 120000 && fullIn <= 170000, qPrintable(QString::number(fullIn)));
+        QCOMPARE(found[QStringLiteral("quota:b")][QLatin1String("tokens")].toDouble(), 9.0);
+
+        // As a table; --match on the key; --limit.
+        const Run stored = keys({QStringLiteral("interval")});
+        QCOMPARE(stored.exitCode, 0);
+        QVERIFY2(
+            stored.out.contains(QRegularExpression(QStringLiteral("ID +TOKENS LAST_REFILL +FULL_IN_MS +TTL_MS\n"))),
+            qPrintable(stored.out));
+        QVERIFY2(stored.out.contains(QRegularExpression(QStringLiteral("\nquota:a +0 \\(stored\\) "))),
+                 qPrintable(stored.out));
+        QVERIFY2(stored.err.contains(QLatin1String("(--layout interval:CAPACITY:ADD:INTERVAL_SECONDS)")),
+                 qPrintable(stored.err));
+        const Run refilled
+            = keys({QStringLiteral("interval:10:2:60"), QStringLiteral("--match"), QStringLiteral("quota:a*")});
+        QCOMPARE(refilled.exitCode, 0);
+        QVERIFY2(refilled.out.contains(QRegularExpression(QStringLiteral("\nquota:a +4/10 "))),
+                 qPrintable(refilled.out));
+        QVERIFY2(!refilled.out.contains(QLatin1String("quota:b")), qPrintable(refilled.out));
+        QVERIFY2(refilled.err.isEmpty(), qPrintable(refilled.err));
+        const Run limited = keys(
+            {QStringLiteral("interval"), QStringLiteral("--limit"), QStringLiteral("1"), QStringLiteral("--json")});
+        QCOMPARE(limited.exitCode, 0);
+        QCOMPARE(limited.out.count(QLatin1Char('\n')), 1);
+        QVERIFY2(limited.err.contains(QLatin1String("stopped at --limit 1")), qPrintable(limited.err));
+    }
+
     // The test-fire engine from a terminal: the summary beside the model, JSON and CSV, two targets
     // side by side, seed scripts, bench's throughput; test-fire keys by default, real ones on request.
     void fireAndBenchReportWhatPassed()
@@ -776,6 +901,18 @@ private Q_SLOTS:
         QVERIFY2(sideBySide.err.contains(
                      QRegularExpression(QStringLiteral("1\\.\\d s  tb: sent 1\\d\\d, allowed \\d+ \\(model \\d+\\)"))),
                  qPrintable(sideBySide.err)); // progress each second
+
+        // The interval-refill bucket: whole batches on the callers' clock, as its model expects.
+        const Run interval
+            = sluicectl(base
+                        + QStringList{QStringLiteral("fire"), QStringLiteral("interval_token_bucket:10:5:1"),
+                                      QStringLiteral("--rate"), QStringLiteral("100"), QStringLiteral("--duration"),
+                                      QStringLiteral("1"), QStringLiteral("--json")});
+        QVERIFY2(interval.exitCode == 0, qPrintable(interval.err));
+        const QJsonObject batches = QJsonDocument::fromJson(interval.out.toUtf8()).object();
+        QCOMPARE(batches[QLatin1String("sent")].toInt(), 100);
+        QVERIFY(batches[QLatin1String("rejected")].toInt() > 0);
+        QCOMPARE(batches[QLatin1String("allowed")].toInt(), batches[QLatin1String("expected_allowed")].toInt());
 
         // Real keys: the subject's own bucket is spent.
         const Run real = sluicectl(
@@ -1000,6 +1137,18 @@ private Q_SLOTS:
             << QStringLiteral("no { or }");
         QTest::newRow("keys bad policy") << QStringList{QStringLiteral("keys"), QStringLiteral("no such")}
                                          << QStringLiteral("not a policy name");
+        QTest::newRow("keys unknown layout")
+            << QStringList{QStringLiteral("keys"), QStringLiteral("--layout"), QStringLiteral("leaky")}
+            << QStringLiteral("--layout must be one of scg, counter, ms, interval, optionally with the layout's "
+                              "parameters (e.g. interval:CAPACITY:ADD:INTERVAL_SECONDS), not \"leaky\"");
+        QTest::newRow("keys layout's parameters")
+            << QStringList{QStringLiteral("keys"), QStringLiteral("--layout"), QStringLiteral("interval:10:2")}
+            << QStringLiteral("--layout interval takes the parameters its callers use as "
+                              "interval:CAPACITY:ADD:INTERVAL_SECONDS, whole numbers from 1 (got \"interval:10:2\")");
+        QTest::newRow("keys layout and policy")
+            << QStringList{QStringLiteral("keys"), QStringLiteral("api"), QStringLiteral("--layout"),
+                           QStringLiteral("scg")}
+            << QStringLiteral("--layout lists a seed layout's buckets: it takes no POLICY");
         const QString fire = QStringLiteral("fire"), bench = QStringLiteral("bench"), api = QStringLiteral("api");
         QTest::newRow("fire without rate") << QStringList{fire, api} << QStringLiteral("fire needs --rate");
         QTest::newRow("fire rate text") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("fast")}
@@ -1071,6 +1220,26 @@ private Q_SLOTS:
         QTest::newRow("fire bad seed script")
             << QStringList{fire, QStringLiteral("scg_token_bucket:0:5"), QStringLiteral("--rate"), QStringLiteral("5")}
             << QStringLiteral("a seed script is named as scg_token_bucket:RATE_PER_SECOND:CAPACITY");
+        QTest::newRow("fire bad interval bucket")
+            << QStringList{fire, QStringLiteral("interval_token_bucket:10:0:5"), QStringLiteral("--rate"),
+                           QStringLiteral("5")}
+            << QStringLiteral("a seed script is named as interval_token_bucket:CAPACITY:ADD:INTERVAL_SECONDS with "
+                              "whole numbers from 1 (got \"interval_token_bucket:10:0:5\")");
+        QTest::newRow("fire interval bucket cost") << QStringList{fire,
+                                                                  QStringLiteral("interval_token_bucket:2:1:1"),
+                                                                  QStringLiteral("--rate"),
+                                                                  QStringLiteral("5"),
+                                                                  QStringLiteral("--cost"),
+                                                                  QStringLiteral("3")}
+                                                   << QStringLiteral("cost 3 exceeds the capacity 2");
+        QTest::newRow("fire skew on scg")
+            << QStringList{fire,
+                           QStringLiteral("scg_token_bucket:5:5"),
+                           QStringLiteral("--rate"),
+                           QStringLiteral("5"),
+                           QStringLiteral("--clock-skew"),
+                           QStringLiteral("100")}
+            << QStringLiteral("--clock-skew is for ms_token_bucket and interval_token_bucket targets");
         QTest::newRow("fire bad target") << QStringList{fire, QStringLiteral("no such"), QStringLiteral("--rate"),
                                                         QStringLiteral("5")}
                                          << QStringLiteral("is neither a policy name nor a seed script");

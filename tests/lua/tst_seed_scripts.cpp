@@ -9,6 +9,8 @@
 #include <QRandomGenerator>
 #include <QTest>
 
+#include <limits>
+
 using namespace sluice;
 using model::SeedLayout;
 using redis::RedisConnection;
@@ -26,6 +28,42 @@ class TestSeedScripts : public QObject {
     {
         const QByteArrayList keys = model::seedKeys(layout, id);
         return call(QByteArrayList{"EVAL", model::seedScript(layout), QByteArray::number(keys.size())} + keys + args);
+    }
+
+    // A token-bucket layout's script arguments for one call at `nowMs` on the caller's clock.
+    static QByteArrayList trafficArgs(SeedLayout layout, const model::SeedParameters &bucket, qint64 nowMs, qint64 cost)
+    {
+        const QByteArray perWindow = QByteArray::number(bucket.limit), capacity = QByteArray::number(bucket.burst);
+        const QByteArray seconds = QByteArray::number(nowMs / 1000), costText = QByteArray::number(cost);
+        switch (layout) {
+        case SeedLayout::ScgTokenBucket:
+            return {perWindow, capacity, seconds, costText};
+        case SeedLayout::MsTokenBucket:
+            return {perWindow, capacity, costText, QByteArray::number(nowMs)};
+        case SeedLayout::IntervalTokenBucket:
+            return {capacity, perWindow, QByteArray::number(bucket.windowMs / 1000), seconds, costText};
+        case SeedLayout::FixedWindowCounter:
+            break;
+        }
+        return {};
+    }
+
+    // Whether a token-bucket layout's reply admitted the call, and the whole tokens left when it says.
+    static std::pair<bool, std::optional<qint64>> verdict(SeedLayout layout, const redis::RespValue &reply)
+    {
+        switch (layout) {
+        case SeedLayout::ScgTokenBucket:
+            return {reply.elements.at(0).integer == 1, reply.elements.at(1).integer};
+        case SeedLayout::MsTokenBucket:
+            return {reply.integer == 1, std::nullopt};
+        case SeedLayout::IntervalTokenBucket:
+            if (reply.integer == -1)
+                return {false, std::nullopt};
+            return {true, reply.integer};
+        case SeedLayout::FixedWindowCounter:
+            break;
+        }
+        return {};
     }
 
 private Q_SLOTS:
@@ -83,6 +121,41 @@ private Q_SLOTS:
         QCOMPARE(eval(SeedLayout::MsTokenBucket, "bucket:a", {"10", "2", "1", "4000"}).value.integer, 0);
     }
 
+    void intervalBucketLayout()
+    {
+        // Capacity 3, batches of 2 every 10 s, the caller's clock in seconds; one token a call unless asked.
+        const auto take = [&](const QByteArray &now, const QByteArrayList &cost = {}) {
+            return eval(SeedLayout::IntervalTokenBucket, "quota:u1", QByteArrayList{"3", "2", "10", now} + cost);
+        };
+        QCOMPARE(take("1000").value.integer, 2); // a new bucket is full
+        QCOMPARE(call({"GET", "quota:u1"}).value.bytes, QByteArray("2"));
+        QCOMPARE(call({"GET", "quota:u1_time"}).value.bytes, QByteArray("1000"));
+        QCOMPARE(call({"TTL", "quota:u1"}).value.integer, 20); // ceil(3 / 2) intervals: an empty bucket fills
+        QCOMPARE(call({"TTL", "quota:u1_time"}).value.integer, 21);
+        QCOMPARE(take("1005", {"2"}).value.integer, 0);
+        // Nothing before a whole interval has passed, and nothing borrowed ahead: the refusal writes nothing.
+        QCOMPARE(take("1009").value.integer, -1);
+        QCOMPARE(call({"GET", "quota:u1"}).value.bytes, QByteArray("0"));
+        QCOMPARE(take("1010").value.integer, 1);
+        QCOMPARE(call({"GET", "quota:u1_time"}).value.bytes, QByteArray("1010"));
+        // Two whole batches in 25 s, capped at the capacity; the last refill stays on the interval's grid.
+        QCOMPARE(take("1035").value.integer, 2);
+        QCOMPARE(call({"GET", "quota:u1_time"}).value.bytes, QByteArray("1030"));
+        QCOMPARE(take("1035", {"4"}).value.integer, -1);
+        // A caller whose clock runs behind refills nothing, and takes nothing away.
+        QCOMPARE(take("1000").value.integer, 1);
+        QCOMPARE(call({"GET", "quota:u1_time"}).value.bytes, QByteArray("1030"));
+        for (const QByteArrayList &bad :
+             {QByteArrayList{"0", "2", "10", "1000"}, QByteArrayList{"3", "2", "1.5", "1000"},
+              QByteArrayList{"3", "2", "10", "soon"}, QByteArrayList{"3", "2", "10", "inf"},
+              QByteArrayList{"3", "2", "10", "1000", "-1"}}) {
+            const RedisReply refused = eval(SeedLayout::IntervalTokenBucket, "quota:u2", bad);
+            QVERIFY2(refused.value.isError() && refused.errorText().contains(QLatin1String("ERR sluice compat")),
+                     bad.join(' ').constData());
+        }
+        QCOMPARE(call({"EXISTS", "quota:u2", "quota:u2_time"}).value.integer, 0);
+    }
+
     // The token-bucket layouts take the caller's clock, so random traffic on a simulated clock
     // checks every decision against the reference model test-fire draws its expected curve from.
     void tokenBucketLayoutsDecideAsTheirReferenceModels_data()
@@ -90,33 +163,35 @@ private Q_SLOTS:
         QTest::addColumn<SeedLayout>("layout");
         QTest::newRow("scg") << SeedLayout::ScgTokenBucket;
         QTest::newRow("ms") << SeedLayout::MsTokenBucket;
+        QTest::newRow("interval") << SeedLayout::IntervalTokenBucket;
     }
 
     void tokenBucketLayoutsDecideAsTheirReferenceModels()
     {
         QFETCH(SeedLayout, layout);
+        const bool interval = layout == SeedLayout::IntervalTokenBucket;
         QRandomGenerator random(20261122);
         for (int round = 0; round < 20; ++round) {
-            const qint64 rate = random.bounded(1, 6), capacity = random.bounded(3, 12);
-            model::ReferenceLimiter reference(layout, rate, 1000, capacity);
-            const QByteArray id = "model" + QByteArray::number(round);
+            // A rate per second, or a batch every 2 to 6 s (a key outlives a stalled machine's real second).
+            const model::SeedParameters bucket{random.bounded(1, interval ? 5 : 6),
+                                               interval ? 1000 * random.bounded(2, 7) : 1000, random.bounded(3, 12)};
+            model::ReferenceLimiter reference(layout, bucket.limit, bucket.windowMs, bucket.burst);
+            const QByteArray id = model::seedLayoutName(layout).toUtf8() + QByteArray::number(round);
             qint64 now = 1'700'000'000'000 + random.bounded(1000);
+            // The interval bucket's keys expire ceil(capacity / batch) intervals after an admitted call, on a
+            // server clock that does not follow the simulated one: the test deletes them when that time has
+            // passed. (The other buckets' keys expire only once they would be full again.)
+            qint64 keysExpireAt = std::numeric_limits<qint64>::max();
             for (int step = 0; step < 150; ++step) {
-                now += random.bounded(0, 700);
+                // Now and then an idle spell, long enough for a bucket to fill or its keys to expire.
+                now += random.bounded(20) == 0 ? random.bounded(0, 40'000) : random.bounded(0, 700);
                 const qint64 cost = random.bounded(1, 4);
+                if (now > keysExpireAt)
+                    QVERIFY(call(QByteArrayList{"DEL"} + model::seedKeys(layout, id)).ok());
                 const model::Decision expected = reference.acquire(now, cost);
-                const QByteArray clock = layout == SeedLayout::ScgTokenBucket ? QByteArray::number(now / 1000)
-                                                                               : QByteArray::number(now);
-                const QByteArrayList args = layout == SeedLayout::ScgTokenBucket
-                    ? QByteArrayList{QByteArray::number(rate), QByteArray::number(capacity), clock,
-                                     QByteArray::number(cost)}
-                    : QByteArrayList{QByteArray::number(rate), QByteArray::number(capacity), QByteArray::number(cost),
-                                     clock};
-                const RedisReply reply = eval(layout, id, args);
+                const RedisReply reply = eval(layout, id, trafficArgs(layout, bucket, now, cost));
                 QVERIFY2(reply.ok(), qPrintable(reply.errorText()));
-                const bool allowed
-                    = (layout == SeedLayout::ScgTokenBucket ? reply.value.elements.at(0).integer : reply.value.integer)
-                    == 1;
+                const auto [allowed, tokensLeft] = verdict(layout, reply.value);
                 QVERIFY2(allowed == expected.allowed,
                          qPrintable(QStringLiteral("round %1 step %2 at %3 cost %4: script %5, model %6")
                                         .arg(round)
@@ -125,8 +200,10 @@ private Q_SLOTS:
                                         .arg(cost)
                                         .arg(allowed)
                                         .arg(QString::fromLatin1(expected.toString()))));
-                if (layout == SeedLayout::ScgTokenBucket)
-                    QCOMPARE(reply.value.elements.at(1).integer, expected.remaining);
+                if (tokensLeft)
+                    QCOMPARE(*tokensLeft, expected.remaining);
+                if (interval && allowed)
+                    keysExpireAt = now + (bucket.burst + bucket.limit - 1) / bucket.limit * bucket.windowMs;
             }
         }
     }

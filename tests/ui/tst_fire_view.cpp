@@ -204,6 +204,33 @@ private Q_SLOTS:
         QCOMPARE(summary.answered, summary.sent);
     }
 
+    // The interval-refill bucket's three parameters and its callers' clock skew, from the form.
+    void intervalBucketFiresFromTheForm()
+    {
+        const auto window = openWindow();
+        ui::FireView *view = showFire(window.get());
+        QVERIFY(view->firstTarget()->choose(QStringLiteral("interval_token_bucket")));
+        QVERIFY(test::child<QSpinBox>(view, "fireTargetThird")->isVisible());
+        QVERIFY(test::child<QSpinBox>(view, "fireTargetSkew")->isVisible());
+        typeNumber(view, "fireTargetFirst", QStringLiteral("10"));
+        typeNumber(view, "fireTargetSecond", QStringLiteral("5"));
+        typeNumber(view, "fireTargetThird", QStringLiteral("1"));
+        QCOMPARE(view->firstTarget()->target()->label(),
+                 QStringLiteral("interval_token_bucket (5 every second, capacity 10)"));
+        typeNumber(view, "fireRate", QStringLiteral("100"));
+        typeNumber(view, "fireDuration", QStringLiteral("1.5"));
+        test::click(view, "fireStart");
+        QVERIFY(finished(view));
+        QVERIFY2(view->errorText().isEmpty(), qPrintable(view->errorText()));
+        const model::FireSummary summary = view->report().summary(0);
+        QCOMPARE(summary.sent, 150);
+        QVERIFY(summary.rejected > 0);
+        QCOMPARE(summary.allowed, summary.expectedAllowed);
+        QVERIFY(view->firstTarget()->choose(QStringLiteral("scg_token_bucket")));
+        QVERIFY(!test::child<QSpinBox>(view, "fireTargetThird")->isVisible());
+        QVERIFY(!test::child<QSpinBox>(view, "fireTargetSkew")->isVisible());
+    }
+
     void badInputIsShownAndSendsNothing()
     {
         const auto window = openWindow();

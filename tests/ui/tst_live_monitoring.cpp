@@ -27,6 +27,7 @@
 #include <QChartView>
 #include <QMouseEvent>
 #include <QComboBox>
+#include <QDateTime>
 #include <QImage>
 #include <QLineEdit>
 #include <QPushButton>
@@ -364,11 +365,40 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(table->item(2, 2)->text(), QStringLiteral("3"), 5000);
         QCOMPARE(table->item(2, 1)->text(), QStringLiteral("fixed_window_counter"));
 
+        // An interval-refill bucket with the parameters its callers use (capacity 10, 2 every 60 s),
+        // emptied 130 s ago: refilled to now, two whole batches.
+        const QByteArrayList quota = model::seedKeys(model::SeedLayout::IntervalTokenBucket, "quota:svc");
+        QVERIFY(test::syncCommand(*m_traffic,
+                                  {"EVAL", model::seedScript(model::SeedLayout::IntervalTokenBucket), "2", quota.at(0),
+                                   quota.at(1), "10", "2", "60",
+                                   QByteArray::number(QDateTime::currentSecsSinceEpoch() - 130), "10"})
+                    .ok());
+        source->setCurrentIndex(source->findText(QStringLiteral("Interval-refill token bucket (key)")));
+        auto *parameters = test::child<QLineEdit>(watched, "watchParameters");
+        QVERIFY(parameters->isVisible());
+        const QString hint = QStringLiteral("capacity:add:interval_seconds (optional: to refill it to now)");
+        QCOMPARE(parameters->placeholderText(), hint);
+        test::typeInto(watched, "watchSubject", QStringLiteral("quota:svc"));
+        test::typeInto(watched, "watchParameters", QStringLiteral("10:2"));
+        test::click(watched, "watchAdd");
+        QVERIFY2(watched->errorText().contains(QLatin1String("capacity:add:interval_seconds")),
+                 qPrintable(watched->errorText()));
+        QCOMPARE(table->rowCount(), 3);
+        test::typeInto(watched, "watchParameters", QStringLiteral("10:2:60"));
+        test::click(watched, "watchAdd");
+        QCOMPARE(table->rowCount(), 4);
+        QTRY_COMPARE_WITH_TIMEOUT(table->item(3, 2)->text(), QStringLiteral("4 of 10"), 5000);
+        QCOMPARE(table->item(3, 1)->text(), QStringLiteral("interval_token_bucket"));
+        QVERIFY2(table->item(3, 6)->text().contains(QLatin1String("min")), qPrintable(table->item(3, 6)->text()));
+        QVERIFY(parameters->text().isEmpty());
+        source->setCurrentIndex(source->findText(QStringLiteral("api")));
+        QVERIFY(!parameters->isVisible());
+
         // Remove the selected one.
         table->selectRow(0);
         test::click(watched, "watchRemove");
-        QCOMPARE(table->rowCount(), 2);
-        QCOMPARE(watched->watch()->keys().size(), 2);
+        QCOMPARE(table->rowCount(), 3);
+        QCOMPARE(watched->watch()->keys().size(), 3);
     }
 
     void aServerWithoutTheLibrarySaysSo()

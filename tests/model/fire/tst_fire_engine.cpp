@@ -154,7 +154,8 @@ private Q_SLOTS:
     {
         const QVector<FireTarget> targets{FireTarget::forSeedScript(SeedLayout::ScgTokenBucket, 50, 1000, 80),
                                           FireTarget::forSeedScript(SeedLayout::FixedWindowCounter, 60, 1000, 60),
-                                          FireTarget::forSeedScript(SeedLayout::MsTokenBucket, 50, 1000, 80)};
+                                          FireTarget::forSeedScript(SeedLayout::MsTokenBucket, 50, 1000, 80),
+                                          FireTarget::forSeedScript(SeedLayout::IntervalTokenBucket, 50, 1000, 80)};
         FirePlan plan = constantPlan(targets, 500, 2500);
         plan.connections = 2;
         const FireReport report = fire(plan);
@@ -278,7 +279,7 @@ private Q_SLOTS:
         QTest::newRow("skew on scg") << with([](FirePlan &p) {
             p.targets = {FireTarget::forSeedScript(SeedLayout::ScgTokenBucket, 5, 1000, 5)};
             p.targets.first().clockSkewMs = 100;
-        }) << QStringLiteral("ms_token_bucket alone");
+        }) << QStringLiteral("scg_token_bucket reads the server's clock");
     }
 
     void badPlansAreRefusedBeforeAnythingIsSent()

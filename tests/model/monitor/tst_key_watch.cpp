@@ -14,6 +14,7 @@
 #include "support/test_services.h"
 #include "support/traffic_support.h"
 
+#include <QDateTime>
 #include <QTest>
 
 using namespace sluice;
@@ -194,25 +195,46 @@ private Q_SLOTS:
         QVERIFY(eval(SeedLayout::FixedWindowCounter, "api:seller9", {"10", "60"}).ok());
         QVERIFY(eval(SeedLayout::FixedWindowCounter, "api:seller9", {"10", "60"}).ok());
         QVERIFY(eval(SeedLayout::MsTokenBucket, "bucket:b", {"10", "5", "1", "5000"}).ok());
+        // An interval bucket (capacity 10, 2 every 60 s) emptied 130 s ago on the caller's clock.
+        const qint64 nowSeconds = QDateTime::currentSecsSinceEpoch();
+        QVERIFY(eval(SeedLayout::IntervalTokenBucket, "quota:b",
+                     {"10", "2", "60", QByteArray::number(nowSeconds - 130), "10"})
+                    .ok());
         KeyWatch watch(m_client.get(), m_ns);
         sluice::model::Failure error;
-        const int scg = watch.addSeedKey(SeedLayout::ScgTokenBucket, "gw-user", &error);
-        const int counter = watch.addSeedKey(SeedLayout::FixedWindowCounter, "api:seller9", &error);
-        const int ms = watch.addSeedKey(SeedLayout::MsTokenBucket, "bucket:b", &error);
-        const int missing = watch.addSeedKey(SeedLayout::FixedWindowCounter, "api:nobody", &error);
+        const int scg = watch.addSeedKey(SeedLayout::ScgTokenBucket, "gw-user", std::nullopt, &error);
+        const int counter = watch.addSeedKey(SeedLayout::FixedWindowCounter, "api:seller9", std::nullopt, &error);
+        const int ms = watch.addSeedKey(SeedLayout::MsTokenBucket, "bucket:b", std::nullopt, &error);
+        const int missing = watch.addSeedKey(SeedLayout::FixedWindowCounter, "api:nobody", std::nullopt, &error);
+        const int stored = watch.addSeedKey(SeedLayout::IntervalTokenBucket, "quota:b", std::nullopt, &error);
+        // The same bucket refilled to now: two whole batches in 130 s, full after three more (at 300 s).
+        KeyWatch refilling(m_client.get(), m_ns);
+        const int refilled = refilling.addSeedKey(SeedLayout::IntervalTokenBucket, "quota:b",
+                                                  model::SeedParameters{2, 60000, 10}, &error);
         QVERIFY(round(watch));
+        QVERIFY(round(refilling));
         QCOMPARE(watch.key(scg)->samples.last().level, 4.0);
         QCOMPARE(watch.key(counter)->samples.last().level, 2.0);
         QVERIFY(watch.key(counter)->samples.last().resetAfterMs > 58000);
         QCOMPARE(watch.key(ms)->samples.last().level, 4.0);
+        QCOMPARE(watch.key(stored)->samples.last().level, 0.0);
+        QCOMPARE(watch.key(stored)->samples.last().capacity, -1.0);
+        const KeySample now = refilling.key(refilled)->samples.last();
+        QCOMPARE(now.capacity, 10.0);
+        QVERIFY2(now.level == 4.0 && now.resetAfterMs > 120000 && now.resetAfterMs <= 170000,
+                 qPrintable(QStringLiteral("%1 tokens, full in %2 ms").arg(now.level).arg(now.resetAfterMs)));
         QVERIFY(watch.key(missing)->samples.isEmpty());
         QVERIFY2(watch.key(missing)->problem.contains(QLatin1String("does not exist")),
                  qPrintable(watch.key(missing)->problem));
         QVERIFY(test::syncCommand(*m_client, {"SET", "api:text", "lots"}).ok());
-        const int text = watch.addSeedKey(SeedLayout::FixedWindowCounter, "api:text", &error);
+        const int text = watch.addSeedKey(SeedLayout::FixedWindowCounter, "api:text", std::nullopt, &error);
+        // An interval bucket's time key holds a whole number too, but it is not taken for a counter.
+        const int time = watch.addSeedKey(SeedLayout::FixedWindowCounter, "quota:b_time", std::nullopt, &error);
         QVERIFY(round(watch));
-        QVERIFY2(watch.key(text)->problem.contains(QLatin1String("does not hold a number")),
+        QVERIFY2(watch.key(text)->problem.contains(QLatin1String("does not hold a whole number")),
                  qPrintable(watch.key(text)->problem));
+        QVERIFY2(watch.key(time)->problem.contains(QLatin1String("is a key of a bucket with quota:b,")),
+                 qPrintable(watch.key(time)->problem));
     }
 
     void badEntriesAreRefused()
@@ -224,7 +246,7 @@ private Q_SLOTS:
         QCOMPARE(watch.addSubject(QStringLiteral("api"), "", &error), -1);
         QCOMPARE(watch.addSubject(QStringLiteral("api"), "a{b", &error), -1);
         QVERIFY(error.message.contains(QLatin1String("no { or }")));
-        QCOMPARE(watch.addSeedKey(SeedLayout::MsTokenBucket, "", &error), -1);
+        QCOMPARE(watch.addSeedKey(SeedLayout::MsTokenBucket, "", std::nullopt, &error), -1);
         QVERIFY(watch.addSubject(QStringLiteral("api"), "x", &error) > 0);
         QCOMPARE(watch.addSubject(QStringLiteral("api"), "x", &error), -1);
         QVERIFY(error.message.contains(QLatin1String("already watched")));
