@@ -153,6 +153,14 @@ void DeploymentView::showStatus(const model::DeploymentStatus &status)
     if (!status.failure && status.storedDiffers && record.version > 0)
         warnings << tr("The stored policies differ from the published library: services keep the published limits "
                        "until you publish.");
+    if (!status.damaged.isEmpty()) {
+        QStringList damaged;
+        for (const model::DamagedPolicy &policy : status.damaged)
+            damaged << policy.name;
+        warnings << tr("Damaged stored policies, which a publish leaves out: %1. Import a policy file that defines "
+                       "them to repair them (see the Policies tab).")
+                        .arg(damaged.join(QStringLiteral(", ")));
+    }
     int drifted = 0;
     int volatileNodes = 0;
     for (const NodeLibrary &node : status.nodes) {
@@ -191,7 +199,10 @@ void DeploymentView::publishAllowing(const model::PublishAllowance &allowance)
         updateActions();
         if (result.failure && result.failure->kind == model::Failure::Kind::Refused && session) {
             m_status->setText(tr("Nothing was published: %1").arg(result.failure->message));
-            confirmWrite(this, session->profile(), tr("publish it anyway"), result.failure->message, [this] {
+            refresh(); // each primary as it still is
+            QString why = result.failure->message;
+            why[0] = why.at(0).toUpper();
+            confirmWrite(this, session->profile(), tr("publish it anyway"), why + QLatin1Char('.'), [this] {
                 publishAllowing({true, true});
             });
             return;

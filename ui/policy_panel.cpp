@@ -165,9 +165,9 @@ void PolicyPanel::refresh()
                 damaged << tr("%1 (%2)").arg(policy.name, policy.problem);
             m_status->setStyleSheet(damaged.isEmpty() ? QString() : textStyle(Tone::Warning));
             if (!damaged.isEmpty())
-                m_status->setText(tr("Policies: %1. Damaged, not listed and not published: %2. Import a policy file "
-                                     "that defines them to repair them, or one without them (pruning) to delete "
-                                     "them.")
+                m_status->setText(tr("Policies: %1. Damaged (not listed here, and a publish leaves them out): %2. "
+                                     "Import a policy file that defines them to repair them, or one without them "
+                                     "(pruning) to delete them.")
                                       .arg(m_model->rowCount())
                                       .arg(damaged.join(QStringLiteral("; "))));
             else

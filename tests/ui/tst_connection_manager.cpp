@@ -343,8 +343,8 @@ private Q_SLOTS:
         confirm->button(QMessageBox::Yes)->click();
         // Nothing is stored, so the library would serve no policy: the publisher refuses, the window asks.
         QMessageBox *anyway = nullptr;
-        QTRY_VERIFY((anyway = openDialog<QMessageBox>("writeConfirmation")) && anyway != confirm);
-        QVERIFY2(anyway->text().contains(QLatin1String("stores no policies")), qPrintable(anyway->text()));
+        QTRY_VERIFY((anyway = openDialog<QMessageBox>("writeConfirmation"))
+                    && anyway->text().contains(QLatin1String("stores no policies")));
         QCOMPARE(libraries(), 0);
         anyway->button(QMessageBox::Yes)->click();
         QTRY_COMPARE(libraries(), 1);
