@@ -211,21 +211,76 @@ void findDroppedInUse(RedisCommands *client, const QString &ns, const QVector<Po
     });
 }
 
+// Records the publish (failing on a publish in between), then loads the library on every primary
+// and verifies it there; `result` carries what the publish already knows (the damaged policies).
+void recordAndLoad(RedisCommands *client, const QString &ns, const QString &who, const Snapshot &snapshot,
+                   PublishResult result, QObject *context, std::function<void(const PublishResult &)> done,
+                   std::function<void(const NodeLibrary &)> nodeDone)
+{
+    result.library = nextLibrary(snapshot, ns);
+    const AdminKeys keys(ns);
+    const QByteArrayList record{"EVAL",
+                                luaSource(QStringLiteral("library_record.lua")),
+                                "2",
+                                keys.library(),
+                                keys.audit(),
+                                QByteArray::number(snapshot.record.version),
+                                QByteArray::number(result.library.version),
+                                result.library.digest,
+                                result.library.source,
+                                who.toUtf8(),
+                                QByteArray::number(snapshot.policies.size()),
+                                writePolicyFile(snapshot.policies)};
+    client->send(record, context, [=](const RedisReply &recorded) mutable {
+        if (!recorded.ok()) {
+            const Failure failure = Failure::fromWriteReply(recorded);
+            result.failure = failure.kind == Failure::Kind::Conflict
+                ? Failure{failure.kind,
+                          tr("someone else published version %1 in between; nothing was loaded").arg(failure.message)}
+                : failure.prefixed(tr("cannot record the publish"));
+            done(result);
+            return;
+        }
+        const LimiterLibrary library = result.library;
+        auto loadAndVerify = [client, ns, library, context,
+                              nodeDone](const QString &node, std::function<void(const NodeLibrary &)> verified) {
+            auto reported = [nodeDone, verified](const NodeLibrary &state) {
+                if (nodeDone)
+                    nodeDone(state);
+                verified(state);
+            };
+            client->sendToNode(node, {"FUNCTION", "LOAD", "REPLACE", library.source}, context,
+                               [client, node, ns, library, context, reported](const RedisReply &loaded) {
+                if (!loaded.ok()) {
+                    // The node keeps whatever it ran before; report that, with the reason.
+                    inspectNode(client, node, ns, library.digest, context, [loaded, reported](NodeLibrary state) {
+                        state.detail = tr("load failed: %1").arg(loaded.errorText());
+                        if (state.state == NodeLibrary::State::Current)
+                            state.state = NodeLibrary::State::Stale;
+                        reported(state);
+                    });
+                    return;
+                }
+                inspectNode(client, node, ns, library.digest, context, reported);
+            });
+        };
+        forEachNode(client->primaries(), loadAndVerify, [result, done](const QVector<NodeLibrary> &nodes) mutable {
+            result.nodes = nodes;
+            done(result);
+        });
+    });
+}
+
 } // namespace
 
 QString NodeLibrary::stateName(State state)
 {
     switch (state) {
-    case State::Current:
-        return tr("current");
-    case State::Stale:
-        return tr("stale");
-    case State::Missing:
-        return tr("missing");
-    case State::Foreign:
-        return tr("foreign");
-    case State::Unreachable:
-        return tr("unreachable");
+    case State::Current: return tr("current");
+    case State::Stale: return tr("stale");
+    case State::Missing: return tr("missing");
+    case State::Foreign: return tr("foreign");
+    case State::Unreachable: return tr("unreachable");
     }
     return {};
 }
@@ -310,70 +365,14 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
             done(result);
             return;
         }
-        auto recordAndLoad = [=]() mutable {
-            result.library = nextLibrary(snapshot, ns);
-            const AdminKeys keys(ns);
-            const QByteArrayList record{"EVAL",
-                                        luaSource(QStringLiteral("library_record.lua")),
-                                        "2",
-                                        keys.library(),
-                                        keys.audit(),
-                                        QByteArray::number(snapshot.record.version),
-                                        QByteArray::number(result.library.version),
-                                        result.library.digest,
-                                        result.library.source,
-                                        who.toUtf8(),
-                                        QByteArray::number(snapshot.policies.size()),
-                                        writePolicyFile(snapshot.policies)};
-            client->send(record, context, [=](const RedisReply &recorded) mutable {
-                if (!recorded.ok()) {
-                    const Failure failure = Failure::fromWriteReply(recorded);
-                    result.failure = failure.kind == Failure::Kind::Conflict
-                        ? Failure{failure.kind,
-                                  tr("someone else published version %1 in between; nothing was loaded")
-                                      .arg(failure.message)}
-                        : failure.prefixed(tr("cannot record the publish"));
-                    done(result);
-                    return;
-                }
-                const LimiterLibrary library = result.library;
-                auto loadAndVerify = [client, ns, library, context, nodeDone](
-                                         const QString &node, std::function<void(const NodeLibrary &)> verified) {
-                    auto reported = [nodeDone, verified](const NodeLibrary &state) {
-                        if (nodeDone)
-                            nodeDone(state);
-                        verified(state);
-                    };
-                    client->sendToNode(node, {"FUNCTION", "LOAD", "REPLACE", library.source}, context,
-                                       [client, node, ns, library, context, reported](const RedisReply &loaded) {
-                        if (!loaded.ok()) {
-                            // The node keeps whatever it ran before; report that, with the reason.
-                            inspectNode(client, node, ns, library.digest, context,
-                                        [loaded, reported](NodeLibrary state) {
-                                state.detail = tr("load failed: %1").arg(loaded.errorText());
-                                if (state.state == NodeLibrary::State::Current)
-                                    state.state = NodeLibrary::State::Stale;
-                                reported(state);
-                            });
-                            return;
-                        }
-                        inspectNode(client, node, ns, library.digest, context, reported);
-                    });
-                };
-                forEachNode(client->primaries(), loadAndVerify,
-                            [result, done](const QVector<NodeLibrary> &nodes) mutable {
-                    result.nodes = nodes;
-                    done(result);
-                });
-            });
-        };
+        auto load = [=] { recordAndLoad(client, ns, who, snapshot, result, context, done, nodeDone); };
         if (allowance.dropInUse) {
-            recordAndLoad();
+            load();
             return;
         }
         findDroppedInUse(client, ns, snapshot.policies, context, [=](const QStringList &dropped) mutable {
             if (dropped.isEmpty()) {
-                recordAndLoad();
+                load();
                 return;
             }
             result.failure = Failure{Failure::Kind::Refused,
