@@ -89,8 +89,10 @@ void printPlan(const QVector<PlannedChange> &described)
 {
     for (const PlannedChange &change : described) {
         ctlOut() << QStringLiteral("%1 %2").arg(change.action, -8).arg(change.name) << Qt::endl;
+        // A created or repaired policy has no readable old definition: its new fields alone.
+        const bool whole = change.action == QLatin1String("create") || change.action == QLatin1String("repair");
         for (const model::FieldChange &field : change.fields) {
-            const QString line = change.action == QLatin1String("create")
+            const QString line = whole
                 ? QStringLiteral("    %1  %2").arg(field.field, -12).arg(field.after)
                 : QStringLiteral("    %1  %2 -> %3").arg(field.field, -12).arg(field.before, field.after);
             ctlOut() << line << Qt::endl;
