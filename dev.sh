@@ -15,13 +15,15 @@ build_packages=(
   libhiredis-dev qtkeychain-qt6-dev libsecret-1-0 libssl-dev
   redis-server redis-tools fonts-dejavu-core
 )
-test_packages=(openssl dbus dbus-bin gnome-keyring procps valgrind)
+test_packages=(openssl dbus dbus-bin gnome-keyring procps valgrind python3-redis nodejs npm)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
 install_missing() {
   local missing=() package
   for package in "$@"; do
+    # A Node.js from NodeSource brings its own npm, which Debian's npm package would conflict with.
+    [ "$package" = npm ] && command -v npm >/dev/null && continue
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")
   done
   ((${#missing[@]})) || return 0
@@ -51,9 +53,24 @@ run_app() {
   exec "$build_dir/app/sluice" "$@"
 }
 
+# ioredis for the Node snippet test, exactly as tests/snippets/package-lock.json pins it (npm ci, nothing
+# else downloaded), into the build folder; again only when the lock file changed.
+install_node_modules() {
+  local dir=$build_dir/snippets-node
+  # The lock file of the last install that finished, kept inside node_modules (npm ci empties it first).
+  local installed=$dir/node_modules/.installed-package-lock.json
+  cmp -s tests/snippets/package-lock.json "$installed" && return 0
+  say "installing ioredis for the snippet tests (npm ci)"
+  mkdir -p "$dir"
+  cp tests/snippets/package.json tests/snippets/package-lock.json "$dir/"
+  (cd "$dir" && npm ci --no-audit --no-fund --ignore-scripts)
+  cp tests/snippets/package-lock.json "$installed"
+}
+
 run_tests() {
   install_missing "${build_packages[@]}" "${test_packages[@]}"
   build
+  install_node_modules
   local services_dir
   services_dir=$(mktemp -d /tmp/sluice-test-services.XXXXXX)
   # Stop every service by pid, whatever happens to the suite.

@@ -18,6 +18,7 @@ namespace sluice::app {
 struct CtlRequest {
     QString command; // its name, for messages
     redis::RedisClient *client = nullptr; // null for commands that need no server
+    redis::ConnectionOptions target;      // where the flags and profile point (acl reads its user and database)
     QStringList args;  // the command's own positional arguments
     QString ns;        // admin key namespace
     QString who;       // recorded in audit entries
@@ -70,5 +71,6 @@ void runResetKey(const CtlRequest &request);
 void runFire(const CtlRequest &request);
 void runBench(const CtlRequest &request);
 void runProfiles(const CtlRequest &request); // needs no client
+void runAcl(const CtlRequest &request);      // needs no client
 
 } // namespace sluice::app

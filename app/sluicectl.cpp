@@ -82,6 +82,10 @@ const Command commands[] = {
      app::runBench},
     {"profiles", 0, 0, Access::Offline, "profiles [--json]",
      "list the connection profiles saved by the dashboard (for --profile)", app::runProfiles},
+    {"acl", 1, 1, Access::Offline, "acl service|dashboard|operator [--namespace NS] [--user NAME] [-n DB]",
+     "print the ACL SETUSER line of a least-privilege Redis user for the namespace: a service calling the limiter, "
+     "the read-only dashboard, or an operator who applies and publishes (sends nothing)",
+     app::runAcl},
 };
 
 int usageError(const QString &message)
@@ -225,10 +229,6 @@ int main(int argc, char *argv[])
     request.command = name;
     request.args = positional;
     request.json = parser.isSet(jsonOption);
-    if (command->access == Access::Offline) {
-        QMetaObject::invokeMethod(&app, [command, request] { command->run(request); }, Qt::QueuedConnection);
-        return QCoreApplication::exec();
-    }
     request.dryRun = parser.isSet(dryRunOption);
     request.prune = parser.isSet(pruneOption);
     request.allowEmpty = parser.isSet(allowEmptyOption);
@@ -281,6 +281,11 @@ int main(int argc, char *argv[])
     request.ns = parser.isSet(namespaceOption) || !profile ? parser.value(namespaceOption) : profile->ns;
     if (const auto problem = model::namespaceProblem(request.ns))
         return usageError(QCoreApplication::translate("sluicectl", "bad --namespace: %1").arg(problem->message));
+    if (command->access == Access::Offline) {
+        request.target = options;
+        QMetaObject::invokeMethod(&app, [command, request] { command->run(request); }, Qt::QueuedConnection);
+        return QCoreApplication::exec();
+    }
 
     const bool writes = command->access == Access::Writes || command->access == Access::FiresTraffic
         || (command->access == Access::WritesUnlessDryRun && !request.dryRun);

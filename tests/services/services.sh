@@ -105,12 +105,16 @@ start_all() {
     echo "export SLUICE_TEST_TLS_CLIENT_KEY_PASSPHRASE=client-key-passphrase"
   } >> "$env"
 
-  # ACL: the default user is off; "limiter" may only call functions, "admin" may do anything.
+  # ACL: the default user is off; "limiter" has the service role of `sluicectl acl service` (it may call the
+  # limiter on sluice:* keys and nothing else; tst_acl_connection checks the two agree), "admin" may do anything.
   local acl_port; alloc_port acl_port
+  local service_role="resetchannels ~sluice:* -@all +ping +client|setname +fcall +fcall_ro +time +get +set"
+  service_role+=" +setrange +hincrby +hlen +hgetall +hdel +pexpire +pexpireat +zrange +zadd +zremrangebyscore"
+  service_role+=" +zrem +zincrby +zscore +pttl"
   start_redis acl "$acl_port" \
     "user default off" \
     "user admin on >admin-secret ~* &* +@all" \
-    "user limiter on >limiter-secret ~* -@all +fcall +fcall_ro +function|list +ping +hello +client|setname"
+    "user limiter on >limiter-secret $service_role"
   {
     echo "export SLUICE_TEST_ACL_URL=redis://127.0.0.1:$acl_port"
     echo "export SLUICE_TEST_ACL_ADMIN=admin:admin-secret"

@@ -1,0 +1,141 @@
+// Runs docs/snippets/limiter.js against the private server run_snippet_tests.sh started, as the service
+// role's user, and checks every outcome docs/services.md promises. Exits non-zero at the first that differs.
+"use strict";
+const { execSync } = require("node:child_process");
+const path = require("node:path");
+const Redis = require("ioredis");
+const limiter = require(path.join(process.env.SLUICE_SNIPPETS_DIR, "limiter.js"));
+
+const admin = new Redis(process.env.SLUICE_SNIPPET_ADMIN_URL);
+const serverPid = Number(process.env.SLUICE_SNIPPET_SERVER_PID);
+const quiet = { warn() {} }; // the snippet's warnings are expected here
+
+function check(name, condition, detail = "") {
+  if (!condition) {
+    console.error(`FAIL: ${name} ${typeof detail === "string" ? detail : JSON.stringify(detail)}`);
+    process.exit(1);
+  }
+  console.log(`ok: ${name}`);
+}
+
+async function keysAndEscaping(limit) {
+  for (const subject of ["plain", "a{b}c", "%7B", "100%", "{}{}", "ünï-cödé", "user@example.com", "2001:db8::1"]) {
+    const escaped = limiter.escapeSubject(subject);
+    check(`escaped ${JSON.stringify(subject)} has no brace and decodes back`,
+          !/[{}]/.test(escaped) && limiter.unescapeSubject(escaped) === subject, escaped);
+  }
+  check("the key rule", limiter.bucketKey("api", "user{1}") === "sluice:api:{user%7B1%7D}");
+  const decision = await limit.acquire("odd{subject}%", ["api"]);
+  check("a subject with braces is a valid bucket", decision.allowed && !decision.error, decision);
+  check("its bucket key is the escaped one", (await admin.exists(limiter.bucketKey("api", "odd{subject}%"))) === 1);
+}
+
+async function allowedThenRejected(limit) {
+  for (let call = 1; call <= 5; ++call) {
+    const decision = await limit.acquire("alice", ["api"]);
+    const headers = await limit.headers(decision);
+    check(`call ${call} admitted`, decision.status === 200 && decision.remaining === 5 - call, decision);
+    check(`call ${call} RateLimit`, headers.RateLimit.startsWith(`"api";r=${5 - call};t=`), headers);
+    check(`call ${call} RateLimit-Policy`, headers["RateLimit-Policy"] === '"api";q=5;w=3600', headers);
+    check(`call ${call} no Retry-After`, !("Retry-After" in headers), headers);
+  }
+  const decision = await limit.acquire("alice", ["api"]);
+  const headers = await limit.headers(decision);
+  const retryAfter = Number(headers["Retry-After"]);
+  check("call 6 rejected with 429", decision.status === 429 && !decision.allowed, decision);
+  const handled = await limiter.handle(limit, "alice", async () => "served");
+  check("the handler answers 429 with the headers", handled.status === 429 && handled.body === "Too many requests"
+        && [0, 1].includes(retryAfter - Number(handled.headers["Retry-After"])), handled);
+  const served = await limiter.handle(limit, "alice2", async () => "served");
+  check("the handler serves another user", served.status === 200 && served.body === "served", served);
+  check("Retry-After is the wait, in whole seconds",
+        retryAfter > 0 && retryAfter <= 720 && retryAfter === Math.ceil(decision.retryAfterMs / 1000), headers);
+  check("RateLimit says none left until then", headers.RateLimit === `"api";r=0;t=${retryAfter}`, headers);
+}
+
+async function severalPolicies(limit) {
+  for (let call = 1; call <= 3; ++call) {
+    const decision = await limit.acquire("bob", ["api", "api-daily"]);
+    check(`two policies, call ${call} admitted by the tighter`,
+          decision.allowed && decision.policy === "api-daily" && decision.remaining === 3 - call, decision);
+  }
+  const decision = await limit.acquire("bob", ["api", "api-daily"]);
+  check("two policies, call 4 rejected by api-daily", !decision.allowed && decision.policy === "api-daily", decision);
+  const headers = await limit.headers(decision);
+  check("both quotas advertised", headers["RateLimit-Policy"] === '"api";q=5;w=3600, "api-daily";q=3;w=86400',
+        headers);
+  const peek = await admin.fcall_ro("sluice_peek", 1, limiter.bucketKey("api", "bob"), "api");
+  check("the rejected call took nothing from api", peek[1] === 2, peek);
+}
+
+async function leases(limit) {
+  await limit.withLease("carol", "jobs", async (held) => {
+    check("lease granted", held.allowed && held.extras.length === 1, held);
+    const second = await limit.acquire("carol", ["jobs"]);
+    check("the one place is taken", second.status === 429, second);
+    check("a concurrency limit advertises no window",
+          (await limit.headers(second))["RateLimit-Policy"] === '"jobs";q=1');
+  });
+  const again = await limit.acquire("carol", ["jobs"]);
+  check("released at the end of the work", again.allowed, again);
+  check("release says it was held", (await limit.release("carol", "jobs", again.extras[0])) === true);
+  check("a second release finds nothing", (await limit.release("carol", "jobs", again.extras[0])) === false);
+  // Work that throws releases too.
+  await limit.withLease("carol", "jobs", async () => { throw new Error("work failed"); }).catch(() => {});
+  check("released when the work throws", (await limit.acquire("carol", ["jobs"])).allowed);
+}
+
+async function unknownPolicy(limit) {
+  for (const onFailure of [limiter.FAIL_OPEN, limiter.FAIL_CLOSED]) {
+    let raised = null;
+    await limit.acquire("dave", ["no-such-policy"], { onFailure }).catch((error) => { raised = error; });
+    check(`unknown policy throws (${onFailure})`,
+          raised instanceof limiter.UnknownPolicy && raised.message.includes("no-such-policy"), String(raised));
+  }
+}
+
+async function libraryGone(limit) {
+  await admin.call("FUNCTION", "FLUSH");
+  const opened = await limit.acquire("erin", ["api"], { onFailure: limiter.FAIL_OPEN });
+  check("no library, failing open: served",
+        opened.allowed && opened.status === 200 && /Function not found/.test(opened.error.message), opened);
+  check("failing open gives no RateLimit numbers", Object.keys(await limit.headers(opened)).length === 0);
+  const closed = await limit.acquire("erin", ["api"], { onFailure: limiter.FAIL_CLOSED });
+  check("no library, failing closed: 503", closed.status === 503, closed);
+  check("failing closed says when to retry", JSON.stringify(await limit.headers(closed)) === '{"Retry-After":"1"}');
+  execSync(process.env.SLUICE_SNIPPET_REPUBLISH, { stdio: "inherit" });
+  check("served again after the publish", !(await limit.acquire("erin", ["api"])).error);
+}
+
+async function serverFrozen(limit) {
+  process.kill(serverPid, "SIGSTOP");
+  try {
+    for (const [onFailure, status] of [[limiter.FAIL_OPEN, 200], [limiter.FAIL_CLOSED, 503]]) {
+      const started = Date.now();
+      const decision = await limit.acquire("frank", ["api"], { onFailure });
+      const elapsedMs = Date.now() - started;
+      check(`frozen server, failing ${onFailure}: ${status}`,
+            decision.status === status && /timed out/.test(decision.error.message), String(decision.error));
+      check(`frozen server, failing ${onFailure}: within the timeout`, elapsedMs < 2000, String(elapsedMs));
+    }
+  } finally {
+    process.kill(serverPid, "SIGCONT");
+  }
+  check("served again after the thaw", !(await limit.acquire("frank", ["api"])).error);
+}
+
+async function main() {
+  const client = limiter.connect(process.env.SLUICE_SNIPPET_SERVICE_URL, { timeoutMs: 250 });
+  const limit = new limiter.Limiter(client, { log: quiet });
+  for (const run of [keysAndEscaping, allowedThenRejected, severalPolicies, leases, unknownPolicy, libraryGone,
+                     serverFrozen]) {
+    await run(limit);
+  }
+  client.disconnect();
+  admin.disconnect();
+}
+
+main().catch((error) => {
+  console.error(`FAIL: ${error.stack}`);
+  process.exit(1);
+});

@@ -1,0 +1,131 @@
+"""Runs docs/snippets/limiter.py against the private server run_snippet_tests.sh started, as the service
+role's user, and checks every outcome docs/services.md promises. Exits non-zero at the first that differs."""
+import logging
+import os
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.environ["SLUICE_SNIPPETS_DIR"])
+import limiter  # noqa: E402 (docs/snippets/limiter.py)
+import redis  # noqa: E402
+
+SERVICE_URL = os.environ["SLUICE_SNIPPET_SERVICE_URL"]
+ADMIN = redis.Redis.from_url(os.environ["SLUICE_SNIPPET_ADMIN_URL"])
+SERVER_PID = int(os.environ["SLUICE_SNIPPET_SERVER_PID"])
+REPUBLISH = os.environ["SLUICE_SNIPPET_REPUBLISH"]  # a shell command
+
+logging.basicConfig(level=logging.ERROR)  # the snippet's warnings are expected here
+
+
+def check(name, condition, detail=""):
+    if not condition:
+        sys.exit(f"FAIL: {name} {detail}")
+    print(f"ok: {name}")
+
+
+def keys_and_escaping(limit):
+    for subject in ["plain", "a{b}c", "%7B", "100%", "{}{}", "ünï-cödé", "user@example.com", "2001:db8::1"]:
+        escaped = limiter.escape_subject(subject)
+        check(f"escaped {subject!r} has no brace and decodes back",
+              "{" not in escaped and "}" not in escaped and limiter.unescape_subject(escaped) == subject, escaped)
+    check("the key rule", limiter.bucket_key("api", "user{1}") == "sluice:api:{user%7B1%7D}",
+          limiter.bucket_key("api", "user{1}"))
+    decision = limit.acquire("odd{subject}%", "api")
+    check("a subject with braces is a valid bucket", decision.allowed and decision.error is None, decision)
+    check("its bucket key is the escaped one", ADMIN.exists(limiter.bucket_key("api", "odd{subject}%")) == 1)
+
+
+def allowed_then_rejected(limit):
+    for call in range(1, 6):
+        decision = limit.acquire("alice", "api")
+        headers = limit.headers(decision)
+        check(f"call {call} admitted", decision.status == 200 and decision.remaining == 5 - call, decision)
+        check(f"call {call} RateLimit", headers["RateLimit"].startswith(f'"api";r={5 - call};t='), headers)
+        check(f"call {call} RateLimit-Policy", headers["RateLimit-Policy"] == '"api";q=5;w=3600', headers)
+        check(f"call {call} no Retry-After", "Retry-After" not in headers, headers)
+    decision = limit.acquire("alice", "api")
+    headers = limit.headers(decision)
+    retry_after = int(headers.get("Retry-After", "0"))
+    check("call 6 rejected with 429", decision.status == 429 and not decision.allowed, decision)
+    status, handled_headers, body = limiter.handle(limit, "alice", lambda: "served")
+    check("the handler answers 429 with the headers", status == 429 and body == "Too many requests"
+          and 0 <= retry_after - int(handled_headers["Retry-After"]) <= 1, (status, handled_headers, body))
+    check("the handler serves another user", limiter.handle(limit, "alice2", lambda: "served")[::2] == (200, "served"))
+    check("Retry-After is the wait, in whole seconds", 0 < retry_after <= 720
+          and retry_after == -(-decision.retry_after_ms // 1000), headers)
+    check("RateLimit says none left until then", headers["RateLimit"] == f'"api";r=0;t={retry_after}', headers)
+
+
+def several_policies(limit):
+    for call in range(1, 4):
+        decision = limit.acquire("bob", "api", "api-daily")
+        check(f"two policies, call {call} admitted by the tighter", decision.allowed
+              and decision.policy == "api-daily" and decision.remaining == 3 - call, decision)
+    decision = limit.acquire("bob", "api", "api-daily")
+    check("two policies, call 4 rejected by api-daily", not decision.allowed and decision.policy == "api-daily",
+          decision)
+    headers = limit.headers(decision)
+    check("both quotas advertised", headers["RateLimit-Policy"] == '"api";q=5;w=3600, "api-daily";q=3;w=86400',
+          headers)
+    peek = ADMIN.fcall_ro("sluice_peek", 1, limiter.bucket_key("api", "bob"), "api")
+    check("the rejected call took nothing from api", peek[1] == 2, peek)
+
+
+def leases(limit):
+    with limit.lease("carol", "jobs") as held:
+        check("lease granted", held.allowed and len(held.extras) == 1, held)
+        second = limit.acquire("carol", "jobs")
+        check("the one place is taken", second.status == 429, second)
+        check("a concurrency limit advertises no window", limit.headers(second)["RateLimit-Policy"] == '"jobs";q=1')
+    again = limit.acquire("carol", "jobs")
+    check("released at the end of the block", again.allowed, again)
+    check("release says it was held", limit.release("carol", "jobs", again.extras[0]) is True)
+    check("a second release finds nothing", limit.release("carol", "jobs", again.extras[0]) is False)
+
+
+def unknown_policy(limit):
+    for mode in (limiter.FAIL_OPEN, limiter.FAIL_CLOSED):
+        try:
+            limit.acquire("dave", "no-such-policy", on_failure=mode)
+            check(f"unknown policy raises ({mode})", False)
+        except limiter.UnknownPolicy as error:
+            check(f"unknown policy raises ({mode})", "no-such-policy" in str(error), error)
+
+
+def library_gone(limit):
+    ADMIN.function_flush()
+    opened = limit.acquire("erin", "api", on_failure=limiter.FAIL_OPEN)
+    check("no library, failing open: served", opened.allowed and opened.status == 200
+          and "Function not found" in str(opened.error), opened)
+    check("failing open gives no RateLimit numbers", limit.headers(opened) == {}, limit.headers(opened))
+    closed = limit.acquire("erin", "api", on_failure=limiter.FAIL_CLOSED)
+    check("no library, failing closed: 503", closed.status == 503, closed)
+    check("failing closed says when to retry", limit.headers(closed) == {"Retry-After": "1"}, limit.headers(closed))
+    check("republished", os.system(REPUBLISH) == 0)
+    check("served again after the publish", limit.acquire("erin", "api").error is None)
+
+
+def server_frozen(limit):
+    os.kill(SERVER_PID, signal.SIGSTOP)
+    try:
+        for mode, status in ((limiter.FAIL_OPEN, 200), (limiter.FAIL_CLOSED, 503)):
+            started = time.monotonic()
+            decision = limit.acquire("frank", "api", on_failure=mode)
+            elapsed = time.monotonic() - started
+            check(f"frozen server, failing {mode}: {status}", decision.status == status
+                  and isinstance(decision.error, redis.TimeoutError), decision)
+            check(f"frozen server, failing {mode}: within the timeout", elapsed < 2, elapsed)
+    finally:
+        os.kill(SERVER_PID, signal.SIGCONT)
+    check("served again after the thaw", limit.acquire("frank", "api").error is None)
+
+
+def main():
+    limit = limiter.Limiter(limiter.connect(SERVICE_URL, timeout_s=0.25))
+    for case in (keys_and_escaping, allowed_then_rejected, several_policies, leases, unknown_policy, library_gone,
+                 server_frozen):
+        case(limit)
+
+
+main()

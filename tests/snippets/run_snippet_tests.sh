@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Runs one language's limiter snippet (docs/snippets/limiter.py or .js) against a private redis-server:
+# the policies in policies.json applied and published with sluicectl, the snippet connected as the user
+# `sluicectl acl service` prints. A missing interpreter or client library fails the test.
+#   run_snippet_tests.sh python|node SLUICECTL NODE_MODULES
+set -euo pipefail
+
+language=${1:?usage: run_snippet_tests.sh python|node SLUICECTL NODE_MODULES}
+sluicectl=${2:?usage: run_snippet_tests.sh python|node SLUICECTL NODE_MODULES}
+node_modules=${3:?usage: run_snippet_tests.sh python|node SLUICECTL NODE_MODULES}
+here=$(cd "$(dirname "$0")" && pwd)
+snippets=$(cd "$here/../../docs/snippets" && pwd)
+
+fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
+
+# Debian's interpreter, which python3-redis installs into (a python3 earlier on PATH may lack it).
+python=/usr/bin/python3
+case $language in
+  python)
+    [ -x "$python" ] || fail "$python is missing: ./dev.sh test installs python3 and python3-redis"
+    "$python" -I -c 'import redis' 2>/dev/null || fail "redis-py is missing: ./dev.sh test installs python3-redis" ;;
+  node)
+    command -v node >/dev/null || fail "node is missing: ./dev.sh test installs nodejs"
+    [ -d "$node_modules/ioredis" ] || fail "no ioredis in $node_modules: ./dev.sh test installs it (npm ci)" ;;
+  *) fail "unknown language $language" ;;
+esac
+
+work=$(mktemp -d)
+port=$((20000 + RANDOM % 20000))
+while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+# The kernel kills the server with this script, however it ends; the trap covers every other way out
+# (SIGCONT first: the checks freeze it).
+setpriv --pdeathsig KILL redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$work" \
+  --logfile "$work/redis.log" &
+server=$!
+trap 'exit 1' TERM INT HUP
+stop_server() {
+  kill -CONT "$server" 2>/dev/null || true
+  kill -KILL "$server" 2>/dev/null || true
+  wait "$server" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap stop_server EXIT
+for _ in $(seq 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
+redis-cli -p "$port" ping >/dev/null || fail "redis-server did not start: $(tail -5 "$work/redis.log")"
+
+# Quiet unless they fail (a server without persistence makes them warn).
+for step in "apply $here/policies.json" publish; do
+  # shellcheck disable=SC2086 # the step's words
+  output=$("$sluicectl" -p "$port" $step 2>&1) || fail "sluicectl $step: $output"
+done
+password=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+read -r -a acl < <("$sluicectl" acl service | grep '^ACL SETUSER')
+acl=("${acl[@]/#>CHANGE-ME/>$password}")
+[ "$(redis-cli -p "$port" "${acl[@]}")" = OK ] || fail "the service role's ACL SETUSER line was refused"
+
+export SLUICE_SNIPPETS_DIR=$snippets
+export SLUICE_SNIPPET_SERVICE_URL=redis://sluice-service:$password@127.0.0.1:$port
+export SLUICE_SNIPPET_ADMIN_URL=redis://127.0.0.1:$port
+export SLUICE_SNIPPET_SERVER_PID=$server
+# For the checks, after they flushed the functions: quiet unless it fails.
+export SLUICE_SNIPPET_REPUBLISH="'$sluicectl' -p $port publish >'$work/publish.log' 2>&1 \
+  || { cat '$work/publish.log'; exit 1; }"
+case $language in
+  python) "$python" -I -B "$here/check_limiter.py" ;; # -B: no __pycache__ beside the snippet
+  node) NODE_PATH=$node_modules node "$here/check_limiter.js" ;;
+esac
