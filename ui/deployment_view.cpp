@@ -200,9 +200,9 @@ void DeploymentView::publishAllowing(const model::PublishAllowance &allowance)
         if (result.failure && result.failure->kind == model::Failure::Kind::Refused && session) {
             m_status->setText(tr("Nothing was published: %1").arg(result.failure->message));
             refresh(); // each primary as it still is
-            QString why = result.failure->message;
-            why[0] = why.at(0).toUpper();
-            confirmWrite(this, session->profile(), tr("publish it anyway"), why + QLatin1Char('.'), [this] {
+            const QString &reason = result.failure->message;
+            const QString why = reason.left(1).toUpper() + reason.mid(1) + QLatin1Char('.');
+            confirmWrite(this, session->profile(), tr("publish it anyway"), why, [this] {
                 publishAllowing({true, true});
             });
             return;

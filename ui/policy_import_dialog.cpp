@@ -203,9 +203,8 @@ void PolicyImportDialog::apply()
 {
     if (!canApply())
         return;
-    const int writes = static_cast<int>(m_plan.created.size() + m_plan.updated.size() + m_plan.deleted.size());
     commitPolicyChanges(
-        this, m_session, tr("apply the file's policy changes (%1)").arg(writes), m_plan.changes,
+        this, m_session, tr("apply the file's policy changes (%1)").arg(m_plan.writeCount()), m_plan.changes,
         [this](const model::PolicyStore::CommitResult &result) {
         if (result.failure && result.failure->kind == model::Failure::Kind::Conflict) {
             readStoredAndPlan(tr("Someone saved in between (%1); nothing was applied. The preview below is made again "

@@ -19,7 +19,8 @@ struct PolicyPlan {
 
     // prune: also delete stored policies the desired set lacks.
     static PolicyPlan between(const PolicyStore::ListResult &stored, const QVector<Policy> &desired, bool prune);
-    bool isEmpty() const { return created.isEmpty() && updated.isEmpty() && deleted.isEmpty(); }
+    qsizetype writeCount() const { return created.size() + updated.size() + deleted.size(); }
+    bool isEmpty() const { return writeCount() == 0; }
 };
 
 } // namespace sluice::model
