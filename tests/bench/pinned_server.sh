@@ -38,8 +38,10 @@ report_failure() {
 set -E
 trap 'report_failure $? $LINENO' ERR
 
-port=$((20000 + RANDOM % 20000))
-while redis-cli -p "$port" ping >/dev/null 2>&1; do port=$((port + 1)); done
+# shellcheck source=tests/support/loopback_ports.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../support/loopback_ports.sh"
+port=$(random_quiet_port)
+while port_in_use "$port"; do port=$((port + 1)); done
 cpus=$(nproc)
 server_cpu=$((cpus > 1 ? 1 : 0))
 die_with_us=()

@@ -10,11 +10,12 @@ dir=${2:?usage: services.sh start|stop DIR}
 
 log() { printf 'services: %s\n' "$*" >&2; }
 
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# shellcheck source=tests/support/loopback_ports.sh
+source "$(dirname "$0")/../support/loopback_ports.sh"
 
 # alloc_port VAR: sets VAR to a port p such that p and p+10000 (a cluster bus port) are both free.
 # (Not $(...): a subshell would forget which ports it already handed out.)
-next_port=$((20000 + RANDOM % 20000))
+next_port=$(random_quiet_port)
 alloc_port() {
   while port_in_use "$next_port" || port_in_use $((next_port + 10000)); do
     next_port=$((next_port + 1))

@@ -25,24 +25,42 @@ case $language in
   *) fail "unknown language $language" ;;
 esac
 
+# shellcheck source=tests/support/loopback_ports.sh
+source "$here/../support/loopback_ports.sh"
 work=$(mktemp -d)
-port=$((20000 + RANDOM % 20000))
-while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
-# The kernel kills the server with this script, however it ends; the trap covers every other way out
-# (SIGCONT first: the checks freeze it).
-setpriv --pdeathsig KILL redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$work" \
-  --logfile "$work/redis.log" &
-server=$!
+server=
 trap 'exit 1' TERM INT HUP
 stop_server() {
-  kill -CONT "$server" 2>/dev/null || true
-  kill -KILL "$server" 2>/dev/null || true
-  wait "$server" 2>/dev/null || true
+  if [ -n "$server" ]; then
+    kill -CONT "$server" 2>/dev/null || true
+    kill -KILL "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+  fi
   rm -rf "$work"
 }
 trap stop_server EXIT
-for _ in $(seq 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.1; done
-redis-cli -p "$port" ping >/dev/null || fail "redis-server did not start: $(tail -5 "$work/redis.log")"
+# Another process may take the port between the check and the bind: then the server exits, and the
+# next attempt takes another port.
+for _attempt in 1 2 3 4 5; do
+  port=$(random_quiet_port)
+  while port_in_use "$port"; do port=$((port + 1)); done
+  # The kernel kills the server with this script, however it ends; the trap covers every other way out
+  # (SIGCONT first: the checks freeze it).
+  setpriv --pdeathsig KILL redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$work" \
+    --logfile "$work/redis.log" &
+  server=$!
+  for _ in $(seq 100); do
+    redis-cli -p "$port" ping >/dev/null 2>&1 && break
+    kill -0 "$server" 2>/dev/null || break
+    sleep 0.1
+  done
+  redis-cli -p "$port" ping >/dev/null 2>&1 && break
+  last_log=$(tail -5 "$work/redis.log")
+  kill -KILL "$server" 2>/dev/null || true
+  wait "$server" 2>/dev/null || true
+  server=
+done
+[ -n "$server" ] || fail "redis-server did not start: $last_log"
 
 # Quiet unless they fail (a server without persistence makes them warn).
 for step in "apply $here/policies.json" publish; do
