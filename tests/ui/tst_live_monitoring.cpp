@@ -4,19 +4,19 @@
 // rejected list names the subjects rejected; the per-key view watches typed subjects, subjects
 // from that list and keys of the seed layouts.
 
-#include "model/limiter/bucket_key.h"
 #include "model/connection/connection_session.h"
+#include "model/limiter/bucket_key.h"
+#include "model/limiter/seed_layouts.h"
+#include "model/monitor/key_watch.h"
 #include "model/tables/policy_rates_model.h"
-#include "support/test_services.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"
 #include "support/sync_command.h"
+#include "support/test_services.h"
 #include "support/traffic_support.h"
 #include "support/widget_driving.h"
 #include "support/window_support.h"
-#include "model/monitor/key_watch.h"
-#include "model/limiter/seed_layouts.h"
 #include "ui/key_watch_view.h"
 #include "ui/main_window.h"
 #include "ui/policy_live_view.h"
@@ -25,18 +25,21 @@
 
 #include <QApplication>
 #include <QChartView>
-#include <QMouseEvent>
 #include <QComboBox>
 #include <QDateTime>
 #include <QImage>
 #include <QLineEdit>
+#include <QMouseEvent>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
-#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <algorithm>
+#include <limits>
 
 using namespace sluice;
 using model::Algorithm;
@@ -51,6 +54,7 @@ class TestLiveMonitoring : public QObject {
     test::RedisProcess m_server;
     std::unique_ptr<redis::RedisClient> m_traffic;
     QString m_namespace;
+    model::LibraryOwner owner() const { return {m_namespace, 0}; }
 
     ConnectionProfile profile() const
     {
@@ -299,8 +303,12 @@ private Q_SLOTS:
         QCOMPARE(session->rates()->intervalMs(), 250);
         test::child<QComboBox>(live, "liveRetention")->setCurrentText(QStringLiteral("24 hours"));
         QCOMPARE(session->rates()->retentionMs(), 24LL * 3600 * 1000);
-        const model::RateSample fast = nextSample(session);
-        QVERIFY2(fast.spanMs < 450, qPrintable(QString::number(fast.spanMs)));
+        // The shortest of a few spans: a busy machine delays a timer now and then, never all of them
+        // by the 750 ms that would make a 250 ms interval look like the old 1 s one.
+        qint64 shortest = std::numeric_limits<qint64>::max();
+        for (int i = 0; i < 3; ++i)
+            shortest = std::min(shortest, qint64(nextSample(session).spanMs));
+        QVERIFY2(shortest < 750, qPrintable(QString::number(shortest)));
     }
 
     void perKeyViewWatchesTypedAndTopListSubjects()
@@ -324,9 +332,10 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(table->item(0, 2)->text(), QStringLiteral("0 of 10"), 5000);
         QCOMPARE(table->item(0, 4)->text(), QStringLiteral("10"));
         QCOMPARE(table->item(0, 5)->text(), QStringLiteral("4"));
-        const redis::RedisReply peek = test::syncCommand(
-            *m_traffic,
-            {"FCALL_RO", "sluice_peek", "1", model::bucketKey(m_namespace, QStringLiteral("api"), "erin"), "api"});
+        const redis::RedisReply peek
+            = test::syncCommand(*m_traffic,
+                                {"FCALL_RO", owner().function("peek"), "1",
+                                 model::bucketKey(m_namespace, QStringLiteral("api"), "erin"), "api"});
         QCOMPARE(peek.value.elements.value(1).integer, 0);
         QTRY_VERIFY(watched->chart()
                         ->valuesAt(watched->watch()->keys().first().samples.last().timeMs)

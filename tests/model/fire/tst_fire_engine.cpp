@@ -34,6 +34,7 @@ class TestFireEngine : public QObject {
     test::RedisProcess m_redis;
     std::unique_ptr<RedisClient> m_client;
     QString m_ns;
+    model::LibraryOwner owner() const { return {m_ns, 0}; }
 
     // Runs the plan to its end; the report, or an empty one with the refusal in *refused.
     FireReport fire(const FirePlan &plan, QString *refused = nullptr, const redis::ConnectionOptions *options = nullptr)
@@ -93,7 +94,7 @@ class TestFireEngine : public QObject {
     model::StatsReading stats()
     {
         const redis::RedisReply reply
-            = test::syncCommand(*m_client, {"FCALL_RO", "sluice_stats", "0", "9007199254740991"});
+            = test::syncCommand(*m_client, {"FCALL_RO", owner().function("stats"), "0", "9007199254740991"});
         QString problem;
         const auto reading = model::StatsReading::parse(reply.value, &problem);
         return reading.value_or(model::StatsReading());
@@ -197,9 +198,10 @@ private Q_SLOTS:
         QVERIFY2(!report.failure(), qPrintable(sluice::model::messageOf(report.failure())));
         QCOMPARE(report.summary(0).allowed, 30);
         QCOMPARE(report.summary(0).rejected, 70);
-        const redis::RedisReply inspect = test::syncCommand(
-            *m_client,
-            {"FCALL_RO", "sluice_inspect", "1", model::bucketKey(m_ns, QStringLiteral("api"), "alice"), "api"});
+        const redis::RedisReply inspect
+            = test::syncCommand(*m_client,
+                                {"FCALL_RO", owner().function("inspect"), "1",
+                                 model::bucketKey(m_ns, QStringLiteral("api"), "alice"), "api"});
         QCOMPARE(inspect.value.field("allowed")->integer, 30);
         QCOMPARE(inspect.value.field("rejected")->integer, 70);
         QCOMPARE(stats().totals.value(QStringLiteral("api")).allowed, quint64(30));
@@ -460,7 +462,13 @@ private Q_SLOTS:
         QVERIFY2(!report.failure(), qPrintable(sluice::model::messageOf(report.failure())));
         const QByteArrayList lines = report.toCsv().split('\n');
         QVERIFY(lines.at(0).startsWith("# 200/s constant for 1 second"));
-        QVERIFY(lines.at(1).startsWith("# fixed_window_counter (20 per second): sent 200, allowed 20"));
+        // 20 in the run's window; a busy machine may stretch the run into the next one. Whatever it
+        // admitted, every export says the same.
+        const qint64 admitted = report.summary(0).allowed;
+        QVERIFY2(admitted >= 20, qPrintable(QString::number(admitted)));
+        QVERIFY2(lines.at(1).startsWith("# fixed_window_counter (20 per second): sent 200, allowed "
+                                        + QByteArray::number(admitted)),
+                 lines.at(1).constData());
         QCOMPARE(lines.at(3),
                  QByteArray("time_ms,target,sent,allowed,rejected,errors,expected_allowed,expected_rejected"));
         qint64 sent = 0, allowed = 0;
@@ -472,13 +480,13 @@ private Q_SLOTS:
             }
         }
         QCOMPARE(sent, 200);
-        QCOMPARE(allowed, 20);
+        QCOMPARE(allowed, admitted);
         const QJsonObject json = report.toJson();
         for (const char *field :
              {"sent", "allowed", "rejected", "achieved_rate", "p50_ms", "p95_ms", "p99_ms", "expected_allowed"})
             QVERIFY2(json.contains(QLatin1String(field)), field);
         QCOMPARE(json.value(QStringLiteral("sent")).toInt(), 200);
-        QCOMPARE(json.value(QStringLiteral("allowed")).toInt(), 20);
+        QCOMPARE(json.value(QStringLiteral("allowed")).toInt(), admitted);
         QCOMPARE(json.value(QStringLiteral("targets")).toArray().size(), 2);
         QCOMPARE(
             json.value(QStringLiteral("targets")).toArray().at(1).toObject().value(QStringLiteral("allowed")).toInt(),
