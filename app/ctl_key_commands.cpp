@@ -90,7 +90,7 @@ void runKeys(const CtlRequest &request)
         return failUsage(request, invalid.message);
 
     whenPolicyKnown(request, filter.policy, [=] {
-        auto *model = new model::KeyInspectorModel(request.client, request.ns, QCoreApplication::instance());
+        auto *model = new model::KeyInspectorModel(request.client, request.owner(), QCoreApplication::instance());
         auto printed = std::make_shared<int>(0);
         if (!request.json) {
             ctlOut() << bucketTable.header() << Qt::endl;
@@ -125,8 +125,8 @@ void runResetKey(const CtlRequest &request)
     if (!model::isValidSubject(subject))
         return failUsage(request, tr("a subject is not empty and has no { or }"));
     whenReady(request, [=] {
-        model::resetBucket(request.client, request.ns, policy, subject, request.who, QCoreApplication::instance(),
-                           [=](const std::optional<model::Failure> &failure) {
+        model::resetBucket(request.client, request.owner(), policy, subject, request.who,
+                           QCoreApplication::instance(), [=](const std::optional<model::Failure> &failure) {
                                if (failure)
                                    return fail(request, *failure, tr("the bucket was not reset"));
                                ctlOut() << tr("reset the bucket of \"%1\" under \"%2\": it is full again (recorded in "

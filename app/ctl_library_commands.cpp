@@ -49,6 +49,8 @@ void printNodes(const QVector<NodeLibrary> &nodes)
                  << Qt::endl;
         if (!node.detail.isEmpty() && node.state != NodeLibrary::State::Current)
             ctlOut() << "    " << node.detail << Qt::endl;
+        for (const model::LoadedLibrary &library : node.libraries)
+            ctlOut() << "    " << tr("library %1").arg(library.describe()) << Qt::endl;
     }
     for (const NodeLibrary &node : nodes)
         if (node.persistence == NodeLibrary::Persistence::None)
@@ -68,6 +70,22 @@ QString historyName(model::DeploymentStatus::History history)
     return {};
 }
 
+// Every library a primary runs, with its owner (null for a library that is not Sluice's).
+QJsonArray librariesToJson(const QVector<model::LoadedLibrary> &libraries)
+{
+    QJsonArray list;
+    for (const model::LoadedLibrary &library : libraries) {
+        QJsonValue owner;
+        if (library.owner)
+            owner = QJsonObject{{QStringLiteral("namespace"), library.owner->ns},
+                                {QStringLiteral("database"), library.owner->database},
+                                {QStringLiteral("version"), static_cast<double>(library.version)}};
+        list.append(
+            QJsonObject{{QStringLiteral("name"), QString::fromLatin1(library.name)}, {QStringLiteral("owner"), owner}});
+    }
+    return list;
+}
+
 QJsonArray nodesToJson(const QVector<NodeLibrary> &nodes)
 {
     QJsonArray list;
@@ -77,7 +95,8 @@ QJsonArray nodesToJson(const QVector<NodeLibrary> &nodes)
                                 {QStringLiteral("version"), static_cast<double>(node.version)},
                                 {QStringLiteral("digest"), QString::fromLatin1(node.digest)},
                                 {QStringLiteral("detail"), node.detail},
-                                {QStringLiteral("persisted"), persistenceName(node.persistence)}});
+                                {QStringLiteral("persisted"), persistenceName(node.persistence)},
+                                {QStringLiteral("libraries"), librariesToJson(node.libraries)}});
     return list;
 }
 
@@ -93,6 +112,16 @@ void reportPreview(const CtlRequest &request, const model::LimiterLibrary &libra
     QCoreApplication::exit(ExitOk);
 }
 
+// The flag that lets a refused publish through.
+QString overrideHint(const model::PublishAllowance &needs)
+{
+    if (needs.empty)
+        return tr("add --allow-empty to publish a library that serves no policy");
+    if (needs.dropInUse)
+        return tr("add --allow-drop to drop policies in use");
+    return tr("add --take-over to replace it");
+}
+
 void reportPublish(const CtlRequest &request, const model::PublishResult &result)
 {
     for (const model::DamagedPolicy &damaged : result.damaged)
@@ -101,8 +130,7 @@ void reportPublish(const CtlRequest &request, const model::PublishResult &result
                  << Qt::endl;
     if (result.failure && result.failure->kind == model::Failure::Kind::Refused)
         return fail(request,
-                    result.failure->reworded(tr("%1 (add --allow-empty to publish a library that serves no policy, "
-                                                "--allow-drop to drop policies in use)")),
+                    {result.failure->kind, tr("%1 (%2)").arg(result.failure->message, overrideHint(result.needs))},
                     tr("nothing was published"));
     if (result.failure)
         return fail(request, *result.failure, tr("nothing was published"));
@@ -144,9 +172,14 @@ void reportStatus(const CtlRequest &request, const model::DeploymentStatus &stat
                                     {QStringLiteral("published_by"), published.publishedBy},
                                     {QStringLiteral("stored_differs"), status.storedDiffers},
                                     {QStringLiteral("drift"), status.drift()},
+                                    {QStringLiteral("library"), QString::fromLatin1(request.owner().libraryName())},
                                     {QStringLiteral("nodes"), nodesToJson(status.nodes)}})
                         .toJson(QJsonDocument::Indented);
     } else {
+        ctlOut() << tr("library %1 serves %2; services call %3")
+                        .arg(QString::fromLatin1(request.owner().libraryName()), request.owner().describe(),
+                             QString::fromLatin1(request.owner().function("acquire")))
+                 << Qt::endl;
         if (history == model::DeploymentStatus::History::NeverPublished)
             ctlOut() << tr("never published in namespace \"%1\"; %2 policies stored")
                             .arg(request.ns)
@@ -192,7 +225,8 @@ void reportStatus(const CtlRequest &request, const model::DeploymentStatus &stat
 
 void runPublish(const CtlRequest &request)
 {
-    const LibraryPublisher publisher(request.client, request.ns, {request.allowEmpty, request.allowDrop});
+    const LibraryPublisher publisher(request.client, request.owner(),
+                                     {request.allowEmpty, request.allowDrop, request.takeOver});
     auto *app = QCoreApplication::instance();
     if (request.dryRun)
         publisher.preview(
@@ -206,7 +240,7 @@ void runPublish(const CtlRequest &request)
 
 void runStatus(const CtlRequest &request)
 {
-    LibraryPublisher(request.client, request.ns)
+    LibraryPublisher(request.client, request.owner())
         .status(QCoreApplication::instance(),
                 [request](const model::DeploymentStatus &status) { reportStatus(request, status); });
 }
@@ -216,7 +250,7 @@ void runAcquire(const CtlRequest &request)
     const QString policy = request.args.at(0);
     const QString subject = request.args.at(1);
     const QByteArray key = model::bucketKey(request.ns, policy, subject.toUtf8());
-    QByteArrayList command{"FCALL", "sluice_acquire", "1", key, policy.toUtf8()};
+    QByteArrayList command{"FCALL", request.owner().function("acquire"), "1", key, policy.toUtf8()};
     if (!request.cost.isEmpty())
         command << request.cost.toUtf8();
     request.client->send(command, QCoreApplication::instance(), [request](const redis::RedisReply &reply) {

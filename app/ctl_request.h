@@ -2,6 +2,7 @@
 
 #include "app/ctl_fire_flags.h"
 #include "model/failure.h"
+#include "model/limiter/library_owner.h"
 #include "redis/redis_client.h"
 
 #include <QJsonObject>
@@ -26,6 +27,7 @@ struct CtlRequest {
     bool prune = false;
     bool allowEmpty = false; // publish: even a library that serves no policy
     bool allowDrop = false;  // publish: even one without policies in use
+    bool takeOver = false;   // publish: even over a library this namespace and database did not publish
     bool json = false;
     QString cost;      // acquire --cost, passed on as given (the library checks it)
     QString interval;  // watch --interval, checked by the command
@@ -34,6 +36,8 @@ struct CtlRequest {
     QString limit;     // keys --limit
     QString layout;    // keys --layout, a seed layout (and its parameters)
     CtlFireSettings fire; // fire and bench
+
+    model::LibraryOwner owner() const { return {ns, target.database}; }
 };
 
 QTextStream &ctlOut();

@@ -98,7 +98,7 @@ void runWatch(const CtlRequest &request)
         = durationS > 0 ? std::max<qint64>(1, qint64(std::ceil(durationS * 1000 / intervalMs))) : 0;
 
     quitOnTerminationSignals(QCoreApplication::instance()); // Ctrl-C ends a watch normally
-    auto *sampler = new model::PolicyRateSampler(request.client, QCoreApplication::instance());
+    auto *sampler = new model::PolicyRateSampler(request.client, request.owner(), QCoreApplication::instance());
     sampler->setIntervalMs(intervalMs);
     sampler->setRetentionMs(model::PolicyRateSampler::kMinRetentionMs);
     const bool clearScreen = !request.json && ::isatty(STDOUT_FILENO);

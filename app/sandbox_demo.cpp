@@ -10,6 +10,7 @@ namespace sluice::app {
 namespace {
 
 const QString kNamespace = QStringLiteral("sluice");
+const model::LibraryOwner kOwner{kNamespace, 0}; // the sandbox server's database 0: sluice_acquire and friends
 const QString kWho = QStringLiteral("sluice sandbox");
 constexpr int kTickMs = 100;
 constexpr int kMaxInFlight = 500; // a slow server gets fewer calls, never a growing queue
@@ -85,7 +86,7 @@ void SandboxDemo::start()
 
 void SandboxDemo::publish()
 {
-    const model::LibraryPublisher publisher(m_client, kNamespace);
+    const model::LibraryPublisher publisher(m_client, kOwner);
     publisher.publish(kWho, this, [this](const model::PublishResult &result) {
         if (!result.ok()) {
             Q_EMIT failed(tr("Could not publish the demo policies: %1").arg(model::messageOf(result.failure)));
@@ -136,11 +137,15 @@ void SandboxDemo::acquire(const QByteArray &policy, const QByteArray &subject)
     const QByteArray key = model::bucketKey(kNamespace, QString::fromLatin1(policy), subject);
     QByteArrayList command;
     if (policy == "api") {
-        command
-            = {"FCALL", "sluice_acquire", "2", key, model::bucketKey(kNamespace, QStringLiteral("api-next"), subject),
-               "api",   "api-next"};
+        command = {"FCALL",
+                   kOwner.function("acquire"),
+                   "2",
+                   key,
+                   model::bucketKey(kNamespace, QStringLiteral("api-next"), subject),
+                   "api",
+                   "api-next"};
     } else {
-        command = {"FCALL", "sluice_acquire", "1", key, policy};
+        command = {"FCALL", kOwner.function("acquire"), "1", key, policy};
     }
     ++m_inFlight;
     ++m_sent;
@@ -157,7 +162,8 @@ void SandboxDemo::acquire(const QByteArray &policy, const QByteArray &subject)
 
 void SandboxDemo::release(const QByteArray &key, const QByteArray &lease)
 {
-    m_client->send({"FCALL", "sluice_release", "1", key, "exports", lease}, this, [](const redis::RedisReply &) {});
+    m_client->send({"FCALL", kOwner.function("release"), "1", key, "exports", lease}, this,
+                   [](const redis::RedisReply &) {});
 }
 
 } // namespace sluice::app

@@ -50,9 +50,10 @@ const Command commands[] = {
      "show the audit log (who changed what, when), newest first", app::runHistory},
     {"rollback", 2, 2, Access::WritesUnlessDryRun, "rollback POLICY VERSION [--dry-run]",
      "save an earlier version's definition as the policy's new version (audited)", app::runRollback},
-    {"publish", 0, 0, Access::WritesUnlessDryRun, "publish [--dry-run] [--allow-empty] [--allow-drop] [--json]",
-     "compile the stored policies into the limiter library and load it on every primary; refuses a library that "
-     "serves no policy or drops policies in use unless allowed",
+    {"publish", 0, 0, Access::WritesUnlessDryRun,
+     "publish [--dry-run] [--allow-empty] [--allow-drop] [--take-over] [--json]",
+     "compile the stored policies into the namespace's limiter library and load it on every primary; refuses a "
+     "library that serves no policy, drops policies in use or replaces a library it did not publish, unless allowed",
      app::runPublish},
     {"status", 0, 0, Access::Reads, "status [--json]",
      "show each primary's limiter library and drift from the published one", app::runStatus},
@@ -153,6 +154,11 @@ int main(int argc, char *argv[])
         QCoreApplication::translate("sluicectl",
                                     "publish: even a library without policies that answered calls in the last "
                                     "minute (their callers get errors)."));
+    const QCommandLineOption takeOverOption(
+        QStringLiteral("take-over"),
+        QCoreApplication::translate("sluicectl",
+                                    "publish: even over a library this namespace and database did not publish "
+                                    "(another owner's or not Sluice's; its callers get errors)."));
     const QCommandLineOption jsonOption(QStringLiteral("json"),
                                         QCoreApplication::translate("sluicectl", "Print JSON."));
     const QCommandLineOption costOption(
@@ -195,8 +201,8 @@ int main(int argc, char *argv[])
         QStringLiteral("yes"),
         QCoreApplication::translate("sluicectl", "Confirm a write through a production profile."));
     parser.addOptions({helpOption, timeoutOption, namespaceOption, profileOption, yesOption, dryRunOption, pruneOption,
-                       allowEmptyOption, allowDropOption, jsonOption, costOption, intervalOption, durationOption,
-                       matchOption, limitOption, layoutOption});
+                       allowEmptyOption, allowDropOption, takeOverOption, jsonOption, costOption, intervalOption,
+                       durationOption, matchOption, limitOption, layoutOption});
     parser.addPositionalArgument(QStringLiteral("command"),
                                  QCoreApplication::translate("sluicectl", "What to do (see Commands)."));
 
@@ -233,6 +239,7 @@ int main(int argc, char *argv[])
     request.prune = parser.isSet(pruneOption);
     request.allowEmpty = parser.isSet(allowEmptyOption);
     request.allowDrop = parser.isSet(allowDropOption);
+    request.takeOver = parser.isSet(takeOverOption);
     request.cost = parser.value(costOption);
     request.interval = parser.value(intervalOption);
     request.duration = parser.value(durationOption);
@@ -281,8 +288,8 @@ int main(int argc, char *argv[])
     request.ns = parser.isSet(namespaceOption) || !profile ? parser.value(namespaceOption) : profile->ns;
     if (const auto problem = model::namespaceProblem(request.ns))
         return usageError(QCoreApplication::translate("sluicectl", "bad --namespace: %1").arg(problem->message));
+    request.target = options;
     if (command->access == Access::Offline) {
-        request.target = options;
         QMetaObject::invokeMethod(&app, [command, request] { command->run(request); }, Qt::QueuedConnection);
         return QCoreApplication::exec();
     }

@@ -1,6 +1,7 @@
 -- The sluice limiter: the static part of the Functions library. The publisher puts in front of it
--- LIBRARY (version, digest, code), NAMESPACE, POLICIES (the policy table: data only, as escaped
--- literals) and now_ms (clock.lua). See lua/README.md for the contract and the storage layouts.
+-- LIBRARY (name, version, digest, code, lease secret), NAMESPACE, DATABASE, POLICIES (the policy table:
+-- data only, as escaped literals) and now_ms (clock.lua). See lua/README.md for the contract and the
+-- storage layouts.
 --
 -- Arithmetic is exact: Lua numbers are doubles, and every quantity below stays an integer under
 -- 2^53 (the policy bounds guarantee it). Levels are kept scaled by the window, so refilling
@@ -8,7 +9,7 @@
 
 -- The library's top level runs without globals (Redis 7.0's load context has none), so the standard
 -- functions are bound, and the policy table prepared, by setup() on the first call.
-local floor, ceil, find, sub, byte, gsub, pack, unpack
+local floor, ceil, find, sub, byte, gsub, pack, unpack, sha1hex
 
 local MAX_COUNT = 1000000000         -- largest limit, burst and cost
 local MAX_WINDOW_MS = 604800000      -- one week
@@ -539,7 +540,10 @@ function sliding_log.apply(p, key, st, verdict)
     zset_apply(p, key, st, verdict, (st.meta.s + 1) .. ':' .. st.cost)
 end
 
--- concurrency: entries are leases scored by their expiry, named "<acquired ms>-<seq>:<cost>".
+-- concurrency: entries are leases scored by their expiry, named "<id>:<cost>". The id is 64 bits of a
+-- hash of the library's secret (drawn at publish), the key, the time and a sequence number, so
+-- no caller can name another's lease to release it; the secret is read only with FUNCTION LIST
+-- WITHCODE, which the service role cannot run.
 local concurrency = {}
 
 function concurrency.evaluate(p, key, now, cost, peek)
@@ -547,9 +551,13 @@ function concurrency.evaluate(p, key, now, cost, peek)
 end
 
 function concurrency.apply(p, key, st, verdict)
-    local lease = st.now .. '-' .. (st.meta.s + 1) .. ':' .. st.cost
+    local lease
+    if verdict == 'consume' then
+        lease = sub(sha1hex(LIBRARY.lease_secret .. key .. ':' .. st.now .. ':' .. (st.meta.s + 1)), 1, 16) .. ':'
+            .. st.cost
+    end
     zset_apply(p, key, st, verdict, lease)
-    if verdict == 'consume' then return lease end
+    return lease
 end
 
 sliding_log.acquire = acquire_by_outcome(sliding_log)
@@ -667,7 +675,7 @@ local ready = false
 
 local function setup()
     floor, ceil, find, sub, byte, gsub = math.floor, math.ceil, string.find, string.sub, string.byte, string.gsub
-    pack, unpack = struct.pack, struct.unpack
+    pack, unpack, sha1hex = struct.pack, struct.unpack, redis.sha1hex
     for name, p in pairs(POLICIES) do
         p.name = name
         p.prefix = NAMESPACE .. ':' .. name .. ':{'
@@ -866,7 +874,7 @@ local function release(keys, args)
     local bad_key = check_key(keys[1], p)
     if bad_key then return fail(bad_key) end
     local lease = args[2]
-    local cost = find(lease, '^%d+%-%d+:%d+$') and entry_cost(lease)
+    local cost = find(lease, '^%x+:%d+$') and entry_cost(lease)
     if not cost then return fail('lease must be a lease id returned by sluice_acquire, got ' .. shown(lease)) end
     local expiry, err = read('ZSCORE', keys[1], lease)
     if err then return fail(not_a_bucket(keys[1], p)) end
@@ -967,9 +975,9 @@ local function top(_, args)
     return reply
 end
 
--- FCALL_RO sluice_version 0: [version, digest, code version, policy count].
+-- FCALL_RO sluice_version 0: [version, digest, code version, policy count, namespace, database].
 local function version()
-    return {LIBRARY.version, LIBRARY.digest, LIBRARY.code, #NAMES, NAMESPACE}
+    return {LIBRARY.version, LIBRARY.digest, LIBRARY.code, #NAMES, NAMESPACE, DATABASE}
 end
 
 -- FCALL_RO sluice_policies 0: the compiled policy table, one array per policy, sorted by name.
@@ -990,12 +998,16 @@ local function register(name, callback, read_only)
     redis.register_function{function_name = name, callback = entry, flags = read_only and {'no-writes'} or {}}
 end
 
-register('sluice_acquire', acquire)
-register('sluice_peek', peek, true)
-register('sluice_check', check)
-register('sluice_release', release)
-register('sluice_inspect', inspect, true)
-register('sluice_stats', stats, true)
-register('sluice_top', top, true)
-register('sluice_version', version, true)
-register('sluice_policies', policies, true)
+-- Each namespace and database has a library of its own (functions are server-wide), and its functions
+-- carry the library's name: sluice_acquire in namespace sluice, database 0; sluice_teamb_acquire ...
+local function register_all(functions)
+    for i = 1, #functions do -- no ipairs here: the load context has no globals
+        local f = functions[i]
+        register(LIBRARY.name .. '_' .. f[1], f[2], f[3])
+    end
+end
+
+register_all {
+    {'acquire', acquire}, {'peek', peek, true}, {'check', check}, {'release', release}, {'inspect', inspect, true},
+    {'stats', stats, true}, {'top', top, true}, {'version', version, true}, {'policies', policies, true},
+}

@@ -149,6 +149,13 @@ void DeploymentView::showStatus(const model::DeploymentStatus &status)
                      QDateTime::fromMSecsSinceEpoch(record.publishedAtMs)
                          .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
                      QString::number(record.policyCount), QString::fromLatin1(record.digest)));
+    if (!status.failure && m_session) {
+        const model::LibraryOwner owner = m_session->profile().libraryOwner();
+        m_record->setText(m_record->text()
+                          + tr("<br>Library <tt>%1</tt> serves %2: services call <tt>%3</tt>.")
+                                .arg(QString::fromLatin1(owner.libraryName()), owner.describe().toHtmlEscaped(),
+                                     QString::fromLatin1(owner.function("acquire"))));
+    }
     QStringList warnings;
     if (!status.failure && status.storedDiffers && record.version > 0)
         warnings << tr("The stored policies differ from the published library: services keep the published limits "
@@ -194,7 +201,7 @@ void DeploymentView::publishAllowing(const model::PublishAllowance &allowance)
     updateActions();
     m_model->startPublish(session->client()->primaries());
     m_status->setText(tr("Publishing\u2026"));
-    auto finished = [this, session](const model::PublishResult &result) {
+    auto finished = [this, session, allowance](const model::PublishResult &result) {
         m_publishing = false;
         updateActions();
         if (result.failure && result.failure->kind == model::Failure::Kind::Refused && session) {
@@ -202,9 +209,9 @@ void DeploymentView::publishAllowing(const model::PublishAllowance &allowance)
             refresh(); // each primary as it still is
             const QString &reason = result.failure->message;
             const QString why = reason.left(1).toUpper() + reason.mid(1) + QLatin1Char('.');
-            confirmWrite(this, session->profile(), tr("publish it anyway"), why, [this] {
-                publishAllowing({true, true});
-            });
+            // Allowing only what this refusal needs: a later one asks again.
+            confirmWrite(this, session->profile(), tr("publish it anyway"), why,
+                         [this, allowed = allowance | result.needs] { publishAllowing(allowed); });
             return;
         }
         if (result.failure) {
@@ -230,7 +237,7 @@ void DeploymentView::publishAllowing(const model::PublishAllowance &allowance)
         if (session)
             session->libraryWatch()->checkNow();
     };
-    model::LibraryPublisher(session->client(), session->profile().ns, allowance)
+    model::LibraryPublisher(session->client(), session->profile().libraryOwner(), allowance)
         .publish(model::operatorIdentity(QStringLiteral("sluice")), this, finished,
                  [this](const NodeLibrary &node) { m_model->setNodeResult(node); });
 }
@@ -240,7 +247,7 @@ void DeploymentView::dryRun()
     if (!m_session)
         return;
     m_status->setText(tr("Generating the library\u2026"));
-    model::LibraryPublisher(m_session->client(), m_session->profile().ns)
+    model::LibraryPublisher(m_session->client(), m_session->profile().libraryOwner())
         .preview(this, [this](const model::LimiterLibrary &library, const std::optional<model::Failure> &failure) {
             if (failure) {
                 m_status->setText(tr("Cannot generate the library: %1").arg(failure->message));

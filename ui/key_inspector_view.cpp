@@ -99,7 +99,7 @@ void KeyInspectorView::setSession(model::ConnectionSession *session)
     m_session = session;
     KeyInspectorModel *previousModel = m_model;
     QItemSelectionModel *oldSelection = m_table->selectionModel(); // setModel leaves it to us
-    m_model = new KeyInspectorModel(session->client(), session->profile().ns, this);
+    m_model = new KeyInspectorModel(session->client(), session->profile().libraryOwner(), this);
     m_table->setModel(m_model);
     delete oldSelection;
     delete previousModel;
@@ -232,7 +232,7 @@ void KeyInspectorView::resetSelected()
         if (!session)
             return;
         m_status->setText(tr("Resetting the bucket of \u201c%1\u201d\u2026").arg(subject));
-        model::resetBucket(session->client(), session->profile().ns, bucket.policy, bucket.subject,
+        model::resetBucket(session->client(), session->profile().libraryOwner(), bucket.policy, bucket.subject,
                            model::operatorIdentity(QStringLiteral("sluice")), this,
                            [this, bucket, subject](const std::optional<model::Failure> &failure) {
             if (failure) {

@@ -165,7 +165,7 @@ void KeyWatchView::setSession(model::ConnectionSession *session)
 {
     m_session = session;
     delete m_watch;
-    m_watch = new model::KeyWatch(session->client(), session->profile().ns, this);
+    m_watch = new model::KeyWatch(session->client(), session->profile().libraryOwner(), this);
     m_watch->setIntervalMs(session->rates()->intervalMs());
     connect(m_watch, &model::KeyWatch::keysChanged, this, &KeyWatchView::rebuildTable);
     connect(m_watch, &model::KeyWatch::roundDone, this, [this] {

@@ -184,7 +184,7 @@ void PolicyLiveView::setSession(model::ConnectionSession *session)
 {
     m_session = session;
     delete m_poller;
-    m_poller = new model::TopRejectedPoller(session->client(), 2000, this);
+    m_poller = new model::TopRejectedPoller(session->client(), session->profile().libraryOwner(), 2000, this);
     connect(m_poller, &model::TopRejectedPoller::updated, this, &PolicyLiveView::showTop);
     m_poller->setPolicy(policy());
     if (isVisible())

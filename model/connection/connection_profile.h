@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/failure.h"
+#include "model/limiter/library_owner.h"
 #include "redis/connection_options.h"
 
 #include <QSettings>
@@ -27,6 +28,8 @@ struct ConnectionProfile {
     bool readOnly = false; // refuses every write
     bool savePassword = true; // the password and key passphrase live in the keychain; false: asked for at each connect
 
+    // The limiter library this profile's namespace and database publish and call.
+    LibraryOwner libraryOwner() const { return {ns, options.database}; }
     // Production connections ask before any write.
     bool writesNeedConfirmation() const { return environment == Environment::Production; }
     // What is wrong with the profile, one sentence per problem; empty when it can be saved.

@@ -69,18 +69,11 @@ void readSnapshot(RedisCommands *admin, const QString &ns, QObject *context, std
 }
 
 // The library a publish would load now: the version moves on only when what it runs changes.
-LimiterLibrary nextLibrary(const Snapshot &snapshot, const QString &ns)
+LimiterLibrary nextLibrary(const Snapshot &snapshot, const LibraryOwner &owner)
 {
-    const bool same = LimiterLibrary::build(snapshot.policies, ns, 0).digest == snapshot.record.digest;
-    return LimiterLibrary::build(snapshot.policies, ns, same ? snapshot.record.version : snapshot.record.version + 1);
-}
-
-bool hasSluiceLibrary(const RespValue &functionList)
-{
-    for (const RespValue &library : functionList.elements)
-        if (const RespValue *name = library.field("library_name"); name && name->bytes == "sluice")
-            return true;
-    return false;
+    const bool same = LimiterLibrary::build(snapshot.policies, owner, 0).digest == snapshot.record.digest;
+    return LimiterLibrary::build(snapshot.policies, owner,
+                                 same ? snapshot.record.version : snapshot.record.version + 1);
 }
 
 NodeLibrary::Persistence persistenceOf(const RedisReply &save, const RedisReply &appendOnly)
@@ -92,66 +85,102 @@ NodeLibrary::Persistence persistenceOf(const RedisReply &save, const RedisReply 
     return snapshots || appendLog ? NodeLibrary::Persistence::Persisted : NodeLibrary::Persistence::None;
 }
 
-// The namespace a primary's running library serves (sluice_version's fifth element; a library from
-// before it was there is taken as this one's), or nothing when it runs none that answers.
-std::optional<QString> servedNamespace(const RedisReply &version, const QString &ns)
+// The libraries in a FUNCTION LIST reply, and which of them have a `<name>_version` function to ask
+// whom they serve.
+QVector<LoadedLibrary> listedLibraries(const RespValue &functionList, QVector<bool> *versioned)
 {
-    if (!version.ok() || version.value.elements.size() < 4)
-        return std::nullopt;
-    return version.value.elements.size() > 4 ? QString::fromUtf8(version.value.elements.at(4).bytes) : ns;
+    QVector<LoadedLibrary> libraries;
+    for (const RespValue &library : functionList.elements) {
+        const RespValue *name = library.field("library_name");
+        if (!name)
+            continue;
+        bool hasVersion = false;
+        if (const RespValue *functions = library.field("functions"))
+            for (const RespValue &function : functions->elements)
+                if (const RespValue *functionName = function.field("name"))
+                    hasVersion = hasVersion || functionName->bytes == name->bytes + "_version";
+        libraries.append({name->bytes, std::nullopt, 0});
+        versioned->append(hasVersion);
+    }
+    return libraries;
 }
 
-// Which library one primary runs, against the digest that should run there.
-void inspectNode(RedisCommands *client, const QString &node, const QString &ns, const QByteArray &expectedDigest,
-                 QObject *context, std::function<void(const NodeLibrary &)> done)
+// Whom a library serves, from its version reply: the fifth and sixth elements. A library from before
+// they were there serves the owner its name spells (sluice, then) in database 0.
+void readOwner(LoadedLibrary *library, const RedisReply &version)
 {
-    struct Replies {
-        RedisReply list, version, save, appendOnly;
-    };
-    auto replies = std::make_shared<Replies>();
-    client->sendToNode(node, {"FUNCTION", "LIST", "LIBRARYNAME", "sluice"}, context,
-                       [replies](const RedisReply &r) { replies->list = r; });
-    client->sendToNode(node, {"FCALL_RO", "sluice_version", "0"}, context,
-                       [replies](const RedisReply &r) { replies->version = r; });
-    client->sendToNode(node, {"CONFIG", "GET", "save"}, context, [replies](const RedisReply &r) { replies->save = r; });
-    // Replies from one node arrive in order, so the last one completes the picture.
-    client->sendToNode(node, {"CONFIG", "GET", "appendonly"}, context,
-                       [node, ns, replies, expectedDigest, done](const RedisReply &r) {
-        replies->appendOnly = r;
+    const QVector<RespValue> &fields = version.value.elements;
+    if (!version.ok() || fields.size() < 4 || !fields.at(0).isInteger())
+        return;
+    LibraryOwner owner = LibraryOwner::fromLibraryName(library->name).value_or(LibraryOwner{});
+    if (fields.size() > 4)
+        owner = {QString::fromUtf8(fields.at(4).bytes), fields.size() > 5 ? int(fields.at(5).integer) : 0};
+    library->owner = owner;
+    library->version = fields.at(0).integer;
+}
+
+// What one primary runs under `owner`'s library name, against the digest that should run there, and
+// every other library beside it.
+void inspectNode(RedisCommands *client, const QString &node, const LibraryOwner &owner,
+                 const QByteArray &expectedDigest, QObject *context, std::function<void(const NodeLibrary &)> done)
+{
+    client->sendToNode(node, {"FUNCTION", "LIST"}, context, [=](const RedisReply &list) {
         NodeLibrary result;
         result.node = node;
-        result.persistence = persistenceOf(replies->save, replies->appendOnly);
-        const RedisReply &list = replies->list;
-        const RedisReply &version = replies->version;
-        if (isConnectionFailure(list) || isConnectionFailure(version)) {
+        if (!list.ok()) {
             result.state = NodeLibrary::State::Unreachable;
-            result.detail = isConnectionFailure(list) ? list.errorText() : version.errorText();
-        } else if (!list.ok()) {
-            result.state = NodeLibrary::State::Unreachable;
-            result.detail = tr("cannot list functions: %1").arg(list.errorText());
-        } else if (!hasSluiceLibrary(list.value)) {
-            result.state = NodeLibrary::State::Missing;
-            result.detail = tr("no library named sluice");
-        } else if (!version.ok() || version.value.elements.size() < 4 || !version.value.elements.at(0).isInteger()) {
-            result.state = NodeLibrary::State::Foreign;
-            result.detail = tr("a library named sluice that does not answer sluice_version: %1")
-                                .arg(version.ok() ? tr("unexpected reply") : version.errorText());
-        } else {
-            result.version = version.value.elements.at(0).integer;
-            result.digest = version.value.elements.at(1).bytes;
-            const QString served = servedNamespace(version, ns).value_or(ns);
-            const bool current = !expectedDigest.isEmpty() && result.digest == expectedDigest;
-            if (served != ns) {
+            result.detail
+                = isConnectionFailure(list) ? list.errorText() : tr("cannot list functions: %1").arg(list.errorText());
+            done(result);
+            return;
+        }
+        QVector<bool> versioned;
+        result.libraries = listedLibraries(list.value, &versioned);
+        struct Replies {
+            QVector<RedisReply> versions;
+            RedisReply save;
+        };
+        auto replies = std::make_shared<Replies>();
+        replies->versions.resize(result.libraries.size());
+        for (qsizetype i = 0; i < result.libraries.size(); ++i)
+            if (versioned.at(i))
+                client->sendToNode(node, {"FCALL_RO", result.libraries.at(i).name + "_version", "0"}, context,
+                                   [replies, i](const RedisReply &r) { replies->versions[i] = r; });
+        client->sendToNode(node, {"CONFIG", "GET", "save"}, context,
+                           [replies](const RedisReply &r) { replies->save = r; });
+        // Replies from one node arrive in order, so the last one completes the picture.
+        client->sendToNode(node, {"CONFIG", "GET", "appendonly"}, context, [=](const RedisReply &r) mutable {
+            result.persistence = persistenceOf(replies->save, r);
+            const LoadedLibrary *ours = nullptr;
+            for (qsizetype i = 0; i < result.libraries.size(); ++i) {
+                readOwner(&result.libraries[i], replies->versions.at(i));
+                if (result.libraries.at(i).name == owner.libraryName())
+                    ours = &result.libraries.at(i);
+            }
+            if (!ours) {
+                result.state = NodeLibrary::State::Missing;
+                result.detail = tr("no library named %1").arg(QString::fromLatin1(owner.libraryName()));
+            } else if (!ours->owner) {
                 result.state = NodeLibrary::State::Foreign;
-                result.detail = tr("runs the library of namespace \"%1\" (version %2)").arg(served).arg(result.version);
+                result.detail = tr("the library named %1 is not a Sluice library").arg(QString::fromLatin1(ours->name));
+            } else if (*ours->owner != owner) {
+                result.state = NodeLibrary::State::Foreign;
+                result.version = ours->version;
+                result.detail = tr("the library named %1 serves %2 (version %3)")
+                                    .arg(QString::fromLatin1(ours->name), ours->owner->describe())
+                                    .arg(ours->version);
             } else {
+                const qsizetype index = ours - result.libraries.constData();
+                result.version = ours->version;
+                result.digest = replies->versions.at(index).value.elements.at(1).bytes;
+                const bool current = !expectedDigest.isEmpty() && result.digest == expectedDigest;
                 result.state = current ? NodeLibrary::State::Current : NodeLibrary::State::Stale;
                 if (!current)
                     result.detail
                         = tr("runs version %1 (digest %2)").arg(result.version).arg(QString::fromLatin1(result.digest));
             }
-        }
-        done(result);
+            done(result);
+        });
     });
 }
 
@@ -175,50 +204,51 @@ void forEachNode(const QStringList &nodes,
     }
 }
 
-// The policies that the library of namespace `ns` running on some primary answered calls for in its
-// last minute of per-second counts (sluice_stats), and that `kept` lacks. A primary that runs no
-// such library drops nothing here (replacing another namespace's library is another question).
-void findDroppedInUse(RedisCommands *client, const QString &ns, const QVector<Policy> &kept, QObject *context,
-                      std::function<void(const QStringList &)> done)
+void inspectPrimaries(RedisCommands *client, const LibraryOwner &owner, const QByteArray &expectedDigest,
+                      QObject *context, std::function<void(const QVector<NodeLibrary> &)> done)
+{
+    auto inspect = [=](const QString &node, std::function<void(const NodeLibrary &)> nodeDone) {
+        inspectNode(client, node, owner, expectedDigest, context, nodeDone);
+    };
+    forEachNode(client->primaries(), inspect, done);
+}
+
+// The policies that this owner's library answered calls for in its last minute of per-second counts
+// (<library>_stats) on the primaries `running` it, and that `kept` lacks.
+void findDroppedInUse(RedisCommands *client, const LibraryOwner &owner, const QVector<Policy> &kept,
+                      const QSet<QString> &running, QObject *context, std::function<void(const QStringList &)> done)
 {
     QSet<QByteArray> keptNames;
     for (const Policy &policy : kept)
         keptNames.insert(policy.name.toUtf8());
-    client->sendToPrimaries({"FCALL_RO", "sluice_version", "0"}, context,
-                            [client, ns, keptNames, context, done](const QVector<RedisCommands::NodeReply> &versions) {
-        QSet<QString> ours;
-        for (const RedisCommands::NodeReply &node : versions)
-            if (servedNamespace(node.reply, ns) == ns)
-                ours.insert(node.node);
-        client->sendToPrimaries({"FCALL_RO", "sluice_stats", "0"}, context,
-                                [ours, keptNames, done](const QVector<RedisCommands::NodeReply> &replies) {
-            QStringList dropped;
-            for (const RedisCommands::NodeReply &node : replies) {
-                if (!ours.contains(node.node) || !node.reply.ok())
-                    continue;
-                // {now, epoch, then per policy: name, allowed, rejected, {second, allowed, rejected, ...}}
-                const QVector<RespValue> &fields = node.reply.value.elements;
-                for (qsizetype i = 2; i + 3 < fields.size(); i += 4) {
-                    const QString name = QString::fromUtf8(fields.at(i).bytes);
-                    const bool recent = !fields.at(i + 3).elements.isEmpty();
-                    if (recent && !keptNames.contains(fields.at(i).bytes) && !dropped.contains(name))
-                        dropped << name;
-                }
+    client->sendToPrimaries({"FCALL_RO", owner.function("stats"), "0"}, context,
+                            [running, keptNames, done](const QVector<RedisCommands::NodeReply> &replies) {
+        QStringList dropped;
+        for (const RedisCommands::NodeReply &node : replies) {
+            if (!running.contains(node.node) || !node.reply.ok())
+                continue;
+            // {now, epoch, then per policy: name, allowed, rejected, {second, allowed, rejected, ...}}
+            const QVector<RespValue> &fields = node.reply.value.elements;
+            for (qsizetype i = 2; i + 3 < fields.size(); i += 4) {
+                const QString name = QString::fromUtf8(fields.at(i).bytes);
+                const bool recent = !fields.at(i + 3).elements.isEmpty();
+                if (recent && !keptNames.contains(fields.at(i).bytes) && !dropped.contains(name))
+                    dropped << name;
             }
-            dropped.sort();
-            done(dropped);
-        });
+        }
+        dropped.sort();
+        done(dropped);
     });
 }
 
 // Records the publish (failing on a publish in between), then loads the library on every primary
 // and verifies it there; `result` carries what the publish already knows (the damaged policies).
-void recordAndLoad(RedisCommands *client, const QString &ns, const QString &who, const Snapshot &snapshot,
+void recordAndLoad(RedisCommands *client, const LibraryOwner &owner, const QString &who, const Snapshot &snapshot,
                    PublishResult result, QObject *context, std::function<void(const PublishResult &)> done,
                    std::function<void(const NodeLibrary &)> nodeDone)
 {
-    result.library = nextLibrary(snapshot, ns);
-    const AdminKeys keys(ns);
+    result.library = nextLibrary(snapshot, owner);
+    const AdminKeys keys(owner.ns);
     const QByteArrayList record{"EVAL",
                                 luaSource(QStringLiteral("library_record.lua")),
                                 "2",
@@ -242,7 +272,7 @@ void recordAndLoad(RedisCommands *client, const QString &ns, const QString &who,
             return;
         }
         const LimiterLibrary library = result.library;
-        auto loadAndVerify = [client, ns, library, context,
+        auto loadAndVerify = [client, owner, library, context,
                               nodeDone](const QString &node, std::function<void(const NodeLibrary &)> verified) {
             auto reported = [nodeDone, verified](const NodeLibrary &state) {
                 if (nodeDone)
@@ -250,10 +280,10 @@ void recordAndLoad(RedisCommands *client, const QString &ns, const QString &who,
                 verified(state);
             };
             client->sendToNode(node, {"FUNCTION", "LOAD", "REPLACE", library.source}, context,
-                               [client, node, ns, library, context, reported](const RedisReply &loaded) {
+                               [client, node, owner, library, context, reported](const RedisReply &loaded) {
                 if (!loaded.ok()) {
                     // The node keeps whatever it ran before; report that, with the reason.
-                    inspectNode(client, node, ns, library.digest, context, [loaded, reported](NodeLibrary state) {
+                    inspectNode(client, node, owner, library.digest, context, [loaded, reported](NodeLibrary state) {
                         state.detail = tr("load failed: %1").arg(loaded.errorText());
                         if (state.state == NodeLibrary::State::Current)
                             state.state = NodeLibrary::State::Stale;
@@ -261,13 +291,56 @@ void recordAndLoad(RedisCommands *client, const QString &ns, const QString &who,
                     });
                     return;
                 }
-                inspectNode(client, node, ns, library.digest, context, reported);
+                inspectNode(client, node, owner, library.digest, context, reported);
             });
         };
         forEachNode(client->primaries(), loadAndVerify, [result, done](const QVector<NodeLibrary> &nodes) mutable {
             result.nodes = nodes;
             done(result);
         });
+    });
+}
+
+// The refusals that need each primary's library: replacing one this owner did not publish, then
+// dropping policies the running one answered calls for (see PublishAllowance); else records and loads.
+void loadUnlessRefused(RedisCommands *client, const LibraryOwner &owner, const PublishAllowance &allowance,
+                       const QString &who, const Snapshot &snapshot, const QVector<NodeLibrary> &nodes,
+                       PublishResult result, QObject *context, std::function<void(const PublishResult &)> done,
+                       std::function<void(const NodeLibrary &)> nodeDone)
+{
+    QStringList others;
+    QSet<QString> running;
+    for (const NodeLibrary &node : nodes) {
+        if (node.state == NodeLibrary::State::Foreign)
+            others << tr("%1: %2").arg(node.node, node.detail);
+        if (node.state == NodeLibrary::State::Current || node.state == NodeLibrary::State::Stale)
+            running.insert(node.node);
+    }
+    if (!others.isEmpty() && !allowance.takeOver) {
+        result.failure = Failure{Failure::Kind::Refused,
+                                 tr("publishing would replace a library that %1 did not publish, and break its "
+                                    "callers (%2)")
+                                     .arg(owner.describe(), others.join(QStringLiteral("; ")))};
+        result.needs.takeOver = true;
+        done(result);
+        return;
+    }
+    auto load = [=] { recordAndLoad(client, owner, who, snapshot, result, context, done, nodeDone); };
+    if (allowance.dropInUse) {
+        load();
+        return;
+    }
+    findDroppedInUse(client, owner, snapshot.policies, running, context, [=](const QStringList &dropped) mutable {
+        if (dropped.isEmpty()) {
+            load();
+            return;
+        }
+        result.failure = Failure{Failure::Kind::Refused,
+                                 tr("the new library would drop %1, which answered calls in the last minute: "
+                                    "their callers would get errors")
+                                     .arg(dropped.join(QStringLiteral(", ")))};
+        result.needs.dropInUse = true;
+        done(result);
     });
 }
 
@@ -283,6 +356,13 @@ QString NodeLibrary::stateName(State state)
     case State::Unreachable: return tr("unreachable");
     }
     return {};
+}
+
+QString LoadedLibrary::describe() const
+{
+    if (!owner)
+        return tr("%1: not a Sluice library").arg(QString::fromLatin1(name));
+    return tr("%1: %2, version %3").arg(QString::fromLatin1(name), owner->describe()).arg(version);
 }
 
 bool DeploymentStatus::drift() const
@@ -321,9 +401,9 @@ bool PublishResult::ok() const
     return true;
 }
 
-LibraryPublisher::LibraryPublisher(RedisCommands *client, const QString &ns, PublishAllowance allowance)
+LibraryPublisher::LibraryPublisher(RedisCommands *client, const LibraryOwner &owner, PublishAllowance allowance)
     : m_client(client)
-    , m_ns(ns)
+    , m_owner(owner)
     , m_allowance(allowance)
 {
 }
@@ -331,13 +411,13 @@ LibraryPublisher::LibraryPublisher(RedisCommands *client, const QString &ns, Pub
 void LibraryPublisher::preview(QObject *context,
                                std::function<void(const LimiterLibrary &, const std::optional<Failure> &)> done) const
 {
-    const QString ns = m_ns;
-    readSnapshot(m_client, ns, context, [ns, done](const Snapshot &snapshot) {
+    const LibraryOwner owner = m_owner;
+    readSnapshot(m_client, owner.ns, context, [owner, done](const Snapshot &snapshot) {
         if (snapshot.failure) {
             done({}, snapshot.failure);
             return;
         }
-        done(nextLibrary(snapshot, ns), {});
+        done(nextLibrary(snapshot, owner), {});
     });
 }
 
@@ -345,9 +425,9 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
                                std::function<void(const NodeLibrary &)> nodeDone) const
 {
     RedisCommands *client = m_client;
-    const QString ns = m_ns;
+    const LibraryOwner owner = m_owner;
     const PublishAllowance allowance = m_allowance;
-    readSnapshot(client, ns, context, [=](const Snapshot &snapshot) {
+    readSnapshot(client, owner.ns, context, [=](const Snapshot &snapshot) {
         PublishResult result;
         result.damaged = snapshot.damaged;
         if (snapshot.failure) {
@@ -361,25 +441,13 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
                                         "every service call to it would fail; if the server restarted without "
                                         "persistence, the policies were lost with its data: apply your last export, "
                                         "then publish")
-                                         .arg(ns)};
+                                         .arg(owner.ns)};
+            result.needs.empty = true;
             done(result);
             return;
         }
-        auto load = [=] { recordAndLoad(client, ns, who, snapshot, result, context, done, nodeDone); };
-        if (allowance.dropInUse) {
-            load();
-            return;
-        }
-        findDroppedInUse(client, ns, snapshot.policies, context, [=](const QStringList &dropped) mutable {
-            if (dropped.isEmpty()) {
-                load();
-                return;
-            }
-            result.failure = Failure{Failure::Kind::Refused,
-                                     tr("the new library would drop %1, which answered calls in the last minute: "
-                                        "their callers would get errors")
-                                         .arg(dropped.join(QStringLiteral(", ")))};
-            done(result);
+        inspectPrimaries(client, owner, snapshot.record.digest, context, [=](const QVector<NodeLibrary> &nodes) {
+            loadUnlessRefused(client, owner, allowance, who, snapshot, nodes, result, context, done, nodeDone);
         });
     });
 }
@@ -387,8 +455,8 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
 void LibraryPublisher::status(QObject *context, std::function<void(const DeploymentStatus &)> done) const
 {
     RedisCommands *client = m_client;
-    const QString ns = m_ns;
-    readSnapshot(client, ns, context, [=](const Snapshot &snapshot) {
+    const LibraryOwner owner = m_owner;
+    readSnapshot(client, owner.ns, context, [=](const Snapshot &snapshot) {
         DeploymentStatus status;
         status.published = snapshot.record;
         status.failure = snapshot.failure;
@@ -396,14 +464,10 @@ void LibraryPublisher::status(QObject *context, std::function<void(const Deploym
         status.damaged = snapshot.damaged;
         if (!snapshot.failure)
             status.storedDiffers = snapshot.record.version > 0
-                ? LimiterLibrary::build(snapshot.policies, ns, 0).digest != snapshot.record.digest
+                ? LimiterLibrary::build(snapshot.policies, owner, 0).digest != snapshot.record.digest
                 : !snapshot.policies.isEmpty();
-        const QByteArray expected = snapshot.record.digest;
-        auto inspect
-            = [client, ns, expected, context](const QString &node, std::function<void(const NodeLibrary &)> nodeDone) {
-            inspectNode(client, node, ns, expected, context, nodeDone);
-        };
-        forEachNode(client->primaries(), inspect, [status, done](const QVector<NodeLibrary> &nodes) mutable {
+        inspectPrimaries(client, owner, snapshot.record.digest, context,
+                         [status, done](const QVector<NodeLibrary> &nodes) mutable {
             status.nodes = nodes;
             done(status);
         });

@@ -19,7 +19,18 @@ struct LibraryRecord {
     bool policiesKnown = false; // false for records written before they were kept
 };
 
-// The limiter library on one primary, compared with what was published.
+// A Functions library loaded on a primary, and whom it serves when it is a Sluice library.
+struct LoadedLibrary {
+    QByteArray name;
+    std::optional<LibraryOwner> owner; // none: not a Sluice library (no <name>_version answers)
+    qint64 version = 0;
+    // "sluice_teamb: namespace "teamb" in database 0, version 3", or "mylib: not a Sluice library".
+    QString describe() const;
+};
+
+// This owner's limiter library on one primary, compared with what was published. Foreign: the
+// library under this owner's name is not Sluice's, or serves another owner (one published before
+// each namespace had a library of its own).
 struct NodeLibrary {
     enum class State { Current, Stale, Missing, Foreign, Unreachable };
     enum class Persistence { Unknown, None, Persisted };
@@ -29,6 +40,7 @@ struct NodeLibrary {
     QByteArray digest;
     QString detail; // what went wrong, or what was found instead
     Persistence persistence = Persistence::Unknown;
+    QVector<LoadedLibrary> libraries; // every library the primary runs
 
     static QString stateName(State state);
 };
@@ -54,29 +66,37 @@ struct DeploymentStatus {
     bool persistsNothing() const; // some primary keeps nothing across a restart
 };
 
+// What a publish refuses unless the operator allows it: a library that serves no policy (every
+// service call to it fails; after a restart without persistence the store is empty), one without
+// policies the running library answered calls for in its last minute of counts, and replacing a
+// library under this owner's name that it did not publish (a foreign one, or another owner's).
+struct PublishAllowance {
+    bool empty = false;
+    bool dropInUse = false;
+    bool takeOver = false;
+    PublishAllowance operator|(const PublishAllowance &other) const
+    {
+        return {empty || other.empty, dropInUse || other.dropInUse, takeOver || other.takeOver};
+    }
+};
+
 struct PublishResult {
     LimiterLibrary library;
     QVector<NodeLibrary> nodes; // each primary after loading, verified with sluice_version
     QVector<DamagedPolicy> damaged; // stored policies left out because they cannot be read
     // Nothing was published: a conflict, an unreadable store, or Refused (see PublishAllowance).
     std::optional<Failure> failure;
+    PublishAllowance needs; // when Refused: what would let it through
     bool ok() const;
 };
 
-// What a publish refuses unless the operator allows it: a library that serves no policy (every
-// service call to it fails; after a restart without persistence the store is empty), and one
-// without policies the running library answered calls for in its last minute of counts.
-struct PublishAllowance {
-    bool empty = false;
-    bool dropInUse = false;
-};
 
 // Compiles the stored policies into the limiter library, loads it on every primary and verifies it
 // there; reports each primary's library against the published record (drift).
 class LibraryPublisher {
 public:
     // The policy store is read through the client's routing; the library goes to each primary.
-    explicit LibraryPublisher(redis::RedisCommands *client, const QString &ns = QStringLiteral("sluice"),
+    explicit LibraryPublisher(redis::RedisCommands *client, const LibraryOwner &owner = {},
                               PublishAllowance allowance = {});
 
     // The library a publish would load now, without loading it.
@@ -89,7 +109,7 @@ public:
 
 private:
     redis::RedisCommands *m_client;
-    QString m_ns;
+    LibraryOwner m_owner;
     PublishAllowance m_allowance;
 };
 

@@ -45,10 +45,10 @@ QStringList LibraryWatch::Report::problems() const
     return lines;
 }
 
-LibraryWatch::LibraryWatch(RedisClient *client, const QString &ns, int intervalMs, QObject *parent)
+LibraryWatch::LibraryWatch(RedisClient *client, const LibraryOwner &owner, int intervalMs, QObject *parent)
     : QObject(parent)
     , m_client(client)
-    , m_publisher(client, ns)
+    , m_publisher(client, owner)
 {
     m_interval.setInterval(intervalMs);
     connect(&m_interval, &QTimer::timeout, this, &LibraryWatch::checkNow);

@@ -29,7 +29,8 @@ public:
         QStringList problems() const;
     };
 
-    LibraryWatch(redis::RedisClient *client, const QString &ns, int intervalMs = 30000, QObject *parent = nullptr);
+    LibraryWatch(redis::RedisClient *client, const LibraryOwner &owner, int intervalMs = 30000,
+                 QObject *parent = nullptr);
 
     void start();
     void checkNow();

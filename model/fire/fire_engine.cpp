@@ -41,13 +41,17 @@ QByteArray newRunId()
 // One run, living on the engine's thread: its connections, its schedule, the models, the bins.
 class FireRun : public QObject {
 public:
-    FireRun(const FirePlan &plan, const redis::ConnectionOptions &options, const QString &ns, bool readOnly,
+    FireRun(const FirePlan &plan, const redis::ConnectionOptions &options, const LibraryOwner &owner, bool readOnly,
             const QByteArray &runId, FireEngine *engine)
-        : m_plan(plan), m_options(options), m_readOnly(readOnly), m_engine(engine), m_schedule(plan),
-          m_subjectRandom(plan.seed)
+        : m_plan(plan)
+        , m_options(options)
+        , m_readOnly(readOnly)
+        , m_engine(engine)
+        , m_schedule(plan)
+        , m_subjectRandom(plan.seed)
     {
         for (int index = 0; index < plan.targets.size(); ++index) {
-            m_commands.emplace_back(plan.targets.at(index), index, ns, runId, plan.realKeys, plan.cost);
+            m_commands.emplace_back(plan.targets.at(index), index, owner, runId, plan.realKeys, plan.cost);
             m_models.emplace_back(plan.subjects == FireSubjects::One ? 1 : plan.subjectCount);
         }
         m_bins.resize(plan.targets.size());
@@ -351,13 +355,14 @@ std::optional<Failure> FireEngine::start(FirePlan plan, const redis::ConnectionO
     if (plan.seed == 0)
         plan.seed = QRandomGenerator::global()->generate64() | 1;
     const QByteArray runId = newRunId();
+    const LibraryOwner owner{ns, options.database};
     m_keyPrefix = plan.realKeys ? QByteArray() : fireKeyPrefix(ns, runId);
     std::mt19937_64 subjects(plan.seed);
-    m_sampleCommand = FireCommands(plan.targets.first(), 0, ns, runId, plan.realKeys, plan.cost)
+    m_sampleCommand = FireCommands(plan.targets.first(), 0, owner, runId, plan.realKeys, plan.cost)
                           .command(plan.subjectName(plan.subjectOf(0, subjects)), QDateTime::currentMSecsSinceEpoch());
     m_report = FireReport(plan);
     m_thread = new QThread(this);
-    m_run = new FireRun(plan, options, ns, readOnly, runId, this);
+    m_run = new FireRun(plan, options, owner, readOnly, runId, this);
     m_run->moveToThread(m_thread);
     connect(m_thread, &QThread::started, m_run, &FireRun::begin);
     connect(m_thread, &QThread::finished, m_run, &QObject::deleteLater);

@@ -145,18 +145,18 @@ QByteArray fireKeyPrefix(const QString &ns, const QByteArray &runId)
     return ns.toUtf8() + "-fire:" + runId + ':';
 }
 
-FireCommands::FireCommands(const FireTarget &target, int index, const QString &ns, const QByteArray &runId,
+FireCommands::FireCommands(const FireTarget &target, int index, const LibraryOwner &owner, const QByteArray &runId,
                            bool realKeys, qint64 cost)
     : m_target(target)
-    , m_namespace(ns)
+    , m_owner(owner)
 {
     // Each target its own keys, so two targets side by side never share a bucket.
     if (!realKeys)
-        m_keyPrefix = fireKeyPrefix(ns, runId) + QByteArray::number(index + 1) + ':';
+        m_keyPrefix = fireKeyPrefix(owner.ns, runId) + QByteArray::number(index + 1) + ':';
     const Policy &policy = target.policy;
     const QByteArray costText = QByteArray::number(cost);
     if (target.kind == FireTarget::Kind::Policy) {
-        m_head = {"FCALL", realKeys ? "sluice_acquire" : "sluice_check", "1"};
+        m_head = {"FCALL", owner.function(realKeys ? "acquire" : "check"), "1"};
         if (realKeys)
             m_tail = {policy.name.toUtf8(), costText};
         else
@@ -192,7 +192,7 @@ QByteArrayList FireCommands::keys(const QByteArray &subject) const
 {
     if (m_target.kind == FireTarget::Kind::Policy) {
         if (m_keyPrefix.isEmpty())
-            return {bucketKey(m_namespace, m_target.policy.name, subject)};
+            return {bucketKey(m_owner.ns, m_target.policy.name, subject)};
         return {m_keyPrefix + m_target.policy.name.toUtf8() + ":{" + subject + '}'};
     }
     if (m_keyPrefix.isEmpty())

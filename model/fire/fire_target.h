@@ -1,8 +1,9 @@
 #pragma once
 
-#include "model/policy/policy.h"
+#include "model/limiter/library_owner.h"
 #include "model/limiter/reference_limiter.h"
 #include "model/limiter/seed_layouts.h"
+#include "model/policy/policy.h"
 #include "redis/resp_value.h"
 
 #include <QByteArrayList>
@@ -52,7 +53,7 @@ QByteArray fireKeyPrefix(const QString &ns, const QByteArray &runId);
 // (sluice_acquire, as services call it) or the script's keys exactly as named.
 class FireCommands {
 public:
-    FireCommands(const FireTarget &target, int index, const QString &ns, const QByteArray &runId, bool realKeys,
+    FireCommands(const FireTarget &target, int index, const LibraryOwner &owner, const QByteArray &runId, bool realKeys,
                  qint64 cost);
 
     // callerClockMs: the caller's clock, for the layouts that read it (seedLayoutReadsCallerClock()).
@@ -68,7 +69,7 @@ public:
 
 private:
     FireTarget m_target;
-    QString m_namespace;
+    LibraryOwner m_owner;
     QByteArray m_keyPrefix; // test-fire key space, empty for real keys
     QByteArray m_script;    // a seed script's source, empty for a policy
     QByteArrayList m_head;  // before the keys: FCALL <function> 1, or EVALSHA <digest> <key count>

@@ -23,15 +23,16 @@ QString tr(const char *text)
 
 } // namespace
 
-void resetBucket(redis::RedisCommands *client, const QString &ns, const QString &policy, const QByteArray &subject,
-                 const QString &who, QObject *context, std::function<void(const std::optional<Failure> &)> done)
+void resetBucket(redis::RedisCommands *client, const LibraryOwner &owner, const QString &policy,
+                 const QByteArray &subject, const QString &who, QObject *context,
+                 std::function<void(const std::optional<Failure> &)> done)
 {
     if (!isValidPolicyName(policy) || !isValidSubject(subject)) {
         done(Failure::invalid(tr("not a bucket: a policy name and a subject without { or } are needed")));
         return;
     }
-    const QByteArray key = bucketKey(ns, policy, subject);
-    client->sendForKey(key, BucketState::inspectCommand(key, policy), context, [=](const RedisReply &inspected) {
+    const QByteArray key = bucketKey(owner.ns, policy, subject);
+    client->sendForKey(key, BucketState::inspectCommand(owner, key, policy), context, [=](const RedisReply &inspected) {
         if (inspected.failure != RedisReply::Failure::None) {
             done(Failure::fromReply(inspected).reworded(tr("cannot read the bucket: %1; nothing was reset")));
             return;
@@ -44,7 +45,7 @@ void resetBucket(redis::RedisCommands *client, const QString &ns, const QString 
         const QByteArrayList record{"EVAL",
                                     luaSource(QStringLiteral("bucket_reset_record.lua")),
                                     "1",
-                                    AdminKeys(ns).audit(),
+                                    AdminKeys(owner.ns).audit(),
                                     policy.toUtf8(),
                                     who.toUtf8(),
                                     subject,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/failure.h"
+#include "model/limiter/library_owner.h"
 #include "redis/redis_commands.h"
 
 #include <functional>
@@ -12,7 +13,8 @@ namespace sluice::model {
 // bucket and the audit stream live in different slots; recording first means no reset goes
 // unrecorded, and a delete that fails after the record is reported as such.
 // `done` gets no failure on success.
-void resetBucket(redis::RedisCommands *client, const QString &ns, const QString &policy, const QByteArray &subject,
-                 const QString &who, QObject *context, std::function<void(const std::optional<Failure> &)> done);
+void resetBucket(redis::RedisCommands *client, const LibraryOwner &owner, const QString &policy,
+                 const QByteArray &subject, const QString &who, QObject *context,
+                 std::function<void(const std::optional<Failure> &)> done);
 
 } // namespace sluice::model

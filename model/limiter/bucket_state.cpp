@@ -24,9 +24,9 @@ qint64 integerField(const RespValue &reply, const char *name, bool *ok)
 
 } // namespace
 
-QByteArrayList BucketState::inspectCommand(const QByteArray &key, const QString &policy)
+QByteArrayList BucketState::inspectCommand(const LibraryOwner &owner, const QByteArray &key, const QString &policy)
 {
-    return {"FCALL_RO", "sluice_inspect", "1", key, policy.toUtf8()};
+    return {"FCALL_RO", owner.function("inspect"), "1", key, policy.toUtf8()};
 }
 
 std::optional<BucketState> BucketState::fromReply(const RedisReply &reply, QString *problem)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/limiter/library_owner.h"
 #include "redis/redis_client.h"
 
 #include <QJsonObject>
@@ -19,7 +20,7 @@ struct BucketState {
     quint64 allowed = 0;     // the bucket's own counters
     quint64 rejected = 0;
 
-    static QByteArrayList inspectCommand(const QByteArray &key, const QString &policy);
+    static QByteArrayList inspectCommand(const LibraryOwner &owner, const QByteArray &key, const QString &policy);
     // The state, or nullopt and why not (the library's error, or a reply of another shape).
     static std::optional<BucketState> fromReply(const redis::RedisReply &reply, QString *problem);
 

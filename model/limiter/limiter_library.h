@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/limiter/library_owner.h"
 #include "model/policy/policy.h"
 
 #include <QByteArray>
@@ -7,9 +8,9 @@
 
 namespace sluice::model {
 
-// The `sluice` Functions library as it is loaded into Redis: the static limiter code from lua/
-// behind a generated header holding the policies. Policy data enters the source only as escaped
-// literals, so no name or description can become Lua code.
+// One owner's Functions library as it is loaded into Redis: the static limiter code from lua/ behind
+// a generated header holding the policies. Policy data enters the source only as escaped literals, so
+// no name or description can become Lua code.
 struct LimiterLibrary {
     qint64 version = 0;  // publish generation; bumped when the digest changes
     QByteArray digest;   // identifies the policies and code the library runs (not the version)
@@ -20,7 +21,8 @@ struct LimiterLibrary {
     static QByteArray policyTable(const QVector<Policy> &policies);
 
     // clockSource replaces lua/clock.lua; only tests pass one (to fix the clock).
-    static LimiterLibrary build(const QVector<Policy> &policies, const QString &ns, qint64 version,
+    // Each build draws a new secret that makes lease ids unguessable; it is not part of the digest.
+    static LimiterLibrary build(const QVector<Policy> &policies, const LibraryOwner &owner, qint64 version,
                                 const QByteArray &clockSource = {});
 
     // A Lua string literal holding exactly `bytes`: anything but plain characters is a decimal escape.

@@ -21,10 +21,10 @@ QString WatchedKey::label() const
     return QStringLiteral("%1 \u00b7 %2").arg(policy, QString::fromUtf8(subject));
 }
 
-KeyWatch::KeyWatch(RedisClient *client, const QString &ns, QObject *parent)
+KeyWatch::KeyWatch(RedisClient *client, const LibraryOwner &owner, QObject *parent)
     : QObject(parent)
     , m_client(client)
-    , m_ns(ns)
+    , m_owner(owner)
 {
     m_timer.setTimerType(Qt::PreciseTimer);
     m_timer.setInterval(1000);
@@ -49,7 +49,7 @@ int KeyWatch::addSubject(const QString &policy, const QByteArray &subject, Failu
     WatchedKey key;
     key.policy = policy;
     key.subject = subject;
-    key.key = bucketKey(m_ns, policy, subject);
+    key.key = bucketKey(m_owner.ns, policy, subject);
     return add(std::move(key), failure);
 }
 
@@ -174,11 +174,11 @@ void KeyWatch::read(const WatchedKey &key, const std::shared_ptr<int> &outstandi
 {
     const int id = key.id;
     if (!key.layout) {
-        m_client->sendForKey(key.key, BucketState::inspectCommand(key.key, key.policy), this,
+        m_client->sendForKey(key.key, BucketState::inspectCommand(m_owner, key.key, key.policy), this,
                              [this, id, outstanding](const RedisReply &reply) {
-                                 takeInspect(id, reply);
-                                 finishOne(outstanding);
-                             });
+            takeInspect(id, reply);
+            finishOne(outstanding);
+        });
         return;
     }
     readSeedBucket(m_client, *key.layout, key.subject, this, [this, id, outstanding](const SeedBucketRead &read) {

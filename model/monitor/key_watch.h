@@ -1,8 +1,9 @@
 #pragma once
 
 #include "model/failure.h"
-#include "model/monitor/bounded_ring.h"
+#include "model/limiter/library_owner.h"
 #include "model/limiter/seed_bucket.h"
+#include "model/monitor/bounded_ring.h"
 #include "redis/redis_client.h"
 
 #include <QObject>
@@ -47,7 +48,7 @@ class KeyWatch : public QObject {
 public:
     static constexpr int kMaxKeys = 200;
 
-    KeyWatch(redis::RedisClient *client, const QString &ns, QObject *parent = nullptr);
+    KeyWatch(redis::RedisClient *client, const LibraryOwner &owner, QObject *parent = nullptr);
 
     // The new entry's id, or -1 and why (already watched, too many, bad subject).
     int addSubject(const QString &policy, const QByteArray &subject, Failure *failure);
@@ -81,7 +82,7 @@ private:
     void resizeRings();
 
     redis::RedisClient *m_client;
-    QString m_ns;
+    LibraryOwner m_owner;
     QTimer m_timer;
     qint64 m_retentionMs = 60 * 60 * 1000;
     QVector<WatchedKey> m_keys;

@@ -58,9 +58,10 @@ std::optional<StatsReading> StatsReading::parse(const RespValue &reply, QString 
     return reading;
 }
 
-PolicyRateSampler::PolicyRateSampler(RedisClient *client, QObject *parent)
+PolicyRateSampler::PolicyRateSampler(RedisClient *client, const LibraryOwner &owner, QObject *parent)
     : QObject(parent)
     , m_client(client)
+    , m_statsFunction(owner.function("stats"))
 {
     m_timer.setTimerType(Qt::PreciseTimer); // a coarse timer may fire 5% early: 950 ms "seconds"
     m_timer.setInterval(1000);
@@ -130,12 +131,12 @@ void PolicyRateSampler::sampleNow()
         return;
     }
     m_outstanding = true;
-    m_client->sendToPrimaries({"FCALL_RO", "sluice_stats", "0", totalsOnly}, this,
+    m_client->sendToPrimaries({"FCALL_RO", m_statsFunction, "0", totalsOnly}, this,
                               [this](const QVector<RedisClient::NodeReply> &replies) {
-                                  m_outstanding = false;
-                                  ++m_readingsTaken;
-                                  takeReplies(replies);
-                              });
+        m_outstanding = false;
+        ++m_readingsTaken;
+        takeReplies(replies);
+    });
 }
 
 void PolicyRateSampler::takeReplies(const QVector<RedisClient::NodeReply> &replies)

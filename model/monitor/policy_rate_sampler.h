@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/limiter/library_owner.h"
 #include "model/monitor/rate_history.h"
 #include "redis/redis_client.h"
 
@@ -60,7 +61,7 @@ public:
     static constexpr qint64 kMinRetentionMs = 5 * 60 * 1000;
     static constexpr qint64 kMaxRetentionMs = 24 * 60 * 60 * 1000;
 
-    explicit PolicyRateSampler(redis::RedisClient *client, QObject *parent = nullptr);
+    PolicyRateSampler(redis::RedisClient *client, const LibraryOwner &owner, QObject *parent = nullptr);
 
     // Out-of-range values are clamped into range. Changing either keeps the series collected so far.
     void setIntervalMs(int intervalMs);
@@ -88,6 +89,7 @@ private:
     void rebuildHistories();
 
     redis::RedisClient *m_client;
+    QByteArray m_statsFunction;
     QTimer m_timer;
     qint64 m_retentionMs = 60 * 60 * 1000;
     bool m_outstanding = false;

@@ -50,9 +50,10 @@ bool TopRejected::parseReply(const RespValue &reply, const QString &node, TopRej
     return true;
 }
 
-TopRejectedPoller::TopRejectedPoller(RedisClient *client, int intervalMs, QObject *parent)
+TopRejectedPoller::TopRejectedPoller(RedisClient *client, const LibraryOwner &owner, int intervalMs, QObject *parent)
     : QObject(parent)
     , m_client(client)
+    , m_topFunction(owner.function("top"))
 {
     m_timer.setInterval(intervalMs);
     connect(&m_timer, &QTimer::timeout, this, &TopRejectedPoller::pollNow);
@@ -86,8 +87,8 @@ void TopRejectedPoller::pollNow()
         return;
     m_outstanding = true;
     const QString policy = m_policy;
-    m_client->sendToPrimaries({"FCALL_RO", "sluice_top", "0", policy.toUtf8()}, this,
-                              [this, policy](const QVector<RedisClient::NodeReply> &replies) {
+    m_client->sendToPrimaries({"FCALL_RO", m_topFunction, "0", policy.toUtf8()},
+                              this, [this, policy](const QVector<RedisClient::NodeReply> &replies) {
                                   m_outstanding = false;
                                   if (policy != m_policy)
                                       return; // the policy changed while this was on its way

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/limiter/library_owner.h"
 #include "redis/redis_client.h"
 
 #include <QObject>
@@ -33,7 +34,8 @@ struct TopRejected {
 class TopRejectedPoller : public QObject {
     Q_OBJECT
 public:
-    explicit TopRejectedPoller(redis::RedisClient *client, int intervalMs = 2000, QObject *parent = nullptr);
+    TopRejectedPoller(redis::RedisClient *client, const LibraryOwner &owner, int intervalMs = 2000,
+                      QObject *parent = nullptr);
 
     void setPolicy(const QString &policy);
     QString policy() const { return m_policy; }
@@ -47,6 +49,7 @@ Q_SIGNALS:
 
 private:
     redis::RedisClient *m_client;
+    QByteArray m_topFunction;
     QTimer m_timer;
     QString m_policy;
     bool m_outstanding = false;

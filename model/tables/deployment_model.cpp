@@ -67,6 +67,12 @@ QVariant DeploymentModel::data(const QModelIndex &index, int role) const
         return row.pending ? QVariant() : QVariant(node.state == NodeLibrary::State::Current);
     if (role == Qt::ToolTipRole && index.column() == Detail)
         return node.detail;
+    if (role == Qt::ToolTipRole && index.column() == Libraries) {
+        QStringList lines;
+        for (const LoadedLibrary &library : node.libraries)
+            lines << library.describe();
+        return lines.join(QLatin1Char('\n'));
+    }
     if (role != Qt::DisplayRole)
         return {};
     switch (static_cast<Column>(index.column())) {
@@ -87,6 +93,15 @@ QVariant DeploymentModel::data(const QModelIndex &index, int role) const
         break;
     case Detail:
         return node.detail;
+    case Libraries: {
+        // Every library the primary runs, with the namespace and database it serves.
+        QStringList names;
+        for (const LoadedLibrary &library : node.libraries)
+            names << (library.owner ? tr("%1 (%2, db %3)").arg(QString::fromLatin1(library.name), library.owner->ns)
+                                          .arg(library.owner->database)
+                                    : tr("%1 (not Sluice's)").arg(QString::fromLatin1(library.name)));
+        return names.join(QStringLiteral(", "));
+    }
     case ColumnCount:
         break;
     }
@@ -104,6 +119,7 @@ QVariant DeploymentModel::headerData(int section, Qt::Orientation orientation, i
     case Digest: return tr("Digest");
     case Persistence: return tr("Persistence");
     case Detail: return tr("Detail");
+    case Libraries: return tr("All libraries");
     case ColumnCount: break;
     }
     return {};

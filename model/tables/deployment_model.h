@@ -10,7 +10,7 @@ namespace sluice::model {
 class DeploymentModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Node, State, Version, Digest, Persistence, Detail, ColumnCount };
+    enum Column { Node, State, Version, Digest, Persistence, Detail, Libraries, ColumnCount };
     // true when the node runs the published library, false when it drifted, null while loading.
     static constexpr int HealthyRole = Qt::UserRole;
 

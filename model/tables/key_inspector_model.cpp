@@ -9,10 +9,11 @@ namespace sluice::model {
 
 using redis::RedisReply;
 
-KeyInspectorModel::KeyInspectorModel(redis::RedisClient *client, const QString &ns, QObject *parent)
+KeyInspectorModel::KeyInspectorModel(redis::RedisClient *client, const LibraryOwner &owner, QObject *parent)
     : QAbstractTableModel(parent)
     , m_client(client)
-    , m_scanner(client, ns)
+    , m_owner(owner)
+    , m_scanner(client, owner.ns)
 {
     connect(&m_scanner, &KeyScanner::found, this, &KeyInspectorModel::append);
     connect(&m_scanner, &KeyScanner::fetchDone, this, &KeyInspectorModel::finishPageIfRead);
@@ -56,17 +57,17 @@ void KeyInspectorModel::read(int row)
     ++m_unread;
     const int generation = m_generation;
     const FoundBucket &bucket = m_rows.at(row).bucket;
-    m_client->sendForKey(bucket.key, BucketState::inspectCommand(bucket.key, bucket.policy), this,
+    m_client->sendForKey(bucket.key, BucketState::inspectCommand(m_owner, bucket.key, bucket.policy), this,
                          [this, row, generation](const RedisReply &reply) {
-                             if (generation != m_generation)
-                                 return;
-                             --m_unread;
-                             InspectedBucket &inspected = m_rows[row];
-                             inspected.problem.clear();
-                             inspected.state = BucketState::fromReply(reply, &inspected.problem);
-                             Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
-                             finishPageIfRead();
-                         });
+        if (generation != m_generation)
+            return;
+        --m_unread;
+        InspectedBucket &inspected = m_rows[row];
+        inspected.problem.clear();
+        inspected.state = BucketState::fromReply(reply, &inspected.problem);
+        Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+        finishPageIfRead();
+    });
 }
 
 void KeyInspectorModel::reread(int row)

@@ -2,6 +2,7 @@
 
 #include "model/failure.h"
 #include "model/limiter/bucket_state.h"
+#include "model/limiter/library_owner.h"
 #include "model/monitor/key_scanner.h"
 
 #include <QAbstractTableModel>
@@ -35,7 +36,7 @@ public:
     };
     static constexpr int kPageSize = 200;
 
-    KeyInspectorModel(redis::RedisClient *client, const QString &ns, QObject *parent = nullptr);
+    KeyInspectorModel(redis::RedisClient *client, const LibraryOwner &owner, QObject *parent = nullptr);
 
     // Starts browsing afresh (the first page is fetched at once); false and why when the filter
     // is not valid or nothing is connected, and the rows stay as they were.
@@ -65,6 +66,7 @@ private:
     void finishPageIfRead();
 
     redis::RedisClient *m_client;
+    LibraryOwner m_owner;
     KeyScanner m_scanner;
     QVector<InspectedBucket> m_rows;
     int m_unread = 0;      // rows of this browse whose sluice_inspect has not answered

@@ -17,6 +17,7 @@
 #include "support/sync_command.h"
 #include "support/test_services.h"
 
+#include <QDateTime>
 #include <QRegularExpression>
 #include <QSet>
 #include <QTemporaryDir>
@@ -313,37 +314,54 @@ private Q_SLOTS:
         const auto key = [&ns](const char *policy, const char *subject) {
             return test::bucketKey(QLatin1String(policy), subject, ns);
         };
+        const model::LibraryOwner owner{ns, 0};
+        const auto fn = [&owner](const char *verb) { return owner.function(verb); };
         const auto acquire = [&](const char *policy, const char *subject) {
-            return syncCommand(service, {"FCALL", "sluice_acquire", "1", key(policy, subject), policy});
+            return syncCommand(service, {"FCALL", fn("acquire"), "1", key(policy, subject), policy});
         };
 
         // Exact decisions from every algorithm: 3 admitted, then a rejection; a peek consumes nothing.
         waitForWindowRoom(hour, 5000);
         QByteArray lease;
+        qint64 leaseAtMs = 0;
         for (const char *policy : {"tb", "gc", "lk", "fw", "sw", "sl", "cc"}) {
             const QString name = QLatin1String(policy);
             for (int call = 1; call <= 3; ++call) {
                 const RedisReply reply = acquire(policy, "alice");
                 const QString wrong = mismatch(reply, true, 3 - call, name);
                 QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
-                if (name == QLatin1String("cc") && call == 1)
+                if (name == QLatin1String("cc") && call == 1) {
                     lease = reply.value.elements.at(6).bytes;
+                    leaseAtMs = QDateTime::currentMSecsSinceEpoch();
+                }
             }
             QString wrong = mismatch(acquire(policy, "alice"), false, 0, name);
             QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
-            wrong = mismatch(syncCommand(service, {"FCALL_RO", "sluice_peek", "1", key(policy, "alice"), policy}),
-                             false, 0, name);
+            wrong = mismatch(syncCommand(service, {"FCALL_RO", fn("peek"), "1", key(policy, "alice"), policy}), false,
+                             0, name);
             QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
         }
-        // A lease released frees its place at once.
+        // Another caller cannot release it by guessing: ids built from the time and a small sequence
+        // number, as they used to be, name no lease.
+        for (qint64 ms = leaseAtMs - 50; ms <= leaseAtMs; ++ms) {
+            for (int sequence = 1; sequence <= 3; ++sequence) {
+                const QByteArray guess = QByteArray::number(ms) + '-' + QByteArray::number(sequence) + ":1";
+                const RedisReply guessed
+                    = syncCommand(service, {"FCALL", fn("release"), "1", key("cc", "alice"), "cc", guess});
+                QVERIFY2(!guessed.ok() || guessed.value.integer != 1, guess.constData());
+            }
+        }
+        QString full = mismatch(acquire("cc", "alice"), false, 0, QStringLiteral("cc"));
+        QVERIFY2(full.isEmpty(), qPrintable(full));
+        // A lease released by its holder frees its place at once.
         const RedisReply released
-            = syncCommand(service, {"FCALL", "sluice_release", "1", key("cc", "alice"), "cc", lease});
+            = syncCommand(service, {"FCALL", fn("release"), "1", key("cc", "alice"), "cc", lease});
         QVERIFY2(released.ok() && released.value.integer == 1, qPrintable(shown(released)));
         QString wrong = mismatch(acquire("cc", "alice"), true, 0, QStringLiteral("cc"));
         QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
         // Several policies in one call, all or nothing.
         wrong = mismatch(
-            syncCommand(service, {"FCALL", "sluice_acquire", "2", key("tb", "bob"), key("fw", "bob"), "tb", "fw", "2"}),
+            syncCommand(service, {"FCALL", fn("acquire"), "2", key("tb", "bob"), key("fw", "bob"), "tb", "fw", "2"}),
             true, 1, QStringLiteral("tb"));
         QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
         // The paths that run only when time moves on: a fixed window folding its previous window into its
@@ -362,11 +380,11 @@ private Q_SLOTS:
         wrong = mismatch(acquire("sl-roll", "carol"), false, 0, QStringLiteral("sl-roll"));
         QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
         // Parameters of its own, on its own keys; the library's bookkeeping functions need no key.
-        const RedisReply checked = syncCommand(
-            service, {"FCALL", "sluice_check", "1", key("own", "dave"), "token_bucket", "5", "1000", "5"});
+        const RedisReply checked
+            = syncCommand(service, {"FCALL", fn("check"), "1", key("own", "dave"), "token_bucket", "5", "1000", "5"});
         QVERIFY2(checked.ok() && checked.value.elements.value(0).integer == 1, qPrintable(shown(checked)));
-        for (const char *function : {"sluice_version", "sluice_stats"})
-            QVERIFY2(syncCommand(service, {"FCALL_RO", function, "0"}).ok(), function);
+        for (const char *verb : {"version", "stats"})
+            QVERIFY2(syncCommand(service, {"FCALL_RO", fn(verb), "0"}).ok(), verb);
         // Nothing of the admin data, the server or the code.
         const QByteArray admin = '{' + ns.toUtf8() + '}';
         const QVector<QByteArrayList> refused{
@@ -375,10 +393,11 @@ private Q_SLOTS:
             {"HSET", admin + ":policy:tb", "limit", "1000000"},
             {"XADD", admin + ":audit", "*", "who", "service"},
             {"HGETALL", admin + ":library"},
-            {"FCALL", "sluice_acquire", "1", admin + ":policies", "tb"},
+            {"FCALL", fn("acquire"), "1", admin + ":policies", "tb"},
             {"FUNCTION", "LOAD", "REPLACE", model::luaSource(QStringLiteral("clock.lua"))},
             {"FUNCTION", "FLUSH"},
-            {"FUNCTION", "DELETE", "sluice"},
+            {"FUNCTION", "DELETE", owner.libraryName()},
+            {"FUNCTION", "LIST", "WITHCODE"}, // the code holds the secret lease ids are made with
             {"EVAL", "return 1", "0"},
             {"SCRIPT", "LOAD", "return 1"},
             {"KEYS", "*"},
@@ -389,8 +408,8 @@ private Q_SLOTS:
             {"FLUSHALL"},
             {"SELECT", "1"},
             // Another namespace's buckets, through the limiter or directly.
-            {"FCALL", "sluice_acquire", "1", test::bucketKey(QStringLiteral("tb"), "alice", other), "tb"},
-            {"FCALL_RO", "sluice_peek", "1", test::bucketKey(QStringLiteral("tb"), "alice", other), "tb"},
+            {"FCALL", fn("acquire"), "1", test::bucketKey(QStringLiteral("tb"), "alice", other), "tb"},
+            {"FCALL_RO", fn("peek"), "1", test::bucketKey(QStringLiteral("tb"), "alice", other), "tb"},
             {"GET", test::bucketKey(QStringLiteral("tb"), "alice", other)},
             {"SET", test::bucketKey(QStringLiteral("tb"), "alice", other), "x"},
         };
@@ -470,7 +489,7 @@ private Q_SLOTS:
                  qPrintable(session.rates()->lastSample().problems.join(QLatin1Char('\n'))));
 
         redis::RedisClient *client = session.client();
-        model::TopRejectedPoller top(client);
+        model::TopRejectedPoller top(client, model::LibraryOwner{ns, 0});
         top.setPolicy(QStringLiteral("api"));
         top.pollNow();
         QTRY_VERIFY_WITH_TIMEOUT(!top.last().subjects.isEmpty() || !top.last().problems.isEmpty(), 10000);
@@ -489,7 +508,7 @@ private Q_SLOTS:
         QCOMPARE(found.size(), 1);
         QCOMPARE(found.first().subject, QByteArray("scraper"));
 
-        model::KeyWatch watchList(client, ns);
+        model::KeyWatch watchList(client, model::LibraryOwner{ns, 0});
         model::Failure addProblem;
         const int watched = watchList.addSubject(QStringLiteral("api"), "scraper", &addProblem);
         QVERIFY2(watched > 0, qPrintable(addProblem.message));

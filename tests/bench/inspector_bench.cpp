@@ -45,7 +45,7 @@ struct Browse {
 // asking for more pages as a view scrolling on (or Scan further) would.
 Browse browse(redis::RedisClient &client, const model::BucketFilter &filter, bool untilFound = false)
 {
-    model::KeyInspectorModel inspector(&client, QStringLiteral("sluice"));
+    model::KeyInspectorModel inspector(&client, model::LibraryOwner{});
     QElapsedTimer clock;
     clock.start();
     model::Failure refused;

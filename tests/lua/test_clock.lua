@@ -1,10 +1,11 @@
 -- Test-only clock: replaces lua/clock.lua in libraries that tests build, so a test decides what
--- time it is (FCALL sluice_test_set_clock 0 <ms>). Never part of a published library.
+-- time it is (FCALL <library>_test_set_clock 0 <ms>: sluice_test_set_clock for namespace sluice).
+-- Never part of a published library.
 local test_now = 0
 local function now_ms()
     return test_now
 end
-redis.register_function('sluice_test_set_clock', function(_, args)
+redis.register_function(LIBRARY.name .. '_test_set_clock', function(_, args)
     test_now = tonumber(args[1])
     return test_now
 end)

@@ -54,7 +54,7 @@ class TestLimiterConcurrency : public QObject {
         QTRY_VERIFY_WITH_TIMEOUT(committed, 10000);
         model::PublishResult published;
         bool done = false;
-        model::LibraryPublisher(deployment, m_namespace)
+        model::LibraryPublisher(deployment, {m_namespace, 0})
             .publish(QStringLiteral("test"), this, [&](const model::PublishResult &result) {
                 published = result;
                 done = true;
@@ -106,6 +106,7 @@ private Q_SLOTS:
         const QString policy = model::algorithmName(algorithm);
         const QByteArray subject = "seller-" + QUuid::createUuid().toString(QUuid::Id128).left(12).toUtf8();
         const QByteArray key = test::bucketKey(policy, subject, m_namespace);
+        const QByteArray acquire = model::LibraryOwner{m_namespace, 0}.function("acquire");
 
         // Each client is a deployment client of its own, routed by the key's slot on the Cluster.
         constexpr int clients = 16, callsEach = 1000;
@@ -129,16 +130,16 @@ private Q_SLOTS:
                     ++finished;
                     return;
                 }
-                connections[c]->send({"FCALL", "sluice_acquire", "1", key, policy.toUtf8()}, this,
+                connections[c]->send({"FCALL", acquire, "1", key, policy.toUtf8()}, this,
                                      [&, c, left](const RedisReply &reply) {
-                                         if (!reply.ok() || reply.value.elements.isEmpty()) {
-                                             ++errors;
-                                             firstError = reply.errorText();
-                                         } else {
-                                             (reply.value.elements.at(0).integer == 1 ? allowed : rejected) += 1;
-                                         }
-                                         fire[c](left - 1);
-                                     });
+                    if (!reply.ok() || reply.value.elements.isEmpty()) {
+                        ++errors;
+                        firstError = reply.errorText();
+                    } else {
+                        (reply.value.elements.at(0).integer == 1 ? allowed : rejected) += 1;
+                    }
+                    fire[c](left - 1);
+                });
             };
         }
         for (int c = 0; c < clients; ++c)
@@ -160,8 +161,9 @@ private Q_SLOTS:
             QCOMPARE(allowed, 100);
         }
 
-        const RedisReply state
-            = test::syncCommand(*connections.front(), {"FCALL_RO", "sluice_inspect", "1", key, policy.toUtf8()});
+        const RedisReply state = test::syncCommand(
+            *connections.front(),
+            {"FCALL_RO", model::LibraryOwner{m_namespace, 0}.function("inspect"), "1", key, policy.toUtf8()});
         QVERIFY2(state.ok(), qPrintable(state.errorText()));
         QCOMPARE(state.value.field("allowed")->integer, allowed);
         QCOMPARE(state.value.field("rejected")->integer, rejected);

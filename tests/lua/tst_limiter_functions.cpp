@@ -10,8 +10,9 @@
 #include "support/sync_command.h"
 
 #include <QDateTime>
-#include <QThread>
+#include <QRegularExpression>
 #include <QTest>
+#include <QThread>
 
 using namespace sluice;
 using model::Algorithm;
@@ -233,9 +234,14 @@ private Q_SLOTS:
         const RedisReply second = call({"FCALL", "sluice_acquire", "1", key, "cc"});
         QCOMPARE(first.value.elements.size(), 7);
         const QByteArray lease = first.value.elements.at(6).bytes;
-        QVERIFY(lease.startsWith(QByteArray::number(kStart) + '-'));
+        // 64 bits in hex, then the cost: nothing a caller who knows the time and the order can name.
+        QVERIFY2(QRegularExpression(QStringLiteral("^[0-9a-f]{16}:1$")).match(QString::fromLatin1(lease)).hasMatch(),
+                 lease.constData());
         QVERIFY(second.value.elements.at(6).bytes != lease);
         QCOMPARE(acquire({key, "cc"}).value(0), 0);
+        for (const QByteArray &guess : {QByteArray::number(kStart) + "-1:1", QByteArray::number(kStart) + "-2:1"})
+            QVERIFY(call({"FCALL", "sluice_release", "1", key, "cc", guess}).value.isError());
+        QCOMPARE(inspect(QStringLiteral("cc"), "l").value("available"), QByteArray("0"));
         QCOMPARE(call({"FCALL", "sluice_release", "1", key, "cc", lease}).value.integer, 1);
         QCOMPARE(call({"FCALL", "sluice_release", "1", key, "cc", lease}).value.integer, 0); // once only
         QCOMPARE(acquire({key, "cc"}).value(0), 1);
@@ -424,7 +430,7 @@ private Q_SLOTS:
         QVector<model::Policy> policies;
         for (const QString &name : model::algorithmNames())
             policies << makePolicy(name, *model::algorithmFromName(name), 2, 300);
-        const model::LimiterLibrary production = model::LimiterLibrary::build(policies, QStringLiteral("sluice"), 1);
+        const model::LimiterLibrary production = model::LimiterLibrary::build(policies, model::LibraryOwner{}, 1);
         QVERIFY(!production.source.contains("sluice_test_set_clock"));
         QVERIFY(production.source.contains("redis.call('TIME')"));
         QCOMPARE(test::loadLibrary(*m_connection, production), QString());
@@ -478,7 +484,7 @@ private Q_SLOTS:
             policy.description = attack + QStringLiteral(" \u00e9\u4e2d\u0000\u0001");
             hostile << policy;
         }
-        const model::LimiterLibrary library = model::LimiterLibrary::build(hostile, QStringLiteral("sluice"), 1);
+        const model::LimiterLibrary library = model::LimiterLibrary::build(hostile, model::LibraryOwner{}, 1);
         QCOMPARE(test::loadLibrary(*m_connection, library), QString());
         QCOMPARE(call({"EXISTS", "pwned"}).value.integer, 0);
         const RedisReply table = call({"FCALL_RO", "sluice_policies", "0"});
@@ -499,7 +505,7 @@ private Q_SLOTS:
     void versionNamesWhatRuns()
     {
         const model::LimiterLibrary library
-            = model::LimiterLibrary::build(contractPolicies(), QStringLiteral("sluice"), 42);
+            = model::LimiterLibrary::build(contractPolicies(), model::LibraryOwner{}, 42);
         QCOMPARE(test::loadLibrary(*m_connection, library), QString());
         const RedisReply version = call({"FCALL_RO", "sluice_version", "0"});
         QCOMPARE(version.value.elements.at(0).integer, 42);
@@ -510,8 +516,8 @@ private Q_SLOTS:
         // Same policies, same digest; one changed limit, another digest.
         QVector<model::Policy> changed = contractPolicies();
         changed[0].limit += 1;
-        QCOMPARE(model::LimiterLibrary::build(contractPolicies(), QStringLiteral("sluice"), 43).digest, library.digest);
-        QVERIFY(model::LimiterLibrary::build(changed, QStringLiteral("sluice"), 42).digest != library.digest);
+        QCOMPARE(model::LimiterLibrary::build(contractPolicies(), model::LibraryOwner{}, 43).digest, library.digest);
+        QVERIFY(model::LimiterLibrary::build(changed, model::LibraryOwner{}, 42).digest != library.digest);
     }
 };
 

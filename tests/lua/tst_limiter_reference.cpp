@@ -10,6 +10,7 @@
 
 #include <QDateTime>
 #include <QRandomGenerator>
+#include <QRegularExpression>
 #include <QTest>
 
 using namespace sluice;
@@ -127,6 +128,14 @@ private:
     QHash<QByteArray, QByteArrayList> m_leases;
 };
 
+// A library lease id for the model's: 64 bits in hex, then the same ":<cost>".
+bool sameLease(const QByteArray &library, const QByteArray &model)
+{
+    static const QRegularExpression shape(QStringLiteral("^[0-9a-f]{16}:[0-9]+$"));
+    const QByteArray cost = model.mid(model.lastIndexOf(':'));
+    return shape.match(QString::fromLatin1(library)).hasMatch() && library.endsWith(cost);
+}
+
 } // namespace
 
 class TestLimiterReference : public QObject {
@@ -144,6 +153,11 @@ class TestLimiterReference : public QObject {
         constexpr int batch = 4000;
         QByteArray mismatch;
         qint64 clock = -1;
+        // Only the library can make its lease ids (a hash of its secret): the model's ids stand for
+        // them, each mapped to the library's once its grant comes back. Keyed by subject too: each
+        // subject's model numbers its own.
+        QHash<QByteArray, QByteArray> leaseIds;
+        const bool leases = policy.algorithm == Algorithm::Concurrency;
         for (int done = 0; done < steps && mismatch.isEmpty(); done += batch) {
             int pending = 0;
             for (int i = done; i < std::min(steps, done + batch); ++i) {
@@ -160,9 +174,13 @@ class TestLimiterReference : public QObject {
                 }
                 const QByteArray key = test::bucketKey(policy.name, step.subject);
                 QByteArrayList command;
-                if (step.kind == Step::Kind::Release)
-                    command = {"FCALL", "sluice_release", "1", key, policy.name.toUtf8(), step.lease};
-                else if (paired && step.kind == Step::Kind::Acquire)
+                if (step.kind == Step::Kind::Release) {
+                    const QByteArray modelLease = step.subject + ' ' + step.lease;
+                    if (!leaseIds.contains(modelLease) && !test::spinUntil([&pending] { return pending == 0; }, 120000))
+                        return "replies stopped coming";
+                    const QByteArray lease = leaseIds.value(modelLease, step.lease);
+                    command = {"FCALL", "sluice_release", "1", key, policy.name.toUtf8(), lease};
+                } else if (paired && step.kind == Step::Kind::Acquire)
                     command = {"FCALL", "sluice_acquire", "2", key, test::bucketKey(kWide.name, step.subject),
                                policy.name.toUtf8(), kWide.name.toUtf8(), QByteArray::number(step.cost)};
                 else
@@ -170,7 +188,7 @@ class TestLimiterReference : public QObject {
                                step.kind == Step::Kind::Peek ? "sluice_peek" : "sluice_acquire", "1", key,
                                policy.name.toUtf8(), QByteArray::number(step.cost)};
                 ++pending;
-                m_connection->send(command, this, [&pending, &mismatch, step, i](const RedisReply &reply) {
+                m_connection->send(command, this, [&, step, i](const RedisReply &reply) {
                     --pending;
                     if (!mismatch.isEmpty())
                         return;
@@ -183,9 +201,20 @@ class TestLimiterReference : public QObject {
                     } else {
                         Decision actual;
                         QString why;
-                        if (!test::decisionFromReply(reply.value, &actual, &why))
+                        if (!test::decisionFromReply(reply.value, &actual, &why)) {
                             mismatch = where + why.toUtf8();
-                        else if (!(actual == step.expected))
+                            return;
+                        }
+                        if (leases && actual.allowed && step.kind == Step::Kind::Acquire) {
+                            if (!sameLease(actual.extra, step.expected.extra)) {
+                                mismatch = where + "lease " + actual.extra
+                                    + " is not 16 hex digits, ':' and the cost of " + step.expected.extra;
+                                return;
+                            }
+                            leaseIds.insert(step.subject + ' ' + step.expected.extra, actual.extra);
+                            actual.extra = step.expected.extra;
+                        }
+                        if (!(actual == step.expected))
                             mismatch = where + "library " + actual.toString() + ", model " + step.expected.toString();
                     }
                 });

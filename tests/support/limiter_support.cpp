@@ -11,7 +11,7 @@ model::LimiterLibrary testClockLibrary(const QVector<model::Policy> &policies, c
 {
     QFile clock(QStringLiteral(":/test/test_clock.lua"));
     const QByteArray source = clock.open(QIODevice::ReadOnly) ? clock.readAll() : QByteArray();
-    return model::LimiterLibrary::build(policies, ns, 1, source);
+    return model::LimiterLibrary::build(policies, model::LibraryOwner{ns, 0}, 1, source);
 }
 
 QString loadLibrary(redis::RedisConnection &connection, const model::LimiterLibrary &library)

@@ -16,6 +16,11 @@ Result noAnswer(const QString &from)
 
 } // namespace
 
+model::LibraryOwner ownerOf(const redis::RedisClient &client, const QString &ns)
+{
+    return {ns, client.options().database};
+}
+
 QString storePolicy(redis::RedisClient &client, const QString &ns, const model::Policy &policy)
 {
     using Commit = model::PolicyStore::CommitResult;
@@ -33,7 +38,8 @@ model::PublishResult publishLibrary(redis::RedisClient &client, const QString &n
     return awaitCallback<model::PublishResult>(
         [&](QObject *context, auto done) {
         // Tests publish whatever they stored, nothing included: the publisher's refusals have tests of their own.
-        model::LibraryPublisher(&client, ns, {true, true}).publish(QStringLiteral("carol"), context, done);
+        model::LibraryPublisher(&client, ownerOf(client, ns), {true, true})
+            .publish(QStringLiteral("carol"), context, done);
         },
         noAnswer<model::PublishResult>(QStringLiteral("publisher")));
 }
@@ -48,9 +54,11 @@ QString storeAndPublish(redis::RedisClient &client, const QString &ns, const QVe
 
 model::DeploymentStatus libraryStatus(redis::RedisClient &client, const QString &ns)
 {
-    return awaitCallback<model::DeploymentStatus>([&](QObject *context, auto done) {
-        model::LibraryPublisher(&client, ns).status(context, done);
-    }, noAnswer<model::DeploymentStatus>(QStringLiteral("publisher")));
+    return awaitCallback<model::DeploymentStatus>(
+        [&](QObject *context, auto done) {
+        model::LibraryPublisher(&client, ownerOf(client, ns)).status(context, done);
+        },
+        noAnswer<model::DeploymentStatus>(QStringLiteral("publisher")));
 }
 
 } // namespace sluice::test

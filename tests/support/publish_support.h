@@ -5,6 +5,8 @@
 
 namespace sluice::test {
 
+// The library a namespace publishes on the client's database.
+model::LibraryOwner ownerOf(const redis::RedisClient &client, const QString &ns);
 // Stores one policy through the policy store and waits; an empty string on success, else the reason.
 QString storePolicy(redis::RedisClient &client, const QString &ns, const model::Policy &policy);
 // Publishes the stored policies and waits for the result (an error result when nothing answers).

@@ -1,6 +1,7 @@
-#include "model/limiter/bucket_key.h"
 #include "support/traffic_support.h"
 
+#include "model/limiter/bucket_key.h"
+#include "model/limiter/library_owner.h"
 #include "model/limiter/limiter_library.h"
 #include "support/sync_command.h"
 
@@ -15,9 +16,11 @@ namespace {
 constexpr int retryDelayMs = 200; // times the attempt: a connection dropped on a timeout reopens meanwhile
 constexpr int fillAttempts = 5;
 
-QByteArrayList acquireCommand(const QString &ns, const QString &policy, const QByteArray &subject)
+QByteArrayList acquireCommand(const redis::RedisClient &client, const QString &ns, const QString &policy,
+                              const QByteArray &subject)
 {
-    return {"FCALL", "sluice_acquire", "1", model::bucketKey(ns, policy, subject), policy.toUtf8()};
+    return {"FCALL", model::LibraryOwner{ns, client.options().database}.function("acquire"), "1",
+            model::bucketKey(ns, policy, subject), policy.toUtf8()};
 }
 
 } // namespace
@@ -72,14 +75,14 @@ Fired fireAcquires(redis::RedisClient &client, const QString &ns, const QString 
 {
     Fired fired;
     const QString stopped = sendBounded(
-        client, calls, [&](int i) { return acquireCommand(ns, policy, subjectOf(i)); },
+        client, calls, [&](int i) { return acquireCommand(client, ns, policy, subjectOf(i)); },
         [&](int, const redis::RedisReply &reply) {
-            if (!reply.ok())
-                qWarning("acquire failed: %s", qPrintable(reply.errorText()));
-            else if (reply.value.elements.value(0).integer == 1)
-                ++fired.allowed;
-            else
-                ++fired.rejected;
+        if (!reply.ok())
+            qWarning("acquire failed: %s", qPrintable(reply.errorText()));
+        else if (reply.value.elements.value(0).integer == 1)
+            ++fired.allowed;
+        else
+            ++fired.rejected;
         },
         Pacing{});
     if (!stopped.isEmpty())
@@ -98,7 +101,7 @@ QString fillBuckets(redis::RedisClient &client, const QString &ns, int calls,
         client, calls,
         [&](int i) {
             const BucketAddress bucket = bucketOf(i);
-            return acquireCommand(ns, bucket.policy, bucket.subject);
+            return acquireCommand(client, ns, bucket.policy, bucket.subject);
         },
         [&](int call, const redis::RedisReply &reply) {
             if (reply.failure == redis::RedisReply::Failure::None && reply.value.isError() && refused.isEmpty())

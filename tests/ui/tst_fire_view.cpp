@@ -41,6 +41,7 @@ class TestFireView : public QObject {
     test::RedisProcess m_server;
     std::unique_ptr<redis::RedisClient> m_client;
     QString m_namespace;
+    model::LibraryOwner owner() const { return {m_namespace, 0}; }
 
     std::unique_ptr<ui::MainWindow> openWindow(model::ConnectionProfile::Environment environment
                                                = model::ConnectionProfile::Environment::Dev,
@@ -140,7 +141,7 @@ private Q_SLOTS:
         QCOMPARE(bars, 300);
         // The policy's own counters did not see the test traffic.
         const redis::RedisReply stats
-            = test::syncCommand(*m_client, {"FCALL_RO", "sluice_stats", "0", "9007199254740991"});
+            = test::syncCommand(*m_client, {"FCALL_RO", owner().function("stats"), "0", "9007199254740991"});
         QString problem;
         const auto reading = model::StatsReading::parse(stats.value, &problem);
         QVERIFY(reading && reading->totals.value(QStringLiteral("orders-fixed")).allowed == 0);

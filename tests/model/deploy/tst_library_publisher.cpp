@@ -66,6 +66,16 @@ class TestLibraryPublisher : public QObject {
     void store(const model::Policy &policy) { store(*m_cluster, policy); }
 
     QString primary(int index) const { return m_cluster->primaries().value(index); }
+    model::LibraryOwner owner() const { return {m_ns, 0}; }
+    model::PublishResult publishTakingOver()
+    {
+        return test::awaitCallback<model::PublishResult>(
+            [&](QObject *context, auto done) {
+            LibraryPublisher(m_cluster.get(), owner(), {false, false, true})
+                .publish(QStringLiteral("carol"), context, done);
+            },
+            {});
+    }
 
 private Q_SLOTS:
     void initTestCase()
@@ -110,9 +120,9 @@ private Q_SLOTS:
 
         // The library answers on every primary, for keys of the namespace.
         for (const QByteArray subject : {"a", "b", "c", "d", "e", "f"}) {
-            const RedisReply decision = syncCommand(
-                *m_cluster,
-                {"FCALL", "sluice_acquire", "1", model::bucketKey(m_ns, QStringLiteral("api"), subject), "api"});
+            const RedisReply decision = syncCommand(*m_cluster,
+                                                    {"FCALL", owner().function("acquire"), "1",
+                                                     model::bucketKey(m_ns, QStringLiteral("api"), subject), "api"});
             QCOMPARE(decision.value.elements.value(1).integer, 149);
         }
 
@@ -182,30 +192,73 @@ private Q_SLOTS:
         QCOMPARE(drifted.published.version, 2);
     }
 
-    void foreignLibrariesAreReported()
+    void foreignLibrariesAreRefusedUntilTakenOver()
     {
-        // A library of the same name that is not ours: reported, then replaced by a publish.
-        QVERIFY(onNode(*m_cluster, primary(1),
-                       {"FUNCTION", "LOAD", "REPLACE",
-                        "#!lua name=sluice\nredis.register_function('hello', function() return 1 end)"})
-                    .ok());
-        QCOMPARE(status().nodes.at(1).state, NodeLibrary::State::Foreign);
-        QVERIFY(publish().ok());
+        // A library under this namespace's name that is not Sluice's: reported, and a publish refuses to
+        // replace it, changing nothing, until told to take it over.
+        const QByteArray foreign = "#!lua name=" + owner().libraryName() + "\nredis.register_function('hello_"
+            + owner().libraryName() + "', function() return 1 end)";
+        QVERIFY(onNode(*m_cluster, primary(1), {"FUNCTION", "LOAD", "REPLACE", foreign}).ok());
+        const model::DeploymentStatus found = status();
+        QCOMPARE(found.nodes.at(1).state, NodeLibrary::State::Foreign);
+        QVERIFY2(found.nodes.at(1).detail.contains(QLatin1String("not a Sluice library")),
+                 qPrintable(found.nodes.at(1).detail));
+        QCOMPARE(found.nodes.at(1).libraries.size(), 1);
+        QVERIFY(!found.nodes.at(1).libraries.first().owner);
+
+        const model::PublishResult refused = publish();
+        QVERIFY(refused.failure);
+        QCOMPARE(int(refused.failure->kind), int(model::Failure::Kind::Refused));
+        QVERIFY(refused.needs.takeOver);
+        QVERIFY2(refused.failure->message.contains(primary(1)), qPrintable(refused.failure->message));
+        QCOMPARE(syncCommand(*m_cluster, {"EXISTS", model::AdminKeys(m_ns).library()}).value.integer, 0);
+        QCOMPARE(states(status().nodes), (QVector<NodeLibrary::State>{Missing, NodeLibrary::State::Foreign, Missing}));
+
+        QVERIFY(publishTakingOver().ok());
+        QCOMPARE(states(status().nodes), (QVector<NodeLibrary::State>{Current, Current, Current}));
+
         // Another library that holds our function names: the load fails and says why.
         QVERIFY(onNode(*m_cluster, primary(1), {"FUNCTION", "FLUSH"}).ok());
-        QVERIFY(onNode(*m_cluster, primary(1),
-                       {"FUNCTION", "LOAD",
-                        "#!lua name=other\nredis.register_function('sluice_acquire', function() return 1 end)"})
-                    .ok());
+        const QByteArray squatter = "#!lua name=other\nredis.register_function('" + owner().function("acquire")
+            + "', function() return 1 end)";
+        QVERIFY(onNode(*m_cluster, primary(1), {"FUNCTION", "LOAD", squatter}).ok());
         const model::PublishResult blocked = publish();
         QVERIFY(!blocked.ok());
         QVERIFY(!blocked.failure);
         QCOMPARE(blocked.nodes.at(0).state, NodeLibrary::State::Current);
         QCOMPARE(blocked.nodes.at(1).state, Missing);
         QCOMPARE(blocked.nodes.at(2).state, Current);
-        QVERIFY2(blocked.nodes.at(1).detail.contains(QLatin1String("load failed")) &&
-                     blocked.nodes.at(1).detail.contains(QLatin1String("sluice_acquire")),
+        QVERIFY2(blocked.nodes.at(1).detail.contains(QLatin1String("load failed"))
+                     && blocked.nodes.at(1).detail.contains(QString::fromLatin1(owner().function("acquire"))),
                  qPrintable(blocked.nodes.at(1).detail));
+    }
+
+    void namespacesPublishLibrariesOfTheirOwn()
+    {
+        // Two namespaces on one Cluster, published in turn: each keeps its own library and decisions,
+        // and each primary names both owners.
+        const QString first = m_ns;
+        QVERIFY(publish().ok());
+        m_ns = test::uniqueNamespace("pub-");
+        store(test::makePolicy(QStringLiteral("api"), model::Algorithm::TokenBucket, 5, 60000, 5));
+        QVERIFY(publish().ok());
+        for (const QString &ns : {first, m_ns}) {
+            const model::LibraryOwner ownerOfNs{ns, 0};
+            const RedisReply decision = syncCommand(
+                *m_cluster,
+                {"FCALL", ownerOfNs.function("acquire"), "1", model::bucketKey(ns, QStringLiteral("api"), "x"), "api"});
+            QCOMPARE(decision.value.elements.value(1).integer, ns == first ? 149 : 4);
+        }
+        const model::DeploymentStatus both = status();
+        QVERIFY(!both.drift());
+        for (const NodeLibrary &node : both.nodes) {
+            // (Other tests may run libraries of their own on the test Cluster meanwhile.)
+            QStringList owners;
+            for (const model::LoadedLibrary &library : node.libraries)
+                if (library.owner && library.name == model::LibraryOwner{library.owner->ns, 0}.libraryName())
+                    owners << library.owner->ns;
+            QVERIFY2(owners.contains(first) && owners.contains(m_ns), qPrintable(owners.join(QLatin1Char(' '))));
+        }
     }
 
     void persistenceIsReported()
@@ -233,7 +286,7 @@ private Q_SLOTS:
     {
         model::LimiterLibrary preview;
         bool done = false;
-        LibraryPublisher(m_cluster.get(), m_ns)
+        LibraryPublisher(m_cluster.get(), owner())
             .preview(this, [&](const model::LimiterLibrary &library, const std::optional<model::Failure> &failure) {
                 QVERIFY(!failure);
                 preview = library;

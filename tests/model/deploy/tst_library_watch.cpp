@@ -49,7 +49,7 @@ private Q_SLOTS:
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         RedisClient client(server.options());
         QVERIFY(test::openAndWait(client));
-        LibraryWatch watch(&client, ns, 60000); // only reconnects trigger checks in this test
+        LibraryWatch watch(&client, test::ownerOf(client, ns), 60000); // only reconnects trigger checks in this test
         QVector<LibraryWatch::Report> reports;
         connect(&watch, &LibraryWatch::checked, this, [&](const LibraryWatch::Report &report) { reports << report; });
         watch.start();
@@ -87,11 +87,11 @@ private Q_SLOTS:
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         RedisClient client(server.options());
         QVERIFY(test::openAndWait(client));
-        LibraryWatch watch(&client, ns, 200);
+        LibraryWatch watch(&client, test::ownerOf(client, ns), 200);
         watch.start();
         QVERIFY(publishAndSettle(client, watch));
         QVERIFY(!watch.lastReport().drift());
-        QVERIFY(syncCommand(client, {"FUNCTION", "DELETE", "sluice"}).ok());
+        QVERIFY(syncCommand(client, {"FUNCTION", "DELETE", test::ownerOf(client, ns).libraryName()}).ok());
         QVERIFY(spinUntil([&] { return watch.lastReport().drift(); }, 5000));
         const QStringList problems = watch.lastReport().problems();
         QCOMPARE(problems.size(), 1);
@@ -105,7 +105,7 @@ private Q_SLOTS:
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         RedisClient client(server.options());
         QVERIFY(test::openAndWait(client));
-        LibraryWatch watch(&client, ns, 60000);
+        LibraryWatch watch(&client, test::ownerOf(client, ns), 60000);
         watch.start();
         QVERIFY(spinUntil([&] { return watch.checks() > 0; }));
         QCOMPARE(watch.lastReport().status.nodes.size(), 1);

@@ -105,7 +105,7 @@ private Q_SLOTS:
     {
         QString problem;
         const FireTarget target = *FireTarget::fromSeedSpec(QStringLiteral("interval_token_bucket:10:2:5"), &problem);
-        const FireCommands commands(target, 0, QStringLiteral("ns"), "run1", false, 3);
+        const FireCommands commands(target, 0, {QStringLiteral("ns"), 0}, "run1", false, 3);
         // Test-fire keys: the id a hash tag, so both keys share a Cluster slot.
         QCOMPARE(commands.keys("s"), (QByteArrayList{"{ns-fire:run1:1:s}", "{ns-fire:run1:1:s}_time"}));
         const QByteArrayList command = commands.command("s", 1'700'000'123'999);
@@ -121,11 +121,11 @@ private Q_SLOTS:
         left.integer = -1;
         QCOMPARE(commands.admitted(left), std::optional<bool>(false));
         // Real keys are the bucket's own.
-        const FireCommands real(target, 0, QStringLiteral("ns"), "run1", true, 1);
+        const FireCommands real(target, 0, {QStringLiteral("ns"), 0}, "run1", true, 1);
         QCOMPARE(real.keys("quota:7"), (QByteArrayList{"quota:7", "quota:7_time"}));
         // The ms bucket still takes its clock in ms, after the tokens requested.
         const FireTarget ms = *FireTarget::fromSeedSpec(QStringLiteral("ms_token_bucket:10:20"), &problem);
-        QCOMPARE(FireCommands(ms, 0, QStringLiteral("ns"), "run1", true, 2).command("k", 1'700'000'123'999).mid(3),
+        QCOMPARE(FireCommands(ms, 0, {QStringLiteral("ns"), 0}, "run1", true, 2).command("k", 1'700'000'123'999).mid(3),
                  (QByteArrayList{"k", "k:last", "10", "20", "2", "1700000123999"}));
     }
 };

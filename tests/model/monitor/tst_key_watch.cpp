@@ -30,6 +30,7 @@ class TestKeyWatch : public QObject {
     test::RedisProcess m_redis;
     std::unique_ptr<RedisClient> m_client;
     QString m_ns;
+    model::LibraryOwner owner() const { return {m_ns, 0}; }
 
     void storeAndPublish(RedisClient &client, const QVector<model::Policy> &policies)
     {
@@ -46,7 +47,8 @@ class TestKeyWatch : public QObject {
     qint64 peekRemaining(RedisClient &client, const QString &policy, const QByteArray &subject)
     {
         const redis::RedisReply reply = test::syncCommand(
-            client, {"FCALL_RO", "sluice_peek", "1", model::bucketKey(m_ns, policy, subject), policy.toUtf8()});
+            client,
+            {"FCALL_RO", owner().function("peek"), "1", model::bucketKey(m_ns, policy, subject), policy.toUtf8()});
         return reply.value.elements.value(1, redis::RespValue{}).integer;
     }
 
@@ -83,7 +85,7 @@ private Q_SLOTS:
             test::makePolicy(QStringLiteral("cc"), Algorithm::Concurrency, 8, 3600000),
         };
         storeAndPublish(*m_client, policies);
-        KeyWatch watch(m_client.get(), m_ns);
+        KeyWatch watch(m_client.get(), owner());
         sluice::model::Failure error;
         for (const model::Policy &policy : policies)
             QVERIFY2(watch.addSubject(policy.name, "carol", &error) > 0, qPrintable(error.message));
@@ -113,7 +115,7 @@ private Q_SLOTS:
     {
         storeAndPublish(*m_client, {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 10, 1000, 10),
                                     test::makePolicy(QStringLiteral("fw"), Algorithm::FixedWindow, 5, 2000)});
-        KeyWatch watch(m_client.get(), m_ns);
+        KeyWatch watch(m_client.get(), owner());
         sluice::model::Failure error;
         const int api = watch.addSubject(QStringLiteral("api"), "dave", &error);
         QVERIFY(round(watch));
@@ -165,7 +167,7 @@ private Q_SLOTS:
         RedisClient cluster(test::optionsFor(QStringLiteral("redis://") + seeds.section(QLatin1Char(','), 0, 0)));
         QVERIFY(test::openAndWait(cluster));
         storeAndPublish(cluster, {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 20)});
-        KeyWatch watch(&cluster, m_ns);
+        KeyWatch watch(&cluster, owner());
         sluice::model::Failure error;
         for (int i = 0; i < 9; ++i) {
             const QByteArray subject = "user-" + QByteArray::number(i);
@@ -200,7 +202,7 @@ private Q_SLOTS:
         QVERIFY(eval(SeedLayout::IntervalTokenBucket, "quota:b",
                      {"10", "2", "60", QByteArray::number(nowSeconds - 130), "10"})
                     .ok());
-        KeyWatch watch(m_client.get(), m_ns);
+        KeyWatch watch(m_client.get(), owner());
         sluice::model::Failure error;
         const int scg = watch.addSeedKey(SeedLayout::ScgTokenBucket, "gw-user", std::nullopt, &error);
         const int counter = watch.addSeedKey(SeedLayout::FixedWindowCounter, "api:seller9", std::nullopt, &error);
@@ -208,7 +210,7 @@ private Q_SLOTS:
         const int missing = watch.addSeedKey(SeedLayout::FixedWindowCounter, "api:nobody", std::nullopt, &error);
         const int stored = watch.addSeedKey(SeedLayout::IntervalTokenBucket, "quota:b", std::nullopt, &error);
         // The same bucket refilled to now: two whole batches in 130 s, full after three more (at 300 s).
-        KeyWatch refilling(m_client.get(), m_ns);
+        KeyWatch refilling(m_client.get(), owner());
         const int refilled = refilling.addSeedKey(SeedLayout::IntervalTokenBucket, "quota:b",
                                                   model::SeedParameters{2, 60000, 10}, &error);
         QVERIFY(round(watch));
@@ -239,7 +241,7 @@ private Q_SLOTS:
 
     void badEntriesAreRefused()
     {
-        KeyWatch watch(m_client.get(), m_ns);
+        KeyWatch watch(m_client.get(), owner());
         sluice::model::Failure error;
         QCOMPARE(watch.addSubject(QString(), "x", &error), -1);
         QCOMPARE(error.message, QStringLiteral("Choose a policy."));

@@ -51,6 +51,7 @@ class TestPolicyRates : public QObject {
     test::RedisProcess m_redis;
     std::unique_ptr<RedisClient> m_client;
     QString m_ns;
+    model::LibraryOwner owner() const { return {m_ns, 0}; }
 
     void storeAndPublish(RedisClient &client, const QVector<model::Policy> &policies)
     {
@@ -90,7 +91,7 @@ private Q_SLOTS:
                                     test::makePolicy(QStringLiteral("idle"), Algorithm::TokenBucket, 5, 1000)});
         RedisClient traffic(m_redis.options());
         QVERIFY(test::openAndWait(traffic));
-        PolicyRateSampler sampler(m_client.get());
+        PolicyRateSampler sampler(m_client.get(), owner());
         QVERIFY(!readOnce(sampler)); // the baseline
         quint64 allowedTotal = 0;
         quint64 rejectedTotal = 0;
@@ -128,7 +129,7 @@ private Q_SLOTS:
     void aRepublishStartsTheDifferencesAfresh()
     {
         storeAndPublish(*m_client, {test::makePolicy(QStringLiteral("api"), Algorithm::FixedWindow, 10, 60000)});
-        PolicyRateSampler sampler(m_client.get());
+        PolicyRateSampler sampler(m_client.get(), owner());
         QVERIFY(!readOnce(sampler));
         QCOMPARE(fire(*m_client, m_ns, QStringLiteral("api"), 30, 1).rejected, 20u);
         QCOMPARE(rateOf(*readOnce(sampler), QStringLiteral("api"))->point.rejected, 20u);
@@ -158,7 +159,7 @@ private Q_SLOTS:
         storeAndPublish(cluster, {test::makePolicy(QStringLiteral("api"), Algorithm::SlidingWindow, 4, 60000)});
         RedisClient traffic(test::optionsFor(QStringLiteral("redis://") + seeds.section(QLatin1Char(','), 1, 1)));
         QVERIFY(test::openAndWait(traffic));
-        PolicyRateSampler sampler(&cluster);
+        PolicyRateSampler sampler(&cluster, owner());
         QVERIFY(!readOnce(sampler));
 
         // 40 subjects land on every primary; each primary counts its own.
@@ -179,8 +180,12 @@ private Q_SLOTS:
                 redis::RedisReply result;
                 bool done = false;
                 QObject context;
-                cluster.sendToNode(cluster.primaries().at(i), {"FCALL_RO", "sluice_stats", "0", "9007199254740991"},
-                                   &context, [&](const redis::RedisReply &r) { result = r; done = true; });
+                cluster.sendToNode(cluster.primaries().at(i),
+                                   {"FCALL_RO", owner().function("stats"), "0", "9007199254740991"}, &context,
+                                   [&](const redis::RedisReply &r) {
+                    result = r;
+                    done = true;
+                });
                 test::spinUntil([&] { return done; });
                 return result;
             }();
@@ -210,7 +215,7 @@ private Q_SLOTS:
             expected.prepend({subject, quint64(i), 0, {}});
         }
         test::fireAcquires(cluster, m_ns, QStringLiteral("api"), 2, [](int) { return QByteArray("never-rejected"); });
-        model::TopRejectedPoller poller(&cluster);
+        model::TopRejectedPoller poller(&cluster, owner());
         poller.setPolicy(QStringLiteral("api"));
         poller.pollNow();
         QVERIFY(test::spinUntil([&] { return poller.last().nowMs > 0; }));
@@ -235,7 +240,7 @@ private Q_SLOTS:
         RedisClient client(server.options());
         QVERIFY(test::openAndWait(client));
         storeAndPublish(client, {test::makePolicy(QStringLiteral("api"), Algorithm::FixedWindow, 1, 60000)});
-        PolicyRateSampler sampler(&client);
+        PolicyRateSampler sampler(&client, owner());
         sampler.setIntervalMs(100); // below the range: clamped
         QCOMPARE(sampler.intervalMs(), PolicyRateSampler::kMinIntervalMs);
         QVERIFY(!readOnce(sampler));
@@ -260,7 +265,7 @@ private Q_SLOTS:
         QVERIFY(server.start());
         RedisClient client(server.options());
         QVERIFY(test::openAndWait(client));
-        PolicyRateSampler sampler(&client);
+        PolicyRateSampler sampler(&client, owner());
         const std::optional<RateSample> sample = readOnce(sampler);
         QVERIFY(sample);
         QCOMPARE(sample->problems.size(), 1);
@@ -328,7 +333,7 @@ private Q_SLOTS:
     void changingIntervalOrRetentionKeepsTheSeries()
     {
         storeAndPublish(*m_client, {test::makePolicy(QStringLiteral("api"), Algorithm::FixedWindow, 2, 60000)});
-        PolicyRateSampler sampler(m_client.get());
+        PolicyRateSampler sampler(m_client.get(), owner());
         QVERIFY(!readOnce(sampler));
         fire(*m_client, m_ns, QStringLiteral("api"), 5, 1);
         QVERIFY(readOnce(sampler));

@@ -30,6 +30,7 @@ class TestKeyInspector : public QObject {
     test::RedisProcess m_redis;
     std::unique_ptr<RedisClient> m_client;
     QString m_ns;
+    model::LibraryOwner owner() const { return {m_ns, 0}; }
 
     void storeAndPublish(RedisClient &client, const QVector<model::Policy> &policies)
     {
@@ -77,7 +78,7 @@ class TestKeyInspector : public QObject {
     {
         return sluice::model::messageOf(test::awaitCallback<std::optional<sluice::model::Failure>>(
             [&](QObject *context, auto done) {
-                model::resetBucket(&client, m_ns, policy, subject, QStringLiteral("tester@host (test)"), context, done);
+            model::resetBucket(&client, owner(), policy, subject, QStringLiteral("tester@host (test)"), context, done);
             },
             sluice::model::Failure{sluice::model::Failure::Kind::TimedOut, QStringLiteral("no answer")}));
     }
@@ -106,7 +107,7 @@ private Q_SLOTS:
         QVERIFY(test::syncCommand(*m_client, {"SET", m_ns.toUtf8() + ":api:notabucket", "1"}).ok());
         QVERIFY(test::syncCommand(*m_client, {"SET", "other-" + m_ns.toUtf8() + ":api:{user-1}", "1"}).ok());
 
-        KeyInspectorModel model(m_client.get(), m_ns);
+        KeyInspectorModel model(m_client.get(), owner());
         sluice::model::Failure error;
         QVERIFY2(model.browse({}, &error), qPrintable(error.message));
         QVERIFY(pageLoaded(model));
@@ -139,7 +140,7 @@ private Q_SLOTS:
         // What a row shows is what the library says of the bucket now.
         const model::InspectedBucket &first = model.bucket(0);
         const redis::RedisReply peek = test::syncCommand(
-            *m_client, {"FCALL_RO", "sluice_peek", "1", first.bucket.key, first.bucket.policy.toUtf8()});
+            *m_client, {"FCALL_RO", owner().function("peek"), "1", first.bucket.key, first.bucket.policy.toUtf8()});
         QCOMPARE(peek.value.elements.value(1).integer, first.state->available);
         QCOMPARE(model.data(model.index(0, KeyInspectorModel::Available)).toString(),
                  QStringLiteral("%1 of %2").arg(first.state->available).arg(first.state->capacity));
@@ -154,7 +155,7 @@ private Q_SLOTS:
             fire(*m_client, policy, int(subjects.size()), [&](int i) { return subjects.at(i); });
 
         const auto browse = [&](const QString &policy, const QString &pattern) {
-            KeyInspectorModel model(m_client.get(), m_ns);
+            KeyInspectorModel model(m_client.get(), owner());
             sluice::model::Failure error;
             [&] { QVERIFY2(model.browse({policy, pattern}, &error), qPrintable(error.message)); }();
             loadAll(model);
@@ -181,7 +182,7 @@ private Q_SLOTS:
     {
         storeAndPublish(*m_client, {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 5)});
         fire(*m_client, QStringLiteral("api"), 50, [](int i) { return "user-" + QByteArray::number(i); });
-        KeyInspectorModel model(m_client.get(), m_ns);
+        KeyInspectorModel model(m_client.get(), owner());
         sluice::model::Failure error;
         QVERIFY(model.browse({QStringLiteral("api"), QStringLiteral("user-7")}, &error));
         QVERIFY(pageLoaded(model));
@@ -222,7 +223,7 @@ private Q_SLOTS:
         QFETCH(QString, complaint);
         storeAndPublish(*m_client, {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 5)});
         fire(*m_client, QStringLiteral("api"), 3, [](int i) { return "user-" + QByteArray::number(i); });
-        KeyInspectorModel model(m_client.get(), m_ns);
+        KeyInspectorModel model(m_client.get(), owner());
         sluice::model::Failure error;
         QVERIFY(model.browse({}, &error));
         loadAll(model);
@@ -250,7 +251,8 @@ private Q_SLOTS:
 
         QCOMPARE(reset(*m_client, QStringLiteral("login"), "mallory"), QString());
         QCOMPARE(test::syncCommand(*m_client, {"EXISTS", key}).value.integer, 0);
-        const redis::RedisReply peek = test::syncCommand(*m_client, {"FCALL_RO", "sluice_peek", "1", key, "login"});
+        const redis::RedisReply peek
+            = test::syncCommand(*m_client, {"FCALL_RO", owner().function("peek"), "1", key, "login"});
         QCOMPARE(peek.value.elements.value(1).integer, 3); // full again
 
         const QVector<model::AuditEntry> entries = audit(*m_client);
@@ -283,7 +285,7 @@ private Q_SLOTS:
     {
         storeAndPublish(*m_client, {test::makePolicy(QStringLiteral("login"), Algorithm::FixedWindow, 3, 3600000)});
         fire(*m_client, QStringLiteral("login"), 5, [](int) { return QByteArray("eve"); });
-        KeyInspectorModel model(m_client.get(), m_ns);
+        KeyInspectorModel model(m_client.get(), owner());
         sluice::model::Failure error;
         QVERIFY(model.browse({QStringLiteral("login"), QStringLiteral("eve")}, &error));
         QVERIFY(pageLoaded(model));
@@ -304,7 +306,7 @@ private Q_SLOTS:
         storeAndPublish(cluster, {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 5)});
         fire(cluster, QStringLiteral("api"), 600, [](int i) { return "user-" + QByteArray::number(i); });
 
-        KeyInspectorModel model(&cluster, m_ns);
+        KeyInspectorModel model(&cluster, owner());
         sluice::model::Failure error;
         QVERIFY2(model.browse({}, &error), qPrintable(error.message));
         loadAll(model);

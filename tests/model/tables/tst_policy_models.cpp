@@ -252,7 +252,7 @@ private Q_SLOTS:
         QStringList reported;
         const auto result = test::awaitCallback<model::PublishResult>(
             [&](QObject *context, auto done) {
-            model::LibraryPublisher(m_client.get(), m_namespace)
+            model::LibraryPublisher(m_client.get(), {m_namespace, 0})
                 .publish(QStringLiteral("alice"), context, done,
                          [&](const model::NodeLibrary &node) { reported << node.node; });
             },
