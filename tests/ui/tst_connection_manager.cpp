@@ -367,6 +367,52 @@ private Q_SLOTS:
         QCOMPARE(libraries(), 1);
     }
 
+    void publishAsksBeforeTakingOverALibraryItDidNotPublish()
+    {
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        redis::RedisClient observer(server.options());
+        QVERIFY(test::openAndWait(observer));
+        QVERIFY(test::syncCommand(observer,
+                                  {"FUNCTION", "LOAD",
+                                   "#!lua name=sluice\nredis.register_function('hello', function() return 1 end)"})
+                    .ok());
+        QCOMPARE(test::storePolicy(observer, QStringLiteral("sluice"),
+                                   test::makePolicy(QStringLiteral("api"), model::Algorithm::TokenBucket, 5, 60000)),
+                 QString());
+        const auto functions = [&] {
+            QByteArrayList names;
+            for (const redis::RespValue &library : test::syncCommand(observer, {"FUNCTION", "LIST"}).value.elements)
+                for (const redis::RespValue &function : library.field("functions")->elements)
+                    names << function.field("name")->bytes;
+            return names;
+        };
+        ConnectionProfile dev;
+        dev.name = QStringLiteral("dev");
+        dev.options = server.options();
+        ui::MainWindow window;
+        window.show();
+        window.setSession(new model::ConnectionSession(dev, server.options()));
+        QTRY_VERIFY(
+            window.findChild<QLabel *>(QStringLiteral("statusState"))->text().contains(QLatin1String("Connected")));
+        auto *publish = window.findChild<QAction *>(QStringLiteral("publishAction"));
+
+        // The library named sluice is not Sluice's: the window asks, and No leaves it running.
+        publish->trigger();
+        QMessageBox *anyway = nullptr;
+        QTRY_VERIFY((anyway = openDialog<QMessageBox>("writeConfirmation"))
+                    && anyway->text().contains(QLatin1String("did not publish")));
+        QVERIFY2(anyway->text().contains(QLatin1String("not a Sluice library")), qPrintable(anyway->text()));
+        anyway->button(QMessageBox::Cancel)->click();
+        QTest::qWait(300);
+        QCOMPARE(functions(), QByteArrayList{"hello"});
+        publish->trigger();
+        QTRY_VERIFY((anyway = openDialog<QMessageBox>("writeConfirmation")));
+        anyway->button(QMessageBox::Yes)->click();
+        QTRY_VERIFY(functions().contains("sluice_acquire"));
+        QVERIFY(!functions().contains("hello"));
+    }
+
     void driftIsShownAfterTheServerLosesTheLibrary()
     {
         test::RedisProcess server(test::RedisProcess::Patience::Quick);
