@@ -4,6 +4,7 @@
 #include "model/policy/policy_file.h"
 
 #include <QCoreApplication>
+#include <QMap>
 #include <QSet>
 
 #include <algorithm>
@@ -85,11 +86,11 @@ NodeLibrary::Persistence persistenceOf(const RedisReply &save, const RedisReply 
     return snapshots || appendLog ? NodeLibrary::Persistence::Persisted : NodeLibrary::Persistence::None;
 }
 
-// The libraries in a FUNCTION LIST reply, and which of them have a `<name>_version` function to ask
-// whom they serve.
+// The libraries in a FUNCTION LIST reply, by name, and which of them have a `<name>_version` function
+// to ask whom they serve.
 QVector<LoadedLibrary> listedLibraries(const RespValue &functionList, QVector<bool> *versioned)
 {
-    QVector<LoadedLibrary> libraries;
+    QMap<QByteArray, bool> byName;
     for (const RespValue &library : functionList.elements) {
         const RespValue *name = library.field("library_name");
         if (!name)
@@ -99,8 +100,12 @@ QVector<LoadedLibrary> listedLibraries(const RespValue &functionList, QVector<bo
             for (const RespValue &function : functions->elements)
                 if (const RespValue *functionName = function.field("name"))
                     hasVersion = hasVersion || functionName->bytes == name->bytes + "_version";
-        libraries.append({name->bytes, std::nullopt, 0});
-        versioned->append(hasVersion);
+        byName.insert(name->bytes, hasVersion);
+    }
+    QVector<LoadedLibrary> libraries;
+    for (auto it = byName.cbegin(); it != byName.cend(); ++it) {
+        libraries.append({it.key(), std::nullopt, 0});
+        versioned->append(it.value());
     }
     return libraries;
 }
