@@ -664,13 +664,15 @@ local function record_rejection(p, key, now)
 end
 
 local ready = false
+local namespace_prefix -- "<namespace>:", where every policy's buckets are
 
 local function setup()
     floor, ceil, find, sub, byte, gsub = math.floor, math.ceil, string.find, string.sub, string.byte, string.gsub
     pack, unpack = struct.pack, struct.unpack
+    namespace_prefix = NAMESPACE .. ':'
     for name, p in pairs(POLICIES) do
         p.name = name
-        p.prefix = NAMESPACE .. ':' .. name .. ':{'
+        p.prefix = namespace_prefix .. name .. ':{'
         local ok, err = prepare(p)
         if not ok then error('sluice: policy ' .. shown(name) .. ': ' .. err) end
         p.stats = new_counts()
@@ -697,6 +699,20 @@ local function check_key(key, p)
     end
     return 'key ' .. shown(key) .. ' is not a bucket of policy ' .. shown(p.name) .. ' (expected '
         .. shown(prefix .. '<subject>}') .. ' with a non-empty subject without braces)'
+end
+
+-- sluice_check's keys never hold a policy's bucket, present or future: every such bucket is
+-- `<namespace>:<policy>:{...}` and a policy name never starts with `~`. So a check key is
+-- `<label>:{<subject>}` (one pair of braces, the subject the hash tag) outside `<namespace>:`, or
+-- `<namespace>:~<label>:{<subject>}` inside it.
+local function check_key_problem(key)
+    if find(key, namespace_prefix, 1, true) == 1 and byte(key, #namespace_prefix + 1) ~= 126 then -- '~'
+        return 'key ' .. shown(key) .. ' is in namespace ' .. shown(NAMESPACE) .. ', where policies keep their '
+            .. 'buckets: sluice_check keys there are ' .. shown(namespace_prefix .. '~<label>:{<subject>}')
+    end
+    if not find(key, '^[^{}]*:{[^{}]+}$') then
+        return 'key ' .. shown(key) .. ' is not <label>:{<subject>} with a non-empty subject and no other braces'
+    end
 end
 
 -- Resolves `keys` and `args` (policy names, then an optional cost) into policies and a cost.
@@ -829,12 +845,15 @@ local function peek(keys, args)
 end
 
 -- FCALL sluice_check 1 <key> <algorithm> <limit> <window_ms> <burst> [cost]: the same decision with
--- explicit parameters, for callers that keep their own configuration. Not counted per policy.
+-- explicit parameters, for callers that keep their own configuration, on keys apart from every
+-- policy's (check_key_problem()). Not counted per policy.
 local function check(keys, args)
     if #keys ~= 1 then return fail('sluice_check takes exactly one key') end
     if #args ~= 4 and #args ~= 5 then
         return fail('expected <algorithm> <limit> <window_ms> <burst> [cost]; got ' .. #args .. ' argument(s)')
     end
+    local bad_key = check_key_problem(keys[1])
+    if bad_key then return fail(bad_key) end
     local names = {'limit', 'window_ms', 'burst'}
     local p = {algorithm = args[1], name = args[1]}
     for i = 1, 3 do

@@ -156,7 +156,7 @@ private Q_SLOTS:
         QTest::newRow("top: count 0") << top({"fw", "0"}) << "count must be a whole number from 1 to 32";
         QTest::newRow("top: count too large") << top({"fw", "33"}) << "got \"33\"";
         QTest::newRow("top: too many arguments") << top({"fw", "1", "2"}) << "expected <policy> [count]";
-        auto check = [](QByteArrayList rest) { return QByteArrayList{"FCALL", "sluice_check", "1", "k"} + rest; };
+        auto check = [](QByteArrayList rest) { return QByteArrayList{"FCALL", "sluice_check", "1", "k:{k}"} + rest; };
         QTest::newRow("check: unknown algorithm") << check({"bucket", "1", "1", "1"}) << "unknown algorithm";
         QTest::newRow("check: limit 0") << check({"token_bucket", "0", "1000", "1"}) << "limit must be a whole number";
         QTest::newRow("check: window too long")

@@ -1,0 +1,190 @@
+// What the limiter library enforces against a caller that may call it, one rule after another
+// (docs/limiter-contract.md#what-the-library-enforces).
+
+#include "model/limiter/bucket_key.h"
+#include "model/limiter/limiter_library.h"
+#include "support/limiter_support.h"
+#include "support/redis_process.h"
+#include "support/sync_command.h"
+
+#include <QTest>
+
+using namespace sluice;
+using model::Algorithm;
+using redis::RedisConnection;
+using redis::RedisReply;
+using test::bucketKey;
+using test::makePolicy;
+
+namespace {
+
+const qint64 kStart = 4102444800000; // 2100-01-01: the test clock stays ahead of real expiry times
+
+// Capacities 5, 3, 3, 3, 3, 5, 2 and 1: a cost of 6 fits none of them, ever.
+QVector<model::Policy> trustPolicies()
+{
+    return {
+        makePolicy(QStringLiteral("tb"), Algorithm::TokenBucket, 10, 1000, 5),
+        makePolicy(QStringLiteral("fw"), Algorithm::FixedWindow, 3, 1000),
+        makePolicy(QStringLiteral("sw"), Algorithm::SlidingWindow, 3, 1000),
+        makePolicy(QStringLiteral("sl"), Algorithm::SlidingLog, 3, 1000),
+        makePolicy(QStringLiteral("lb"), Algorithm::LeakyBucket, 1, 100, 3),
+        makePolicy(QStringLiteral("gc"), Algorithm::Gcra, 10, 1000, 5),
+        makePolicy(QStringLiteral("cc"), Algorithm::Concurrency, 2, 1000),
+        makePolicy(QStringLiteral("shadow"), Algorithm::FixedWindow, 1, 1000, 0, true),
+    };
+}
+
+} // namespace
+
+class TestLimiterTrust : public QObject {
+    Q_OBJECT
+
+    test::RedisProcess m_redis;
+    std::unique_ptr<RedisConnection> m_connection;
+
+    RedisReply call(const QByteArrayList &args) { return test::syncCommand(*m_connection, args); }
+
+    void setClock(qint64 ms) { QVERIFY(call({"FCALL", "sluice_test_set_clock", "0", QByteArray::number(ms)}).ok()); }
+
+    // The integers of a reply (-999 for anything else); a failed call is logged.
+    QVector<qint64> integers(const RedisReply &reply)
+    {
+        QVector<qint64> values;
+        for (const redis::RespValue &element : reply.value.elements)
+            values << (element.isInteger() ? element.integer : -999);
+        if (!reply.ok())
+            qWarning("call failed: %s", qPrintable(reply.errorText()));
+        return values;
+    }
+
+    QVector<qint64> acquire(const QByteArray &policy, const QByteArray &subject, const QByteArray &cost = "1")
+    {
+        return integers(
+            call({"FCALL", "sluice_acquire", "1", bucketKey(QString::fromUtf8(policy), subject), policy, cost}));
+    }
+
+    QVector<qint64> peek(const QByteArray &policy, const QByteArray &subject, const QByteArray &cost = "1")
+    {
+        return integers(
+            call({"FCALL_RO", "sluice_peek", "1", bucketKey(QString::fromUtf8(policy), subject), policy, cost}));
+    }
+
+    QByteArray inspected(const QByteArray &policy, const QByteArray &subject, const char *field)
+    {
+        const RedisReply reply
+            = call({"FCALL_RO", "sluice_inspect", "1", bucketKey(QString::fromUtf8(policy), subject), policy});
+        const redis::RespValue *value = reply.value.field(field);
+        if (!value)
+            return "(" + reply.errorText().toUtf8() + ")";
+        return value->isInteger() ? QByteArray::number(value->integer) : value->bytes;
+    }
+
+    // A policy's rejected total in sluice_stats.
+    qint64 rejectedTotal(const QByteArray &policy)
+    {
+        const QVector<redis::RespValue> fields = call({"FCALL_RO", "sluice_stats", "0"}).value.elements;
+        for (qsizetype i = 2; i + 3 < fields.size(); i += 4)
+            if (fields.at(i).bytes == policy)
+                return fields.at(i + 2).integer;
+        return -1;
+    }
+
+    // The subjects sluice_top lists for a policy, with their counts.
+    QMap<QByteArray, qint64> top(const QByteArray &policy)
+    {
+        const QVector<redis::RespValue> fields = call({"FCALL_RO", "sluice_top", "0", policy}).value.elements;
+        QMap<QByteArray, qint64> subjects;
+        for (qsizetype i = 2; i + 2 < fields.size(); i += 3)
+            subjects.insert(fields.at(i).bytes, fields.at(i + 1).integer);
+        return subjects;
+    }
+
+    // Every key, its serialized value and its absolute expiry: equal snapshots mean nothing changed.
+    QMap<QByteArray, QByteArray> keyspace()
+    {
+        QMap<QByteArray, QByteArray> snapshot;
+        for (const redis::RespValue &key : call({"KEYS", "*"}).value.elements)
+            snapshot.insert(key.bytes,
+                            call({"DUMP", key.bytes}).value.bytes + " expires "
+                                + QByteArray::number(call({"PEXPIRETIME", key.bytes}).value.integer));
+        return snapshot;
+    }
+
+    // Sends the commands pipelined; returns how many replies were errors.
+    int sendAll(const QVector<QByteArrayList> &commands)
+    {
+        int pending = 0, errors = 0;
+        for (const QByteArrayList &command : commands) {
+            ++pending;
+            m_connection->send(command, this, [&pending, &errors](const RedisReply &reply) {
+                --pending;
+                errors += reply.ok() ? 0 : 1;
+            });
+        }
+        if (!test::spinUntil([&pending] { return pending == 0; }, 120000))
+            return -1;
+        return errors;
+    }
+
+    void loadLibrary(const model::LimiterLibrary &library)
+    {
+        const QString error = test::loadLibrary(*m_connection, library);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_redis.start(), qPrintable(m_redis.errorString()));
+        m_connection = std::make_unique<RedisConnection>(m_redis.options());
+        QVERIFY(test::openAndWait(*m_connection));
+    }
+
+    void init()
+    {
+        QVERIFY(call({"FLUSHALL"}).ok());
+        loadLibrary(test::testClockLibrary(trustPolicies()));
+        setClock(kStart);
+    }
+
+    // The attack: sluice_check on a policy's bucket with parameters of its own would refill it.
+    void checkNeverReachesAPolicysBucket()
+    {
+        for (int i = 0; i < 5; ++i)
+            QCOMPARE(acquire("tb", "victim").value(0), 1);
+        const auto before = keyspace();
+        for (const QByteArray &key : {bucketKey(QStringLiteral("tb"), "victim"), QByteArray("sluice:tb:{new}"),
+                                      QByteArray("sluice:not-yet-a-policy:{x}"), QByteArray("sluice:{x}")}) {
+            const RedisReply refused
+                = call({"FCALL", "sluice_check", "1", key, "token_bucket", "1000000000", "1", "1000000000"});
+            QVERIFY2(refused.errorText().contains(QLatin1String("where policies keep their buckets")),
+                     qPrintable(refused.errorText()));
+            QVERIFY2(refused.errorText().contains(QLatin1String("\"sluice:~<label>:{<subject>}\"")),
+                     qPrintable(refused.errorText()));
+        }
+        QCOMPARE(keyspace(), before);
+        QCOMPARE(acquire("tb", "victim").value(0), 0);
+
+        // Its own keys: in the namespace behind `~` (no policy name starts with it), or outside it.
+        for (const QByteArray &key : {QByteArray("sluice:~own:{victim}"), QByteArray("sluice:~a:b:{victim}"),
+                                      QByteArray("sluice-fire:run:1:tb:{victim}"), QByteArray("mine:{victim}")}) {
+            const RedisReply checked = call({"FCALL", "sluice_check", "1", key, "token_bucket", "10", "1000", "5"});
+            QVERIFY2(checked.ok() && checked.value.elements.value(0).integer == 1, qPrintable(checked.errorText()));
+            QCOMPARE(call({"EXISTS", key}).value.integer, 1);
+        }
+        // One pair of braces, around a non-empty subject, at the end.
+        for (const QByteArray &key :
+             {QByteArray("sluice:~own:victim"), QByteArray("mine:{a}{b}"), QByteArray("mine:{}"),
+              QByteArray("{sluice}:policies"), QByteArray("mine:{a}b")}) {
+            const RedisReply refused = call({"FCALL", "sluice_check", "1", key, "token_bucket", "10", "1000", "5"});
+            QVERIFY2(refused.errorText().contains(QLatin1String("is not <label>:{<subject>}"))
+                         || refused.errorText().contains(QLatin1String("where policies keep")),
+                     (key + ": " + refused.errorText().toUtf8()).constData());
+        }
+    }
+
+};
+
+QTEST_GUILESS_MAIN(TestLimiterTrust)
+#include "tst_limiter_trust.moc"
