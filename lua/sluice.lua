@@ -79,7 +79,8 @@ end
 --     with the per-key counters `allowed` and `rejected`; it only reads (fixed_window counts ahead
 --     and apply() takes it back when needed);
 --   apply(p, key, st, verdict, now): writes the outcome: 'consume', 'reject' (count a rejection) or
---     'none'; returns the extra reply element of algorithms that have one;
+--     'none' (the bucket left exactly as it was before the call); returns the extra reply element of
+--     algorithms that have one;
 --   acquire(p, key, now, cost): one policy deciding alone, in one pass (the common call):
 --     ok, units, retry, reset, extra; or nil and a message.
 
@@ -354,6 +355,18 @@ function fixed_window.evaluate(p, key, now, cost, peek)
 end
 
 function fixed_window.apply(p, key, st, verdict)
+    if verdict == 'none' then
+        -- As if the call never came: its count taken back, and a window field (or the whole key) that
+        -- counting it created removed, so the bucket's content and expiry are what they were.
+        if st.counted then
+            if st.fresh then
+                redis.call('HDEL', key, st.field)
+            else
+                redis.call('HINCRBY', key, st.field, -st.cost)
+            end
+        end
+        return
+    end
     local stays = verdict == 'consume' or (verdict == 'reject' and st.stays)
     if st.counted and not stays then redis.call('HINCRBY', key, st.field, -st.cost) end
     if verdict == 'reject' and not stays then redis.call('HINCRBY', key, 'r', 1) end
@@ -752,7 +765,8 @@ end
 -- it. Then every policy that admits it consumes, and shadow policies that would reject count a
 -- rejection. When it is rejected nothing is consumed anywhere; each policy that rejected counts
 -- it. The reply describes the deciding policy: the one with the longest wait when rejected, the
--- tightest enforcing one when admitted.
+-- tightest enforcing one when admitted. A call that fails (a key of another type) changes nothing
+-- at all.
 local function decide(keys, policies, cost, peek)
     local now = now_ms()
     local states = {}

@@ -184,6 +184,40 @@ private Q_SLOTS:
         }
     }
 
+    // A multi-policy call whose second key holds another type fails, and leaves the first bucket as
+    // it was (new or existing, content and expiry), whatever its algorithm: fixed_window counts ahead
+    // and takes the count back, the others only read before deciding.
+    void aFailedCallChangesNothing_data()
+    {
+        QTest::addColumn<QByteArray>("first");
+        QTest::addColumn<bool>("existing");
+        for (const char *first : {"tb", "fw", "sw", "sl", "lb", "gc", "cc"})
+            for (const bool existing : {false, true})
+                QTest::addRow("%s, %s bucket", first, existing ? "existing" : "new") << QByteArray(first) << existing;
+    }
+
+    void aFailedCallChangesNothing()
+    {
+        QFETCH(QByteArray, first);
+        QFETCH(bool, existing);
+        const QByteArray second = first == "tb" ? "gc" : "tb";
+        const QByteArray firstKey = bucketKey(QString::fromUtf8(first), "s");
+        const QByteArray secondKey = bucketKey(QString::fromUtf8(second), "s");
+        QVERIFY(call({"RPUSH", secondKey, "not a bucket"}).ok());
+        if (existing) {
+            QCOMPARE(acquire(first, "s").value(0), 1);
+            setClock(kStart + 1000); // a fixed window's next window: its first call would fold the last one
+        }
+        const auto before = keyspace();
+        const qint64 rejected = rejectedTotal(first);
+
+        const RedisReply failed = call({"FCALL", "sluice_acquire", "2", firstKey, secondKey, first, second});
+        QVERIFY2(failed.errorText().contains(QLatin1String("does not hold a")), qPrintable(failed.errorText()));
+        QCOMPARE(keyspace(), before);
+        QCOMPARE(call({"EXISTS", firstKey}).value.integer, existing ? 1 : 0);
+        QCOMPARE(rejectedTotal(first), rejected);
+    }
+
 };
 
 QTEST_GUILESS_MAIN(TestLimiterTrust)
