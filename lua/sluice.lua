@@ -14,6 +14,9 @@ local MAX_COUNT = 1000000000         -- largest limit, burst and cost
 local MAX_WINDOW_MS = 604800000      -- one week
 local MAX_SCALED = 4503599627370496  -- 2^52: bounds limit * window_ms and burst * window_ms
 local MAX_ENTRIES = 100000           -- sliding_log entries and concurrency leases per key
+-- retry_after_ms of a call that can never pass (its cost is above what the policy admits at once);
+-- -1 means admitted, so waits are never negative otherwise.
+local NEVER = -2
 
 -- Quotients are written floor(a / b) and ceil(a / b): for integers with |a| + b <= 2^53 the
 -- double quotient never rounds across an integer (landing on q from below needs a gap of at least
@@ -517,7 +520,8 @@ local function zset_evaluate(p, key, now, cost, peek, ended_before, new_score)
     local used, limit, offset = meta.u - ended, p.limit, now - ended_before
     local ok = used + cost <= limit
     local units, reset, retry = limit - used, used > 0 and max(meta.t + offset - now, 0) or 0, -1
-    if not ok then
+    -- A cost above the limit never fits: decide() answers it, with no wait to look for.
+    if not ok and cost <= limit then
         local score = score_freeing(key, ended_before, used + cost - limit)
         retry = score and score - ended_before or reset
     elseif not peek then
@@ -749,10 +753,6 @@ local function resolve(keys, args)
         if not p then return nil, 'unknown policy ' .. shown(args[i]) end
         local bad_key = check_key(keys[i], p)
         if bad_key then return nil, bad_key end
-        if cost > p.capacity then
-            return nil, 'cost ' .. cost .. ' exceeds ' .. p.capacity .. ', the most policy ' .. shown(p.name)
-                .. ' admits at once'
-        end
         for j = 1, i - 1 do
             if policies[j] == p then return nil, 'policy ' .. shown(p.name) .. ' is named twice' end
         end
@@ -761,30 +761,46 @@ local function resolve(keys, args)
     return policies, cost
 end
 
+-- Whether rejection `a` waits longer than rejection `b`: one that can never pass waits longest.
+local function waits_longer(a, b)
+    if a.never or b.never then return a.never and not b.never end
+    return a.retry > b.retry
+end
+
+-- A call that can never pass is read as a peek and counted, in a bucket that exists, as any
+-- rejection; it creates no bucket (one that does not exist is full, and a full bucket needs no key).
+local function count_never(p, key, st, now)
+    if redis.call('PTTL', key) ~= -2 then p.impl.apply(p, key, st, 'reject', now) end
+end
+
 -- All-or-nothing over the policies: a call passes when no enforcing (non-shadow) policy rejects
 -- it. Then every policy that admits it consumes, and shadow policies that would reject count a
 -- rejection. When it is rejected nothing is consumed anywhere; each policy that rejected counts
--- it. The reply describes the deciding policy: the one with the longest wait when rejected, the
--- tightest enforcing one when admitted. A call that fails (a key of another type) changes nothing
--- at all.
+-- it. The reply describes the deciding policy: the one with the longest wait when rejected (a
+-- policy the call can never pass first), the tightest enforcing one when admitted. A call that
+-- fails (a key of another type) changes nothing at all. Policies of sluice_check have no counts.
 local function decide(keys, policies, cost, peek)
     local now = now_ms()
     local states = {}
     for i = 1, #policies do
-        local st, err = policies[i].impl.evaluate(policies[i], keys[i], now, cost, peek)
+        local p = policies[i]
+        -- A cost above the capacity never fits; its bucket is only read.
+        local never = cost > p.capacity
+        local st, err = p.impl.evaluate(p, keys[i], now, cost, peek or never)
         if not st then
             if not peek then
                 for j = 1, i - 1 do policies[j].impl.apply(policies[j], keys[j], states[j], 'none', now) end
             end
             return fail(err)
         end
+        if never then st.ok, st.retry, st.never = false, NEVER, true end
         states[i] = st
     end
 
     local decider, blocked = nil, false
     for i = 1, #policies do
         local st = states[i]
-        if not st.ok and not policies[i].shadow and (not blocked or st.retry > states[decider].retry) then
+        if not st.ok and not policies[i].shadow and (not blocked or waits_longer(st, states[decider])) then
             decider, blocked = i, true
         end
     end
@@ -805,11 +821,18 @@ local function decide(keys, policies, cost, peek)
     for i = 1, #policies do
         local q, s = policies[i], states[i]
         local verdict = (not s.ok and 'reject') or (blocked and 'none') or 'consume'
-        local extra = q.impl.apply(q, keys[i], s, verdict, now)
-        if verdict == 'consume' then
-            record_admission(q, now)
-        elseif verdict == 'reject' then
-            record_rejection(q, keys[i], now)
+        local extra
+        if s.never then
+            count_never(q, keys[i], s, now)
+        else
+            extra = q.impl.apply(q, keys[i], s, verdict, now)
+        end
+        if q.stats then -- none for sluice_check's parameters: no policy to count for
+            if verdict == 'consume' then
+                record_admission(q, now)
+            elseif verdict == 'reject' then
+                record_rejection(q, keys[i], now)
+            end
         end
         if not blocked and q.extra then reply[#reply + 1] = extra or q.extra end
     end
@@ -883,9 +906,7 @@ local function check(keys, args)
             return fail('cost must be a whole number from 1 to ' .. MAX_COUNT .. ', got ' .. shown(args[5]))
         end
     end
-    if cost > p.capacity then
-        return fail('cost ' .. cost .. ' exceeds ' .. p.capacity .. ', the most these parameters admit at once')
-    end
+    if cost > p.capacity then return decide(keys, {p}, cost, false) end -- never passes: the rare path
     return decide_one(keys[1], p, cost)
 end
 

@@ -127,7 +127,6 @@ private Q_SLOTS:
         QTest::newRow("fraction cost") << acquire({"1", tb, "tb", "1.5"}) << "got \"1.5\"";
         QTest::newRow("padded cost") << acquire({"1", tb, "tb", " 1"}) << "cost must be a whole number";
         QTest::newRow("huge cost") << acquire({"1", tb, "tb", "99999999999999999999"}) << "cost must be a whole number";
-        QTest::newRow("cost above capacity") << acquire({"1", tb, "tb", "6"}) << "cost 6 exceeds 5";
         QTest::newRow("key of another policy") << acquire({"1", fw, "tb"}) << "is not a bucket of policy \"tb\"";
         QTest::newRow("empty subject") << acquire({"1", "sluice:tb:{}", "tb"}) << "non-empty subject";
         QTest::newRow("brace in subject") << acquire({"1", "sluice:tb:{a}b}", "tb"}) << "without braces";

@@ -35,6 +35,8 @@ QVector<model::Policy> trustPolicies()
     };
 }
 
+const QByteArray kNever = "6";
+
 } // namespace
 
 class TestLimiterTrust : public QObject {
@@ -191,15 +193,19 @@ private Q_SLOTS:
     {
         QTest::addColumn<QByteArray>("first");
         QTest::addColumn<bool>("existing");
+        QTest::addColumn<QByteArray>("cost");
         for (const char *first : {"tb", "fw", "sw", "sl", "lb", "gc", "cc"})
             for (const bool existing : {false, true})
-                QTest::addRow("%s, %s bucket", first, existing ? "existing" : "new") << QByteArray(first) << existing;
+                for (const QByteArray &cost : {QByteArray("1"), kNever})
+                    QTest::addRow("%s, %s bucket, cost %s", first, existing ? "existing" : "new", cost.constData())
+                        << QByteArray(first) << existing << cost;
     }
 
     void aFailedCallChangesNothing()
     {
         QFETCH(QByteArray, first);
         QFETCH(bool, existing);
+        QFETCH(QByteArray, cost);
         const QByteArray second = first == "tb" ? "gc" : "tb";
         const QByteArray firstKey = bucketKey(QString::fromUtf8(first), "s");
         const QByteArray secondKey = bucketKey(QString::fromUtf8(second), "s");
@@ -211,11 +217,87 @@ private Q_SLOTS:
         const auto before = keyspace();
         const qint64 rejected = rejectedTotal(first);
 
-        const RedisReply failed = call({"FCALL", "sluice_acquire", "2", firstKey, secondKey, first, second});
+        const RedisReply failed = call({"FCALL", "sluice_acquire", "2", firstKey, secondKey, first, second, cost});
         QVERIFY2(failed.errorText().contains(QLatin1String("does not hold a")), qPrintable(failed.errorText()));
         QCOMPARE(keyspace(), before);
         QCOMPARE(call({"EXISTS", firstKey}).value.integer, existing ? 1 : 0);
         QCOMPARE(rejectedTotal(first), rejected);
+    }
+
+    // A cost above what the policy admits at once can never pass: a rejection with retry_after_ms -2,
+    // remaining and reset_after_ms as they stand, counted per key (in a bucket that exists; none is
+    // created), per policy and in the top list; peeking counts nothing.
+    void aCallThatCanNeverPassIsARejection_data()
+    {
+        QTest::addColumn<QByteArray>("policy");
+        QTest::addColumn<qint64>("capacity");
+        QTest::addColumn<qint64>("limit");
+        QTest::newRow("token_bucket") << QByteArray("tb") << qint64(5) << qint64(10);
+        QTest::newRow("fixed_window") << QByteArray("fw") << qint64(3) << qint64(3);
+        QTest::newRow("sliding_window") << QByteArray("sw") << qint64(3) << qint64(3);
+        QTest::newRow("sliding_log") << QByteArray("sl") << qint64(3) << qint64(3);
+        QTest::newRow("leaky_bucket") << QByteArray("lb") << qint64(3) << qint64(1);
+        QTest::newRow("gcra") << QByteArray("gc") << qint64(5) << qint64(10);
+        QTest::newRow("concurrency") << QByteArray("cc") << qint64(2) << qint64(2);
+    }
+
+    void aCallThatCanNeverPassIsARejection()
+    {
+        QFETCH(QByteArray, policy);
+        QFETCH(qint64, capacity);
+        QFETCH(qint64, limit);
+        const QByteArray tooMuch = QByteArray::number(capacity + 1);
+        QCOMPARE(peek(policy, "n", tooMuch), (QVector<qint64>{0, capacity, -2, 0, limit, -999}));
+        QCOMPARE(acquire(policy, "n", tooMuch), (QVector<qint64>{0, capacity, -2, 0, limit, -999}));
+        QCOMPARE(call({"EXISTS", bucketKey(QString::fromUtf8(policy), "n")}).value.integer, 0);
+        QCOMPARE(rejectedTotal(policy), 1);
+
+        QCOMPARE(acquire(policy, "n").value(0), 1);
+        const QVector<qint64> standing = peek(policy, "n");
+        QCOMPARE(acquire(policy, "n", "1000000000"),
+                 (QVector<qint64>{0, standing.value(1), -2, standing.value(3), limit, -999}));
+        QCOMPARE(peek(policy, "n"), standing); // nothing consumed
+        QCOMPARE(inspected(policy, "n", "rejected"), QByteArray("1"));
+        QCOMPARE(rejectedTotal(policy), 2);
+        QCOMPARE(top(policy), (QMap<QByteArray, qint64>{{"n", 2}}));
+        QCOMPARE(peek(policy, "n", tooMuch).value(2), -2);
+        QCOMPARE(inspected(policy, "n", "rejected"), QByteArray("1"));
+        QCOMPARE(rejectedTotal(policy), 2);
+
+        // sluice_check with the same parameters.
+        const model::Policy definition
+            = trustPolicies().at(QByteArrayList{"tb", "fw", "sw", "sl", "lb", "gc", "cc"}.indexOf(policy));
+        const RedisReply checked
+            = call({"FCALL", "sluice_check", "1", "sluice:~own:{n}",
+                    model::algorithmName(definition.algorithm).toUtf8(), QByteArray::number(definition.limit),
+                    QByteArray::number(definition.windowMs), QByteArray::number(definition.effectiveBurst()), tooMuch});
+        QCOMPARE(integers(checked).mid(0, 5), (QVector<qint64>{0, capacity, -2, 0, limit}));
+        QCOMPARE(call({"EXISTS", "sluice:~own:{n}"}).value.integer, 0);
+    }
+
+    // Beside a finite wait, the policy the call can never pass decides; a shadow policy counts it and
+    // admits.
+    void theNeverPassingPolicyDecides()
+    {
+        const QByteArray tb = bucketKey(QStringLiteral("tb"), "m"), fw = bucketKey(QStringLiteral("fw"), "m");
+        QCOMPARE(acquire("tb", "m", "5").value(0), 1); // tb empty: 4 tokens take 400 ms
+        for (const QByteArrayList &command :
+             {QByteArrayList{"FCALL", "sluice_acquire", "2", tb, fw, "tb", "fw", "4"},
+              QByteArrayList{"FCALL", "sluice_acquire", "2", fw, tb, "fw", "tb", "4"},
+              QByteArrayList{"FCALL_RO", "sluice_peek", "2", tb, fw, "tb", "fw", "4"}}) {
+            const RedisReply reply = call(command);
+            QCOMPARE(integers(reply).mid(0, 5), (QVector<qint64>{0, 3, -2, 0, 3}));
+            QCOMPARE(reply.value.elements.value(5).bytes, QByteArray("fw"));
+        }
+        QCOMPARE(rejectedTotal("tb"), 2); // each enforcing policy that rejected counts it
+        QCOMPARE(rejectedTotal("fw"), 2);
+
+        const QByteArray shadow = bucketKey(QStringLiteral("shadow"), "m");
+        const RedisReply admitted
+            = call({"FCALL", "sluice_acquire", "2", shadow, bucketKey(QStringLiteral("gc"), "m"), "shadow", "gc", "2"});
+        QCOMPARE(integers(admitted).mid(0, 3), (QVector<qint64>{1, 3, -1}));
+        QCOMPARE(admitted.value.elements.value(5).bytes, QByteArray("gc"));
+        QCOMPARE(rejectedTotal("shadow"), 1);
     }
 
 };

@@ -57,6 +57,17 @@ def allowed_then_rejected(limit):
     check("RateLimit says none left until then", headers["RateLimit"] == f'"api";r=0;t={retry_after}', headers)
 
 
+def never_passes(limit):
+    decision = limit.acquire("gina", "api", cost=6)  # api holds 5
+    headers = limit.headers(decision)
+    check("a cost above the capacity is a 429", decision.status == 429 and decision.never
+          and decision.retry_after_ms == limiter.RETRY_NEVER_MS, decision)
+    check("that names no time: no Retry-After, no t", "Retry-After" not in headers
+          and headers["RateLimit"] == '"api";r=5' and headers["RateLimit-Policy"] == '"api";q=5;w=3600', headers)
+    check("it took nothing", limit.acquire("gina", "api").remaining == 4)
+    check("an ordinary rejection is no never", not limit.acquire("alice", "api").never)
+
+
 def several_policies(limit):
     for call in range(1, 4):
         decision = limit.acquire("bob", "api", "api-daily")
@@ -123,8 +134,8 @@ def server_frozen(limit):
 
 def main():
     limit = limiter.Limiter(limiter.connect(SERVICE_URL, timeout_s=0.25))
-    for case in (keys_and_escaping, allowed_then_rejected, several_policies, leases, unknown_policy, library_gone,
-                 server_frozen):
+    for case in (keys_and_escaping, allowed_then_rejected, never_passes, several_policies, leases, unknown_policy,
+                 library_gone, server_frozen):
         case(limit)
 
 
