@@ -215,8 +215,10 @@ void runStatus(const CtlRequest &request)
 void runAcquire(const CtlRequest &request)
 {
     const QString policy = request.args.at(0);
-    const QString subject = request.args.at(1);
-    const QByteArray key = model::bucketKey(request.ns, policy, subject.toUtf8());
+    const QByteArray subject = request.args.at(1).toUtf8();
+    if (!model::isValidSubject(subject))
+        return failUsage(request, tr("a subject is 1 to %1 bytes and has no { or }").arg(model::maxSubjectBytes));
+    const QByteArray key = model::bucketKey(request.ns, policy, subject);
     QByteArrayList command{"FCALL", "sluice_acquire", "1", key, policy.toUtf8()};
     if (!request.cost.isEmpty())
         command << request.cost.toUtf8();

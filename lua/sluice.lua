@@ -14,6 +14,9 @@ local MAX_COUNT = 1000000000         -- largest limit, burst and cost
 local MAX_WINDOW_MS = 604800000      -- one week
 local MAX_SCALED = 4503599627370496  -- 2^52: bounds limit * window_ms and burst * window_ms
 local MAX_ENTRIES = 100000           -- sliding_log entries and concurrency leases per key
+-- Bytes of a key's subject, as the key holds it (escaped by its caller): room for an e-mail address,
+-- a UUID or an IPv6 address, and a bound on what the library keeps of a key in its own memory.
+local MAX_SUBJECT = 512
 -- retry_after_ms of a call that can never pass (its cost is above what the policy admits at once);
 -- -1 means admitted, so waits are never negative otherwise.
 local NEVER = -2
@@ -28,11 +31,11 @@ local function max(a, b)
     return b
 end
 
--- Caller-supplied bytes made safe to quote in an error line.
+-- Caller-supplied bytes made safe to quote in an error line (cut first: a key may be megabytes).
 local function shown(text)
-    text = gsub(text, '[%c"\\]', '?')
-    if #text > 80 then text = sub(text, 1, 80) .. '...' end
-    return '"' .. text .. '"'
+    local quoted = gsub(sub(text, 1, 80), '[%c"\\]', '?')
+    if #text > 80 then quoted = quoted .. '...' end
+    return '"' .. quoted .. '"'
 end
 
 local function fail(message)
@@ -690,6 +693,7 @@ local function setup()
     for name, p in pairs(POLICIES) do
         p.name = name
         p.prefix = namespace_prefix .. name .. ':{'
+        p.longest_key = #p.prefix + MAX_SUBJECT + 1
         local ok, err = prepare(p)
         if not ok then error('sluice: policy ' .. shown(name) .. ': ' .. err) end
         p.stats = new_counts()
@@ -700,20 +704,26 @@ local function setup()
     ready = true
 end
 
+local function subject_too_long(key, length)
+    return 'the subject of key ' .. shown(key) .. ' is ' .. length .. ' bytes; the most is ' .. MAX_SUBJECT
+        .. ' (as the key holds it, escaped)'
+end
+
 -- A key is `<namespace>:<policy>:{<subject>}`: the subject is the Cluster hash tag, so one
 -- subject's buckets under several policies share a slot. The last key that passed is kept in
 -- p.last_key, so acquire() skips the check for a hot subject.
 local function check_key(key, p)
     local prefix = p.prefix
     local length = #key
-    -- The prefix, a non-empty subject without braces, then the closing brace (checked without
-    -- building substrings: this runs on every call).
+    -- The prefix, a non-empty subject without braces and not too long, then the closing brace
+    -- (checked without building substrings: this runs on every call).
     local start = #prefix + 1
-    if length > start and find(key, prefix, 1, true) == 1 and find(key, '}', start, true) == length
-        and not find(key, '{', start, true) then
+    if length > start and length <= p.longest_key and find(key, prefix, 1, true) == 1
+        and find(key, '}', start, true) == length and not find(key, '{', start, true) then
         p.last_key = key
         return nil
     end
+    if length > p.longest_key and find(key, prefix, 1, true) == 1 then return subject_too_long(key, length - start) end
     return 'key ' .. shown(key) .. ' is not a bucket of policy ' .. shown(p.name) .. ' (expected '
         .. shown(prefix .. '<subject>}') .. ' with a non-empty subject without braces)'
 end
@@ -730,6 +740,8 @@ local function check_key_problem(key)
     if not find(key, '^[^{}]*:{[^{}]+}$') then
         return 'key ' .. shown(key) .. ' is not <label>:{<subject>} with a non-empty subject and no other braces'
     end
+    local subject_length = #key - find(key, '{', 1, true) - 1
+    if subject_length > MAX_SUBJECT then return subject_too_long(key, subject_length) end
 end
 
 -- Resolves `keys` and `args` (policy names, then an optional cost) into policies and a cost.

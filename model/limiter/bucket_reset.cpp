@@ -27,7 +27,8 @@ void resetBucket(redis::RedisCommands *client, const QString &ns, const QString 
                  const QString &who, QObject *context, std::function<void(const std::optional<Failure> &)> done)
 {
     if (!isValidPolicyName(policy) || !isValidSubject(subject)) {
-        done(Failure::invalid(tr("not a bucket: a policy name and a subject without { or } are needed")));
+        done(Failure::invalid(tr("not a bucket: a policy name and a subject of 1 to %1 bytes without { or } are needed")
+                                  .arg(maxSubjectBytes)));
         return;
     }
     const QByteArray key = bucketKey(ns, policy, subject);

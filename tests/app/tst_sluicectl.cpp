@@ -1269,6 +1269,14 @@ private Q_SLOTS:
         QTest::newRow("reset-key bad subject")
             << QStringList{QStringLiteral("reset-key"), QStringLiteral("login"), QStringLiteral("{x}")}
             << QStringLiteral("has no { or }");
+        // The library's bound on subjects, as the keys hold them.
+        const QString longSubject(513, QLatin1Char('s'));
+        QTest::newRow("reset-key subject too long")
+            << QStringList{QStringLiteral("reset-key"), QStringLiteral("login"), longSubject}
+            << QStringLiteral("a subject is 1 to 512 bytes");
+        QTest::newRow("acquire subject too long")
+            << QStringList{QStringLiteral("acquire"), QStringLiteral("login"), longSubject}
+            << QStringLiteral("a subject is 1 to 512 bytes");
     }
 
     void usageErrors()

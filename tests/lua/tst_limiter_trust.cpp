@@ -7,6 +7,7 @@
 #include "support/redis_process.h"
 #include "support/sync_command.h"
 
+#include <QFile>
 #include <QTest>
 
 using namespace sluice;
@@ -36,6 +37,20 @@ QVector<model::Policy> trustPolicies()
 }
 
 const QByteArray kNever = "6";
+
+// The test clock, and a test-only function that collects all garbage and answers the bytes the
+// library's Lua heap then holds: what it really keeps, free of the collector's lag.
+QByteArray clockWithLiveBytes()
+{
+    QFile clock(QStringLiteral(":/test/test_clock.lua"));
+    if (!clock.open(QIODevice::ReadOnly))
+        return {};
+    return clock.readAll()
+        + "redis.register_function('sluice_test_live_bytes', function()\n"
+          "    collectgarbage('collect')\n"
+          "    return math.floor(collectgarbage('count') * 1024)\n"
+          "end)\n";
+}
 
 } // namespace
 
@@ -184,6 +199,123 @@ private Q_SLOTS:
                          || refused.errorText().contains(QLatin1String("where policies keep")),
                      (key + ": " + refused.errorText().toUtf8()).constData());
         }
+    }
+
+    // 512 bytes as the key holds them pass every function that takes a bucket key; 513 are refused,
+    // naming the maximum, and change nothing.
+    void subjectsAreBoundedOnEveryFunction()
+    {
+        const QByteArray longest(model::maxSubjectBytes, 's'), over(model::maxSubjectBytes + 1, 's');
+        const QByteArray cc = bucketKey(QStringLiteral("cc"), longest);
+        const RedisReply leased = call({"FCALL", "sluice_acquire", "1", cc, "cc"});
+        QCOMPARE(leased.value.elements.value(0).integer, 1);
+        const QByteArray lease = leased.value.elements.value(6).bytes;
+        QCOMPARE(acquire("tb", longest).value(0), 1);
+        QCOMPARE(peek("tb", longest).value(0), 1);
+        QCOMPARE(inspected("tb", longest, "allowed"), QByteArray("1"));
+        QCOMPARE(call({"FCALL", "sluice_release", "1", cc, "cc", lease}).value.integer, 1);
+        QCOMPARE(
+            call({"FCALL", "sluice_check", "1", "sluice:~own:{" + longest + '}', "token_bucket", "10", "1000", "5"})
+                .value.elements.value(0)
+                .integer,
+            1);
+
+        const auto before = keyspace();
+        const QByteArray tb = bucketKey(QStringLiteral("tb"), over);
+        const QVector<QByteArrayList> refused{
+            {"FCALL", "sluice_acquire", "1", tb, "tb"},
+            {"FCALL", "sluice_acquire", "2", bucketKey(QStringLiteral("gc"), over), tb, "gc", "tb"},
+            {"FCALL_RO", "sluice_peek", "1", tb, "tb"},
+            {"FCALL_RO", "sluice_inspect", "1", tb, "tb"},
+            {"FCALL", "sluice_release", "1", bucketKey(QStringLiteral("cc"), over), "cc", "1-1:1"},
+            {"FCALL", "sluice_check", "1", "sluice:~own:{" + over + '}', "token_bucket", "10", "1000", "5"},
+            {"FCALL", "sluice_check", "1", "elsewhere:{" + over + '}', "token_bucket", "10", "1000", "5"},
+        };
+        for (const QByteArrayList &command : refused) {
+            const RedisReply reply = call(command);
+            QVERIFY2(reply.errorText().startsWith(QLatin1String("ERR sluice: the subject of key"))
+                         && reply.errorText().contains(QLatin1String("is 513 bytes; the most is 512")),
+                     (command.at(1) + ": " + reply.errorText().toUtf8()).constData());
+        }
+        QCOMPARE(keyspace(), before);
+    }
+
+    // Lua memory: per policy the top list keeps at most 32 keys in each of two periods, and the
+    // counts a ring of 64 seconds, whatever the number of subjects. With the longest names (64-byte
+    // namespace and policy) a key is at most 64 + 1 + 64 + 2 + 512 + 1 = 644 bytes, about 670 as a
+    // Lua string: 2 x 32 x 670 = 43 KB, the tables and the ring a few more. The bound per policy is
+    // 64 KiB; before subjects were bounded, 32 subjects of 4 MB took 256 MB.
+    void libraryMemoryStaysBounded()
+    {
+        constexpr qint64 perPolicyBound = 64 * 1024;
+        const QString ns(64, QLatin1Char('n'));
+        QVector<model::Policy> policies;
+        for (const Algorithm algorithm :
+             {Algorithm::TokenBucket, Algorithm::FixedWindow, Algorithm::SlidingLog, Algorithm::Concurrency}) {
+            const QString name = model::algorithmName(algorithm).leftJustified(64, QLatin1Char('x'));
+            policies << makePolicy(name, algorithm, 10, 60000, 10);
+        }
+        const QByteArray clock = clockWithLiveBytes();
+        QVERIFY(!clock.isEmpty());
+        loadLibrary(model::LimiterLibrary::build(policies, ns, 1, clock));
+        setClock(kStart);
+        auto info = [this] {
+            const QByteArray text = call({"INFO", "memory"}).value.bytes;
+            const qsizetype at = text.indexOf("used_memory_vm_functions:");
+            return text.mid(at + 25, text.indexOf('\r', at) - at - 25).toLongLong();
+        };
+        auto live = [this] { return call({"FCALL", "sluice_test_live_bytes", "0"}).value.integer; };
+        // Rejected calls of distinct longest subjects (above the capacity: no key is written).
+        auto flood = [&](const model::Policy &policy, int subjects, const QByteArray &stem) {
+            QVector<QByteArrayList> commands;
+            for (int i = 0; i < subjects; ++i) {
+                const QByteArray subject = (stem + QByteArray::number(i)).leftJustified(model::maxSubjectBytes, '.');
+                commands.append({"FCALL", "sluice_acquire", "1", model::bucketKey(ns, policy.name, subject),
+                                 policy.name.toUtf8(), "11"});
+            }
+            QCOMPARE(sendAll(commands), 0);
+        };
+        for (const model::Policy &policy : policies)
+            QCOMPARE(
+                call({"FCALL_RO", "sluice_peek", "1", model::bucketKey(ns, policy.name, "warm"), policy.name.toUtf8()})
+                    .value.elements.value(0)
+                    .integer,
+                1);
+        const qint64 infoBefore = info(), liveBefore = live();
+
+        flood(policies.first(), 10000, "first-");
+        for (const model::Policy &policy : policies.mid(1))
+            flood(policy, 1000, "first-");
+        setClock(kStart + 10000); // the next top period: the first one is kept as the previous
+        for (const model::Policy &policy : policies)
+            flood(policy, 1000, "second-");
+        const qint64 infoAfter = info(), liveAfter = live();
+        const qint64 bound = policies.size() * perPolicyBound;
+        qInfo("Lua memory of the library (used_memory_vm_functions): %lld before, %lld after 10,000 + 3 x 1,000 + "
+              "4 x 1,000 rejected calls of distinct %lld-byte subjects on 4 policies; after a full collection %lld "
+              "then %lld (+%lld, bound %lld)",
+              infoBefore, infoAfter, qint64(model::maxSubjectBytes), liveBefore, liveAfter, liveAfter - liveBefore,
+              bound);
+        QVERIFY2(liveAfter - liveBefore <= bound, qPrintable(QString::number(liveAfter - liveBefore)));
+        // Uncollected garbage: Lua starts a collection when its heap has doubled since the last one.
+        QVERIFY2(infoAfter <= 3 * (liveBefore + bound), qPrintable(QString::number(infoAfter)));
+
+        // The top list holds 32 subjects of at most 512 bytes.
+        const QVector<redis::RespValue> listed
+            = call({"FCALL_RO", "sluice_top", "0", policies.first().name.toUtf8()}).value.elements;
+        QCOMPARE(listed.size(), 2 + 32 * 3);
+        for (qsizetype i = 2; i < listed.size(); i += 3)
+            QCOMPARE(listed.at(i).bytes.size(), model::maxSubjectBytes);
+
+        // The attack that grew it to 256 MB: subjects of megabytes are refused before anything is kept.
+        const QByteArray huge(1 << 20, 'h');
+        for (int i = 0; i < 8; ++i) {
+            const RedisReply refused = call({"FCALL", "sluice_acquire", "1",
+                                             model::bucketKey(ns, policies.first().name, huge + QByteArray::number(i)),
+                                             policies.first().name.toUtf8(), "11"});
+            QVERIFY2(refused.errorText().contains(QLatin1String("the most is 512")), qPrintable(refused.errorText()));
+        }
+        QVERIFY2(live() - liveAfter < 16 * 1024, qPrintable(QString::number(live() - liveAfter)));
     }
 
     // A multi-policy call whose second key holds another type fails, and leaves the first bucket as

@@ -64,6 +64,16 @@ async function neverPasses(limit) {
   check("an ordinary rejection is no never", !(await limit.acquire("alice", ["api"])).never);
 }
 
+async function subjectBound(limit) {
+  const longest = "{".repeat(170) + "ab"; // 512 bytes once escaped: the bound applies to what the key holds
+  check("a subject of 512 escaped bytes passes", limiter.escapeSubject(longest).length === 512
+        && (await limit.acquire(longest, ["api"])).allowed);
+  let raised = null;
+  await limit.acquire("{".repeat(171), ["api"]).catch((error) => { raised = error; });
+  check("a subject of 513 escaped bytes is refused",
+        raised instanceof limiter.LimiterError && raised.message.includes("the most is 512"), String(raised));
+}
+
 async function severalPolicies(limit) {
   for (let call = 1; call <= 3; ++call) {
     const decision = await limit.acquire("bob", ["api", "api-daily"]);
@@ -138,8 +148,8 @@ async function serverFrozen(limit) {
 async function main() {
   const client = limiter.connect(process.env.SLUICE_SNIPPET_SERVICE_URL, { timeoutMs: 250 });
   const limit = new limiter.Limiter(client, { log: quiet });
-  for (const run of [keysAndEscaping, allowedThenRejected, neverPasses, severalPolicies, leases, unknownPolicy,
-                     libraryGone, serverFrozen]) {
+  for (const run of [keysAndEscaping, allowedThenRejected, neverPasses, subjectBound, severalPolicies, leases,
+                     unknownPolicy, libraryGone, serverFrozen]) {
     await run(limit);
   }
   client.disconnect();

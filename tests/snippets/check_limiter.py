@@ -68,6 +68,17 @@ def never_passes(limit):
     check("an ordinary rejection is no never", not limit.acquire("alice", "api").never)
 
 
+def subject_bound(limit):
+    longest = "{" * 170 + "ab"  # 512 bytes once escaped: the bound applies to what the key holds
+    check("a subject of 512 escaped bytes passes", len(limiter.escape_subject(longest)) == 512
+          and limit.acquire(longest, "api").allowed)
+    try:
+        limit.acquire("{" * 171, "api")
+        check("a subject of 513 escaped bytes is refused", False)
+    except limiter.LimiterError as error:
+        check("a subject of 513 escaped bytes is refused", "the most is 512" in str(error), error)
+
+
 def several_policies(limit):
     for call in range(1, 4):
         decision = limit.acquire("bob", "api", "api-daily")
@@ -134,8 +145,8 @@ def server_frozen(limit):
 
 def main():
     limit = limiter.Limiter(limiter.connect(SERVICE_URL, timeout_s=0.25))
-    for case in (keys_and_escaping, allowed_then_rejected, never_passes, several_policies, leases, unknown_policy,
-                 library_gone, server_frozen):
+    for case in (keys_and_escaping, allowed_then_rejected, never_passes, subject_bound, several_policies, leases,
+                 unknown_policy, library_gone, server_frozen):
         case(limit)
 
 
