@@ -8,7 +8,7 @@
 
 -- The library's top level runs without globals (Redis 7.0's load context has none), so the standard
 -- functions are bound, and the policy table prepared, by setup() on the first call.
-local floor, ceil, find, sub, byte, gsub, pack, unpack
+local floor, ceil, find, sub, byte, gsub, pack, unpack, huge
 
 local MAX_COUNT = 1000000000         -- largest limit, burst and cost
 local MAX_WINDOW_MS = 604800000      -- one week
@@ -467,15 +467,19 @@ sliding_window.acquire = acquire_by_outcome(sliding_window)
 
 -- sliding_log and concurrency keep a sorted set: entries with positive scores (admission time,
 -- or lease expiry) named "<...>:<cost>", and bookkeeping members named "~x" whose scores are the
--- negated values (so a range over positive scores never touches them).
+-- negated values (so a range over positive scores never touches them). Every score is finite: an
+-- entry scored +inf would never end, a bookkeeping score of -inf is no count (Redis keeps no NaN).
 local function zset_state(p, key)
     local rows, err = read('ZRANGE', key, '-inf', 0, 'BYSCORE', 'WITHSCORES')
     if err then return nil, not_a_bucket(key, p) end
     local meta = {a = 0, r = 0, u = 0, s = 0, t = 0}
     for i = 1, #rows, 2 do
-        local name = rows[i]
-        if byte(name, 1) ~= 126 or meta[sub(name, 2)] == nil then return nil, not_a_bucket(key, p) end
-        meta[sub(name, 2)] = -tonumber(rows[i + 1])
+        local name, value = rows[i], -tonumber(rows[i + 1])
+        if byte(name, 1) ~= 126 or meta[sub(name, 2)] == nil or value == huge then return nil, not_a_bucket(key, p) end
+        meta[sub(name, 2)] = value
+    end
+    if #redis.call('ZRANGE', key, '+inf', '+inf', 'BYSCORE', 'LIMIT', 0, 1) > 0 then
+        return nil, not_a_bucket(key, p)
     end
     return meta
 end
@@ -688,7 +692,7 @@ local namespace_prefix -- "<namespace>:", where every policy's buckets are
 
 local function setup()
     floor, ceil, find, sub, byte, gsub = math.floor, math.ceil, string.find, string.sub, string.byte, string.gsub
-    pack, unpack = struct.pack, struct.unpack
+    pack, unpack, huge = struct.pack, struct.unpack, math.huge
     namespace_prefix = NAMESPACE .. ':'
     for name, p in pairs(POLICIES) do
         p.name = name

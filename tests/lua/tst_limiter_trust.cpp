@@ -432,6 +432,36 @@ private Q_SLOTS:
         QCOMPARE(rejectedTotal("shadow"), 1);
     }
 
+    // An entry scored +inf would never end; a bookkeeping score of -inf is no count.
+    void nonFiniteZsetScoresAreForeignData_data()
+    {
+        QTest::addColumn<QByteArray>("policy");
+        QTest::addColumn<QByteArrayList>("members");
+        for (const char *policy : {"sl", "cc"}) {
+            const QByteArray entry = QByteArray(policy) == "sl" ? "1:1" : "1-1:1";
+            QTest::addRow("%s: entry scored +inf", policy)
+                << QByteArray(policy) << QByteArrayList{"+inf", entry, "-1", "~u", "-1", "~a", "-1", "~s"};
+            QTest::addRow("%s: units held -inf", policy) << QByteArray(policy) << QByteArrayList{"-inf", "~u"};
+            QTest::addRow("%s: newest entry -inf", policy) << QByteArray(policy) << QByteArrayList{"-inf", "~t"};
+        }
+    }
+
+    void nonFiniteZsetScoresAreForeignData()
+    {
+        QFETCH(QByteArray, policy);
+        QFETCH(QByteArrayList, members);
+        const QByteArray key = bucketKey(QString::fromUtf8(policy), "z");
+        QVERIFY(call(QByteArrayList{"ZADD", key} + members).ok());
+        const auto before = keyspace();
+        for (const QByteArrayList &command : {QByteArrayList{"FCALL", "sluice_acquire", "1", key, policy},
+                                              QByteArrayList{"FCALL_RO", "sluice_peek", "1", key, policy},
+                                              QByteArrayList{"FCALL_RO", "sluice_inspect", "1", key, policy}}) {
+            const RedisReply reply = call(command);
+            QVERIFY2(reply.errorText().contains(QLatin1String("does not hold a")), qPrintable(reply.errorText()));
+        }
+        QCOMPARE(keyspace(), before);
+    }
+
 };
 
 QTEST_GUILESS_MAIN(TestLimiterTrust)
