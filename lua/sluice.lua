@@ -38,7 +38,9 @@ local function shown(text)
     return '"' .. quoted .. '"'
 end
 
+-- An error reply: ours names the problem; a Redis error passed on (a table) is replied as it is.
 local function fail(message)
+    if type(message) == 'table' then return message end
     return redis.error_reply('ERR sluice: ' .. message)
 end
 
@@ -50,14 +52,25 @@ local function parse_count(text, largest)
     return value
 end
 
--- A read whose Redis error (WRONGTYPE) becomes a message instead of aborting the call.
+-- A read whose Redis error comes back as a value (the error table) instead of aborting the call,
+-- so the call can name it, or undo what it did, and reply.
 local function read(...)
     local reply = redis.pcall(...)
-    if type(reply) == 'table' and reply.err then return nil, reply.err end
+    if type(reply) == 'table' and reply.err then return nil, reply end
     return reply
 end
 
-local function not_a_bucket(key, p)
+-- Why `key` cannot be read as p's bucket. `reply` is the Redis error of the read, when it failed: one
+-- about the key's type or value is foreign data, any other (the caller's ACL refusing the command,
+-- ...) is not about the key and is passed on as Redis worded it.
+local function not_a_bucket(key, p, reply)
+    if type(reply) == 'table' and reply.err then
+        local err = reply.err
+        -- HINCRBY on a field that is no integer, or would overflow: the fixed window's hash.
+        if not (find(err, '^WRONGTYPE') or find(err, 'not an integer', 1, true) or find(err, 'overflow', 1, true)) then
+            return reply
+        end
+    end
     return 'key ' .. shown(key) .. ' does not hold a ' .. p.algorithm .. ' bucket (wrong type or foreign data)'
 end
 
@@ -114,7 +127,7 @@ local function packed_state(p, key, tag, format, size)
     local raw = redis.pcall('GET', key)
     if not raw then return false end
     -- A wrong type's error reply is a table, whose length is no bucket's size.
-    if #raw ~= size or byte(raw, 1) ~= tag then return nil, not_a_bucket(key, p) end
+    if #raw ~= size or byte(raw, 1) ~= tag then return nil, not_a_bucket(key, p, raw) end
     return unpack(format, raw, 2)
 end
 
@@ -199,7 +212,7 @@ function token_bucket.acquire(p, key, now, cost)
     if raw then
         local tag
         if #raw == FOUR_SIZE then tag, expires, level, stamp, allowed, rejected = unpack(TAGGED_FOUR, raw) end
-        if tag ~= TOKEN_TAG then return nil, not_a_bucket(key, p) end
+        if tag ~= TOKEN_TAG then return nil, not_a_bucket(key, p, raw) end
         local elapsed = now - stamp
         if elapsed > 0 then -- a clock that stepped back grants nothing twice
             if elapsed * rate >= full - level then level = full else level = level + elapsed * rate end
@@ -327,7 +340,7 @@ local function count_ahead(p, key, now, cost)
     if p.window_id ~= id then p.window_id, p.window_field = id, tostring(id) end
     local field = p.window_field
     local count = redis.pcall('HINCRBY', key, field, cost)
-    if type(count) ~= 'number' then return nil, not_a_bucket(key, p) end
+    if type(count) ~= 'number' then return nil, not_a_bucket(key, p, count) end
     return id, field, count
 end
 
@@ -354,7 +367,7 @@ function fixed_window.evaluate(p, key, now, cost, peek)
     end
     local id = floor(now / p.window_ms)
     local fields, err = read('HGETALL', key)
-    if err then return nil, not_a_bucket(key, p) end
+    if err then return nil, not_a_bucket(key, p, err) end
     local summary = window_fields(p, fields, id)
     if not summary then return nil, not_a_bucket(key, p) end
     return window_outcome(p, id, summary.count, cost, now, true, nil, false, nil, summary.allowed, summary.rejected)
@@ -471,7 +484,7 @@ sliding_window.acquire = acquire_by_outcome(sliding_window)
 -- entry scored +inf would never end, a bookkeeping score of -inf is no count (Redis keeps no NaN).
 local function zset_state(p, key)
     local rows, err = read('ZRANGE', key, '-inf', 0, 'BYSCORE', 'WITHSCORES')
-    if err then return nil, not_a_bucket(key, p) end
+    if err then return nil, not_a_bucket(key, p, err) end
     local meta = {a = 0, r = 0, u = 0, s = 0, t = 0}
     for i = 1, #rows, 2 do
         local name, value = rows[i], -tonumber(rows[i + 1])

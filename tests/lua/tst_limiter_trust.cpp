@@ -462,6 +462,38 @@ private Q_SLOTS:
         QCOMPARE(keyspace(), before);
     }
 
+    // A read the caller's ACL refuses is no foreign data: the refusal is passed on as Redis worded it
+    // (7.0: "The user executing the script can't run this command"; NOPERM where Redis says so), and a
+    // call with several policies that fails that way changes nothing.
+    void aReadTheAclRefusesSaysSo()
+    {
+        QVERIFY(call({"ACL", "SETUSER", "noread", "reset", "on", ">pw", "~*", "+@all", "-get", "-zrange", "-hgetall"})
+                    .ok());
+        redis::ConnectionOptions options = m_redis.options();
+        options.user = QStringLiteral("noread");
+        options.password = QStringLiteral("pw");
+        RedisConnection noRead(options);
+        QVERIFY(test::openAndWait(noRead));
+        const QVector<QByteArrayList> refused{
+            {"FCALL", "sluice_acquire", "1", bucketKey(QStringLiteral("tb"), "a"), "tb"},
+            {"FCALL", "sluice_acquire", "1", bucketKey(QStringLiteral("gc"), "a"), "gc"},
+            {"FCALL", "sluice_acquire", "1", bucketKey(QStringLiteral("sl"), "a"), "sl"},
+            {"FCALL_RO", "sluice_peek", "1", bucketKey(QStringLiteral("fw"), "a"), "fw"},
+            {"FCALL", "sluice_acquire", "2", bucketKey(QStringLiteral("fw"), "a"), bucketKey(QStringLiteral("tb"), "a"),
+             "fw", "tb"},
+            {"FCALL", "sluice_check", "1", "sluice:~own:{a}", "token_bucket", "10", "1000", "5"},
+        };
+        QCOMPARE(acquire("fw", "a").value(0), 1);
+        const auto before = keyspace();
+        for (const QByteArrayList &command : refused) {
+            const QString error = test::syncCommand(noRead, command).errorText();
+            QVERIFY2(!error.contains(QLatin1String("does not hold"))
+                         && (error.contains(QLatin1String("NOPERM"))
+                             || error.contains(QLatin1String("can't run this command"))),
+                     (command.join(' ').left(60) + ": " + error.toUtf8()).constData());
+        }
+        QCOMPARE(keyspace(), before);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestLimiterTrust)
