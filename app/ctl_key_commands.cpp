@@ -123,7 +123,7 @@ void runResetKey(const CtlRequest &request)
     if (!model::isValidPolicyName(policy))
         return failUsage(request, tr("\"%1\" is not a policy name").arg(policy));
     if (!model::isValidSubject(subject))
-        return failUsage(request, tr("a subject is not empty and has no { or }"));
+        return failUsage(request, tr("a subject is 1 to %1 bytes and has no { or }").arg(model::maxSubjectBytes));
     whenReady(request, [=] {
         model::resetBucket(request.client, request.owner(), policy, subject, request.who,
                            QCoreApplication::instance(), [=](const std::optional<model::Failure> &failure) {

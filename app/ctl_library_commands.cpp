@@ -1,10 +1,11 @@
 // sluicectl publish, status and acquire: the limiter library on every primary, and one decision.
 
-#include "model/limiter/bucket_key.h"
 #include "app/ctl_request.h"
 #include "app/exit_codes.h"
 #include "app/text_table.h"
 #include "model/deploy/library_publisher.h"
+#include "model/limiter/bucket_key.h"
+#include "model/limiter/reference_limiter.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -248,8 +249,10 @@ void runStatus(const CtlRequest &request)
 void runAcquire(const CtlRequest &request)
 {
     const QString policy = request.args.at(0);
-    const QString subject = request.args.at(1);
-    const QByteArray key = model::bucketKey(request.ns, policy, subject.toUtf8());
+    const QByteArray subject = request.args.at(1).toUtf8();
+    if (!model::isValidSubject(subject))
+        return failUsage(request, tr("a subject is 1 to %1 bytes and has no { or }").arg(model::maxSubjectBytes));
+    const QByteArray key = model::bucketKey(request.ns, policy, subject);
     QByteArrayList command{"FCALL", request.owner().function("acquire"), "1", key, policy.toUtf8()};
     if (!request.cost.isEmpty())
         command << request.cost.toUtf8();
@@ -269,8 +272,14 @@ void runAcquire(const CtlRequest &request)
                 : field.isInteger()         ? QJsonValue(static_cast<double>(field.integer))
                                             : QJsonValue(QString::fromUtf8(field.bytes));
             object.insert(names.at(i), value);
+            // retry_after_ms -2 (the JSON keeps it, as the library replies): the call's cost is above what the
+            // policy admits at once, so no wait lets it pass.
+            const bool never = i == 2 && field.integer == model::retryNeverMs;
             if (!request.json)
-                ctlOut() << QStringLiteral("%1  %2").arg(names.at(i), -15).arg(value.toVariant().toString())
+                ctlOut() << QStringLiteral("%1  %2")
+                                .arg(names.at(i), -15)
+                                .arg(never ? tr("never (cost above what the policy admits at once)")
+                                           : value.toVariant().toString())
                          << Qt::endl;
         }
         if (request.json)

@@ -9,12 +9,18 @@
 
 -- The library's top level runs without globals (Redis 7.0's load context has none), so the standard
 -- functions are bound, and the policy table prepared, by setup() on the first call.
-local floor, ceil, find, sub, byte, gsub, pack, unpack, sha1hex
+local floor, ceil, find, sub, byte, gsub, pack, unpack, huge, sha1hex
 
 local MAX_COUNT = 1000000000         -- largest limit, burst and cost
 local MAX_WINDOW_MS = 604800000      -- one week
 local MAX_SCALED = 4503599627370496  -- 2^52: bounds limit * window_ms and burst * window_ms
 local MAX_ENTRIES = 100000           -- sliding_log entries and concurrency leases per key
+-- Bytes of a key's subject, as the key holds it (escaped by its caller): room for an e-mail address,
+-- a UUID or an IPv6 address, and a bound on what the library keeps of a key in its own memory.
+local MAX_SUBJECT = 512
+-- retry_after_ms of a call that can never pass (its cost is above what the policy admits at once);
+-- -1 means admitted, so waits are never negative otherwise.
+local NEVER = -2
 
 -- Quotients are written floor(a / b) and ceil(a / b): for integers with |a| + b <= 2^53 the
 -- double quotient never rounds across an integer (landing on q from below needs a gap of at least
@@ -26,14 +32,16 @@ local function max(a, b)
     return b
 end
 
--- Caller-supplied bytes made safe to quote in an error line.
+-- Caller-supplied bytes made safe to quote in an error line (cut first: a key may be megabytes).
 local function shown(text)
-    text = gsub(text, '[%c"\\]', '?')
-    if #text > 80 then text = sub(text, 1, 80) .. '...' end
-    return '"' .. text .. '"'
+    local quoted = gsub(sub(text, 1, 80), '[%c"\\]', '?')
+    if #text > 80 then quoted = quoted .. '...' end
+    return '"' .. quoted .. '"'
 end
 
+-- An error reply: ours names the problem; a Redis error passed on (a table) is replied as it is.
 local function fail(message)
+    if type(message) == 'table' then return message end
     return redis.error_reply('ERR sluice: ' .. message)
 end
 
@@ -45,14 +53,25 @@ local function parse_count(text, largest)
     return value
 end
 
--- A read whose Redis error (WRONGTYPE) becomes a message instead of aborting the call.
+-- A read whose Redis error comes back as a value (the error table) instead of aborting the call,
+-- so the call can name it, or undo what it did, and reply.
 local function read(...)
     local reply = redis.pcall(...)
-    if type(reply) == 'table' and reply.err then return nil, reply.err end
+    if type(reply) == 'table' and reply.err then return nil, reply end
     return reply
 end
 
-local function not_a_bucket(key, p)
+-- Why `key` cannot be read as p's bucket. `reply` is the Redis error of the read, when it failed: one
+-- about the key's type or value is foreign data, any other (the caller's ACL refusing the command,
+-- ...) is not about the key and is passed on as Redis worded it.
+local function not_a_bucket(key, p, reply)
+    if type(reply) == 'table' and reply.err then
+        local err = reply.err
+        -- HINCRBY on a field that is no integer, or would overflow: the fixed window's hash.
+        if not (find(err, '^WRONGTYPE') or find(err, 'not an integer', 1, true) or find(err, 'overflow', 1, true)) then
+            return reply
+        end
+    end
     return 'key ' .. shown(key) .. ' does not hold a ' .. p.algorithm .. ' bucket (wrong type or foreign data)'
 end
 
@@ -80,7 +99,8 @@ end
 --     with the per-key counters `allowed` and `rejected`; it only reads (fixed_window counts ahead
 --     and apply() takes it back when needed);
 --   apply(p, key, st, verdict, now): writes the outcome: 'consume', 'reject' (count a rejection) or
---     'none'; returns the extra reply element of algorithms that have one;
+--     'none' (the bucket left exactly as it was before the call); returns the extra reply element of
+--     algorithms that have one;
 --   acquire(p, key, now, cost): one policy deciding alone, in one pass (the common call):
 --     ok, units, retry, reset, extra; or nil and a message.
 
@@ -108,7 +128,7 @@ local function packed_state(p, key, tag, format, size)
     local raw = redis.pcall('GET', key)
     if not raw then return false end
     -- A wrong type's error reply is a table, whose length is no bucket's size.
-    if #raw ~= size or byte(raw, 1) ~= tag then return nil, not_a_bucket(key, p) end
+    if #raw ~= size or byte(raw, 1) ~= tag then return nil, not_a_bucket(key, p, raw) end
     return unpack(format, raw, 2)
 end
 
@@ -193,7 +213,7 @@ function token_bucket.acquire(p, key, now, cost)
     if raw then
         local tag
         if #raw == FOUR_SIZE then tag, expires, level, stamp, allowed, rejected = unpack(TAGGED_FOUR, raw) end
-        if tag ~= TOKEN_TAG then return nil, not_a_bucket(key, p) end
+        if tag ~= TOKEN_TAG then return nil, not_a_bucket(key, p, raw) end
         local elapsed = now - stamp
         if elapsed > 0 then -- a clock that stepped back grants nothing twice
             if elapsed * rate >= full - level then level = full else level = level + elapsed * rate end
@@ -321,7 +341,7 @@ local function count_ahead(p, key, now, cost)
     if p.window_id ~= id then p.window_id, p.window_field = id, tostring(id) end
     local field = p.window_field
     local count = redis.pcall('HINCRBY', key, field, cost)
-    if type(count) ~= 'number' then return nil, not_a_bucket(key, p) end
+    if type(count) ~= 'number' then return nil, not_a_bucket(key, p, count) end
     return id, field, count
 end
 
@@ -348,13 +368,25 @@ function fixed_window.evaluate(p, key, now, cost, peek)
     end
     local id = floor(now / p.window_ms)
     local fields, err = read('HGETALL', key)
-    if err then return nil, not_a_bucket(key, p) end
+    if err then return nil, not_a_bucket(key, p, err) end
     local summary = window_fields(p, fields, id)
     if not summary then return nil, not_a_bucket(key, p) end
     return window_outcome(p, id, summary.count, cost, now, true, nil, false, nil, summary.allowed, summary.rejected)
 end
 
 function fixed_window.apply(p, key, st, verdict)
+    if verdict == 'none' then
+        -- As if the call never came: its count taken back, and a window field (or the whole key) that
+        -- counting it created removed, so the bucket's content and expiry are what they were.
+        if st.counted then
+            if st.fresh then
+                redis.call('HDEL', key, st.field)
+            else
+                redis.call('HINCRBY', key, st.field, -st.cost)
+            end
+        end
+        return
+    end
     local stays = verdict == 'consume' or (verdict == 'reject' and st.stays)
     if st.counted and not stays then redis.call('HINCRBY', key, st.field, -st.cost) end
     if verdict == 'reject' and not stays then redis.call('HINCRBY', key, 'r', 1) end
@@ -449,15 +481,19 @@ sliding_window.acquire = acquire_by_outcome(sliding_window)
 
 -- sliding_log and concurrency keep a sorted set: entries with positive scores (admission time,
 -- or lease expiry) named "<...>:<cost>", and bookkeeping members named "~x" whose scores are the
--- negated values (so a range over positive scores never touches them).
+-- negated values (so a range over positive scores never touches them). Every score is finite: an
+-- entry scored +inf would never end, a bookkeeping score of -inf is no count (Redis keeps no NaN).
 local function zset_state(p, key)
     local rows, err = read('ZRANGE', key, '-inf', 0, 'BYSCORE', 'WITHSCORES')
-    if err then return nil, not_a_bucket(key, p) end
+    if err then return nil, not_a_bucket(key, p, err) end
     local meta = {a = 0, r = 0, u = 0, s = 0, t = 0}
     for i = 1, #rows, 2 do
-        local name = rows[i]
-        if byte(name, 1) ~= 126 or meta[sub(name, 2)] == nil then return nil, not_a_bucket(key, p) end
-        meta[sub(name, 2)] = -tonumber(rows[i + 1])
+        local name, value = rows[i], -tonumber(rows[i + 1])
+        if byte(name, 1) ~= 126 or meta[sub(name, 2)] == nil or value == huge then return nil, not_a_bucket(key, p) end
+        meta[sub(name, 2)] = value
+    end
+    if #redis.call('ZRANGE', key, '+inf', '+inf', 'BYSCORE', 'LIMIT', 0, 1) > 0 then
+        return nil, not_a_bucket(key, p)
     end
     return meta
 end
@@ -505,7 +541,8 @@ local function zset_evaluate(p, key, now, cost, peek, ended_before, new_score)
     local used, limit, offset = meta.u - ended, p.limit, now - ended_before
     local ok = used + cost <= limit
     local units, reset, retry = limit - used, used > 0 and max(meta.t + offset - now, 0) or 0, -1
-    if not ok then
+    -- A cost above the limit never fits: decide() answers it, with no wait to look for.
+    if not ok and cost <= limit then
         local score = score_freeing(key, ended_before, used + cost - limit)
         retry = score and score - ended_before or reset
     elseif not peek then
@@ -672,13 +709,16 @@ local function record_rejection(p, key, now)
 end
 
 local ready = false
+local namespace_prefix -- "<namespace>:", where every policy's buckets are
 
 local function setup()
     floor, ceil, find, sub, byte, gsub = math.floor, math.ceil, string.find, string.sub, string.byte, string.gsub
-    pack, unpack, sha1hex = struct.pack, struct.unpack, redis.sha1hex
+    pack, unpack, huge, sha1hex = struct.pack, struct.unpack, math.huge, redis.sha1hex
+    namespace_prefix = NAMESPACE .. ':'
     for name, p in pairs(POLICIES) do
         p.name = name
-        p.prefix = NAMESPACE .. ':' .. name .. ':{'
+        p.prefix = namespace_prefix .. name .. ':{'
+        p.longest_key = #p.prefix + MAX_SUBJECT + 1
         local ok, err = prepare(p)
         if not ok then error('sluice: policy ' .. shown(name) .. ': ' .. err) end
         p.stats = new_counts()
@@ -689,22 +729,50 @@ local function setup()
     ready = true
 end
 
+local function subject_too_long(key, length)
+    return 'the subject of key ' .. shown(key) .. ' is ' .. length .. ' bytes; the most is ' .. MAX_SUBJECT
+        .. ' (as the key holds it, escaped)'
+end
+
 -- A key is `<namespace>:<policy>:{<subject>}`: the subject is the Cluster hash tag, so one
 -- subject's buckets under several policies share a slot. The last key that passed is kept in
 -- p.last_key, so acquire() skips the check for a hot subject.
 local function check_key(key, p)
     local prefix = p.prefix
     local length = #key
-    -- The prefix, a non-empty subject without braces, then the closing brace (checked without
-    -- building substrings: this runs on every call).
+    -- The prefix, a non-empty subject without braces and not too long, then the closing brace
+    -- (checked without building substrings: this runs on every call).
     local start = #prefix + 1
-    if length > start and find(key, prefix, 1, true) == 1 and find(key, '}', start, true) == length
-        and not find(key, '{', start, true) then
+    if length > start and length <= p.longest_key and find(key, prefix, 1, true) == 1
+        and find(key, '}', start, true) == length and not find(key, '{', start, true) then
         p.last_key = key
         return nil
     end
+    if length > p.longest_key and find(key, prefix, 1, true) == 1 then return subject_too_long(key, length - start) end
     return 'key ' .. shown(key) .. ' is not a bucket of policy ' .. shown(p.name) .. ' (expected '
         .. shown(prefix .. '<subject>}') .. ' with a non-empty subject without braces)'
+end
+
+-- sluice_check's keys never hold a policy's bucket, present or future, of this namespace or another:
+-- every such bucket is `<namespace>:<policy>:{...}` and a policy name never starts with `~`. So a
+-- check key is `<namespace>:~<label>:{<subject>}`, or `<label>:{<subject>}` (one pair of braces, the
+-- subject the hash tag) of another shape (test fire's `<namespace>-fire:<run>:<n>:<policy>:{...}`).
+local function check_key_problem(key)
+    if find(key, namespace_prefix, 1, true) == 1 and byte(key, #namespace_prefix + 1) ~= 126 then -- '~'
+        return 'key ' .. shown(key) .. ' is in namespace ' .. shown(NAMESPACE) .. ', where policies keep their '
+            .. 'buckets: sluice_check keys there are ' .. shown(namespace_prefix .. '~<label>:{<subject>}')
+    end
+    if not find(key, '^[^{}]*:{[^{}]+}$') then
+        return 'key ' .. shown(key) .. ' is not <label>:{<subject>} with a non-empty subject and no other braces'
+    end
+    -- Another namespace's buckets: `<namespace>:<policy>:{...}`, both names of letters, digits, _ . -
+    if find(key, '^[%w_%.%-]+:[%w_%.%-]+:{') then
+        return 'key ' .. shown(key) .. ' has the shape of a policy bucket (<namespace>:<policy>:{<subject>}): '
+            .. 'sluice_check keys are ' .. shown(namespace_prefix .. '~<label>:{<subject>}')
+            .. ' or outside every namespace'
+    end
+    local subject_length = #key - find(key, '{', 1, true) - 1
+    if subject_length > MAX_SUBJECT then return subject_too_long(key, subject_length) end
 end
 
 -- Resolves `keys` and `args` (policy names, then an optional cost) into policies and a cost.
@@ -728,10 +796,6 @@ local function resolve(keys, args)
         if not p then return nil, 'unknown policy ' .. shown(args[i]) end
         local bad_key = check_key(keys[i], p)
         if bad_key then return nil, bad_key end
-        if cost > p.capacity then
-            return nil, 'cost ' .. cost .. ' exceeds ' .. p.capacity .. ', the most policy ' .. shown(p.name)
-                .. ' admits at once'
-        end
         for j = 1, i - 1 do
             if policies[j] == p then return nil, 'policy ' .. shown(p.name) .. ' is named twice' end
         end
@@ -740,29 +804,46 @@ local function resolve(keys, args)
     return policies, cost
 end
 
+-- Whether rejection `a` waits longer than rejection `b`: one that can never pass waits longest.
+local function waits_longer(a, b)
+    if a.never or b.never then return a.never and not b.never end
+    return a.retry > b.retry
+end
+
+-- A call that can never pass is read as a peek and counted, in a bucket that exists, as any
+-- rejection; it creates no bucket (one that does not exist is full, and a full bucket needs no key).
+local function count_never(p, key, st, now)
+    if redis.call('PTTL', key) ~= -2 then p.impl.apply(p, key, st, 'reject', now) end
+end
+
 -- All-or-nothing over the policies: a call passes when no enforcing (non-shadow) policy rejects
 -- it. Then every policy that admits it consumes, and shadow policies that would reject count a
 -- rejection. When it is rejected nothing is consumed anywhere; each policy that rejected counts
--- it. The reply describes the deciding policy: the one with the longest wait when rejected, the
--- tightest enforcing one when admitted.
+-- it. The reply describes the deciding policy: the one with the longest wait when rejected (a
+-- policy the call can never pass first), the tightest enforcing one when admitted. A call that
+-- fails (a key of another type) changes nothing at all. Policies of sluice_check have no counts.
 local function decide(keys, policies, cost, peek)
     local now = now_ms()
     local states = {}
     for i = 1, #policies do
-        local st, err = policies[i].impl.evaluate(policies[i], keys[i], now, cost, peek)
+        local p = policies[i]
+        -- A cost above the capacity never fits; its bucket is only read.
+        local never = cost > p.capacity
+        local st, err = p.impl.evaluate(p, keys[i], now, cost, peek or never)
         if not st then
             if not peek then
                 for j = 1, i - 1 do policies[j].impl.apply(policies[j], keys[j], states[j], 'none', now) end
             end
             return fail(err)
         end
+        if never then st.ok, st.retry, st.never = false, NEVER, true end
         states[i] = st
     end
 
     local decider, blocked = nil, false
     for i = 1, #policies do
         local st = states[i]
-        if not st.ok and not policies[i].shadow and (not blocked or st.retry > states[decider].retry) then
+        if not st.ok and not policies[i].shadow and (not blocked or waits_longer(st, states[decider])) then
             decider, blocked = i, true
         end
     end
@@ -783,11 +864,18 @@ local function decide(keys, policies, cost, peek)
     for i = 1, #policies do
         local q, s = policies[i], states[i]
         local verdict = (not s.ok and 'reject') or (blocked and 'none') or 'consume'
-        local extra = q.impl.apply(q, keys[i], s, verdict, now)
-        if verdict == 'consume' then
-            record_admission(q, now)
-        elseif verdict == 'reject' then
-            record_rejection(q, keys[i], now)
+        local extra
+        if s.never then
+            count_never(q, keys[i], s, now)
+        else
+            extra = q.impl.apply(q, keys[i], s, verdict, now)
+        end
+        if q.stats then -- none for sluice_check's parameters: no policy to count for
+            if verdict == 'consume' then
+                record_admission(q, now)
+            elseif verdict == 'reject' then
+                record_rejection(q, keys[i], now)
+            end
         end
         if not blocked and q.extra then reply[#reply + 1] = extra or q.extra end
     end
@@ -837,12 +925,15 @@ local function peek(keys, args)
 end
 
 -- FCALL sluice_check 1 <key> <algorithm> <limit> <window_ms> <burst> [cost]: the same decision with
--- explicit parameters, for callers that keep their own configuration. Not counted per policy.
+-- explicit parameters, for callers that keep their own configuration, on keys apart from every
+-- policy's (check_key_problem()). Not counted per policy.
 local function check(keys, args)
     if #keys ~= 1 then return fail('sluice_check takes exactly one key') end
     if #args ~= 4 and #args ~= 5 then
         return fail('expected <algorithm> <limit> <window_ms> <burst> [cost]; got ' .. #args .. ' argument(s)')
     end
+    local bad_key = check_key_problem(keys[1])
+    if bad_key then return fail(bad_key) end
     local names = {'limit', 'window_ms', 'burst'}
     local p = {algorithm = args[1], name = args[1]}
     for i = 1, 3 do
@@ -858,9 +949,7 @@ local function check(keys, args)
             return fail('cost must be a whole number from 1 to ' .. MAX_COUNT .. ', got ' .. shown(args[5]))
         end
     end
-    if cost > p.capacity then
-        return fail('cost ' .. cost .. ' exceeds ' .. p.capacity .. ', the most these parameters admit at once')
-    end
+    if cost > p.capacity then return decide(keys, {p}, cost, false) end -- never passes: the rare path
     return decide_one(keys[1], p, cost)
 end
 
@@ -877,7 +966,7 @@ local function release(keys, args)
     local cost = find(lease, '^%x+:%d+$') and entry_cost(lease)
     if not cost then return fail('lease must be a lease id returned by sluice_acquire, got ' .. shown(lease)) end
     local expiry, err = read('ZSCORE', keys[1], lease)
-    if err then return fail(not_a_bucket(keys[1], p)) end
+    if err then return fail(not_a_bucket(keys[1], p, err)) end
     if not expiry then return 0 end
     redis.call('ZREM', keys[1], lease)
     redis.call('ZINCRBY', keys[1], cost, '~u')

@@ -9,6 +9,7 @@ const NAMESPACE = "sluice"; // the namespace whose policies were published
 const FAIL_OPEN = "open"; // let the request through: for limits that protect capacity
 const FAIL_CLOSED = "closed"; // refuse it: for limits that stop abuse (login, password reset, sign-up)
 const FAULT_RETRY_AFTER_S = 1; // what a request refused by FAIL_CLOSED is told to wait
+const RETRY_NEVER_MS = -2; // retryAfterMs of a call whose cost is above what the policy admits at once
 
 // A client that gives up fast and never sends a decision twice (the first may have been taken).
 function connect(url, { timeoutMs = 100, name = "my-service" } = {}) {
@@ -45,6 +46,11 @@ class Decision {
   constructor(fields) {
     Object.assign(this, { allowed: false, remaining: 0, retryAfterMs: -1, resetAfterMs: 0, limit: 0,
                           policy: "", extras: [], policies: [], error: null }, fields);
+  }
+
+  // Rejected for good: the cost is above what the policy admits at once, so no wait lets it pass.
+  get never() {
+    return !this.allowed && this.retryAfterMs === RETRY_NEVER_MS;
   }
 
   // The HTTP status to answer: 200 (serve it), 429 (rate limited), 503 (limiter down, failing closed).
@@ -100,13 +106,15 @@ class Limiter {
   }
 
   // RateLimit-Policy and RateLimit as draft-ietf-httpapi-ratelimit-headers-10 writes them, and
-  // Retry-After on a refusal.
+  // Retry-After on a refusal that some wait ends.
   async headers(decision) {
     if (decision.error) return decision.allowed ? {} : { "Retry-After": String(FAULT_RETRY_AFTER_S) };
     const waitMs = decision.allowed ? decision.resetAfterMs : decision.retryAfterMs;
     const seconds = Math.max(Math.ceil(waitMs / 1000), decision.allowed ? 0 : 1);
-    // Policy names are [A-Za-z0-9_.-], so they are Structured Field strings as they are.
-    const headers = { RateLimit: `"${decision.policy}";r=${decision.remaining};t=${seconds}` };
+    // Policy names are [A-Za-z0-9_.-], so they are Structured Field strings as they are. A call that can
+    // never pass gets no time (t, Retry-After): none would let it through.
+    const quotaLeft = `"${decision.policy}";r=${decision.remaining}`;
+    const headers = { RateLimit: decision.never ? quotaLeft : `${quotaLeft};t=${seconds}` };
     const table = await this.policies();
     const quotas = [];
     for (const name of decision.policies) {
@@ -120,7 +128,7 @@ class Limiter {
       quotas.push(quota);
     }
     if (quotas.length > 0) headers["RateLimit-Policy"] = quotas.join(", ");
-    if (!decision.allowed) headers["Retry-After"] = String(seconds);
+    if (!decision.allowed && !decision.never) headers["Retry-After"] = String(seconds);
     return headers;
   }
 
@@ -156,5 +164,5 @@ async function handle(limit, userId, serve) {
   return { status: 200, headers, body: await serve() };
 }
 
-module.exports = { NAMESPACE, FAIL_OPEN, FAIL_CLOSED, connect, escapeSubject, unescapeSubject, bucketKey, Limiter,
-                   Decision, LimiterError, UnknownPolicy, handle };
+module.exports = { NAMESPACE, FAIL_OPEN, FAIL_CLOSED, RETRY_NEVER_MS, connect, escapeSubject, unescapeSubject,
+                   bucketKey, Limiter, Decision, LimiterError, UnknownPolicy, handle };

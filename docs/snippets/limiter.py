@@ -19,6 +19,7 @@ NAMESPACE = "sluice"  # the namespace whose policies were published
 FAIL_OPEN = "open"  # let the request through: for limits that protect capacity
 FAIL_CLOSED = "closed"  # refuse it: for limits that stop abuse (login, password reset, sign-up)
 FAULT_RETRY_AFTER_S = 1  # what a request refused by FAIL_CLOSED is told to wait
+RETRY_NEVER_MS = -2  # retry_after_ms of a call whose cost is above what the policy admits at once
 
 log = logging.getLogger("limiter")
 
@@ -66,6 +67,11 @@ class Decision:
     extras: list = dataclasses.field(default_factory=list)  # lease ids, queue delays (ms)
     policies: tuple = ()  # every policy of the call
     error: Exception = None  # set when the limiter did not decide and on_failure did
+
+    @property
+    def never(self):
+        """Rejected for good: the cost is above what the policy admits at once, so no wait lets it pass."""
+        return not self.allowed and self.retry_after_ms == RETRY_NEVER_MS
 
     @property
     def status(self):
@@ -132,13 +138,15 @@ class Limiter:
 
     def headers(self, decision):
         """RateLimit-Policy and RateLimit as draft-ietf-httpapi-ratelimit-headers-10 writes them, and
-        Retry-After on a refusal."""
+        Retry-After on a refusal that some wait ends."""
         if decision.error is not None:  # no numbers from the limiter to give
             return {} if decision.allowed else {"Retry-After": str(FAULT_RETRY_AFTER_S)}
         wait_ms = decision.reset_after_ms if decision.allowed else decision.retry_after_ms
         seconds = max(math.ceil(wait_ms / 1000), 0 if decision.allowed else 1)
-        # Policy names are [A-Za-z0-9_.-], so they are Structured Field strings as they are.
-        headers = {"RateLimit": f'"{decision.policy}";r={decision.remaining};t={seconds}'}
+        # Policy names are [A-Za-z0-9_.-], so they are Structured Field strings as they are. A call that can
+        # never pass gets no time (t, Retry-After): none would let it through.
+        quota_left = f'"{decision.policy}";r={decision.remaining}'
+        headers = {"RateLimit": quota_left if decision.never else f"{quota_left};t={seconds}"}
         quotas = []
         for name in decision.policies:
             definition = self.policy_table().get(name)
@@ -150,7 +158,7 @@ class Limiter:
                 quotas.append(quota)
         if quotas:
             headers["RateLimit-Policy"] = ", ".join(quotas)
-        if not decision.allowed:
+        if not decision.allowed and not decision.never:
             headers["Retry-After"] = str(seconds)
         return headers
 

@@ -49,7 +49,8 @@ QByteArray fireKeyPrefix(const QString &ns, const QByteArray &runId);
 // The Redis commands of target `index` of a run. Test-fire keys (the default) live under
 // "<namespace>-fire:<run>:<index + 1>:", so a run never touches a real subject's bucket and starts from full
 // buckets; a policy is then called through sluice_check with its definition, which works before it
-// is published and leaves the policy's own counters alone. Real keys are the policy's buckets
+// is published and leaves the policy's own counters alone (sluice_check takes these keys: they lie outside
+// "<namespace>:", where it refuses every key a policy could own). Real keys are the policy's buckets
 // (sluice_acquire, as services call it) or the script's keys exactly as named.
 class FireCommands {
 public:

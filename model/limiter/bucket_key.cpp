@@ -11,7 +11,7 @@ QByteArray bucketKey(const QString &ns, const QString &policy, const QByteArray 
 
 bool isValidSubject(const QByteArray &subject)
 {
-    return !subject.isEmpty() && !subject.contains('{') && !subject.contains('}');
+    return !subject.isEmpty() && subject.size() <= maxSubjectBytes && !subject.contains('{') && !subject.contains('}');
 }
 
 bool splitBucketKey(const QString &ns, const QByteArray &key, QString *policy, QByteArray *subject)

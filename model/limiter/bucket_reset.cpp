@@ -28,7 +28,8 @@ void resetBucket(redis::RedisCommands *client, const LibraryOwner &owner, const 
                  std::function<void(const std::optional<Failure> &)> done)
 {
     if (!isValidPolicyName(policy) || !isValidSubject(subject)) {
-        done(Failure::invalid(tr("not a bucket: a policy name and a subject without { or } are needed")));
+        done(Failure::invalid(tr("not a bucket: a policy name and a subject of 1 to %1 bytes without { or } are needed")
+                                  .arg(maxSubjectBytes)));
         return;
     }
     const QByteArray key = bucketKey(owner.ns, policy, subject);

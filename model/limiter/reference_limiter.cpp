@@ -21,6 +21,9 @@ public:
     virtual ~Model() = default;
 
     virtual bool fits(qint64 t, qint64 cost) const = 0;
+    // Whether a call of `cost` fits a full bucket: what the policy admits at once is `limit`, or `burst`
+    // for the buckets that hold one.
+    virtual bool canEverFit(qint64 cost) const { return cost <= limit; }
     virtual qint64 available(qint64 t) const = 0;
     virtual bool full(qint64 t) const = 0;
     virtual QByteArray consume(qint64 t, qint64 cost) = 0; // returns the reply's extra element
@@ -49,6 +52,7 @@ qint64 ceilDiv(Int a, Int b)
 class TokenBucket : public ReferenceLimiter::Model {
 public:
     using Model::Model;
+    bool canEverFit(qint64 cost) const override { return cost <= burst; }
     Int level(qint64 t) const
     {
         const Int capacity = burst * window;
@@ -77,6 +81,7 @@ private:
 class Gcra : public ReferenceLimiter::Model {
 public:
     using Model::Model;
+    bool canEverFit(qint64 cost) const override { return cost <= burst; }
     Int backlog(qint64 t) const { return std::max(Int(0), tat - Int(t) * limit); }
     bool fits(qint64 t, qint64 cost) const override { return backlog(t) + Int(cost) * window <= burst * window; }
     qint64 available(qint64 t) const override { return floorDiv(burst * window - backlog(t), window); }
@@ -96,6 +101,7 @@ private:
 class LeakyBucket : public ReferenceLimiter::Model {
 public:
     using Model::Model;
+    bool canEverFit(qint64 cost) const override { return cost <= burst; }
     Int queued(qint64 t) const { return std::max(Int(0), emptyAt - Int(t) * limit); }
     bool fits(qint64 t, qint64 cost) const override { return queued(t) + Int(cost) * window <= burst * window; }
     qint64 available(qint64 t) const override { return floorDiv(burst * window - queued(t), window); }
@@ -224,6 +230,7 @@ private:
 class ScgTokenBucket : public ReferenceLimiter::Model {
 public:
     using Model::Model;
+    bool canEverFit(qint64 cost) const override { return cost <= burst; }
     Int filled(qint64 t) const
     {
         if (!stored || t >= expiresAt)
@@ -262,6 +269,7 @@ public:
     using Model::Model;
     bool open(qint64 t) const { return count > 0 && t < expiresAt; }
     bool fits(qint64 t, qint64) const override { return !open(t) || count < limit; }
+    bool canEverFit(qint64) const override { return true; } // it counts calls, whatever they cost
     qint64 available(qint64 t) const override
     {
         return open(t) ? std::max<qint64>(0, static_cast<qint64>(limit) - count) : static_cast<qint64>(limit);
@@ -294,6 +302,7 @@ private:
 class IntervalTokenBucket : public ReferenceLimiter::Model {
 public:
     using Model::Model;
+    bool canEverFit(qint64 cost) const override { return cost <= burst; }
     Int tokensAt(qint64 t) const { return live(t) ? std::min(burst, tokens + batches(t) * limit) : burst; }
     bool fits(qint64 t, qint64 cost) const override { return tokensAt(t) >= cost; }
     qint64 available(qint64 t) const override { return static_cast<qint64>(tokensAt(t)); }
@@ -410,7 +419,12 @@ Decision ReferenceLimiter::decide(qint64 now, qint64 cost) const
     Decision decision;
     decision.allowed = model.fits(now, cost);
     decision.remaining = model.available(now);
-    decision.retryAfterMs = decision.allowed ? -1 : firstTime(now, [&](qint64 t) { return model.fits(t, cost); }) - now;
+    if (decision.allowed)
+        decision.retryAfterMs = -1;
+    else if (!model.canEverFit(cost))
+        decision.retryAfterMs = retryNeverMs;
+    else
+        decision.retryAfterMs = firstTime(now, [&](qint64 t) { return model.fits(t, cost); }) - now;
     decision.resetAfterMs = firstTime(now, [&](qint64 t) { return model.full(t); }) - now;
     return decision;
 }

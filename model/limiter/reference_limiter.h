@@ -9,6 +9,10 @@
 
 namespace sluice::model {
 
+// retry_after_ms of a rejected call that can never pass, its cost above what the policy admits at
+// once (-1 means admitted; any other wait is positive).
+constexpr qint64 retryNeverMs = -2;
+
 // What a limiter answers for one call (the sluice_acquire reply, minus limit and policy name).
 struct Decision {
     bool allowed = false;
@@ -26,7 +30,8 @@ struct Decision {
 // cost fit at time t?", "how many whole units are available at t?" and "is it as good as new at
 // t?". Time never goes backwards from one call to the next (state older than any window is
 // dropped). retry_after and reset_after are then found by searching time, not by formula, so the model
-// shares no arithmetic with the Lua library it checks.
+// shares no arithmetic with the Lua library it checks; a call that no full bucket fits never passes
+// (retryNeverMs).
 class ReferenceLimiter {
 public:
     explicit ReferenceLimiter(const Policy &policy);

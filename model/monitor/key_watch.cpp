@@ -43,7 +43,7 @@ int KeyWatch::addSubject(const QString &policy, const QByteArray &subject, Failu
         return -1;
     }
     if (!isValidSubject(subject)) {
-        *failure = Failure::invalid(tr("A subject is not empty and has no { or }."));
+        *failure = Failure::invalid(tr("A subject is 1 to %1 bytes and has no { or }.").arg(maxSubjectBytes));
         return -1;
     }
     WatchedKey key;

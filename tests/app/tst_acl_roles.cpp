@@ -379,9 +379,10 @@ private Q_SLOTS:
         QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
         wrong = mismatch(acquire("sl-roll", "carol"), false, 0, QStringLiteral("sl-roll"));
         QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
-        // Parameters of its own, on its own keys; the library's bookkeeping functions need no key.
+        // Parameters of its own, on its own keys (behind `~`, apart from every policy's buckets); the library's
+        // bookkeeping functions need no key.
         const RedisReply checked
-            = syncCommand(service, {"FCALL", fn("check"), "1", key("own", "dave"), "token_bucket", "5", "1000", "5"});
+            = syncCommand(service, {"FCALL", fn("check"), "1", key("~own", "dave"), "token_bucket", "5", "1000", "5"});
         QVERIFY2(checked.ok() && checked.value.elements.value(0).integer == 1, qPrintable(shown(checked)));
         for (const char *verb : {"version", "stats"})
             QVERIFY2(syncCommand(service, {"FCALL_RO", fn(verb), "0"}).ok(), verb);

@@ -643,6 +643,15 @@ private Q_SLOTS:
         const QJsonObject denied = QJsonDocument::fromJson(second.out.toUtf8()).object();
         QCOMPARE(denied[QLatin1String("allowed")].toBool(), false);
         QVERIFY(denied[QLatin1String("retry_after_ms")].toInt() > 0);
+        // More than the burst can never pass: rejected, with no wait to show.
+        const QStringList tooMuch{QStringLiteral("acquire"), QStringLiteral("api"), QStringLiteral("alice"),
+                                  QStringLiteral("--cost"), QStringLiteral("3")};
+        const Run neverPasses = sluicectl(base + tooMuch);
+        QCOMPARE(neverPasses.exitCode, 11);
+        QVERIFY2(neverPasses.out.contains(QLatin1String("retry_after_ms   never (cost above what the policy admits")),
+                 qPrintable(neverPasses.out));
+        const Run neverJson = sluicectl(base + tooMuch + QStringList{QStringLiteral("--json")});
+        QCOMPARE(QJsonDocument::fromJson(neverJson.out.toUtf8()).object()[QLatin1String("retry_after_ms")].toInt(), -2);
         const Run lease = sluicectl(base
                                     + QStringList{QStringLiteral("acquire"), QStringLiteral("jobs"),
                                                   QStringLiteral("batch"), QStringLiteral("--json")});
@@ -1260,6 +1269,14 @@ private Q_SLOTS:
         QTest::newRow("reset-key bad subject")
             << QStringList{QStringLiteral("reset-key"), QStringLiteral("login"), QStringLiteral("{x}")}
             << QStringLiteral("has no { or }");
+        // The library's bound on subjects, as the keys hold them.
+        const QString longSubject(513, QLatin1Char('s'));
+        QTest::newRow("reset-key subject too long")
+            << QStringList{QStringLiteral("reset-key"), QStringLiteral("login"), longSubject}
+            << QStringLiteral("a subject is 1 to 512 bytes");
+        QTest::newRow("acquire subject too long")
+            << QStringList{QStringLiteral("acquire"), QStringLiteral("login"), longSubject}
+            << QStringLiteral("a subject is 1 to 512 bytes");
     }
 
     void usageErrors()

@@ -1,7 +1,8 @@
 // Every algorithm of the limiter library against its exact C++ reference model: the same random
-// traffic (bursts, idle gaps, costs, peeks, releases) on a fixed test clock, and every decision
-// compared, field by field. Includes slow (1 per hour, 5 per day) and large (1e9 per second) rates,
-// and a million calls at 1e9 per second to show the arithmetic does not drift.
+// traffic (bursts, idle gaps, costs, some above what the policy admits at once, peeks, releases) on a
+// fixed test clock, and every decision compared, field by field. Includes slow (1 per hour, 5 per day)
+// and large (1e9 per second) rates, and a million calls at 1e9 per second to show the arithmetic does
+// not drift.
 
 #include "model/limiter/bucket_key.h"
 #include "support/limiter_support.h"
@@ -118,7 +119,10 @@ private:
             return 1;
         if (roll < 95)
             return upTo(std::min<qint64>(capacity(), 10));
-        return upTo(capacity());
+        // Now and then more than the policy admits at once: a rejection that never passes.
+        if (roll < 99 || capacity() == model::policy_limits::maxLimit)
+            return upTo(capacity());
+        return capacity() + upTo(std::min<qint64>(model::policy_limits::maxLimit - capacity(), 10));
     }
 
     model::Policy m_policy;

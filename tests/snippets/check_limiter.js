@@ -53,6 +53,27 @@ async function allowedThenRejected(limit) {
   check("RateLimit says none left until then", headers.RateLimit === `"api";r=0;t=${retryAfter}`, headers);
 }
 
+async function neverPasses(limit) {
+  const decision = await limit.acquire("gina", ["api"], { cost: 6 }); // api holds 5
+  const headers = await limit.headers(decision);
+  check("a cost above the capacity is a 429", decision.status === 429 && decision.never
+        && decision.retryAfterMs === limiter.RETRY_NEVER_MS, decision);
+  check("that names no time: no Retry-After, no t", !("Retry-After" in headers) && headers.RateLimit === '"api";r=5'
+        && headers["RateLimit-Policy"] === '"api";q=5;w=3600', headers);
+  check("it took nothing", (await limit.acquire("gina", ["api"])).remaining === 4);
+  check("an ordinary rejection is no never", !(await limit.acquire("alice", ["api"])).never);
+}
+
+async function subjectBound(limit) {
+  const longest = "{".repeat(170) + "ab"; // 512 bytes once escaped: the bound applies to what the key holds
+  check("a subject of 512 escaped bytes passes", limiter.escapeSubject(longest).length === 512
+        && (await limit.acquire(longest, ["api"])).allowed);
+  let raised = null;
+  await limit.acquire("{".repeat(171), ["api"]).catch((error) => { raised = error; });
+  check("a subject of 513 escaped bytes is refused",
+        raised instanceof limiter.LimiterError && raised.message.includes("the most is 512"), String(raised));
+}
+
 async function severalPolicies(limit) {
   for (let call = 1; call <= 3; ++call) {
     const decision = await limit.acquire("bob", ["api", "api-daily"]);
@@ -127,8 +148,8 @@ async function serverFrozen(limit) {
 async function main() {
   const client = limiter.connect(process.env.SLUICE_SNIPPET_SERVICE_URL, { timeoutMs: 250 });
   const limit = new limiter.Limiter(client, { log: quiet });
-  for (const run of [keysAndEscaping, allowedThenRejected, severalPolicies, leases, unknownPolicy, libraryGone,
-                     serverFrozen]) {
+  for (const run of [keysAndEscaping, allowedThenRejected, neverPasses, subjectBound, severalPolicies, leases,
+                     unknownPolicy, libraryGone, serverFrozen]) {
     await run(limit);
   }
   client.disconnect();

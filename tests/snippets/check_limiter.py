@@ -57,6 +57,28 @@ def allowed_then_rejected(limit):
     check("RateLimit says none left until then", headers["RateLimit"] == f'"api";r=0;t={retry_after}', headers)
 
 
+def never_passes(limit):
+    decision = limit.acquire("gina", "api", cost=6)  # api holds 5
+    headers = limit.headers(decision)
+    check("a cost above the capacity is a 429", decision.status == 429 and decision.never
+          and decision.retry_after_ms == limiter.RETRY_NEVER_MS, decision)
+    check("that names no time: no Retry-After, no t", "Retry-After" not in headers
+          and headers["RateLimit"] == '"api";r=5' and headers["RateLimit-Policy"] == '"api";q=5;w=3600', headers)
+    check("it took nothing", limit.acquire("gina", "api").remaining == 4)
+    check("an ordinary rejection is no never", not limit.acquire("alice", "api").never)
+
+
+def subject_bound(limit):
+    longest = "{" * 170 + "ab"  # 512 bytes once escaped: the bound applies to what the key holds
+    check("a subject of 512 escaped bytes passes", len(limiter.escape_subject(longest)) == 512
+          and limit.acquire(longest, "api").allowed)
+    try:
+        limit.acquire("{" * 171, "api")
+        check("a subject of 513 escaped bytes is refused", False)
+    except limiter.LimiterError as error:
+        check("a subject of 513 escaped bytes is refused", "the most is 512" in str(error), error)
+
+
 def several_policies(limit):
     for call in range(1, 4):
         decision = limit.acquire("bob", "api", "api-daily")
@@ -123,8 +145,8 @@ def server_frozen(limit):
 
 def main():
     limit = limiter.Limiter(limiter.connect(SERVICE_URL, timeout_s=0.25))
-    for case in (keys_and_escaping, allowed_then_rejected, several_policies, leases, unknown_policy, library_gone,
-                 server_frozen):
+    for case in (keys_and_escaping, allowed_then_rejected, never_passes, subject_bound, several_policies, leases,
+                 unknown_policy, library_gone, server_frozen):
         case(limit)
 
 
