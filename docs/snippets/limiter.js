@@ -4,6 +4,7 @@
 const Redis = require("ioredis");
 
 const NAMESPACE = "sluice"; // the namespace whose policies were published
+const DATABASE = 0; // the database they were published in (the client's)
 
 // What a call does when the limiter cannot decide (no library loaded, no answer in time).
 const FAIL_OPEN = "open"; // let the request through: for limits that protect capacity
@@ -31,6 +32,14 @@ const unescapeSubject = (escaped) =>
 
 // <namespace>:<policy>:{<subject>}: the subject is the Cluster hash tag, so one subject's buckets under
 // several policies share a slot and one call can decide them together.
+// The library a namespace publishes in a database (sluicectl status prints it); its functions are
+// <library>_acquire, ...: sluice_acquire for the default namespace in database 0.
+function libraryName(namespace = NAMESPACE, database = DATABASE) {
+  if (namespace === "sluice" && database === 0) return "sluice";
+  const spelled = namespace.replace(/[_.-]/g, (char) => ({ _: "__", ".": "_p", "-": "_m" })[char]);
+  return `sluice_${spelled}` + (database ? `_db${database}` : "");
+}
+
 const bucketKey = (policy, subject, namespace = NAMESPACE) => `${namespace}:${policy}:{${escapeSubject(subject)}}`;
 
 // A call the library refused: a bug in the call or the deployment, never a reason to allow.
@@ -61,8 +70,9 @@ class Decision {
 }
 
 class Limiter {
-  constructor(redis, { namespace = NAMESPACE, onFailure = FAIL_OPEN, log = console } = {}) {
+  constructor(redis, { namespace = NAMESPACE, database = DATABASE, onFailure = FAIL_OPEN, log = console } = {}) {
     Object.assign(this, { redis, namespace, onFailure, log, policyTable: new Map(), policyTableReadAt: -Infinity });
+    this.library = libraryName(namespace, database);
   }
 
   // One decision over every policy named, all or nothing (sluice_acquire).
@@ -70,7 +80,7 @@ class Limiter {
     const keys = policies.map((policy) => bucketKey(policy, subject, this.namespace));
     let reply;
     try {
-      reply = await this.redis.fcall("sluice_acquire", keys.length, ...keys, ...policies, cost);
+      reply = await this.redis.fcall(`${this.library}_acquire`, keys.length, ...keys, ...policies, cost);
     } catch (error) {
       if (error.name !== "ReplyError" || UNAVAILABLE.test(error.message)) {
         return this.unavailable(error, policies, onFailure);
@@ -87,8 +97,8 @@ class Limiter {
   // itself after the policy's window_ms).
   async release(subject, policy, lease) {
     try {
-      return (await this.redis.fcall("sluice_release", 1, bucketKey(policy, subject, this.namespace), policy,
-                                     lease)) === 1;
+      return (await this.redis.fcall(`${this.library}_release`, 1, bucketKey(policy, subject, this.namespace),
+                                     policy, lease)) === 1;
     } catch (error) {
       this.log.warn(`limiter: lease ${lease} of ${policy} not released: ${error.message}`);
       return false;
@@ -137,7 +147,7 @@ class Limiter {
     if (Date.now() - this.policyTableReadAt > maxAgeMs) {
       this.policyTableReadAt = Date.now();
       try {
-        const rows = await this.redis.fcall_ro("sluice_policies", 0);
+        const rows = await this.redis.fcall_ro(`${this.library}_policies`, 0);
         this.policyTable = new Map(rows.map(([name, algorithm, limit, windowMs, , shadow]) =>
           [name, { algorithm, limit, windowMs, shadow: shadow === 1 }]));
       } catch (error) {
@@ -165,4 +175,4 @@ async function handle(limit, userId, serve) {
 }
 
 module.exports = { NAMESPACE, FAIL_OPEN, FAIL_CLOSED, RETRY_NEVER_MS, connect, escapeSubject, unescapeSubject,
-                   bucketKey, Limiter, Decision, LimiterError, UnknownPolicy, handle };
+                   libraryName, bucketKey, Limiter, Decision, LimiterError, UnknownPolicy, handle };

@@ -14,6 +14,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 NAMESPACE = "sluice"  # the namespace whose policies were published
+DATABASE = 0  # the database they were published in (the client's)
 
 # What a call does when the limiter cannot decide (no library loaded, no answer in time).
 FAIL_OPEN = "open"  # let the request through: for limits that protect capacity
@@ -40,6 +41,15 @@ def escape_subject(subject):
 
 def unescape_subject(escaped):
     return re.sub("%(25|7B|7D)", lambda match: chr(int(match.group(1), 16)), escaped)
+
+
+def library_name(namespace=NAMESPACE, database=DATABASE):
+    """The library a namespace publishes in a database (sluicectl status prints it); its functions are
+    <library>_acquire, ...: sluice_acquire for the default namespace in database 0."""
+    if namespace == "sluice" and database == 0:
+        return "sluice"
+    spelled = "".join({"_": "__", ".": "_p", "-": "_m"}.get(char, char) for char in namespace)
+    return f"sluice_{spelled}" + (f"_db{database}" if database else "")
 
 
 def bucket_key(policy, subject, namespace=NAMESPACE):
@@ -92,9 +102,10 @@ _UNAVAILABLE_REPLIES = ("Function not found", "BUSY", "MASTERDOWN", "TRYAGAIN", 
 
 
 class Limiter:
-    def __init__(self, client, namespace=NAMESPACE, on_failure=FAIL_OPEN):
+    def __init__(self, client, namespace=NAMESPACE, database=DATABASE, on_failure=FAIL_OPEN):
         self.client = client
         self.namespace = namespace
+        self.library = library_name(namespace, database)
         self.on_failure = on_failure
         self._policy_table = {}
         self._policy_table_read_at = -math.inf
@@ -103,7 +114,7 @@ class Limiter:
         """One decision over every policy named, all or nothing (sluice_acquire)."""
         keys = [bucket_key(policy, subject, self.namespace) for policy in policies]
         try:
-            reply = self.client.fcall("sluice_acquire", len(keys), *keys, *policies, cost)
+            reply = self.client.fcall(f"{self.library}_acquire", len(keys), *keys, *policies, cost)
         except _UNAVAILABLE_ERRORS as error:
             return self._unavailable(error, policies, on_failure)
         except redis.ResponseError as error:
@@ -120,8 +131,8 @@ class Limiter:
         """Ends a concurrency lease; False when it had ended already or the release failed (it then ends
         by itself after the policy's window_ms)."""
         try:
-            return self.client.fcall("sluice_release", 1, bucket_key(policy, subject, self.namespace), policy,
-                                     lease) == 1
+            return self.client.fcall(f"{self.library}_release", 1, bucket_key(policy, subject, self.namespace),
+                                     policy, lease) == 1
         except redis.RedisError as error:
             log.warning("limiter: lease %s of %s not released: %s", lease, policy, error)
             return False
@@ -167,7 +178,7 @@ class Limiter:
         if time.monotonic() - self._policy_table_read_at > max_age_s:
             self._policy_table_read_at = time.monotonic()
             try:
-                rows = self.client.fcall_ro("sluice_policies", 0)
+                rows = self.client.fcall_ro(f"{self.library}_policies", 0)
                 self._policy_table = {_text(row[0]): {"algorithm": _text(row[1]), "limit": row[2],
                                                       "window_ms": row[3], "shadow": row[5] == 1} for row in rows}
             except redis.RedisError as error:

@@ -106,6 +106,23 @@ async function leases(limit) {
   check("released when the work throws", (await limit.acquire("carol", ["jobs"])).allowed);
 }
 
+async function namespacesAndDatabases() {
+  const names = [["sluice", 0, "sluice"], ["teamb", 0, "sluice_teamb"], ["sluice", 1, "sluice_sluice_db1"],
+                 ["team.c-d_e", 2, "sluice_team_pc_md__e_db2"]];
+  for (const [namespace, database, name] of names) {
+    check(`the library of ${namespace} in database ${database}`, limiter.libraryName(namespace, database) === name,
+          limiter.libraryName(namespace, database));
+  }
+  const client = limiter.connect(`${process.env.SLUICE_SNIPPET_ADMIN_URL}/1`, { timeoutMs: 250 });
+  const other = new limiter.Limiter(client, { namespace: "team.b-c_d", database: 1, log: quiet });
+  const decision = await other.acquire("zoe", ["api"]);
+  check("another namespace decides through its own library",
+        decision.allowed && !decision.error && decision.remaining === 4, decision);
+  check("in its own database", (await client.exists(limiter.bucketKey("api", "zoe", "team.b-c_d"))) === 1
+        && (await admin.exists(limiter.bucketKey("api", "zoe"))) === 0);
+  client.disconnect();
+}
+
 async function unknownPolicy(limit) {
   for (const onFailure of [limiter.FAIL_OPEN, limiter.FAIL_CLOSED]) {
     let raised = null;
@@ -149,7 +166,7 @@ async function main() {
   const client = limiter.connect(process.env.SLUICE_SNIPPET_SERVICE_URL, { timeoutMs: 250 });
   const limit = new limiter.Limiter(client, { log: quiet });
   for (const run of [keysAndEscaping, allowedThenRejected, neverPasses, subjectBound, severalPolicies, leases,
-                     unknownPolicy, libraryGone, serverFrozen]) {
+                     namespacesAndDatabases, unknownPolicy, libraryGone, serverFrozen]) {
     await run(limit);
   }
   client.disconnect();

@@ -106,6 +106,21 @@ def leases(limit):
     check("a second release finds nothing", limit.release("carol", "jobs", again.extras[0]) is False)
 
 
+def namespaces_and_databases(limit):
+    names = {("sluice", 0): "sluice", ("teamb", 0): "sluice_teamb", ("sluice", 1): "sluice_sluice_db1",
+             ("team.c-d_e", 2): "sluice_team_pc_md__e_db2"}
+    for (namespace, database), name in names.items():
+        check(f"the library of {namespace} in database {database}",
+              limiter.library_name(namespace, database) == name, limiter.library_name(namespace, database))
+    client = limiter.connect(os.environ["SLUICE_SNIPPET_ADMIN_URL"] + "/1", timeout_s=0.25)
+    other = limiter.Limiter(client, namespace="team.b-c_d", database=1)
+    decision = other.acquire("zoe", "api")
+    check("another namespace decides through its own library", decision.allowed and decision.error is None
+          and decision.remaining == 4, decision)
+    check("in its own database", client.exists(limiter.bucket_key("api", "zoe", "team.b-c_d")) == 1
+          and ADMIN.exists(limiter.bucket_key("api", "zoe")) == 0)
+
+
 def unknown_policy(limit):
     for mode in (limiter.FAIL_OPEN, limiter.FAIL_CLOSED):
         try:
@@ -146,7 +161,7 @@ def server_frozen(limit):
 def main():
     limit = limiter.Limiter(limiter.connect(SERVICE_URL, timeout_s=0.25))
     for case in (keys_and_escaping, allowed_then_rejected, never_passes, subject_bound, several_policies, leases,
-                 unknown_policy, library_gone, server_frozen):
+                 namespaces_and_databases, unknown_policy, library_gone, server_frozen):
         case(limit)
 
 

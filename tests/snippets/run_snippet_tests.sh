@@ -62,10 +62,13 @@ for _attempt in 1 2 3 4 5; do
 done
 [ -n "$server" ] || fail "redis-server did not start: $last_log"
 
-# Quiet unless they fail (a server without persistence makes them warn).
-for step in "apply $here/policies.json" publish; do
-  # shellcheck disable=SC2086 # the step's words
-  output=$("$sluicectl" -p "$port" $step 2>&1) || fail "sluicectl $step: $output"
+# Quiet unless they fail (a server without persistence makes them warn). The same policies in another
+# namespace and database, whose library the checks call by its own name.
+for where in "" "-n 1 --namespace team.b-c_d"; do
+  for step in "apply $here/policies.json" publish; do
+    # shellcheck disable=SC2086 # the flags' and the step's words
+    output=$("$sluicectl" -p "$port" $where $step 2>&1) || fail "sluicectl $where $step: $output"
+  done
 done
 password=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
 read -r -a acl < <("$sluicectl" acl service | grep '^ACL SETUSER')
