@@ -122,12 +122,17 @@ local FOUR_SIZE, FIVE_SIZE = 1 + 8 * 5, 1 + 8 * 6
 -- formatted on every call.
 local FOUR_REJECTED_AT, FIVE_REJECTED_AT = '33', '41'
 
+-- Stored doubles that are NaN or infinite make a bucket foreign data: x * 0 is 0 for every finite
+-- x and NaN otherwise, so one comparison of (sum of the values) * 0 checks them all.
 local function packed_state(p, key, tag, format, size)
     local raw = redis.pcall('GET', key)
     if not raw then return false end
     -- A wrong type's error reply is a table, whose length is no bucket's size.
     if #raw ~= size or byte(raw, 1) ~= tag then return nil, not_a_bucket(key, p) end
-    return unpack(format, raw, 2)
+    -- After four values `e` is unpack's next position, a finite number too.
+    local expires, a, b, c, d, e = unpack(format, raw, 2)
+    if (expires + a + b + c + d + e) * 0 ~= 0 then return nil, not_a_bucket(key, p) end
+    return expires, a, b, c, d, e
 end
 
 -- Writes a bucket that must live `ttl` ms after `now`. The expiry moves only when it falls short,
@@ -167,10 +172,14 @@ local function narrow_level_state(p, key, raw, tag, wide_tag)
     local size = #raw
     if size == FOUR_SIZE and byte(raw, 1) == tag then
         local expires, level, stamp, allowed, rejected = unpack(FOUR, raw, 2)
-        return expires, level, stamp, allowed, rejected, FOUR_REJECTED_AT
+        if (expires + level + stamp + allowed + rejected) * 0 == 0 then
+            return expires, level, stamp, allowed, rejected, FOUR_REJECTED_AT
+        end
     elseif size == FIVE_SIZE and byte(raw, 1) == wide_tag then
         local expires, whole, part, stamp, allowed, rejected = unpack(FIVE, raw, 2)
-        return expires, narrowed(p, whole, part), stamp, allowed, rejected, FIVE_REJECTED_AT
+        if (expires + whole + part + stamp + allowed + rejected) * 0 == 0 then
+            return expires, narrowed(p, whole, part), stamp, allowed, rejected, FIVE_REJECTED_AT
+        end
     end
     return nil, not_a_bucket(key, p)
 end
@@ -191,12 +200,16 @@ local function wide_level_state(p, key, raw, tag, wide_tag)
     local size = #raw
     if size == FIVE_SIZE and byte(raw, 1) == wide_tag then
         local expires, whole, part, stamp, allowed, rejected = unpack(FIVE, raw, 2)
-        whole, part = wide_level(p, whole, part)
-        return expires, whole, part, stamp, allowed, rejected, FIVE_REJECTED_AT
+        if (expires + whole + part + stamp + allowed + rejected) * 0 == 0 then
+            whole, part = wide_level(p, whole, part)
+            return expires, whole, part, stamp, allowed, rejected, FIVE_REJECTED_AT
+        end
     elseif size == FOUR_SIZE and byte(raw, 1) == tag then
         local expires, level, stamp, allowed, rejected = unpack(FOUR, raw, 2)
-        local whole, part = wide_level(p, 0, level)
-        return expires, whole, part, stamp, allowed, rejected, FOUR_REJECTED_AT
+        if (expires + level + stamp + allowed + rejected) * 0 == 0 then
+            local whole, part = wide_level(p, 0, level)
+            return expires, whole, part, stamp, allowed, rejected, FOUR_REJECTED_AT
+        end
     end
     return nil, not_a_bucket(key, p)
 end
@@ -322,7 +335,7 @@ function token_bucket.acquire(p, key, now, cost)
     if raw then
         local tag
         if #raw == FOUR_SIZE then tag, expires, level, stamp, allowed, rejected = unpack(TAGGED_FOUR, raw) end
-        if tag ~= TOKEN_TAG then
+        if tag ~= TOKEN_TAG or (expires + level + stamp + allowed + rejected) * 0 ~= 0 then
             -- the wide form, or foreign data
             expires, level, stamp, allowed, rejected, rejected_at =
                 narrow_level_state(p, key, raw, TOKEN_TAG, WIDE_TOKEN_TAG)

@@ -1,7 +1,8 @@
 // The limiter library's contract against a real redis-server: error replies that name the problem
 // and change nothing, all-or-nothing decisions over several policies, shadow mode, leases, the
 // queue delay, expiry of idle buckets, exact per-policy counts, policy data that tries to become
-// Lua code, and quotas past 2^52 (a day, a week) with exact replies.
+// Lua code, quotas past 2^52 (a day, a week) with exact replies, and non-finite buckets as foreign
+// data.
 
 #include "model/limiter/bucket_key.h"
 #include "model/limiter/limiter_library.h"
@@ -12,6 +13,8 @@
 #include <QDateTime>
 #include <QThread>
 #include <QTest>
+
+#include <limits>
 
 using namespace sluice;
 using model::Algorithm;
@@ -35,6 +38,17 @@ QVector<model::Policy> contractPolicies()
         makePolicy(QStringLiteral("gc"), Algorithm::Gcra, 10, 1000, 5),
         makePolicy(QStringLiteral("cc"), Algorithm::Concurrency, 2, 1000),
         makePolicy(QStringLiteral("shadow"), Algorithm::FixedWindow, 1, 1000, 0, true),
+    };
+}
+
+// The same algorithms with capacity times window_ms past 2^52: levels kept in the wide form.
+QVector<model::Policy> widePolicies()
+{
+    return {
+        makePolicy(QStringLiteral("tbw"), Algorithm::TokenBucket, 100000000, 86400000),
+        makePolicy(QStringLiteral("gcw"), Algorithm::Gcra, 100000000, 86400000),
+        makePolicy(QStringLiteral("lbw"), Algorithm::LeakyBucket, 100000000, 86400000),
+        makePolicy(QStringLiteral("sww"), Algorithm::SlidingWindow, 100000000, 86400000),
     };
 }
 
@@ -456,6 +470,72 @@ private Q_SLOTS:
         const auto counters = inspect(QStringLiteral("cross"), "c");
         QCOMPARE(counters.value("allowed"), QByteArray("5"));
         QCOMPARE(counters.value("rejected"), QByteArray("2"));
+    }
+
+    // A bucket of the right size and tag whose doubles are NaN or infinite is foreign data, in every
+    // packed form and on every path (the token bucket's one-pass acquire, several policies, peek).
+    void nonFiniteBucketsAreForeignData_data()
+    {
+        QTest::addColumn<QString>("policy");
+        QTest::addColumn<QByteArray>("raw");
+        QTest::addColumn<QString>("algorithm");
+        const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+        const double expires = kStart + 1000, stamp = kStart;
+        struct Row {
+            const char *name, *policy, *algorithm;
+            char tag;
+            QVector<double> values;
+        };
+        const Row rows[] = {
+            {"token bucket, NaN level", "tb", "token_bucket", 'T', {expires, nan, stamp, 0, 0}},
+            {"token bucket, infinite stamp", "tb", "token_bucket", 'T', {expires, 1000, inf, 0, 0}},
+            {"token bucket, -inf expiry", "tb", "token_bucket", 'T', {-inf, 1000, stamp, 0, 0}},
+            {"token bucket, NaN counter", "tb", "token_bucket", 'T', {expires, 1000, stamp, nan, 0}},
+            {"token bucket, wide form with NaN", "tb", "token_bucket", 't', {expires, 1, nan, stamp, 0, 0}},
+            {"wide token bucket, NaN whole", "tbw", "token_bucket", 't', {expires, nan, 0, stamp, 0, 0}},
+            {"wide token bucket, infinite rest", "tbw", "token_bucket", 't', {expires, 1, inf, stamp, 0, 0}},
+            {"wide token bucket, narrow form with NaN", "tbw", "token_bucket", 'T', {expires, nan, stamp, 0, 0}},
+            {"gcra, NaN arrival", "gc", "gcra", 'G', {expires, nan, 0, 0, 0}},
+            {"wide gcra, infinite arrival", "gcw", "gcra", 'G', {expires, inf, 0, 0, 0}},
+            {"leaky bucket, NaN water", "lb", "leaky_bucket", 'L', {expires, nan, stamp, 0, 0}},
+            {"leaky bucket, wide form with inf", "lb", "leaky_bucket", 'l', {expires, inf, 0, stamp, 0, 0}},
+            {"wide leaky bucket, NaN rest", "lbw", "leaky_bucket", 'l', {expires, 1, nan, stamp, 0, 0}},
+            {"sliding window, NaN count", "sw", "sliding_window", 'S', {expires, 0, 0, nan, 0, 0}},
+            {"wide sliding window, infinite window", "sww", "sliding_window", 'S', {expires, inf, 0, 1, 0, 0}},
+        };
+        for (const Row &row : rows) {
+            QByteArray raw(1, row.tag);
+            for (const double value : row.values)
+                raw.append(reinterpret_cast<const char *>(&value), sizeof value); // struct.pack's native order
+            QTest::newRow(row.name) << QString::fromLatin1(row.policy) << raw << QString::fromLatin1(row.algorithm);
+        }
+    }
+
+    void nonFiniteBucketsAreForeignData()
+    {
+        QFETCH(QString, policy);
+        QFETCH(QByteArray, raw);
+        QFETCH(QString, algorithm);
+        loadTestLibrary(contractPolicies() + widePolicies());
+        setClock(kStart);
+        const QByteArray key = bucketKey(policy, "odd"), other = bucketKey(QStringLiteral("fw"), "odd");
+        QVERIFY(call({"SET", key, raw}).ok());
+        const auto before = keyspace();
+        const QByteArray name = policy.toUtf8();
+        const QList<QByteArrayList> commands{
+            {"FCALL", "sluice_acquire", "1", key, name},
+            {"FCALL", "sluice_acquire", "2", key, other, name, "fw"},
+            {"FCALL_RO", "sluice_peek", "1", key, name},
+            {"FCALL_RO", "sluice_inspect", "1", key, name},
+        };
+        const QString expected = QStringLiteral("ERR sluice: key \"%1\" does not hold a %2 bucket")
+                                     .arg(QString::fromLatin1(key), algorithm);
+        for (const QByteArrayList &command : commands) {
+            const RedisReply reply = call(command);
+            QVERIFY2(reply.errorText().startsWith(expected),
+                     qPrintable(QString::fromLatin1(command.at(1)) + QStringLiteral(" was not refused")));
+            QCOMPARE(keyspace(), before);
+        }
     }
 
     void perPolicyCountsAreExact()
