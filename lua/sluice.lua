@@ -4,8 +4,10 @@
 -- storage layouts.
 --
 -- Arithmetic is exact: Lua numbers are doubles, and every quantity below stays an integer under
--- 2^53 (the policy bounds guarantee it). Levels are kept scaled by the window, so refilling
--- `limit` units per `window_ms` adds exactly `limit` per millisecond.
+-- 2^53. Levels are kept scaled by the window, so refilling `limit` units per `window_ms` adds
+-- exactly `limit` per millisecond. A policy whose capacity (or limit) times window_ms passes 2^52
+-- is "wide": its levels are whole units plus a remainder in 1/window_ms units, and its products go
+-- through muldiv(); the others keep one scaled double, the cheaper form.
 
 -- The library's top level runs without globals (Redis 7.0's load context has none), so the standard
 -- functions are bound, and the policy table prepared, by setup() on the first call.
@@ -13,7 +15,8 @@ local floor, ceil, find, sub, byte, gsub, pack, unpack, huge, sha1hex
 
 local MAX_COUNT = 1000000000         -- largest limit, burst and cost
 local MAX_WINDOW_MS = 604800000      -- one week
-local MAX_SCALED = 4503599627370496  -- 2^52: bounds limit * window_ms and burst * window_ms
+local MAX_SCALED = 4503599627370496  -- 2^52: the largest level (times window_ms) of the narrow form
+local MAX_FILL_MS = 4503599627370496 -- 2^52: the longest an empty bucket may take to fill
 local MAX_ENTRIES = 100000           -- sliding_log entries and concurrency leases per key
 -- Bytes of a key's subject, as the key holds it (escaped by its caller): room for an e-mail address,
 -- a UUID or an IPv6 address, and a bound on what the library keeps of a key in its own memory.
@@ -25,11 +28,24 @@ local NEVER = -2
 -- Quotients are written floor(a / b) and ceil(a / b): for integers with |a| + b <= 2^53 the
 -- double quotient never rounds across an integer (landing on q from below needs a gap of at least
 -- 1/b within half an ulp of q, that is b * q >= 2^53), and the bounds above keep every dividend and
--- divisor below 2^52.
+-- divisor of the narrow form below 2^52.
 
 local function max(a, b)
     if a > b then return a end
     return b
+end
+
+-- floor(a * b / d) and a * b mod d, exactly, for whole a, b and d below 2^30 (d >= 1) whose
+-- quotient stays below 2^53: b is split into 15-bit halves, so no partial product reaches 2^46. (A
+-- quotient past 2^53 comes out rounded but never below 2^53, so comparing it with a smaller bound
+-- still tells the truth.)
+local function muldiv(a, b, d)
+    local high = floor(b / 32768)
+    local partial = a * high
+    local first = floor(partial / d)
+    local rest = (partial - first * d) * 32768 + a * (b - high * 32768)
+    local second = floor(rest / d)
+    return first * 32768 + second, rest - second * d
 end
 
 -- Caller-supplied bytes made safe to quote in an error line (cut first: a key may be megabytes).
@@ -115,8 +131,11 @@ local function acquire_by_outcome(impl)
 end
 
 -- Token bucket, GCRA, leaky bucket and sliding window keep one string: a tag byte, the key's
--- expiry (ms), the algorithm's values, then the allowed and rejected counters, all doubles.
+-- expiry (ms), the algorithm's values, then the allowed and rejected counters, all doubles. The
+-- wide forms of the token and leaky buckets keep one value more (the level's remainder) under a tag
+-- of their own; GCRA and the sliding window keep the same values in both forms.
 local TOKEN_TAG, GCRA_TAG, LEAKY_TAG, SLIDING_TAG = 84, 71, 76, 83 -- 'T', 'G', 'L', 'S'
+local WIDE_TOKEN_TAG, WIDE_LEAKY_TAG = 116, 108                   -- 't', 'l'
 local FOUR, FIVE = 'ddddd', 'dddddd'              -- the expiry and 4 or 5 values, after the tag
 local TAGGED_FOUR, TAGGED_FIVE = 'B' .. FOUR, 'B' .. FIVE
 local FOUR_SIZE, FIVE_SIZE = 1 + 8 * 5, 1 + 8 * 6
@@ -124,12 +143,17 @@ local FOUR_SIZE, FIVE_SIZE = 1 + 8 * 5, 1 + 8 * 6
 -- formatted on every call.
 local FOUR_REJECTED_AT, FIVE_REJECTED_AT = '33', '41'
 
+-- Stored doubles that are NaN or infinite make a bucket foreign data: x * 0 is 0 for every finite
+-- x and NaN otherwise, so one comparison of (sum of the values) * 0 checks them all.
 local function packed_state(p, key, tag, format, size)
     local raw = redis.pcall('GET', key)
     if not raw then return false end
     -- A wrong type's error reply is a table, whose length is no bucket's size.
     if #raw ~= size or byte(raw, 1) ~= tag then return nil, not_a_bucket(key, p, raw) end
-    return unpack(format, raw, 2)
+    -- After four values `e` is unpack's next position, a finite number too.
+    local expires, a, b, c, d, e = unpack(format, raw, 2)
+    if (expires + a + b + c + d + e) * 0 ~= 0 then return nil, not_a_bucket(key, p) end
+    return expires, a, b, c, d, e
 end
 
 -- Writes a bucket that must live `ttl` ms after `now`. The expiry moves only when it falls short,
@@ -150,43 +174,163 @@ local function count_rejection(key, offset, rejected)
     redis.call('SETRANGE', key, offset, pack('d', rejected + 1))
 end
 
+-- The token and leaky buckets' two forms: narrow (the level scaled by window_ms, then the stamp)
+-- and wide (whole units, the remainder in 1/window_ms units, then the stamp). A policy republished
+-- across the 2^52 line finds its buckets in the other form and reads them converted: the level is
+-- taken in the current window_ms, as after any parameter change, and at most full; a rejection is
+-- counted in the form the bucket has. The readers take the GET reply and return the expiry, the
+-- level (one value or two), the stamp, the counters, and where the rejection counter starts.
+
+-- A wide level for a narrow policy.
+local function narrowed(p, whole, part)
+    if whole >= p.capacity then return p.full end
+    local level = whole * p.window_ms + part
+    if level > p.full then return p.full end
+    return level
+end
+
+local function narrow_level_state(p, key, raw, tag, wide_tag)
+    local size = #raw
+    if size == FOUR_SIZE and byte(raw, 1) == tag then
+        local expires, level, stamp, allowed, rejected = unpack(FOUR, raw, 2)
+        if (expires + level + stamp + allowed + rejected) * 0 == 0 then
+            return expires, level, stamp, allowed, rejected, FOUR_REJECTED_AT
+        end
+    elseif size == FIVE_SIZE and byte(raw, 1) == wide_tag then
+        local expires, whole, part, stamp, allowed, rejected = unpack(FIVE, raw, 2)
+        if (expires + whole + part + stamp + allowed + rejected) * 0 == 0 then
+            return expires, narrowed(p, whole, part), stamp, allowed, rejected, FIVE_REJECTED_AT
+        end
+    end
+    return nil, not_a_bucket(key, p, raw)
+end
+
+-- Whole units and a remainder below window_ms, at most full: a remainder left by a longer window
+-- carries, and a level above the capacity (left by a larger burst) reads as full.
+local function wide_level(p, whole, part)
+    local window = p.window_ms
+    if part >= window then
+        local carried = floor(part / window)
+        whole, part = whole + carried, part - carried * window
+    end
+    if whole >= p.capacity then return p.capacity, 0 end
+    return whole, part
+end
+
+local function wide_level_state(p, key, raw, tag, wide_tag)
+    local size = #raw
+    if size == FIVE_SIZE and byte(raw, 1) == wide_tag then
+        local expires, whole, part, stamp, allowed, rejected = unpack(FIVE, raw, 2)
+        if (expires + whole + part + stamp + allowed + rejected) * 0 == 0 then
+            whole, part = wide_level(p, whole, part)
+            return expires, whole, part, stamp, allowed, rejected, FIVE_REJECTED_AT
+        end
+    elseif size == FOUR_SIZE and byte(raw, 1) == tag then
+        local expires, level, stamp, allowed, rejected = unpack(FOUR, raw, 2)
+        if (expires + level + stamp + allowed + rejected) * 0 == 0 then
+            local whole, part = wide_level(p, 0, level)
+            return expires, whole, part, stamp, allowed, rejected, FOUR_REJECTED_AT
+        end
+    end
+    return nil, not_a_bucket(key, p, raw)
+end
+
+-- A wide level after `elapsed` ms of refilling (token bucket) or draining (leaky bucket) `limit`
+-- per window: elapsed = periods * window_ms + rest moves it by periods * limit whole units and
+-- rest * limit / window_ms. A product past 2^53 is only ever compared with a level it exceeds.
+local function wide_refill(p, whole, part, elapsed)
+    if elapsed <= 0 then return whole, part end
+    local window, capacity = p.window_ms, p.capacity
+    local periods = floor(elapsed / window)
+    if periods >= capacity then return capacity, 0 end
+    local units, rest = muldiv(elapsed - periods * window, p.limit, window)
+    whole, part = whole + periods * p.limit + units, part + rest
+    if part >= window then whole, part = whole + 1, part - window end
+    if whole >= capacity then return capacity, 0 end
+    return whole, part
+end
+
+local function wide_drain(p, whole, part, elapsed)
+    if elapsed <= 0 then return whole, part end
+    local window = p.window_ms
+    local periods = floor(elapsed / window)
+    if periods > whole then return 0, 0 end
+    local units, rest = muldiv(elapsed - periods * window, p.limit, window)
+    whole, part = whole - periods * p.limit - units, part - rest
+    if part < 0 then whole, part = whole - 1, part + window end
+    if whole < 0 then return 0, 0 end
+    return whole, part
+end
+
+-- ceil((units * window_ms + part) / limit): the ms a wide level takes to move that far (units
+-- below 2^30, |part| below window_ms, the sum not negative). Within the capacity it is at most the
+-- time an empty bucket takes to fill, below 2^52.
+local function wait_ms(p, units, part)
+    local whole, rest = muldiv(units, p.window_ms, p.limit)
+    return whole + ceil((rest + part) / p.limit)
+end
+
 -- Token bucket, GCRA and leaky bucket are one level each, read by state(p, key, now) -> expires
--- (false for a new bucket), level, stamp, allowed, rejected; answered by numbers(p, level, need,
--- consuming); written by commit(p, key, now, consume, expires, level, need, stamp, allowed,
+-- (false for a new bucket), level, stamp, allowed, rejected, rejected_at; answered by numbers(p,
+-- level, need, consuming); written by commit(p, key, now, expires, level, need, stamp, allowed,
 -- rejected, reset). A call of `cost` needs cost * window_ms: levels are scaled by the window.
 local function level_algorithm(a)
     local impl = {}
     function impl.evaluate(p, key, now, cost, peek)
-        local expires, level, stamp, allowed, rejected = a.state(p, key, now)
+        local expires, level, stamp, allowed, rejected, rejected_at = a.state(p, key, now)
         if expires == nil then return nil, level end
         local need = cost * p.window_ms
         local ok, units, retry, reset = a.numbers(p, level, need, not peek)
         return {ok = ok, units = units, retry = retry, reset = reset, expires = expires, level = level,
-                need = need, stamp = stamp, allowed = allowed, rejected = rejected}
+                need = need, stamp = stamp, allowed = allowed, rejected = rejected, rejected_at = rejected_at}
     end
     function impl.apply(p, key, st, verdict, now)
         if verdict == 'none' then return end
-        return a.commit(p, key, now, verdict == 'consume', st.expires, st.level, st.need, st.stamp,
-                        st.allowed, st.rejected, st.reset)
+        if verdict == 'reject' then return count_rejection(key, st.rejected_at, st.rejected) end
+        return a.commit(p, key, now, st.expires, st.level, st.need, st.stamp, st.allowed, st.rejected, st.reset)
     end
     function impl.acquire(p, key, now, cost)
-        local expires, level, stamp, allowed, rejected = a.state(p, key, now)
+        local expires, level, stamp, allowed, rejected, rejected_at = a.state(p, key, now)
         if expires == nil then return nil, level end
         local need = cost * p.window_ms
         local ok, units, retry, reset = a.numbers(p, level, need, true)
-        return ok, units, retry, reset, a.commit(p, key, now, ok, expires, level, need, stamp, allowed, rejected, reset)
+        if not ok then return ok, units, retry, reset, count_rejection(key, rejected_at, rejected) end
+        return ok, units, retry, reset, a.commit(p, key, now, expires, level, need, stamp, allowed, rejected, reset)
     end
+    return impl
+end
+
+-- The same for the wide forms, on levels of whole units and a remainder: state(p, key, now) ->
+-- expires, whole, part, stamp, allowed, rejected, rejected_at; numbers(p, whole, part, cost,
+-- consuming); commit(p, key, now, st) with the outcome table of evaluate().
+local function wide_level_algorithm(a)
+    local impl = {}
+    function impl.evaluate(p, key, now, cost, peek)
+        local expires, whole, part, stamp, allowed, rejected, rejected_at = a.state(p, key, now)
+        if expires == nil then return nil, whole end
+        local ok, units, retry, reset = a.numbers(p, whole, part, cost, not peek)
+        return {ok = ok, units = units, retry = retry, reset = reset, expires = expires, whole = whole, part = part,
+                cost = cost, stamp = stamp, allowed = allowed, rejected = rejected, rejected_at = rejected_at}
+    end
+    function impl.apply(p, key, st, verdict, now)
+        if verdict == 'none' then return end
+        if verdict == 'reject' then return count_rejection(key, st.rejected_at, st.rejected) end
+        return a.commit(p, key, now, st)
+    end
+    impl.acquire = acquire_by_outcome(impl)
     return impl
 end
 
 -- The token bucket's level is the tokens it holds; it starts full.
 local token_bucket = level_algorithm {
     state = function(p, key, now)
-        local expires, level, stamp, allowed, rejected = packed_state(p, key, TOKEN_TAG, FOUR, FOUR_SIZE)
+        local raw = redis.pcall('GET', key)
+        if not raw then return false, p.full, now, 0, 0, FOUR_REJECTED_AT end
+        local expires, level, stamp, allowed, rejected, rejected_at =
+            narrow_level_state(p, key, raw, TOKEN_TAG, WIDE_TOKEN_TAG)
         if expires == nil then return nil, level end
-        if not expires then return false, p.full, now, 0, 0 end
         -- max(): a clock that stepped back grants nothing twice
-        return expires, refill(level, now - stamp, p.full, p.limit), max(stamp, now), allowed, rejected
+        return expires, refill(level, now - stamp, p.full, p.limit), max(stamp, now), allowed, rejected, rejected_at
     end,
     numbers = function(p, level, need, consuming)
         local window, rate, full = p.window_ms, p.limit, p.full
@@ -196,8 +340,7 @@ local token_bucket = level_algorithm {
         if consuming then return true, floor((level - need) / window), -1, ceil((full - level + need) / rate) end
         return true, floor(level / window), -1, ceil((full - level) / rate)
     end,
-    commit = function(p, key, now, consume, expires, level, need, stamp, allowed, rejected, reset)
-        if not consume then return count_rejection(key, FOUR_REJECTED_AT, rejected) end
+    commit = function(p, key, now, expires, level, need, stamp, allowed, rejected, reset)
         write_packed(key, TAGGED_FOUR, now, max(reset, p.window_ms), expires, TOKEN_TAG, level - need, stamp,
                      allowed + 1, rejected)
     end,
@@ -208,12 +351,17 @@ local token_bucket = level_algorithm {
 -- reading a key. tst_limiter_reference checks both forms against the same model.
 function token_bucket.acquire(p, key, now, cost)
     local window, rate, full = p.window_ms, p.limit, p.full
-    local expires, level, stamp, allowed, rejected = false, full, now, 0, 0
+    local expires, level, stamp, allowed, rejected, rejected_at = false, full, now, 0, 0, FOUR_REJECTED_AT
     local raw = redis.pcall('GET', key)
     if raw then
         local tag
         if #raw == FOUR_SIZE then tag, expires, level, stamp, allowed, rejected = unpack(TAGGED_FOUR, raw) end
-        if tag ~= TOKEN_TAG then return nil, not_a_bucket(key, p, raw) end
+        if tag ~= TOKEN_TAG or (expires + level + stamp + allowed + rejected) * 0 ~= 0 then
+            -- the wide form, or foreign data
+            expires, level, stamp, allowed, rejected, rejected_at =
+                narrow_level_state(p, key, raw, TOKEN_TAG, WIDE_TOKEN_TAG)
+            if expires == nil then return nil, level end
+        end
         local elapsed = now - stamp
         if elapsed > 0 then -- a clock that stepped back grants nothing twice
             if elapsed * rate >= full - level then level = full else level = level + elapsed * rate end
@@ -222,7 +370,7 @@ function token_bucket.acquire(p, key, now, cost)
     end
     local need = cost * window
     if level < need then
-        redis.call('SETRANGE', key, FOUR_REJECTED_AT, pack('d', rejected + 1))
+        redis.call('SETRANGE', key, rejected_at, pack('d', rejected + 1))
         return false, floor(level / window), ceil((need - level) / rate), ceil((full - level) / rate)
     end
     local reset = ceil((full - level + need) / rate)
@@ -230,6 +378,31 @@ function token_bucket.acquire(p, key, now, cost)
                  rejected)
     return true, floor((level - need) / window), -1, reset
 end
+
+-- The wide token bucket: `whole` tokens and `part` / window_ms of the next one.
+local wide_token_bucket = wide_level_algorithm {
+    state = function(p, key, now)
+        local raw = redis.pcall('GET', key)
+        if not raw then return false, p.capacity, 0, now, 0, 0, FIVE_REJECTED_AT end
+        local expires, whole, part, stamp, allowed, rejected, rejected_at =
+            wide_level_state(p, key, raw, TOKEN_TAG, WIDE_TOKEN_TAG)
+        if expires == nil then return nil, whole end
+        whole, part = wide_refill(p, whole, part, now - stamp)
+        return expires, whole, part, max(stamp, now), allowed, rejected, rejected_at
+    end,
+    numbers = function(p, whole, part, cost, consuming)
+        local burst = p.capacity
+        if whole < cost then
+            return false, whole, wait_ms(p, cost - whole, -part), wait_ms(p, burst - whole, -part)
+        end
+        if consuming then return true, whole - cost, -1, wait_ms(p, burst - whole + cost, -part) end
+        return true, whole, -1, wait_ms(p, burst - whole, -part)
+    end,
+    commit = function(p, key, now, st)
+        write_packed(key, TAGGED_FIVE, now, max(st.reset, p.window_ms), st.expires, WIDE_TOKEN_TAG,
+                     st.whole - st.cost, st.part, st.stamp, st.allowed + 1, st.rejected)
+    end,
+}
 
 -- GCRA's and the leaky bucket's level is a backlog that rises with each call and drains at
 -- `limit` per ms; a call fits while the backlog stays within `full`.
@@ -242,18 +415,31 @@ local function backlog_numbers(p, backlog, need, consuming)
     return true, floor((full - backlog) / window), -1, ceil(backlog / rate)
 end
 
--- GCRA keeps the theoretical arrival time as whole ms plus a remainder in 1/limit ms.
+-- The same on a wide backlog; `free` is floor((full - backlog) / window_ms).
+local function wide_backlog_numbers(p, whole, part, cost, consuming)
+    local capacity = p.capacity
+    local free = capacity - whole
+    if part > 0 then free = free - 1 end
+    if cost > free then
+        return false, free, wait_ms(p, whole + cost - capacity, part), wait_ms(p, whole, part)
+    end
+    if consuming then return true, free - cost, -1, wait_ms(p, whole + cost, part) end
+    return true, free, -1, wait_ms(p, whole, part)
+end
+
+-- GCRA keeps the theoretical arrival time as whole ms plus a remainder in 1/limit ms, in both
+-- forms. A backlog above full (left by a larger burst or window) reads as full.
 local gcra = level_algorithm {
     state = function(p, key, now)
         local expires, tat, fraction, allowed, rejected = packed_state(p, key, GCRA_TAG, FOUR, FOUR_SIZE)
         if expires == nil then return nil, tat end
-        if not expires then return false, 0, now, 0, 0 end
+        if not expires then return false, 0, now, 0, 0, FOUR_REJECTED_AT end
         local backlog = (tat - now) * p.limit + fraction
-        return expires, backlog > 0 and backlog or 0, now, allowed, rejected
+        if backlog > p.full then backlog = p.full end
+        return expires, backlog > 0 and backlog or 0, now, allowed, rejected, FOUR_REJECTED_AT
     end,
     numbers = backlog_numbers,
-    commit = function(p, key, now, consume, expires, backlog, need, stamp, allowed, rejected, reset)
-        if not consume then return count_rejection(key, FOUR_REJECTED_AT, rejected) end
+    commit = function(p, key, now, expires, backlog, need, stamp, allowed, rejected, reset)
         local after = backlog + need
         local whole = floor(after / p.limit)
         write_packed(key, TAGGED_FOUR, now, max(reset, p.window_ms), expires, GCRA_TAG, stamp + whole,
@@ -261,21 +447,83 @@ local gcra = level_algorithm {
     end,
 }
 
+-- GCRA's backlog (ahead * limit + fraction, `ahead` the whole ms the arrival time lies ahead of
+-- now) as a wide level: ahead = periods * window_ms + rest gives periods * limit whole units and
+-- rest * limit / window_ms.
+local function gcra_backlog(p, ahead, fraction)
+    local window, limit, capacity = p.window_ms, p.limit, p.capacity
+    if fraction >= limit then -- left by a larger limit
+        local carried = floor(fraction / limit)
+        ahead, fraction = ahead + carried, fraction - carried * limit
+    end
+    if ahead < 0 then return 0, 0 end
+    local periods = floor(ahead / window)
+    if periods >= capacity then return capacity, 0 end
+    local units, rest = muldiv(ahead - periods * window, limit, window)
+    local carried = floor(fraction / window)
+    local whole, part = periods * limit + units + carried, rest + fraction - carried * window
+    if part >= window then whole, part = whole + 1, part - window end
+    if whole >= capacity then return capacity, 0 end
+    return whole, part
+end
+
+local wide_gcra = wide_level_algorithm {
+    state = function(p, key, now)
+        local expires, tat, fraction, allowed, rejected = packed_state(p, key, GCRA_TAG, FOUR, FOUR_SIZE)
+        if expires == nil then return nil, tat end
+        if not expires then return false, 0, 0, now, 0, 0, FOUR_REJECTED_AT end
+        local whole, part = gcra_backlog(p, tat - now, fraction)
+        return expires, whole, part, now, allowed, rejected, FOUR_REJECTED_AT
+    end,
+    numbers = wide_backlog_numbers,
+    commit = function(p, key, now, st)
+        -- The arrival time moves to now + (backlog + cost * window_ms) / limit.
+        local limit = p.limit
+        local ahead, rest = muldiv(st.whole + st.cost, p.window_ms, limit)
+        rest = rest + st.part
+        local carried = floor(rest / limit)
+        write_packed(key, TAGGED_FOUR, now, max(st.reset, p.window_ms), st.expires, GCRA_TAG, now + ahead + carried,
+                     rest - carried * limit, st.allowed + 1, st.rejected)
+    end,
+}
+
 -- The leaky bucket is a queue: an admitted call waits until the water ahead of it has drained,
--- and that delay is its extra reply element.
+-- and that delay is its extra reply element. Water above full (left by a larger burst or window)
+-- reads as full.
 local leaky_bucket = level_algorithm {
     state = function(p, key, now)
-        local expires, water, stamp, allowed, rejected = packed_state(p, key, LEAKY_TAG, FOUR, FOUR_SIZE)
+        local raw = redis.pcall('GET', key)
+        if not raw then return false, 0, now, 0, 0, FOUR_REJECTED_AT end
+        local expires, water, stamp, allowed, rejected, rejected_at =
+            narrow_level_state(p, key, raw, LEAKY_TAG, WIDE_LEAKY_TAG)
         if expires == nil then return nil, water end
-        if not expires then return false, 0, now, 0, 0 end
-        return expires, drain(water, now - stamp, p.limit), max(stamp, now), allowed, rejected
+        water = drain(water, now - stamp, p.limit)
+        if water > p.full then water = p.full end
+        return expires, water, max(stamp, now), allowed, rejected, rejected_at
     end,
     numbers = backlog_numbers,
-    commit = function(p, key, now, consume, expires, water, need, stamp, allowed, rejected, reset)
-        if not consume then return count_rejection(key, FOUR_REJECTED_AT, rejected) end
+    commit = function(p, key, now, expires, water, need, stamp, allowed, rejected, reset)
         write_packed(key, TAGGED_FOUR, now, max(reset, p.window_ms), expires, LEAKY_TAG, water + need, stamp,
                      allowed + 1, rejected)
         return ceil(water / p.limit)
+    end,
+}
+
+local wide_leaky_bucket = wide_level_algorithm {
+    state = function(p, key, now)
+        local raw = redis.pcall('GET', key)
+        if not raw then return false, 0, 0, now, 0, 0, FIVE_REJECTED_AT end
+        local expires, whole, part, stamp, allowed, rejected, rejected_at =
+            wide_level_state(p, key, raw, LEAKY_TAG, WIDE_LEAKY_TAG)
+        if expires == nil then return nil, whole end
+        whole, part = wide_drain(p, whole, part, now - stamp)
+        return expires, whole, part, max(stamp, now), allowed, rejected, rejected_at
+    end,
+    numbers = wide_backlog_numbers,
+    commit = function(p, key, now, st)
+        write_packed(key, TAGGED_FIVE, now, max(st.reset, p.window_ms), st.expires, WIDE_LEAKY_TAG,
+                     st.whole + st.cost, st.part, st.stamp, st.allowed + 1, st.rejected)
+        return wait_ms(p, st.whole, st.part)
     end,
 }
 
@@ -423,6 +671,12 @@ end
 -- overlaps the trailing window, plus the current window's count.
 local sliding_window = {}
 
+-- floor(a * b / d) for whole a up to the limit, b up to window_ms and d below 2^30.
+local function quotient(p, a, b, d)
+    if p.wide then return (muldiv(a, b, d)) end
+    return floor(a * b / d)
+end
+
 function sliding_window.evaluate(p, key, now, cost, peek)
     local expires, stored_id, previous, current, allowed, rejected = packed_state(p, key, SLIDING_TAG, FIVE, FIVE_SIZE)
     if expires == nil then return nil, stored_id end
@@ -436,14 +690,22 @@ function sliding_window.evaluate(p, key, now, cost, peek)
         prev = current
     end
     if not expires then allowed, rejected = 0, 0 end
-    local used = prev * (window - elapsed) + curr * window
-    local need = cost * window
-    local ok = used + need <= p.full
+    -- Whole units left under the estimate: limit - curr - ceil(prev * (window - elapsed) / window).
+    -- (A previous count above the limit was left by a larger one.)
+    local weighted
+    if p.wide or prev > limit then
+        local whole, rest = muldiv(prev, window - elapsed, window)
+        weighted = rest > 0 and whole + 1 or whole
+    else
+        weighted = ceil(prev * (window - elapsed) / window)
+    end
+    local free = limit - curr - weighted
+    local ok = cost <= free
     local units, reset, retry
     if ok and not peek then
-        units, reset, retry = floor((p.full - used - need) / window), window - elapsed + window, -1
+        units, reset, retry = free - cost, window - elapsed + window, -1
     else
-        units, reset, retry = floor((p.full - used) / window), 0, -1
+        units, reset, retry = free, 0, -1
         if curr > 0 then
             reset = window - elapsed + window
         elseif prev > 0 then
@@ -451,16 +713,16 @@ function sliding_window.evaluate(p, key, now, cost, peek)
         end
     end
     if not ok then
-        -- Earliest elapsed time e in this window with prev * (window - e) <= what is left.
-        local room = (limit - curr - cost) * window
+        -- Earliest elapsed time e in this window with prev * (window - e) <= room * window.
+        local room = limit - curr - cost
         local at = window
-        if room >= 0 and prev > 0 then at = window - floor(room / prev) end
+        if room >= 0 and prev > 0 then at = window - quotient(p, room, window, prev) end
         if at < window then
             retry = at - elapsed
         else
             -- In the next window the current count is the weighted one and nothing is current.
             local later = 0
-            if curr > 0 then later = max(0, window - floor(((limit - cost) * window) / curr)) end
+            if curr > limit - cost then later = window - quotient(p, limit - cost, window, curr) end
             retry = window - elapsed + later
         end
     end
@@ -605,6 +867,17 @@ local ALGORITHMS = {
     sliding_window = sliding_window, leaky_bucket = leaky_bucket, gcra = gcra, concurrency = concurrency,
 }
 
+-- The forms of the algorithms whose levels are scaled by the window, for wide policies (the
+-- sliding window tells by p.wide).
+local WIDE = {token_bucket = wide_token_bucket, gcra = wide_gcra, leaky_bucket = wide_leaky_bucket}
+
+-- The largest burst an empty bucket refills within 2^52 ms: floor(2^52 * limit / window), below
+-- 1e9 when asked.
+local function largest_burst(limit, window)
+    local periods = floor(MAX_FILL_MS / window)
+    return periods * limit + (muldiv(MAX_FILL_MS - periods * window, limit, window))
+end
+
 -- Algorithms whose admitted calls carry one more reply element: the lease id, or the queue delay.
 local EXTRA = {concurrency = '', leaky_bucket = 0}
 
@@ -621,17 +894,24 @@ local function prepare(p)
     if not burst or burst < 1 or burst > MAX_COUNT or burst % 1 ~= 0 then
         return nil, 'burst must be a whole number from 1 to ' .. MAX_COUNT
     end
-    if max(limit, burst) * window > MAX_SCALED then
-        return nil, 'limit and burst times window_ms must be at most 4503599627370496 (2^52)'
-    end
     local keeps_entries = p.algorithm == 'sliding_log' or p.algorithm == 'concurrency'
     if keeps_entries and limit > MAX_ENTRIES then
         return nil, 'limit must be at most ' .. MAX_ENTRIES .. ' for ' .. p.algorithm
     end
     local uses_burst = p.algorithm == 'token_bucket' or p.algorithm == 'gcra' or p.algorithm == 'leaky_bucket'
+    if uses_burst then
+        -- Every wait and expiry is at most the ms an empty bucket takes to fill, ceil(burst *
+        -- window_ms / limit): below 2^52 they stay exact.
+        local fill, rest = muldiv(burst, window, limit)
+        if fill > MAX_FILL_MS or (fill == MAX_FILL_MS and rest > 0) then
+            return nil, 'burst must be at most ' .. largest_burst(limit, window) .. ' with a limit of ' .. limit
+                .. ' per ' .. window .. ' ms: an empty bucket must refill within 2^52 ms (burst / limit windows)'
+        end
+    end
     p.capacity = uses_burst and burst or limit
-    p.full = p.capacity * window
-    p.impl = ALGORITHMS[p.algorithm]
+    p.wide = max(limit, p.capacity) * window > MAX_SCALED
+    if not p.wide then p.full = p.capacity * window end
+    p.impl = p.wide and WIDE[p.algorithm] or ALGORITHMS[p.algorithm]
     p.extra = EXTRA[p.algorithm]
     p.reply = {0, 0, -1, 0, limit, p.name} -- decide_one()'s, refilled on every call
     return p

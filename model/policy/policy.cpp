@@ -110,14 +110,17 @@ QVector<PolicyError> validatePolicy(const Policy &policy)
     if (!errors.isEmpty())
         return errors;
 
-    // Exactness: the limiter scales levels by the window, and the products must stay below 2^52
-    // (so that a sum of two stays below 2^53).
-    const double level = static_cast<double>(std::max(policy.effectiveBurst(), policy.limit))
-                       * static_cast<double>(policy.windowMs);
-    if (level > static_cast<double>(limits::maxScaledLevel))
-        fail(policy.effectiveBurst() > policy.limit ? "burst" : "limit",
-             tr("is too large for a window of %1 ms: burst (or limit) times window_ms must be at most 2^52 "
-                "(4503599627370496)")
+    // Exactness: every wait the limiter replies (and every expiry it sets) is at most the time an empty
+    // bucket takes to fill, ceil(burst * window_ms / limit) ms, and must stay within 2^52. (burst * window_ms
+    // stays below 2^60; 2^52 * limit is only formed when it is smaller.)
+    const qint64 burst = policy.effectiveBurst();
+    if (algorithmUsesBurst(policy.algorithm)
+        && (burst * policy.windowMs + policy.limit - 1) / policy.limit > limits::maxFillMs)
+        fail("burst",
+             tr("must be at most %1 with a limit of %2 per %3 ms: an empty bucket must refill within 2^52 "
+                "ms (burst / limit windows, about 142,700 years)")
+                 .arg(limits::maxFillMs * policy.limit / policy.windowMs)
+                 .arg(policy.limit)
                  .arg(policy.windowMs));
     if (storesOneEntryPerCall(policy.algorithm) && policy.limit > limits::maxStoredEntries)
         fail("limit", tr("must be at most %1 for %2, which keeps one entry per admitted call")

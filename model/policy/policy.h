@@ -18,14 +18,15 @@ QStringList algorithmNames();
 // Whether the algorithm reads `burst` (token bucket, GCRA, leaky bucket); the others ignore it.
 bool algorithmUsesBurst(Algorithm algorithm);
 
-// The largest values a policy may hold. The limiter does exact integer arithmetic in Lua's doubles,
-// so every product it forms must stay below 2^53; these bounds guarantee that, with room for a sum.
+// The largest values a policy may hold. The limiter does exact integer arithmetic in Lua's doubles
+// (splitting products that would pass 2^53), so every value it replies or stores must stay below 2^53:
+// these bounds guarantee that, with room for a sum.
 namespace policy_limits {
 constexpr qint64 maxLimit = 1'000'000'000;            // 1e9 per window
 constexpr qint64 maxBurst = 1'000'000'000;
 constexpr qint64 maxWindowMs = 7LL * 24 * 3600 * 1000; // one week
 constexpr qint64 maxStoredEntries = 100'000;          // sliding_log entries and concurrency leases per key
-constexpr qint64 maxScaledLevel = 4'503'599'627'370'496; // 2^52: bounds burst * window_ms and limit * window_ms
+constexpr qint64 maxFillMs = 4'503'599'627'370'496;   // 2^52: an empty bucket fills within it (waits, expiry)
 constexpr int maxDescriptionLength = 1024;
 } // namespace policy_limits
 

@@ -1,7 +1,8 @@
 // The limiter library's contract against a real redis-server: error replies that name the problem
 // and change nothing, all-or-nothing decisions over several policies, shadow mode, leases, the
-// queue delay, expiry of idle buckets, exact per-policy counts, and policy data that tries to
-// become Lua code.
+// queue delay, expiry of idle buckets, exact per-policy counts, policy data that tries to become
+// Lua code, quotas past 2^52 (a day, a week) with exact replies, and non-finite buckets as foreign
+// data.
 
 #include "model/limiter/bucket_key.h"
 #include "model/limiter/limiter_library.h"
@@ -13,6 +14,8 @@
 #include <QRegularExpression>
 #include <QTest>
 #include <QThread>
+
+#include <limits>
 
 using namespace sluice;
 using model::Algorithm;
@@ -36,6 +39,17 @@ QVector<model::Policy> contractPolicies()
         makePolicy(QStringLiteral("gc"), Algorithm::Gcra, 10, 1000, 5),
         makePolicy(QStringLiteral("cc"), Algorithm::Concurrency, 2, 1000),
         makePolicy(QStringLiteral("shadow"), Algorithm::FixedWindow, 1, 1000, 0, true),
+    };
+}
+
+// The same algorithms with capacity times window_ms past 2^52: levels kept in the wide form.
+QVector<model::Policy> widePolicies()
+{
+    return {
+        makePolicy(QStringLiteral("tbw"), Algorithm::TokenBucket, 100000000, 86400000),
+        makePolicy(QStringLiteral("gcw"), Algorithm::Gcra, 100000000, 86400000),
+        makePolicy(QStringLiteral("lbw"), Algorithm::LeakyBucket, 100000000, 86400000),
+        makePolicy(QStringLiteral("sww"), Algorithm::SlidingWindow, 100000000, 86400000),
     };
 }
 
@@ -161,8 +175,8 @@ private Q_SLOTS:
         QTest::newRow("check: limit 0") << check({"token_bucket", "0", "1000", "1"}) << "limit must be a whole number";
         QTest::newRow("check: window too long")
             << check({"fixed_window", "1", "604800001", "1"}) << "window_ms must be";
-        QTest::newRow("check: too large")
-            << check({"gcra", "1000000000", "86400000", "1"}) << "at most 4503599627370496";
+        QTest::newRow("check: too long to refill")
+            << check({"gcra", "1", "604800000", "1000000000"}) << "burst must be at most 7446427";
         QTest::newRow("check: too many entries") << check({"sliding_log", "100001", "1000", "1"}) << "at most 100000";
         QTest::newRow("check: missing burst") << check({"token_bucket", "1", "1000"}) << "expected <algorithm>";
     }
@@ -319,6 +333,213 @@ private Q_SLOTS:
             QCOMPARE(viaCheck.value.elements.at(0).integer, viaPolicy.value(0));
             QCOMPARE(viaCheck.value.elements.at(1).integer, viaPolicy.value(1));
             QCOMPARE(viaCheck.value.elements.at(2).integer, viaPolicy.value(2));
+        }
+    }
+
+    // Quotas of real APIs, 1e8 a day and 1e9 a week, for every algorithm (those keeping an entry per
+    // call at their cap of 100000): valid policies, published and called, and the same through
+    // sluice_check; the first call is admitted with all but one unit left.
+    void wideQuotasAreAcceptedByEveryAlgorithm_data()
+    {
+        QTest::addColumn<QString>("algorithm");
+        QTest::addColumn<qint64>("limit");
+        QTest::addColumn<qint64>("windowMs");
+        for (const QString &name : model::algorithmNames()) {
+            const bool keepsEntries = name == QLatin1String("sliding_log") || name == QLatin1String("concurrency");
+            QTest::addRow("%s: 1e8 per day", qPrintable(name))
+                << name << qint64(keepsEntries ? 100000 : 100000000) << qint64(86400000);
+            QTest::addRow("%s: 1e9 per week", qPrintable(name))
+                << name << qint64(keepsEntries ? 100000 : 1000000000) << qint64(604800000);
+        }
+    }
+
+    void wideQuotasAreAcceptedByEveryAlgorithm()
+    {
+        QFETCH(QString, algorithm);
+        QFETCH(qint64, limit);
+        QFETCH(qint64, windowMs);
+        const model::Policy policy
+            = makePolicy(QStringLiteral("quota"), *model::algorithmFromName(algorithm), limit, windowMs);
+        QVERIFY(model::validatePolicy(policy).isEmpty());
+        loadTestLibrary({policy});
+        setClock(kStart);
+        const QVector<qint64> reply = acquire({bucketKey(QStringLiteral("quota"), "q"), "quota"});
+        QCOMPARE(reply.mid(0, 3), (QVector<qint64>{1, limit - 1, -1}));
+        QCOMPARE(reply.value(4), limit);
+        const QByteArray limitText = QByteArray::number(limit);
+        const RedisReply checked = call({"FCALL", "sluice_check", "1", "mine:{q}", algorithm.toUtf8(), limitText,
+                                         QByteArray::number(windowMs), limitText});
+        QVERIFY2(checked.ok(), qPrintable(checked.errorText()));
+        QCOMPARE(checked.value.elements.at(1).integer, limit - 1);
+    }
+
+    // A wide level is whole tokens and a remainder in 1/window_ms tokens: 1e8 a day refills 1e8 /
+    // 86400000 tokens a ms, a prime near 1e9 a week 999999937 / 604800000, and every reply is exact.
+    void wideTokenBucketRepliesAreExact()
+    {
+        loadTestLibrary({makePolicy(QStringLiteral("day"), Algorithm::TokenBucket, 100000000, 86400000),
+                         makePolicy(QStringLiteral("week"), Algorithm::TokenBucket, 999999937, 604800000)});
+        setClock(kStart);
+        const QByteArray day = bucketKey(QStringLiteral("day"), "x"), week = bucketKey(QStringLiteral("week"), "x");
+        QCOMPARE(acquire({day, "day", "100000000"}), (QVector<qint64>{1, 0, -1, 86400000, 100000000, -999}));
+        QCOMPARE(acquire({week, "week", "999999937"}), (QVector<qint64>{1, 0, -1, 604800000, 999999937, -999}));
+        setClock(kStart + 1); // 1.157 tokens: the second whole one comes 1 ms later
+        QCOMPARE(acquire({day, "day", "2"}), (QVector<qint64>{0, 1, 1, 86399999, 100000000, -999}));
+        setClock(kStart + 863); // 998.84 tokens
+        QCOMPARE(acquire({day, "day", "999"}), (QVector<qint64>{0, 998, 1, 86399137, 100000000, -999}));
+        setClock(kStart + 864); // 1000 tokens exactly
+        QCOMPARE(acquire({day, "day", "1000"}), (QVector<qint64>{1, 0, -1, 86400000, 100000000, -999}));
+        setClock(kStart + 1000); // 1653.44 tokens
+        QCOMPARE(acquire({week, "week", "1654"}), (QVector<qint64>{0, 1653, 1, 604799000, 999999937, -999}));
+        QCOMPARE(acquire({week, "week", "1653"}), (QVector<qint64>{1, 0, -1, 604800000, 999999937, -999}));
+    }
+
+    // What is still refused says what would be accepted.
+    void tooLongToRefillIsRefusedWithTheLargestBurst()
+    {
+        const RedisReply reply
+            = call({"FCALL", "sluice_check", "1", "mine:{r}", "token_bucket", "1", "604800000", "1000000000"});
+        QCOMPARE(reply.errorText(),
+                 QStringLiteral("ERR sluice: burst must be at most 7446427 with a limit of 1 per "
+                                "604800000 ms: an empty bucket must refill within 2^52 ms "
+                                "(burst / limit windows)"));
+        model::Policy policy = makePolicy(QStringLiteral("slow"), Algorithm::Gcra, 7, 604800000, 52124996);
+        const QVector<model::PolicyError> errors = model::validatePolicy(policy);
+        QCOMPARE(errors.size(), 1);
+        QCOMPARE(errors.first().field, QStringLiteral("burst"));
+        QVERIFY2(errors.first().message.startsWith(QLatin1String("must be at most 52124995 with a limit of 7 per "
+                                                                 "604800000 ms")),
+                 qPrintable(errors.first().message));
+        policy.burst = 52124995; // fills in 2^52 ms, to the ms
+        QVERIFY(model::validatePolicy(policy).isEmpty());
+        QVERIFY(call({"FCALL", "sluice_check", "1", "mine:{r}", "gcra", "7", "604800000", "52124995"}).ok());
+    }
+
+    // A policy republished across the 2^52 line keeps its buckets: each form reads the other's (the
+    // level in the current window_ms), a rejection is counted in the form the bucket has, and an
+    // admission writes the policy's own form. The clock stands still: nothing refills or drains.
+    void bucketsCrossBetweenNarrowAndWidePolicies_data()
+    {
+        QTest::addColumn<QString>("algorithm");
+        QTest::addColumn<qint64>("narrowLimit");
+        QTest::addColumn<qint64>("narrowBurst");
+        QTest::addColumn<qint64>("wideLimit");
+        QTest::addColumn<qint64>("wideBurst");
+        QTest::addColumn<int>("wideSize");       // the narrow form has 41 bytes
+        QTest::addColumn<qint64>("leftForWide"); // units left, read by the wide policy after 3 calls
+        // 10 a day, then 1e8 a day (burst 5); GCRA keeps time, so its rate stays and its burst grows.
+        QTest::newRow("token_bucket") << QStringLiteral("token_bucket") << qint64(10) << qint64(5) << qint64(100000000)
+                                      << qint64(5) << 49 << qint64(2);
+        QTest::newRow("leaky_bucket") << QStringLiteral("leaky_bucket") << qint64(10) << qint64(5) << qint64(100000000)
+                                      << qint64(5) << 49 << qint64(2);
+        QTest::newRow("gcra") << QStringLiteral("gcra") << qint64(2) << qint64(10) << qint64(2) << qint64(60000000)
+                              << 41 << qint64(59999997);
+    }
+
+    void bucketsCrossBetweenNarrowAndWidePolicies()
+    {
+        QFETCH(QString, algorithm);
+        QFETCH(qint64, narrowLimit);
+        QFETCH(qint64, narrowBurst);
+        QFETCH(qint64, wideLimit);
+        QFETCH(qint64, wideBurst);
+        QFETCH(int, wideSize);
+        QFETCH(qint64, leftForWide);
+        const QByteArray key = bucketKey(QStringLiteral("cross"), "c");
+        auto publish = [&](qint64 limit, qint64 burst) {
+            const model::Policy policy
+                = makePolicy(QStringLiteral("cross"), *model::algorithmFromName(algorithm), limit, 86400000, burst);
+            QVERIFY(model::validatePolicy(policy).isEmpty());
+            loadTestLibrary({policy});
+            setClock(kStart);
+        };
+        auto size = [&] { return call({"STRLEN", key}).value.integer; };
+        auto units = [](qint64 n) { return QByteArray::number(n); };
+        publish(narrowLimit, narrowBurst);
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(acquire({key, "cross"}).value(0), 1);
+        QCOMPARE(size(), 41);
+        const qint64 leftForNarrow = narrowBurst - 4; // after one more call
+
+        publish(wideLimit, wideBurst);
+        QCOMPARE(acquire({key, "cross", units(leftForWide + 1)}).mid(0, 2), (QVector<qint64>{0, leftForWide}));
+        QCOMPARE(size(), 41);
+        QCOMPARE(acquire({key, "cross"}).mid(0, 2), (QVector<qint64>{1, leftForWide - 1}));
+        QCOMPARE(size(), wideSize);
+
+        publish(narrowLimit, narrowBurst);
+        QCOMPARE(acquire({key, "cross", units(leftForNarrow + 1)}).mid(0, 2), (QVector<qint64>{0, leftForNarrow}));
+        QCOMPARE(size(), wideSize);
+        QCOMPARE(acquire({key, "cross"}).mid(0, 2), (QVector<qint64>{1, leftForNarrow - 1}));
+        QCOMPARE(size(), 41);
+        const auto counters = inspect(QStringLiteral("cross"), "c");
+        QCOMPARE(counters.value("allowed"), QByteArray("5"));
+        QCOMPARE(counters.value("rejected"), QByteArray("2"));
+    }
+
+    // A bucket of the right size and tag whose doubles are NaN or infinite is foreign data, in every
+    // packed form and on every path (the token bucket's one-pass acquire, several policies, peek).
+    void nonFiniteBucketsAreForeignData_data()
+    {
+        QTest::addColumn<QString>("policy");
+        QTest::addColumn<QByteArray>("raw");
+        QTest::addColumn<QString>("algorithm");
+        const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+        const double expires = kStart + 1000, stamp = kStart;
+        struct Row {
+            const char *name, *policy, *algorithm;
+            char tag;
+            QVector<double> values;
+        };
+        const Row rows[] = {
+            {"token bucket, NaN level", "tb", "token_bucket", 'T', {expires, nan, stamp, 0, 0}},
+            {"token bucket, infinite stamp", "tb", "token_bucket", 'T', {expires, 1000, inf, 0, 0}},
+            {"token bucket, -inf expiry", "tb", "token_bucket", 'T', {-inf, 1000, stamp, 0, 0}},
+            {"token bucket, NaN counter", "tb", "token_bucket", 'T', {expires, 1000, stamp, nan, 0}},
+            {"token bucket, wide form with NaN", "tb", "token_bucket", 't', {expires, 1, nan, stamp, 0, 0}},
+            {"wide token bucket, NaN whole", "tbw", "token_bucket", 't', {expires, nan, 0, stamp, 0, 0}},
+            {"wide token bucket, infinite rest", "tbw", "token_bucket", 't', {expires, 1, inf, stamp, 0, 0}},
+            {"wide token bucket, narrow form with NaN", "tbw", "token_bucket", 'T', {expires, nan, stamp, 0, 0}},
+            {"gcra, NaN arrival", "gc", "gcra", 'G', {expires, nan, 0, 0, 0}},
+            {"wide gcra, infinite arrival", "gcw", "gcra", 'G', {expires, inf, 0, 0, 0}},
+            {"leaky bucket, NaN water", "lb", "leaky_bucket", 'L', {expires, nan, stamp, 0, 0}},
+            {"leaky bucket, wide form with inf", "lb", "leaky_bucket", 'l', {expires, inf, 0, stamp, 0, 0}},
+            {"wide leaky bucket, NaN rest", "lbw", "leaky_bucket", 'l', {expires, 1, nan, stamp, 0, 0}},
+            {"sliding window, NaN count", "sw", "sliding_window", 'S', {expires, 0, 0, nan, 0, 0}},
+            {"wide sliding window, infinite window", "sww", "sliding_window", 'S', {expires, inf, 0, 1, 0, 0}},
+        };
+        for (const Row &row : rows) {
+            QByteArray raw(1, row.tag);
+            for (const double value : row.values)
+                raw.append(reinterpret_cast<const char *>(&value), sizeof value); // struct.pack's native order
+            QTest::newRow(row.name) << QString::fromLatin1(row.policy) << raw << QString::fromLatin1(row.algorithm);
+        }
+    }
+
+    void nonFiniteBucketsAreForeignData()
+    {
+        QFETCH(QString, policy);
+        QFETCH(QByteArray, raw);
+        QFETCH(QString, algorithm);
+        loadTestLibrary(contractPolicies() + widePolicies());
+        setClock(kStart);
+        const QByteArray key = bucketKey(policy, "odd"), other = bucketKey(QStringLiteral("fw"), "odd");
+        QVERIFY(call({"SET", key, raw}).ok());
+        const auto before = keyspace();
+        const QByteArray name = policy.toUtf8();
+        const QList<QByteArrayList> commands{
+            {"FCALL", "sluice_acquire", "1", key, name},
+            {"FCALL", "sluice_acquire", "2", key, other, name, "fw"},
+            {"FCALL_RO", "sluice_peek", "1", key, name},
+            {"FCALL_RO", "sluice_inspect", "1", key, name},
+        };
+        const QString expected = QStringLiteral("ERR sluice: key \"%1\" does not hold a %2 bucket")
+                                     .arg(QString::fromLatin1(key), algorithm);
+        for (const QByteArrayList &command : commands) {
+            const RedisReply reply = call(command);
+            QVERIFY2(reply.errorText().startsWith(expected),
+                     qPrintable(QString::fromLatin1(command.at(1)) + QStringLiteral(" was not refused")));
+            QCOMPARE(keyspace(), before);
         }
     }
 

@@ -1,8 +1,8 @@
 // Every algorithm of the limiter library against its exact C++ reference model: the same random
 // traffic (bursts, idle gaps, costs, some above what the policy admits at once, peeks, releases) on a
-// fixed test clock, and every decision compared, field by field. Includes slow (1 per hour, 5 per day)
-// and large (1e9 per second) rates, and a million calls at 1e9 per second to show the arithmetic does
-// not drift.
+// fixed test clock, and every decision compared, field by field. Includes slow (1 per hour, 5 per day),
+// large (1e9 per second) and wide (1e8 per day, a prime near 1e9 per week: past 2^52 once scaled by the
+// window) rates, and a million calls at each of those large rates to show the arithmetic does not drift.
 
 #include "model/limiter/bucket_key.h"
 #include "support/limiter_support.h"
@@ -253,6 +253,7 @@ private Q_SLOTS:
         struct Shape {
             const char *name;
             qint64 limit, windowMs, burst;
+            bool aboutBurst = false; // only for the algorithms that read burst
         };
         const Shape shapes[] = {
             {"10 per second, burst 15", 10, 1000, 15},
@@ -261,11 +262,17 @@ private Q_SLOTS:
             {"5 per day, burst 2", 5, 86400000, 2},
             {"1e9 per second", 1000000000, 1000, 1000000000},
             {"100 per minute", 100, 60000, 100},
+            // Past 2^52 once scaled by the window: the wide form.
+            {"1e8 per day", 100000000, 86400000, 100000000},
+            {"prime near 1e9 per week, prime burst", 999999937, 604800000, 999999929},
+            {"7 per week, a burst that fills in 2^52 ms", 7, 604800000, 52124995, true},
         };
         for (const QString &name : model::algorithmNames()) {
             const Algorithm algorithm = *model::algorithmFromName(name);
             const bool keepsEntries = algorithm == Algorithm::SlidingLog || algorithm == Algorithm::Concurrency;
             for (const Shape &shape : shapes) {
+                if (shape.aboutBurst && !model::algorithmUsesBurst(algorithm))
+                    continue;
                 const qint64 limit = keepsEntries ? std::min<qint64>(shape.limit, 100000) : shape.limit;
                 const qint64 burst = keepsEntries ? limit : shape.burst;
                 for (const bool paired : {false, true})
@@ -294,19 +301,38 @@ private Q_SLOTS:
         QVERIFY2(mismatch.isEmpty(), mismatch.constData());
     }
 
-    // 1e9 tokens per second, costs up to 2.2 million, the clock moving 0 to 2 ms per call: a
-    // million decisions, each equal to the exact model's.
+    // A million decisions, each equal to the exact model's: the clock moves 0 to 2 thousandths of
+    // the window per call and costs reach 2.2 thousandths of the limit, so the bucket keeps running
+    // dry and refilling (1e9 per second: 0 to 2 ms, costs up to 2.2 million).
     void noDriftOverAMillionCalls_data()
     {
         QTest::addColumn<Algorithm>("algorithm");
-        QTest::newRow("token_bucket") << Algorithm::TokenBucket;
-        QTest::newRow("gcra") << Algorithm::Gcra;
+        QTest::addColumn<qint64>("limit");
+        QTest::addColumn<qint64>("windowMs");
+        QTest::addColumn<qint64>("burst");
+        QTest::newRow("token_bucket: 1e9 per second")
+            << Algorithm::TokenBucket << qint64(1000000000) << qint64(1000) << qint64(1000000000);
+        QTest::newRow("gcra: 1e9 per second")
+            << Algorithm::Gcra << qint64(1000000000) << qint64(1000) << qint64(1000000000);
+        for (const Algorithm algorithm :
+             {Algorithm::TokenBucket, Algorithm::Gcra, Algorithm::LeakyBucket, Algorithm::SlidingWindow}) {
+            const QByteArray name = model::algorithmName(algorithm).toUtf8();
+            QTest::addRow("%s: 1e8 per day", name.constData())
+                << algorithm << qint64(100000000) << qint64(86400000) << qint64(100000000);
+            QTest::addRow("%s: 999999937 per week", name.constData())
+                << algorithm << qint64(999999937) << qint64(604800000) << qint64(999999929);
+        }
     }
 
     void noDriftOverAMillionCalls()
     {
         QFETCH(Algorithm, algorithm);
-        const model::Policy policy = test::makePolicy(QStringLiteral("big"), algorithm, 1000000000, 1000, 1000000000);
+        QFETCH(qint64, limit);
+        QFETCH(qint64, windowMs);
+        QFETCH(qint64, burst);
+        const model::Policy policy = test::makePolicy(QStringLiteral("big"), algorithm, limit, windowMs, burst);
+        QVERIFY(model::validatePolicy(policy).isEmpty());
+        const qint64 maxStep = 2 * windowMs / 1000, maxCost = limit * 22 / 10000;
         QVERIFY(test::syncCommand(*m_connection, {"FLUSHALL"}).ok());
         const QString loaded = test::loadLibrary(*m_connection, test::testClockLibrary({policy}));
         QVERIFY2(loaded.isEmpty(), qPrintable(loaded));
@@ -320,8 +346,8 @@ private Q_SLOTS:
         for (int done = 0; done < calls && mismatch.isEmpty(); done += batch) {
             int pending = 0;
             for (int i = 0; i < batch; ++i) {
-                now += random.bounded(3);
-                const qint64 cost = 1 + random.bounded(2200000);
+                now += random.bounded(static_cast<int>(maxStep + 1));
+                const qint64 cost = 1 + random.bounded(static_cast<int>(maxCost));
                 const Decision expected = model.acquire(now, cost);
                 (expected.allowed ? allowed : rejected) += 1;
                 if (now != clock) {

@@ -555,10 +555,9 @@ private Q_SLOTS:
         row("description too long", tb, "seconds",
             QStringList{QStringLiteral("descriptionEdit"), QString(1025, QLatin1Char('d'))}, "descriptionError",
             "at most 1024 characters");
-        row("limit times window past 2^52", tb, "days", strings({"limitEdit", "1000000000", "windowCountEdit", "7"}),
-            "limitError", "2^52");
-        row("burst times window past 2^52", "gcra", "days",
-            strings({"burstEdit", "1000000000", "windowCountEdit", "7"}), "burstError", "2^52");
+        row("burst refilling in more than 2^52 ms", "gcra", "days",
+            strings({"limitEdit", "1", "burstEdit", "1000000000", "windowCountEdit", "7"}), "burstError",
+            "at most 7446427 with a limit of 1 per 604800000 ms: an empty bucket must refill within 2^52 ms");
         row("sliding log too many entries", "sliding_log", "seconds", strings({"limitEdit", "100001"}), "limitError",
             "at most 100000");
         row("concurrency too many leases", "concurrency", "seconds", strings({"limitEdit", "200000"}), "limitError",
@@ -597,6 +596,38 @@ private Q_SLOTS:
         QTest::qWait(100);
         QVERIFY(!openDialog<QDialog>("policyDiff"));
         QCOMPARE(snapshot(), before);
+    }
+
+    // Quotas of real APIs fit the form: no field complains, and Save is enabled.
+    void wideQuotasAreAcceptedByTheForm_data()
+    {
+        QTest::addColumn<QString>("algorithm");
+        QTest::addColumn<qint64>("limit");
+        QTest::addColumn<int>("days");
+        QTest::newRow("token bucket, 1e9 a week") << QStringLiteral("token_bucket") << qint64(1000000000) << 7;
+        QTest::newRow("gcra, 1e8 a day") << QStringLiteral("gcra") << qint64(100000000) << 1;
+        QTest::newRow("sliding window, 1e9 a week") << QStringLiteral("sliding_window") << qint64(1000000000) << 7;
+    }
+
+    void wideQuotasAreAcceptedByTheForm()
+    {
+        QFETCH(QString, algorithm);
+        QFETCH(qint64, limit);
+        QFETCH(int, days);
+        auto window = test::openMainWindow(profile());
+        click(window->policyPanel(), "newPolicyButton");
+        ui::PolicyEditor *editor = waitForEditor();
+        QVERIFY(editor);
+        typeInto(editor, "nameEdit", QStringLiteral("quota"));
+        choose(editor, "algorithmCombo", algorithm);
+        typeInto(editor, "limitEdit", QString::number(limit));
+        typeInto(editor, "windowCountEdit", QString::number(days));
+        choose(editor, "windowUnitCombo", QStringLiteral("days"));
+        QVERIFY(child<QPushButton>(editor, "saveButton")->isEnabled());
+        const auto policy = editor->formPolicy();
+        QVERIFY(policy.has_value());
+        QCOMPARE(policy->limit, limit);
+        QCOMPARE(policy->windowMs, days * qint64(86400000));
     }
 
     void malformedImportFilesAreRefusedAndChangeNothing_data()

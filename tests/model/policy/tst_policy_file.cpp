@@ -40,13 +40,23 @@ private Q_SLOTS:
     {
         QByteArray json = js("{'policies': [");
         const QStringList names = algorithmNames();
-        for (int i = 0; i < names.size(); ++i)
-            json += QString::fromUtf8(js("{'name': 'p%1', 'algorithm': '%2', 'limit': 1, 'window_ms': 3600000},"))
-                        .arg(i).arg(names.at(i)).toUtf8();
+        for (int i = 0; i < names.size(); ++i) {
+            // Quotas of a day and a week at 1e8 and 1e9, those keeping an entry per call at their cap.
+            const bool keepsEntries
+                = names.at(i) == QLatin1String("sliding_log") || names.at(i) == QLatin1String("concurrency");
+            json += QString::fromUtf8(js("{'name': 'p%1', 'algorithm': '%2', 'limit': 1, 'window_ms': 3600000},"
+                                         "{'name': 'day%1', 'algorithm': '%2', 'limit': %3, 'window_ms': 86400000},"
+                                         "{'name': 'week%1', 'algorithm': '%2', 'limit': %4, 'window_ms': 604800000},"))
+                        .arg(i)
+                        .arg(names.at(i))
+                        .arg(keepsEntries ? 100000 : 100000000)
+                        .arg(keepsEntries ? 100000 : 1000000000)
+                        .toUtf8();
+        }
         json += js("{'name': 'huge', 'algorithm': 'gcra', 'limit': 1e9, 'window_ms': 1000}]}");
         const PolicyFile file = PolicyFile::parse(json);
         QVERIFY2(file.ok(), qPrintable(file.errors.value(0).toString()));
-        QCOMPARE(file.policies.size(), names.size() + 1);
+        QCOMPARE(file.policies.size(), 3 * names.size() + 1);
         QCOMPARE(file.policies.last().limit, qint64(1'000'000'000));
     }
 
@@ -126,8 +136,10 @@ private Q_SLOTS:
                                     << "field \"burst\": must be a whole number, not a boolean";
         QTest::newRow("burst zero") << policy(js("'limit': 10, 'window_ms': 1000, 'burst': 0"))
                                     << "field \"burst\": must be positive";
-        QTest::newRow("inexact product") << policy(js("'limit': 10, 'window_ms': 604800000, 'burst': 1000000000"))
-                                         << "field \"burst\": is too large for a window";
+        QTest::newRow("refills too slowly")
+            << policy(js("'limit': 10, 'window_ms': 604800000, 'burst': 1000000000"))
+            << "field \"burst\": must be at most 74464279 with a limit of 10 per 604800000 ms: an empty bucket must "
+               "refill within 2^52 ms";
         QTest::newRow("shadow string") << policy(js("'limit': 10, 'window_ms': 1000, 'shadow': 'yes'"))
                                        << "field \"shadow\": must be true or false";
         QTest::newRow("shadow number") << policy(js("'limit': 10, 'window_ms': 1000, 'shadow': 1"))
