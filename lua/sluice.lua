@@ -1249,6 +1249,9 @@ local function release(keys, args)
     if err then return fail(not_a_bucket(keys[1], p, err)) end
     if not expiry then return 0 end
     redis.call('ZREM', keys[1], lease)
+    -- ~t, the newest expiry, is what the lease's bucket is full again at: the latest one still held.
+    local newest = redis.call('ZRANGE', keys[1], '+inf', '(0', 'BYSCORE', 'REV', 'LIMIT', 0, 1, 'WITHSCORES')
+    redis.call('ZADD', keys[1], -(tonumber(newest[2]) or 0), '~t')
     redis.call('ZINCRBY', keys[1], cost, '~u')
     return tonumber(expiry) > now_ms() and 1 or 0
 end

@@ -258,6 +258,14 @@ private Q_SLOTS:
         QCOMPARE(call({"FCALL", "sluice_release", "1", key, "cc", lease}).value.integer, 1);
         QCOMPARE(call({"FCALL", "sluice_release", "1", key, "cc", lease}).value.integer, 0); // once only
         QCOMPARE(acquire({key, "cc"}).value(0), 1);
+        // Released, the newest lease no longer holds its bucket: it is full again when the older one ends.
+        const QByteArray other = bucketKey(QStringLiteral("cc"), "m");
+        QCOMPARE(acquire({other, "cc"}).value(0), 1);
+        setClock(kStart + 400);
+        const QByteArray newest = call({"FCALL", "sluice_acquire", "1", other, "cc"}).value.elements.value(6).bytes;
+        QCOMPARE(inspect(QStringLiteral("cc"), "m").value("reset_after_ms"), QByteArray("1000"));
+        QCOMPARE(call({"FCALL", "sluice_release", "1", other, "cc", newest}).value.integer, 1);
+        QCOMPARE(inspect(QStringLiteral("cc"), "m").value("reset_after_ms"), QByteArray("600"));
         // A lease nobody releases ends after window_ms.
         setClock(kStart + 1000);
         QCOMPARE(inspect(QStringLiteral("cc"), "l").value("available"), QByteArray("2"));
