@@ -379,16 +379,21 @@ function token_bucket.acquire(p, key, now, cost)
     return true, floor((level - need) / window), -1, reset
 end
 
+-- A wide level as it stands at `now`: `fresh` whole units for a new bucket, else the stored level
+-- (in either form) moved on by `advance` (refill or drain) over the time since it was written.
+local function wide_state_at(p, key, now, fresh, tag, wide_tag, advance)
+    local raw = redis.pcall('GET', key)
+    if not raw then return false, fresh, 0, now, 0, 0, FIVE_REJECTED_AT end
+    local expires, whole, part, stamp, allowed, rejected, rejected_at = wide_level_state(p, key, raw, tag, wide_tag)
+    if expires == nil then return nil, whole end
+    whole, part = advance(p, whole, part, now - stamp)
+    return expires, whole, part, max(stamp, now), allowed, rejected, rejected_at
+end
+
 -- The wide token bucket: `whole` tokens and `part` / window_ms of the next one.
 local wide_token_bucket = wide_level_algorithm {
     state = function(p, key, now)
-        local raw = redis.pcall('GET', key)
-        if not raw then return false, p.capacity, 0, now, 0, 0, FIVE_REJECTED_AT end
-        local expires, whole, part, stamp, allowed, rejected, rejected_at =
-            wide_level_state(p, key, raw, TOKEN_TAG, WIDE_TOKEN_TAG)
-        if expires == nil then return nil, whole end
-        whole, part = wide_refill(p, whole, part, now - stamp)
-        return expires, whole, part, max(stamp, now), allowed, rejected, rejected_at
+        return wide_state_at(p, key, now, p.capacity, TOKEN_TAG, WIDE_TOKEN_TAG, wide_refill)
     end,
     numbers = function(p, whole, part, cost, consuming)
         local burst = p.capacity
@@ -511,13 +516,7 @@ local leaky_bucket = level_algorithm {
 
 local wide_leaky_bucket = wide_level_algorithm {
     state = function(p, key, now)
-        local raw = redis.pcall('GET', key)
-        if not raw then return false, 0, 0, now, 0, 0, FIVE_REJECTED_AT end
-        local expires, whole, part, stamp, allowed, rejected, rejected_at =
-            wide_level_state(p, key, raw, LEAKY_TAG, WIDE_LEAKY_TAG)
-        if expires == nil then return nil, whole end
-        whole, part = wide_drain(p, whole, part, now - stamp)
-        return expires, whole, part, max(stamp, now), allowed, rejected, rejected_at
+        return wide_state_at(p, key, now, 0, LEAKY_TAG, WIDE_LEAKY_TAG, wide_drain)
     end,
     numbers = wide_backlog_numbers,
     commit = function(p, key, now, st)

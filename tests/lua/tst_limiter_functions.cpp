@@ -26,21 +26,7 @@ using test::makePolicy;
 
 namespace {
 
-const qint64 kStart = 4102444800000; // 2100-01-01: the test clock stays ahead of real expiry times
-
-QVector<model::Policy> contractPolicies()
-{
-    return {
-        makePolicy(QStringLiteral("tb"), Algorithm::TokenBucket, 10, 1000, 5),
-        makePolicy(QStringLiteral("fw"), Algorithm::FixedWindow, 3, 1000),
-        makePolicy(QStringLiteral("sw"), Algorithm::SlidingWindow, 3, 1000),
-        makePolicy(QStringLiteral("sl"), Algorithm::SlidingLog, 3, 1000),
-        makePolicy(QStringLiteral("lb"), Algorithm::LeakyBucket, 1, 100, 3),
-        makePolicy(QStringLiteral("gc"), Algorithm::Gcra, 10, 1000, 5),
-        makePolicy(QStringLiteral("cc"), Algorithm::Concurrency, 2, 1000),
-        makePolicy(QStringLiteral("shadow"), Algorithm::FixedWindow, 1, 1000, 0, true),
-    };
-}
+constexpr qint64 kStart = test::kTestClockStart;
 
 // The same algorithms with capacity times window_ms past 2^52: levels kept in the wide form.
 QVector<model::Policy> widePolicies()
@@ -116,7 +102,7 @@ private Q_SLOTS:
     void init()
     {
         QVERIFY(call({"FLUSHALL"}).ok());
-        loadTestLibrary(contractPolicies());
+        loadTestLibrary(test::contractPolicies());
         setClock(kStart);
     }
 
@@ -529,7 +515,7 @@ private Q_SLOTS:
         QFETCH(QString, policy);
         QFETCH(QByteArray, raw);
         QFETCH(QString, algorithm);
-        loadTestLibrary(contractPolicies() + widePolicies());
+        loadTestLibrary(test::contractPolicies() + widePolicies());
         setClock(kStart);
         const QByteArray key = bucketKey(policy, "odd"), other = bucketKey(QStringLiteral("fw"), "odd");
         QVERIFY(call({"SET", key, raw}).ok());
@@ -733,18 +719,19 @@ private Q_SLOTS:
     void versionNamesWhatRuns()
     {
         const model::LimiterLibrary library
-            = model::LimiterLibrary::build(contractPolicies(), model::LibraryOwner{}, 42);
+            = model::LimiterLibrary::build(test::contractPolicies(), model::LibraryOwner{}, 42);
         QCOMPARE(test::loadLibrary(*m_connection, library), QString());
         const RedisReply version = call({"FCALL_RO", "sluice_version", "0"});
         QCOMPARE(version.value.elements.at(0).integer, 42);
         QCOMPARE(version.value.elements.at(1).bytes, library.digest);
         QCOMPARE(version.value.elements.at(2).bytes, QByteArray(SLUICE_VERSION));
-        QCOMPARE(version.value.elements.at(3).integer, contractPolicies().size());
+        QCOMPARE(version.value.elements.at(3).integer, test::contractPolicies().size());
         QCOMPARE(version.value.elements.at(4).bytes, QByteArray("sluice"));
         // Same policies, same digest; one changed limit, another digest.
-        QVector<model::Policy> changed = contractPolicies();
+        QVector<model::Policy> changed = test::contractPolicies();
         changed[0].limit += 1;
-        QCOMPARE(model::LimiterLibrary::build(contractPolicies(), model::LibraryOwner{}, 43).digest, library.digest);
+        QCOMPARE(model::LimiterLibrary::build(test::contractPolicies(), model::LibraryOwner{}, 43).digest,
+                 library.digest);
         QVERIFY(model::LimiterLibrary::build(changed, model::LibraryOwner{}, 42).digest != library.digest);
     }
 };

@@ -19,24 +19,9 @@ using test::makePolicy;
 
 namespace {
 
-const qint64 kStart = 4102444800000; // 2100-01-01: the test clock stays ahead of real expiry times
+constexpr qint64 kStart = test::kTestClockStart;
 
-// Capacities 5, 3, 3, 3, 3, 5, 2 and 1: a cost of 6 fits none of them, ever.
-QVector<model::Policy> trustPolicies()
-{
-    return {
-        makePolicy(QStringLiteral("tb"), Algorithm::TokenBucket, 10, 1000, 5),
-        makePolicy(QStringLiteral("fw"), Algorithm::FixedWindow, 3, 1000),
-        makePolicy(QStringLiteral("sw"), Algorithm::SlidingWindow, 3, 1000),
-        makePolicy(QStringLiteral("sl"), Algorithm::SlidingLog, 3, 1000),
-        makePolicy(QStringLiteral("lb"), Algorithm::LeakyBucket, 1, 100, 3),
-        makePolicy(QStringLiteral("gc"), Algorithm::Gcra, 10, 1000, 5),
-        makePolicy(QStringLiteral("cc"), Algorithm::Concurrency, 2, 1000),
-        makePolicy(QStringLiteral("shadow"), Algorithm::FixedWindow, 1, 1000, 0, true),
-    };
-}
-
-const QByteArray kNever = "6";
+const QByteArray kNever = "6"; // above every contract policy's capacity: it fits none of them, ever
 
 // The test clock, and a test-only function that collects all garbage and answers the bytes the
 // library's Lua heap then holds: what it really keeps, free of the collector's lag.
@@ -161,7 +146,7 @@ private Q_SLOTS:
     void init()
     {
         QVERIFY(call({"FLUSHALL"}).ok());
-        loadLibrary(test::testClockLibrary(trustPolicies()));
+        loadLibrary(test::testClockLibrary(test::contractPolicies()));
         setClock(kStart);
     }
 
@@ -410,7 +395,7 @@ private Q_SLOTS:
 
         // sluice_check with the same parameters.
         const model::Policy definition
-            = trustPolicies().at(QByteArrayList{"tb", "fw", "sw", "sl", "lb", "gc", "cc"}.indexOf(policy));
+            = test::contractPolicies().at(QByteArrayList{"tb", "fw", "sw", "sl", "lb", "gc", "cc"}.indexOf(policy));
         const RedisReply checked
             = call({"FCALL", "sluice_check", "1", "sluice:~own:{n}",
                     model::algorithmName(definition.algorithm).toUtf8(), QByteArray::number(definition.limit),

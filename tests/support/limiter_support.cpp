@@ -33,6 +33,21 @@ model::Policy makePolicy(const QString &name, model::Algorithm algorithm, qint64
     return policy;
 }
 
+QVector<model::Policy> contractPolicies()
+{
+    using model::Algorithm;
+    return {
+        makePolicy(QStringLiteral("tb"), Algorithm::TokenBucket, 10, 1000, 5),
+        makePolicy(QStringLiteral("fw"), Algorithm::FixedWindow, 3, 1000),
+        makePolicy(QStringLiteral("sw"), Algorithm::SlidingWindow, 3, 1000),
+        makePolicy(QStringLiteral("sl"), Algorithm::SlidingLog, 3, 1000),
+        makePolicy(QStringLiteral("lb"), Algorithm::LeakyBucket, 1, 100, 3),
+        makePolicy(QStringLiteral("gc"), Algorithm::Gcra, 10, 1000, 5),
+        makePolicy(QStringLiteral("cc"), Algorithm::Concurrency, 2, 1000),
+        makePolicy(QStringLiteral("shadow"), Algorithm::FixedWindow, 1, 1000, 0, true),
+    };
+}
+
 QByteArray bucketKey(const QString &policy, const QByteArray &subject, const QString &ns)
 {
     return model::bucketKey(ns, policy, subject);

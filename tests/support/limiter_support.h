@@ -7,6 +7,13 @@
 
 namespace sluice::test {
 
+// 2100-01-01: a test clock this far ahead keeps buckets' absolute expiry times in the future.
+constexpr qint64 kTestClockStart = 4102444800000;
+
+// One policy of each algorithm, with small capacities (5, 3, 3, 3, 3, 5, 2) and a shadow fixed window of
+// 1, that the limiter's contract tests call: tb, fw, sw, sl, lb, gc, cc, shadow.
+QVector<model::Policy> contractPolicies();
+
 // The limiter library with the test clock in place of Redis TIME.
 model::LimiterLibrary testClockLibrary(const QVector<model::Policy> &policies,
                                        const QString &ns = QStringLiteral("sluice"));

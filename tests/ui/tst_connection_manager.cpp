@@ -29,6 +29,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <memory>
+
 using namespace sluice;
 using model::ConnectionProfile;
 using model::ProfileSettings;
@@ -86,6 +88,18 @@ class TestConnectionManager : public QObject {
         if (!ProfileSettings(m_settings.get()).save(profile, {}, &error))
             qWarning("%s", qPrintable(error.message));
         return profile;
+    }
+
+    // A main window connected to `server` with a dev profile (no confirmations), shown.
+    static std::unique_ptr<ui::MainWindow> devWindow(const test::RedisProcess &server)
+    {
+        ConnectionProfile dev;
+        dev.name = QStringLiteral("dev");
+        dev.options = server.options();
+        auto window = std::make_unique<ui::MainWindow>();
+        window->show();
+        window->setSession(new model::ConnectionSession(dev, server.options()));
+        return window;
     }
 
 private Q_SLOTS:
@@ -387,12 +401,8 @@ private Q_SLOTS:
                     names << function.field("name")->bytes;
             return names;
         };
-        ConnectionProfile dev;
-        dev.name = QStringLiteral("dev");
-        dev.options = server.options();
-        ui::MainWindow window;
-        window.show();
-        window.setSession(new model::ConnectionSession(dev, server.options()));
+        const std::unique_ptr<ui::MainWindow> shown = devWindow(server);
+        ui::MainWindow &window = *shown;
         QTRY_VERIFY(
             window.findChild<QLabel *>(QStringLiteral("statusState"))->text().contains(QLatin1String("Connected")));
         auto *publish = window.findChild<QAction *>(QStringLiteral("publishAction"));
@@ -417,17 +427,13 @@ private Q_SLOTS:
     {
         test::RedisProcess server(test::RedisProcess::Patience::Quick);
         QVERIFY2(server.start(), qPrintable(server.errorString()));
-        ConnectionProfile dev;
-        dev.name = QStringLiteral("dev");
-        dev.options = server.options();
-        ui::MainWindow window;
-        window.show();
-        window.setSession(new model::ConnectionSession(dev, server.options()));
+        const std::unique_ptr<ui::MainWindow> shown = devWindow(server);
+        ui::MainWindow &window = *shown;
         auto *banner = window.findChild<QLabel *>(QStringLiteral("driftBanner"));
         QTRY_VERIFY(window.session()->libraryWatch()->checks() > 0);
         redis::RedisClient writer(server.options());
         QVERIFY(test::openAndWait(writer));
-        QCOMPARE(test::storePolicy(writer, dev.ns,
+        QCOMPARE(test::storePolicy(writer, window.session()->profile().ns,
                                    test::makePolicy(QStringLiteral("api"), model::Algorithm::TokenBucket, 100, 60000)),
                  QString());
         window.publishLibrary(); // dev: no confirmation
