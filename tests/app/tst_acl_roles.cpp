@@ -379,6 +379,16 @@ private Q_SLOTS:
         QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
         wrong = mismatch(acquire("sl-roll", "carol"), false, 0, QStringLiteral("sl-roll"));
         QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
+        // Never on a policy's bucket: the sluice_check that refilled a drained subject is refused, and the
+        // bucket stays as it was, drained.
+        const QByteArray drained = admin({"DUMP", key("tb", "alice")}).value.bytes;
+        const RedisReply refill = syncCommand(
+            service, {"FCALL", fn("check"), "1", key("tb", "alice"), "token_bucket", "1000000000", "1", "1000000000"});
+        QVERIFY2(refill.value.isError() && refill.errorText().contains(QLatin1String("where policies keep")),
+                 qPrintable(shown(refill)));
+        QCOMPARE(admin({"DUMP", key("tb", "alice")}).value.bytes, drained);
+        wrong = mismatch(acquire("tb", "alice"), false, 0, QStringLiteral("tb"));
+        QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
         // Parameters of its own, on its own keys (behind `~`, apart from every policy's buckets); the library's
         // bookkeeping functions need no key.
         const RedisReply checked
