@@ -128,34 +128,32 @@ void DeploymentView::refresh()
 void DeploymentView::showStatus(const model::DeploymentStatus &status)
 {
     const model::LibraryRecord &record = status.published;
+    QString text;
     if (status.failure)
-        m_record->setText(tr("Cannot read the deployment: %1").arg(status.failure->message));
+        text = tr("Cannot read the deployment: %1").arg(status.failure->message);
     else if (status.history() == model::DeploymentStatus::History::DataLost)
-        m_record->setText(tr("<b>The stored policies, audit log and publish record are gone</b>, but primaries still "
-                             "run a published library: the data was flushed or lost in a restart without "
-                             "persistence. Import your last export on the Policies tab, then publish."));
+        text = tr("<b>The stored policies, audit log and publish record are gone</b>, but primaries still run a "
+                  "published library: the data was flushed or lost in a restart without persistence. Import your "
+                  "last export on the Policies tab, then publish.");
     else if (record.version == 0)
-        m_record->setText(
-            status.persistsNothing()
-                ? tr("<b>Nothing published yet.</b> This server keeps nothing across a restart: if policies were "
-                     "published here before one, they were lost with its data; import your last export to restore "
-                     "them.")
-                : tr("<b>Nothing published yet.</b> Services cannot call the stored policies until a publish."));
+        text = status.persistsNothing()
+            ? tr("<b>Nothing published yet.</b> This server keeps nothing across a restart: if policies were "
+                 "published here before one, they were lost with its data; import your last export to restore them.")
+            : tr("<b>Nothing published yet.</b> Services cannot call the stored policies until a publish.");
     else
-        m_record->setText(
-            tr("<b>Published version %1</b> by %2 at %3 &middot; policies: %4 &middot; digest <tt>%5</tt>")
-                .arg(record.version)
-                .arg(record.publishedBy.toHtmlEscaped(),
-                     QDateTime::fromMSecsSinceEpoch(record.publishedAtMs)
-                         .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
-                     QString::number(record.policyCount), QString::fromLatin1(record.digest)));
+        text = tr("<b>Published version %1</b> by %2 at %3 &middot; policies: %4 &middot; digest <tt>%5</tt>")
+                   .arg(record.version)
+                   .arg(record.publishedBy.toHtmlEscaped(),
+                        QDateTime::fromMSecsSinceEpoch(record.publishedAtMs)
+                            .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
+                        QString::number(record.policyCount), QString::fromLatin1(record.digest));
     if (!status.failure && m_session) {
         const model::LibraryOwner owner = m_session->profile().libraryOwner();
-        m_record->setText(m_record->text()
-                          + tr("<br>Library <tt>%1</tt> serves %2: services call <tt>%3</tt>.")
-                                .arg(QString::fromLatin1(owner.libraryName()), owner.describe().toHtmlEscaped(),
-                                     QString::fromLatin1(owner.function("acquire"))));
+        text += tr("<br>Library <tt>%1</tt> serves %2: services call <tt>%3</tt>.")
+                    .arg(QString::fromLatin1(owner.libraryName()), owner.describe().toHtmlEscaped(),
+                         QString::fromLatin1(owner.function("acquire")));
     }
+    m_record->setText(text);
     QStringList warnings;
     if (!status.failure && status.storedDiffers && record.version > 0)
         warnings << tr("The stored policies differ from the published library: services keep the published limits "

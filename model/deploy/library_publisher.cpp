@@ -104,15 +104,15 @@ QVector<LoadedLibrary> listedLibraries(const RespValue &functionList, QVector<bo
     }
     QVector<LoadedLibrary> libraries;
     for (auto it = byName.cbegin(); it != byName.cend(); ++it) {
-        libraries.append({it.key(), std::nullopt, 0});
+        libraries.append({it.key(), std::nullopt, 0, {}});
         versioned->append(it.value());
     }
     return libraries;
 }
 
-// Whom a library serves, from its version reply: the fifth and sixth elements. A library from before
-// they were there serves the owner its name spells (sluice, then) in database 0.
-void readOwner(LoadedLibrary *library, const RedisReply &version)
+// Whom a library serves, its version and digest, from its version reply (owner: the fifth and sixth
+// elements; a library from before they were there serves the owner its name spells, in database 0).
+void readVersionReply(LoadedLibrary *library, const RedisReply &version)
 {
     const QVector<RespValue> &fields = version.value.elements;
     if (!version.ok() || fields.size() < 4 || !fields.at(0).isInteger())
@@ -122,6 +122,7 @@ void readOwner(LoadedLibrary *library, const RedisReply &version)
         owner = {QString::fromUtf8(fields.at(4).bytes), fields.size() > 5 ? int(fields.at(5).integer) : 0};
     library->owner = owner;
     library->version = fields.at(0).integer;
+    library->digest = fields.at(1).bytes;
 }
 
 // What one primary runs under `owner`'s library name, against the digest that should run there, and
@@ -158,7 +159,7 @@ void inspectNode(RedisCommands *client, const QString &node, const LibraryOwner 
             result.persistence = persistenceOf(replies->save, r);
             const LoadedLibrary *ours = nullptr;
             for (qsizetype i = 0; i < result.libraries.size(); ++i) {
-                readOwner(&result.libraries[i], replies->versions.at(i));
+                readVersionReply(&result.libraries[i], replies->versions.at(i));
                 if (result.libraries.at(i).name == owner.libraryName())
                     ours = &result.libraries.at(i);
             }
@@ -175,9 +176,8 @@ void inspectNode(RedisCommands *client, const QString &node, const LibraryOwner 
                                     .arg(QString::fromLatin1(ours->name), ours->owner->describe())
                                     .arg(ours->version);
             } else {
-                const qsizetype index = ours - result.libraries.constData();
                 result.version = ours->version;
-                result.digest = replies->versions.at(index).value.elements.at(1).bytes;
+                result.digest = ours->digest;
                 const bool current = !expectedDigest.isEmpty() && result.digest == expectedDigest;
                 result.state = current ? NodeLibrary::State::Current : NodeLibrary::State::Stale;
                 if (!current)

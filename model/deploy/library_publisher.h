@@ -24,6 +24,7 @@ struct LoadedLibrary {
     QByteArray name;
     std::optional<LibraryOwner> owner; // none: not a Sluice library (no <name>_version answers)
     qint64 version = 0;
+    QByteArray digest;
     // "sluice_teamb: namespace "teamb" in database 0, version 3", or "mylib: not a Sluice library".
     QString describe() const;
 };

@@ -7,6 +7,7 @@
 #include "model/limiter/bucket_key.h"
 #include "model/limiter/limiter_library.h"
 #include "support/limiter_support.h"
+#include "support/limiter_test_case.h"
 #include "support/redis_process.h"
 #include "support/sync_command.h"
 
@@ -41,26 +42,12 @@ QVector<model::Policy> widePolicies()
 
 } // namespace
 
-class TestLimiterFunctions : public QObject {
+class TestLimiterFunctions : public test::LimiterTestCase {
     Q_OBJECT
-
-    test::RedisProcess m_redis;
-    std::unique_ptr<RedisConnection> m_connection;
-
-    RedisReply call(const QByteArrayList &args) { return test::syncCommand(*m_connection, args); }
-
-    void setClock(qint64 ms) { QVERIFY(call({"FCALL", "sluice_test_set_clock", "0", QByteArray::number(ms)}).ok()); }
 
     QVector<qint64> acquire(const QByteArrayList &keysThenArgs, int keyCount = 1)
     {
-        QByteArrayList command{"FCALL", "sluice_acquire", QByteArray::number(keyCount)};
-        const RedisReply reply = call(command + keysThenArgs);
-        QVector<qint64> values;
-        for (const redis::RespValue &element : reply.value.elements)
-            values << (element.isInteger() ? element.integer : -999);
-        if (!reply.ok())
-            qWarning("acquire failed: %s", qPrintable(reply.errorText()));
-        return values;
+        return integers(call(QByteArrayList{"FCALL", "sluice_acquire", QByteArray::number(keyCount)} + keysThenArgs));
     }
 
     // Field/value pairs of sluice_inspect as a map.
@@ -85,19 +72,10 @@ class TestLimiterFunctions : public QObject {
         return snapshot;
     }
 
-    void loadTestLibrary(const QVector<model::Policy> &policies)
-    {
-        const QString error = test::loadLibrary(*m_connection, test::testClockLibrary(policies));
-        QVERIFY2(error.isEmpty(), qPrintable(error));
-    }
+    void loadTestLibrary(const QVector<model::Policy> &policies) { loadLibrary(test::testClockLibrary(policies)); }
 
 private Q_SLOTS:
-    void initTestCase()
-    {
-        QVERIFY2(m_redis.start(), qPrintable(m_redis.errorString()));
-        m_connection = std::make_unique<RedisConnection>(m_redis.options());
-        QVERIFY(test::openAndWait(*m_connection));
-    }
+    void initTestCase() { startServer(); }
 
     void init()
     {

@@ -4,6 +4,7 @@
 #include "model/limiter/bucket_key.h"
 #include "model/limiter/limiter_library.h"
 #include "support/limiter_support.h"
+#include "support/limiter_test_case.h"
 #include "support/redis_process.h"
 #include "support/sync_command.h"
 
@@ -39,26 +40,8 @@ QByteArray clockWithLiveBytes()
 
 } // namespace
 
-class TestLimiterTrust : public QObject {
+class TestLimiterTrust : public test::LimiterTestCase {
     Q_OBJECT
-
-    test::RedisProcess m_redis;
-    std::unique_ptr<RedisConnection> m_connection;
-
-    RedisReply call(const QByteArrayList &args) { return test::syncCommand(*m_connection, args); }
-
-    void setClock(qint64 ms) { QVERIFY(call({"FCALL", "sluice_test_set_clock", "0", QByteArray::number(ms)}).ok()); }
-
-    // The integers of a reply (-999 for anything else); a failed call is logged.
-    QVector<qint64> integers(const RedisReply &reply)
-    {
-        QVector<qint64> values;
-        for (const redis::RespValue &element : reply.value.elements)
-            values << (element.isInteger() ? element.integer : -999);
-        if (!reply.ok())
-            qWarning("call failed: %s", qPrintable(reply.errorText()));
-        return values;
-    }
 
     QVector<qint64> acquire(const QByteArray &policy, const QByteArray &subject, const QByteArray &cost = "1")
     {
@@ -129,19 +112,8 @@ class TestLimiterTrust : public QObject {
         return errors;
     }
 
-    void loadLibrary(const model::LimiterLibrary &library)
-    {
-        const QString error = test::loadLibrary(*m_connection, library);
-        QVERIFY2(error.isEmpty(), qPrintable(error));
-    }
-
 private Q_SLOTS:
-    void initTestCase()
-    {
-        QVERIFY2(m_redis.start(), qPrintable(m_redis.errorString()));
-        m_connection = std::make_unique<RedisConnection>(m_redis.options());
-        QVERIFY(test::openAndWait(*m_connection));
-    }
+    void initTestCase() { startServer(); }
 
     void init()
     {
