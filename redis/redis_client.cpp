@@ -2,6 +2,7 @@
 
 #include "redis/command_access.h"
 #include "redis/command_routing.h"
+#include "redis/redis_log.h"
 
 #include <QPointer>
 
@@ -219,6 +220,9 @@ void RedisClient::applyShards(const RedisReply &reply, const QString &from)
             std::fill(owners.begin() + first, owners.begin() + last + 1, connection);
     }
     const bool changed = primaries != m_primaries || owners != m_slotOwners;
+    qCDebug(lcRouting, "cluster map from %s: %lld primaries (%s)%s", qUtf8Printable(from),
+            static_cast<long long>(primaries.size()), qUtf8Printable(primaries.join(QLatin1String(", "))),
+            changed ? "" : ", unchanged");
     m_slotOwners = owners;
     m_primaries = primaries;
     m_main = primaries.isEmpty() ? m_main : m_nodes.value(primaries.first());
@@ -357,6 +361,8 @@ void RedisClient::usePrimary(const HostPort &primary)
     if (m_main && m_nodes.value(address) == m_main)
         return;
     RedisConnection *previous = m_main;
+    qCDebug(lcRouting, "sentinel service \"%s\": primary is %s%s", qUtf8Printable(m_options.sentinelService),
+            qUtf8Printable(address), previous ? " (it moved)" : "");
     m_main = nodeConnection(primary);
     m_primaries = {address};
     if (previous)
@@ -613,6 +619,8 @@ void RedisClient::onRoutedReply(const std::shared_ptr<Routed> &command, const QS
                 deliver(command, reply);
                 return;
             }
+            qCDebug(lcRouting, "%s from %s: slot %d is at %s", redirect->ask ? "ASK" : "MOVED", qUtf8Printable(via),
+                    redirect->slot, qUtf8Printable(redirect->node.toString()));
             if (redirect->ask) {
                 command->askNode = redirect->node;
             } else {

@@ -1,5 +1,6 @@
 #include "redis/redis_connection.h"
 
+#include "redis/redis_log.h"
 #include "redis/socket_transport.h"
 
 #include <algorithm>
@@ -86,6 +87,8 @@ void RedisConnection::startAttempt()
     connect(m_transport, &SocketTransport::failed, this, &RedisConnection::onTransportFailed);
     connect(m_transport, &SocketTransport::readyRead, this, &RedisConnection::onReadyRead);
     m_connectTimer.start(m_options.connectTimeoutMs);
+    qCDebug(lcConnection, "connecting to %s (within %d ms)", qUtf8Printable(m_options.redactedUrl()),
+            m_options.connectTimeoutMs);
     m_transport->open();
 }
 
@@ -104,6 +107,10 @@ void RedisConnection::sendHandshake()
         m_writeBuffer += command.encoded;
         m_inFlight.push_back(std::move(command));
     };
+    qCDebug(lcConnection, "%s: handshake (%s, database %d)", qUtf8Printable(m_options.redactedUrl()),
+            m_options.password.isEmpty() ? "no password"
+                                         : (m_options.user.isEmpty() ? "AUTH with a password" : "AUTH as the user"),
+            m_options.database);
     if (!m_options.password.isEmpty()) {
         QByteArrayList auth{QByteArrayLiteral("AUTH")};
         if (!m_options.user.isEmpty())
@@ -152,6 +159,7 @@ void RedisConnection::becomeReady()
     m_connectTimer.stop();
     m_handshakeDone = true;
     m_backoff.reset();
+    qCDebug(lcConnection, "%s: ready", qUtf8Printable(m_options.redactedUrl()));
     setState(State::Ready);
     while (!m_waiting.empty()) {
         m_writeBuffer += m_waiting.front().encoded;
@@ -168,12 +176,16 @@ void RedisConnection::onTransportFailed(const QString &reason)
     dropTransport(reason);
     if (!m_autoReconnect) {
         failAll(m_waiting, RedisReply::Failure::NotConnected, reason);
+        qCDebug(lcConnection, "%s: failed (%s)", qUtf8Printable(m_options.redactedUrl()), qUtf8Printable(reason));
         setState(State::Failed, reason);
         finishRetiringWhenIdle();
         return;
     }
+    const int delayMs = m_backoff.nextDelayMs();
+    qCDebug(lcConnection, "%s: lost (%s); reconnecting in %d ms", qUtf8Printable(m_options.redactedUrl()),
+            qUtf8Printable(reason), delayMs);
     setState(State::Reconnecting, reason);
-    m_reconnectTimer.start(m_backoff.nextDelayMs());
+    m_reconnectTimer.start(delayMs);
 }
 
 void RedisConnection::failFatally(const QString &reason)
@@ -181,6 +193,7 @@ void RedisConnection::failFatally(const QString &reason)
     m_reconnectTimer.stop();
     dropTransport(reason);
     failAll(m_waiting, RedisReply::Failure::NotConnected, reason);
+    qCDebug(lcConnection, "%s: failed for good (%s)", qUtf8Printable(m_options.redactedUrl()), qUtf8Printable(reason));
     setState(State::Failed, reason);
 }
 

@@ -1,6 +1,7 @@
 #include "model/deploy/library_publisher.h"
 
 #include "model/limiter/lua_source.h"
+#include "model/model_log.h"
 #include "model/policy/policy_file.h"
 
 #include <QCoreApplication>
@@ -184,6 +185,9 @@ void inspectNode(RedisCommands *client, const QString &node, const LibraryOwner 
                     result.detail
                         = tr("runs version %1 (digest %2)").arg(result.version).arg(QString::fromLatin1(result.digest));
             }
+            qCDebug(lcPublish, "%s: %s %s%s", qUtf8Printable(node), owner.libraryName().constData(),
+                    qUtf8Printable(NodeLibrary::stateName(result.state)),
+                    result.detail.isEmpty() ? "" : qUtf8Printable(QStringLiteral(" (%1)").arg(result.detail)));
             done(result);
         });
     });
@@ -266,6 +270,9 @@ void recordAndLoad(RedisCommands *client, const LibraryOwner &owner, const QStri
                                 who.toUtf8(),
                                 QByteArray::number(snapshot.policies.size()),
                                 writePolicyFile(snapshot.policies)};
+    qCDebug(lcPublish, "recording version %lld of %s (digest %s, %lld policies)",
+            static_cast<long long>(result.library.version), owner.libraryName().constData(),
+            result.library.digest.constData(), static_cast<long long>(snapshot.policies.size()));
     client->send(record, context, [=](const RedisReply &recorded) mutable {
         if (!recorded.ok()) {
             const Failure failure = Failure::fromWriteReply(recorded);
@@ -284,6 +291,8 @@ void recordAndLoad(RedisCommands *client, const LibraryOwner &owner, const QStri
                     nodeDone(state);
                 verified(state);
             };
+            qCDebug(lcPublish, "%s: FUNCTION LOAD REPLACE %s version %lld", qUtf8Printable(node),
+                    owner.libraryName().constData(), static_cast<long long>(library.version));
             client->sendToNode(node, {"FUNCTION", "LOAD", "REPLACE", library.source}, context,
                                [client, node, owner, library, context, reported](const RedisReply &loaded) {
                 if (!loaded.ok()) {
@@ -327,6 +336,7 @@ void loadUnlessRefused(RedisCommands *client, const LibraryOwner &owner, const P
                                     "callers (%2)")
                                      .arg(owner.describe(), others.join(QStringLiteral("; ")))};
         result.needs.takeOver = true;
+        qCDebug(lcPublish, "refused: %s", qUtf8Printable(result.failure->message));
         done(result);
         return;
     }
@@ -345,6 +355,7 @@ void loadUnlessRefused(RedisCommands *client, const LibraryOwner &owner, const P
                                     "their callers would get errors")
                                      .arg(dropped.join(QStringLiteral(", ")))};
         result.needs.dropInUse = true;
+        qCDebug(lcPublish, "refused: %s", qUtf8Printable(result.failure->message));
         done(result);
     });
 }
@@ -448,6 +459,7 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
                                         "then publish")
                                          .arg(owner.ns)};
             result.needs.empty = true;
+            qCDebug(lcPublish, "refused: %s", qUtf8Printable(result.failure->message));
             done(result);
             return;
         }

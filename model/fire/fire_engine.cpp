@@ -2,20 +2,20 @@
 
 #include "model/limiter/library_problem.h"
 #include "model/limiter/limiter_library.h"
+#include "model/model_log.h"
 #include "redis/redis_client.h"
 
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QHash>
 #include <QRandomGenerator>
 #include <QThread>
 #include <QTimer>
 
-#include <QDateTime>
-
 #include <climits>
 #include <memory>
-#include <random>
 #include <optional>
+#include <random>
 #include <vector>
 
 namespace sluice::model {
@@ -367,7 +367,18 @@ std::optional<Failure> FireEngine::start(FirePlan plan, const redis::ConnectionO
     connect(m_thread, &QThread::started, m_run, &FireRun::begin);
     connect(m_thread, &QThread::finished, m_run, &QObject::deleteLater);
     // Queued after the run's last update: the thread has ended, nothing more will come.
-    connect(m_thread, &QThread::finished, this, [this] {
+    qCDebug(lcFire, "run %s: %s at %s (namespace %s, %s keys, seed %llu)", runId.constData(),
+            qUtf8Printable(plan.describe()), qUtf8Printable(options.redactedUrl()), qUtf8Printable(ns),
+            plan.realKeys ? "real" : "test-fire", static_cast<unsigned long long>(plan.seed));
+    connect(m_thread, &QThread::finished, this, [this, runId] {
+        for (int target = 0; target < m_report.targetCount(); ++target) {
+            const FireSummary summary = m_report.summary(target);
+            qCDebug(lcFire, "run %s, %s: %lld sent, %lld allowed, %lld rejected, %lld errors%s", runId.constData(),
+                    qUtf8Printable(summary.target), static_cast<long long>(summary.sent),
+                    static_cast<long long>(summary.allowed), static_cast<long long>(summary.rejected),
+                    static_cast<long long>(summary.errors),
+                    m_report.failure() ? qUtf8Printable(QStringLiteral(" (%1)").arg(m_report.failure()->message)) : "");
+        }
         m_thread->deleteLater();
         m_thread = nullptr;
         m_run = nullptr;

@@ -2,6 +2,7 @@
 // malformed: each one here has a password of its own, and the test looks for it in everything printed.
 
 #include "app/exit_codes.h"
+#include "support/test_services.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -33,13 +34,17 @@ Output finish(QProcess &process)
     return output;
 }
 
-Output run(const char *binary, const QStringList &args, int waitMs, const QString &configHome)
+Output run(const char *binary, const QStringList &args, int waitMs, const QString &configHome,
+           const QString &loggingRules = {})
 {
     QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
     env.insert(QStringLiteral("XDG_CONFIG_HOME"), configHome); // no saved profiles, nothing written to $HOME
     env.remove(QStringLiteral("REDISCLI_AUTH"));
+    env.remove(QStringLiteral("QT_LOGGING_RULES"));
+    if (!loggingRules.isEmpty())
+        env.insert(QStringLiteral("QT_LOGGING_RULES"), loggingRules);
     process.setProcessEnvironment(env);
     process.start(QString::fromLocal8Bit(binary), args);
     process.closeWriteChannel();
@@ -130,6 +135,22 @@ private Q_SLOTS:
                                m_configHome.path());
         QCOMPARE(gui.exitCode, exitCode == ExitUsage ? int(ExitUsage) : -1);
         verifyNotShown(gui, secrets);
+    }
+
+    // The dashboard says what it does when QT_LOGGING_RULES asks, and only then; never the password.
+    void dashboardLogsWhatQtLoggingRulesAsk()
+    {
+        SLUICE_REQUIRE_SERVICE(aclUrl, "SLUICE_TEST_ACL_URL", "Redis with ACL users");
+        const QString url = QStringLiteral("redis://admin:admin-secret@") + aclUrl.section(QLatin1String("://"), 1);
+        const Output told = run(SLUICE_BINARY, {QStringLiteral("--url"), url}, 5000, m_configHome.path(),
+                                QStringLiteral("sluice.connection.debug=true"));
+        QCOMPARE(told.exitCode, -1); // still running: it was stopped
+        QVERIFY2(told.text.contains(QLatin1String("sluice.connection: connecting to redis://admin@")),
+                 qPrintable(told.text));
+        QVERIFY2(told.text.contains(QLatin1String(": ready")), qPrintable(told.text));
+        verifyNotShown(told, {QStringLiteral("admin-secret")});
+        const Output quiet = run(SLUICE_BINARY, {QStringLiteral("--url"), url}, 3000, m_configHome.path());
+        QVERIFY2(!quiet.text.contains(QLatin1String("sluice.")), qPrintable(quiet.text));
     }
 
     // A host given alone is not a URL: user:password@host there is refused without repeating it.

@@ -97,6 +97,41 @@ private Q_SLOTS:
         QVERIFY2(unixRun.out.startsWith(QStringLiteral("PONG from unix://%1:").arg(socket)), qPrintable(unixRun.out));
     }
 
+    void verboseSaysWhatIsDoneAndNeverTheSecret()
+    {
+        SLUICE_REQUIRE_SERVICE(aclUrl, "SLUICE_TEST_ACL_URL", "Redis with ACL users");
+        SLUICE_REQUIRE_SERVICE(seeds, "SLUICE_TEST_CLUSTER_SEEDS", "Redis Cluster");
+        const QString address = aclUrl.section(QLatin1String("://"), 1);
+        const QStringList secretUrl{QStringLiteral("-u"), QStringLiteral("redis://admin:admin-secret@") + address};
+        const Run quiet = sluicectl(secretUrl + QStringList{QStringLiteral("ping")});
+        QCOMPARE(quiet.exitCode, 0);
+        QVERIFY2(!quiet.err.contains(QLatin1String("sluice.")), qPrintable(quiet.err));
+        const Run verbose = sluicectl(secretUrl + QStringList{QStringLiteral("-v"), QStringLiteral("ping")});
+        QCOMPARE(verbose.exitCode, 0);
+        for (const char *line :
+             {"sluice.connection: connecting to redis://admin@", "handshake (AUTH as the user", ": ready"})
+            QVERIFY2(verbose.err.contains(QLatin1String(line)), qPrintable(verbose.err));
+        QVERIFY2(!(verbose.out + verbose.err).contains(QLatin1String("admin-secret")), qPrintable(verbose.err));
+        // QT_LOGGING_RULES picks categories; -v is not needed.
+        const QString seed = seeds.section(QLatin1Char(','), 0, 0);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_LOGGING_RULES"), QStringLiteral("sluice.routing.debug=true"));
+        const Run routing
+            = sluicectl({QStringLiteral("-u"), QStringLiteral("redis://") + seed, QStringLiteral("ping")}, env);
+        QCOMPARE(routing.exitCode, 0);
+        QVERIFY2(routing.err.contains(QLatin1String("sluice.routing: cluster map from ")), qPrintable(routing.err));
+        QVERIFY2(!routing.err.contains(QLatin1String("sluice.connection")), qPrintable(routing.err));
+        // Publishing says what each primary runs and what was loaded.
+        const QString ns = QStringLiteral("verbose-%1").arg(QCoreApplication::applicationPid());
+        const Run publish = sluicectl({QStringLiteral("-u"), QStringLiteral("redis://") + seed, QStringLiteral("-v"),
+                                       QStringLiteral("--namespace"), ns, QStringLiteral("publish"),
+                                       QStringLiteral("--allow-empty")});
+        QCOMPARE(publish.exitCode, 0);
+        QCOMPARE(publish.err.count(QLatin1String(": FUNCTION LOAD REPLACE sluice_verbose_m")), 3);
+        QVERIFY2(publish.err.contains(QLatin1String("sluice.publish: recording version 1 of sluice_verbose_m")),
+                 qPrintable(publish.err));
+    }
+
     void redisCliCredentialsAndTls()
     {
         SLUICE_REQUIRE_SERVICE(aclUrl, "SLUICE_TEST_ACL_URL", "Redis with ACL users");

@@ -1,0 +1,4 @@
+#include "model/model_log.h"
+
+Q_LOGGING_CATEGORY(lcPublish, "sluice.publish", QtWarningMsg)
+Q_LOGGING_CATEGORY(lcFire, "sluice.fire", QtWarningMsg)

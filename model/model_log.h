@@ -1,0 +1,7 @@
+#pragma once
+
+#include <QLoggingCategory>
+
+// What the domain does, for -v and QT_LOGGING_RULES: off by default (warnings only), never a secret.
+Q_DECLARE_LOGGING_CATEGORY(lcPublish) // sluice.publish: what each primary runs, what is refused, loaded, recorded
+Q_DECLARE_LOGGING_CATEGORY(lcFire)    // sluice.fire: test traffic runs, their connections and results

@@ -1,0 +1,4 @@
+#include "redis/redis_log.h"
+
+Q_LOGGING_CATEGORY(lcConnection, "sluice.connection", QtWarningMsg)
+Q_LOGGING_CATEGORY(lcRouting, "sluice.routing", QtWarningMsg)
