@@ -12,16 +12,16 @@ void runPing(const CtlRequest &request)
 {
     model::probeDeployment(request.client, QCoreApplication::instance(),
                            [request](const model::DeploymentProbe &probe) {
-        if (!probe.ok())
+        if (!probe.ping.ok())
             return fail(request, model::Failure::fromReply(probe.ping));
         const QString target = request.client->options().redactedUrl();
-        if (probe.version.isEmpty())
+        if (!probe.server.known())
             ctlOut() << QCoreApplication::translate("sluicectl", "PONG from %1 (server details not available: %2)")
                             .arg(target, probe.infoError)
                      << Qt::endl;
         else
-            ctlOut() << QCoreApplication::translate("sluicectl", "PONG from %1: Redis %2, %3")
-                            .arg(target, probe.version, probe.description)
+            ctlOut() << QCoreApplication::translate("sluicectl", "PONG from %1: %2, %3")
+                            .arg(target, probe.server.displayName(), probe.description)
                      << Qt::endl;
         QCoreApplication::exit(ExitOk);
     });

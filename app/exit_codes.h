@@ -7,7 +7,7 @@ enum ExitCode : int {
     ExitOk = 0,
     ExitFailure = 1,       // Redis answered with an error, or the operation failed
     ExitUsage = 2,         // bad command line: unknown command, option or value
-    ExitCannotConnect = 3, // the server could not be reached or refused the credentials
+    ExitCannotConnect = 3, // the server could not be reached, refused the credentials or has no functions (< 7)
     ExitTimeout = 4,       // connected, but the server did not answer in time
     ExitInvalidInput = 5,  // an input file (a policy file) is malformed or invalid; nothing changed
     ExitConflict = 6,      // someone else saved in between; nothing changed

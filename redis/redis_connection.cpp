@@ -1,6 +1,8 @@
 #include "redis/redis_connection.h"
 
+#include "redis/info_reply.h"
 #include "redis/redis_log.h"
+#include "redis/server_identity.h"
 #include "redis/socket_transport.h"
 
 #include <algorithm>
@@ -133,6 +135,15 @@ void RedisConnection::sendHandshake()
                                          .arg(reply.value.toString()));
                  });
     }
+    // A server without functions cannot run anything Sluice sends; INFO refused to a user is no reason.
+    internal({QByteArrayLiteral("INFO"), QByteArrayLiteral("server")}, [this](const RedisReply &reply) {
+        if (!reply.ok())
+            return;
+        const ServerIdentity server = ServerIdentity::fromInfo(parseInfo(reply.value.bytes));
+        qCDebug(lcConnection, "%s: %s", qUtf8Printable(m_options.redactedUrl()), qUtf8Printable(server.displayName()));
+        if (const auto unsupported = server.unsupported())
+            failFatally(*unsupported);
+    });
     // The last handshake reply marks the connection ready.
     internal({QByteArrayLiteral("PING")}, [this](const RedisReply &reply) {
         if (reply.failure != RedisReply::Failure::None)

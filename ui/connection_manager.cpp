@@ -315,15 +315,15 @@ void ConnectionManager::testConnection()
         connect(test, &model::ConnectionTest::finished, this, [this, test](const model::DeploymentProbe &probe) {
             if (!probe.ok()) {
                 showTestResult(tr("\u2717 Cannot use this connection: %1").arg(probe.problem()), Tone::Error);
-            } else if (probe.version.isEmpty()) {
+            } else if (!probe.server.known()) {
                 showTestResult(tr("\u2713 Connected in %1 ms (server details refused: %2)")
                                    .arg(probe.elapsedMs)
                                    .arg(probe.infoError),
                                Tone::Ok);
             } else {
-                showTestResult(tr("\u2713 Connected in %1 ms: Redis %2, %3")
+                showTestResult(tr("\u2713 Connected in %1 ms: %2, %3")
                                    .arg(probe.elapsedMs)
-                                   .arg(probe.version, probe.description),
+                                   .arg(probe.server.displayName(), probe.description),
                                Tone::Ok);
             }
             test->deleteLater();

@@ -273,8 +273,8 @@ void MainWindow::showNodeStates()
 
 void MainWindow::showStatus(const ServerStatus &status)
 {
-    m_versionLabel->setText(tr("Redis %1").arg(status.version));
-    m_modeLabel->setText(status.mode);
+    m_versionLabel->setText(status.server.displayName());
+    m_modeLabel->setText(status.server.mode);
     m_memoryLabel->setText(tr("Memory %1").arg(model::formatBytes(status.usedMemoryBytes)));
     m_clientsLabel->setText(tr("Clients %1").arg(status.connectedClients));
 }

@@ -154,8 +154,8 @@ void ServerOverview::showHealth(ServerMonitor::Health health, const QString &pro
 void ServerOverview::showStatus(const ServerStatus &status)
 {
     const QLocale locale;
-    m_version->setText(status.version.isEmpty() ? placeholder() : status.version);
-    m_mode->setText(status.mode);
+    m_version->setText(status.server.known() ? status.server.displayName() : placeholder());
+    m_mode->setText(status.server.mode);
     m_role->setText(status.role == QLatin1String("master") ? tr("primary")
                     : status.role == QLatin1String("slave") ? tr("replica")
                                                              : (status.role.isEmpty() ? placeholder() : status.role));

@@ -46,15 +46,12 @@ void probeDeployment(RedisClient *client, QObject *context, std::function<void(c
         }
         client->send({"INFO", "server"}, context, [client, done, clock, probe](const RedisReply &info) mutable {
             probe.elapsedMs = clock.elapsed();
-            QString mode = QStringLiteral("standalone");
-            if (info.ok()) {
-                const auto fields = redis::parseInfo(info.value.bytes);
-                probe.version = fields.value(QStringLiteral("redis_version"));
-                mode = fields.value(QStringLiteral("redis_mode"), mode);
-            } else {
+            if (info.ok())
+                probe.server = redis::ServerIdentity::fromInfo(redis::parseInfo(info.value.bytes));
+            else
                 probe.infoError = info.errorText();
-            }
-            probe.description = describe(*client, mode);
+            probe.description
+                = describe(*client, probe.server.known() ? probe.server.mode : QStringLiteral("standalone"));
             done(probe);
         });
     });

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "redis/redis_client.h"
+#include "redis/server_identity.h"
 
 #include <QObject>
 
@@ -11,13 +12,13 @@ namespace sluice::model {
 // What answers behind a connection: PING, then INFO server, then what the client found
 // (standalone, a Cluster and its primaries, the primary a Sentinel service names).
 struct DeploymentProbe {
-    redis::RedisReply ping;   // the PING reply; when it failed nothing else is known
-    QString version;          // empty when INFO was refused (an ACL user may not run it)
+    redis::RedisReply ping;       // the PING reply; when it failed nothing else is known
+    redis::ServerIdentity server; // not known when INFO was refused (an ACL user may not run it)
     QString infoError;
-    QString description;      // "standalone", "cluster of 3 primaries (...)", ...
-    qint64 elapsedMs = 0;     // from the probe's start to INFO's answer
+    QString description;  // "standalone", "cluster of 3 primaries (...)", ...
+    qint64 elapsedMs = 0; // from the probe's start to INFO's answer
     bool ok() const { return ping.ok(); }
-    // Why the connection cannot be used, when !ok().
+    // Why the connection cannot be used, when !ok() (a server without functions among the reasons).
     QString problem() const { return ping.errorText(); }
 };
 

@@ -11,8 +11,7 @@ ServerStatus ServerStatus::fromInfo(const QHash<QString, QString> &info)
 {
     auto number = [&info](const char *key) { return info.value(QLatin1String(key)).toLongLong(); };
     ServerStatus status;
-    status.version = info.value(QStringLiteral("redis_version"));
-    status.mode = info.value(QStringLiteral("redis_mode"), QStringLiteral("standalone"));
+    status.server = redis::ServerIdentity::fromInfo(info);
     status.role = info.value(QStringLiteral("role"));
     status.uptimeSeconds = number("uptime_in_seconds");
     status.usedMemoryBytes = number("used_memory");

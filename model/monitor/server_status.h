@@ -1,5 +1,7 @@
 #pragma once
 
+#include "redis/server_identity.h"
+
 #include <QHash>
 #include <QMetaType>
 #include <QString>
@@ -8,8 +10,7 @@ namespace sluice::model {
 
 // What the dashboard shows about the server it is connected to, decoded from one INFO reply.
 struct ServerStatus {
-    QString version;
-    QString mode; // standalone, cluster or sentinel
+    redis::ServerIdentity server; // Redis or Valkey, its version and mode
     QString role; // master or slave (Redis' own words)
     qint64 uptimeSeconds = 0;
     qint64 usedMemoryBytes = 0;

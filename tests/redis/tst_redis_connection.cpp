@@ -21,6 +21,9 @@ using test::syncCommand;
 
 namespace {
 
+// INFO server as a Redis 7 answers it, in a handshake's script.
+const QByteArray info7 = "$22\r\nredis_version:7.0.15\r\n\r\n";
+
 QByteArray uniqueKey(const char *prefix)
 {
     return QByteArray(prefix) + ':' + QUuid::createUuid().toByteArray(QUuid::WithoutBraces);
@@ -212,8 +215,8 @@ private Q_SLOTS:
 
     void reportsMissingReplyAsNoReply()
     {
-        // Answers the handshake (CLIENT SETNAME, PING), then never again: the command was sent.
-        FakeServer silent({"+OK\r\n+PONG\r\n"}, false);
+        // Answers the handshake (CLIENT SETNAME, INFO server, PING), then never again: the command was sent.
+        FakeServer silent({"+OK\r\n" + info7 + "+PONG\r\n"}, false);
         redis::ConnectionOptions options = silent.options();
         options.commandTimeoutMs = 300;
         RedisConnection connection(options);
@@ -226,8 +229,8 @@ private Q_SLOTS:
 
     void reportsReplyCutMidway()
     {
-        // Answers the handshake (CLIENT SETNAME, PING), then half a bulk string, and hangs up.
-        FakeServer cut({"+OK\r\n+PONG\r\n", "$10\r\nabc"}, true);
+        // Answers the handshake (CLIENT SETNAME, INFO server, PING), then half a bulk string, and hangs up.
+        FakeServer cut({"+OK\r\n" + info7 + "+PONG\r\n", "$10\r\nabc"}, true);
         RedisConnection connection(cut.options());
         connection.setAutoReconnect(false);
         QVERIFY(openAndWait(connection));

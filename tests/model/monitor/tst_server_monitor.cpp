@@ -33,8 +33,9 @@ private Q_SLOTS:
         SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_REDIS_URL", "Redis standalone");
         RedisClient connection(test::optionsFor(url));
         const model::ServerStatus status = firstStatus(&connection);
-        QVERIFY(status.version.startsWith(QLatin1Char('7')) || status.version.startsWith(QLatin1Char('8')));
-        QCOMPARE(status.mode, QStringLiteral("standalone"));
+        QVERIFY2(status.server.displayName().startsWith(QLatin1String("Redis 7.")),
+                 qPrintable(status.server.displayName()));
+        QCOMPARE(status.server.mode, QStringLiteral("standalone"));
         QCOMPARE(status.role, QStringLiteral("master"));
         QVERIFY(status.connectedClients >= 1);
         QVERIFY(status.usedMemoryBytes > 0);
@@ -56,7 +57,7 @@ private Q_SLOTS:
     {
         SLUICE_REQUIRE_SERVICE(seeds, "SLUICE_TEST_CLUSTER_SEEDS", "Redis Cluster");
         RedisClient connection(test::optionsFor(QStringLiteral("redis://") + seeds.section(QLatin1Char(','), 0, 0)));
-        QCOMPARE(firstStatus(&connection).mode, QStringLiteral("cluster"));
+        QCOMPARE(firstStatus(&connection).server.mode, QStringLiteral("cluster"));
     }
 
     void reportsSentinelMode()
@@ -64,7 +65,7 @@ private Q_SLOTS:
         SLUICE_REQUIRE_SERVICE(sentinel, "SLUICE_TEST_SENTINEL", "Redis Sentinel");
         RedisClient connection(test::optionsFor(QStringLiteral("redis://") + sentinel));
         const model::ServerStatus status = firstStatus(&connection);
-        QCOMPARE(status.mode, QStringLiteral("sentinel"));
+        QCOMPARE(status.server.mode, QStringLiteral("sentinel"));
         QVERIFY(!status.rdbKnown); // sentinels have no CONFIG GET
     }
 
