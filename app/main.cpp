@@ -1,12 +1,12 @@
 // sluice: the desktop control room. With --profile or --url it connects there; with neither (or
 // --sandbox) it starts a private redis-server of its own and stops it on exit.
 
-#include "model/connection/keychain_secret_store.h"
 #include "app/exit_codes.h"
 #include "app/quit_on_signal.h"
 #include "app/sandbox_demo.h"
 #include "app/sandbox_redis.h"
 #include "model/connection/connection_session.h"
+#include "model/connection/keychain_secret_store.h"
 #include "redis/redis_client.h"
 #include "ui/credential_resolver.h"
 #include "ui/main_window.h"
@@ -14,6 +14,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
+#include <QLoggingCategory>
 #include <QTextStream>
 
 #include <optional>
@@ -21,6 +22,68 @@
 using namespace sluice;
 
 namespace {
+
+// The dashboard's command line.
+struct GuiOptions {
+    QCommandLineOption url{
+        {QStringLiteral("u"), QStringLiteral("url")},
+        QApplication::translate("main", "Connect to this Redis (redis://, rediss:// or unix:// URL)."),
+        QStringLiteral("url")};
+    QCommandLineOption profile{
+        QStringLiteral("profile"),
+        QApplication::translate("main", "Connect with this saved connection profile (see File \u2192 Connections)."),
+        QStringLiteral("name")};
+    QCommandLineOption sandbox{
+        QStringLiteral("sandbox"),
+        QApplication::translate("main", "Start a private redis-server for this session (the default).")};
+    QCommandLineOption sandboxData{
+        QStringLiteral("sandbox-data"),
+        QApplication::translate("main", "Keep the sandbox's data in this folder across runs."),
+        QStringLiteral("folder")};
+    QCommandLineOption verbose{{QStringLiteral("v"), QStringLiteral("verbose")},
+                               QApplication::translate("main",
+                                                       "Say on stderr what is done: connecting, routing, publishing, "
+                                                       "firing (never a secret). QT_LOGGING_RULES picks categories.")};
+    QCommandLineOption help{{QStringLiteral("h"), QStringLiteral("help")},
+                            QApplication::translate("main", "Show this help.")};
+    QCommandLineOption version{QStringLiteral("version"), QApplication::translate("main", "Print the version.")};
+
+    void addTo(QCommandLineParser &parser) const
+    {
+        parser.setApplicationDescription(
+            QApplication::translate("main", "Control room for distributed rate limiters running inside Redis."));
+        parser.addOptions({url, profile, sandbox, sandboxData, verbose, help, version});
+    }
+};
+
+// --help and --version, answered before the application needs a display (packaging and help2man
+// run them on none). Nothing when the command line asks for the dashboard, or holds Qt's own
+// options, which QApplication takes out first.
+std::optional<int> answerWithoutDisplay(int argc, char *argv[])
+{
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments << QString::fromLocal8Bit(argv[i]);
+    const GuiOptions options;
+    QCommandLineParser parser;
+    options.addTo(parser);
+    if (!parser.parse(arguments))
+        return std::nullopt;
+    if (parser.isSet(options.help)) {
+        // The usage line names the program as its users type it, wherever it was started from.
+        int nameCount = 1;
+        char name[] = "sluice";
+        char *names[] = {name, nullptr};
+        const QCoreApplication named(nameCount, names);
+        QTextStream(stdout) << parser.helpText();
+        return app::ExitOk;
+    }
+    if (parser.isSet(options.version)) {
+        QTextStream(stdout) << "sluice " << QCoreApplication::applicationVersion() << Qt::endl;
+        return app::ExitOk;
+    }
+    return std::nullopt;
+}
 
 // A connection that no saved profile describes (--url, the sandbox): dev, namespace sluice.
 model::ConnectionProfile unsavedProfile(const QString &name)
@@ -34,39 +97,25 @@ model::ConnectionProfile unsavedProfile(const QString &name)
 
 int main(int argc, char *argv[])
 {
-    QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Sluice"));
     QApplication::setOrganizationName(QStringLiteral("Sluice"));
     QApplication::setApplicationVersion(QStringLiteral(SLUICE_VERSION));
+    if (const auto answered = answerWithoutDisplay(argc, argv))
+        return *answered;
+    QApplication app(argc, argv);
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/sluice.svg")));
     app::quitOnTerminationSignals(&app);
 
+    const GuiOptions options;
     QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QApplication::translate("main", "Control room for distributed rate limiters running inside Redis."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    const QCommandLineOption urlOption(
-        {QStringLiteral("u"), QStringLiteral("url")},
-        QApplication::translate("main", "Connect to this Redis (redis://, rediss:// or unix:// URL)."),
-        QStringLiteral("url"));
-    const QCommandLineOption sandboxOption(
-        QStringLiteral("sandbox"),
-        QApplication::translate("main", "Start a private redis-server for this session (the default)."));
-    const QCommandLineOption sandboxDataOption(
-        QStringLiteral("sandbox-data"),
-        QApplication::translate("main", "Keep the sandbox's data in this folder across runs."),
-        QStringLiteral("folder"));
-    const QCommandLineOption profileOption(
-        QStringLiteral("profile"),
-        QApplication::translate("main", "Connect with this saved connection profile (see File \u2192 Connections)."),
-        QStringLiteral("name"));
-    parser.addOptions({urlOption, profileOption, sandboxOption, sandboxDataOption});
+    options.addTo(parser);
     parser.process(app);
+    if (parser.isSet(options.verbose))
+        QLoggingCategory::setFilterRules(QStringLiteral("sluice.*.debug=true"));
 
     QTextStream err(stderr);
-    const int targets = int(parser.isSet(urlOption)) + int(parser.isSet(profileOption))
-        + int(parser.isSet(sandboxOption) || parser.isSet(sandboxDataOption));
+    const int targets = int(parser.isSet(options.url)) + int(parser.isSet(options.profile))
+        + int(parser.isSet(options.sandbox) || parser.isSet(options.sandboxData));
     if (targets > 1) {
         err << QApplication::translate("main", "sluice: --url, --profile and --sandbox exclude each other") << Qt::endl;
         return app::ExitUsage;
@@ -78,10 +127,10 @@ int main(int argc, char *argv[])
         return app::ExitUsage;
     }
 
-    redis::ConnectionOptions options;
-    if (parser.isSet(urlOption)) {
+    redis::ConnectionOptions target;
+    if (parser.isSet(options.url)) {
         QString error;
-        if (!redis::ConnectionOptions::fromUrl(parser.value(urlOption), &options, &error)) {
+        if (!redis::ConnectionOptions::fromUrl(parser.value(options.url), &target, &error)) {
             err << QApplication::translate("main", "sluice: bad --url: %1").arg(error) << Qt::endl;
             return app::ExitUsage;
         }
@@ -89,11 +138,11 @@ int main(int argc, char *argv[])
 
     const auto settings = model::ProfileSettings::openShared();
     std::optional<model::ConnectionProfile> profile;
-    if (parser.isSet(profileOption)) {
-        profile = model::ProfileSettings(settings.get()).profile(parser.value(profileOption));
+    if (parser.isSet(options.profile)) {
+        profile = model::ProfileSettings(settings.get()).profile(parser.value(options.profile));
         if (!profile) {
             err << QApplication::translate("main", "sluice: no usable connection profile named \"%1\" in %2")
-                       .arg(parser.value(profileOption), settings->fileName())
+                       .arg(parser.value(options.profile), settings->fileName())
                 << Qt::endl;
             return app::ExitUsage;
         }
@@ -104,8 +153,8 @@ int main(int argc, char *argv[])
     window.setProfileStorage(settings.get(), &keychain);
     window.show();
 
-    if (parser.isSet(urlOption)) {
-        window.setSession(new model::ConnectionSession(unsavedProfile({}), options));
+    if (parser.isSet(options.url)) {
+        window.setSession(new model::ConnectionSession(unsavedProfile({}), target));
         return QApplication::exec();
     }
     if (profile) {
@@ -126,8 +175,8 @@ int main(int argc, char *argv[])
     }
 
     auto *sandbox = new app::SandboxRedis(&app);
-    if (parser.isSet(sandboxDataOption))
-        sandbox->setDataDirectory(parser.value(sandboxDataOption));
+    if (parser.isSet(options.sandboxData))
+        sandbox->setDataDirectory(parser.value(options.sandboxData));
     window.showStartupMessage(QApplication::translate("main", "Starting the sandbox Redis\u2026"), false);
     QObject::connect(sandbox, &app::SandboxRedis::ready, &window, [&window, sandbox](quint16 port) {
         QTextStream(stdout) << "sluice: sandbox Redis listening on 127.0.0.1:" << port << " in "

@@ -164,6 +164,25 @@ private Q_SLOTS:
         QVERIFY(sluice.process->waitForFinished(10000));
     }
 
+    // Packaging and help2man ask for --help and --version on machines without a display.
+    void helpAndVersionNeedNoDisplay()
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const char *name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+            env.remove(QLatin1String(name));
+        for (const char *option : {"--help", "--version"}) {
+            QProcess process;
+            process.setProcessEnvironment(env);
+            process.start(QStringLiteral(SLUICE_BINARY), {QLatin1String(option)});
+            QVERIFY(process.waitForFinished(10000));
+            QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+            QCOMPARE(process.exitCode(), 0);
+            const QByteArray out = process.readAllStandardOutput();
+            QVERIFY2(out.startsWith(qstrcmp(option, "--help") == 0 ? "Usage: sluice [options]\n" : "sluice "),
+                     out.constData());
+        }
+    }
+
     void rejectsConflictingOptions()
     {
         QProcess process;
