@@ -56,13 +56,13 @@ MainWindow::MainWindow(QWidget *parent)
     m_deployment = new DeploymentView(m_tabs);
     m_history = new PolicyHistoryView(m_tabs);
     m_tabs->addTab(m_overview, tr("&Overview"));
-    m_tabs->addTab(m_live, tr("&Live"));
+    m_tabs->addTab(m_live, tr("Liv&e"));
     m_tabs->addTab(m_keyWatch, tr("&Watched keys"));
     m_tabs->addTab(m_inspector, tr("Key &inspector"));
-    m_tabs->addTab(m_fire, tr("Test &fire"));
+    m_tabs->addTab(m_fire, tr("&Test fire"));
     m_tabs->addTab(m_policies, tr("&Policies"));
     m_tabs->addTab(m_deployment, tr("&Deployment"));
-    m_tabs->addTab(m_history, tr("&History"));
+    m_tabs->addTab(m_history, tr("Hi&story"));
     connect(m_rates, &PolicyRatesTable::policyActivated, this, [this](const QString &policy) {
         m_live->showPolicy(policy);
         m_tabs->setCurrentWidget(m_live);
@@ -96,6 +96,13 @@ MainWindow::MainWindow(QWidget *parent)
     QAction *quit = fileMenu->addAction(tr("&Quit"));
     quit->setShortcut(QKeySequence::Quit);
     connect(quit, &QAction::triggered, this, &QWidget::close);
+    // Each tab on Ctrl+1..8, in tab order; its mnemonic (Alt+letter) is one no menu takes.
+    QMenu *viewMenu = menuBar()->addMenu(tr("&View"));
+    for (int index = 0; index < m_tabs->count(); ++index) {
+        QAction *showTab = viewMenu->addAction(m_tabs->tabText(index));
+        showTab->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + index)));
+        connect(showTab, &QAction::triggered, m_tabs, [this, index] { m_tabs->setCurrentIndex(index); });
+    }
     QMenu *limiterMenu = menuBar()->addMenu(tr("&Limiter"));
     m_publishAction = limiterMenu->addAction(tr("&Publish library\u2026"));
     m_publishAction->setObjectName(QStringLiteral("publishAction"));

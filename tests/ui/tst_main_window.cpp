@@ -10,6 +10,8 @@
 #include "ui/server_overview.h"
 
 #include <QLabel>
+#include <QMenuBar>
+#include <QTabWidget>
 #include <QTest>
 
 using namespace sluice;
@@ -74,6 +76,38 @@ private Q_SLOTS:
         QVERIFY(labelText(window, "statusState").contains(QLatin1String("Connected")));
         QVERIFY(watched.banner().startsWith(QLatin1String("Connected to")));
         QVERIFY(window.windowTitle().contains(url));
+    }
+
+    // Every tab and menu has an Alt+letter of its own, and Ctrl+1..8 open the tabs in order.
+    void keyboardReachesEveryTab()
+    {
+        WatchedWindow watched(refusedPort(), QStringLiteral("redis://127.0.0.1:1"), 1000);
+        ui::MainWindow &window = watched.window;
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        auto *tabs = window.findChild<QTabWidget *>();
+        QVERIFY(tabs);
+        QStringList labels;
+        for (const QAction *menu : window.menuBar()->actions())
+            labels << menu->text();
+        for (int index = 0; index < tabs->count(); ++index)
+            labels << tabs->tabText(index);
+        QHash<QChar, QString> owners;
+        for (const QString &label : labels) {
+            const qsizetype mark = label.indexOf(QLatin1Char('&'));
+            QVERIFY2(mark >= 0 && mark + 1 < label.size(), qPrintable(label + QLatin1String(" has no mnemonic")));
+            const QChar letter = label.at(mark + 1).toLower();
+            QVERIFY2(!owners.contains(letter),
+                     qPrintable(QStringLiteral("Alt+%1 is both %2 and %3").arg(letter, owners.value(letter), label)));
+            owners.insert(letter, label);
+        }
+        QCOMPARE(tabs->count(), 8);
+        for (int index = tabs->count() - 1; index >= 0; --index) {
+            QTest::keyClick(&window, static_cast<Qt::Key>(Qt::Key_1 + index), Qt::ControlModifier);
+            QTRY_COMPARE(tabs->currentIndex(), index);
+        }
+        QTest::keyClick(&window, Qt::Key_S, Qt::AltModifier);
+        QTRY_COMPARE(tabs->tabText(tabs->currentIndex()), QStringLiteral("Hi&story"));
     }
 
     void unreachableServerIsExplained()
