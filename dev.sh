@@ -53,24 +53,26 @@ run_app() {
   exec "$build_dir/app/sluice" "$@"
 }
 
-# ioredis for the Node snippet test, exactly as tests/snippets/package-lock.json pins it (npm ci, nothing
-# else downloaded), into the build folder; again only when the lock file changed.
+# install_node_modules SOURCE_DIR BUILD_SUBDIR WHAT: the npm packages SOURCE_DIR/package-lock.json pins (npm ci,
+# nothing else downloaded), into the build folder; again only when the lock file changed. The Node snippet
+# test uses tests/snippets' (ioredis), the limiter benchmark tests/bench/peers' (the peer rate limiters).
 install_node_modules() {
-  local dir=$build_dir/snippets-node
+  local source=$1 dir=$build_dir/$2
   # The lock file of the last install that finished, kept inside node_modules (npm ci empties it first).
   local installed=$dir/node_modules/.installed-package-lock.json
-  cmp -s tests/snippets/package-lock.json "$installed" && return 0
-  say "installing ioredis for the snippet tests (npm ci)"
+  cmp -s "$source/package-lock.json" "$installed" && return 0
+  say "installing $3 (npm ci)"
   mkdir -p "$dir"
-  cp tests/snippets/package.json tests/snippets/package-lock.json "$dir/"
+  cp "$source/package.json" "$source/package-lock.json" "$dir/"
   (cd "$dir" && npm ci --no-audit --no-fund --ignore-scripts)
-  cp tests/snippets/package-lock.json "$installed"
+  cp "$source/package-lock.json" "$installed"
 }
 
 run_tests() {
   install_missing "${build_packages[@]}" "${test_packages[@]}"
   build
-  install_node_modules
+  install_node_modules tests/snippets snippets-node "ioredis for the snippet tests"
+  install_node_modules tests/bench/peers peers-node "the peer rate limiters for the limiter benchmark"
   local services_dir
   services_dir=$(mktemp -d /tmp/sluice-test-services.XXXXXX)
   # Stop every service by pid, whatever happens to the suite.

@@ -913,6 +913,8 @@ local function prepare(p)
     p.impl = p.wide and WIDE[p.algorithm] or ALGORITHMS[p.algorithm]
     p.extra = EXTRA[p.algorithm]
     p.reply = {0, 0, -1, 0, limit, p.name} -- decide_one()'s, refilled on every call
+    -- The lean reply (sluice_allow's); none for concurrency, whose callers need the lease id.
+    if p.algorithm ~= 'concurrency' then p.lean = {0, 0, 0} end
     return p
 end
 
@@ -1162,18 +1164,34 @@ local function decide(keys, policies, cost, peek)
 end
 
 -- One key, one policy: the common call, decided in one pass without the bookkeeping of decide().
--- Parameters from sluice_check have no policy, so nothing to count per policy.
-local function decide_one(key, p, cost)
+-- Parameters from sluice_check have no policy, so nothing to count per policy. `lean` replies with
+-- sluice_allow's three elements (see lean_reply()) instead of the six of sluice_acquire.
+local function decide_one(key, p, cost, lean)
     local now = now_ms()
     local ok, units, retry, reset, extra = p.impl.acquire(p, key, now, cost)
     if ok == nil then return fail(units) end
-    local reply = p.reply -- refilled on every call: a new table costs more than the decision
     if ok then
         if p.stats then record_admission(p, now) end
+        if lean then
+            local reply = p.lean
+            reply[1], reply[2], reply[3] = 1, units, extra or 0
+            return reply
+        end
+        local reply = p.reply -- refilled on every call: a new table costs more than the decision
         reply[1], reply[2], reply[3], reply[4], reply[7] = 1, units, -1, reset, extra
         return reply
     end
     if p.stats then record_rejection(p, key, now) end
+    if lean then
+        local reply = p.lean
+        if p.shadow then
+            reply[1], reply[2], reply[3] = 1, units, 0
+        else
+            reply[1], reply[2], reply[3] = 0, units, retry
+        end
+        return reply
+    end
+    local reply = p.reply
     if p.shadow then
         reply[1], reply[2], reply[3], reply[4], reply[7] = 1, units, -1, reset, p.extra
     else
@@ -1182,19 +1200,46 @@ local function decide_one(key, p, cost)
     return reply
 end
 
-local function acquire(keys, args)
+-- sluice_allow's reply from a full one: {allowed, remaining, wait_ms}, wait_ms being the retry after a
+-- rejection (NEVER when the call can never pass) and, after an admission, the longest queue delay of
+-- its leaky buckets, else 0.
+local function lean_reply(reply)
+    if reply[1] == 0 then return {0, reply[2], reply[3]} end
+    local wait = 0
+    for i = 7, #reply do wait = max(wait, reply[i]) end
+    return {1, reply[2], wait}
+end
+
+-- sluice_acquire, and with `lean` sluice_allow (whose callers never pass a third argument).
+local function acquire(keys, args, lean)
     if #keys == 1 then
         local p, cost = POLICIES[args[1]], 1
         if #args == 2 then cost = parse_count(args[2], MAX_COUNT) end
         local key = keys[1]
-        if p and cost and #args <= 2 and cost <= p.capacity and (key == p.last_key or not check_key(key, p)) then
-            return decide_one(key, p, cost)
+        if p and cost and #args <= 2 and cost <= p.capacity and (key == p.last_key or not check_key(key, p))
+            and (not lean or p.lean) then
+            return decide_one(key, p, cost, lean)
         end
     end
     -- Several policies, or something to report: resolve() names the problem.
     local policies, cost = resolve(keys, args)
     if not policies then return fail(cost) end
-    return decide(keys, policies, cost, false)
+    if not lean then return decide(keys, policies, cost, false) end
+    for i = 1, #policies do
+        if not policies[i].lean then
+            return fail('policy ' .. shown(policies[i].name) .. ' is a concurrency policy: sluice_acquire returns '
+                .. 'the lease id its callers release')
+        end
+    end
+    local reply = decide(keys, policies, cost, false)
+    if reply.err then return reply end
+    return lean_reply(reply)
+end
+
+-- FCALL sluice_allow <n> <key>... <policy>... [cost]: sluice_acquire's decision, counted the same way
+-- (in the bucket and per policy), for callers that need only {allowed, remaining, wait_ms}.
+local function allow(keys, args)
+    return acquire(keys, args, true)
 end
 
 local function peek(keys, args)
@@ -1379,6 +1424,6 @@ local function register_all(functions)
 end
 
 register_all {
-    {'acquire', acquire}, {'peek', peek, true}, {'check', check}, {'release', release}, {'inspect', inspect, true},
+    {'acquire', acquire}, {'allow', allow}, {'peek', peek, true}, {'check', check}, {'release', release}, {'inspect', inspect, true},
     {'stats', stats, true}, {'top', top, true}, {'version', version, true}, {'policies', policies, true},
 }

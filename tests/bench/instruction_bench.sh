@@ -6,10 +6,14 @@
 # of limiter_bench.sh can reach. Exits non-zero only when it cannot measure (a command fails, the
 # server dies), never on a figure.
 #
-# Usage: tests/bench/instruction_bench.sh [BUILD_DIR] [CALLS]    (defaults: build, 20000)
+# Usage: tests/bench/instruction_bench.sh [BUILD_DIR] [CALLS] [CASE...]    (defaults: build, 20000)
+# With CASEs (names of limiter_cases.sh) it measures those only and prints a line "count CASE N" each:
+# limiter_bench.sh takes the peers' table's counts from it.
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 calls=${2:-20000}
+only=("${@:3}")
+warm_up=$(( ${#only[@]} ? calls : 20000 ))
 ctl="$build/app/sluicectl"
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
 
@@ -20,8 +24,9 @@ source "$(dirname "$0")/pinned_server.sh"
 
 # shellcheck source=tests/bench/limiter_cases.sh
 source "$(dirname "$0")/limiter_cases.sh"
-publish_bench_policies token_bucket fixed_window
+publish_bench_policies token_bucket fixed_window sliding_window
 load_case_scripts
+((${#only[@]} == 0)) || load_peer_calls
 
 # callgrind_on_server OPTION: callgrind_control OPTION on the server (-z zeroes the counts, -d dumps
 # them). It exits 0 even when it failed, so its output is what tells.
@@ -35,13 +40,13 @@ callgrind_on_server() {
 }
 
 # measure CASE: sets count[CASE] to the server's instructions per call over $calls calls, counted
-# from zero after a warm-up that creates every bucket of the allow path.
+# from zero after a warm-up of $warm_up calls (20,000 create every warm bucket of the allow path).
 declare -A count
 dumps=0
 measure() {
   local args dump
   read -r -a args <<<"$(case_command "$1")"
-  checked_benchmark redis-benchmark -p "$port" -n 20000 -r 10000 -c 4 -P 16 -q "${args[@]}" >/dev/null
+  checked_benchmark redis-benchmark -p "$port" -n "$warm_up" -r 10000 -c 4 -P 16 -q "${args[@]}" >/dev/null
   callgrind_on_server -z
   checked_benchmark redis-benchmark -p "$port" -n "$calls" -r 10000 -c 4 -P 16 -q "${args[@]}" >/dev/null
   callgrind_on_server -d
@@ -53,6 +58,14 @@ measure() {
   fi
   count[$1]=$(($(grep -m1 '^summary:' "$dump" | cut -d' ' -f2) / calls))
 }
+
+if ((${#only[@]})); then
+  for name in "${only[@]}"; do
+    measure "$name"
+    echo "count $name ${count[$name]}"
+  done
+  exit 0
+fi
 
 echo "Sluice instruction benchmark: $(redis-server --version | cut -d' ' -f3) under callgrind, $calls calls per case" \
      "(4 connections, pipeline 16, 10,000 subjects on the allow path)"

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Limiter benchmark: ops/s and server microseconds per call for every algorithm on the allow path
 # (random subjects, buckets already warm) and the deny path (one hot key), next to the Spring Cloud
-# Gateway-compatible script, EVALSHA "return 1" and plain INCR, in one run against one private
-# redis-server pinned to CPU 1, with redis-benchmark pinned to CPU 0. Prints a table and the ratios
-# the data-plane issue targets; exits non-zero only when it cannot measure (a command fails, the server
-# dies), never on a figure.
+# Gateway-compatible script, EVALSHA "return 1" and plain INCR; then, at the peers' policy (100 per
+# second, burst 100, 100,000 subjects, so that the allow path opens fresh windows), Sluice beside the
+# scripts of the npm rate limiters users would pick instead, taken from their installed packages
+# (tests/bench/peers), with the command each case sends and its instructions per call under callgrind
+# (instruction_bench.sh). All in one run against one private redis-server pinned to CPU 1, with
+# redis-benchmark pinned to CPU 0. Prints tables and the ratios the issues target; exits non-zero only
+# when it cannot measure (a command fails, the server dies), never on a figure. Without the peers'
+# packages it says so and measures the rest.
 #
 # Usage: tests/bench/limiter_bench.sh [BUILD_DIR] [ROUNDS]    (defaults: build, 3)
 set -euo pipefail
@@ -23,6 +27,7 @@ source "$(dirname "$0")/limiter_cases.sh"
 algorithms=(token_bucket fixed_window sliding_log sliding_window leaky_bucket gcra concurrency)
 publish_bench_policies "${algorithms[@]}"
 load_case_scripts
+load_peer_calls
 
 # bench ARGS...: prints "ops/s usec_per_call" for one redis-benchmark run of ARGS.
 bench() {
@@ -30,6 +35,7 @@ bench() {
   local output rps usec
   output=$(checked_benchmark taskset -c 0 redis-benchmark -p "$port" -n "$requests" -c 32 -P 16 -r "$subjects" -q "$@")
   rps=$(grep -o '[0-9.]* requests per second' <<<"$output" | tail -1 | cut -d' ' -f1)
+  # The one command the case sent (SCRIPT LOAD and the like are not counted after the reset).
   usec=$(cli INFO commandstats | grep -E '^cmdstat_(fcall|evalsha|incr):' \
     | sed 's/.*usec_per_call=\([0-9.]*\).*/\1/' | head -1)
   echo "$rps $usec"
@@ -39,6 +45,18 @@ cases=(scg_allow scg_deny evalsha_return_1 incr floor_admit floor_reject floor_c
 for algorithm in "${algorithms[@]}"; do
   cases+=("${algorithm}_allow" "${algorithm}_deny")
 done
+# The peers' table, family by family: Sluice's rows at the peers' policy (sluice_acquire, then the lean
+# sluice_allow), then the peers (when installed).
+families=(token_bucket fixed_window sliding_window)
+declare -A family_peers=([token_bucket]="upstash_token_bucket" [fixed_window]="upstash_fixed_window rlflx_fixed_window"
+                         [sliding_window]="upstash_sliding_window")
+((${#peer_cases[@]})) || family_peers=()
+peer_table=()
+for family in "${families[@]}"; do
+  read -r -a peers <<<"${family_peers[$family]:-}"
+  peer_table+=("${family}_100s" "${family}_100s_lean" "${peers[@]}")
+done
+for name in "${peer_table[@]}"; do cases+=("${name}_allow" "${name}_deny"); done
 
 run_case() { # run_case NAME: one measurement
   local args
@@ -97,4 +115,50 @@ for check in "token_bucket allow 1.3 floor_admit" "token_bucket deny 1.4 floor_r
   u=$(ratio "${usec_of[scg_$path]}" "${usec_of[${algorithm}_$path]}")
   echo "$algorithm $path path: ${r}x the SCG-compatible script's throughput" \
        "(target ${target}x: $(verdict "$r" "$target"); the floor reaches ${f}x; ${u}x in server microseconds per call)"
+done
+
+# The peers' table: the same calls' instructions per call, counted by instruction_bench.sh on a server
+# of its own under callgrind (fresh windows there too: 10,000 subjects at callgrind's pace).
+peer_paths=(floor_count floor_count_hot)
+for name in "${peer_table[@]}"; do peer_paths+=("${name}_allow" "${name}_deny"); done
+declare -A instructions_of
+while read -r name count; do
+  instructions_of[$name]=$count
+done < <("$source_dir/tests/bench/instruction_bench.sh" "$build" 5000 "${peer_paths[@]}" | grep '^count ' | cut -d' ' -f2-)
+((${#instructions_of[@]} == ${#peer_paths[@]})) || { echo "$bench_name: instruction counts are missing" >&2; exit 1; }
+
+echo
+echo "At the peers' policy: 100 per second, burst 100, $subjects subjects (the allow path opens fresh windows)," \
+     "the deny path on one hot key; instructions per call under callgrind"
+printf '| %-24s | %10s | %7s | %8s | %10s | %7s | %8s | %s\n' "script" "allow op/s" "allow us" "instr" \
+  "deny op/s" "deny us" "instr" "command (allow path; the deny path sends {hot})"
+peer_row() { # peer_row LABEL ALLOW_CASE DENY_CASE
+  printf '| %-24s | %10.0f | %7s | %8s | %10.0f | %7s | %8s | %s\n' "$1" "${rps_of[$2]}" "${usec_of[$2]}" \
+    "${instructions_of[$2]}" "${rps_of[$3]}" "${usec_of[$3]}" "${instructions_of[$3]}" "$(case_command "$2")"
+}
+for name in "${peer_table[@]}"; do peer_row "$name" "${name}_allow" "${name}_deny"; done
+peer_row "floor: counter" floor_count floor_count_hot
+
+echo
+# The targets: the lean path at least as fast as the fastest peer of its family (ratio of server us at
+# most 1), the full path within 1.25x of the floor row with the same reply (a counter, six elements).
+for family in "${families[@]}"; do
+  for path in allow deny; do
+    floor=floor_count
+    [[ $path == deny ]] && floor=floor_count_hot
+    full=${family}_100s_$path lean=${family}_100s_lean_$path
+    echo "$full: $(ratio "${usec_of[$full]}" "${usec_of[$floor]}")x the floor's server us (target at most 1.25x:" \
+         "$(awk -v r="$(ratio "${usec_of[$full]}" "${usec_of[$floor]}")" 'BEGIN {print (r <= 1.25) ? "meets" : "ABOVE"}'));" \
+         "$(ratio "${instructions_of[$full]}" "${instructions_of[$floor]}")x its instructions"
+    fastest=
+    for peer in ${family_peers[$family]:-}; do
+      if [ -z "$fastest" ] || awk -v a="${usec_of[${peer}_$path]}" -v b="${usec_of[$fastest]}" 'BEGIN {exit !(a < b)}'
+      then fastest=${peer}_$path; fi
+    done
+    [ -n "$fastest" ] || continue
+    r=$(ratio "${usec_of[$lean]}" "${usec_of[$fastest]}")
+    echo "$lean: ${r}x the server us of the fastest peer, $fastest (target at most 1:" \
+         "$(awk -v r="$r" 'BEGIN {print (r <= 1) ? "meets" : "ABOVE"}'));" \
+         "$(ratio "${instructions_of[$lean]}" "${instructions_of[$fastest]}")x its instructions"
+  done
 done

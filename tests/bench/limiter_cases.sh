@@ -1,9 +1,10 @@
 # Sourced by the limiter benchmarks (limiter_bench.sh, instruction_bench.sh): the policies they
-# publish and what each case sends, so both measure the same calls. Needs $ctl, $port, $work,
+# publish and what each case sends, so both measure the same calls. Needs $build, $ctl, $port, $work,
 # $source_dir and cli().
 
 # publish_bench_policies ALGORITHM...: one allow policy (never rejects) and one deny policy (1 per
-# hour) per algorithm, applied and published.
+# hour) per algorithm, and the peers' policy (<algorithm>_100s: 100 per second, burst 100), applied and
+# published.
 publish_bench_policies() {
   {
     echo '{"policies": ['
@@ -17,7 +18,8 @@ publish_bench_policies() {
       first=0
       printf '{"name": "%s_allow", "algorithm": "%s", "limit": %s, "window_ms": 3600000},\n' \
         "$algorithm" "$algorithm" "$allow_limit"
-      printf '{"name": "%s_deny", "algorithm": "%s", "limit": 1, "window_ms": 3600000}' "$algorithm" "$algorithm"
+      printf '{"name": "%s_deny", "algorithm": "%s", "limit": 1, "window_ms": 3600000},\n' "$algorithm" "$algorithm"
+      printf '{"name": "%s_100s", "algorithm": "%s", "limit": 100, "window_ms": 1000}' "$algorithm" "$algorithm"
     done
     echo ']}'
   } > "$work/policies.json"
@@ -30,6 +32,32 @@ load_case_scripts() {
   scg=$(cli SCRIPT LOAD "$(cat "$source_dir/lua/compat_scg_token_bucket.lua")")
   noop=$(cli SCRIPT LOAD "return 1")
   cli -x FUNCTION LOAD < "$source_dir/tests/bench/floor.lua" >/dev/null
+}
+
+# The peers' cases, CASE_allow and CASE_deny each (see tests/bench/peers/peer_calls.js).
+peer_cases=(upstash_fixed_window rlflx_fixed_window upstash_sliding_window upstash_token_bucket)
+declare -A peer_command
+
+# load_peer_calls: loads each peer's script, taken from its npm package as installed by ./dev.sh test
+# (build/peers-node), and sets peer_command[CASE_PATH]. Without the packages (or Node.js) it says so and
+# empties peer_cases, so that the rest is still measured; packages that are there but fail are a failure.
+load_peer_calls() {
+  local modules=$build/peers-node/node_modules name call sha
+  if ! command -v node >/dev/null || [ ! -d "$modules/@upstash/ratelimit" ] \
+     || [ ! -d "$modules/rate-limiter-flexible" ]; then
+    echo "$bench_name: the peer rate limiters are not installed in $modules (./dev.sh test installs them with" \
+         "npm ci); measuring without them" >&2
+    peer_cases=()
+    return 0
+  fi
+  mkdir -p "$work/peers"
+  node "$source_dir/tests/bench/peers/peer_calls.js" "$modules" "$work/peers"
+  for name in "${peer_cases[@]/%/_allow}" "${peer_cases[@]/%/_deny}"; do
+    sha=$(cli -x SCRIPT LOAD < "$work/peers/$name.lua")
+    [[ $sha =~ ^[0-9a-f]{40}$ ]] || { echo "$bench_name: SCRIPT LOAD of $name failed: $sha" >&2; exit 1; }
+    call=$(tr '\n' ' ' < "$work/peers/$name.call")
+    peer_command[$name]="EVALSHA $sha ${call% }"
+  done
 }
 
 # case_command NAME: the redis-benchmark arguments of one case (no argument holds a space). The allow
@@ -47,6 +75,11 @@ case_command() {
     floor_reject) echo FCALL floor_reject 1 'floor:{hot}' ;;
     floor_count) echo FCALL floor_count 1 'floorcount:{__rand_int__}' ;;
     floor_count_hot) echo FCALL floor_count 1 'floorcount:{hot}' ;;
+    *_100s_lean_allow) echo FCALL sluice_allow 1 "sluice:${1%_lean_allow}:{__rand_int__}" "${1%_lean_allow}" ;;
+    *_100s_lean_deny) echo FCALL sluice_allow 1 "sluice:${1%_lean_deny}:{hot}" "${1%_lean_deny}" ;;
+    *_100s_allow) echo FCALL sluice_acquire 1 "sluice:${1%_allow}:{__rand_int__}" "${1%_allow}" ;;
+    *_100s_deny) echo FCALL sluice_acquire 1 "sluice:${1%_deny}:{hot}" "${1%_deny}" ;;
+    upstash_*|rlflx_*) echo "${peer_command[$1]}" ;;
     *_allow) echo FCALL sluice_acquire 1 "sluice:$1:{__rand_int__}" "$1" ;;
     *_deny) echo FCALL sluice_acquire 1 "sluice:$1:{hot}" "$1" ;;
   esac

@@ -2,7 +2,9 @@
 // each at one key of a "100 per minute" policy, on standalone and on the Cluster. Exactly 100 are
 // admitted (continuously refilling algorithms also admit the tokens that refill while the burst
 // lasts: one per 600 ms); the per-key and per-policy counters agree with what the clients saw.
-// The policies are stored and published the production way (policy store, publisher).
+// The policies are stored and published the production way (policy store, publisher). The same through
+// the lean entry point (sluice_allow), whose calls count the same way: per key, and (checked on
+// standalone, where one library holds them) per policy.
 
 #include "model/limiter/bucket_key.h"
 #include "model/deploy/library_publisher.h"
@@ -64,6 +66,23 @@ class TestLimiterConcurrency : public QObject {
         QCOMPARE(published.nodes.size(), primaries);
     }
 
+    struct PolicyCounts {
+        qint64 allowed = 0, rejected = 0;
+    };
+
+    // The policy's totals in sluice_stats (the library's memory: one server's).
+    static PolicyCounts policyCounts(RedisClient &client, const model::LibraryOwner &owner, const QString &policy)
+    {
+        const RedisReply stats = test::syncCommand(client, {"FCALL_RO", owner.function("stats"), "0"});
+        const QVector<redis::RespValue> &fields = stats.value.elements;
+        for (int i = 2; i + 2 < fields.size(); i += 4) {
+            if (fields.at(i).bytes == policy.toUtf8())
+                return {fields.at(i + 1).integer, fields.at(i + 2).integer};
+        }
+        qWarning("no counts for policy %s in %s", qPrintable(policy), qPrintable(stats.value.toString()));
+        return {-1, -1};
+    }
+
     // Waits, if needed, so that an aligned minute does not end during the burst.
     static void awayFromMinuteBoundary()
     {
@@ -93,20 +112,28 @@ private Q_SLOTS:
     {
         QTest::addColumn<Algorithm>("algorithm");
         QTest::addColumn<bool>("cluster");
-        for (const bool cluster : {false, true})
-            for (const QString &name : model::algorithmNames())
-                QTest::addRow("%s, %s", qPrintable(name), cluster ? "cluster" : "standalone")
-                    << *model::algorithmFromName(name) << cluster;
+        QTest::addColumn<QByteArray>("verb");
+        for (const char *verb : {"acquire", "allow"})
+            for (const bool cluster : {false, true})
+                for (const QString &name : model::algorithmNames()) {
+                    const Algorithm algorithm = *model::algorithmFromName(name);
+                    if (qstrcmp(verb, "allow") == 0 && algorithm == Algorithm::Concurrency)
+                        continue; // no lean reply: its callers need the lease id
+                    QTest::addRow("%s, %s, %s", qPrintable(name), cluster ? "cluster" : "standalone", verb)
+                        << algorithm << cluster << QByteArray(verb);
+                }
     }
 
     void sixteenClientsGetExactlyTheLimit()
     {
         QFETCH(Algorithm, algorithm);
         QFETCH(bool, cluster);
+        QFETCH(QByteArray, verb);
         const QString policy = model::algorithmName(algorithm);
         const QByteArray subject = "seller-" + QUuid::createUuid().toString(QUuid::Id128).left(12).toUtf8();
         const QByteArray key = test::bucketKey(policy, subject, m_namespace);
-        const QByteArray acquire = model::LibraryOwner{m_namespace, 0}.function("acquire");
+        const model::LibraryOwner owner{m_namespace, 0};
+        const QByteArray function = owner.function(verb.constData());
 
         // Each client is a deployment client of its own, routed by the key's slot on the Cluster.
         constexpr int clients = 16, callsEach = 1000;
@@ -118,6 +145,7 @@ private Q_SLOTS:
         const bool windowed = algorithm == Algorithm::FixedWindow || algorithm == Algorithm::SlidingWindow;
         if (windowed)
             awayFromMinuteBoundary();
+        const PolicyCounts before = cluster ? PolicyCounts{} : policyCounts(*connections.front(), owner, policy);
 
         int allowed = 0, rejected = 0, errors = 0, finished = 0;
         QString firstError;
@@ -130,7 +158,7 @@ private Q_SLOTS:
                     ++finished;
                     return;
                 }
-                connections[c]->send({"FCALL", acquire, "1", key, policy.toUtf8()}, this,
+                connections[c]->send({"FCALL", function, "1", key, policy.toUtf8()}, this,
                                      [&, c, left](const RedisReply &reply) {
                     if (!reply.ok() || reply.value.elements.isEmpty()) {
                         ++errors;
@@ -161,12 +189,16 @@ private Q_SLOTS:
             QCOMPARE(allowed, 100);
         }
 
-        const RedisReply state = test::syncCommand(
-            *connections.front(),
-            {"FCALL_RO", model::LibraryOwner{m_namespace, 0}.function("inspect"), "1", key, policy.toUtf8()});
+        const RedisReply state = test::syncCommand(*connections.front(),
+                                                   {"FCALL_RO", owner.function("inspect"), "1", key, policy.toUtf8()});
         QVERIFY2(state.ok(), qPrintable(state.errorText()));
         QCOMPARE(state.value.field("allowed")->integer, allowed);
         QCOMPARE(state.value.field("rejected")->integer, rejected);
+        if (!cluster) {
+            const PolicyCounts after = policyCounts(*connections.front(), owner, policy);
+            QCOMPARE(after.allowed - before.allowed, allowed);
+            QCOMPARE(after.rejected - before.rejected, rejected);
+        }
     }
 };
 

@@ -3,6 +3,7 @@
 // fixed test clock, and every decision compared, field by field. Includes slow (1 per hour, 5 per day),
 // large (1e9 per second) and wide (1e8 per day, a prime near 1e9 per week: past 2^52 once scaled by the
 // window) rates, and a million calls at each of those large rates to show the arithmetic does not drift.
+// The lean entry point (sluice_allow) is checked the same way, its three elements against the model's.
 
 #include "model/limiter/bucket_key.h"
 #include "support/limiter_support.h"
@@ -140,6 +141,28 @@ bool sameLease(const QByteArray &library, const QByteArray &model)
     return shape.match(QString::fromLatin1(library)).hasMatch() && library.endsWith(cost);
 }
 
+// sluice_allow's reply to a call the model decided: allowed, remaining, and the wait (the retry after a
+// rejection; after an admission the leaky bucket's queue delay, else 0).
+QByteArray leanReplyExpected(const Decision &expected)
+{
+    const qint64 wait = expected.allowed ? expected.extra.toLongLong() : expected.retryAfterMs;
+    return QByteArray::number(expected.allowed ? 1 : 0) + ' ' + QByteArray::number(expected.remaining) + ' '
+        + QByteArray::number(wait);
+}
+
+QByteArray leanReplyText(const redis::RespValue &reply)
+{
+    if (!reply.isArray() || reply.elements.size() != 3)
+        return "not a lean reply: " + reply.toString().toUtf8();
+    QByteArrayList numbers;
+    for (const redis::RespValue &element : reply.elements) {
+        if (!element.isInteger())
+            return "not a lean reply: " + reply.toString().toUtf8();
+        numbers.append(QByteArray::number(element.integer));
+    }
+    return numbers.join(' ');
+}
+
 } // namespace
 
 class TestLimiterReference : public QObject {
@@ -151,9 +174,12 @@ class TestLimiterReference : public QObject {
     // Sends the steps pipelined (setting the test clock when it moves) and checks every reply.
     // Returns the first mismatch, or an empty string. `paired` sends each acquire together with a
     // bucket of kWide, which always admits and always has more left, so the decision and the reply
-    // stay the tested policy's while going through the multi-policy path.
-    QByteArray runSteps(const model::Policy &policy, TrafficGenerator &traffic, int steps, bool paired = false)
+    // stay the tested policy's while going through the multi-policy path. `lean` sends the acquires to
+    // sluice_allow.
+    QByteArray runSteps(const model::Policy &policy, TrafficGenerator &traffic, int steps, bool paired = false,
+                        bool lean = false)
     {
+        const QByteArray acquireFunction = lean ? "sluice_allow" : "sluice_acquire";
         constexpr int batch = 4000;
         QByteArray mismatch;
         qint64 clock = -1;
@@ -185,12 +211,21 @@ class TestLimiterReference : public QObject {
                     const QByteArray lease = leaseIds.value(modelLease, step.lease);
                     command = {"FCALL", "sluice_release", "1", key, policy.name.toUtf8(), lease};
                 } else if (paired && step.kind == Step::Kind::Acquire)
-                    command = {"FCALL", "sluice_acquire", "2", key, test::bucketKey(kWide.name, step.subject),
-                               policy.name.toUtf8(), kWide.name.toUtf8(), QByteArray::number(step.cost)};
+                    command = {"FCALL",
+                               acquireFunction,
+                               "2",
+                               key,
+                               test::bucketKey(kWide.name, step.subject),
+                               policy.name.toUtf8(),
+                               kWide.name.toUtf8(),
+                               QByteArray::number(step.cost)};
                 else
                     command = {step.kind == Step::Kind::Peek ? "FCALL_RO" : "FCALL",
-                               step.kind == Step::Kind::Peek ? "sluice_peek" : "sluice_acquire", "1", key,
-                               policy.name.toUtf8(), QByteArray::number(step.cost)};
+                               step.kind == Step::Kind::Peek ? "sluice_peek" : acquireFunction,
+                               "1",
+                               key,
+                               policy.name.toUtf8(),
+                               QByteArray::number(step.cost)};
                 ++pending;
                 m_connection->send(command, this, [&, step, i](const RedisReply &reply) {
                     --pending;
@@ -202,6 +237,11 @@ class TestLimiterReference : public QObject {
                     } else if (step.kind == Step::Kind::Release) {
                         if (reply.value.integer != (step.expectedReleased ? 1 : 0))
                             mismatch = where + "released " + QByteArray::number(reply.value.integer);
+                    } else if (lean && step.kind == Step::Kind::Acquire) {
+                        const QByteArray actual = leanReplyText(reply.value);
+                        const QByteArray expected = leanReplyExpected(step.expected);
+                        if (actual != expected)
+                            mismatch = where + "library " + actual + ", model " + expected;
                     } else {
                         Decision actual;
                         QString why;
@@ -250,20 +290,22 @@ private Q_SLOTS:
         QTest::addColumn<qint64>("windowMs");
         QTest::addColumn<qint64>("burst");
         QTest::addColumn<bool>("paired");
+        QTest::addColumn<bool>("lean");
         struct Shape {
             const char *name;
             qint64 limit, windowMs, burst;
             bool aboutBurst = false; // only for the algorithms that read burst
+            bool lean = false;       // also through sluice_allow
         };
         const Shape shapes[] = {
-            {"10 per second, burst 15", 10, 1000, 15},
+            {"10 per second, burst 15", 10, 1000, 15, false, true},
             {"7 per 1.5 s, burst 3", 7, 1500, 3},
-            {"1 per hour", 1, 3600000, 1},
+            {"1 per hour", 1, 3600000, 1, false, true},
             {"5 per day, burst 2", 5, 86400000, 2},
             {"1e9 per second", 1000000000, 1000, 1000000000},
             {"100 per minute", 100, 60000, 100},
             // Past 2^52 once scaled by the window: the wide form.
-            {"1e8 per day", 100000000, 86400000, 100000000},
+            {"1e8 per day", 100000000, 86400000, 100000000, false, true},
             {"prime near 1e9 per week, prime burst", 999999937, 604800000, 999999929},
             {"7 per week, a burst that fills in 2^52 ms", 7, 604800000, 52124995, true},
         };
@@ -277,7 +319,17 @@ private Q_SLOTS:
                 const qint64 burst = keepsEntries ? limit : shape.burst;
                 for (const bool paired : {false, true})
                     QTest::addRow("%s: %s%s", qPrintable(name), shape.name, paired ? ", beside another policy" : "")
-                        << algorithm << limit << shape.windowMs << burst << paired;
+                        << algorithm << limit << shape.windowMs << burst << paired << false;
+                // sluice_allow (the same decision, another reply): a short, a slow and a wide shape alone, the
+                // first beside another policy. Concurrency has none: its callers need the lease id.
+                if (algorithm == Algorithm::Concurrency || !shape.lean)
+                    continue;
+                for (const bool paired : {false, true}) {
+                    if (!paired || &shape == &shapes[0])
+                        QTest::addRow("%s: %s, sluice_allow%s", qPrintable(name), shape.name,
+                                      paired ? ", beside another policy" : "")
+                            << algorithm << limit << shape.windowMs << burst << paired << true;
+                }
             }
         }
     }
@@ -289,6 +341,7 @@ private Q_SLOTS:
         QFETCH(qint64, windowMs);
         QFETCH(qint64, burst);
         QFETCH(bool, paired);
+        QFETCH(bool, lean);
         const model::Policy policy = test::makePolicy(QStringLiteral("p"), algorithm, limit, windowMs, burst);
         QVERIFY(model::validatePolicy(policy).isEmpty());
         QVERIFY(test::syncCommand(*m_connection, {"FLUSHALL"}).ok());
@@ -297,7 +350,7 @@ private Q_SLOTS:
 
         const quint32 seed = static_cast<quint32>(qHash(QByteArray(QTest::currentDataTag())));
         TrafficGenerator traffic(policy, seed, testClockStart(seed));
-        const QByteArray mismatch = runSteps(policy, traffic, 6000, paired);
+        const QByteArray mismatch = runSteps(policy, traffic, 6000, paired, lean);
         QVERIFY2(mismatch.isEmpty(), mismatch.constData());
     }
 
