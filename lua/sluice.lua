@@ -1424,6 +1424,7 @@ local function register_all(functions)
 end
 
 register_all {
-    {'acquire', acquire}, {'allow', allow}, {'peek', peek, true}, {'check', check}, {'release', release}, {'inspect', inspect, true},
-    {'stats', stats, true}, {'top', top, true}, {'version', version, true}, {'policies', policies, true},
+    {'acquire', acquire}, {'allow', allow}, {'peek', peek, true}, {'check', check}, {'release', release},
+    {'inspect', inspect, true}, {'stats', stats, true}, {'top', top, true}, {'version', version, true},
+    {'policies', policies, true},
 }

@@ -124,7 +124,8 @@ for name in "${peer_table[@]}"; do peer_paths+=("${name}_allow" "${name}_deny");
 declare -A instructions_of
 while read -r name count; do
   instructions_of[$name]=$count
-done < <("$source_dir/tests/bench/instruction_bench.sh" "$build" 5000 "${peer_paths[@]}" | grep '^count ' | cut -d' ' -f2-)
+done < <("$source_dir/tests/bench/instruction_bench.sh" "$build" 5000 "${peer_paths[@]}" \
+           | grep '^count ' | cut -d' ' -f2-)
 ((${#instructions_of[@]} == ${#peer_paths[@]})) || { echo "$bench_name: instruction counts are missing" >&2; exit 1; }
 
 echo
@@ -148,7 +149,8 @@ for family in "${families[@]}"; do
     [[ $path == deny ]] && floor=floor_count_hot
     full=${family}_100s_$path lean=${family}_100s_lean_$path
     echo "$full: $(ratio "${usec_of[$full]}" "${usec_of[$floor]}")x the floor's server us (target at most 1.25x:" \
-         "$(awk -v r="$(ratio "${usec_of[$full]}" "${usec_of[$floor]}")" 'BEGIN {print (r <= 1.25) ? "meets" : "ABOVE"}'));" \
+         "$(awk -v r="$(ratio "${usec_of[$full]}" "${usec_of[$floor]}")" \
+              'BEGIN {print (r <= 1.25) ? "meets" : "ABOVE"}'));" \
          "$(ratio "${instructions_of[$full]}" "${instructions_of[$floor]}")x its instructions"
     fastest=
     for peer in ${family_peers[$family]:-}; do
