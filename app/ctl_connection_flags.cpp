@@ -39,10 +39,10 @@ CtlConnectionFlags::CtlConnectionFlags()
 {
 }
 
-void CtlConnectionFlags::addTo(QCommandLineParser &parser) const
+QList<QCommandLineOption> CtlConnectionFlags::options() const
 {
-    parser.addOptions({m_url, m_host, m_port, m_socket, m_database, m_user, m_password, m_tls, m_caFile, m_certFile,
-                       m_keyFile, m_serverName, m_insecure});
+    return {m_url, m_host,   m_port,     m_socket,  m_database,   m_user,    m_password,
+            m_tls, m_caFile, m_certFile, m_keyFile, m_serverName, m_insecure};
 }
 
 bool CtlConnectionFlags::read(const QCommandLineParser &parser, redis::ConnectionOptions *options, QString *error,

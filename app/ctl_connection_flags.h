@@ -14,7 +14,7 @@ namespace sluice::app {
 class CtlConnectionFlags {
 public:
     CtlConnectionFlags();
-    void addTo(QCommandLineParser &parser) const;
+    QList<QCommandLineOption> options() const;
     bool givesUrl(const QCommandLineParser &parser) const { return parser.isSet(m_url); }
     bool givesPassword(const QCommandLineParser &parser) const { return parser.isSet(m_password); }
 

@@ -25,30 +25,30 @@ constexpr model::FireShape namedShapes[]
 } // namespace
 
 CtlFireFlags::CtlFireFlags()
-    : m_subject(option("subject", "fire, bench: the one subject to fire at. Default: test-fire.", "name")),
-      m_subjects(option("subjects", "fire, bench: N subjects in rotation (test-fire-1 ... test-fire-N).", "n")),
-      m_random(option("random", "fire, bench: a random one of N subjects for each call.", "n")),
-      m_rate(option("rate", "fire: calls a second (the mean for poisson, the start of a ramp).", "r")),
-      m_shape(option("shape", "fire: constant, bursts, ramp or poisson. Default: constant.", "shape")),
-      m_burst(option("burst", "fire --shape bursts: calls in each burst.", "n")),
-      m_every(option("every", "fire --shape bursts: ms from one burst to the next.", "ms")),
-      m_rampTo(option("ramp-to", "fire --shape ramp: the rate at the end.", "r")),
-      m_concurrency(option("concurrency", "fire, bench: connections to send on. Default: 1 (fire), 4 (bench).", "c")),
-      m_pipeline(option("pipeline", "bench: calls in flight on each connection. Default: 16.", "p")),
-      m_clockSkew(option("clock-skew",
-                         "fire: the callers' clocks of ms_token_bucket and interval_token_bucket are up to this many "
+    : m_subject(option("subject", "The one subject to fire at. Default: test-fire.", "name"))
+    , m_subjects(option("subjects", "N subjects in rotation (test-fire-1 ... test-fire-N).", "n"))
+    , m_random(option("random", "A random one of N subjects for each call.", "n"))
+    , m_rate(option("rate", "Calls a second (the mean for poisson, the start of a ramp).", "r"))
+    , m_shape(option("shape", "constant, bursts, ramp or poisson. Default: constant.", "shape"))
+    , m_burst(option("burst", "With --shape bursts: calls in each burst.", "n"))
+    , m_every(option("every", "With --shape bursts: ms from one burst to the next.", "ms"))
+    , m_rampTo(option("ramp-to", "With --shape ramp: the rate at the end.", "r"))
+    , m_concurrency(option("concurrency", "Connections to send on. Default: 1 (fire), 4 (bench).", "c"))
+    , m_pipeline(option("pipeline", "Calls in flight on each connection. Default: 16.", "p"))
+    , m_clockSkew(option("clock-skew",
+                         "The callers' clocks of ms_token_bucket and interval_token_bucket targets are up to this many "
                          "ms apart.",
-                         "ms")),
-      m_realKeys(option("real-keys", "fire, bench: spend the subjects' real buckets instead of test-fire keys.")),
-      m_seed(option("seed", "fire, bench: the seed of random subjects and poisson arrivals, to replay a run.", "n")),
-      m_csv(option("csv", "fire, bench: also write the run's curves and summary to this CSV file.", "file"))
+                         "ms"))
+    , m_realKeys(option("real-keys", "Spend the subjects' real buckets instead of test-fire keys."))
+    , m_seed(option("seed", "The seed of random subjects and poisson arrivals, to replay a run.", "n"))
+    , m_csv(option("csv", "Also write the run's curves and summary to this CSV file.", "file"))
 {
 }
 
-void CtlFireFlags::addTo(QCommandLineParser &parser) const
+QList<QCommandLineOption> CtlFireFlags::options() const
 {
-    parser.addOptions({m_subject, m_subjects, m_random, m_rate, m_shape, m_burst, m_every, m_rampTo, m_concurrency,
-                       m_pipeline, m_clockSkew, m_realKeys, m_seed, m_csv});
+    return {m_subject, m_subjects,    m_random,   m_rate,      m_shape,    m_burst, m_every,
+            m_rampTo,  m_concurrency, m_pipeline, m_clockSkew, m_realKeys, m_seed,  m_csv};
 }
 
 bool CtlFireFlags::read(const QCommandLineParser &parser, bool saturate, const QString &cost, const QString &duration,
@@ -87,10 +87,6 @@ bool CtlFireFlags::read(const QCommandLineParser &parser, bool saturate, const Q
     }
 
     if (saturate) {
-        for (const QCommandLineOption *flag : {&m_rate, &m_shape, &m_burst, &m_every, &m_rampTo, &m_clockSkew})
-            if (parser.isSet(*flag))
-                return fail(
-                    tr("bench sends as fast as the server answers: --%1 is for fire").arg(flag->names().first()));
         plan.shape = model::FireShape::Saturate;
         plan.connections = 4;
         if (parser.isSet(m_pipeline)) {
@@ -99,8 +95,6 @@ bool CtlFireFlags::read(const QCommandLineParser &parser, bool saturate, const Q
             plan.pipeline = static_cast<int>(std::clamp<qint64>(value, 0, model::fire_limits::maxPipeline + 1));
         }
     } else {
-        if (parser.isSet(m_pipeline))
-            return fail(tr("--pipeline is for bench; fire sends each call when it is due"));
         const QString shape = parser.value(m_shape);
         if (parser.isSet(m_shape)) {
             const auto named = std::find_if(std::begin(namedShapes), std::end(namedShapes),

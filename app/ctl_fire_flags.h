@@ -21,7 +21,7 @@ struct CtlFireSettings {
 class CtlFireFlags {
 public:
     CtlFireFlags();
-    void addTo(QCommandLineParser &parser) const;
+    QList<QCommandLineOption> options() const;
 
     // `saturate`: bench's pacing (as fast as the server answers). False and *error naming the flag
     // on bad input, before anything connects.
