@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Sluice's two set-up commands, for a fresh Debian 12 machine (as root, or with sudo):
 #   ./dev.sh run [sluice options]   install what is missing, build, open the dashboard on its sandbox Redis
-#   ./dev.sh test                   install, build, start every test service, run the whole suite
-# Both are idempotent and build incrementally in ./build (SLUICE_BUILD_DIR to change it).
+#   ./dev.sh test                   install, build, start every test service, run the whole suite, then
+#                                   install the Debian package on this machine, check it and purge it
+# Both are idempotent and build incrementally in ./build (SLUICE_BUILD_DIR to change it). And:
+#   ./dev.sh package                install, build, write the Debian package (build/package/sluice_*.deb)
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")"
 
@@ -14,8 +16,10 @@ build_packages=(
   libqt6svg6 libqt6opengl6-dev libgl-dev libvulkan-dev libxkbcommon-dev
   libhiredis-dev qtkeychain-qt6-dev libsecret-1-0 libssl-dev
   redis-server redis-tools fonts-dejavu-core
+  help2man librsvg2-bin bash-completion dpkg-dev file
 )
-test_packages=(openssl dbus dbus-bin gnome-keyring procps valgrind python3-redis nodejs npm)
+test_packages=(openssl dbus dbus-bin gnome-keyring procps valgrind python3-redis nodejs npm
+  lintian desktop-file-utils appstream man-db)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
@@ -68,6 +72,21 @@ install_node_modules() {
   cp "$source/package-lock.json" "$installed"
 }
 
+# The .deb from the build's install rules (packaging/DebianPackage.cmake); prints its path.
+package_deb() {
+  local out=$build_dir/package
+  say "writing the Debian package into $out"
+  rm -rf "$out"
+  (cd "$build_dir" && cpack -G DEB -B "$(pwd)/package" >/dev/null)
+  ls "$out"/sluice_*.deb
+}
+
+make_package() {
+  install_missing "${build_packages[@]}"
+  build
+  package_deb
+}
+
 run_tests() {
   install_missing "${build_packages[@]}" "${test_packages[@]}"
   build
@@ -87,10 +106,18 @@ run_tests() {
     ctest --test-dir "$build_dir" --output-on-failure -j2 --timeout 600 --label-exclude bench
   say "running the benchmarks (their figures follow)"
   ctest --test-dir "$build_dir" --verbose --label-regex bench --timeout 900
+  # Installs on this machine (CI's is thrown away; it refuses a machine where sluice is installed already).
+  say "installing the Debian package, checking it, purging it"
+  local deb
+  deb=$(package_deb)
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  "${sudo[@]}" tests/packaging/install_package.sh "$deb"
 }
 
 case "${1:-}" in
   run) shift; run_app "$@" ;;
   test) shift; run_tests "$@" ;;
-  *) echo "usage: ./dev.sh run [sluice options] | ./dev.sh test" >&2; exit 2 ;;
+  package) shift; make_package ;;
+  *) echo "usage: ./dev.sh run [sluice options] | ./dev.sh test | ./dev.sh package" >&2; exit 2 ;;
 esac
