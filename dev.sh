@@ -72,7 +72,7 @@ install_node_modules() {
   cp "$source/package-lock.json" "$installed"
 }
 
-# The .deb from the build's install rules (packaging/DebianPackage.cmake); prints its path.
+# The .deb from the build's install rules (resources/packaging/DebianPackage.cmake); prints its path.
 package_deb() {
   local out=$build_dir/package
   say "writing the Debian package into $out"

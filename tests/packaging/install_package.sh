@@ -101,7 +101,7 @@ check "$(result test "$out" = "--dry-run ")" "sluicectl ... apply --dr<TAB> offe
 
 out=$(QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR=$work sluice --version 2>&1) || true
 echo "$ sluice --version"$'\n'"$out"
-check "$(result test "$out" = "Sluice $version")" "sluice --version says $version"
+check "$(result test "$out" = "sluice $version")" "sluice --version says $version"
 
 echo "== apt-get purge $package"
 DEBIAN_FRONTEND=noninteractive apt-get purge -y -q "$package" >"$work/purge.log" 2>&1 || cat "$work/purge.log"
