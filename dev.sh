@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Sluice's two set-up commands, for a fresh Debian 12 machine (as root, or with sudo):
 #   ./dev.sh run [sluice options]   install what is missing, build, open the dashboard on its sandbox Redis
 #   ./dev.sh test                   install, build, start every test service, run the whole suite, then

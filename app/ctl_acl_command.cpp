@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // sluicectl acl ROLE: the ACL SETUSER line of a least-privilege Redis user for one namespace, printed, never
 // sent (the rules themselves are in model/deploy/acl_roles.*).
 

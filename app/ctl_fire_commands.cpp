@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // sluicectl fire and bench: the test-fire panel in a terminal, on the same engine.
 
 #include "app/ctl_request.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // sluicectl history and rollback: the audit log, and restoring an earlier version of a policy.
 
 #include "app/ctl_request.h"

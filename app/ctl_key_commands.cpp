@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // sluicectl keys and reset-key: the key inspector in a terminal (keys --layout: app/ctl_seed_keys.cpp).
 
 #include "app/ctl_request.h"

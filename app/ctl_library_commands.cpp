@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // sluicectl publish, status and acquire: the limiter library on every primary, and one decision.
 
 #include "app/ctl_request.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // sluicectl ping: proves the server answers, then says what it is.
 
 #include "app/ctl_request.h"

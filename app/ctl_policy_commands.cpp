@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // sluicectl apply, policies and export: the stored policies as files and tables.
 
 #include "app/ctl_request.h"

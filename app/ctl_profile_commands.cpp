@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // sluicectl profiles: the connection profiles the dashboard saved, which --profile NAME uses.
 
 #include "app/ctl_request.h"

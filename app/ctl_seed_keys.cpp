@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // sluicectl keys --layout: the buckets of a seed layout, found by the keys that name them, each refilled to
 // now when the parameters its callers use are given.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // sluicectl watch: the dashboard's overview in a terminal, for an operator on SSH.
 
 #include "app/ctl_request.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // sluicectl's exit codes: scripts may rely on them, so they never change meaning.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // sluice: the desktop control room. With --profile or --url it connects there; with neither (or
 // --sandbox) it starts a private redis-server of its own and stops it on exit.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // sluicectl: what the GUI can do, for operators who script. Errors go to stderr and the exit code
 // says what kind of failure it was (app/exit_codes.h).
 

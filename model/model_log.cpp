@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/model_log.h"
 
 Q_LOGGING_CATEGORY(lcPublish, "sluice.publish", QtWarningMsg)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "redis/info_reply.h"
 
 namespace sluice::redis {

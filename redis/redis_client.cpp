@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "redis/redis_client.h"
 
 #include "redis/command_access.h"

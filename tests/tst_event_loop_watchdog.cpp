@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The watchdog the no-stall tests rely on: a blocked event loop is still seen as a stall, whatever
 // it blocks on, while waiting for a CPU on a busy machine is not the program's stall.
 

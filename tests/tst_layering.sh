@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The layers point one way: ui -> model -> redis. Fails, naming file and line, when
 #   - redis/ includes anything of model/, ui/ or app/, or a widget header,
 #   - model/ includes anything of ui/ or app/, or a widget header,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/connection_manager.h"
 #include "ui/state_palette.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/credential_resolver.h"
 
 #include "model/connection/profile_secrets.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/fire_target_picker.h"
 
 #include "model/policy/policy_summary.h"

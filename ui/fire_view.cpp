@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/fire_view.h"
 
 #include "model/policy/policy_store.h"

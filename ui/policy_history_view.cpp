@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/policy_history_view.h"
 
 #include "model/policy/policy_diff.h"

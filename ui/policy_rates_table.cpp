@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/policy_rates_table.h"
 #include "ui/state_palette.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/sparkline_delegate.h"
 #include "ui/state_palette.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/time_series_chart.h"
 
 #include "model/whole_file.h"

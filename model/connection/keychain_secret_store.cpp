@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/connection/keychain_secret_store.h"
 
 #include <qt6keychain/keychain.h>

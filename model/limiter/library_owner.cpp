@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/limiter/library_owner.h"
 
 #include "model/connection/key_namespace.h"

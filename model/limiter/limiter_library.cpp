@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/limiter/limiter_library.h"
 
 #include "model/limiter/lua_source.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/limiter/reference_limiter.h"
 
 #include <QMap>

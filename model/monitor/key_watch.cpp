@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/monitor/key_watch.h"
 
 #include "model/limiter/bucket_key.h"

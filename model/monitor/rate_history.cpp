@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/monitor/rate_history.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/tables/key_inspector_model.h"
 
 #include "model/format/units.h"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # `cpack -G DEB` in the build folder (./dev.sh package): the sluice .deb, from the install rules.
 # Its dependencies on shared libraries come from dpkg-shlibdeps; only what it cannot see is named here.
 

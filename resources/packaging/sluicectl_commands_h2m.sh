@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Writes sluicectl(1)'s COMMANDS section for help2man --include: every command's own help page
 # (sluicectl help COMMAND), in the order sluicectl help --commands lists them, kept as laid out.
 # Usage: sluicectl_commands_h2m.sh SLUICECTL OUTPUT

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The three ACL roles `sluicectl acl` prints, as real Redis users on a private server: each may do its
 // job and Redis refuses it (NOPERM) everything else. Users are made from the exact printed lines, for
 // two namespaces, so a role that lacks a command its job needs, or grants one it should not, fails here.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // A password typed into a URL never reaches the output of sluicectl or of sluice, however the URL is
 // malformed: each one here has a password of its own, and the test looks for it in everything printed.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The embedded default: `sluice --sandbox` starts a private redis-server that never outlives it,
 // not even a kill -9, and two instances never share one.
 

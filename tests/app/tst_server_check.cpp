@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Servers Sluice cannot use are refused as the connection is made, saying what they are, and Valkey
 // is named as Valkey. Debian 12 ships Redis 7.0 alone, so a stub speaking RESP plays Redis 6.2 and
 // Valkey (their INFO server lines as those servers print them); sluicectl, the connection test and

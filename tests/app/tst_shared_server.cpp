@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // One Redis shared by several namespaces and databases, as sluicectl's users run it: each publishes
 // a library of its own, in any order, and keeps exact decisions; a publish never replaces a library
 // it did not publish unless told to, and status names every library's owner. A private server.

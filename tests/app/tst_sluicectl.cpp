@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // sluicectl as a script would run it: output, exit codes and error messages.
 
 #include "model/connection/connection_profile.h"

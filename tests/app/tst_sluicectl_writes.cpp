@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // sluicectl's writes under concurrency and faults: each changes everything it says or nothing, a
 // lost answer is reported as a possible change, files are whole or absent, and one damaged
 // policy never stops the tool. Every server and proxy here is private to the test.

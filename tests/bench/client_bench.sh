@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Client benchmark: `sluicectl bench` (RedisClient, pipelined, several connections, on the test-fire
 # engine) beside redis-benchmark, same FCALL, same private redis-server (pinned to CPU 1), each load
 # generator pinned to CPU 0, in one run. Prints a table and the ratio the connectivity and test-fire

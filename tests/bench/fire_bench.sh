@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Test-fire accuracy: `sluicectl fire` at 2,000 calls a second for 10 s at one subject, once per
 # algorithm and seed script, on a private redis-server (pinned to CPU 1, sluicectl to CPU 0). Prints
 # the achieved rate beside the requested one and the allowed count beside the reference model's;

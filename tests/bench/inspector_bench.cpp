@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Key inspector benchmark: a private redis-server (on its own CPU) holding 1,000,000 real bucket keys (990,000 of
 // one policy, 10,000 of another), browsed the way the Key inspector tab does it. Prints the time to
 // the first complete page (keys found and every row decoded) for three filters, and from Redis's

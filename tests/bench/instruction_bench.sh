@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Instruction benchmark: the server's instructions per call (valgrind callgrind, so the same on every
 # run, however noisy the machine) for the token bucket and the fixed window beside the Spring Cloud
 # Gateway-compatible script and the floor rows of limiter_bench.sh, on the allow path (random warm

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Kill check for one benchmark: runs COMMAND, kills -9 the redis-server it started (the Nth, for one
 # that starts several) SECONDS after that server appears, and checks that the benchmark notices and
 # cleans up:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Limiter benchmark: ops/s and server microseconds per call for every algorithm on the allow path
 # (random subjects, buckets already warm) and the deny path (one hot key), next to the Spring Cloud
 # Gateway-compatible script, EVALSHA "return 1" and plain INCR; then, at the peers' policy (100 per

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Sourced by the limiter benchmarks (limiter_bench.sh, instruction_bench.sh): the policies they
 # publish and what each case sends, so both measure the same calls. Needs $build, $ctl, $port, $work,
 # $source_dir and cli().

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Monitoring benchmark: the dashboard (the real main window, offscreen) watching 50 policies and
 // 100 buckets at 1 Hz on a private redis-server that takes steady traffic from another thread.
 // For each tab in view it prints the commands per second the dashboard sends, the Redis time they

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Sourced by the benchmarks: starts a private redis-server on a free loopback port, pinned to CPU 1
 # (CPU 0 when there is one), without persistence, in a temporary folder; with server_wrapper=(PROGRAM
 # ARGS...) set before, under that program (valgrind; @work@ in ARGS stands for the folder). Sets $work,

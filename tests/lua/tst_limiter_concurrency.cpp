@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Seed 002's scenario for every algorithm: 16 clients on their own connections fire 1000 calls
 // each at one key of a "100 per minute" policy, on standalone and on the Cluster. Exactly 100 are
 // admitted (continuously refilling algorithms also admit the tokens that refill while the burst

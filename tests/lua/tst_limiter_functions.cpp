@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The limiter library's contract against a real redis-server: error replies that name the problem
 // and change nothing, all-or-nothing decisions over several policies, shadow mode, leases, the
 // queue delay, expiry of idle buckets, exact per-policy counts, policy data that tries to become

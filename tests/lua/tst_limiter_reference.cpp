@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Every algorithm of the limiter library against its exact C++ reference model: the same random
 // traffic (bursts, idle gaps, costs, some above what the policy admits at once, peeks, releases) on a
 // fixed test clock, and every decision compared, field by field. Includes slow (1 per hour, 5 per day),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // What the limiter library enforces against a caller that may call it, one rule after another
 // (docs/limiter-contract.md#what-the-library-enforces).
 

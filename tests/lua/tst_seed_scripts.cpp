@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The seed-compatible EVAL scripts against a real Redis: each reads and writes its layout the way
 // the original systems do (values, key names, expiry), decides like them, and refuses bad arguments.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // One failure type for every model operation: what each kind of reply means, checked without a
 // server through the client seam (a lost answer or a conflict at the last moment cannot be had
 // from a service on demand). The real-service suites check the same operations end to end.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # A configure with -DBUILD_TESTING=OFF needs neither Qt Test nor Qt's translation tools: both are hidden from
 # find_package here, the configure must succeed and define no test. The same configure with tests on must fail
 # (so the hiding is real and this check can fail).

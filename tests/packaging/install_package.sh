@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # The Debian package on this machine itself (run as root by ./dev.sh test after the suite): lintian,
 # desktop-file-validate and appstreamcli validate on what it ships (their output printed; any error fails),
 # then apt-get install, the installed programs, manual page and bash completion checked, then apt-get purge

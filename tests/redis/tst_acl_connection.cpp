@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // ACL users on the test command's ACL server: "limiter" has the service role (it may call the limiter
 // on sluice:* keys and nothing else), "admin" may do anything, and the default user is off.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The test command's Cluster (3 primaries, 3 replicas), reached node by node: each seed answers,
 // reports cluster mode, and the slot map covers every slot with a primary and a replica.
 

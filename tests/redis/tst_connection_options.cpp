@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Connection URLs: every accepted form, and a clear error for each malformed one.
 
 #include "redis/connection_options.h"

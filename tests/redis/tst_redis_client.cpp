@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The deployment client against the test command's real services: standalone, Cluster (keys on
 // every primary, a CLUSTER FAILOVER and a one-slot resharding in the middle of traffic) and
 // Sentinel (a failover in the middle of traffic), plus a frozen and a restarted server.

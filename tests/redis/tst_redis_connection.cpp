@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The asynchronous connection against real redis-server processes: TCP and unix sockets,
 // pipelining, timeouts on a frozen server, reconnects, cancellation, and servers that misbehave.
 

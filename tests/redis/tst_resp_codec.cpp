@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // RESP encoding and incremental parsing over hiredis' reader: whole, split and broken input.
 
 #include "redis/resp_codec.h"

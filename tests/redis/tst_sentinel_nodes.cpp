@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The test command's Sentinel set: the sentinel names the primary of service "sluice-primary",
 // which answers as a primary with one replica attached.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // TLS against the test command's two TLS servers: one that needs no client certificate and one
 // that requires it. Verification is on by default and failures say why.
 

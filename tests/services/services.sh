@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Starts or stops every Redis service the test suite needs, on free loopback ports in one folder.
 #   services.sh start DIR   start them all; writes DIR/env (export lines for the tests)
 #   services.sh stop DIR    stop, by pid, everything started in DIR

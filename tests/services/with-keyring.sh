@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Runs a command with an unlocked gnome-keyring on the current D-Bus session (start it inside
 # dbus-run-session), so QtKeychain talks to a real Secret Service. The keyring lives in a
 # throwaway folder and the daemon is stopped by pid afterwards.

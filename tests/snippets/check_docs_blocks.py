@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Documentation blocks that must never rot, checked (or, with --write, rewritten) against their source.
 
 A fenced block whose info string names a file of the repository shows that file verbatim:

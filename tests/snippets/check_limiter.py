@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Runs docs/snippets/limiter.py against the private server run_snippet_tests.sh started, as the service
 role's user, and checks every outcome docs/services.md promises. Exits non-zero at the first that differs."""
 import logging

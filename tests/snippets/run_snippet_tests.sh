@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # Runs one language's limiter snippet (docs/snippets/limiter.py or .js) against a private redis-server:
 # the policies in policies.json applied and published with sluicectl, the snippet connected as the user
 # `sluicectl acl service` prints. A missing interpreter or client library fails the test.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // What the C++ benchmarks share: how they stop when they cannot measure, and their private server.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/limiter/bucket_key.h"
 #include "support/limiter_support.h"
 

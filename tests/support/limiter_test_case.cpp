@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "support/limiter_test_case.h"
 
 #include "support/limiter_support.h"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
 # shellcheck shell=bash
 # Sourced by the scripts that start servers on loopback ports.
 # The kernel gives outgoing connections local ports from ip_local_port_range, and a busy suite leaves

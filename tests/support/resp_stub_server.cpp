@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #include "support/resp_stub_server.h"
 
 #include "redis/resp_codec.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // Driving real widgets from GUI tests: find a named child, type into a line edit, click a button,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
 // The dashboard as GUI tests and benchmarks open it: the real main window on a session.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The connection manager and the main window's connection handling, offscreen, on real servers:
 // profiles added, edited, renamed, duplicated and deleted through the form (secrets kept beside
 // them in a keychain fake, never in the settings file); a connection test with a clear result that

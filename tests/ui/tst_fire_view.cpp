@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The test-fire tab, offscreen, on a real redis-server: a run fired from the form draws each
 // target's answers beside its model and fills the summary and latency; two targets side by side;
 // Stop ends a run at once, and the window keeps answering while the engine fires as fast as it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The key inspector tab, offscreen, on a real redis-server: it browses when first shown, loads
 // further pages as the table scrolls to the end, filters by policy and subject pattern (a bad
 // pattern is shown and changes nothing), resets a bucket only after confirmation (audited, shown

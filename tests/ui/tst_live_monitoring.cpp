@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Live monitoring in the dashboard, offscreen, on a real redis-server with real traffic: the
 // overview's rates match the decisions taken, most rejections first as they change, and the
 // dashboard's own load is shown; the policy chart follows, pauses, zooms and exports; the most

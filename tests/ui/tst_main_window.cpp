@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The main window, offscreen, on real servers: the status area shows what the server reports, a
 // clear message when it cannot be reached, and the GUI event loop never stalls while the server is
 // unreachable or frozen with SIGSTOP.

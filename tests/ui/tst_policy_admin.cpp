@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Policy administration through the dashboard, offscreen, on a real redis-server: policies created,
 // edited, renamed, deleted and rolled back through the forms, checked in the stored hashes and the
 // audit stream; two operators editing the same policy; every bad form input and malformed import

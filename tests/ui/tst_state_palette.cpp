@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The state palette: every tone readable on the application's window colour, light and dark, and
 // a widget styled with it changes with the palette (a dark theme keeps the meaning legible).
 

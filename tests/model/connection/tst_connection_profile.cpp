@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Connection profiles in QSettings: every field survives a round trip, renames replace, duplicates
 // and invalid profiles are refused without changing anything, and hand-edited nonsense is left out.
 

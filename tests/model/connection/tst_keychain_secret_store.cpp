@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The real OS keychain: gnome-keyring in the test command's D-Bus session stores, reads and
 // deletes a password through QtKeychain; a profile's password reaches Redis from there and never
 // reaches the settings file or the log.

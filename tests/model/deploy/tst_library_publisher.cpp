@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Publishing the limiter library against real redis-servers: what a publish records and loads on
 // every primary of the test Cluster, versions that move only when the library changes, drift (a
 // flushed library, an older one, a foreign one, a restarted server that lost it) and its repair,

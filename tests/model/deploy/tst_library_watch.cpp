@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The library watch against a private redis-server: a restart without persistence loses the
 // library (and the publish record with it), and the watch reports that loss as soon as the client
 // is back; a library deleted behind its back is found by the periodic check; a new publish clears

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The test-fire engine against a real redis-server: every algorithm and seed script answers as its
 // reference model expects for the same calls; the shapes send their schedules; test-fire keeps to
 // its own key space unless told to use real keys; bad plans are refused before anything is sent; a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Test-fire targets without a server: the seed scripts as the CLI names them (every layout's
 // parameters, and clear errors for bad ones), what each may be fired with, and the commands and
 // replies of the interval-refill bucket, whose script takes the caller's clock in seconds.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The per-key watch against real redis-servers: every algorithm's level read equals what
 // sluice_peek says is available, the bucket's counters and rejections per second follow the
 // traffic, the projected refill meets the next reading, a Cluster's keys are read from their

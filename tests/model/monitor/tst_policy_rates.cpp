@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Per-policy rates as the dashboard samples them, against real redis-servers: every sample holds
 // exactly the decisions taken between two readings, a republished library starts the differences
 // afresh, a Cluster's primaries are summed, a server that stops answering skips ticks, and the

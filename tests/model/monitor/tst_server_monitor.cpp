@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The server monitor against real servers: what it reports for a standalone server, a Cluster node
 // and a sentinel, for a user that may not run INFO, and for a server that cannot be reached.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // Policy definitions and the JSON policy file: what is accepted, and a clear error naming the policy
 // and field for everything that is not.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The policy store against a real Redis: atomic optimistic saves, audit entries, no-op re-applies,
 // all-or-nothing batches, deletes, and clear errors for damaged stored data.
 

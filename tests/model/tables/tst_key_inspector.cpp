@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The key inspector against real redis-servers: SCAN-paged browsing finds every bucket of a
 // namespace once (and nothing else), a page at a time; each row is what sluice_inspect says;
 // filters by policy and subject pattern, bad filters refused without a command sent; a reset is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
 // The policy administration models: the list, audit and deployment table models under
 // QAbstractItemModelTester (also behind the filter/sort proxy the list view uses); the audit log
 // read back from a real Redis, per policy and across pages, rollbacks included; the published
