@@ -16,7 +16,8 @@ if ! cmake -S "$source_dir" -B "$work/off" -G Ninja -DBUILD_TESTING=OFF "${hidde
     echo "FAIL: configure with BUILD_TESTING=OFF and no Qt Test failed"
     exit 1
 fi
-tests=$(ctest --test-dir "$work/off" --show-only=json-v1 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["tests"]))')
+tests=$(ctest --test-dir "$work/off" --show-only=json-v1 \
+  | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["tests"]))')
 if [ "$tests" != 0 ]; then
     echo "FAIL: BUILD_TESTING=OFF still defines $tests tests"
     exit 1
