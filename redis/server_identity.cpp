@@ -15,8 +15,7 @@ ServerIdentity ServerIdentity::fromInfo(const QHash<QString, QString> &info)
     if (identity.version.isEmpty())
         identity.product.clear();
     // Valkey 8 names the field server_mode; Redis and Valkey 7.2 redis_mode.
-    identity.mode = info.value(QStringLiteral("redis_mode"),
-                               info.value(QStringLiteral("server_mode"), QStringLiteral("standalone")));
+    identity.mode = info.value(QStringLiteral("redis_mode"), info.value(QStringLiteral("server_mode"), identity.mode));
     return identity;
 }
 

@@ -13,9 +13,9 @@ namespace sluice::redis {
 // (Redis 7.0 brought them), which everything Sluice does rests on: every connection's handshake
 // asks, and refuses a server without them.
 struct ServerIdentity {
-    QString product; // "Redis" or "Valkey"; empty when INFO gave no version
-    QString version; // the product's own version: "7.0.15", "8.0.1"
-    QString mode;    // standalone, cluster or sentinel
+    QString product;                             // "Redis" or "Valkey"; empty when INFO gave no version
+    QString version;                             // the product's own version: "7.0.15", "8.0.1"
+    QString mode = QStringLiteral("standalone"); // standalone, cluster or sentinel
 
     static ServerIdentity fromInfo(const QHash<QString, QString> &info);
     bool known() const { return !version.isEmpty(); }

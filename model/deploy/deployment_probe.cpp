@@ -51,8 +51,7 @@ void probeDeployment(RedisClient *client, QObject *context, std::function<void(c
                 probe.server = redis::ServerIdentity::fromInfo(redis::parseInfo(info.value.bytes));
             else
                 probe.infoError = info.errorText();
-            probe.description
-                = describe(*client, probe.server.known() ? probe.server.mode : QStringLiteral("standalone"));
+            probe.description = describe(*client, probe.server.mode);
             done(probe);
         });
     });
