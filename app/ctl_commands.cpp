@@ -144,6 +144,22 @@ std::vector<CtlCommand> makeCommands()
          {{QStringLiteral("watch"), tr("every policy, once a second, until interrupted")},
           {QStringLiteral("watch login --interval 250 --duration 30 --json"), tr("one policy, as JSON lines")}},
          runWatch},
+        {QStringLiteral("metrics"),
+         CommandGroup::Live,
+         0,
+         1,
+         Access::Reads,
+         QStringLiteral("[serve]"),
+         tr("expose the limiter's counts to Prometheus"),
+         tr("Print the namespace's metrics once in the Prometheus text format (for node_exporter's textfile "
+            "collector), or with serve answer Prometheus scrapes over HTTP until interrupted: per policy its allowed "
+            "and rejected totals and its limit, per primary its library state. Reads only; docs/monitoring.md lists "
+            "the metrics."),
+         list({"listen", "top"}),
+         {{QStringLiteral("metrics"), tr("one exposition on stdout")},
+          {QStringLiteral("--profile prod metrics serve --listen 127.0.0.1:9786"), tr("an exporter for Prometheus")},
+          {QStringLiteral("metrics serve --top 10"), tr("with each policy's ten most rejected subjects")}},
+         runMetrics},
         {QStringLiteral("keys"),
          CommandGroup::Live,
          0,

@@ -62,6 +62,12 @@ CtlOptions::CtlOptions()
                     "counter:LIMIT:WINDOW_SECONDS, ms:RATE_PER_SECOND:CAPACITY, "
                     "interval:CAPACITY:ADD:INTERVAL_SECONDS.",
                     "layout"))
+    , listen(option(names("listen"),
+                    "Serve the metrics over HTTP on this address and port (port 0: any free one). "
+                    "Default: 127.0.0.1:9786.",
+                    "address:port"))
+    , top(option(names("top"),
+                 "Also expose each policy's N most rejected subjects, 1 to 32 (one series each). Default: none.", "n"))
     , commandNames(option(names("commands"), "Print the command names, one a line (for shell completion)."))
     , optionNames(option(names("options"),
                          "Print the options COMMAND takes, one a line, general ones included (for shell completion)."))
@@ -80,8 +86,8 @@ QList<QCommandLineOption> CtlOptions::general() const
 
 QList<QCommandLineOption> CtlOptions::commandOptions() const
 {
-    return {dryRun,   prune,    allowEmpty, allowDrop, takeOver, json,         cost,
-            interval, duration, match,      limit,     layout,   commandNames, optionNames};
+    return {dryRun,   prune, allowEmpty, allowDrop, takeOver, json, cost,         interval,
+            duration, match, limit,      layout,    listen,   top,  commandNames, optionNames};
 }
 
 } // namespace sluice::app

@@ -20,7 +20,7 @@ struct CtlOptions {
     QCommandLineOption help, version, verbose, timeout, ns, profile, yes;
     // Taken by some commands
     QCommandLineOption dryRun, prune, allowEmpty, allowDrop, takeOver, json, cost, interval, duration, match, limit,
-        layout, commandNames, optionNames;
+        layout, listen, top, commandNames, optionNames;
 };
 
 } // namespace sluice::app

@@ -36,6 +36,8 @@ struct CtlRequest {
     QString match;     // keys --match, a subject glob
     QString limit;     // keys --limit
     QString layout;    // keys --layout, a seed layout (and its parameters)
+    QString listen;    // metrics serve --listen, checked by the command
+    QString top;       // metrics --top
     CtlFireSettings fire; // fire and bench
 
     model::LibraryOwner owner() const { return {ns, target.database}; }
@@ -70,6 +72,7 @@ void runPublish(const CtlRequest &request);
 void runStatus(const CtlRequest &request);
 void runAcquire(const CtlRequest &request);
 void runWatch(const CtlRequest &request);
+void runMetrics(const CtlRequest &request);
 void runKeys(const CtlRequest &request);
 void runSeedKeys(const CtlRequest &request, int limit); // keys --layout, `limit` from --limit
 void runResetKey(const CtlRequest &request);

@@ -125,6 +125,8 @@ int main(int argc, char *argv[])
     request.duration = parser.value(flags.duration);
     request.match = parser.value(flags.match);
     request.limit = parser.value(flags.limit);
+    request.listen = parser.value(flags.listen);
+    request.top = parser.value(flags.top);
     request.layout = parser.value(flags.layout);
     request.who = model::operatorIdentity(QStringLiteral("sluicectl"));
     if (command->access == app::Access::FiresTraffic) {

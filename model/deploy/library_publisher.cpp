@@ -38,6 +38,36 @@ struct Snapshot {
     QVector<DamagedPolicy> damaged;
 };
 
+// The published record. Its definitions (the published policy file, parsed) only when asked for.
+void readRecord(RedisCommands *admin, const QString &ns, bool withDefinitions, QObject *context,
+                std::function<void(const LibraryRecord &, const std::optional<Failure> &)> done)
+{
+    QByteArrayList command{"HMGET",        AdminKeys(ns).library(), "version", "digest",
+                           "published_at", "published_by",          "policies"};
+    if (withDefinitions)
+        command << "definitions";
+    admin->send(command, context, [done, expected = command.size() - 2](const RedisReply &reply) {
+        LibraryRecord record;
+        if (!reply.ok() || reply.value.elements.size() != expected) {
+            const Failure failure = reply.ok() ? Failure::serverError(tr("not a record")) : Failure::fromReply(reply);
+            done(record, failure.prefixed(tr("cannot read the published library record")));
+            return;
+        }
+        const QVector<RespValue> &fields = reply.value.elements;
+        record.version = fields.at(0).bytes.toLongLong();
+        record.digest = fields.at(1).bytes;
+        record.publishedAtMs = fields.at(2).bytes.toLongLong();
+        record.publishedBy = QString::fromUtf8(fields.at(3).bytes);
+        record.policyCount = fields.at(4).bytes.toLongLong();
+        if (fields.size() > 5 && !fields.at(5).bytes.isEmpty()) {
+            const PolicyFile published = PolicyFile::parse(fields.at(5).bytes);
+            record.policies = published.policies;
+            record.policiesKnown = published.ok();
+        }
+        done(record, std::nullopt);
+    });
+}
+
 void readSnapshot(RedisCommands *admin, const QString &ns, QObject *context, std::function<void(const Snapshot &)> done)
 {
     PolicyStore(admin, ns).list(context, [admin, ns, context, done](const PolicyStore::ListResult &listed) {
@@ -45,28 +75,9 @@ void readSnapshot(RedisCommands *admin, const QString &ns, QObject *context, std
             done({{}, {}, listed.failure, {}});
             return;
         }
-        const QByteArrayList command{"HMGET", AdminKeys(ns).library(), "version", "digest", "published_at",
-                                     "published_by", "policies", "definitions"};
-        admin->send(command, context, [listed, done](const RedisReply &reply) {
-            Snapshot snapshot{listed.policies, {}, {}, listed.damaged};
-            if (!reply.ok() || reply.value.elements.size() != 6) {
-                const Failure failure
-                    = reply.ok() ? Failure::serverError(tr("not a record")) : Failure::fromReply(reply);
-                snapshot.failure = failure.prefixed(tr("cannot read the published library record"));
-            } else {
-                const QVector<RespValue> &fields = reply.value.elements;
-                snapshot.record.version = fields.at(0).bytes.toLongLong();
-                snapshot.record.digest = fields.at(1).bytes;
-                snapshot.record.publishedAtMs = fields.at(2).bytes.toLongLong();
-                snapshot.record.publishedBy = QString::fromUtf8(fields.at(3).bytes);
-                snapshot.record.policyCount = fields.at(4).bytes.toLongLong();
-                if (!fields.at(5).bytes.isEmpty()) {
-                    const PolicyFile published = PolicyFile::parse(fields.at(5).bytes);
-                    snapshot.record.policies = published.policies;
-                    snapshot.record.policiesKnown = published.ok();
-                }
-            }
-            done(snapshot);
+        readRecord(admin, ns, true, context,
+                   [listed, done](const LibraryRecord &record, const std::optional<Failure> &failure) {
+            done({listed.policies, record, failure, listed.damaged});
         });
     });
 }
@@ -486,6 +497,22 @@ void LibraryPublisher::status(QObject *context, std::function<void(const Deploym
                 : !snapshot.policies.isEmpty();
         inspectPrimaries(client, owner, snapshot.record.digest, context,
                          [status, done](const QVector<NodeLibrary> &nodes) mutable {
+            status.nodes = nodes;
+            done(status);
+        });
+    });
+}
+
+void LibraryPublisher::primaryStatus(QObject *context, std::function<void(const DeploymentStatus &)> done) const
+{
+    RedisCommands *client = m_client;
+    const LibraryOwner owner = m_owner;
+    readRecord(client, owner.ns, false, context,
+               [=](const LibraryRecord &record, const std::optional<Failure> &failure) {
+        inspectPrimaries(client, owner, record.digest, context, [=](const QVector<NodeLibrary> &nodes) {
+            DeploymentStatus status;
+            status.published = record;
+            status.failure = failure;
             status.nodes = nodes;
             done(status);
         });

@@ -108,6 +108,9 @@ public:
     void publish(const QString &who, QObject *context, std::function<void(const PublishResult &)> done,
                  std::function<void(const NodeLibrary &)> nodeDone = {}) const;
     void status(QObject *context, std::function<void(const DeploymentStatus &)> done) const;
+    // The same for the record and the primaries alone: the stored policies are not read (for a
+    // monitoring scrape, whose cost must not grow with them).
+    void primaryStatus(QObject *context, std::function<void(const DeploymentStatus &)> done) const;
 
 private:
     redis::RedisCommands *m_client;

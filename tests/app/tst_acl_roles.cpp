@@ -479,6 +479,17 @@ private Q_SLOTS:
                                    {QStringLiteral("watch"), QStringLiteral("--duration"), QStringLiteral("1"),
                                     QStringLiteral("--interval"), QStringLiteral("250")});
         QVERIFY2(watch.exitCode == 0 && watch.out.contains(QLatin1String("api")), qPrintable(shown(watch)));
+        // The Prometheus exporter reads as the dashboard does: every figure, no error, nothing refused.
+        const CtlRun metrics
+            = ctlAs(user, ns, {QStringLiteral("metrics"), QStringLiteral("--top"), QStringLiteral("5")});
+        QVERIFY2(metrics.exitCode == 0 && metrics.err.isEmpty(), qPrintable(shown(metrics)));
+        for (const char *line :
+             {"sluice_up{namespace=\"sluice\"} 1\n", "sluice_allowed_total{namespace=\"sluice\",policy=\"api\"} 5\n",
+              "sluice_rejected_total{namespace=\"sluice\",policy=\"api\"} 2\n",
+              "sluice_top_rejected_subject{namespace=\"sluice\",policy=\"api\",subject=\"scraper\"} 2\n",
+              "sluice_scrape_errors_total{namespace=\"sluice\"} 0\n"})
+            QVERIFY2(metrics.out.contains(QLatin1String(line)), line);
+        QVERIFY2(!metrics.out.contains(QLatin1String("sluice_primary_persistence")), "persistence is not known to it");
         QVERIFY2(!(policies.err + status.err + history.err + keys.err + watch.err).contains(QLatin1String("NOPERM")),
                  "a read was refused");
 

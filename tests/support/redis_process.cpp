@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "support/redis_process.h"
 
+#include "support/owned_process.h"
+
 #include <QDeadlineTimer>
 #include <QHostAddress>
 #include <QTcpServer>
 #include <QThread>
 
 #include <algorithm>
-
 #include <csignal>
 #include <sched.h>
-#include <sys/prctl.h>
-#include <unistd.h>
 
 namespace sluice::test {
 
@@ -19,14 +18,7 @@ RedisProcess::RedisProcess(Patience patience)
     : m_patience(patience)
 {
     m_process.setProcessChannelMode(QProcess::MergedChannels);
-    const pid_t ownerPid = ::getpid();
-    m_process.setChildProcessModifier([ownerPid] {
-        // In the child between fork and exec: a test killed with SIGKILL runs no destructor, so the
-        // kernel kills the server when this process ends.
-        ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (::getppid() != ownerPid)
-            ::_exit(1); // the owner was already gone before the line above
-    });
+    endWithThisProcess(m_process);
 }
 
 RedisProcess::~RedisProcess()
@@ -49,9 +41,11 @@ bool RedisProcess::start()
 bool RedisProcess::launch()
 {
     m_process.start(QStringLiteral("redis-server"),
-                    {QStringLiteral("--port"), QString::number(m_port), QStringLiteral("--bind"),
-                     QStringLiteral("127.0.0.1"), QStringLiteral("--save"), QString(),
-                     QStringLiteral("--appendonly"), QStringLiteral("no"), QStringLiteral("--dir"), m_dir.path()});
+                    QStringList{QStringLiteral("--port"), QString::number(m_port), QStringLiteral("--bind"),
+                                QStringLiteral("127.0.0.1"), QStringLiteral("--save"), QString(),
+                                QStringLiteral("--appendonly"), QStringLiteral("no"), QStringLiteral("--dir"),
+                                m_dir.path()}
+                        + m_extraArguments);
     if (!m_process.waitForStarted(5000)) {
         m_error = m_process.errorString();
         return false;

@@ -20,6 +20,8 @@ public:
     explicit RedisProcess(Patience patience = Patience::Patient);
     ~RedisProcess();
 
+    // Server arguments besides the port, address and persistence (cluster settings, say); before start().
+    void setExtraArguments(const QStringList &arguments) { m_extraArguments = arguments; }
     bool start();   // on a free loopback port; waits until it accepts connections
     bool restart(); // kill -9, then start again on the same port
     void freeze();  // SIGSTOP: the port still accepts TCP connections, nothing answers
@@ -42,6 +44,7 @@ private:
 
     QTemporaryDir m_dir;
     QProcess m_process;
+    QStringList m_extraArguments;
     quint16 m_port = 0;
     qint64 m_pid = 0; // the last server's, still known after it ended
     Patience m_patience;

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "model/metrics/metrics_scrape.h"
+
+#include "model/failure.h"
+#include "model/monitor/policy_rate_sampler.h"
+
+#include <algorithm>
+#include <memory>
+
+namespace sluice::model {
+
+using redis::RedisCommands;
+using redis::RespValue;
+
+namespace {
+
+// sluice_stats also returns per-second series after the second it is given: none after this one.
+const QByteArray totalsOnly = QByteArrayLiteral("9007199254740991");
+
+bool answered(const redis::RedisReply &reply)
+{
+    return reply.ok() || !Failure::fromReply(reply).isConnectionFailure();
+}
+
+// sluice_policies: one array per policy, {name, algorithm, limit, window_ms, burst, shadow, description}.
+std::optional<QVector<PolicyMetrics>> parsePolicies(const RespValue &reply)
+{
+    if (!reply.isArray())
+        return std::nullopt;
+    QVector<PolicyMetrics> policies;
+    for (const RespValue &entry : reply.elements) {
+        const QVector<RespValue> &f = entry.elements;
+        if (f.size() < 6 || !f.at(2).isInteger() || !f.at(3).isInteger() || !f.at(4).isInteger()
+            || !f.at(5).isInteger())
+            return std::nullopt;
+        policies.append({QString::fromUtf8(f.at(0).bytes), QString::fromUtf8(f.at(1).bytes), double(f.at(2).integer),
+                         f.at(3).integer / 1000.0, double(f.at(4).integer), f.at(5).integer != 0});
+    }
+    return policies;
+}
+
+} // namespace
+
+bool MetricsSnapshot::up() const
+{
+    return !primaries.isEmpty()
+        && std::all_of(primaries.cbegin(), primaries.cend(), [](const PrimaryMetrics &p) { return p.up; });
+}
+
+struct MetricsScraper::Scrape {
+    QElapsedTimer elapsed;
+    quint64 commandsBefore = 0;
+    int pending = 3; // the record and library states, the counts, the policies
+    DeploymentStatus status;
+    QVector<RedisCommands::NodeReply> stats;
+    QVector<RedisCommands::NodeReply> policies;
+    MetricsSnapshot snapshot;
+};
+
+MetricsScraper::MetricsScraper(redis::RedisClient *client, const LibraryOwner &owner, int topPerPolicy, QObject *parent)
+    : QObject(parent)
+    , m_client(client)
+    , m_owner(owner)
+    , m_topPerPolicy(std::clamp(topPerPolicy, 0, kMaxTopPerPolicy))
+{
+}
+
+void MetricsScraper::scrape(std::function<void(const MetricsSnapshot &)> done)
+{
+    m_waiting.append(std::move(done));
+    if (m_waiting.size() > 1)
+        return;
+    auto scrape = std::make_shared<Scrape>();
+    scrape->elapsed.start();
+    scrape->commandsBefore = m_client->commandsSent();
+    scrape->snapshot.ns = m_owner.ns;
+    const auto partDone = [this, scrape] {
+        if (--scrape->pending == 0)
+            readTopSubjects(scrape);
+    };
+    LibraryPublisher(m_client, m_owner).primaryStatus(this, [scrape, partDone](const DeploymentStatus &status) {
+        scrape->status = status;
+        partDone();
+    });
+    m_client->sendToPrimaries({"FCALL_RO", m_owner.function("stats"), "0", totalsOnly}, this,
+                              [scrape, partDone](const QVector<RedisCommands::NodeReply> &replies) {
+        scrape->stats = replies;
+        partDone();
+    });
+    m_client->sendToPrimaries({"FCALL_RO", m_owner.function("policies"), "0"}, this,
+                              [scrape, partDone](const QVector<RedisCommands::NodeReply> &replies) {
+        scrape->policies = replies;
+        partDone();
+    });
+}
+
+void MetricsScraper::readTopSubjects(const std::shared_ptr<Scrape> &scrape)
+{
+    MetricsSnapshot &snapshot = scrape->snapshot;
+    // The definitions of a primary that runs the published library, or else of any that answered.
+    const auto runsPublished = [&](const QString &node) {
+        return std::any_of(scrape->status.nodes.cbegin(), scrape->status.nodes.cend(), [&](const NodeLibrary &n) {
+            return n.node == node && n.state == NodeLibrary::State::Current;
+        });
+    };
+    std::optional<QVector<PolicyMetrics>> definitions;
+    for (const bool publishedOnly : {true, false}) {
+        for (const RedisCommands::NodeReply &reply : qAsConst(scrape->policies))
+            if (!definitions && reply.reply.ok() && (!publishedOnly || runsPublished(reply.node)))
+                definitions = parsePolicies(reply.reply.value);
+    }
+    snapshot.policies = definitions.value_or(QVector<PolicyMetrics>());
+    if (m_topPerPolicy == 0 || snapshot.policies.isEmpty()) {
+        finish(scrape);
+        return;
+    }
+    // Only the primaries that gave their counts: one that did not would hold the scrape up again.
+    QStringList answering;
+    for (const RedisCommands::NodeReply &reply : qAsConst(scrape->stats))
+        if (reply.reply.ok())
+            answering.append(reply.node);
+    auto pending = std::make_shared<qsizetype>(snapshot.policies.size() * answering.size());
+    if (*pending == 0) {
+        finish(scrape);
+        return;
+    }
+    auto lists = std::make_shared<QHash<QString, TopRejected>>();
+    for (const PolicyMetrics &policy : qAsConst(snapshot.policies)) {
+        const QByteArrayList command{"FCALL_RO", m_owner.function("top"), "0", policy.name.toUtf8(),
+                                     QByteArray::number(m_topPerPolicy)};
+        for (const QString &node : qAsConst(answering))
+            m_client->sendToNode(
+                node, command, this,
+                [this, scrape, pending, lists, node, name = policy.name](const redis::RedisReply &reply) {
+                TopRejected &top = (*lists)[name];
+                QString problem;
+                if (!reply.ok() || !TopRejected::parseReply(reply.value, node, &top, &problem))
+                    scrape->snapshot.problems.append(
+                        tr("%1: most rejected subjects of %2: %3")
+                            .arg(node, name, problem.isEmpty() ? reply.errorText() : problem));
+                if (--*pending == 0) {
+                    keepMostRejected(*lists, &scrape->snapshot);
+                    finish(scrape);
+                }
+                });
+    }
+}
+
+// Each subject lives on one primary, so the lists join without sums; the most rejected are kept.
+void MetricsScraper::keepMostRejected(const QHash<QString, TopRejected> &lists, MetricsSnapshot *snapshot) const
+{
+    for (const PolicyMetrics &policy : qAsConst(snapshot->policies)) {
+        QVector<RejectedSubject> subjects = lists.value(policy.name).subjects;
+        std::stable_sort(subjects.begin(), subjects.end(), [](const RejectedSubject &a, const RejectedSubject &b) {
+            return a.rejections > b.rejections;
+        });
+        for (qsizetype i = 0; i < std::min<qsizetype>(subjects.size(), m_topPerPolicy); ++i)
+            snapshot->topSubjects.append(
+                {policy.name, QString::fromUtf8(subjects.at(i).subject), subjects.at(i).rejections});
+    }
+}
+
+void MetricsScraper::finish(const std::shared_ptr<Scrape> &scrape)
+{
+    MetricsSnapshot &snapshot = scrape->snapshot;
+    const DeploymentStatus &status = scrape->status;
+    if (status.failure)
+        snapshot.problems.append(status.failure->message);
+    else
+        snapshot.publishedVersion = status.published.version;
+
+    QHash<QString, bool> shadow;
+    for (const PolicyMetrics &policy : qAsConst(snapshot.policies))
+        shadow.insert(policy.name, policy.shadow);
+    QStringList topology;
+    QHash<QString, CounterCarry::Reading> readings;
+    for (const RedisCommands::NodeReply &reply : qAsConst(scrape->stats)) {
+        topology.append(reply.node);
+        PrimaryMetrics primary;
+        primary.node = reply.node;
+        primary.up = answered(reply.reply);
+        for (const NodeLibrary &node : status.nodes)
+            if (node.node == reply.node) {
+                primary.library = node.state;
+                primary.libraryVersion = node.version;
+                primary.persistence = node.persistence;
+            }
+        QString problem;
+        if (!primary.up) {
+            primary.problem = reply.reply.errorText();
+        } else if (primary.library == NodeLibrary::State::Missing || primary.library == NodeLibrary::State::Foreign) {
+            readings.insert(reply.node, {}); // no library of this owner there: nothing decided there
+        } else if (const auto stats = StatsReading::parse(reply.reply.value, &problem)) {
+            CounterCarry::Reading reading{stats->epochMs, {}};
+            for (auto it = stats->totals.cbegin(); it != stats->totals.cend(); ++it)
+                reading.totals.insert(it.key(),
+                                      shadow.value(it.key()) ? DecisionTotals{it->allowed, 0, it->rejected}
+                                                             : DecisionTotals{it->allowed, it->rejected, 0});
+            readings.insert(reply.node, reading);
+        } else {
+            primary.up = false; // its counts cannot be read: count it out of the sums as if it had not answered
+            primary.problem = problem;
+        }
+        if (!primary.problem.isEmpty())
+            snapshot.problems.append(QStringLiteral("%1: %2").arg(reply.node, primary.problem));
+        snapshot.primaries.append(primary);
+    }
+    if (topology.isEmpty())
+        snapshot.problems.append(tr("no primary is known: %1").arg(m_client->lastError()));
+    snapshot.totals = m_carry.update(topology, readings);
+    snapshot.durationSeconds = scrape->elapsed.nsecsElapsed() / 1e9;
+    snapshot.commands = m_client->commandsSent() - scrape->commandsBefore;
+    const auto waiting = std::exchange(m_waiting, {});
+    for (const auto &done : waiting)
+        done(snapshot);
+}
+
+} // namespace sluice::model
