@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// sluicectl metrics serve as Prometheus sees it: a real Debian prometheus scrapes the exporter on loopback
+// while traffic runs, and its HTTP API must return exactly the decisions the test sent, the limits and the
+// library state, with counters that do not go back when the library is reloaded. On a private Cluster the
+// sums over the primaries are exact, and a frozen primary is an error series and a gap, never zero traffic.
+
+#include "redis/redis_connection.h"
+#include "support/limiter_support.h"
+#include "support/owned_process.h"
+#include "support/private_cluster.h"
+#include "support/publish_support.h"
+#include "support/sluicectl_run.h"
+#include "support/sync_command.h"
+#include "support/test_services.h"
+#include "support/traffic_support.h"
+
+#include <QHostAddress>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QRegularExpression>
+#include <QTcpServer>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrlQuery>
+
+#include <optional>
+
+using namespace sluice;
+using model::Algorithm;
+
+namespace {
+
+quint16 freePort()
+{
+    QTcpServer probe;
+    return probe.listen(QHostAddress::LocalHost, 0) ? probe.serverPort() : 0;
+}
+
+QByteArray httpGet(const QUrl &url, int *status = nullptr)
+{
+    QNetworkAccessManager network;
+    QNetworkRequest request(url);
+    request.setTransferTimeout(10000);
+    QNetworkReply *reply = network.get(request);
+    test::spinUntil([reply] { return reply->isFinished(); }, 15000);
+    if (status)
+        *status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const QByteArray body = reply->isFinished() ? reply->readAll() : QByteArray();
+    reply->deleteLater();
+    return body;
+}
+
+// `sluicectl metrics serve` on a free port, stopped with this object.
+class Exporter {
+public:
+    bool start(const redis::ConnectionOptions &target, const QString &ns, const QStringList &more = {})
+    {
+        test::endWithThisProcess(m_process);
+        m_process.start(QStringLiteral(SLUICECTL_BINARY),
+                        QStringList{QStringLiteral("-p"), QString::number(target.port), QStringLiteral("--namespace"),
+                                    ns, QStringLiteral("--timeout"), QStringLiteral("1000"), QStringLiteral("metrics"),
+                                    QStringLiteral("serve"), QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")}
+                            + more);
+        const QRegularExpression serving(QStringLiteral("serving http://127\\.0\\.0\\.1:(\\d+)/metrics"));
+        test::spinUntil([&] {
+            m_log += m_process.readAllStandardError();
+            return serving.match(QString::fromUtf8(m_log)).hasMatch() || m_process.state() == QProcess::NotRunning;
+        });
+        m_port = quint16(serving.match(QString::fromUtf8(m_log)).captured(1).toUInt());
+        return m_port != 0;
+    }
+    ~Exporter()
+    {
+        m_process.kill();
+        m_process.waitForFinished(5000);
+    }
+    quint16 port() const { return m_port; }
+    QString log() { return QString::fromUtf8(m_log += m_process.readAllStandardError()); }
+    QByteArray scrape() const { return httpGet(QUrl(QStringLiteral("http://127.0.0.1:%1/metrics").arg(m_port))); }
+
+private:
+    QProcess m_process;
+    QByteArray m_log;
+    quint16 m_port = 0;
+};
+
+// Debian's prometheus scraping one target every second, with its storage in a temporary folder.
+class Prometheus {
+public:
+    bool start(quint16 targetPort)
+    {
+        m_port = freePort();
+        const QString config = m_dir.filePath(QStringLiteral("prometheus.yml"));
+        const QByteArray yaml = QStringLiteral("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+                                               "scrape_configs:\n  - job_name: sluice\n    static_configs:\n"
+                                               "      - targets: ['127.0.0.1:%1']\n")
+                                    .arg(targetPort)
+                                    .toUtf8();
+        if (!test::writeFile(config, yaml))
+            return false;
+        test::endWithThisProcess(m_process);
+        m_process.setProcessChannelMode(QProcess::MergedChannels);
+        m_process.start(QStringLiteral("prometheus"),
+                        {QStringLiteral("--config.file=") + config,
+                         QStringLiteral("--storage.tsdb.path=") + m_dir.filePath(QStringLiteral("data")),
+                         QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(m_port)});
+        return test::spinUntil(
+                   [this] {
+            int status = 0;
+            httpGet(QUrl(QStringLiteral("http://127.0.0.1:%1/-/ready").arg(m_port)), &status);
+            return status == 200 || m_process.state() == QProcess::NotRunning;
+                   },
+                   30000)
+            && m_process.state() == QProcess::Running;
+    }
+    ~Prometheus()
+    {
+        m_process.kill();
+        m_process.waitForFinished(5000);
+    }
+    QString log() { return QString::fromUtf8(m_process.readAll().right(2000)); }
+
+    // The value of an instant query that returns one sample, or nothing.
+    std::optional<double> value(const QString &promql) const
+    {
+        QUrl url(QStringLiteral("http://127.0.0.1:%1/api/v1/query").arg(m_port));
+        url.setQuery(QUrlQuery{{QStringLiteral("query"), promql}});
+        const QJsonArray result = QJsonDocument::fromJson(httpGet(url))
+                                      .object()[QLatin1String("data")]
+                                      .toObject()[QLatin1String("result")]
+                                      .toArray();
+        if (result.size() != 1)
+            return std::nullopt;
+        return result.first().toObject()[QLatin1String("value")].toArray().at(1).toString().toDouble();
+    }
+    // Waits until the query returns `expected` (Prometheus scrapes every second); the last value seen.
+    std::optional<double> await(const QString &promql, double expected) const
+    {
+        std::optional<double> seen;
+        test::spinUntil(
+            [&] {
+            seen = value(promql);
+            return seen == expected;
+            },
+            30000);
+        return seen;
+    }
+
+private:
+    QTemporaryDir m_dir;
+    QProcess m_process;
+    quint16 m_port = 0;
+};
+
+QString series(const char *name, const QString &ns, const QString &labels = {})
+{
+    return QStringLiteral("%1{namespace=\"%2\"%3}").arg(QLatin1String(name), ns, labels);
+}
+
+QString policySeries(const char *name, const QString &ns, const char *policy)
+{
+    return series(name, ns, QStringLiteral(",policy=\"%1\"").arg(QLatin1String(policy)));
+}
+
+// The value of one series in an exposition, or nothing when the exposition lacks it.
+std::optional<double> exposed(const QByteArray &exposition, const QString &seriesName)
+{
+    for (const QByteArray &line : exposition.split('\n'))
+        if (line.startsWith(seriesName.toUtf8() + ' '))
+            return line.mid(seriesName.toUtf8().size() + 1).toDouble();
+    return std::nullopt;
+}
+
+} // namespace
+
+class TestMetricsExporter : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void prometheusQueriesReturnExactTotals()
+    {
+        SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_REDIS_URL", "the standalone Redis");
+        const redis::ConnectionOptions target = test::optionsFor(url);
+        redis::RedisClient client(target);
+        QVERIFY(test::openAndWait(client));
+        const QString ns = test::uniqueNamespace("prom");
+        const auto quota = test::makePolicy(QStringLiteral("quota"), Algorithm::FixedWindow, 10, 3600000);
+        const auto trial = test::makePolicy(QStringLiteral("trial"), Algorithm::FixedWindow, 5, 3600000, 0, true);
+        QString error = test::storeAndPublish(client, ns, {quota, trial});
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+
+        Exporter exporter;
+        QVERIFY2(exporter.start(target, ns), qPrintable(exporter.log()));
+        Prometheus prometheus;
+        QVERIFY2(prometheus.start(exporter.port()), qPrintable(prometheus.log()));
+
+        // 25 calls at one subject of a 10-an-hour window: 10 pass, 15 are rejected. The shadow policy
+        // lets its 8 through and records 3 it would have rejected.
+        const test::Fired quotaFired
+            = test::fireAcquires(client, ns, QStringLiteral("quota"), 25, [](int) { return QByteArray("alice"); });
+        QCOMPARE(quotaFired.allowed, 10u);
+        QCOMPARE(quotaFired.rejected, 15u);
+        const test::Fired trialFired
+            = test::fireAcquires(client, ns, QStringLiteral("trial"), 8, [](int) { return QByteArray("bob"); });
+        QCOMPARE(trialFired.allowed, 8u);
+
+        const QString quotaAllowed = policySeries("sluice_allowed_total", ns, "quota");
+        QCOMPARE(prometheus.await(quotaAllowed, 10), 10.0);
+        QCOMPARE(prometheus.await(policySeries("sluice_rejected_total", ns, "quota"), 15), 15.0);
+        QCOMPARE(prometheus.await(policySeries("sluice_shadow_rejected_total", ns, "quota"), 0), 0.0);
+        QCOMPARE(prometheus.await(policySeries("sluice_allowed_total", ns, "trial"), 5), 5.0);
+        QCOMPARE(prometheus.await(policySeries("sluice_shadow_rejected_total", ns, "trial"), 3), 3.0);
+        QCOMPARE(prometheus.await(policySeries("sluice_rejected_total", ns, "trial"), 0), 0.0);
+        QCOMPARE(prometheus.value(policySeries("sluice_policy_limit", ns, "quota")), 10.0);
+        QCOMPARE(prometheus.value(policySeries("sluice_policy_window_seconds", ns, "quota")), 3600.0);
+        QCOMPARE(prometheus.value(policySeries("sluice_policy_shadow", ns, "trial")), 1.0);
+        const QString primary = QStringLiteral(",primary=\"127.0.0.1:%1\"").arg(target.port);
+        QCOMPARE(prometheus.value(series("sluice_library_state", ns, primary + QStringLiteral(",state=\"current\""))),
+                 1.0);
+        QCOMPARE(prometheus.value(series("sluice_library_state", ns, primary + QStringLiteral(",state=\"stale\""))),
+                 0.0);
+        QCOMPARE(prometheus.value(series("sluice_library_version", ns, primary)), 1.0);
+        QCOMPARE(prometheus.value(series("sluice_up", ns)), 1.0);
+
+        // A republish reloads the library (FUNCTION LOAD REPLACE): its own counts start again from zero.
+        auto described = quota;
+        described.description = QStringLiteral("now with a description");
+        error = test::storeAndPublish(client, ns, {described, trial});
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const test::Fired after
+            = test::fireAcquires(client, ns, QStringLiteral("quota"), 7, [](int) { return QByteArray("carol"); });
+        QCOMPARE(after.allowed, 7u);
+        const redis::RedisReply stats
+            = test::syncCommand(client, {"FCALL_RO", test::ownerOf(client, ns).function("stats"), "0", "0"});
+        QVERIFY2(stats.ok(), qPrintable(stats.errorText()));
+        QCOMPARE(stats.value.elements.at(3).integer, 7); // the library's own "quota" total: reset by the reload
+        QCOMPARE(prometheus.await(quotaAllowed, 17), 17.0);
+        QCOMPARE(prometheus.value(policySeries("sluice_rejected_total", ns, "quota")), 15.0);
+        QCOMPARE(prometheus.value(QStringLiteral("resets(%1[5m])").arg(quotaAllowed)), 0.0);
+        QCOMPARE(prometheus.await(series("sluice_library_version", ns, primary), 2), 2.0);
+    }
+
+    void clusterSumsAndAFrozenPrimary()
+    {
+        test::PrivateCluster cluster(3, test::RedisProcess::Patience::Quick);
+        QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
+        redis::RedisClient client(cluster.options());
+        QVERIFY(test::openAndWait(client));
+        QTRY_COMPARE_WITH_TIMEOUT(client.primaries().size(), 3, 10000);
+        const QString ns = test::uniqueNamespace("promc");
+        const QString error = test::storeAndPublish(
+            client, ns, {test::makePolicy(QStringLiteral("quota"), Algorithm::FixedWindow, 3, 3600000)});
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        // 60 subjects, five calls each: three pass and two are rejected, on whichever primary owns each.
+        const test::Fired fired = test::fireAcquires(client, ns, QStringLiteral("quota"), 300, [](int call) {
+            return QByteArray("subject-") + QByteArray::number(call % 60);
+        });
+        QCOMPARE(fired.allowed, 180u);
+        QCOMPARE(fired.rejected, 120u);
+
+        Exporter exporter;
+        QVERIFY2(exporter.start(cluster.options(), ns), qPrintable(exporter.log()));
+        const QString allowed = policySeries("sluice_allowed_total", ns, "quota");
+        const QString rejected = policySeries("sluice_rejected_total", ns, "quota");
+        QByteArray exposition = exporter.scrape();
+        QCOMPARE(exposed(exposition, allowed), 180.0);
+        QCOMPARE(exposed(exposition, rejected), 120.0);
+        QCOMPARE(exposed(exposition, series("sluice_up", ns)), 1.0);
+        for (int i = 0; i < cluster.size(); ++i) { // each primary decided some: the sum is over all three
+            redis::RedisConnection node(cluster.node(i).options());
+            QVERIFY(test::openAndWait(node));
+            const redis::RedisReply stats
+                = test::syncCommand(node, {"FCALL_RO", test::ownerOf(client, ns).function("stats"), "0", "0"});
+            QVERIFY2(stats.ok() && stats.value.elements.at(3).integer > 0, qPrintable(stats.errorText()));
+        }
+
+        cluster.node(1).freeze();
+        exposition = exporter.scrape();
+        cluster.node(1).thaw();
+        const QString frozen = QStringLiteral(",primary=\"127.0.0.1:%1\"").arg(cluster.node(1).port());
+        const QString running = QStringLiteral(",primary=\"127.0.0.1:%1\"").arg(cluster.node(0).port());
+        QVERIFY2(exposed(exposition, series("sluice_up", ns)) == 0.0, exposition.constData());
+        QCOMPARE(exposed(exposition, series("sluice_primary_up", ns, frozen)), 0.0);
+        QCOMPARE(exposed(exposition, series("sluice_primary_up", ns, running)), 1.0);
+        QVERIFY2(!exposed(exposition, allowed) && !exposed(exposition, rejected), exposition.constData());
+        QVERIFY(exposed(exposition, series("sluice_scrape_errors_total", ns)) >= 1.0);
+
+        exposition = exporter.scrape(); // thawed: the totals are back, exact
+        QCOMPARE(exposed(exposition, allowed), 180.0);
+        QCOMPARE(exposed(exposition, rejected), 120.0);
+        QCOMPARE(exposed(exposition, series("sluice_up", ns)), 1.0);
+    }
+
+    // Ten thousand rejected subjects give at most --top series per policy, and none without it.
+    void topSubjectsAreCapped()
+    {
+        SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_REDIS_URL", "the standalone Redis");
+        const redis::ConnectionOptions target = test::optionsFor(url);
+        redis::RedisClient client(target);
+        QVERIFY(test::openAndWait(client));
+        const QString ns = test::uniqueNamespace("promt");
+        const QString error = test::storeAndPublish(
+            client, ns, {test::makePolicy(QStringLiteral("once"), Algorithm::FixedWindow, 1, 3600000)});
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const test::Fired fired = test::fireAcquires(client, ns, QStringLiteral("once"), 20000, [](int call) {
+            return QByteArray("s") + QByteArray::number(call / 2);
+        });
+        QCOMPARE(fired.rejected, 10000u);
+
+        const QStringList args{QStringLiteral("-p"), QString::number(target.port), QStringLiteral("--namespace"), ns,
+                               QStringLiteral("metrics")};
+        const QString subjectSeries = QStringLiteral("\nsluice_top_rejected_subject{");
+        const test::CtlRun capped = test::sluicectl(args + QStringList{QStringLiteral("--top"), QStringLiteral("32")});
+        QCOMPARE(capped.exitCode, 0);
+        QVERIFY2(capped.out.count(subjectSeries) == 32, qPrintable(capped.out.right(3000)));
+        const test::CtlRun none = test::sluicectl(args);
+        QCOMPARE(none.exitCode, 0);
+        QCOMPARE(none.out.count(subjectSeries), 0);
+        QVERIFY(none.out.contains(
+            QStringLiteral("sluice_rejected_total{namespace=\"%1\",policy=\"once\"} 10000\n").arg(ns)));
+        const test::CtlRun tooMany = test::sluicectl(args + QStringList{QStringLiteral("--top"), QStringLiteral("33")});
+        QCOMPARE(tooMany.exitCode, 2);
+        QVERIFY2(tooMany.err.contains(QLatin1String("--top must be a whole number from 1 to 32")),
+                 qPrintable(tooMany.err));
+    }
+
+    void badListenAddressesAreRefused()
+    {
+        SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_REDIS_URL", "the standalone Redis");
+        const QString port = QString::number(test::optionsFor(url).port);
+        for (const QString &listen : {QStringLiteral("localhost:9786"), QStringLiteral("127.0.0.1"),
+                                      QStringLiteral("127.0.0.1:70000"), QStringLiteral("::1:9786")}) {
+            const test::CtlRun run = test::sluicectl({QStringLiteral("-p"), port, QStringLiteral("metrics"),
+                                                      QStringLiteral("serve"), QStringLiteral("--listen"), listen});
+            QCOMPARE(run.exitCode, 2);
+            QVERIFY2(run.err.contains(QLatin1String("--listen must be ADDRESS:PORT")), qPrintable(run.err));
+        }
+        QTcpServer taken;
+        QVERIFY(taken.listen(QHostAddress::LocalHost, 0));
+        const test::CtlRun busy
+            = test::sluicectl({QStringLiteral("-p"), port, QStringLiteral("metrics"), QStringLiteral("serve"),
+                               QStringLiteral("--listen"), QStringLiteral("127.0.0.1:%1").arg(taken.serverPort())});
+        QCOMPARE(busy.exitCode, 1);
+        QVERIFY2(busy.err.contains(QStringLiteral("cannot listen on 127.0.0.1:%1").arg(taken.serverPort())),
+                 qPrintable(busy.err));
+        const test::CtlRun stray = test::sluicectl({QStringLiteral("-p"), port, QStringLiteral("metrics"),
+                                                    QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")});
+        QCOMPARE(stray.exitCode, 2);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMetricsExporter)
+#include "tst_metrics_exporter.moc"
