@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Prometheus exporter benchmark: what one scrape of `sluicectl metrics serve` costs, on a private Redis
+// Cluster of 3 primaries running a library of 50 policies. For the totals alone and with --top 10,
+// and again after 50,000 more subjects were rejected, it prints per scrape: the commands sent to
+// Redis, the Redis time they took (INFO commandstats summed over the primaries, its own calls left
+// out), the wall time of a scrape with its exposition (median and 95th percentile), and the series
+// and bytes exposed. The commands must not grow with the subjects. Exits non-zero only when it cannot
+// measure; the servers go on every way out.
+
+#include "model/metrics/metrics_exposition.h"
+#include "model/metrics/metrics_scrape.h"
+#include "redis/redis_connection.h"
+#include "support/bench_support.h"
+#include "support/limiter_support.h"
+#include "support/private_cluster.h"
+#include "support/publish_support.h"
+#include "support/sync_command.h"
+#include "support/traffic_support.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QTextStream>
+
+#include <algorithm>
+
+using namespace sluice;
+using test::die;
+
+namespace {
+
+constexpr int kPolicies = 50;
+constexpr int kScrapes = 40;
+const QString kNamespace = QStringLiteral("bench");
+
+QTextStream &out()
+{
+    static QTextStream stream(stdout);
+    return stream;
+}
+
+struct Cost {
+    quint64 commands = 0;
+    double serverUsPerScrape = 0;
+    double medianMs = 0;
+    double p95Ms = 0;
+    size_t series = 0;
+    size_t bytes = 0;
+};
+
+redis::RespValue mustRunOn(redis::RedisConnection &node, const QByteArrayList &command)
+{
+    const redis::RedisReply reply = test::syncCommand(node, command, 60000);
+    if (!reply.ok())
+        die(QStringLiteral("%1: %2").arg(QString::fromUtf8(command.join(' ')), reply.errorText()));
+    return reply.value;
+}
+
+// Microseconds Redis spent on every command since the last CONFIG RESETSTAT, but INFO's and CONFIG's.
+double serverMicroseconds(redis::RedisConnection &node)
+{
+    double total = 0;
+    for (const QByteArray &line : mustRunOn(node, {"INFO", "commandstats"}).bytes.split('\n')) {
+        if (!line.startsWith("cmdstat_") || line.startsWith("cmdstat_info:") || line.startsWith("cmdstat_config:"))
+            continue;
+        const qsizetype at = line.indexOf("usec=");
+        total += line.mid(at + 5, line.indexOf(',', at) - at - 5).toDouble();
+    }
+    return total;
+}
+
+Cost measure(test::PrivateCluster &cluster, redis::RedisClient &client, int topPerPolicy)
+{
+    model::MetricsScraper scraper(&client, model::LibraryOwner{kNamespace, 0}, topPerPolicy);
+    std::vector<std::unique_ptr<redis::RedisConnection>> nodes;
+    for (int i = 0; i < cluster.size(); ++i) {
+        nodes.push_back(std::make_unique<redis::RedisConnection>(cluster.node(i).options()));
+        if (!test::openAndWait(*nodes.back()))
+            die(QStringLiteral("cannot reach cluster node %1").arg(i));
+    }
+    Cost cost;
+    QVector<double> wallMs;
+    for (int run = -3; run < kScrapes; ++run) { // three scrapes to warm up, left out
+        if (run == 0)
+            for (auto &node : nodes)
+                mustRunOn(*node, {"CONFIG", "RESETSTAT"});
+        std::optional<model::MetricsSnapshot> snapshot;
+        QElapsedTimer clock;
+        clock.start();
+        scraper.scrape([&snapshot](const model::MetricsSnapshot &taken) { snapshot = taken; });
+        test::spinUntil([&] { return snapshot.has_value(); }, 60000);
+        if (!snapshot)
+            die(QStringLiteral("a scrape did not finish"));
+        if (!snapshot->problems.isEmpty())
+            die(snapshot->problems.join(QLatin1String("; ")));
+        const auto families = model::metricFamilies(*snapshot, 0);
+        const std::string text = model::exposition(families);
+        if (run < 0)
+            continue;
+        wallMs.append(clock.nsecsElapsed() / 1e6);
+        cost.commands = snapshot->commands;
+        cost.bytes = text.size();
+        cost.series = 0;
+        for (const auto &family : families)
+            cost.series += family.metric.size();
+    }
+    double server = 0;
+    for (auto &node : nodes)
+        server += serverMicroseconds(*node);
+    cost.serverUsPerScrape = server / kScrapes;
+    std::sort(wallMs.begin(), wallMs.end());
+    cost.medianMs = wallMs.at(wallMs.size() / 2);
+    cost.p95Ms = wallMs.at(qsizetype(wallMs.size() * 0.95));
+    return cost;
+}
+
+void printRow(const QString &label, int subjects, const Cost &cost)
+{
+    out() << qSetFieldWidth(22) << Qt::left << label << qSetFieldWidth(10) << Qt::right << subjects
+          << qSetFieldWidth(10) << cost.commands << qSetFieldWidth(12)
+          << QString::number(cost.serverUsPerScrape, 'f', 0) << qSetFieldWidth(16)
+          << QStringLiteral("%1 / %2").arg(cost.medianMs, 0, 'f', 2).arg(cost.p95Ms, 0, 'f', 2) << qSetFieldWidth(9)
+          << cost.series << qSetFieldWidth(9) << cost.bytes << qSetFieldWidth(0) << Qt::endl;
+}
+
+// Every subject called twice at a policy allowing one call an hour: one pass, one rejection.
+void rejectSubjects(redis::RedisClient &client, int from, int count)
+{
+    const QString failed = test::fillBuckets(client, kNamespace, 2 * count, [from](int call) {
+        const int subject = from + call / 2;
+        return test::BucketAddress{QStringLiteral("p%1").arg(subject % kPolicies, 2, 10, QLatin1Char('0')),
+                                   QByteArray("subject-") + QByteArray::number(subject)};
+    });
+    if (!failed.isEmpty())
+        die(failed);
+}
+
+void run()
+{
+    test::PrivateCluster cluster(3);
+    if (!cluster.start())
+        die(cluster.errorString());
+    redis::RedisClient client(cluster.options());
+    if (!test::openAndWait(client))
+        die(QStringLiteral("cannot reach the cluster"));
+    test::spinUntil([&] { return client.primaries().size() == 3; });
+    QVector<model::Policy> policies;
+    for (int i = 0; i < kPolicies; ++i)
+        policies.append(test::makePolicy(QStringLiteral("p%1").arg(i, 2, 10, QLatin1Char('0')),
+                                         i % 2 ? model::Algorithm::FixedWindow : model::Algorithm::TokenBucket, 1,
+                                         3600000));
+    const QString error = test::storeAndPublish(client, kNamespace, policies);
+    if (!error.isEmpty())
+        die(error);
+    rejectSubjects(client, 0, 1000);
+
+    out() << "Exporter cost per scrape: " << kPolicies << " policies, 3 primaries (private Cluster), " << kScrapes
+          << " scrapes each" << Qt::endl;
+    out() << qSetFieldWidth(22) << Qt::left << "case" << qSetFieldWidth(10) << Qt::right << "subjects"
+          << qSetFieldWidth(10) << "commands" << qSetFieldWidth(12) << "server us" << qSetFieldWidth(16)
+          << "wall ms med/p95" << qSetFieldWidth(9) << "series" << qSetFieldWidth(9) << "bytes" << qSetFieldWidth(0)
+          << Qt::endl;
+    printRow(QStringLiteral("totals only"), 1000, measure(cluster, client, 0));
+    const Cost topFew = measure(cluster, client, 10);
+    printRow(QStringLiteral("--top 10"), 1000, topFew);
+    rejectSubjects(client, 1000, 50000);
+    printRow(QStringLiteral("totals only"), 51000, measure(cluster, client, 0));
+    const Cost topMany = measure(cluster, client, 10);
+    printRow(QStringLiteral("--top 10"), 51000, topMany);
+    out() << "commands per scrape with 51,000 subjects / with 1,000: " << topMany.commands << " / " << topFew.commands
+          << (topMany.commands == topFew.commands ? " (the same: they do not grow with subjects)"
+                                                  : " (they grew with the subjects)")
+          << Qt::endl;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    return test::runBenchmark("exporter_bench", run);
+}
