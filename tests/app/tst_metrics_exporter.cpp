@@ -294,6 +294,34 @@ private Q_SLOTS:
         QCOMPARE(exposed(exposition, series("sluice_up", ns)), 1.0);
     }
 
+    // Through Sentinel the exporter reads the primary it names, as every other command does.
+    void sentinelNamesThePrimary()
+    {
+        SLUICE_REQUIRE_SERVICE(sentinel, "SLUICE_TEST_SENTINEL", "Redis Sentinel");
+        SLUICE_REQUIRE_SERVICE(service, "SLUICE_TEST_SENTINEL_SERVICE", "the Sentinel service name");
+        const QString url = QStringLiteral("redis-sentinel://%1#%2").arg(sentinel, service);
+        redis::RedisClient client(test::optionsFor(url));
+        QVERIFY(test::openAndWait(client));
+        const QString ns = test::uniqueNamespace("proms");
+        const QString error = test::storeAndPublish(
+            client, ns, {test::makePolicy(QStringLiteral("quota"), Algorithm::FixedWindow, 3, 3600000)});
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const test::Fired fired
+            = test::fireAcquires(client, ns, QStringLiteral("quota"), 4, [](int) { return QByteArray("dave"); });
+        QCOMPARE(fired.rejected, 1u);
+        const test::CtlRun run = test::sluicectl(
+            {QStringLiteral("-u"), url, QStringLiteral("--namespace"), ns, QStringLiteral("metrics")});
+        QVERIFY2(run.exitCode == 0 && run.err.isEmpty(), qPrintable(run.err));
+        const QByteArray exposition = run.out.toUtf8();
+        QCOMPARE(exposed(exposition, policySeries("sluice_allowed_total", ns, "quota")), 3.0);
+        QCOMPARE(exposed(exposition, policySeries("sluice_rejected_total", ns, "quota")), 1.0);
+        QCOMPARE(exposed(exposition, series("sluice_up", ns)), 1.0);
+        QCOMPARE(exposed(exposition,
+                         series("sluice_primary_up", ns,
+                                QStringLiteral(",primary=\"%1\"").arg(client.primaries().value(0)))),
+                 1.0);
+    }
+
     // Ten thousand rejected subjects give at most --top series per policy, and none without it.
     void topSubjectsAreCapped()
     {
