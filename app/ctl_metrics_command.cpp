@@ -10,6 +10,7 @@
 #include <QCoreApplication>
 #include <QHostAddress>
 
+#include <algorithm>
 #include <memory>
 #include <prometheus/exposer.h>
 
@@ -82,8 +83,9 @@ void serve(const CtlRequest &request, model::MetricsScraper *scraper)
                         tr("cannot listen on %1: %2").arg(listen, QString::fromLocal8Bit(error.what()))));
     }
     // A scrape's commands each wait up to --timeout; a primary that does not answer is left out of the
-    // rest of the scrape, so two of them bound it.
-    const auto wait = std::chrono::milliseconds(2 * request.target.commandTimeoutMs + 500);
+    // rest of the scrape, so two of them bound it. Never past 9.5 s: Prometheus gives up on a scrape
+    // after 10 s by default, and an answer saying sluice_up 0 beats none.
+    const auto wait = std::chrono::milliseconds(std::min(2 * request.target.commandTimeoutMs + 500, 9500));
     auto endpoint = std::make_shared<MetricsEndpoint>(scraper, request.ns, wait);
     exposer->RegisterCollectable(endpoint);
     const QString port = QString::number(exposer->GetListeningPorts().at(0));
@@ -91,6 +93,20 @@ void serve(const CtlRequest &request, model::MetricsScraper *scraper)
                     .arg(listen.left(listen.lastIndexOf(QLatin1Char(':'))), port, request.ns,
                          request.client->options().redactedUrl())
              << Qt::endl;
+    // Said once per change, not per reconnect attempt: a log an operator can read after a night of outages.
+    auto wasReady = std::make_shared<bool>(request.client->state() == redis::RedisClient::State::Ready);
+    QObject::connect(request.client, &redis::RedisClient::stateChanged, scraper,
+                     [wasReady, target = request.client->options().redactedUrl()](redis::RedisClient::State state,
+                                                                                  const QString &reason) {
+        const bool ready = state == redis::RedisClient::State::Ready;
+        if (ready == *wasReady)
+            return;
+        *wasReady = ready;
+        ctlErr() << (ready ? tr("sluicectl: metrics: connected to %1").arg(target)
+                           : tr("sluicectl: metrics: lost %1 (%2); scrapes answer sluice_up 0 until it is back")
+                                 .arg(target, reason))
+                 << Qt::endl;
+    });
     quitOnTerminationSignals(QCoreApplication::instance());
     // The exposer stops (and waits for its threads) before the scraper and the client go.
     QObject::connect(QCoreApplication::instance(), &QCoreApplication::aboutToQuit, scraper,

@@ -121,6 +121,15 @@ RedisConnection *RedisClient::connectionFor(const ConnectionOptions &options)
     return connection;
 }
 
+void RedisClient::setAutoReconnect(bool enabled)
+{
+    m_autoReconnect = enabled;
+    // Connections already open take it too: a command that turns it on once connected (an exporter,
+    // a watch) must outlive the next restart.
+    for (RedisConnection *connection : qAsConst(m_nodes))
+        connection->setAutoReconnect(enabled);
+}
+
 RedisConnection *RedisClient::nodeConnection(const HostPort &node)
 {
     return connectionFor(m_options.forNode(node));

@@ -41,7 +41,7 @@ public:
     QString lastError() const { return m_lastError; }
 
     // Without auto-reconnect the first failure to reach the deployment is final (one-shot CLI use).
-    void setAutoReconnect(bool enabled) { m_autoReconnect = enabled; }
+    void setAutoReconnect(bool enabled);
     // A read-only client refuses every command that could write (see isReadOnlyCommand) with
     // Failure::Refused, before it reaches any server.
     void setReadOnly(bool readOnly) { m_readOnly = readOnly; }

@@ -9,6 +9,7 @@
 #include "support/owned_process.h"
 #include "support/private_cluster.h"
 #include "support/publish_support.h"
+#include "support/redis_process.h"
 #include "support/sluicectl_run.h"
 #include "support/sync_command.h"
 #include "support/test_services.h"
@@ -292,6 +293,24 @@ private Q_SLOTS:
         QCOMPARE(exposed(exposition, allowed), 180.0);
         QCOMPARE(exposed(exposition, rejected), 120.0);
         QCOMPARE(exposed(exposition, series("sluice_up", ns)), 1.0);
+    }
+
+    // An exporter outlives a Redis restart: sluice_up 0 while it is down, then back to 1 on its own.
+    void survivesARedisRestart()
+    {
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        Exporter exporter;
+        QVERIFY2(exporter.start(server.options(), QStringLiteral("sluice")), qPrintable(exporter.log()));
+        const QString up = series("sluice_up", QStringLiteral("sluice"));
+        QCOMPARE(exposed(exporter.scrape(), up), 1.0);
+        server.kill();
+        QCOMPARE(exposed(exporter.scrape(), up), 0.0);
+        QVERIFY2(server.restart(), qPrintable(server.errorString()));
+        QVERIFY2(test::spinUntil([&] { return exposed(exporter.scrape(), up) == 1.0; }, 20000),
+                 qPrintable(exporter.log()));
+        QVERIFY2(exporter.log().contains(QLatin1String("scrapes answer sluice_up 0 until it is back")),
+                 qPrintable(exporter.log()));
     }
 
     // Through Sentinel the exporter reads the primary it names, as every other command does.
