@@ -20,7 +20,7 @@ build_packages=(
   help2man librsvg2-bin bash-completion dpkg-dev file prometheus-cpp-dev
 )
 test_packages=(openssl dbus dbus-bin gnome-keyring procps valgrind python3-redis nodejs npm
-  lintian desktop-file-utils appstream man-db)
+  lintian desktop-file-utils appstream man-db prometheus)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
@@ -35,8 +35,26 @@ install_missing() {
   say "installing ${missing[*]}"
   local sudo=()
   [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  # No service a package brings is started by installing it (Debian's prometheus and redis-server start
+  # theirs): the suite runs its own on loopback ports, and nothing may be left running. A policy-rc.d that
+  # answers 101 is Debian's way to say so (invoke-rc.d and deb-systemd-invoke ask it), for this install only;
+  # one already there (a container's) decides instead. It still enables them for the next boot, as usual.
+  local policy=/usr/sbin/policy-rc.d ours=no
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\n# ./dev.sh is installing packages: start no service (removed when it is done)\nexit 101\n' |
+      "${sudo[@]}" tee "$policy" >/dev/null
+    "${sudo[@]}" chmod 755 "$policy"
+    ours=yes
+    # Removed however the install ends (a failed apt-get exits through set -e, Ctrl-C through INT).
+    trap "${sudo[*]} rm -f $policy" EXIT
+    trap 'exit 130' INT TERM
+  fi
   "${sudo[@]}" apt-get update
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+  if [ "$ours" = yes ]; then
+    "${sudo[@]}" rm -f "$policy"
+    trap - EXIT INT TERM
+  fi
 }
 
 build() {

@@ -86,6 +86,12 @@ out=$(man -w sluicectl 2>&1) || true
 echo "$ man -w sluicectl"$'\n'"$out"
 check "$(result test "$out" = /usr/share/man/man1/sluicectl.1.gz)" "man -w sluicectl finds the installed page"
 
+# The alert rules where docs/monitoring.md's rule_files says, valid for Debian's promtool (./dev.sh test has it).
+rules=/usr/share/sluice/prometheus/sluice-alerts.yml
+out=$(promtool check rules "$rules" 2>&1) && status=0 || status=$?
+echo "$ promtool check rules $rules"$'\n'"$out"
+check "$(result test "$status" = 0)" "promtool check rules passes on the installed $rules"
+
 # bash completion as bash-completion would load it, in a non-interactive bash.
 completions_dir=$(pkg-config --variable=completionsdir bash-completion 2>/dev/null \
                   || echo /usr/share/bash-completion/completions)
