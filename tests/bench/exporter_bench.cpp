@@ -25,18 +25,13 @@
 
 using namespace sluice;
 using test::die;
+using test::out;
 
 namespace {
 
 constexpr int kPolicies = 50;
 constexpr int kScrapes = 40;
 const QString kNamespace = QStringLiteral("bench");
-
-QTextStream &out()
-{
-    static QTextStream stream(stdout);
-    return stream;
-}
 
 struct Cost {
     quint64 commands = 0;

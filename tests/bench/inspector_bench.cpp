@@ -22,6 +22,7 @@
 
 using namespace sluice;
 using test::die;
+using test::out;
 using test::mustRun;
 
 namespace {
@@ -29,12 +30,6 @@ namespace {
 constexpr int totalKeys = 1'000'000;
 constexpr int sparseKeys = 10'000; // under "login": 1% of the keyspace
 constexpr int runs = 5;
-
-QTextStream &out()
-{
-    static QTextStream stream(stdout);
-    return stream;
-}
 
 struct Browse {
     double ms = 0;

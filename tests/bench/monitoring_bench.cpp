@@ -36,6 +36,7 @@
 
 using namespace sluice;
 using test::die;
+using test::out;
 using test::mustRun;
 
 namespace {
@@ -45,12 +46,6 @@ constexpr int watchedKeys = 100;
 constexpr int phaseSeconds = 20;
 constexpr int memoryPolicies = 200;
 constexpr int maxUnansweredTraffic = 1000;
-
-QTextStream &out()
-{
-    static QTextStream stream(stdout);
-    return stream;
-}
 
 double threadCpuMs()
 {

@@ -17,6 +17,12 @@ RedisProcess *runningServer = nullptr; // withPrivateServer's, while its phase r
 
 } // namespace
 
+QTextStream &out()
+{
+    static QTextStream stream(stdout);
+    return stream;
+}
+
 void die(const QString &why)
 {
     throw BenchFailure{why};

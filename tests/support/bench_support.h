@@ -8,6 +8,7 @@
 #include "support/redis_process.h"
 
 #include <QString>
+#include <QTextStream>
 
 #include <functional>
 
@@ -21,6 +22,9 @@ struct BenchFailure {
 // Throws BenchFailure. Unlike std::exit, the way out to runBenchmark runs every destructor on it, so
 // a private redis-server is killed and its temporary folder removed.
 [[noreturn]] void die(const QString &why);
+
+// Where a benchmark prints its figures (stdout).
+QTextStream &out();
 
 // Runs a benchmark's body; returns 0 when it measured, else prints "name: why" on stderr and returns 1.
 int runBenchmark(const char *name, const std::function<void()> &body);
