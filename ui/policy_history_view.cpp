@@ -23,6 +23,8 @@ namespace {
 
 // Entries shown at most; the stream itself keeps about 10,000.
 constexpr int shownEntries = 1000;
+// How often the tab in view asks whether the audit log has a new entry (one XREVRANGE ... COUNT 1).
+constexpr int followIntervalMs = 2000;
 
 // The version of its policy an entry leaves behind (for a delete, the one it removed).
 const std::optional<model::Policy> &entryVersion(const model::AuditEntry &entry)
@@ -91,10 +93,29 @@ void PolicyHistoryView::setSession(model::ConnectionSession *session)
 {
     m_session = session;
     m_model->setEntries({});
+    delete m_follower;
+    m_follower = new model::AuditFollower(session->client(), session->profile().ns, followIntervalMs, this);
+    connect(m_follower, &model::AuditFollower::newestChanged, this, &PolicyHistoryView::refresh);
+    if (isVisible())
+        m_follower->start();
     // Read once the connection is up, and again whenever it comes back.
     connect(session, &model::ConnectionSession::ready, this, [this] { refresh(); });
     if (session->isReady())
         refresh();
+}
+
+void PolicyHistoryView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (m_follower)
+        m_follower->start();
+}
+
+void PolicyHistoryView::hideEvent(QHideEvent *event)
+{
+    QWidget::hideEvent(event);
+    if (m_follower)
+        m_follower->stop();
 }
 
 void PolicyHistoryView::showPolicy(const QString &policy)

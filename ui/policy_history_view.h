@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "model/tables/audit_model.h"
 #include "model/connection/connection_session.h"
+#include "model/policy/audit_follower.h"
+#include "model/tables/audit_model.h"
 
 #include <QPointer>
 #include <QWidget>
@@ -15,7 +16,8 @@ class QTableView;
 namespace sluice::ui {
 
 // The History tab: the audit log overall or for one policy (who, when, what changed), a diff
-// between any two versions, and a rollback to an earlier version, which is itself audited.
+// between any two versions, and a rollback to an earlier version, which is itself audited. While it
+// is in view it follows the log: an entry anyone writes shows up within seconds.
 class PolicyHistoryView : public QWidget {
     Q_OBJECT
 public:
@@ -36,11 +38,16 @@ public:
 Q_SIGNALS:
     void changed();
 
+protected:
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+
 private:
     QVector<int> selectedRows() const;
     void updateActions();
 
     QPointer<model::ConnectionSession> m_session;
+    model::AuditFollower *m_follower = nullptr; // the session's log, while this view is shown
     model::AuditModel *m_model;
     QComboBox *m_policyFilter;
     QTableView *m_table;

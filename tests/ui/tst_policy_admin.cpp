@@ -831,6 +831,22 @@ private Q_SLOTS:
         QCOMPARE(audit().size(), 1);
     }
 
+    // The History tab in view follows the audit log: a change made by someone else shows up by itself.
+    void historyFollowsTheAuditLog()
+    {
+        for (const QString &name : {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")})
+            QCOMPARE(store(policy(name, 10, 1000)), QString());
+        auto window = test::openMainWindow(profile());
+        QTest::keyClick(window.get(), Qt::Key_8, Qt::ControlModifier);
+        ui::PolicyHistoryView *history = window->historyView();
+        QTRY_VERIFY(history->isVisible());
+        QTRY_COMPARE(history->auditModel()->rowCount(), 3);               // the first view shows what is stored
+        QCOMPARE(store(policy(QStringLiteral("d"), 5, 1000)), QString()); // another client, not this window
+        QTRY_COMPARE_WITH_TIMEOUT(history->auditModel()->rowCount(), 4, 8000);
+        QCOMPARE(history->auditModel()->entry(0).policy, QStringLiteral("d"));
+        QCOMPARE(audit().size(), 4);
+    }
+
     void productionConfirmsEverySave()
     {
         ConnectionProfile production = profile(QStringLiteral("prod"));
