@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// sluice: the desktop control room. With --profile or --url it connects there; with neither (or
-// --sandbox) it starts a private redis-server of its own and stops it on exit.
+// sluice: the desktop control room. With --profile or a URL (--url, or alone) it connects there; with
+// neither (or --sandbox) it starts a private redis-server of its own and stops it on exit.
 
 #include "app/exit_codes.h"
 #include "app/quit_on_signal.h"
@@ -54,6 +54,9 @@ struct GuiOptions {
         parser.setApplicationDescription(
             QApplication::translate("main", "Control room for distributed rate limiters running inside Redis."));
         parser.addOptions({url, profile, sandbox, sandboxData, verbose, help, version});
+        parser.addPositionalArgument(QStringLiteral("URL"),
+                                     QApplication::translate("main", "The same as --url (a desktop opening a link)."),
+                                     QStringLiteral("[URL]"));
     }
 };
 
@@ -115,23 +118,27 @@ int main(int argc, char *argv[])
         QLoggingCategory::setFilterRules(QStringLiteral("sluice.*.debug=true"));
 
     QTextStream err(stderr);
-    const int targets = int(parser.isSet(options.url)) + int(parser.isSet(options.profile))
-        + int(parser.isSet(options.sandbox) || parser.isSet(options.sandboxData));
-    if (targets > 1) {
-        err << QApplication::translate("main", "sluice: --url, --profile and --sandbox exclude each other") << Qt::endl;
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() > 1 || (positional.size() == 1 && !positional.first().contains(QLatin1String("://")))) {
+        err << QApplication::translate("main", "sluice: unexpected argument \"%1\"; see --help")
+                   .arg(positional.value(positional.size() > 1 ? 1 : 0))
+            << Qt::endl;
         return app::ExitUsage;
     }
-    if (!parser.positionalArguments().isEmpty()) {
-        err << QApplication::translate("main", "sluice: unexpected argument \"%1\"; see --help")
-                   .arg(parser.positionalArguments().first())
-            << Qt::endl;
+    // A URL given alone is --url: what a desktop passes when a redis:// link is opened with Sluice.
+    const bool urlGiven = parser.isSet(options.url) || !positional.isEmpty();
+    const int targets = int(parser.isSet(options.url)) + int(!positional.isEmpty()) + int(parser.isSet(options.profile))
+        + int(parser.isSet(options.sandbox) || parser.isSet(options.sandboxData));
+    if (targets > 1) {
+        err << QApplication::translate("main", "sluice: a URL, --profile and --sandbox exclude each other") << Qt::endl;
         return app::ExitUsage;
     }
 
     redis::ConnectionOptions target;
-    if (parser.isSet(options.url)) {
+    if (urlGiven) {
         QString error;
-        if (!redis::ConnectionOptions::fromUrl(parser.value(options.url), &target, &error)) {
+        const QString url = positional.isEmpty() ? parser.value(options.url) : positional.first();
+        if (!redis::ConnectionOptions::fromUrl(url, &target, &error)) {
             err << QApplication::translate("main", "sluice: bad --url: %1").arg(error) << Qt::endl;
             return app::ExitUsage;
         }
@@ -154,7 +161,7 @@ int main(int argc, char *argv[])
     window.setProfileStorage(settings.get(), &keychain);
     window.show();
 
-    if (parser.isSet(options.url)) {
+    if (urlGiven) {
         window.setSession(new model::ConnectionSession(unsavedProfile({}), target));
         return QApplication::exec();
     }

@@ -152,6 +152,12 @@ private Q_SLOTS:
         verifyNotShown(told, {QStringLiteral("admin-secret")});
         const Output quiet = run(SLUICE_BINARY, {QStringLiteral("--url"), url}, 3000, m_configHome.path());
         QVERIFY2(!quiet.text.contains(QLatin1String("sluice.")), qPrintable(quiet.text));
+        // A URL alone, as a desktop passes a link it opens with Sluice, is --url.
+        const Output link
+            = run(SLUICE_BINARY, {url}, 5000, m_configHome.path(), QStringLiteral("sluice.connection.debug=true"));
+        QCOMPARE(link.exitCode, -1);
+        QVERIFY2(link.text.contains(QLatin1String(": ready")), qPrintable(link.text));
+        verifyNotShown(link, {QStringLiteral("admin-secret")});
     }
 
     // A host given alone is not a URL: user:password@host there is refused without repeating it.

@@ -179,7 +179,7 @@ private Q_SLOTS:
             QCOMPARE(process.exitStatus(), QProcess::NormalExit);
             QCOMPARE(process.exitCode(), 0);
             const QByteArray out = process.readAllStandardOutput();
-            QVERIFY2(out.startsWith(qstrcmp(option, "--help") == 0 ? "Usage: sluice [options]\n" : "sluice "),
+            QVERIFY2(out.startsWith(qstrcmp(option, "--help") == 0 ? "Usage: sluice [options] [URL]\n" : "sluice "),
                      out.constData());
         }
     }
@@ -195,6 +195,16 @@ private Q_SLOTS:
         QVERIFY(process.waitForFinished(10000));
         QCOMPARE(process.exitCode(), 2);
         QVERIFY(process.readAllStandardError().contains("exclude each other"));
+        // A URL alone counts as --url; anything else alone is refused.
+        const QList<QStringList> refused{
+            {QStringLiteral("redis://127.0.0.1:6379"), QStringLiteral("--url"), QStringLiteral("redis://127.0.0.1:1")},
+            {QStringLiteral("redis://127.0.0.1:6379"), QStringLiteral("redis://127.0.0.1:1")},
+            {QStringLiteral("127.0.0.1:6379")}};
+        for (const QStringList &args : refused) {
+            process.start(QStringLiteral(SLUICE_BINARY), args);
+            QVERIFY(process.waitForFinished(10000));
+            QVERIFY2(process.exitCode() == 2, qPrintable(args.join(QLatin1Char(' '))));
+        }
     }
 };
 
