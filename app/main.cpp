@@ -11,6 +11,7 @@
 #include "redis/redis_client.h"
 #include "ui/credential_resolver.h"
 #include "ui/main_window.h"
+#include "ui/window_state.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -159,6 +160,9 @@ int main(int argc, char *argv[])
     model::KeychainSecretStore keychain;
     ui::MainWindow window;
     window.setProfileStorage(settings.get(), &keychain);
+    ui::restoreWindowState(&window, settings.get());
+    QObject::connect(&app, &QApplication::aboutToQuit, &window,
+                     [&window, &settings] { ui::saveWindowState(&window, settings.get()); });
     window.show();
 
     if (urlGiven) {

@@ -9,10 +9,14 @@
 #include "support/test_services.h"
 #include "ui/main_window.h"
 #include "ui/server_overview.h"
+#include "ui/window_state.h"
 
 #include <QLabel>
 #include <QMenuBar>
+#include <QSettings>
+#include <QSplitter>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace sluice;
@@ -80,6 +84,42 @@ private Q_SLOTS:
     }
 
     // Every tab and menu has an Alt+letter of its own, and Ctrl+1..8 open the tabs in order.
+    // The size, the splitters and the tab in front come back in the next run; damaged values are ignored.
+    void layoutIsRememberedAcrossRuns()
+    {
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath(QStringLiteral("sluice.ini")), QSettings::IniFormat);
+        QList<int> splitSizes;
+        {
+            ui::MainWindow first;
+            first.resize(1000, 680);
+            first.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&first));
+            first.findChild<QTabWidget *>(QStringLiteral("mainTabs"))->setCurrentIndex(5);
+            auto *split = first.findChildren<QSplitter *>().value(0);
+            QVERIFY(split);
+            split->setSizes({120, 600});
+            splitSizes = split->sizes();
+            ui::saveWindowState(&first, &settings);
+        }
+        ui::MainWindow second;
+        ui::restoreWindowState(&second, &settings);
+        second.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&second));
+        QCOMPARE(second.findChild<QTabWidget *>(QStringLiteral("mainTabs"))->currentIndex(), 5);
+        QCOMPARE(second.size(), QSize(1000, 680));
+        QCOMPARE(second.findChildren<QSplitter *>().value(0)->sizes(), splitSizes);
+
+        settings.setValue(QStringLiteral("window/geometry"), QByteArray("not a geometry"));
+        settings.setValue(QStringLiteral("window/splitter0"), QByteArray("not a state"));
+        settings.setValue(QStringLiteral("window/tab"), 99);
+        ui::MainWindow damaged;
+        ui::restoreWindowState(&damaged, &settings);
+        damaged.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&damaged));
+        QCOMPARE(damaged.findChild<QTabWidget *>(QStringLiteral("mainTabs"))->currentIndex(), 0);
+    }
+
     void keyboardReachesEveryTab()
     {
         WatchedWindow watched(refusedPort(), QStringLiteral("redis://127.0.0.1:1"), 1000);
