@@ -160,6 +160,7 @@ int main(int argc, char *argv[])
     model::KeychainSecretStore keychain;
     ui::MainWindow window;
     window.setProfileStorage(settings.get(), &keychain);
+    window.setRateHistoryDirectory(model::RateHistoryStore::defaultDirectory());
     ui::restoreWindowState(&window, settings.get());
     QObject::connect(&app, &QApplication::aboutToQuit, &window,
                      [&window, &settings] { ui::saveWindowState(&window, settings.get()); });
@@ -177,7 +178,7 @@ int main(int argc, char *argv[])
         resolver->resolve(*profile, {},
                           [&window, profile = *profile](const std::optional<redis::ConnectionOptions> &resolved) {
             if (resolved)
-                window.setSession(new model::ConnectionSession(profile, *resolved));
+                window.openProfileSession(profile, *resolved);
             else
                 window.showStartupMessage(
                     QApplication::translate("main", "Not connected: no password given. Use File \u2192 Connections."),

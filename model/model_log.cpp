@@ -3,3 +3,4 @@
 
 Q_LOGGING_CATEGORY(lcPublish, "sluice.publish", QtWarningMsg)
 Q_LOGGING_CATEGORY(lcFire, "sluice.fire", QtWarningMsg)
+Q_LOGGING_CATEGORY(lcHistory, "sluice.history", QtWarningMsg)

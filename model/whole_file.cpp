@@ -6,13 +6,15 @@
 
 namespace sluice::model {
 
-std::optional<Failure> writeWholeFile(const QString &path, const QByteArray &content)
+std::optional<Failure> writeWholeFile(const QString &path, const QByteArray &content,
+                                      QFileDevice::Permissions permissions)
 {
     QSaveFile file(path);
     // Unbuffered, so a failed write (no space, a file size limit) shows at write(): Qt 6.4 commits a
     // buffered QSaveFile whose final flush failed, and an empty file replaces the target.
-    if (file.open(QIODevice::WriteOnly | QIODevice::Unbuffered) && file.write(content) == content.size()
-        && file.commit())
+    if (file.open(QIODevice::WriteOnly | QIODevice::Unbuffered)
+        && (permissions == QFileDevice::Permissions() || file.setPermissions(permissions))
+        && file.write(content) == content.size() && file.commit())
         return std::nullopt;
     const QString reason = file.errorString();
     file.cancelWriting();

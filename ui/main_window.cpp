@@ -175,6 +175,14 @@ void MainWindow::setSession(model::ConnectionSession *session)
     session->start();
 }
 
+void MainWindow::openProfileSession(const model::ConnectionProfile &profile, const model::ConnectionOptions &resolved)
+{
+    auto *session = new model::ConnectionSession(profile, resolved);
+    if (!m_rateHistoryDirectory.isEmpty())
+        session->keepRateHistory(m_rateHistoryDirectory);
+    setSession(session);
+}
+
 void MainWindow::openConnectionManager()
 {
     if (!m_settings || !m_secrets)
@@ -183,10 +191,7 @@ void MainWindow::openConnectionManager()
     manager->setAttribute(Qt::WA_DeleteOnClose);
     if (m_session)
         manager->selectProfile(m_session->profile().name);
-    connect(manager, &ConnectionManager::connectRequested, this,
-            [this](const model::ConnectionProfile &profile, const model::ConnectionOptions &resolved) {
-                setSession(new model::ConnectionSession(profile, resolved));
-            });
+    connect(manager, &ConnectionManager::connectRequested, this, &MainWindow::openProfileSession);
     manager->resize(980, 620);
     manager->open();
 }

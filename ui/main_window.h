@@ -35,6 +35,11 @@ public:
     // Takes the session over (and closes the previous one); the window shows its profile, state and drift.
     void setSession(model::ConnectionSession *session);
     model::ConnectionSession *session() const { return m_session; }
+    // Where sessions on saved profiles keep their rate history between runs (none when empty: the
+    // sandbox and --url connections keep none).
+    void setRateHistoryDirectory(const QString &directory) { m_rateHistoryDirectory = directory; }
+    // A session on a saved profile, keeping its rate history; the window takes it over.
+    void openProfileSession(const model::ConnectionProfile &profile, const model::ConnectionOptions &resolved);
     // The window works before it has a server (the sandbox may still be starting).
     void setMonitor(model::ServerMonitor *monitor);
     void showStartupMessage(const QString &message, bool isError);
@@ -74,6 +79,7 @@ private:
     model::ConnectionSession *m_session = nullptr;
     QSettings *m_settings = nullptr;
     model::SecretStore *m_secrets = nullptr;
+    QString m_rateHistoryDirectory;
     QAction *m_connectionsAction = nullptr;
     QAction *m_publishAction = nullptr;
     QLabel *m_driftBanner = nullptr;

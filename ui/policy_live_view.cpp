@@ -193,6 +193,7 @@ void PolicyLiveView::setSession(model::ConnectionSession *session)
     selectData(m_interval, session->rates()->intervalMs());
     selectData(m_retention, session->rates()->retentionMs());
     connect(session->rates(), &model::PolicyRateSampler::sampled, this, &PolicyLiveView::takeSample);
+    connect(session->rates(), &model::PolicyRateSampler::restored, this, &PolicyLiveView::takeRestored);
     showState(tr("Waiting for the first sample\u2026"));
 }
 
@@ -282,6 +283,20 @@ void PolicyLiveView::takeSample(const model::RateSample &sample)
         redraw();
 }
 
+void PolicyLiveView::takeRestored()
+{
+    const model::PolicyRateSampler *rates = m_session->rates();
+    for (const QString &name : rates->policies()) {
+        if (m_policy->findText(name) < 0)
+            m_policy->addItem(name);
+        // Until this run's first sample, the chart ends where the previous run's history does.
+        if (const model::RatePoint *latest = rates->history(name)->latest())
+            m_lastEndMs = std::max(m_lastEndMs, latest->endMs);
+    }
+    if (isVisible())
+        redraw();
+}
+
 void PolicyLiveView::redraw()
 {
     if (m_paused || !m_session || m_lastEndMs == 0)
@@ -290,9 +305,16 @@ void PolicyLiveView::redraw()
     const qint64 from = m_lastEndMs - std::min(span, m_session->rates()->retentionMs());
     QVector<QPointF> allowed, rejected;
     if (const model::RateHistory *history = m_session->rates()->history(policy())) {
+        const model::RatePoint *previous = nullptr;
         for (const model::RatePoint &point : history->points(from, m_lastEndMs)) {
+            if (previous && !model::followsWithoutGap(*previous, point)) {
+                const QPointF gap(point.endMs - point.spanMs, qQNaN()); // nothing was counted there
+                allowed << gap;
+                rejected << gap;
+            }
             allowed << QPointF(point.endMs, point.allowedPerSecond());
             rejected << QPointF(point.endMs, point.rejectedPerSecond());
+            previous = &point;
         }
     }
     m_chart->setPoints(0, allowed);

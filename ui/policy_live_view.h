@@ -48,6 +48,7 @@ protected:
 private:
     void showState(const QString &text);
     void takeSample(const model::RateSample &sample);
+    void takeRestored();
     void redraw();
     void showTop(const model::TopRejected &top);
     void applyInterval();

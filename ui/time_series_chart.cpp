@@ -12,6 +12,7 @@
 #include <QGraphicsLineItem>
 #include <QGraphicsRectItem>
 #include <QLabel>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLocale>
 #include <QMouseEvent>
@@ -47,7 +48,8 @@ public:
     QDateTimeAxis *timeAxis = nullptr;
     QValueAxis *leftAxis = nullptr;
     QValueAxis *rightAxis = nullptr;
-    QVector<QLineSeries *> lines;
+    // Per series, its lines: one per unbroken run of points (the first one has the legend entry).
+    QVector<QVector<QLineSeries *>> segments;
 
 protected:
     void mousePressEvent(QMouseEvent *event) override
@@ -162,28 +164,39 @@ TimeSeriesChart::~TimeSeriesChart() = default;
 
 int TimeSeriesChart::addSeries(const Series &series)
 {
+    if (series.axis == Axis::Right && !m_canvas->rightAxis) {
+        m_canvas->rightAxis = new QValueAxis(m_canvas->chart());
+        m_canvas->rightAxis->setLabelFormat(QStringLiteral("%.0f"));
+        m_canvas->chart()->addAxis(m_canvas->rightAxis, Qt::AlignRight);
+    }
+    m_series << series;
+    m_points << QVector<QPointF>();
+    m_canvas->segments << QVector<QLineSeries *>();
+    addSegment(int(m_series.size()) - 1)->setName(series.name);
+    return int(m_series.size()) - 1;
+}
+
+QLineSeries *TimeSeriesChart::addSegment(int series)
+{
+    const Series &shape = m_series.at(series);
     QChart *chart = m_canvas->chart();
     auto *line = new QLineSeries(chart);
-    line->setName(series.name);
-    QColor color = series.color;
-    if (series.faint)
+    QColor color = shape.color;
+    if (shape.faint)
         color.setAlphaF(0.45);
-    QPen pen(color, series.width > 0 ? series.width : series.faint ? 1.5 : 2);
+    QPen pen(color, shape.width > 0 ? shape.width : shape.faint ? 1.5 : 2);
     line->setPen(pen);
-    line->setPointsVisible(series.markers);
+    line->setPointsVisible(shape.markers);
     line->setUseOpenGL(false);
     chart->addSeries(line);
     line->attachAxis(m_canvas->timeAxis);
-    if (series.axis == Axis::Right && !m_canvas->rightAxis) {
-        m_canvas->rightAxis = new QValueAxis(chart);
-        m_canvas->rightAxis->setLabelFormat(QStringLiteral("%.0f"));
-        chart->addAxis(m_canvas->rightAxis, Qt::AlignRight);
-    }
-    line->attachAxis(series.axis == Axis::Right ? m_canvas->rightAxis : m_canvas->leftAxis);
-    m_canvas->lines << line;
-    m_series << series;
-    m_points << QVector<QPointF>();
-    return int(m_series.size()) - 1;
+    line->attachAxis(shape.axis == Axis::Right ? m_canvas->rightAxis : m_canvas->leftAxis);
+    QVector<QLineSeries *> &segments = m_canvas->segments[series];
+    if (!segments.isEmpty()) // the series' first line stands for it in the legend
+        for (QLegendMarker *marker : chart->legend()->markers(line))
+            marker->setVisible(false);
+    segments << line;
+    return line;
 }
 
 void TimeSeriesChart::setAxisTitles(const QString &left, const QString &right)
@@ -198,8 +211,29 @@ void TimeSeriesChart::setPoints(int series, const QVector<QPointF> &points)
     if (series < 0 || series >= m_series.size())
         return;
     m_points[series] = points;
-    m_canvas->lines.at(series)->replace(QList<QPointF>(points.cbegin(), points.cend()));
+    // Qt Charts drops NaN points and joins their neighbours: each unbroken run gets a line of its own.
+    QVector<QList<QPointF>> runs(1);
+    for (const QPointF &point : points) {
+        if (!std::isnan(point.y()))
+            runs.last() << point;
+        else if (!runs.last().isEmpty())
+            runs.append(QList<QPointF>());
+    }
+    while (m_canvas->segments.at(series).size() < runs.size())
+        addSegment(series);
+    const QVector<QLineSeries *> &segments = m_canvas->segments.at(series);
+    for (int i = 0; i < segments.size(); ++i)
+        segments.at(i)->replace(i < runs.size() ? runs.at(i) : QList<QPointF>());
     fitValueAxes();
+}
+
+QVector<QVector<QPointF>> TimeSeriesChart::drawnSegments(int series) const
+{
+    QVector<QVector<QPointF>> drawn;
+    for (const QLineSeries *line : m_canvas->segments.value(series))
+        if (line->count() > 0)
+            drawn << line->points();
+    return drawn;
 }
 
 void TimeSeriesChart::setTimeWindow(qint64 fromMs, qint64 toMs)
@@ -269,7 +303,7 @@ QString TimeSeriesChart::valuesAt(qint64 ms) const
 {
     QStringList parts;
     for (int i = 0; i < m_series.size(); ++i)
-        if (const QPointF *point = pointAt(m_points.at(i), ms))
+        if (const QPointF *point = pointAt(m_points.at(i), ms); point && !std::isnan(point->y()))
             parts << QStringLiteral("%1 %2").arg(m_series.at(i).name, valueText(point->y()));
     return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss.zzz")) + QStringLiteral(" \u2014 ")
         + (parts.isEmpty() ? tr("no samples yet") : parts.join(QStringLiteral(", ")));

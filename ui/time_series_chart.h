@@ -7,6 +7,7 @@
 #include <QWidget>
 
 class QLabel;
+class QLineSeries;
 
 namespace sluice::ui {
 
@@ -34,8 +35,11 @@ public:
 
     int addSeries(const Series &series);
     void setAxisTitles(const QString &left, const QString &right = {});
-    // x in ms since the epoch; points in time order.
+    // x in ms since the epoch; points in time order. A point whose y is NaN breaks the line there:
+    // a stretch without data is a gap, never a line drawn across it.
     void setPoints(int series, const QVector<QPointF> &points);
+    // The lines drawn for `series`, one per unbroken run of points.
+    QVector<QVector<QPointF>> drawnSegments(int series) const;
     // The span shown while not zoomed.
     void setTimeWindow(qint64 fromMs, qint64 toMs);
     bool isZoomed() const { return m_zoomed; }
@@ -54,6 +58,7 @@ Q_SIGNALS:
 
 private:
     friend class ChartCanvas;
+    QLineSeries *addSegment(int series);
     void hoverAt(qint64 ms);
     void fitValueAxes();
 

@@ -28,8 +28,26 @@ ConnectionSession::ConnectionSession(const ConnectionProfile &profile, const red
     connect(m_client, &redis::RedisClient::nodeStatesChanged, this, &ConnectionSession::nodesChanged);
 }
 
+ConnectionSession::~ConnectionSession()
+{
+    if (m_history)
+        m_history->finish(); // while the sampler still holds this run's series
+}
+
+void ConnectionSession::keepRateHistory(const QString &directory)
+{
+    if (m_history)
+        return;
+    const RateHistoryStore::Identity identity{m_profile.name, m_profile.ns, m_profile.options.database,
+                                              m_client->options().redactedUrl()};
+    m_history = new RateHistoryKeeper(m_rates, RateHistoryStore(directory, identity), this);
+}
+
 void ConnectionSession::start()
 {
+    if (m_history)
+        m_history->start(); // before the sampler's first reading, which only sets baselines
+
     m_monitor->start(); // opens the client
     m_watch->start();
     m_rates->start();

@@ -4,6 +4,7 @@
 #include "model/connection/connection_profile.h"
 #include "model/deploy/library_watch.h"
 #include "model/monitor/policy_rate_sampler.h"
+#include "model/monitor/rate_history_keeper.h"
 #include "model/monitor/server_monitor.h"
 #include "redis/redis_client.h"
 
@@ -21,6 +22,10 @@ public:
     ConnectionSession(const ConnectionProfile &profile, const redis::ConnectionOptions &resolved,
                       QObject *parent = nullptr);
 
+    ~ConnectionSession() override;
+
+    // Keeps the rate sampler's series in `directory` across runs (RateHistoryKeeper); before start().
+    void keepRateHistory(const QString &directory);
     void start();
 
     const ConnectionProfile &profile() const { return m_profile; }
@@ -42,6 +47,8 @@ public:
     LibraryWatch *libraryWatch() const { return m_watch; }
     // Every policy's live rates, sampled while the session runs (the overview, the charts).
     PolicyRateSampler *rates() const { return m_rates; }
+    // The rate history kept on disk; nullptr unless keepRateHistory() was called.
+    RateHistoryKeeper *rateHistory() const { return m_history; }
 
 Q_SIGNALS:
     // The main node became ready (at the start and after every reconnect).
@@ -55,6 +62,7 @@ private:
     ServerMonitor *m_monitor;
     LibraryWatch *m_watch;
     PolicyRateSampler *m_rates;
+    RateHistoryKeeper *m_history = nullptr;
 };
 
 } // namespace sluice::model

@@ -24,6 +24,11 @@ quint32 clamped(quint64 count)
     return count > std::numeric_limits<quint32>::max() ? std::numeric_limits<quint32>::max() : quint32(count);
 }
 
+QVector<RatePoint> allPoints(const RateHistory &history)
+{
+    return history.points(std::numeric_limits<qint64>::min(), std::numeric_limits<qint64>::max());
+}
+
 QString tr(const char *text)
 {
     return QCoreApplication::translate("sluice::model::PolicyRateSampler", text);
@@ -91,11 +96,35 @@ void PolicyRateSampler::rebuildHistories()
 {
     for (auto &entry : m_histories) {
         auto rebuilt = std::make_unique<RateHistory>(m_retentionMs, m_timer.interval());
-        for (const RatePoint &point :
-             entry.second->points(std::numeric_limits<qint64>::min(), std::numeric_limits<qint64>::max()))
+        for (const RatePoint &point : allPoints(*entry.second))
             rebuilt->append(point);
         entry.second = std::move(rebuilt);
     }
+}
+
+RateSeries PolicyRateSampler::series() const
+{
+    RateSeries all;
+    for (const auto &[policy, history] : m_histories)
+        all[policy] = allPoints(*history);
+    return all;
+}
+
+void PolicyRateSampler::restore(const RateSeries &series)
+{
+    for (const auto &[policy, earlier] : series) {
+        auto &history = m_histories[policy];
+        const QVector<RatePoint> current = history ? allPoints(*history) : QVector<RatePoint>();
+        const qint64 firstStart
+            = current.isEmpty() ? std::numeric_limits<qint64>::max() : current.first().endMs - current.first().spanMs;
+        history = std::make_unique<RateHistory>(m_retentionMs, m_timer.interval());
+        for (const RatePoint &point : earlier)
+            if (point.endMs <= firstStart)
+                history->append(point);
+        for (const RatePoint &point : current)
+            history->append(point);
+    }
+    Q_EMIT restored();
 }
 
 void PolicyRateSampler::start()

@@ -78,12 +78,18 @@ public:
 
     QStringList policies() const;
     const RateHistory *history(const QString &policy) const;
+    // Every policy's series as kept now (what the history store saves).
+    RateSeries series() const;
+    // Puts points of an earlier run before the series: those ending before a policy's first sample
+    // of this run, as far back as the retention keeps.
+    void restore(const RateSeries &series);
     const RateSample &lastSample() const { return m_last; }
     int skippedTicks() const { return m_skipped; }
     int readings() const { return m_readingsTaken; } // completed readings, baselines included
 
 Q_SIGNALS:
     void sampled(const sluice::model::RateSample &sample);
+    void restored();
 
 private:
     void takeReplies(const QVector<redis::RedisClient::NodeReply> &replies);

@@ -31,6 +31,11 @@ int firstEndingFrom(const RateRing &ring, qint64 fromMs)
 
 } // namespace
 
+bool followsWithoutGap(const RatePoint &previous, const RatePoint &next)
+{
+    return next.endMs - next.spanMs - previous.endMs <= std::max(previous.spanMs, next.spanMs);
+}
+
 RateHistory::RateHistory(qint64 retentionMs, int intervalMs)
     : m_retentionMs(retentionMs)
 {

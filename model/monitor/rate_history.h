@@ -3,6 +3,10 @@
 
 #include "model/monitor/bounded_ring.h"
 
+#include <QString>
+
+#include <map>
+
 namespace sluice::model {
 
 // Decisions counted over one sampling interval, ending at endMs (Redis time).
@@ -17,6 +21,14 @@ struct RatePoint {
 };
 
 using RateRing = BoundedRing<RatePoint>;
+
+// Every policy's points, oldest first, by policy name.
+using RateSeries = std::map<QString, QVector<RatePoint>>;
+
+// Whether `next` begins where `previous` ends: samples follow each other end to start, and the
+// sums over longer steps shift by less than their span. Anything else is a stretch of time
+// nothing was counted in (the dashboard was closed), drawn as a gap.
+bool followsWithoutGap(const RatePoint &previous, const RatePoint &next);
 
 // One series kept for `retentionMs`: at the sampling interval while that takes at most
 // kMaxPoints points; longer retention keeps the most recent kMaxPoints samples as they came and,
