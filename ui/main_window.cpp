@@ -46,43 +46,7 @@ MainWindow::MainWindow(QWidget *parent)
     m_tabs = new QTabWidget(central);
     m_tabs->setObjectName(QStringLiteral("mainTabs"));
     m_tabs->setDocumentMode(true);
-    m_overview = new ServerOverview(m_tabs);
-    m_rates = new PolicyRatesTable(m_overview);
-    m_overview->setLiveSection(m_rates);
-    m_live = new PolicyLiveView(m_tabs);
-    m_keyWatch = new KeyWatchView(m_tabs);
-    m_inspector = new KeyInspectorView(m_tabs);
-    m_fire = new FireView(m_tabs);
-    m_policies = new PolicyPanel(m_tabs);
-    m_deployment = new DeploymentView(m_tabs);
-    m_history = new PolicyHistoryView(m_tabs);
-    m_tabs->addTab(m_overview, tr("&Overview"));
-    m_tabs->addTab(m_live, tr("Liv&e"));
-    m_tabs->addTab(m_keyWatch, tr("&Watched keys"));
-    m_tabs->addTab(m_inspector, tr("Key &inspector"));
-    m_tabs->addTab(m_fire, tr("&Test fire"));
-    m_tabs->addTab(m_policies, tr("&Policies"));
-    m_tabs->addTab(m_deployment, tr("&Deployment"));
-    m_tabs->addTab(m_history, tr("Hi&story"));
-    connect(m_rates, &PolicyRatesTable::policyActivated, this, [this](const QString &policy) {
-        m_live->showPolicy(policy);
-        m_tabs->setCurrentWidget(m_live);
-    });
-    const auto watchSubject = [this](const QString &policy, const QByteArray &subject) {
-        m_keyWatch->watchSubject(policy, subject);
-        m_tabs->setCurrentWidget(m_keyWatch);
-    };
-    connect(m_live, &PolicyLiveView::watchRequested, this, watchSubject);
-    connect(m_inspector, &KeyInspectorView::watchRequested, this, watchSubject);
-    connect(m_inspector, &KeyInspectorView::bucketReset, m_history, &PolicyHistoryView::refresh);
-    connect(m_policies, &PolicyPanel::historyRequested, this, [this](const QString &policy) {
-        m_history->showPolicy(policy);
-        m_tabs->setCurrentWidget(m_history);
-    });
-    connect(m_policies, &PolicyPanel::publishRequested, this, [this] { m_tabs->setCurrentWidget(m_deployment); });
-    connect(m_policies, &PolicyPanel::changed, m_history, &PolicyHistoryView::refresh);
-    connect(m_history, &PolicyHistoryView::changed, m_policies, &PolicyPanel::refresh);
-    connect(m_deployment, &DeploymentView::published, m_history, &PolicyHistoryView::refresh);
+    createViews();
     layout->addWidget(m_driftBanner);
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
@@ -132,6 +96,60 @@ MainWindow::MainWindow(QWidget *parent)
     resize(960, 600);
 }
 
+// Every tab starts empty: nothing in it comes from a server until a session reports.
+void MainWindow::createViews()
+{
+    m_overview = new ServerOverview(m_tabs);
+    m_rates = new PolicyRatesTable(m_overview);
+    m_overview->setLiveSection(m_rates);
+    m_live = new PolicyLiveView(m_tabs);
+    m_keyWatch = new KeyWatchView(m_tabs);
+    m_inspector = new KeyInspectorView(m_tabs);
+    m_fire = new FireView(m_tabs);
+    m_policies = new PolicyPanel(m_tabs);
+    m_deployment = new DeploymentView(m_tabs);
+    m_history = new PolicyHistoryView(m_tabs);
+    m_tabs->addTab(m_overview, tr("&Overview"));
+    m_tabs->addTab(m_live, tr("Liv&e"));
+    m_tabs->addTab(m_keyWatch, tr("&Watched keys"));
+    m_tabs->addTab(m_inspector, tr("Key &inspector"));
+    m_tabs->addTab(m_fire, tr("&Test fire"));
+    m_tabs->addTab(m_policies, tr("&Policies"));
+    m_tabs->addTab(m_deployment, tr("&Deployment"));
+    m_tabs->addTab(m_history, tr("Hi&story"));
+    connect(m_rates, &PolicyRatesTable::policyActivated, this, [this](const QString &policy) {
+        m_live->showPolicy(policy);
+        m_tabs->setCurrentWidget(m_live);
+    });
+    const auto watchSubject = [this](const QString &policy, const QByteArray &subject) {
+        m_keyWatch->watchSubject(policy, subject);
+        m_tabs->setCurrentWidget(m_keyWatch);
+    };
+    connect(m_live, &PolicyLiveView::watchRequested, this, watchSubject);
+    connect(m_inspector, &KeyInspectorView::watchRequested, this, watchSubject);
+    connect(m_inspector, &KeyInspectorView::bucketReset, m_history, &PolicyHistoryView::refresh);
+    connect(m_policies, &PolicyPanel::historyRequested, this, [this](const QString &policy) {
+        m_history->showPolicy(policy);
+        m_tabs->setCurrentWidget(m_history);
+    });
+    connect(m_policies, &PolicyPanel::publishRequested, this, [this] { m_tabs->setCurrentWidget(m_deployment); });
+    connect(m_policies, &PolicyPanel::changed, m_history, &PolicyHistoryView::refresh);
+    connect(m_history, &PolicyHistoryView::changed, m_policies, &PolicyPanel::refresh);
+    connect(m_deployment, &DeploymentView::published, m_history, &PolicyHistoryView::refresh);
+}
+
+// Nothing another server showed may survive a switch: its figures, warnings, hover readouts, lists and
+// choices go with the views that held them, and fresh ones wait for the new server.
+void MainWindow::replaceViews()
+{
+    const int shownTab = m_tabs->currentIndex();
+    for (QWidget *view : std::initializer_list<QWidget *>{m_overview, m_live, m_keyWatch, m_inspector, m_fire,
+                                                          m_policies, m_deployment, m_history})
+        delete view; // its tab goes with it
+    createViews();
+    m_tabs->setCurrentIndex(shownTab);
+}
+
 MainWindow::~MainWindow()
 {
     // The session's last replies may still report to the window: close it while the window is whole.
@@ -147,6 +165,8 @@ void MainWindow::setProfileStorage(QSettings *settings, model::SecretStore *secr
 
 void MainWindow::setSession(model::ConnectionSession *session)
 {
+    if (m_session)
+        replaceViews(); // while the old session is whole: the views let go of it
     delete m_session;
     m_session = session;
     session->setParent(this);
@@ -224,6 +244,10 @@ void MainWindow::setMonitor(ServerMonitor *monitor)
     connect(monitor, &ServerMonitor::healthChanged, this, &MainWindow::showHealth);
     connect(monitor, &ServerMonitor::statusChanged, this, &MainWindow::showStatus);
     showHealth(monitor->health(), monitor->problem());
+    for (QLabel *figure : {m_versionLabel, m_modeLabel, m_memoryLabel, m_clientsLabel})
+        figure->clear(); // another server's until this one reports
+    if (monitor->hasStatus())
+        showStatus(monitor->status());
 }
 
 void MainWindow::showStartupMessage(const QString &message, bool isError)

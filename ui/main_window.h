@@ -59,6 +59,8 @@ public:
     PolicyHistoryView *historyView() const { return m_history; }
 
 private:
+    void createViews();
+    void replaceViews();
     void showHealth(model::ServerMonitor::Health health, const QString &problem);
     void showStatus(const model::ServerStatus &status);
     void showNodeStates();

@@ -2,6 +2,7 @@
 #include "ui/policy_live_view.h"
 
 #include "model/monitor/policy_rate_sampler.h"
+#include "model/policy/policy_summary.h"
 #include "model/whole_file.h"
 #include "ui/column_widths.h"
 #include "ui/state_palette.h"
@@ -106,6 +107,14 @@ PolicyLiveView::PolicyLiveView(QWidget *parent)
     m_state->setObjectName(QStringLiteral("liveState"));
     m_state->setWordWrap(true);
 
+    m_shadowBadge = new QLabel(tr("<b>Shadow \u2013 would reject</b>: this policy lets every call through; its "
+                                  "rejected/s and most rejected subjects are the calls it would reject."),
+                               this);
+    m_shadowBadge->setObjectName(QStringLiteral("liveShadowBadge"));
+    m_shadowBadge->setWordWrap(true);
+    m_shadowBadge->setStyleSheet(bannerStyle(Tone::Info));
+    m_shadowBadge->hide();
+
     m_chart = new TimeSeriesChart(this);
     m_chart->addSeries({tr("allowed/s"), toneColor(Tone::Allowed)});
     m_chart->addSeries({tr("rejected/s"), toneColor(Tone::Rejected)});
@@ -152,6 +161,7 @@ PolicyLiveView::PolicyLiveView(QWidget *parent)
     layout->setContentsMargins(12, 12, 12, 12);
     layout->addLayout(controls);
     layout->addWidget(m_state);
+    layout->addWidget(m_shadowBadge);
     layout->addWidget(split, 1);
 
     connect(m_policy, &QComboBox::currentTextChanged, this, [this](const QString &policy) {
@@ -159,6 +169,7 @@ PolicyLiveView::PolicyLiveView(QWidget *parent)
             m_poller->setPolicy(policy);
         m_chart->resetZoom();
         redraw();
+        showShadowBadge();
     });
     connect(m_interval, &QComboBox::currentIndexChanged, this, &PolicyLiveView::applyInterval);
     connect(m_retention, &QComboBox::currentIndexChanged, this, &PolicyLiveView::applyRetention);
@@ -195,6 +206,21 @@ void PolicyLiveView::setSession(model::ConnectionSession *session)
     connect(session->rates(), &model::PolicyRateSampler::sampled, this, &PolicyLiveView::takeSample);
     connect(session->rates(), &model::PolicyRateSampler::restored, this, &PolicyLiveView::takeRestored);
     showState(tr("Waiting for the first sample\u2026"));
+    connect(session->libraryWatch(), &model::LibraryWatch::checked, this,
+            [this](const model::LibraryWatch::Report &report) {
+        m_shadowPolicies = model::shadowPolicyNames(report.status.published.policies);
+        showShadowBadge();
+    });
+}
+
+void PolicyLiveView::showShadowBadge()
+{
+    m_shadowBadge->setVisible(m_shadowPolicies.contains(policy()));
+}
+
+QString PolicyLiveView::shadowBadgeText() const
+{
+    return m_shadowBadge->isHidden() ? QString() : m_shadowBadge->text();
 }
 
 void PolicyLiveView::showPolicy(const QString &policy)

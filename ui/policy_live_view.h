@@ -5,6 +5,7 @@
 #include "model/monitor/top_rejected.h"
 
 #include <QPointer>
+#include <QSet>
 #include <QWidget>
 
 class QComboBox;
@@ -28,6 +29,8 @@ public:
     void showPolicy(const QString &policy);
     QString policy() const;
     QString stateText() const;
+    // "Shadow - would reject" when the policy shown is in shadow mode; empty otherwise.
+    QString shadowBadgeText() const;
     void setPaused(bool paused);
     bool isPaused() const { return m_paused; }
 
@@ -47,6 +50,7 @@ protected:
 
 private:
     void showState(const QString &text);
+    void showShadowBadge();
     void takeSample(const model::RateSample &sample);
     void takeRestored();
     void redraw();
@@ -64,6 +68,8 @@ private:
     QPushButton *m_pause;
     QPushButton *m_resetZoom;
     QLabel *m_state;
+    QLabel *m_shadowBadge;
+    QSet<QString> m_shadowPolicies; // as the published library defines them
     TimeSeriesChart *m_chart;
     QTableWidget *m_top;
     QLabel *m_topNote;

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/policy_rates_table.h"
-#include "ui/state_palette.h"
 
+#include "model/policy/policy_summary.h"
 #include "model/tables/policy_rates_model.h"
 #include "ui/column_widths.h"
 #include "ui/sparkline_delegate.h"
+#include "ui/state_palette.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -55,6 +56,10 @@ PolicyRatesTable::PolicyRatesTable(QWidget *parent)
     m_load->setObjectName(QStringLiteral("dashboardLoad"));
     m_load->setToolTip(tr("Commands per second this dashboard sends to the deployment (sampling, server status, "
                           "library checks, lists), averaged over the last 10 seconds."));
+    m_totals = new QLabel(this);
+    m_totals->setObjectName(QStringLiteral("ratesTotals"));
+    m_totals->setToolTip(tr("Shadow policies reject nothing: the calls they would reject pass, so they are not "
+                            "counted as rejected."));
     m_status = new QLabel(tr("Not connected."), this);
     m_status->setObjectName(QStringLiteral("ratesStatus"));
     m_status->setWordWrap(true);
@@ -76,6 +81,8 @@ PolicyRatesTable::PolicyRatesTable(QWidget *parent)
 
     auto *heading = new QHBoxLayout;
     heading->addWidget(title);
+    heading->addSpacing(12);
+    heading->addWidget(m_totals);
     heading->addStretch(1);
     heading->addWidget(m_load);
     auto *layout = new QVBoxLayout(this);
@@ -109,6 +116,11 @@ void PolicyRatesTable::setSession(model::ConnectionSession *session)
     m_status->show();
     m_load->clear();
     connect(session->rates(), &model::PolicyRateSampler::sampled, this, &PolicyRatesTable::takeSample);
+    connect(session->libraryWatch(), &model::LibraryWatch::checked, this,
+            [this](const model::LibraryWatch::Report &report) {
+        m_shadow = model::shadowPolicyNames(report.status.published.policies);
+        m_model->setShadowPolicies(m_shadow);
+    });
 }
 
 void PolicyRatesTable::takeSample(const model::RateSample &sample)
@@ -124,6 +136,30 @@ void PolicyRatesTable::takeSample(const model::RateSample &sample)
     m_status->setStyleSheet(lines.isEmpty() ? QString() : textStyle(Tone::Warning));
     m_status->setVisible(!lines.isEmpty());
     showLoad();
+    showTotals(sample);
+}
+
+void PolicyRatesTable::showTotals(const model::RateSample &sample)
+{
+    if (sample.spanMs == 0)
+        return; // nothing counted: the last totals stand, as the rows do
+    double decided = 0;
+    double rejected = 0;
+    double wouldReject = 0;
+    for (const model::PolicyRate &rate : sample.policies) {
+        decided += rate.point.allowedPerSecond() + rate.point.rejectedPerSecond();
+        (m_shadow.contains(rate.policy) ? wouldReject : rejected) += rate.point.rejectedPerSecond();
+    }
+    const QLocale locale;
+    QString text = tr("Rejected %1/s of %2/s").arg(locale.toString(rejected, 'f', 1), locale.toString(decided, 'f', 1));
+    if (wouldReject > 0)
+        text += tr(" \u00b7 shadow policies would reject %1/s (let through)").arg(locale.toString(wouldReject, 'f', 1));
+    m_totals->setText(text);
+}
+
+QString PolicyRatesTable::totalsText() const
+{
+    return m_totals->text();
 }
 
 void PolicyRatesTable::showLoad()

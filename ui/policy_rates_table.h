@@ -5,6 +5,7 @@
 
 #include <QElapsedTimer>
 #include <QPointer>
+#include <QSet>
 #include <QWidget>
 
 #include <deque>
@@ -31,6 +32,8 @@ public:
     QTableView *view() const { return m_view; }
     QString statusText() const;
     QString loadText() const;
+    // Decisions per second now, rejections kept apart from what shadow policies would reject.
+    QString totalsText() const;
 
 Q_SIGNALS:
     // Double-click or Enter on a policy: show its charts.
@@ -39,6 +42,7 @@ Q_SIGNALS:
 private:
     void takeSample(const model::RateSample &sample);
     void showLoad();
+    void showTotals(const model::RateSample &sample);
 
     QPointer<model::ConnectionSession> m_session;
     model::PolicyRatesModel *m_model = nullptr;
@@ -46,6 +50,8 @@ private:
     QTableView *m_view = nullptr;
     QLabel *m_status = nullptr;
     QLabel *m_load = nullptr;
+    QLabel *m_totals = nullptr;
+    QSet<QString> m_shadow; // as the published library defines them
     // (elapsed ms, commands sent) over the last few seconds: the dashboard's own load.
     std::deque<std::pair<qint64, quint64>> m_sent;
     QElapsedTimer m_clock;

@@ -36,24 +36,24 @@ ServerOverview::ServerOverview(QWidget *parent)
 
     auto *serverBox = new QGroupBox(tr("Server"), this);
     auto *serverForm = new QFormLayout(serverBox);
-    m_address = addRow(serverForm, tr("Address"));
-    m_version = addRow(serverForm, tr("Version"));
-    m_mode = addRow(serverForm, tr("Mode"));
-    m_role = addRow(serverForm, tr("Role"));
-    m_uptime = addRow(serverForm, tr("Uptime"));
+    m_address = addRow(serverForm, tr("Address"), QStringLiteral("overviewAddress"));
+    m_version = addRow(serverForm, tr("Version"), QStringLiteral("overviewVersion"));
+    m_mode = addRow(serverForm, tr("Mode"), QStringLiteral("overviewMode"));
+    m_role = addRow(serverForm, tr("Role"), QStringLiteral("overviewRole"));
+    m_uptime = addRow(serverForm, tr("Uptime"), QStringLiteral("overviewUptime"));
 
     auto *loadBox = new QGroupBox(tr("Load"), this);
     auto *loadForm = new QFormLayout(loadBox);
-    m_clients = addRow(loadForm, tr("Connected clients"));
-    m_ops = addRow(loadForm, tr("Commands per second"));
-    m_memory = addRow(loadForm, tr("Memory used (peak)"));
-    m_maxMemory = addRow(loadForm, tr("Memory limit"));
-    m_keys = addRow(loadForm, tr("Keys"));
+    m_clients = addRow(loadForm, tr("Connected clients"), QStringLiteral("overviewClients"));
+    m_ops = addRow(loadForm, tr("Commands per second"), QStringLiteral("overviewOps"));
+    m_memory = addRow(loadForm, tr("Memory used (peak)"), QStringLiteral("overviewMemory"));
+    m_maxMemory = addRow(loadForm, tr("Memory limit"), QStringLiteral("overviewMaxMemory"));
+    m_keys = addRow(loadForm, tr("Keys"), QStringLiteral("overviewKeys"));
 
     auto *persistenceBox = new QGroupBox(tr("Persistence"), this);
     auto *persistenceForm = new QFormLayout(persistenceBox);
-    m_rdb = addRow(persistenceForm, tr("RDB snapshots"));
-    m_aof = addRow(persistenceForm, tr("Append-only file"));
+    m_rdb = addRow(persistenceForm, tr("RDB snapshots"), QStringLiteral("overviewRdb"));
+    m_aof = addRow(persistenceForm, tr("Append-only file"), QStringLiteral("overviewAof"));
     m_persistenceWarning = new QLabel(
         tr("Nothing is persisted: a restart of this server loses its data and its function library."),
         persistenceBox);
@@ -89,9 +89,10 @@ void ServerOverview::setLiveSection(QWidget *section)
     m_layout->addWidget(section, 1);
 }
 
-QLabel *ServerOverview::addRow(QFormLayout *form, const QString &label)
+QLabel *ServerOverview::addRow(QFormLayout *form, const QString &label, const QString &name)
 {
     auto *value = new QLabel(placeholder(), this);
+    value->setObjectName(name);
     value->setTextInteractionFlags(Qt::TextSelectableByMouse);
     form->addRow(label + QLatin1Char(':'), value);
     return value;

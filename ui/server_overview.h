@@ -32,7 +32,7 @@ private:
     void showHealth(model::ServerMonitor::Health health, const QString &problem);
     void showStatus(const model::ServerStatus &status);
     void setBanner(const QString &text, Tone tone);
-    QLabel *addRow(QFormLayout *form, const QString &label);
+    QLabel *addRow(QFormLayout *form, const QString &label, const QString &name);
 
     QPointer<model::ServerMonitor> m_monitor; // may go with the session that owned it
     QVBoxLayout *m_layout = nullptr;

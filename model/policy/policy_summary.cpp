@@ -85,4 +85,13 @@ QString describePolicy(const Policy &policy)
     return text;
 }
 
+QSet<QString> shadowPolicyNames(const QVector<Policy> &policies)
+{
+    QSet<QString> names;
+    for (const Policy &policy : policies)
+        if (policy.shadow)
+            names.insert(policy.name);
+    return names;
+}
+
 } // namespace sluice::model

@@ -3,6 +3,8 @@
 
 #include "model/policy/policy.h"
 
+#include <QSet>
+
 namespace sluice::model {
 
 // A duration as an operator says it: "second", "5 minutes", "90 seconds", "1500 ms". `singular`
@@ -12,5 +14,8 @@ QString durationText(qint64 ms, bool singular = false);
 // What the policy does, in one or two plain sentences ("Up to 150 requests at once, then 100 per
 // minute."), shadow mode included.
 QString describePolicy(const Policy &policy);
+
+// The names of the policies in shadow mode: they count what they would reject and reject nothing.
+QSet<QString> shadowPolicyNames(const QVector<Policy> &policies);
 
 } // namespace sluice::model

@@ -122,7 +122,8 @@ QVariant PolicyListModel::data(const QModelIndex &index, int role) const
     case Burst:
         return policy.effectiveBurst();
     case Shadow:
-        return display ? QVariant(policy.shadow ? tr("shadow") : QString()) : QVariant(policy.shadow);
+        return display ? QVariant(policy.shadow ? tr("shadow \u2013 would reject") : QString())
+                       : QVariant(policy.shadow);
     case Version:
         return policy.version;
     case UpdatedBy:

@@ -78,6 +78,15 @@ int PolicyRatesModel::rowOf(const QString &policy) const
     return -1;
 }
 
+void PolicyRatesModel::setShadowPolicies(const QSet<QString> &policies)
+{
+    if (policies == m_shadow)
+        return;
+    m_shadow = policies;
+    if (!m_rows.isEmpty())
+        Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
+}
+
 int PolicyRatesModel::rowCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : int(m_rows.size());
@@ -94,6 +103,8 @@ QVariant PolicyRatesModel::data(const QModelIndex &index, int role) const
         return {};
     const Row &row = m_rows.at(index.row());
     const RatePoint &point = row.rate.point;
+    const bool shadow = m_shadow.contains(row.rate.policy);
+    const bool wouldReject = shadow && (index.column() == RejectedPerSecond || index.column() == RejectedShare);
     if (role == NameRole)
         return row.rate.policy;
     if (role == AllowedTrendRole && index.column() == Trend)
@@ -105,23 +116,34 @@ QVariant PolicyRatesModel::data(const QModelIndex &index, int role) const
         case Name: return row.rate.policy;
         case AllowedPerSecond: return point.allowedPerSecond();
         case RejectedPerSecond:
-        case Trend: return point.rejectedPerSecond();
-        case RejectedShare: return share(point);
+        case Trend: return shadow ? 0.0 : point.rejectedPerSecond();
+        case RejectedShare: return shadow ? 0.0 : share(point);
         default: return {};
         }
     }
     if (role == Qt::DisplayRole) {
+        QString text;
         switch (index.column()) {
-        case Name: return row.rate.policy;
+        case Name: return shadow ? tr("%1 [shadow \u2013 would reject]").arg(row.rate.policy) : row.rate.policy;
         case AllowedPerSecond: return perSecondText(point.allowedPerSecond());
-        case RejectedPerSecond: return perSecondText(point.rejectedPerSecond());
+        case RejectedPerSecond: text = perSecondText(point.rejectedPerSecond()); break;
         case RejectedShare:
-            return point.allowed + point.rejected == 0
-                ? QStringLiteral("\u2013")
-                : QLocale().toString(100 * share(point), 'f', 1) + QLatin1Char('%');
+            if (point.allowed + point.rejected == 0)
+                return QStringLiteral("\u2013");
+            text = QLocale().toString(100 * share(point), 'f', 1) + QLatin1Char('%');
+            break;
         default: return {};
         }
+        return wouldReject ? QStringLiteral("(%1)").arg(text) : text; // what it would reject, not rejections
     }
+    if (role == Qt::ToolTipRole && shadow)
+        return tr("Shadow policy: it rejects nothing. In the last %1 ms it let %2 calls through and would have "
+                  "rejected %3 of them; since the library was loaded, %4 and %5.")
+            .arg(point.spanMs)
+            .arg(point.allowed + point.rejected)
+            .arg(point.rejected)
+            .arg(row.rate.allowedTotal + row.rate.rejectedTotal)
+            .arg(row.rate.rejectedTotal);
     if (role == Qt::ToolTipRole && index.column() != Name)
         return tr("%1 allowed and %2 rejected in the last %3 ms; %4 allowed and %5 rejected since the library was "
                   "loaded")

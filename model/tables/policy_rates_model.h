@@ -4,6 +4,7 @@
 #include "model/monitor/policy_rate_sampler.h"
 
 #include <QAbstractTableModel>
+#include <QSet>
 
 namespace sluice::model {
 
@@ -29,6 +30,9 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
     int rowOf(const QString &policy) const;
+    // Policies in shadow mode: their rejections are calls they would reject and let through, so their
+    // rows say so, show those figures in brackets and rank them as rejecting nothing.
+    void setShadowPolicies(const QSet<QString> &policies);
 
 private:
     struct Row {
@@ -41,6 +45,7 @@ private:
 
     PolicyRateSampler *m_sampler;
     QVector<Row> m_rows;
+    QSet<QString> m_shadow;
 };
 
 } // namespace sluice::model
