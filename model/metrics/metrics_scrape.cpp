@@ -14,9 +14,6 @@ using redis::RespValue;
 
 namespace {
 
-// sluice_stats also returns per-second series after the second it is given: none after this one.
-const QByteArray totalsOnly = QByteArrayLiteral("9007199254740991");
-
 bool answered(const redis::RedisReply &reply)
 {
     return reply.ok() || !Failure::fromReply(reply).isConnectionFailure();
@@ -82,7 +79,7 @@ void MetricsScraper::scrape(std::function<void(const MetricsSnapshot &)> done)
         scrape->status = status;
         partDone();
     });
-    m_client->sendToPrimaries({"FCALL_RO", m_owner.function("stats"), "0", totalsOnly}, this,
+    m_client->sendToPrimaries({"FCALL_RO", m_owner.function("stats"), "0", StatsReading::totalsOnly}, this,
                               [scrape, partDone](const QVector<RedisCommands::NodeReply> &replies) {
         scrape->stats = replies;
         partDone();

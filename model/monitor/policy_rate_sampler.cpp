@@ -16,9 +16,6 @@ using redis::RespValue;
 
 namespace {
 
-// sluice_stats also returns per-second series after the second it is given: none after this one.
-const QByteArray totalsOnly = QByteArrayLiteral("9007199254740991");
-
 quint32 clamped(quint64 count)
 {
     return count > std::numeric_limits<quint32>::max() ? std::numeric_limits<quint32>::max() : quint32(count);
@@ -161,7 +158,7 @@ void PolicyRateSampler::sampleNow()
         return;
     }
     m_outstanding = true;
-    m_client->sendToPrimaries({"FCALL_RO", m_statsFunction, "0", totalsOnly}, this,
+    m_client->sendToPrimaries({"FCALL_RO", m_statsFunction, "0", StatsReading::totalsOnly}, this,
                               [this](const QVector<RedisClient::NodeReply> &replies) {
         m_outstanding = false;
         ++m_readingsTaken;

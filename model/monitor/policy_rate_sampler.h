@@ -17,6 +17,9 @@ namespace sluice::model {
 
 // One primary's `sluice_stats` totals: decisions since its library copy first counted (epochMs).
 struct StatsReading {
+    // sluice_stats's since_second that asks for the totals alone (no per-second series come after it).
+    static inline const QByteArray totalsOnly = QByteArrayLiteral("9007199254740991");
+
     struct Totals {
         quint64 allowed = 0;
         quint64 rejected = 0;

@@ -53,13 +53,11 @@ redis::RespValue mustRunOn(redis::RedisConnection &node, const QByteArrayList &c
 // Microseconds Redis spent on every command since the last CONFIG RESETSTAT, but INFO's and CONFIG's.
 double serverMicroseconds(redis::RedisConnection &node)
 {
+    const QHash<QByteArray, qint64> usec = test::commandMicroseconds(mustRunOn(node, {"INFO", "commandstats"}).bytes);
     double total = 0;
-    for (const QByteArray &line : mustRunOn(node, {"INFO", "commandstats"}).bytes.split('\n')) {
-        if (!line.startsWith("cmdstat_") || line.startsWith("cmdstat_info:") || line.startsWith("cmdstat_config:"))
-            continue;
-        const qsizetype at = line.indexOf("usec=");
-        total += line.mid(at + 5, line.indexOf(',', at) - at - 5).toDouble();
-    }
+    for (auto it = usec.cbegin(); it != usec.cend(); ++it)
+        if (it.key() != "info" && it.key() != "config")
+            total += it.value();
     return total;
 }
 

@@ -70,6 +70,18 @@ QString privateServerEnded()
     return runningServer ? runningServer->exitReason() : QString();
 }
 
+QHash<QByteArray, qint64> commandMicroseconds(const QByteArray &commandstats)
+{
+    QHash<QByteArray, qint64> usec;
+    for (const QByteArray &line : commandstats.split('\n')) {
+        const qsizetype colon = line.indexOf(':');
+        const qsizetype at = line.indexOf("usec=");
+        if (line.startsWith("cmdstat_") && colon > 0 && at > colon)
+            usec[line.mid(8, colon - 8)] += line.mid(at + 5, line.indexOf(',', at) - at - 5).toLongLong();
+    }
+    return usec;
+}
+
 redis::RespValue mustRun(redis::RedisClient &client, const QByteArrayList &command)
 {
     std::optional<redis::RedisReply> reply;

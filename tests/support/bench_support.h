@@ -7,6 +7,7 @@
 #include "redis/redis_client.h"
 #include "support/redis_process.h"
 
+#include <QHash>
 #include <QString>
 #include <QTextStream>
 
@@ -36,6 +37,9 @@ void withPrivateServer(const std::function<void(RedisProcess &)> &phase);
 // Empty while withPrivateServer's server runs (or outside it); else how it ended. Waits on that
 // server give up with this at once rather than at their timeout.
 QString privateServerEnded();
+
+// Microseconds Redis spent per command name ("fcall", "info", ...) in an INFO commandstats reply.
+QHash<QByteArray, qint64> commandMicroseconds(const QByteArray &commandstats);
 
 // Runs one command the benchmark needs and returns its reply; dies naming the command when it
 // fails or the private server ends.
