@@ -52,18 +52,18 @@ ConflictDialog::ConflictDialog(const std::optional<model::Policy> &base, const s
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table->setSelectionMode(QAbstractItemView::NoSelection);
     table->setFocusPolicy(Qt::NoFocus);
-    const auto fields = model::definitionTexts(mine);
-    const auto baseFields = base ? model::definitionTexts(*base) : QVector<QPair<QString, QString>>(fields.size());
-    const auto theirFields = theirs ? model::definitionTexts(*theirs) : QVector<QPair<QString, QString>>(fields.size());
+    const auto fields = model::definitionFields(mine);
+    const auto baseFields = base ? model::definitionFields(*base) : QVector<model::DefinitionField>(fields.size());
+    const auto theirFields = theirs ? model::definitionFields(*theirs) : QVector<model::DefinitionField>(fields.size());
     for (int field = 0; field < fields.size(); ++field) {
-        const QString before = baseFields.at(field).second;
-        const QString their = theirFields.at(field).second;
-        const QString yours = fields.at(field).second;
+        const QString before = baseFields.at(field).text;
+        const QString their = theirFields.at(field).text;
+        const QString yours = fields.at(field).text;
         if (base && their == before && yours == before)
             continue;
         const int row = table->rowCount();
         table->insertRow(row);
-        table->setItem(row, 0, new QTableWidgetItem(fields.at(field).first));
+        table->setItem(row, 0, new QTableWidgetItem(fields.at(field).label));
         table->setItem(row, 1, new QTableWidgetItem(before));
         auto *theirItem = new QTableWidgetItem(their);
         auto *yourItem = new QTableWidgetItem(yours);

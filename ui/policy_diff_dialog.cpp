@@ -32,7 +32,7 @@ PolicyDiffDialog::PolicyDiffDialog(const Content &content, QWidget *parent)
     table->setWordWrap(true);
     for (int row = 0; row < content.changes.size(); ++row) {
         const model::FieldChange &change = content.changes.at(row);
-        table->setItem(row, 0, new QTableWidgetItem(change.field));
+        table->setItem(row, 0, new QTableWidgetItem(change.label));
         auto *before = new QTableWidgetItem(change.before);
         auto *after = new QTableWidgetItem(change.after);
         before->setBackground(toneFill(Tone::Error));

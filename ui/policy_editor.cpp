@@ -148,13 +148,15 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
     m_algorithmHelp->setStyleSheet(QStringLiteral("color:palette(mid);"));
     form->addRow(tr("Algorithm"), fieldWithError(m_algorithm, m_algorithmHelp));
 
-    m_limitLabel = new QLabel(this);
+    // One vocabulary: the form's labels are the names the diffs, the history and sluicectl use; what each
+    // field means under the chosen algorithm is in the help beside the algorithm.
+    m_limitLabel = new QLabel(tr("Limit"), this);
     m_limit = named(new QLineEdit(this), "limitEdit");
     m_limit->setMaximumWidth(160);
     m_limitError = errorLabel(this, "limitError");
     form->addRow(m_limitLabel, fieldWithError(m_limit, m_limitError));
 
-    m_windowLabel = new QLabel(this);
+    m_windowLabel = new QLabel(tr("Window"), this);
     m_windowCount = named(new QLineEdit(this), "windowCountEdit");
     m_windowCount->setMaximumWidth(100);
     m_windowUnit = named(new QComboBox(this), "windowUnitCombo");
@@ -164,7 +166,7 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
     m_windowError = errorLabel(this, "windowError");
     form->addRow(m_windowLabel, fieldWithError(m_windowCount, m_windowError, m_windowUnit));
 
-    m_burstLabel = new QLabel(this);
+    m_burstLabel = new QLabel(tr("Burst"), this);
     m_burst = named(new QLineEdit(this), "burstEdit");
     m_burst->setMaximumWidth(160);
     m_burst->setPlaceholderText(tr("same as the limit"));
@@ -271,37 +273,38 @@ void PolicyEditor::loadPolicy(const Policy &policy)
 
 void PolicyEditor::algorithmChanged()
 {
-    // What the limit and burst mean under each algorithm, in the operator's words.
+    // What the limit, the window and the burst mean under each algorithm, in the operator's words.
     struct Wording {
         Algorithm algorithm;
-        const char *limit;
         const char *help;
-        const char *burst; // nullptr: the algorithm has no burst
+        const char *unit; // what the limit counts
     };
     static const Wording wordings[] = {
-        {Algorithm::TokenBucket, QT_TR_NOOP("Refill"), QT_TR_NOOP("a bucket of tokens that refills continuously"),
-         QT_TR_NOOP("Burst (bucket size)")},
-        {Algorithm::Gcra, QT_TR_NOOP("Rate"), QT_TR_NOOP("evenly spaced requests, stored as one timestamp"),
-         QT_TR_NOOP("Burst")},
-        {Algorithm::LeakyBucket, QT_TR_NOOP("Drain"),
-         QT_TR_NOOP("a queue; admitted requests are told how long to wait"), QT_TR_NOOP("Queue size")},
-        {Algorithm::FixedWindow, QT_TR_NOOP("Limit"), QT_TR_NOOP("a counter per clock-aligned window"), nullptr},
-        {Algorithm::SlidingLog, QT_TR_NOOP("Limit"), QT_TR_NOOP("exact: one entry per admitted request"), nullptr},
-        {Algorithm::SlidingWindow, QT_TR_NOOP("Limit"), QT_TR_NOOP("weighted current and previous window"), nullptr},
-        {Algorithm::Concurrency, QT_TR_NOOP("Leases at once"),
-         QT_TR_NOOP("requests in flight; each holds a lease until released"), nullptr},
+        {Algorithm::TokenBucket,
+         QT_TR_NOOP("a bucket of tokens: Limit tokens refill every Window; Burst is the bucket's size"),
+         QT_TR_NOOP("tokens")},
+        {Algorithm::Gcra, QT_TR_NOOP("evenly spaced requests: Limit per Window, Burst of them at once"),
+         QT_TR_NOOP("requests")},
+        {Algorithm::LeakyBucket,
+         QT_TR_NOOP("a queue: Limit requests drain every Window; Burst is the queue's size, and admitted "
+                    "requests are told how long to wait"),
+         QT_TR_NOOP("requests")},
+        {Algorithm::FixedWindow, QT_TR_NOOP("a counter per clock-aligned Window, up to Limit"), QT_TR_NOOP("requests")},
+        {Algorithm::SlidingLog, QT_TR_NOOP("exact: one entry per admitted request, Limit in any Window"),
+         QT_TR_NOOP("requests")},
+        {Algorithm::SlidingWindow, QT_TR_NOOP("weighted current and previous Window, about Limit in any Window"),
+         QT_TR_NOOP("requests")},
+        {Algorithm::Concurrency,
+         QT_TR_NOOP("requests in flight: Limit leases at once; a lease not released expires after Window"),
+         QT_TR_NOOP("leases")},
     };
     const auto algorithm = static_cast<Algorithm>(m_algorithm->currentData().toInt());
     for (const Wording &wording : wordings) {
         if (wording.algorithm != algorithm)
             continue;
-        m_limitLabel->setText(tr(wording.limit));
         m_algorithmHelp->setText(tr(wording.help));
-        if (wording.burst)
-            m_burstLabel->setText(tr(wording.burst));
+        m_limit->setPlaceholderText(tr(wording.unit));
     }
-    m_windowLabel->setText(algorithm == Algorithm::Concurrency ? tr("Lease expires after") : tr("per"));
-    m_limit->setPlaceholderText(algorithm == Algorithm::Concurrency ? tr("leases") : tr("requests"));
     m_burstLabel->setVisible(algorithmUsesBurst(algorithm));
     m_burstRow->setVisible(algorithmUsesBurst(algorithm));
     revalidate();
@@ -386,8 +389,9 @@ void PolicyEditor::revalidate()
     m_lint->setVisible(!warnings.isEmpty());
 }
 
-void PolicyEditor::setSaveError(const QString &message)
+void PolicyEditor::setSaveError(const QString &message, Tone tone)
 {
+    m_saveStatus->setStyleSheet(textStyle(tone));
     m_saveStatus->setText(message);
     m_saveStatus->setVisible(!message.isEmpty());
 }
@@ -399,7 +403,8 @@ void PolicyEditor::save()
         return;
     const bool renamed = m_base && m_base->name != policy->name;
     if (m_base && m_base->sameDefinition(*policy)) {
-        setSaveError(tr("Nothing changed."));
+        // Not a failure: the form simply matches what is stored.
+        setSaveError(tr("Nothing to save: the form matches version %1.").arg(m_base->version), Tone::Muted);
         return;
     }
     PolicyDiffDialog::Content content;

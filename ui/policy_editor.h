@@ -3,6 +3,7 @@
 
 #include "model/connection/connection_session.h"
 #include "model/policy/policy.h"
+#include "ui/state_palette.h"
 
 #include <QDialog>
 #include <QPointer>
@@ -52,7 +53,7 @@ private:
     std::optional<model::Policy> readForm(FieldErrors *errors) const;
     void commit(const model::Policy &policy);
     void showConflict(const model::Policy &mine);
-    void setSaveError(const QString &message);
+    void setSaveError(const QString &message, Tone tone = Tone::Error);
 
     QPointer<model::ConnectionSession> m_session;
     std::optional<model::Policy> m_base; // the stored version this edit started from

@@ -5,7 +5,27 @@
 #include <QLocale>
 #include <QStringList>
 
+#include <cmath>
+
 namespace sluice::model {
+
+QString formatCount(qint64 n)
+{
+    return QLocale().toString(n);
+}
+
+QString formatDecimal(double value)
+{
+    // Decided on the value as shown: 6.98 is "7", never "7.0".
+    const double tenths = std::round(value * 10) / 10;
+    const bool fraction = std::abs(tenths) < 10 && tenths != std::floor(tenths);
+    return QLocale().toString(value, 'f', fraction ? 1 : 0);
+}
+
+QString formatShare(double share)
+{
+    return QLocale().toString(100 * share, 'f', 1) + QLatin1Char('%');
+}
 
 QString formatBytes(qint64 bytes)
 {

@@ -5,6 +5,12 @@
 
 namespace sluice::model {
 
+// "4,251": a whole number with the locale's grouping, the one format for counts, limits and sizes.
+QString formatCount(qint64 n);
+// A rate or other measured value: "9.5" below 10, "4,251" above, never "10.0" beside "10".
+QString formatDecimal(double value);
+// A share of a whole (0..1) as "12.5%".
+QString formatShare(double share);
 // "1.5 MiB": binary units, one decimal from KiB up.
 QString formatBytes(qint64 bytes);
 // "3 d 4 h", "5 min 2 s": the two largest units.

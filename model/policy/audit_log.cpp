@@ -73,7 +73,7 @@ QString AuditEntry::changeText() const
         return tr("created");
     const auto changes = diffPolicies(before ? &*before : nullptr, after ? &*after : nullptr);
     for (const FieldChange &change : changes)
-        parts << QStringLiteral("%1 %2 \u2192 %3").arg(change.field, change.before, change.after);
+        parts << QStringLiteral("%1 %2 \u2192 %3").arg(change.label, change.before, change.after);
     return parts.join(QStringLiteral(", "));
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/policy/policy_summary.h"
 
+#include "model/format/units.h"
+
 #include <QCoreApplication>
-#include <QLocale>
 
 namespace sluice::model {
 
@@ -13,15 +14,9 @@ QString tr(const char *text, int n = -1)
     return QCoreApplication::translate("sluice::model::PolicySummary", text, nullptr, n);
 }
 
-QString count(qint64 n)
-{
-    // The dashboard speaks English; grouped digits keep large limits readable.
-    return QLocale(QLocale::English, QLocale::UnitedStates).toString(n);
-}
-
 QString requests(qint64 n)
 {
-    return n == 1 ? tr("1 request") : tr("%1 requests").arg(count(n));
+    return n == 1 ? tr("1 request") : tr("%1 requests").arg(formatCount(n));
 }
 
 } // namespace
@@ -43,9 +38,9 @@ QString durationText(qint64 ms, bool singular)
         const qint64 n = ms / unit.ms;
         if (n == 1)
             return singular ? tr(unit.one) : tr("1 %1").arg(tr(unit.one));
-        return tr("%1 %2").arg(count(n), tr(unit.many));
+        return tr("%1 %2").arg(formatCount(n), tr(unit.many));
     }
-    return tr("%1 ms").arg(count(ms));
+    return tr("%1 ms").arg(formatCount(ms));
 }
 
 QString describePolicy(const Policy &policy)
@@ -55,10 +50,12 @@ QString describePolicy(const Policy &policy)
     QString text;
     switch (policy.algorithm) {
     case Algorithm::TokenBucket:
-        text = tr("Up to %1 at once, then %2 per %3 as tokens refill.").arg(requests(burst), count(policy.limit), per);
+        text = tr("Up to %1 at once, then %2 per %3 as tokens refill.")
+                   .arg(requests(burst), formatCount(policy.limit), per);
         break;
     case Algorithm::Gcra:
-        text = tr("Up to %1 at once, then %2 per %3, evenly spaced.").arg(requests(burst), count(policy.limit), per);
+        text = tr("Up to %1 at once, then %2 per %3, evenly spaced.")
+                   .arg(requests(burst), formatCount(policy.limit), per);
         break;
     case Algorithm::FixedWindow:
         text = tr("At most %1 per %2, counted in windows aligned to the clock; up to twice that can pass "
@@ -73,7 +70,8 @@ QString describePolicy(const Policy &policy)
         break;
     case Algorithm::LeakyBucket:
         text = tr("Queues up to %1 and lets %2 through per %3; a queued request is told how long to wait, "
-                  "one that does not fit is rejected.").arg(requests(burst), count(policy.limit), per);
+                  "one that does not fit is rejected.")
+                   .arg(requests(burst), formatCount(policy.limit), per);
         break;
     case Algorithm::Concurrency:
         text = tr("At most %1 in flight at once; a lease not released ends after %2.")
@@ -83,6 +81,16 @@ QString describePolicy(const Policy &policy)
     if (policy.shadow)
         text += QLatin1Char(' ') + tr("Shadow mode: rejections are only counted, every request passes.");
     return text;
+}
+
+QString limitInWords(const Policy &policy)
+{
+    if (policy.algorithm == Algorithm::Concurrency)
+        return tr("%1 at once").arg(formatCount(policy.limit));
+    const QString rate = tr("%1 per %2").arg(formatCount(policy.limit), durationText(policy.windowMs, true));
+    return algorithmUsesBurst(policy.algorithm) && policy.effectiveBurst() != policy.limit
+        ? tr("%1, burst %2").arg(rate, formatCount(policy.effectiveBurst()))
+        : rate;
 }
 
 QSet<QString> shadowPolicyNames(const QVector<Policy> &policies)

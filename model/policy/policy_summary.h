@@ -15,6 +15,9 @@ QString durationText(qint64 ms, bool singular = false);
 // minute."), shadow mode included.
 QString describePolicy(const Policy &policy);
 
+// The limit alone, short, as an Overview row says it: "100 per minute, burst 150", "5 at once".
+QString limitInWords(const Policy &policy);
+
 // The names of the policies in shadow mode: they count what they would reject and reject nothing.
 QSet<QString> shadowPolicyNames(const QVector<Policy> &policies);
 

@@ -70,6 +70,17 @@ QStringList tableColumn(QTableWidget *table, int column)
     return values;
 }
 
+// A publish review's rows as "policy/Field" -> the text in `column` (3: after publishing, 2: published).
+QHash<QString, QString> changeRows(QDialog *review, int column = 3)
+{
+    QHash<QString, QString> rows;
+    auto *table = child<QTableWidget>(review, "publishChanges");
+    for (int row = 0; table && row < table->rowCount(); ++row)
+        rows.insert(table->item(row, 0)->text() + QLatin1Char('/') + table->item(row, 1)->text(),
+                    table->item(row, column)->text());
+    return rows;
+}
+
 QStringList strings(std::initializer_list<const char *> items)
 {
     QStringList list;
@@ -216,7 +227,7 @@ private Q_SLOTS:
         QCOMPARE(labelText(editor, "policySummary"),
                  QStringLiteral("Up to 150 requests at once, then 100 per minute as tokens refill."));
         QCOMPARE(saveThroughDiff(editor),
-                 strings({"name", "algorithm", "limit", "window_ms", "burst", "shadow", "description"}));
+                 strings({"Name", "Algorithm", "Limit", "Window", "Burst", "Shadow", "Description"}));
         QTRY_VERIFY(!openDialog<ui::PolicyEditor>("policyEditor"));
         Hash api = storedHash(QStringLiteral("api"));
         QCOMPARE(api.value("algorithm"), QByteArray("token_bucket"));
@@ -240,7 +251,7 @@ private Q_SLOTS:
         QCOMPARE(child<QComboBox>(editor, "windowUnitCombo")->currentText(), QStringLiteral("minutes"));
         typeInto(editor, "limitEdit", QStringLiteral("200"));
         choose(editor, "windowUnitCombo", QStringLiteral("seconds"));
-        QCOMPARE(saveThroughDiff(editor), strings({"limit", "window_ms"}));
+        QCOMPARE(saveThroughDiff(editor), strings({"Limit", "Window"}));
         QTRY_COMPARE(storedHash(QStringLiteral("api")).value("version"), QByteArray("2"));
         api = storedHash(QStringLiteral("api"));
         QCOMPARE(api.value("limit"), QByteArray("200"));
@@ -257,7 +268,7 @@ private Q_SLOTS:
         openEditorOn(*window, QStringLiteral("api"));
         editor = waitForEditor();
         click(editor, "saveButton");
-        QCOMPARE(labelText(editor, "saveStatus"), QStringLiteral("Nothing changed."));
+        QCOMPARE(labelText(editor, "saveStatus"), QStringLiteral("Nothing to save: the form matches version 2."));
         QVERIFY(!openDialog<QDialog>("policyDiff"));
         editor->reject();
 
@@ -269,7 +280,7 @@ private Q_SLOTS:
         QDialog *diff = nullptr;
         QTRY_VERIFY((diff = openDialog<QDialog>("policyDiff")));
         QVERIFY(labelText(diff, "diffWarning").contains(QLatin1String("unknown policy")));
-        QCOMPARE(tableColumn(child<QTableWidget>(diff, "diffTable"), 0), strings({"name"}));
+        QCOMPARE(tableColumn(child<QTableWidget>(diff, "diffTable"), 0), strings({"Name"}));
         click(diff, "confirmButton");
         QTRY_COMPARE(storedNames(), strings({"api.v2"}));
         QVERIFY(storedHash(QStringLiteral("api")).isEmpty());
@@ -333,9 +344,9 @@ private Q_SLOTS:
         click(history, "compareButton");
         QTRY_VERIFY((diff = openDialog<QDialog>("policyDiff")));
         auto *compared = child<QTableWidget>(diff, "diffTable");
-        QCOMPARE(tableColumn(compared, 0), strings({"limit", "window_ms"}));
-        QCOMPARE(tableColumn(compared, 1), strings({"100", "60000 (1 minute)"}));
-        QCOMPARE(tableColumn(compared, 2), strings({"200", "1000 (1 second)"}));
+        QCOMPARE(tableColumn(compared, 0), strings({"Limit", "Window"}));
+        QCOMPARE(tableColumn(compared, 1), strings({"100", "1 minute"}));
+        QCOMPARE(tableColumn(compared, 2), strings({"200", "1 second"}));
         QVERIFY(!child<QPushButton>(diff, "confirmButton"));
         diff->reject();
 
@@ -419,7 +430,7 @@ private Q_SLOTS:
         QVERIFY2(labelText(conflict, "conflictIntro").contains(QLatin1String("(version 2)")),
                  qPrintable(labelText(conflict, "conflictIntro")));
         auto *table = child<QTableWidget>(conflict, "conflictTable");
-        QCOMPARE(tableColumn(table, 0), strings({"limit", "burst"}));
+        QCOMPARE(tableColumn(table, 0), strings({"Limit", "Burst"}));
         QCOMPARE(tableColumn(table, 1), strings({"100", "150"})); // when she opened it
         QCOMPARE(tableColumn(table, 2), strings({"300", "150"})); // Bob's
         QCOMPARE(tableColumn(table, 3), strings({"100", "500"})); // hers
@@ -430,7 +441,7 @@ private Q_SLOTS:
         click(conflict, "reloadButton");
         QCOMPARE(child<QLineEdit>(aliceEditor, "limitEdit")->text(), QStringLiteral("300"));
         typeInto(aliceEditor, "burstEdit", QStringLiteral("500"));
-        QCOMPARE(saveThroughDiff(aliceEditor), strings({"burst"}));
+        QCOMPARE(saveThroughDiff(aliceEditor), strings({"Burst"}));
         QTRY_COMPARE(storedHash(QStringLiteral("shared")).value("version"), QByteArray("3"));
         QCOMPARE(storedHash(QStringLiteral("shared")).value("limit"), QByteArray("300"));
         QCOMPARE(storedHash(QStringLiteral("shared")).value("burst"), QByteArray("500"));
@@ -460,7 +471,7 @@ private Q_SLOTS:
         click(conflict, "keepEditingButton");
         QCOMPARE(child<QLineEdit>(aliceEditor, "limitEdit")->text(), QStringLiteral("70"));
         QVERIFY(labelText(aliceEditor, "saveStatus").contains(QLatin1String("version 6")));
-        QCOMPARE(saveThroughDiff(aliceEditor), strings({"limit"}));
+        QCOMPARE(saveThroughDiff(aliceEditor), strings({"Limit"}));
         QTRY_COMPARE(storedHash(QStringLiteral("shared")).value("limit"), QByteArray("70"));
         QCOMPARE(storedHash(QStringLiteral("shared")).value("version"), QByteArray("7"));
     }
@@ -888,17 +899,38 @@ private Q_SLOTS:
         QCOMPARE(view->deploymentModel()->index(0, model::DeploymentModel::State).data().toString(),
                  QStringLiteral("missing"));
 
-        // Dry run: the generated table, nothing loaded.
+        // Dry run: what a publish would change, field by field in the form's words; the generated
+        // table one click away; nothing loaded.
         click(view, "dryRunButton");
         QDialog *dryRun = nullptr;
         QTRY_VERIFY((dryRun = openDialog<QDialog>("dryRunDialog")));
-        const QString table = child<QPlainTextEdit>(dryRun, "dryRunTable")->toPlainText();
-        QVERIFY2(table.contains(QLatin1String("api")) && table.contains(QLatin1String("150")), qPrintable(table));
+        QCOMPARE(changeRows(dryRun).value(QStringLiteral("api/Burst")),
+                 QLocale().toString(150) + QStringLiteral(" (added)"));
+        QCOMPARE(changeRows(dryRun).value(QStringLiteral("api/Window")), QStringLiteral("1 minute (added)"));
+        auto *generated = child<QPlainTextEdit>(dryRun, "dryRunTable");
+        QVERIFY(generated->isHidden());
+        click(dryRun, "showPolicyTable");
+        QVERIFY(generated->isVisible());
+        QVERIFY(generated->toPlainText().contains(QLatin1String("[\"api\"]")));
+        QVERIFY(!dryRun->findChild<QPushButton *>(QStringLiteral("confirmButton")));
         dryRun->reject();
         QCOMPARE(test::syncCommand(observer, {"FUNCTION", "LIST"}).value.elements.size(), 0);
 
-        // Publish: each node shows loading, then its result.
+        // Publish asks first on every connection, with the same review; Cancel loads nothing.
         click(view, "deploymentPublishButton");
+        QDialog *review = nullptr;
+        QTRY_VERIFY((review = openDialog<QDialog>("publishReview")));
+        QVERIFY2(child<QLabel>(review, "publishIntro")->text().contains(QLatin1String("loads version 1")),
+                 qPrintable(child<QLabel>(review, "publishIntro")->text()));
+        QVERIFY(changeRows(review).contains(QStringLiteral("api/Limit")));
+        review->reject();
+        QTest::qWait(200);
+        QCOMPARE(test::syncCommand(observer, {"FUNCTION", "LIST"}).value.elements.size(), 0);
+
+        // Confirmed: each node shows loading, then its result.
+        click(view, "deploymentPublishButton");
+        QTRY_VERIFY((review = openDialog<QDialog>("publishReview")));
+        click(review, "confirmButton");
         QVERIFY(view->deploymentModel()->isPending(0));
         QCOMPARE(view->deploymentModel()->index(0, model::DeploymentModel::State).data().toString(),
                  QStringLiteral("loading\u2026"));
@@ -923,6 +955,13 @@ private Q_SLOTS:
         QTRY_VERIFY(labelText(window->policyPanel(), "publishWarning")
                         .contains(QLatin1String("differ from the published library")));
         QTRY_VERIFY(labelText(view, "deploymentWarning").contains(QLatin1String("differ from the published library")));
+        click(view, "dryRunButton");
+        QTRY_VERIFY((dryRun = openDialog<QDialog>("dryRunDialog")));
+        const QHash<QString, QString> changed = changeRows(dryRun, 2);
+        QCOMPARE(changed.keys(), QStringList{QStringLiteral("api/Limit")});
+        QCOMPARE(changed.value(QStringLiteral("api/Limit")), QStringLiteral("100"));
+        QCOMPARE(changeRows(dryRun).value(QStringLiteral("api/Limit")), QStringLiteral("200"));
+        dryRun->reject();
     }
 };
 

@@ -4,13 +4,14 @@
 // read back from a real Redis, per policy and across pages, rollbacks included; the published
 // definitions the library record keeps; and the linter, summary and diff the editor shows.
 
+#include "model/format/units.h"
 #include "model/policy/audit_log.h"
-#include "model/tables/audit_model.h"
-#include "model/tables/deployment_model.h"
 #include "model/policy/policy_diff.h"
 #include "model/policy/policy_lint.h"
-#include "model/tables/policy_list_model.h"
 #include "model/policy/policy_summary.h"
+#include "model/tables/audit_model.h"
+#include "model/tables/deployment_model.h"
+#include "model/tables/policy_list_model.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/sync_command.h"
@@ -199,7 +200,7 @@ private Q_SLOTS:
         QCOMPARE(rollback.who, QStringLiteral("carol"));
         QCOMPARE(rollback.before->limit, 200);
         QCOMPARE(rollback.after->limit, 100);
-        QCOMPARE(rollback.changeText(), QStringLiteral("rolled back to version 1, limit 200 \u2192 100"));
+        QCOMPARE(rollback.changeText(), QStringLiteral("rolled back to version 1, Limit 200 \u2192 100"));
         QCOMPARE(history.entries.at(1).action, QStringLiteral("update"));
         QCOMPARE(history.entries.at(1).who, QStringLiteral("bob"));
         QCOMPARE(history.entries.at(2).action, QStringLiteral("create"));
@@ -325,8 +326,16 @@ private Q_SLOTS:
         const auto changes = model::diffPolicies(&before, &after);
         QCOMPARE(changes.size(), 1);
         QCOMPARE(changes.first().field, QStringLiteral("window_ms"));
-        QCOMPARE(changes.first().before, QStringLiteral("60000 (1 minute)"));
-        QCOMPARE(changes.first().after, QStringLiteral("1000 (1 second)"));
+        QCOMPARE(changes.first().label, QStringLiteral("Window")); // the form's word, on every screen
+        QCOMPARE(changes.first().before, QStringLiteral("1 minute"));
+        QCOMPARE(changes.first().after, QStringLiteral("1 second"));
+        after.limit = 4251;
+        QCOMPARE(model::diffPolicies(&before, &after).first().after, QLocale().toString(4251)); // grouped, as elsewhere
+        // Rates: one decimal below 10 only when it shows one, so "7" and "10" never stand beside "7.0".
+        QCOMPARE(model::formatDecimal(6.98), QLocale().toString(7));
+        QCOMPARE(model::formatDecimal(9.96), QLocale().toString(10));
+        QCOMPARE(model::formatDecimal(9.5), QLocale().toString(9.5, 'f', 1));
+        QCOMPARE(model::formatDecimal(4251.4), QLocale().toString(4251));
         const auto created = model::diffPolicies(nullptr, &after);
         QCOMPARE(created.size(), 7);
         QVERIFY(created.first().before.isEmpty());
