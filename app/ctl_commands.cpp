@@ -102,7 +102,9 @@ std::vector<CtlCommand> makeCommands()
             "a library that serves no policy, drops policies in use or replaces a library it did not publish, "
             "unless allowed (exit 8)."),
          list({"dry-run", "allow-empty", "allow-drop", "take-over", "json"}),
-         {{QStringLiteral("publish --dry-run"), tr("show the library that would be loaded")},
+         {{QStringLiteral("publish --dry-run"),
+           tr("show what a publish would change against the published version, field by field (--json adds "
+              "the generated policy table)")},
           {QStringLiteral("publish"), tr("load it on every primary")},
           {QStringLiteral("publish --take-over"), tr("replace a library another owner published")}},
          runPublish},

@@ -102,15 +102,54 @@ QJsonArray nodesToJson(const QVector<NodeLibrary> &nodes)
     return list;
 }
 
-void reportPreview(const CtlRequest &request, const model::LimiterLibrary &library,
-                   const std::optional<model::Failure> &failure)
+void reportPreview(const CtlRequest &request, const model::PublishPreview &preview)
 {
-    if (failure)
-        return fail(request, *failure);
-    ctlOut() << tr("would publish version %1 (digest %2) with this policy table:")
-                    .arg(library.version).arg(QString::fromLatin1(library.digest))
-             << Qt::endl
-             << QString::fromUtf8(library.table) << tr("dry run: nothing was loaded") << Qt::endl;
+    if (preview.failure)
+        return fail(request, *preview.failure);
+    for (const model::DamagedPolicy &damaged : preview.damaged)
+        ctlErr() << tr("sluicectl: publish: warning: policy \"%1\" is damaged (%2) and would be left out")
+                        .arg(damaged.name, damaged.problem)
+                 << Qt::endl;
+    const model::LimiterLibrary &library = preview.library;
+    const qint64 published = preview.published.version;
+    static const char *const actions[] = {"create", "update", "delete"};
+    auto actionOf
+        = [](const model::PolicyDelta &delta) { return QLatin1String(actions[static_cast<int>(delta.kind)]); };
+    if (request.json) {
+        QJsonArray changes;
+        for (const model::PolicyDelta &delta : preview.changes)
+            changes.append(QJsonObject{{QStringLiteral("name"), delta.name},
+                                       {QStringLiteral("action"), actionOf(delta)},
+                                       {QStringLiteral("fields"), fieldChangesToJson(delta.fields)}});
+        ctlOut() << QJsonDocument(QJsonObject{{QStringLiteral("version"), static_cast<double>(library.version)},
+                                              {QStringLiteral("digest"), QString::fromLatin1(library.digest)},
+                                              {QStringLiteral("published_version"), static_cast<double>(published)},
+                                              {QStringLiteral("changes_known"), preview.changesKnown()},
+                                              {QStringLiteral("changes"), changes},
+                                              {QStringLiteral("policy_table"), QString::fromUtf8(library.table)}})
+                        .toJson(QJsonDocument::Indented);
+        QCoreApplication::exit(ExitOk);
+        return;
+    }
+    ctlOut() << (published == 0 ? tr("would publish version %1 (digest %2), the first in this namespace")
+                                      .arg(library.version)
+                                      .arg(QString::fromLatin1(library.digest))
+                                : tr("would publish version %1 (digest %2) over version %3")
+                                      .arg(library.version)
+                                      .arg(QString::fromLatin1(library.digest))
+                                      .arg(published))
+             << Qt::endl;
+    if (!preview.changesKnown())
+        ctlOut() << tr("version %1 was published before its definitions were recorded: every stored policy is "
+                       "listed as created")
+                        .arg(published)
+                 << Qt::endl;
+    if (preview.changes.isEmpty())
+        ctlOut() << tr("no policy changes: publishing loads version %1 again on every primary").arg(library.version)
+                 << Qt::endl;
+    for (const model::PolicyDelta &delta : preview.changes)
+        printPolicyChange(actionOf(delta), delta.name, delta.fields);
+    ctlOut() << tr("dry run: nothing was loaded") << Qt::endl;
     QCoreApplication::exit(ExitOk);
 }
 
@@ -231,10 +270,7 @@ void runPublish(const CtlRequest &request)
                                      {request.allowEmpty, request.allowDrop, request.takeOver});
     auto *app = QCoreApplication::instance();
     if (request.dryRun)
-        publisher.preview(
-            app, [request](const model::LimiterLibrary &library, const std::optional<model::Failure> &failure) {
-                reportPreview(request, library, failure);
-            });
+        publisher.preview(app, [request](const model::PublishPreview &preview) { reportPreview(request, preview); });
     else
         publisher.publish(request.who, app,
                           [request](const model::PublishResult &result) { reportPublish(request, result); });

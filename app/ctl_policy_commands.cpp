@@ -88,31 +88,17 @@ QVector<PlannedChange> describe(const model::PolicyPlan &plan, const PolicyStore
 
 void printPlan(const QVector<PlannedChange> &described)
 {
-    for (const PlannedChange &change : described) {
-        ctlOut() << QStringLiteral("%1 %2").arg(change.action, -8).arg(change.name) << Qt::endl;
-        // A created or repaired policy has no readable old definition: its new fields alone.
-        const bool whole = change.action == QLatin1String("create") || change.action == QLatin1String("repair");
-        for (const model::FieldChange &field : change.fields) {
-            const QString line = whole
-                ? QStringLiteral("    %1  %2").arg(field.field, -12).arg(field.after)
-                : QStringLiteral("    %1  %2 -> %3").arg(field.field, -12).arg(field.before, field.after);
-            ctlOut() << line << Qt::endl;
-        }
-    }
+    for (const PlannedChange &change : described)
+        printPolicyChange(change.action, change.name, change.fields);
 }
 
 QJsonObject planToJson(const CtlRequest &request, const QVector<PlannedChange> &described, bool pending)
 {
     QJsonArray changes;
     for (const PlannedChange &change : described) {
-        QJsonArray fields;
-        for (const model::FieldChange &field : change.fields)
-            fields.append(QJsonObject{{QStringLiteral("field"), field.field},
-                                      {QStringLiteral("old"), field.before},
-                                      {QStringLiteral("new"), field.after}});
         changes.append(QJsonObject{{QStringLiteral("name"), change.name},
                                    {QStringLiteral("action"), change.action},
-                                   {QStringLiteral("fields"), fields}});
+                                   {QStringLiteral("fields"), fieldChangesToJson(change.fields)}});
     }
     return {{QStringLiteral("namespace"), request.ns},
             {QStringLiteral("dry_run"), request.dryRun},
@@ -134,6 +120,29 @@ QString appliedSummary(const model::PolicyPlan &plan, const QStringList &changed
 }
 
 } // namespace
+
+void printPolicyChange(const QString &action, const QString &name, const QVector<model::FieldChange> &fields)
+{
+    ctlOut() << QStringLiteral("%1 %2").arg(action, -8).arg(name) << Qt::endl;
+    // A created or repaired policy has no readable old definition: its new fields alone.
+    const bool whole = action == QLatin1String("create") || action == QLatin1String("repair");
+    for (const model::FieldChange &field : fields) {
+        const QString line = whole
+            ? QStringLiteral("    %1  %2").arg(field.label, -12).arg(field.after)
+            : QStringLiteral("    %1  %2 -> %3").arg(field.label, -12).arg(field.before, field.after);
+        ctlOut() << line << Qt::endl;
+    }
+}
+
+QJsonArray fieldChangesToJson(const QVector<model::FieldChange> &fields)
+{
+    QJsonArray list;
+    for (const model::FieldChange &field : fields)
+        list.append(QJsonObject{{QStringLiteral("field"), field.field},
+                                {QStringLiteral("old"), field.before},
+                                {QStringLiteral("new"), field.after}});
+    return list;
+}
 
 void runApply(const CtlRequest &request)
 {

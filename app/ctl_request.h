@@ -4,8 +4,10 @@
 #include "app/ctl_fire_flags.h"
 #include "model/failure.h"
 #include "model/limiter/library_owner.h"
+#include "model/policy/policy_diff.h"
 #include "redis/redis_client.h"
 
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QStringList>
 #include <QTextStream>
@@ -59,6 +61,11 @@ void failUsage(const CtlRequest &request, const QString &message);
 // One bucket as a line of JSON: the fields that name it, then its state's, or "error" and why it could
 // not be read.
 void printBucketJson(QJsonObject bucket, const std::optional<QJsonObject> &state, const QString &problem);
+// One policy's planned change and its fields in the words the form and the diffs use: "update   api",
+// then "    Limit         100 -> 200"; a created or repaired policy lists its new fields alone.
+void printPolicyChange(const QString &action, const QString &name, const QVector<model::FieldChange> &fields);
+// The same for --json: each field by its policy-file name, with its old and new text.
+QJsonArray fieldChangesToJson(const QVector<model::FieldChange> &fields);
 // Runs `then` once the client is ready (scanning needs the primaries), or fails the command.
 void whenReady(const CtlRequest &request, std::function<void()> then);
 

@@ -1,19 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/deployment_view.h"
-#include "ui/state_palette.h"
 
+#include "model/format/units.h"
 #include "model/policy/operator_identity.h"
+#include "ui/publish_review_dialog.h"
+#include "ui/state_palette.h"
 #include "ui/write_guard.h"
 
 #include <QDateTime>
 #include <QDialog>
-#include <QDialogButtonBox>
-#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPainter>
-#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QStyledItemDelegate>
 #include <QTableView>
@@ -76,6 +75,7 @@ DeploymentView::DeploymentView(QWidget *parent)
 
     m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("deploymentTable"));
+    m_table->setAccessibleName(tr("Library on each primary"));
     m_table->setModel(m_model);
     m_table->setItemDelegateForColumn(DeploymentModel::State, new StateDelegate(m_table));
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -147,7 +147,7 @@ void DeploymentView::showStatus(const model::DeploymentStatus &status)
                    .arg(record.publishedBy.toHtmlEscaped(),
                         QDateTime::fromMSecsSinceEpoch(record.publishedAtMs)
                             .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
-                        QString::number(record.policyCount), QString::fromLatin1(record.digest));
+                        model::formatCount(record.policyCount), QString::fromLatin1(record.digest));
     if (!status.failure && m_session) {
         const model::LibraryOwner owner = m_session->profile().libraryOwner();
         text += tr("<br>Library <tt>%1</tt> serves %2: services call <tt>%3</tt>.")
@@ -183,15 +183,42 @@ void DeploymentView::showStatus(const model::DeploymentStatus &status)
     m_model->setNodes(status.nodes);
 }
 
+void DeploymentView::review(std::function<void(const model::PublishPreview &)> then)
+{
+    m_status->setText(tr("Reading what a publish would change\u2026"));
+    const QPointer<model::ConnectionSession> session = m_session;
+    model::LibraryPublisher(session->client(), session->profile().libraryOwner())
+        .preview(this, [this, session, then](const model::PublishPreview &preview) {
+            if (session != m_session)
+                return; // the connection changed while reading
+            if (preview.failure) {
+                m_status->setText(tr("Cannot read what a publish would change: %1").arg(preview.failure->message));
+                return;
+            }
+            m_status->clear();
+            then(preview);
+        });
+}
+
 void DeploymentView::publish()
 {
     if (!m_session || m_publishing)
         return;
-    guardWrite(this, m_session->profile(), tr("compile the stored policies and load the library on every primary"),
-               [this] { publishAllowing({}); });
+    if (m_session->profile().readOnly) { // says why, and publishes nothing
+        guardWrite(this, m_session->profile(), tr("publish the library"), [] {});
+        return;
+    }
+    review([this](const model::PublishPreview &preview) {
+        auto *dialog
+            = new PublishReviewDialog(preview, m_session->profile(), PublishReviewDialog::Purpose::Publish, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &QDialog::accepted, this,
+                [this, digest = preview.library.digest] { publishAllowing(digest, {}); });
+        dialog->open();
+    });
 }
 
-void DeploymentView::publishAllowing(const model::PublishAllowance &allowance)
+void DeploymentView::publishAllowing(const QByteArray &reviewedDigest, const model::PublishAllowance &allowance)
 {
     const QPointer<model::ConnectionSession> session = m_session;
     if (!session || m_publishing)
@@ -200,7 +227,7 @@ void DeploymentView::publishAllowing(const model::PublishAllowance &allowance)
     updateActions();
     m_model->startPublish(session->client()->primaries());
     m_status->setText(tr("Publishing\u2026"));
-    auto finished = [this, session, allowance](const model::PublishResult &result) {
+    auto finished = [this, session, reviewedDigest, allowance](const model::PublishResult &result) {
         m_publishing = false;
         updateActions();
         if (result.failure && result.failure->kind == model::Failure::Kind::Refused && session) {
@@ -210,7 +237,9 @@ void DeploymentView::publishAllowing(const model::PublishAllowance &allowance)
             const QString why = reason.left(1).toUpper() + reason.mid(1) + QLatin1Char('.');
             // Allowing only what this refusal needs: a later one asks again.
             confirmWrite(this, session->profile(), tr("publish it anyway"), why,
-                         [this, allowed = allowance | result.needs] { publishAllowing(allowed); });
+                         [this, reviewedDigest, allowed = allowance | result.needs] {
+                publishAllowing(reviewedDigest, allowed);
+            });
             return;
         }
         if (result.failure) {
@@ -236,48 +265,23 @@ void DeploymentView::publishAllowing(const model::PublishAllowance &allowance)
         if (session)
             session->libraryWatch()->checkNow();
     };
-    model::LibraryPublisher(session->client(), session->profile().libraryOwner(), allowance)
-        .publish(model::operatorIdentity(QStringLiteral("sluice")), this, finished,
-                 [this](const NodeLibrary &node) { m_model->setNodeResult(node); });
+    model::LibraryPublisher publisher(session->client(), session->profile().libraryOwner(), allowance);
+    publisher.requireReviewed(reviewedDigest);
+    publisher.publish(model::operatorIdentity(QStringLiteral("sluice")), this, finished,
+                      [this](const NodeLibrary &node) { m_model->setNodeResult(node); });
 }
 
 void DeploymentView::dryRun()
 {
     if (!m_session)
         return;
-    m_status->setText(tr("Generating the library\u2026"));
-    model::LibraryPublisher(m_session->client(), m_session->profile().libraryOwner())
-        .preview(this, [this](const model::LimiterLibrary &library, const std::optional<model::Failure> &failure) {
-            if (failure) {
-                m_status->setText(tr("Cannot generate the library: %1").arg(failure->message));
-                return;
-            }
-            m_status->setText(tr("Dry run: nothing was loaded."));
-            auto *dialog = new QDialog(this);
-            dialog->setObjectName(QStringLiteral("dryRunDialog"));
-            dialog->setAttribute(Qt::WA_DeleteOnClose);
-            dialog->setWindowTitle(tr("Dry run: the library a publish would load"));
-            auto *layout = new QVBoxLayout(dialog);
-            auto *intro
-                = new QLabel(tr("Version %1 · digest <tt>%2</tt> · %3 bytes of Lua. Nothing was loaded; this is the "
-                                "generated policy table.")
-                                 .arg(library.version)
-                                 .arg(QString::fromLatin1(library.digest))
-                                 .arg(library.source.size()),
-                             dialog);
-            intro->setWordWrap(true);
-            layout->addWidget(intro);
-            auto *table = new QPlainTextEdit(QString::fromUtf8(library.table), dialog);
-            table->setObjectName(QStringLiteral("dryRunTable"));
-            table->setReadOnly(true);
-            table->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-            layout->addWidget(table, 1);
-            auto *buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
-            connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
-            layout->addWidget(buttons);
-            dialog->resize(760, 480);
-            dialog->open();
-        });
+    review([this](const model::PublishPreview &preview) {
+        m_status->setText(tr("Dry run: nothing was loaded."));
+        auto *dialog
+            = new PublishReviewDialog(preview, m_session->profile(), PublishReviewDialog::Purpose::DryRun, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->open();
+    });
 }
 
 } // namespace sluice::ui

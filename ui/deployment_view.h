@@ -16,8 +16,8 @@ namespace sluice::ui {
 
 // The Deployment tab: what was published (version, digest, by whom), each primary's library
 // against it (drift), a warning when the stored policies differ from it or a primary keeps no
-// persistence, a publish with progress node by node, and a dry run that shows the generated policy
-// table without loading anything.
+// persistence, a publish with progress node by node, always after a review of what it changes, and
+// a dry run that shows the same review without loading anything.
 class DeploymentView : public QWidget {
     Q_OBJECT
 public:
@@ -34,9 +34,11 @@ Q_SIGNALS:
     void published();
 
 private:
-    // A publish the publisher refuses (no policy served, policies in use dropped) is asked about,
-    // then sent again with the operator's allowance.
-    void publishAllowing(const model::PublishAllowance &allowance);
+    // Reads what a publish would change, then shows it for review (`then` on the preview read).
+    void review(std::function<void(const model::PublishPreview &)> then);
+    // Publishes exactly the reviewed library (its digest). A publish the publisher refuses (no policy
+    // served, policies in use dropped) is asked about, then sent again with the operator's allowance.
+    void publishAllowing(const QByteArray &reviewedDigest, const model::PublishAllowance &allowance);
     void showStatus(const model::DeploymentStatus &status);
     void updateActions();
 

@@ -436,16 +436,19 @@ LibraryPublisher::LibraryPublisher(RedisCommands *client, const LibraryOwner &ow
 {
 }
 
-void LibraryPublisher::preview(QObject *context,
-                               std::function<void(const LimiterLibrary &, const std::optional<Failure> &)> done) const
+void LibraryPublisher::preview(QObject *context, std::function<void(const PublishPreview &)> done) const
 {
     const LibraryOwner owner = m_owner;
     readSnapshot(m_client, owner.ns, context, [owner, done](const Snapshot &snapshot) {
-        if (snapshot.failure) {
-            done({}, snapshot.failure);
-            return;
+        PublishPreview preview;
+        preview.published = snapshot.record;
+        preview.damaged = snapshot.damaged;
+        preview.failure = snapshot.failure;
+        if (!snapshot.failure) {
+            preview.library = nextLibrary(snapshot, owner);
+            preview.changes = policyDeltas(snapshot.record.policies, snapshot.policies);
         }
-        done(nextLibrary(snapshot, owner), {});
+        done(preview);
     });
 }
 
@@ -455,11 +458,19 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
     RedisCommands *client = m_client;
     const LibraryOwner owner = m_owner;
     const PublishAllowance allowance = m_allowance;
+    const QByteArray reviewed = m_reviewedDigest;
     readSnapshot(client, owner.ns, context, [=](const Snapshot &snapshot) {
         PublishResult result;
         result.damaged = snapshot.damaged;
         if (snapshot.failure) {
             result.failure = snapshot.failure;
+            done(result);
+            return;
+        }
+        if (!reviewed.isEmpty() && nextLibrary(snapshot, owner).digest != reviewed) {
+            result.failure = Failure{Failure::Kind::Conflict,
+                                     tr("the stored policies changed after you reviewed them; review the changes "
+                                        "again before publishing")};
             done(result);
             return;
         }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/limiter/limiter_library.h"
+#include "model/policy/policy_diff.h"
 #include "model/policy/policy_store.h"
 #include "redis/redis_commands.h"
 
@@ -82,6 +83,18 @@ struct PublishAllowance {
     }
 };
 
+// What a publish would do now, without doing it: the library it would load, and how the stored
+// policies it compiles differ from the ones the last publish recorded, field by field.
+struct PublishPreview {
+    LimiterLibrary library;
+    LibraryRecord published;
+    QVector<PolicyDelta> changes;   // against the published definitions; against none when never published
+    QVector<DamagedPolicy> damaged; // stored policies a publish leaves out
+    std::optional<Failure> failure;
+    // False when the record predates kept definitions: `changes` then lists every stored policy as added.
+    bool changesKnown() const { return published.version == 0 || published.policiesKnown; }
+};
+
 struct PublishResult {
     LimiterLibrary library;
     QVector<NodeLibrary> nodes; // each primary after loading, verified with sluice_version
@@ -101,9 +114,11 @@ public:
     explicit LibraryPublisher(redis::RedisCommands *client, const LibraryOwner &owner = {},
                               PublishAllowance allowance = {});
 
-    // The library a publish would load now, without loading it.
-    void preview(QObject *context,
-                 std::function<void(const LimiterLibrary &, const std::optional<Failure> &)> done) const;
+    // What a publish would load now, and what it would change, without loading it.
+    void preview(QObject *context, std::function<void(const PublishPreview &)> done) const;
+    // Makes publish() refuse (a Conflict) unless it would load exactly the library an operator
+    // reviewed (its digest from preview()): a save in between is reviewed again, never loaded unseen.
+    void requireReviewed(const QByteArray &digest) { m_reviewedDigest = digest; }
     // `nodeDone` (optional) hears of each primary as soon as it is loaded and verified.
     void publish(const QString &who, QObject *context, std::function<void(const PublishResult &)> done,
                  std::function<void(const NodeLibrary &)> nodeDone = {}) const;
@@ -116,6 +131,7 @@ private:
     redis::RedisCommands *m_client;
     LibraryOwner m_owner;
     PublishAllowance m_allowance;
+    QByteArray m_reviewedDigest;
 };
 
 } // namespace sluice::model

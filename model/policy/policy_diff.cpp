@@ -1,36 +1,71 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/policy/policy_diff.h"
 
+#include "model/format/units.h"
 #include "model/policy/policy_summary.h"
+
+#include <QCoreApplication>
+#include <QMap>
 
 namespace sluice::model {
 
-QVector<QPair<QString, QString>> definitionTexts(const Policy &policy)
+namespace {
+
+QString tr(const char *text)
 {
-    return {{QStringLiteral("name"), policy.name},
-            {QStringLiteral("algorithm"), algorithmName(policy.algorithm)},
-            {QStringLiteral("limit"), QString::number(policy.limit)},
-            {QStringLiteral("window_ms"),
-             QStringLiteral("%1 (%2)").arg(policy.windowMs).arg(durationText(policy.windowMs))},
-            {QStringLiteral("burst"), QString::number(policy.effectiveBurst())},
-            {QStringLiteral("shadow"), policy.shadow ? QStringLiteral("on") : QStringLiteral("off")},
-            {QStringLiteral("description"), policy.description}};
+    return QCoreApplication::translate("sluice::model::PolicyDiff", text);
+}
+
+} // namespace
+
+QVector<DefinitionField> definitionFields(const Policy &policy)
+{
+    return {{QStringLiteral("name"), tr("Name"), policy.name},
+            {QStringLiteral("algorithm"), tr("Algorithm"), algorithmName(policy.algorithm)},
+            {QStringLiteral("limit"), tr("Limit"), formatCount(policy.limit)},
+            {QStringLiteral("window_ms"), tr("Window"), durationText(policy.windowMs)},
+            {QStringLiteral("burst"), tr("Burst"), formatCount(policy.effectiveBurst())},
+            {QStringLiteral("shadow"), tr("Shadow"), policy.shadow ? tr("on") : tr("off")},
+            {QStringLiteral("description"), tr("Description"), policy.description}};
 }
 
 QVector<FieldChange> diffPolicies(const Policy *before, const Policy *after)
 {
-    const auto beforeTexts = before ? definitionTexts(*before) : QVector<QPair<QString, QString>>{};
-    const auto afterTexts = after ? definitionTexts(*after) : QVector<QPair<QString, QString>>{};
-    const qsizetype fields = std::max(beforeTexts.size(), afterTexts.size());
+    const auto beforeFields = before ? definitionFields(*before) : QVector<DefinitionField>{};
+    const auto afterFields = after ? definitionFields(*after) : QVector<DefinitionField>{};
+    const qsizetype fields = std::max(beforeFields.size(), afterFields.size());
     QVector<FieldChange> changes;
     for (qsizetype i = 0; i < fields; ++i) {
-        const QString field = i < beforeTexts.size() ? beforeTexts.at(i).first : afterTexts.at(i).first;
-        const QString old = i < beforeTexts.size() ? beforeTexts.at(i).second : QString();
-        const QString now = i < afterTexts.size() ? afterTexts.at(i).second : QString();
+        const DefinitionField &named = i < beforeFields.size() ? beforeFields.at(i) : afterFields.at(i);
+        const QString old = i < beforeFields.size() ? beforeFields.at(i).text : QString();
+        const QString now = i < afterFields.size() ? afterFields.at(i).text : QString();
         if (!before || !after || old != now)
-            changes.append({field, old, now});
+            changes.append({named.field, named.label, old, now});
     }
     return changes;
+}
+
+QVector<PolicyDelta> policyDeltas(const QVector<Policy> &from, const QVector<Policy> &to)
+{
+    QMap<QString, const Policy *> before;
+    for (const Policy &policy : from)
+        before.insert(policy.name, &policy);
+    QMap<QString, const Policy *> after;
+    for (const Policy &policy : to)
+        after.insert(policy.name, &policy);
+    QVector<PolicyDelta> deltas;
+    for (auto it = after.cbegin(); it != after.cend(); ++it) {
+        const Policy *old = before.value(it.key());
+        const QVector<FieldChange> fields = diffPolicies(old, it.value());
+        if (!old)
+            deltas.append({it.key(), PolicyDelta::Kind::Added, fields});
+        else if (!fields.isEmpty())
+            deltas.append({it.key(), PolicyDelta::Kind::Changed, fields});
+    }
+    for (auto it = before.cbegin(); it != before.cend(); ++it)
+        if (!after.contains(it.key()))
+            deltas.append({it.key(), PolicyDelta::Kind::Removed, {}});
+    return deltas;
 }
 
 } // namespace sluice::model

@@ -504,7 +504,7 @@ private Q_SLOTS:
 
         const Run history = sluicectl(base + QStringList{QStringLiteral("history"), QStringLiteral("api")});
         QCOMPARE(history.exitCode, 0);
-        QVERIFY2(history.out.contains(QStringLiteral("limit 100 \u2192 200"))
+        QVERIFY2(history.out.contains(QStringLiteral("Limit 100 \u2192 200"))
                      && history.out.contains(QLatin1String("create")),
                  qPrintable(history.out));
         const Run json = sluicectl(base + QStringList{QStringLiteral("history"), QStringLiteral("--json")});
@@ -649,7 +649,18 @@ private Q_SLOTS:
 
         const Run dry = sluicectl(base + QStringList{QStringLiteral("publish"), QStringLiteral("--dry-run")});
         QCOMPARE(dry.exitCode, 0);
-        QVERIFY2(dry.out.contains(QLatin1String("[\"jobs\"] = {algorithm = \"concurrency\"")), qPrintable(dry.out));
+        // Field by field, in the form's words; --json adds the generated table.
+        QVERIFY2(dry.out.contains(QLatin1String("the first in this namespace"))
+                     && dry.out.contains(QLatin1String("create   jobs"))
+                     && dry.out.contains(QRegularExpression(QStringLiteral("Algorithm +concurrency"))),
+                 qPrintable(dry.out));
+        const Run dryJson = sluicectl(
+            base + QStringList{QStringLiteral("publish"), QStringLiteral("--dry-run"), QStringLiteral("--json")});
+        QCOMPARE(dryJson.exitCode, 0);
+        const QJsonObject preview = QJsonDocument::fromJson(dryJson.out.toUtf8()).object();
+        QCOMPARE(preview[QLatin1String("published_version")].toInt(), 0);
+        QVERIFY(preview[QLatin1String("policy_table")].toString().contains(
+            QLatin1String("[\"jobs\"] = {algorithm = \"concurrency\"")));
         QCOMPARE(sluicectl(base + QStringList{QStringLiteral("status")}).exitCode, 0);
 
         const Run published = sluicectl(base + QStringList{QStringLiteral("publish")});

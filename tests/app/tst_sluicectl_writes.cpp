@@ -449,7 +449,7 @@ private Q_SLOTS:
         const QStringList dryRun{QStringLiteral("apply"), file, QStringLiteral("--dry-run")};
         const CtlRun pending = sluicectl(base(ns) + dryRun);
         QVERIFY2(pending.exitCode == 10 && pending.out.contains(QLatin1String("update   login"))
-                     && pending.out.contains(QRegularExpression(QStringLiteral("limit +1 -> 20")))
+                     && pending.out.contains(QRegularExpression(QStringLiteral("Limit +1 -> 20")))
                      && pending.out.contains(QLatin1String("create   search")),
                  shown(pending).constData());
         const CtlRun pendingJson = sluicectl(base(ns) + dryRun + QStringList{QStringLiteral("--json")});

@@ -48,6 +48,15 @@ void pasteUrl(QWidget *parent, const QString &url)
     QMetaObject::invokeMethod(child<QLineEdit>(parent, "urlEdit"), "editingFinished");
 }
 
+// Publishes from the window's menu the way an operator does: the action, then the review's Publish.
+void confirmPublish(ui::MainWindow &window)
+{
+    window.findChild<QAction *>(QStringLiteral("publishAction"))->trigger();
+    QDialog *review = nullptr;
+    QTRY_VERIFY((review = openDialog<QDialog>("publishReview")));
+    review->accept();
+}
+
 QStringList listedNames(QWidget *manager)
 {
     QStringList names;
@@ -91,7 +100,7 @@ class TestConnectionManager : public QObject {
         return profile;
     }
 
-    // A main window connected to `server` with a dev profile (no confirmations), shown.
+    // A main window connected to `server` with a dev profile (no production confirmations), shown.
     static std::unique_ptr<ui::MainWindow> devWindow(const test::RedisProcess &server)
     {
         ConnectionProfile dev;
@@ -347,15 +356,16 @@ private Q_SLOTS:
         const auto libraries = [&] { return test::syncCommand(observer, {"FUNCTION", "LIST"}).value.elements.size(); };
 
         publish->trigger();
-        QMessageBox *confirm = nullptr;
-        QTRY_VERIFY((confirm = openDialog<QMessageBox>("writeConfirmation")));
-        QVERIFY(confirm->text().contains(QLatin1String("production")));
-        confirm->button(QMessageBox::Cancel)->click();
+        QDialog *review = nullptr;
+        QTRY_VERIFY((review = openDialog<QDialog>("publishReview")));
+        QVERIFY(
+            review->findChild<QLabel *>(QStringLiteral("publishIntro"))->text().contains(QLatin1String("production")));
+        review->reject();
         QTest::qWait(300);
         QCOMPARE(libraries(), 0);
         publish->trigger();
-        QTRY_VERIFY((confirm = openDialog<QMessageBox>("writeConfirmation")));
-        confirm->button(QMessageBox::Yes)->click();
+        QTRY_VERIFY((review = openDialog<QDialog>("publishReview")));
+        review->accept();
         // Nothing is stored, so the library would serve no policy: the publisher refuses, the window asks.
         QMessageBox *anyway = nullptr;
         QTRY_VERIFY((anyway = openDialog<QMessageBox>("writeConfirmation"))
@@ -406,10 +416,9 @@ private Q_SLOTS:
         ui::MainWindow &window = *shown;
         QTRY_VERIFY(
             window.findChild<QLabel *>(QStringLiteral("statusState"))->text().contains(QLatin1String("Connected")));
-        auto *publish = window.findChild<QAction *>(QStringLiteral("publishAction"));
 
         // The library named sluice is not Sluice's: the window asks, and No leaves it running.
-        publish->trigger();
+        confirmPublish(window);
         QMessageBox *anyway = nullptr;
         QTRY_VERIFY((anyway = openDialog<QMessageBox>("writeConfirmation"))
                     && anyway->text().contains(QLatin1String("did not publish")));
@@ -417,7 +426,7 @@ private Q_SLOTS:
         anyway->button(QMessageBox::Cancel)->click();
         QTest::qWait(300);
         QCOMPARE(functions(), QByteArrayList{"hello"});
-        publish->trigger();
+        confirmPublish(window);
         QTRY_VERIFY((anyway = openDialog<QMessageBox>("writeConfirmation")));
         anyway->button(QMessageBox::Yes)->click();
         QTRY_VERIFY(functions().contains("sluice_acquire"));
@@ -437,7 +446,7 @@ private Q_SLOTS:
         QCOMPARE(test::storePolicy(writer, window.session()->profile().ns,
                                    test::makePolicy(QStringLiteral("api"), model::Algorithm::TokenBucket, 100, 60000)),
                  QString());
-        window.publishLibrary(); // dev: no confirmation
+        confirmPublish(window); // dev: a review all the same
         QTRY_COMPARE(window.session()->libraryWatch()->lastReport().status.published.version, 1);
         QVERIFY(banner->isHidden());
         QVERIFY(server.restart());

@@ -283,23 +283,89 @@ private Q_SLOTS:
         QCOMPARE(syncCommand(*m_cluster, {"HGET", keys.library(), "published_by"}).value.bytes, QByteArray("carol"));
     }
 
+    model::PublishPreview preview()
+    {
+        return test::awaitCallback<model::PublishPreview>(
+            [&](QObject *context, auto done) { LibraryPublisher(m_cluster.get(), owner()).preview(context, done); },
+            {});
+    }
+
     void previewLoadsNothing()
     {
-        model::LimiterLibrary preview;
-        bool done = false;
-        LibraryPublisher(m_cluster.get(), owner())
-            .preview(this, [&](const model::LimiterLibrary &library, const std::optional<model::Failure> &failure) {
-                QVERIFY(!failure);
-                preview = library;
-                done = true;
-            });
-        QVERIFY(test::spinUntil([&] { return done; }));
-        QCOMPARE(preview.version, 1);
-        QVERIFY(model::LimiterLibrary::policyTable({}).size() < preview.source.size());
-        QVERIFY(preview.source.contains("[\"api\"] = {algorithm = \"token_bucket\", limit = 100"));
+        const model::PublishPreview first = preview();
+        QVERIFY(!first.failure);
+        QCOMPARE(first.library.version, 1);
+        QVERIFY(model::LimiterLibrary::policyTable({}).size() < first.library.source.size());
+        QVERIFY(first.library.source.contains("[\"api\"] = {algorithm = \"token_bucket\", limit = 100"));
         for (const QString &node : m_cluster->primaries())
             QCOMPARE(onNode(*m_cluster, node, {"FUNCTION", "LIST"}).value.elements.size(), 0);
         QCOMPARE(syncCommand(*m_cluster, {"EXISTS", model::AdminKeys(m_ns).library()}).value.integer, 0);
+        // Never published: the one stored policy is added, every field listed.
+        QCOMPARE(first.changes.size(), 1);
+        QCOMPARE(first.changes.first().kind, model::PolicyDelta::Kind::Added);
+        QCOMPARE(first.changes.first().fields.size(), model::definitionFields(model::Policy{}).size());
+    }
+
+    // Against the published version: what changed, field by field, in the form's words; a policy
+    // removed from the store is a removal.
+    void previewListsTheChangesAgainstThePublishedVersion()
+    {
+        store(test::makePolicy(QStringLiteral("jobs"), model::Algorithm::Concurrency, 5, 30000));
+        QVERIFY(publish().ok());
+        QVERIFY(preview().changes.isEmpty());
+        store(test::makePolicy(QStringLiteral("api"), model::Algorithm::TokenBucket, 2500, 60000, 150));
+        model::Policy jobs;
+        jobs.name = QStringLiteral("jobs");
+        const auto deleted = test::awaitCallback<model::PolicyStore::CommitResult>(
+            [&](QObject *context, auto done) {
+            model::PolicyStore(m_cluster.get(), m_ns)
+                .commit({{model::PolicyChange::Kind::Delete, jobs, -1}}, QStringLiteral("carol"), context, done);
+            },
+            {});
+        QVERIFY(!deleted.failure);
+        const model::PublishPreview next = preview();
+        QVERIFY(!next.failure);
+        QVERIFY(next.changesKnown());
+        QCOMPARE(next.library.version, 2);
+        QCOMPARE(next.published.version, 1);
+        QCOMPARE(next.changes.size(), 2);
+        const model::PolicyDelta &api = next.changes.at(0);
+        QCOMPARE(api.name, QStringLiteral("api"));
+        QCOMPARE(api.kind, model::PolicyDelta::Kind::Changed);
+        QCOMPARE(api.fields.size(), 1);
+        QCOMPARE(api.fields.first().label, QStringLiteral("Limit"));
+        QCOMPARE(api.fields.first().field, QStringLiteral("limit"));
+        QCOMPARE(api.fields.first().before, QLocale().toString(100));
+        QCOMPARE(api.fields.first().after, QLocale().toString(2500));
+        QCOMPARE(next.changes.at(1).name, QStringLiteral("jobs"));
+        QCOMPARE(next.changes.at(1).kind, model::PolicyDelta::Kind::Removed);
+    }
+
+    // A publish bound to a review loads nothing when the stored policies changed after the review.
+    void aReviewedPublishRefusesWhatWasNotReviewed()
+    {
+        const model::PublishPreview reviewed = preview();
+        store(test::makePolicy(QStringLiteral("api"), model::Algorithm::TokenBucket, 7, 60000, 150));
+        const auto result = test::awaitCallback<model::PublishResult>(
+            [&](QObject *context, auto done) {
+            LibraryPublisher publisher(m_cluster.get(), owner());
+            publisher.requireReviewed(reviewed.library.digest);
+            publisher.publish(QStringLiteral("erin"), context, done);
+            },
+            {});
+        QVERIFY(result.failure);
+        QCOMPARE(result.failure->kind, model::Failure::Kind::Conflict);
+        for (const QString &node : m_cluster->primaries())
+            QCOMPARE(onNode(*m_cluster, node, {"FUNCTION", "LIST"}).value.elements.size(), 0);
+        // Reviewed again, it goes through.
+        const auto again = test::awaitCallback<model::PublishResult>(
+            [&](QObject *context, auto done) {
+            LibraryPublisher publisher(m_cluster.get(), owner());
+            publisher.requireReviewed(preview().library.digest);
+            publisher.publish(QStringLiteral("erin"), context, done);
+            },
+            {});
+        QVERIFY2(again.ok(), qPrintable(again.failure ? again.failure->message : QString()));
     }
 };
 
