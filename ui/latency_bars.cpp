@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/latency_bars.h"
 
+#include "ui/state_palette.h"
+
+#include <QLocale>
 #include <QPainter>
 
 #include <algorithm>
@@ -38,39 +41,79 @@ void LatencyBars::setHistogram(const model::LatencyHistogram &histogram)
     update();
 }
 
+QRect LatencyBars::plotArea() const
+{
+    const int labelHeight = fontMetrics().height() + 2;
+    return rect().adjusted(4, 4 + labelHeight, -4, -4 - labelHeight); // shares above, steps below
+}
+
+QVector<LatencyBars::Label> LatencyBars::labels() const
+{
+    QVector<Label> placed;
+    if (m_bars.isEmpty() || m_count == 0)
+        return placed;
+    const QRect plot = plotArea();
+    const QRect area = rect().adjusted(4, 4, -4, -4);
+    const int labelHeight = fontMetrics().height() + 2;
+    const double slot = double(plot.width()) / m_bars.size();
+    qint64 tallest = 1;
+    for (const auto &bar : m_bars)
+        tallest = std::max(tallest, bar.count);
+    // Each row of labels left to right: one that would touch the one before is left out.
+    int stepRight = area.left() - 1;
+    int shareRight = area.left() - 1;
+    for (int i = 0; i < m_bars.size(); ++i) {
+        const auto &bar = m_bars.at(i);
+        const int centre = plot.left() + int(slot * i + slot / 2);
+        const auto centred = [&](const QString &text, int top) {
+            const int width = fontMetrics().horizontalAdvance(text) + 4;
+            const int left = std::clamp(centre - width / 2, area.left(), std::max(area.left(), area.right() - width));
+            return QRect(left, top, width, labelHeight);
+        };
+        const QString step = stepLabel(bar.toUs);
+        const QRect under = centred(step, plot.bottom() + 2);
+        if (under.left() > stepRight + 2) {
+            placed.append({under, step});
+            stepRight = under.right();
+        }
+        if (bar.count == 0)
+            continue;
+        const int height = int(double(bar.count) / tallest * plot.height());
+        const QString share = QStringLiteral("%1%").arg(
+            QLocale().toString(100.0 * bar.count / m_count, 'f', bar.count * 1000 < m_count ? 2 : 0));
+        const QRect above = centred(share, plot.bottom() - height - labelHeight);
+        if (above.left() > shareRight + 2) {
+            placed.append({above, share});
+            shareRight = above.right();
+        }
+    }
+    return placed;
+}
+
 void LatencyBars::paintEvent(QPaintEvent *)
 {
     QPainter painter(this);
-    const QRect area = rect().adjusted(4, 4, -4, -4);
-    const int labelHeight = fontMetrics().height() + 2;
-    const QRect plot = area.adjusted(0, labelHeight, 0, -labelHeight); // share above, step below
+    const QRect plot = plotArea();
     painter.setPen(palette().color(QPalette::Mid));
     painter.drawLine(plot.bottomLeft(), plot.bottomRight());
     if (m_bars.isEmpty() || m_count == 0) {
         painter.setPen(palette().color(QPalette::PlaceholderText));
-        painter.drawText(area, Qt::AlignCenter, tr("Latencies appear here while firing."));
+        painter.drawText(rect(), Qt::AlignCenter, tr("Latencies appear here while firing."));
         return;
     }
     qint64 tallest = 1;
     for (const auto &bar : m_bars)
         tallest = std::max(tallest, bar.count);
-    const int slot = std::max(1, plot.width() / int(m_bars.size()));
-    const QColor fill(0x1a, 0x73, 0xe8);
+    const double slot = double(plot.width()) / m_bars.size();
     for (int i = 0; i < m_bars.size(); ++i) {
-        const auto &bar = m_bars.at(i);
-        const int height = int(double(bar.count) / tallest * plot.height());
-        const QRect column(plot.left() + i * slot + slot / 8, plot.bottom() - height, slot - slot / 4, height);
-        painter.fillRect(column, fill);
-        painter.setPen(palette().color(QPalette::Text));
-        const QRect under(plot.left() + i * slot, plot.bottom() + 2, slot, labelHeight);
-        painter.drawText(under, Qt::AlignHCenter | Qt::AlignTop, stepLabel(bar.toUs));
-        if (bar.count > 0) {
-            const QRect above(column.left() - slot / 8, column.top() - labelHeight, slot, labelHeight);
-            painter.drawText(
-                above, Qt::AlignHCenter | Qt::AlignBottom,
-                QStringLiteral("%1%").arg(100.0 * bar.count / m_count, 0, 'f', bar.count * 1000 < m_count ? 2 : 0));
-        }
+        const int height = int(double(m_bars.at(i).count) / tallest * plot.height());
+        const int left = plot.left() + int(slot * i + slot / 8);
+        painter.fillRect(QRect(left, plot.bottom() - height, std::max(1, int(slot * 3 / 4)), height),
+                         toneColor(Tone::Info));
     }
+    painter.setPen(palette().color(QPalette::Text));
+    for (const Label &label : labels())
+        painter.drawText(label.rect, Qt::AlignCenter, label.text);
 }
 
 } // namespace sluice::ui

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/time_series_chart.h"
 
+#include "model/format/units.h"
 #include "model/whole_file.h"
+#include "ui/chart_scale.h"
 #include "ui/state_palette.h"
 
 #include <QBuffer>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QDateTime>
-#include <QDateTimeAxis>
 #include <QGraphicsLineItem>
 #include <QGraphicsRectItem>
 #include <QLabel>
@@ -45,7 +47,7 @@ public:
         m_band->hide();
     }
 
-    QDateTimeAxis *timeAxis = nullptr;
+    QCategoryAxis *timeAxis = nullptr; // ms since the epoch, labelled at round times
     QValueAxis *leftAxis = nullptr;
     QValueAxis *rightAxis = nullptr;
     // Per series, its lines: one per unbroken run of points (the first one has the legend entry).
@@ -101,6 +103,13 @@ protected:
         m_marker->hide();
     }
 
+    void resizeEvent(QResizeEvent *event) override
+    {
+        QChartView::resizeEvent(event);
+        m_owner->m_empty->setGeometry(rect());
+        m_owner->labelTimeAxis(); // as many labels as the new width holds
+    }
+
 private:
     QPointF inChart(QMouseEvent *event) const { return chart()->mapFromScene(mapToScene(event->position().toPoint())); }
 
@@ -122,7 +131,13 @@ const QPointF *pointAt(const QVector<QPointF> &points, qint64 ms)
 
 QString valueText(double value)
 {
-    return QLocale().toString(value, 'f', std::abs(value) < 10 && value != std::floor(value) ? 1 : 0);
+    return model::formatDecimal(value);
+}
+
+// How many time labels fit: one per 90 px or so ("HH:mm:ss" with room around it).
+int timeTickBudget(const QRectF &plot)
+{
+    return std::clamp(int(plot.width() / 90), 2, 8);
 }
 
 } // namespace
@@ -138,14 +153,21 @@ TimeSeriesChart::TimeSeriesChart(QWidget *parent)
     chart->setMargins(QMargins(4, 4, 4, 4));
     m_canvas = new ChartCanvas(this, chart);
     m_canvas->setObjectName(QStringLiteral("chartView"));
-    m_canvas->timeAxis = new QDateTimeAxis(chart);
-    m_canvas->timeAxis->setFormat(QStringLiteral("HH:mm:ss"));
-    m_canvas->timeAxis->setTickCount(7);
+    m_canvas->timeAxis = new QCategoryAxis(chart);
+    m_canvas->timeAxis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    m_canvas->timeAxis->setTitleText(tr("time (%1)").arg(timeZoneText(QDateTime::currentDateTime())));
     chart->addAxis(m_canvas->timeAxis, Qt::AlignBottom);
     m_canvas->leftAxis = new QValueAxis(chart);
     m_canvas->leftAxis->setLabelFormat(QStringLiteral("%.0f"));
     m_canvas->leftAxis->setMin(0);
     chart->addAxis(m_canvas->leftAxis, Qt::AlignLeft);
+
+    // An empty chart says so in words, never with 00:00:00 ticks and a made-up scale.
+    m_empty = new QLabel(tr("No samples yet."), m_canvas);
+    m_empty->setObjectName(QStringLiteral("chartEmpty"));
+    m_empty->setAlignment(Qt::AlignCenter);
+    m_empty->setWordWrap(true);
+    m_empty->setStyleSheet(textStyle(Tone::Muted));
 
     m_hover = new QLabel(this);
     m_hover->setObjectName(QStringLiteral("chartHover"));
@@ -158,6 +180,7 @@ TimeSeriesChart::TimeSeriesChart(QWidget *parent)
     layout->setSpacing(2);
     layout->addWidget(m_canvas, 1);
     layout->addWidget(m_hover);
+    showEmptyState(true); // until the first points
 }
 
 TimeSeriesChart::~TimeSeriesChart() = default;
@@ -242,8 +265,7 @@ void TimeSeriesChart::setTimeWindow(qint64 fromMs, qint64 toMs)
     m_windowTo = std::max(toMs, fromMs + 1);
     if (m_zoomed)
         return;
-    m_canvas->timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(m_windowFrom),
-                                 QDateTime::fromMSecsSinceEpoch(m_windowTo));
+    m_canvas->timeAxis->setRange(double(m_windowFrom), double(m_windowTo));
     fitValueAxes();
 }
 
@@ -260,7 +282,7 @@ void TimeSeriesChart::zoomTo(qint64 fromMs, qint64 toMs)
 {
     if (toMs <= fromMs)
         return;
-    m_canvas->timeAxis->setRange(QDateTime::fromMSecsSinceEpoch(fromMs), QDateTime::fromMSecsSinceEpoch(toMs));
+    m_canvas->timeAxis->setRange(double(fromMs), double(toMs));
     fitValueAxes();
     if (!m_zoomed) {
         m_zoomed = true;
@@ -270,12 +292,13 @@ void TimeSeriesChart::zoomTo(qint64 fromMs, qint64 toMs)
 
 std::pair<qint64, qint64> TimeSeriesChart::shownSpan() const
 {
-    return {m_canvas->timeAxis->min().toMSecsSinceEpoch(), m_canvas->timeAxis->max().toMSecsSinceEpoch()};
+    return {qint64(m_canvas->timeAxis->min()), qint64(m_canvas->timeAxis->max())};
 }
 
 void TimeSeriesChart::fitValueAxes()
 {
     const auto [from, to] = shownSpan();
+    bool anyPoint = false;
     for (const Axis axis : {Axis::Left, Axis::Right}) {
         QValueAxis *values = axis == Axis::Left ? m_canvas->leftAxis : m_canvas->rightAxis;
         if (!values)
@@ -284,19 +307,71 @@ void TimeSeriesChart::fitValueAxes()
         for (int i = 0; i < m_series.size(); ++i) {
             if (m_series.at(i).axis != axis)
                 continue;
-            for (const QPointF &point : m_points.at(i))
-                if (point.x() >= from && point.x() <= to)
+            for (const QPointF &point : m_points.at(i)) {
+                if (point.x() >= from && point.x() <= to && !std::isnan(point.y())) {
                     peak = std::max(peak, point.y());
+                    anyPoint = true;
+                }
+            }
         }
-        const double top = peak > 0 ? peak * 1.1 : 1;
+        const ValueScale scale = valueScale(peak);
         double &fitted = m_fittedTop[axis == Axis::Left ? 0 : 1];
-        if (top == fitted)
+        if (scale.top == fitted)
             continue;
-        fitted = top;
-        values->setRange(0, top);
-        values->applyNiceNumbers(); // round ticks, so labels stay short
-        values->setLabelFormat(values->max() <= 5 ? QStringLiteral("%.1f") : QStringLiteral("%.0f"));
+        fitted = scale.top; // the axes are laid out again only when the scale moves
+        values->setRange(0, scale.top);
+        values->setTickType(QValueAxis::TicksDynamic);
+        values->setTickAnchor(0);
+        values->setTickInterval(scale.step);
+        values->setLabelFormat(QStringLiteral("%.%1f").arg(scale.decimals));
     }
+    labelTimeAxis();
+    showEmptyState(!anyPoint);
+}
+
+void TimeSeriesChart::labelTimeAxis()
+{
+    QCategoryAxis *axis = m_canvas->timeAxis;
+    const auto [from, to] = shownSpan();
+    const TimeTicks ticks = timeTicks(from, to, timeTickBudget(m_canvas->chart()->plotArea()),
+                                      qint64(QDateTime::fromMSecsSinceEpoch(from).offsetFromUtc()) * 1000);
+    const QStringList old = axis->categoriesLabels();
+    QStringList labels;
+    for (qint64 at : ticks.at)
+        labels << QDateTime::fromMSecsSinceEpoch(at).toString(ticks.format);
+    if (labels == old)
+        return; // the same round times: nothing to lay out again (they move once a step)
+    for (const QString &label : old)
+        axis->remove(label);
+    axis->setStartValue(double(from));
+    for (int i = 0; i < ticks.at.size(); ++i)
+        axis->append(labels.at(i), double(ticks.at.at(i)));
+}
+
+void TimeSeriesChart::showEmptyState(bool empty)
+{
+    m_empty->setVisible(empty);
+    m_canvas->timeAxis->setLabelsVisible(!empty);
+    m_canvas->leftAxis->setLabelsVisible(!empty);
+    if (m_canvas->rightAxis)
+        m_canvas->rightAxis->setLabelsVisible(!empty);
+    if (empty)
+        m_empty->setGeometry(m_canvas->rect());
+}
+
+void TimeSeriesChart::setEmptyText(const QString &text)
+{
+    m_empty->setText(text);
+}
+
+QString TimeSeriesChart::emptyText() const
+{
+    return m_empty->isHidden() ? QString() : m_empty->text();
+}
+
+QStringList TimeSeriesChart::timeLabels() const
+{
+    return m_canvas->timeAxis->labelsVisible() ? m_canvas->timeAxis->categoriesLabels() : QStringList();
 }
 
 QString TimeSeriesChart::valuesAt(qint64 ms) const

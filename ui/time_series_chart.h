@@ -51,6 +51,11 @@ public:
     // What hovering at `ms` shows: the time and each series' value there (the latest point at or before it).
     QString valuesAt(qint64 ms) const;
     QString hoverText() const;
+    // What an empty chart says instead of ticks ("No samples yet." until set); empty while it has data.
+    void setEmptyText(const QString &text);
+    QString emptyText() const;
+    // The time axis' labels as shown (none while empty).
+    QStringList timeLabels() const;
     bool exportPng(const QString &path, QString *error) const;
 
 Q_SIGNALS:
@@ -61,9 +66,12 @@ private:
     QLineSeries *addSegment(int series);
     void hoverAt(qint64 ms);
     void fitValueAxes();
+    void labelTimeAxis();
+    void showEmptyState(bool empty);
 
     ChartCanvas *m_canvas;
     QLabel *m_hover;
+    QLabel *m_empty;
     QVector<Series> m_series;
     QVector<QVector<QPointF>> m_points;
     qint64 m_windowFrom = 0;

@@ -36,6 +36,19 @@ bool followsWithoutGap(const RatePoint &previous, const RatePoint &next)
     return next.endMs - next.spanMs - previous.endMs <= std::max(previous.spanMs, next.spanMs);
 }
 
+qint64 unsampledBeforeMs(const RatePoint *previous, const RatePoint &point, qint64 expectedSpanMs)
+{
+    if (!previous)
+        return 0;
+    qint64 unsampled = 0;
+    if (!followsWithoutGap(*previous, point))
+        unsampled += std::max<qint64>(0, point.endMs - point.spanMs - previous->endMs);
+    const qint64 usual = std::max<qint64>(expectedSpanMs, previous->spanMs);
+    if (point.spanMs > 2 * usual)
+        unsampled += point.spanMs - usual;
+    return unsampled;
+}
+
 RateHistory::RateHistory(qint64 retentionMs, int intervalMs)
     : m_retentionMs(retentionMs)
 {

@@ -30,6 +30,14 @@ using RateSeries = std::map<QString, QVector<RatePoint>>;
 // nothing was counted in (the dashboard was closed), drawn as a gap.
 bool followsWithoutGap(const RatePoint &previous, const RatePoint &next);
 
+// How long before `point` nothing was sampled (0: it follows on): the stretch between `previous`
+// and it when they do not follow each other, and, in a point spanning more than twice both the
+// expected span and its predecessor's, all of it but one span: samples missed while a server was
+// frozen, slow or unreachable. Its decisions are real, but not when in that stretch they were
+// taken, so the charts draw the stretch as a gap rather than a line across it. (A run that sampled
+// at a longer interval throughout, restored from an earlier one, is no gap.)
+qint64 unsampledBeforeMs(const RatePoint *previous, const RatePoint &point, qint64 expectedSpanMs);
+
 // One series kept for `retentionMs`: at the sampling interval while that takes at most
 // kMaxPoints points; longer retention keeps the most recent kMaxPoints samples as they came and,
 // behind them, consolidated points (sums over a longer step) reaching back the whole retention. So
