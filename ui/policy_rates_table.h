@@ -11,6 +11,7 @@
 #include <deque>
 
 class QLabel;
+class QPushButton;
 class QSortFilterProxyModel;
 class QTableView;
 
@@ -20,9 +21,10 @@ class PolicyRatesModel;
 
 namespace sluice::ui {
 
-// The overview's live part: every policy with allowed/s, rejected/s, the rejected share and the
-// last minute's trend, most rejections first, updated at each sample; and how many commands per
-// second the dashboard itself sends to Redis.
+// The overview's live part: every policy with its limit in words, allowed/s, rejected/s, the
+// rejected share, the subject it rejects most now (one action away from its bucket) and the last
+// minute's trend, most rejections first, updated at each sample; and how many commands per second
+// the dashboard itself sends to Redis.
 class PolicyRatesTable : public QWidget {
     Q_OBJECT
 public:
@@ -38,11 +40,16 @@ public:
 Q_SIGNALS:
     // Double-click or Enter on a policy: show its charts.
     void policyActivated(const QString &policy);
+    // "Watch the most rejected" (Ctrl+W) on a policy's row: that subject's bucket.
+    void watchRequested(const QString &policy, const QByteArray &subject);
 
 private:
     void takeSample(const model::RateSample &sample);
     void showLoad();
     void showTotals(const model::RateSample &sample);
+    QByteArray selectedTopSubject() const;
+    void updateActions();
+    void watchSelectedTopSubject();
 
     QPointer<model::ConnectionSession> m_session;
     model::PolicyRatesModel *m_model = nullptr;
@@ -51,6 +58,7 @@ private:
     QLabel *m_status = nullptr;
     QLabel *m_load = nullptr;
     QLabel *m_totals = nullptr;
+    QPushButton *m_watchTop = nullptr;
     QSet<QString> m_shadow; // as the published library defines them
     // (elapsed ms, commands sent) over the last few seconds: the dashboard's own load.
     std::deque<std::pair<qint64, quint64>> m_sent;

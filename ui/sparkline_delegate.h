@@ -5,19 +5,27 @@
 
 namespace sluice::ui {
 
-// Draws a small chart of two series a model gives as QList<qreal> under two roles: admissions in
-// green, rejections in red over them, both on one scale (the larger series' peak).
+// Draws a small chart of the series a model gives as QList<qreal> under its roles, all on one scale
+// (the largest peak): admissions in the allowed tone, rejections in the rejected tone over them, and
+// a shadow policy's would-rejects dashed in the muted tone (they passed: never the rejected colour).
+// A NaN value is a slot nothing was sampled in: the lines break there. While the row's stale role
+// is true every line is muted: those figures are not the present's.
 class SparklineDelegate : public QStyledItemDelegate {
     Q_OBJECT
 public:
-    SparklineDelegate(int allowedRole, int rejectedRole, QObject *parent = nullptr);
+    struct Roles {
+        int allowed;
+        int rejected;
+        int wouldReject;
+        int stale;
+    };
+    SparklineDelegate(Roles roles, QObject *parent = nullptr);
 
     void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override;
     QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override;
 
 private:
-    int m_allowedRole;
-    int m_rejectedRole;
+    Roles m_roles;
 };
 
 } // namespace sluice::ui

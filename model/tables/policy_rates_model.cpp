@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/tables/policy_rates_model.h"
 
-#include <QLocale>
+#include "model/format/units.h"
+#include "model/policy/policy_summary.h"
+
+#include <QDateTime>
+
+#include <algorithm>
+#include <cmath>
 
 namespace sluice::model {
 
@@ -15,7 +21,12 @@ double share(const RatePoint &point)
 
 QString perSecondText(double value)
 {
-    return QLocale().toString(value, 'f', value < 10 ? 1 : 0);
+    return formatDecimal(value);
+}
+
+QString clockText(qint64 ms)
+{
+    return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss"));
 }
 
 } // namespace
@@ -31,19 +42,50 @@ PolicyRatesModel::Row PolicyRatesModel::rowFor(const PolicyRate &rate, const Rat
 {
     Row row{rate, {}, {}};
     if (const RateHistory *history = m_sampler->history(rate.policy)) {
-        const qint64 from = sample.endMs - qint64(kTrendPoints) * m_sampler->intervalMs();
+        const qint64 interval = m_sampler->intervalMs();
+        const qint64 from = sample.endMs - qint64(kTrendPoints) * interval;
+        const RatePoint *previous = nullptr;
         for (const RatePoint &point : history->points(from + 1, sample.endMs)) {
+            // One empty slot per sample that did not come, so a pause is a gap in its place in time.
+            const qint64 unsampled = unsampledBeforeMs(previous, point, interval);
+            const qint64 missed = unsampled > 0 ? std::clamp<qint64>(unsampled / interval, 1, kTrendPoints) : 0;
+            for (qint64 slot = 0; slot < missed; ++slot) {
+                row.allowedTrend << qQNaN();
+                row.rejectedTrend << qQNaN();
+            }
             row.allowedTrend << point.allowedPerSecond();
             row.rejectedTrend << point.rejectedPerSecond();
+            previous = &point;
+        }
+        while (row.allowedTrend.size() > kTrendPoints) {
+            row.allowedTrend.removeFirst();
+            row.rejectedTrend.removeFirst();
         }
     }
     return row;
 }
 
+void PolicyRatesModel::setStale(const QString &text)
+{
+    if (text == m_staleText)
+        return;
+    m_staleText = text;
+    if (!m_rows.isEmpty())
+        Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
+}
+
 void PolicyRatesModel::takeSample(const RateSample &sample)
 {
-    if (sample.spanMs == 0)
-        return; // nothing counted (every primary failed): keep showing the last rates
+    const QString missing = sample.missingNodes.join(QStringLiteral(", "));
+    if (sample.spanMs == 0) {
+        // Nothing counted (every primary failed): the last rates stay, marked as from before.
+        if (!missing.isEmpty() && m_lastSampleEndMs > 0 && m_staleText.isEmpty())
+            setStale(tr("no answer from %1 since %2").arg(missing, clockText(m_lastSampleEndMs)));
+        return;
+    }
+    m_lastSampleEndMs = sample.endMs;
+    setStale(missing.isEmpty() ? QString()
+                               : tr("partial: %1 did not answer; its decisions are counted when it does").arg(missing));
     // Both lists are in name order: merge them.
     int row = 0;
     qsizetype next = 0;
@@ -78,13 +120,27 @@ int PolicyRatesModel::rowOf(const QString &policy) const
     return -1;
 }
 
-void PolicyRatesModel::setShadowPolicies(const QSet<QString> &policies)
+void PolicyRatesModel::setPublished(const QVector<Policy> &policies)
 {
-    if (policies == m_shadow)
+    QHash<QString, QString> limits;
+    for (const Policy &policy : policies)
+        limits.insert(policy.name, limitInWords(policy));
+    const QSet<QString> shadow = shadowPolicyNames(policies);
+    if (shadow == m_shadow && limits == m_limits)
         return;
-    m_shadow = policies;
+    m_shadow = shadow;
+    m_limits = limits;
     if (!m_rows.isEmpty())
         Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
+}
+
+void PolicyRatesModel::setTopSubjects(const TopSubjects *top)
+{
+    m_top = top;
+    connect(top, &TopSubjects::updated, this, [this] {
+        if (!m_rows.isEmpty())
+            Q_EMIT dataChanged(index(0, TopSubject), index(int(m_rows.size()) - 1, TopSubject));
+    });
 }
 
 int PolicyRatesModel::rowCount(const QModelIndex &parent) const
@@ -110,10 +166,19 @@ QVariant PolicyRatesModel::data(const QModelIndex &index, int role) const
     if (role == AllowedTrendRole && index.column() == Trend)
         return QVariant::fromValue(row.allowedTrend);
     if (role == RejectedTrendRole && index.column() == Trend)
-        return QVariant::fromValue(row.rejectedTrend);
+        return QVariant::fromValue(shadow ? QList<qreal>{} : row.rejectedTrend);
+    if (role == WouldRejectTrendRole && index.column() == Trend)
+        return QVariant::fromValue(shadow ? row.rejectedTrend : QList<qreal>{});
+    if (role == StaleRole)
+        return !m_staleText.isEmpty();
+    const TopSubjects::Entry *top = m_top ? m_top->of(row.rate.policy) : nullptr;
+    if (role == SubjectRole)
+        return top ? top->subject.subject : QByteArray();
     if (role == SortRole) {
         switch (index.column()) {
         case Name: return row.rate.policy;
+        case Limit: return m_limits.value(row.rate.policy);
+        case TopSubject: return top ? double(top->subject.rejections) : 0.0;
         case AllowedPerSecond: return point.allowedPerSecond();
         case RejectedPerSecond:
         case Trend: return shadow ? 0.0 : point.rejectedPerSecond();
@@ -124,18 +189,39 @@ QVariant PolicyRatesModel::data(const QModelIndex &index, int role) const
     if (role == Qt::DisplayRole) {
         QString text;
         switch (index.column()) {
-        case Name: return shadow ? tr("%1 [shadow \u2013 would reject]").arg(row.rate.policy) : row.rate.policy;
+        case Name:
+            text = shadow ? tr("%1 [shadow \u2013 would reject]").arg(row.rate.policy) : row.rate.policy;
+            return m_staleText.isEmpty() ? text : tr("%1 (stale)").arg(text);
+        case Limit: return m_limits.value(row.rate.policy, QStringLiteral("\u2013"));
+        case TopSubject:
+            if (!top)
+                return QStringLiteral("\u2013");
+            text = tr("%1 (%2)").arg(QString::fromUtf8(top->subject.subject),
+                                     formatCount(qint64(top->subject.rejections)));
+            break;
         case AllowedPerSecond: return perSecondText(point.allowedPerSecond());
         case RejectedPerSecond: text = perSecondText(point.rejectedPerSecond()); break;
         case RejectedShare:
             if (point.allowed + point.rejected == 0)
                 return QStringLiteral("\u2013");
-            text = QLocale().toString(100 * share(point), 'f', 1) + QLatin1Char('%');
+            text = formatShare(share(point));
             break;
         default: return {};
         }
         return wouldReject ? QStringLiteral("(%1)").arg(text) : text; // what it would reject, not rejections
     }
+    if (role == Qt::ToolTipRole && index.column() == TopSubject)
+        return top ? tr("Most rejected subject: \u201c%1\u201d, %2 rejections in the library's last 10 to 20 s on %3, "
+                        "read at %4. Watch its bucket with the button above or Ctrl+W.")
+                         .arg(QString::fromUtf8(top->subject.subject), formatCount(qint64(top->subject.rejections)),
+                              top->subject.node, clockText(top->readAtMs))
+                   : tr("No subject rejected while this policy was read.");
+    if (role == Qt::ToolTipRole && index.column() == Limit)
+        return m_limits.contains(row.rate.policy)
+            ? tr("The published limit of \u201c%1\u201d: %2").arg(row.rate.policy, m_limits.value(row.rate.policy))
+            : tr("Not in the published library.");
+    if (role == Qt::ToolTipRole && !m_staleText.isEmpty())
+        return tr("Not the present: %1. These are the last figures counted.").arg(m_staleText);
     if (role == Qt::ToolTipRole && shadow)
         return tr("Shadow policy: it rejects nothing. In the last %1 ms it let %2 calls through and would have "
                   "rejected %3 of them; since the library was loaded, %4 and %5.")
@@ -152,7 +238,10 @@ QVariant PolicyRatesModel::data(const QModelIndex &index, int role) const
             .arg(point.spanMs)
             .arg(row.rate.allowedTotal)
             .arg(row.rate.rejectedTotal);
-    if (role == Qt::TextAlignmentRole && index.column() != Name && index.column() != Trend)
+    if (role == Qt::ToolTipRole)
+        return row.rate.policy; // whole, however the column elides it
+    const bool words = index.column() == Name || index.column() == Limit || index.column() == TopSubject;
+    if (role == Qt::TextAlignmentRole && !words && index.column() != Trend)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     return {};
 }
@@ -163,9 +252,11 @@ QVariant PolicyRatesModel::headerData(int section, Qt::Orientation orientation, 
         return {};
     switch (section) {
     case Name: return tr("Policy");
+    case Limit: return tr("Limit");
+    case TopSubject: return tr("Most rejected");
     case AllowedPerSecond: return tr("Allowed/s");
     case RejectedPerSecond: return tr("Rejected/s");
-    case RejectedShare: return tr("Share rejected");
+    case RejectedShare: return tr("% rejected");
     case Trend: return tr("Last %1 samples").arg(kTrendPoints);
     default: return {};
     }

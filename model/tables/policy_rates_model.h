@@ -2,6 +2,8 @@
 #pragma once
 
 #include "model/monitor/policy_rate_sampler.h"
+#include "model/monitor/top_subjects.h"
+#include "model/policy/policy.h"
 
 #include <QAbstractTableModel>
 #include <QSet>
@@ -13,12 +15,24 @@ namespace sluice::model {
 class PolicyRatesModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Name, AllowedPerSecond, RejectedPerSecond, RejectedShare, Trend, ColumnCount };
+    enum Column {
+        Name,
+        Limit,
+        AllowedPerSecond,
+        RejectedPerSecond,
+        RejectedShare,
+        TopSubject,
+        Trend,
+        ColumnCount
+    };
     enum Role {
         SortRole = Qt::UserRole, // raw numbers
         NameRole,                // the policy, in every column
         AllowedTrendRole,        // Trend column: allowed/s of the last kTrendPoints samples (QList<qreal>)
-        RejectedTrendRole,       // ... and rejected/s
+        RejectedTrendRole,       // ... and rejected/s (empty for a shadow policy); NaN where nothing was sampled
+        WouldRejectTrendRole,    // ... and a shadow policy's would-rejects (empty for the others)
+        StaleRole,               // true while the figures are older than a sample that failed, or partial
+        SubjectRole,             // TopSubject column: the most rejected subject (QByteArray), empty if none
     };
     static constexpr int kTrendPoints = 60;
 
@@ -30,9 +44,14 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
     int rowOf(const QString &policy) const;
-    // Policies in shadow mode: their rejections are calls they would reject and let through, so their
-    // rows say so, show those figures in brackets and rank them as rejecting nothing.
-    void setShadowPolicies(const QSet<QString> &policies);
+    // The published definitions: each row's limit in words. Policies in shadow mode: their rejections
+    // are calls they would reject and let through, so their rows say so, show those figures in
+    // brackets and rank them as rejecting nothing.
+    void setPublished(const QVector<Policy> &policies);
+    // Where each row's most rejected subject comes from.
+    void setTopSubjects(const TopSubjects *top);
+    // Why the figures shown are not the present's, empty while they are: "no answer from X since 12:03:41".
+    QString staleText() const { return m_staleText; }
 
 private:
     struct Row {
@@ -42,10 +61,15 @@ private:
     };
     void takeSample(const RateSample &sample);
     Row rowFor(const PolicyRate &rate, const RateSample &sample) const;
+    void setStale(const QString &text);
 
     PolicyRateSampler *m_sampler;
     QVector<Row> m_rows;
     QSet<QString> m_shadow;
+    QHash<QString, QString> m_limits; // in words, by policy
+    const TopSubjects *m_top = nullptr;
+    QString m_staleText;
+    qint64 m_lastSampleEndMs = 0;
 };
 
 } // namespace sluice::model

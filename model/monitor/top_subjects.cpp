@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "model/monitor/top_subjects.h"
+
+#include <algorithm>
+
+namespace sluice::model {
+
+using redis::RedisClient;
+
+TopSubjects::TopSubjects(RedisClient *client, const LibraryOwner &owner, PolicyRateSampler *sampler, QObject *parent)
+    : QObject(parent)
+    , m_client(client)
+    , m_topFunction(owner.function("top"))
+{
+    connect(sampler, &PolicyRateSampler::sampled, this, &TopSubjects::takeSample);
+}
+
+const TopSubjects::Entry *TopSubjects::of(const QString &policy) const
+{
+    const auto found = m_entries.constFind(policy);
+    return found == m_entries.constEnd() ? nullptr : &*found;
+}
+
+void TopSubjects::takeSample(const RateSample &sample)
+{
+    if (m_outstanding > 0 || (m_sinceLastRead.isValid() && m_sinceLastRead.elapsed() < kMinGapMs))
+        return;
+    QVector<const PolicyRate *> rejecting;
+    for (const PolicyRate &rate : sample.policies)
+        if (rate.point.rejected > 0)
+            rejecting << &rate;
+    if (rejecting.isEmpty())
+        return;
+    std::stable_sort(rejecting.begin(), rejecting.end(),
+                     [](const PolicyRate *a, const PolicyRate *b) { return a->point.rejected > b->point.rejected; });
+    QStringList policies;
+    for (qsizetype i = 0; i < std::min<qsizetype>(rejecting.size(), kMaxPolicies); ++i)
+        policies << rejecting.at(i)->policy;
+    read(policies);
+}
+
+void TopSubjects::read(const QStringList &policies)
+{
+    m_sinceLastRead.start();
+    m_outstanding = int(policies.size());
+    for (const QString &policy : policies) {
+        m_client->sendToPrimaries({"FCALL_RO", m_topFunction, "0", policy.toUtf8(), "1"}, this,
+                                  [this, policy](const QVector<RedisClient::NodeReply> &replies) {
+            TopRejected top{policy, 0, 0, {}, {}};
+            for (const RedisClient::NodeReply &node : replies) {
+                QString problem;
+                if (node.reply.failure == redis::RedisReply::Failure::None)
+                    TopRejected::parseReply(node.reply.value, node.node, &top, &problem);
+            }
+            // Each primary's own top: the largest of them is the policy's.
+            const auto most = std::max_element(top.subjects.cbegin(), top.subjects.cend(),
+                                               [](const RejectedSubject &a, const RejectedSubject &b) {
+                return a.rejections < b.rejections;
+            });
+            if (most != top.subjects.cend())
+                m_entries.insert(policy, {*most, top.nowMs});
+            if (--m_outstanding == 0)
+                Q_EMIT updated();
+        });
+    }
+}
+
+} // namespace sluice::model
