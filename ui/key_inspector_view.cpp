@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/key_inspector_view.h"
-#include "ui/state_palette.h"
 
 #include "model/limiter/bucket_reset.h"
 #include "model/policy/operator_identity.h"
 #include "ui/column_widths.h"
+#include "ui/long_names.h"
+#include "ui/state_palette.h"
 #include "ui/write_guard.h"
 
 #include <QComboBox>
@@ -15,6 +16,7 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
+#include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -27,10 +29,13 @@ KeyInspectorView::KeyInspectorView(QWidget *parent)
 {
     m_policy = new QComboBox(this);
     m_policy->setObjectName(QStringLiteral("inspectPolicy"));
+    m_policy->setAccessibleName(tr("Policy filter"));
     m_policy->setMinimumContentsLength(16);
+    elideInTheMiddle(m_policy);
     m_policy->addItem(tr("All policies"));
     m_pattern = new QLineEdit(this);
     m_pattern->setObjectName(QStringLiteral("inspectPattern"));
+    m_pattern->setAccessibleName(tr("Subject pattern"));
     m_pattern->setPlaceholderText(tr("subject pattern: * any, ? one character, [abc], \\ escapes; empty for all"));
     m_scan = new QPushButton(tr("Scan"), this);
     m_scan->setObjectName(QStringLiteral("inspectScan"));
@@ -49,11 +54,12 @@ KeyInspectorView::KeyInspectorView(QWidget *parent)
 
     m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("inspectTable"));
+    m_table->setAccessibleName(tr("Buckets found"));
     m_table->verticalHeader()->hide();
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setWordWrap(false);
+    elideInTheMiddle(m_table);
 
     m_status = new QLabel(tr("Connect to browse the limiter's buckets."), this);
     m_status->setObjectName(QStringLiteral("inspectStatus"));
@@ -66,8 +72,14 @@ KeyInspectorView::KeyInspectorView(QWidget *parent)
     m_watch->setToolTip(tr("Add the selected bucket to the Watched keys tab."));
     m_reset = new QPushButton(tr("Reset bucket\u2026"), this);
     m_reset->setObjectName(QStringLiteral("inspectReset"));
+    // The rows are read once: Refresh reads every one shown again (each row says when it was read).
+    m_refresh = new QPushButton(tr("Refresh"), this);
+    m_refresh->setObjectName(QStringLiteral("inspectRefresh"));
+    m_refresh->setToolTip(tr("Read every bucket shown again (F5)."));
+    m_refresh->setShortcut(QKeySequence::Refresh);
     auto *footer = new QHBoxLayout;
     footer->addWidget(m_status, 1);
+    footer->addWidget(m_refresh);
     footer->addWidget(m_more);
     footer->addWidget(m_watch);
     footer->addWidget(m_reset);
@@ -92,6 +104,10 @@ KeyInspectorView::KeyInspectorView(QWidget *parent)
             Q_EMIT watchRequested(m_model->bucket(row).bucket.policy, m_model->bucket(row).bucket.subject);
     });
     connect(m_reset, &QPushButton::clicked, this, &KeyInspectorView::resetSelected);
+    connect(m_refresh, &QPushButton::clicked, this, [this] {
+        if (m_model)
+            m_model->rereadAll();
+    });
     updateActions();
 }
 
@@ -101,7 +117,13 @@ void KeyInspectorView::setSession(model::ConnectionSession *session)
     KeyInspectorModel *previousModel = m_model;
     QItemSelectionModel *oldSelection = m_table->selectionModel(); // setModel leaves it to us
     m_model = new KeyInspectorModel(session->client(), session->profile().libraryOwner(), this);
-    m_table->setModel(m_model);
+    // Sortable by every column (numbers as numbers); in scan order until a heading is clicked.
+    auto *sorted = new QSortFilterProxyModel(m_model);
+    sorted->setSourceModel(m_model);
+    sorted->setSortRole(KeyInspectorModel::SortRole);
+    m_table->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+    m_table->setModel(sorted);
+    m_table->setSortingEnabled(true);
     delete oldSelection;
     delete previousModel;
     setColumnWidths(m_table, KeyInspectorModel::Subject,
@@ -112,6 +134,7 @@ void KeyInspectorView::setSession(model::ConnectionSession *session)
                      {KeyInspectorModel::ExpiresIn, QStringLiteral("no key (full)")},
                      {KeyInspectorModel::Allowed, QStringLiteral("100,000")},
                      {KeyInspectorModel::Rejected, QStringLiteral("100,000")},
+                     {KeyInspectorModel::ReadAt, QStringLiteral("00:00:00")},
                      {KeyInspectorModel::Node, QStringLiteral("127.0.0.1:30001")}});
     connect(m_model, &KeyInspectorModel::loadingChanged, this, &KeyInspectorView::updateStatus);
     connect(m_model, &KeyInspectorModel::modelReset, this, &KeyInspectorView::updateActions);
@@ -203,7 +226,8 @@ int KeyInspectorView::selectedRow() const
     if (!m_model || !m_table->selectionModel())
         return -1;
     const QModelIndexList rows = m_table->selectionModel()->selectedRows();
-    return rows.isEmpty() ? -1 : rows.first().row();
+    const auto *sorted = static_cast<const QSortFilterProxyModel *>(m_table->model());
+    return rows.isEmpty() ? -1 : sorted->mapToSource(rows.first()).row();
 }
 
 void KeyInspectorView::updateActions()

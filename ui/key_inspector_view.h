@@ -59,6 +59,7 @@ private:
     QPushButton *m_more;
     QPushButton *m_watch;
     QPushButton *m_reset;
+    QPushButton *m_refresh;
 };
 
 } // namespace sluice::ui

@@ -4,6 +4,7 @@
 #include "model/format/units.h"
 #include "model/monitor/server_status.h"
 
+#include <QDateTime>
 #include <QLocale>
 
 namespace sluice::model {
@@ -66,6 +67,7 @@ void KeyInspectorModel::read(int row)
         InspectedBucket &inspected = m_rows[row];
         inspected.problem.clear();
         inspected.state = BucketState::fromReply(reply, &inspected.problem);
+        inspected.readAtMs = QDateTime::currentMSecsSinceEpoch();
         Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
         finishPageIfRead();
     });
@@ -75,6 +77,17 @@ void KeyInspectorModel::reread(int row)
 {
     if (row >= 0 && row < m_rows.size())
         read(row);
+}
+
+void KeyInspectorModel::rereadAll()
+{
+    if (m_rows.isEmpty())
+        return;
+    const bool wasLoading = isLoading();
+    for (int row = 0; row < m_rows.size(); ++row)
+        read(row);
+    if (!wasLoading)
+        Q_EMIT loadingChanged();
 }
 
 void KeyInspectorModel::finishPageIfRead()
@@ -104,10 +117,19 @@ QVariant KeyInspectorModel::data(const QModelIndex &index, int role) const
     if (role == Qt::TextAlignmentRole && column != Subject && column != PolicyColumn && column != Algorithm
         && column != Node)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    const QString readAt = row.readAtMs > 0
+        ? QDateTime::fromMSecsSinceEpoch(row.readAtMs).toString(QStringLiteral("HH:mm:ss"))
+        : QString();
     if (role == Qt::ToolTipRole)
-        return QString::fromUtf8(row.bucket.key);
+        return readAt.isEmpty()
+            ? QString::fromUtf8(row.bucket.key)
+            : tr("%1\nRead at %2: press Refresh (F5) to read it again.").arg(QString::fromUtf8(row.bucket.key), readAt);
+    if (role == SortRole)
+        return sortValue(row, column);
     if (role != Qt::DisplayRole)
         return {};
+    if (column == ReadAt)
+        return readAt;
     switch (column) {
     case Subject:
         return QString::fromUtf8(row.bucket.subject);
@@ -142,6 +164,29 @@ QVariant KeyInspectorModel::data(const QModelIndex &index, int role) const
     }
 }
 
+QVariant KeyInspectorModel::sortValue(const InspectedBucket &row, Column column)
+{
+    switch (column) {
+    case Subject: return QString::fromUtf8(row.bucket.subject);
+    case PolicyColumn: return row.bucket.policy;
+    case Node: return row.bucket.node;
+    case ReadAt: return row.readAtMs;
+    default: break;
+    }
+    if (!row.state)
+        return column == Algorithm ? QVariant(QString()) : QVariant(qint64(-1)); // unread rows sort first
+    const BucketState &state = *row.state;
+    switch (column) {
+    case Algorithm: return state.algorithm;
+    case Available: return state.available;
+    case FullIn: return state.resetAfterMs;
+    case ExpiresIn: return state.ttlMs;
+    case Allowed: return state.allowed;
+    case Rejected: return state.rejected;
+    default: return {};
+    }
+}
+
 QVariant KeyInspectorModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
@@ -155,6 +200,7 @@ QVariant KeyInspectorModel::headerData(int section, Qt::Orientation orientation,
     case ExpiresIn: return tr("Expires in");
     case Allowed: return tr("Allowed");
     case Rejected: return tr("Rejected");
+    case ReadAt: return tr("Read at");
     case Node: return tr("Primary");
     case ColumnCount: break;
     }

@@ -16,6 +16,7 @@ struct InspectedBucket {
     FoundBucket bucket;
     std::optional<BucketState> state; // empty until read, or when it could not be
     QString problem;                  // why it could not be read
+    qint64 readAtMs = 0;              // when its state was read (this machine's clock); 0 until then
 };
 
 // The key inspector's rows: bucket keys as the scanner finds them, a page at a time when the view
@@ -32,8 +33,12 @@ public:
         ExpiresIn,
         Allowed,
         Rejected,
+        ReadAt,
         Node,
         ColumnCount
+    };
+    enum Role {
+        SortRole = Qt::UserRole, // raw numbers for the numeric columns, text for the others
     };
     static constexpr int kPageSize = 200;
 
@@ -46,8 +51,9 @@ public:
     bool isLoading() const { return m_scanner.isFetching() || m_unread > 0; }
     const InspectedBucket &bucket(int row) const { return m_rows.at(row); }
     int rowOf(const QByteArray &key) const; // -1 when not shown
-    // Reads one row again (after a reset, say).
+    // Reads one row again (after a reset, say), or every row shown (Refresh).
     void reread(int row);
+    void rereadAll();
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -62,6 +68,7 @@ Q_SIGNALS:
     void loadingChanged();
 
 private:
+    static QVariant sortValue(const InspectedBucket &row, Column column);
     void append(const QVector<FoundBucket> &buckets);
     void read(int row);
     void finishPageIfRead();

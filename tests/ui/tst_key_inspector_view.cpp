@@ -4,16 +4,16 @@
 // pattern is shown and changes nothing), resets a bucket only after confirmation (audited, shown
 // in History), refuses on a read-only connection, and hands a bucket to the watch list.
 
-#include "model/limiter/bucket_key.h"
-#include "model/tables/audit_model.h"
 #include "model/connection/connection_session.h"
-#include "model/tables/key_inspector_model.h"
+#include "model/limiter/bucket_key.h"
 #include "model/limiter/limiter_library.h"
-#include "support/test_services.h"
+#include "model/tables/audit_model.h"
+#include "model/tables/key_inspector_model.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"
 #include "support/sync_command.h"
+#include "support/test_services.h"
 #include "support/traffic_support.h"
 #include "support/widget_driving.h"
 #include "support/window_support.h"
@@ -22,12 +22,14 @@
 #include "ui/main_window.h"
 
 #include <QComboBox>
+#include <QHeaderView>
 #include <QMessageBox>
 #include <QScrollBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
-#include <QTabWidget>
 #include <QTest>
+#include <QTime>
 
 using namespace sluice;
 using model::Algorithm;
@@ -148,6 +150,60 @@ private Q_SLOTS:
         QVERIFY(view->errorText().isEmpty());
         QCOMPARE(view->model()->rowCount(), 1);
         QCOMPARE(view->model()->index(0, KeyInspectorModel::Rejected).data().toString(), QStringLiteral("2"));
+    }
+
+    // Every column sorts when its heading is clicked (numbers as numbers), each row says when it was
+    // read, and Refresh reads every row shown again.
+    void sortsByEveryColumnAndRefreshes()
+    {
+        for (const auto &[subject, calls] : {std::pair{"user-12", 3}, std::pair{"user-15", 1}})
+            test::fireAcquires(*m_traffic, m_namespace, QStringLiteral("api"), calls,
+                               [subject = subject](int) { return QByteArray(subject); });
+        auto window = openWindow();
+        ui::KeyInspectorView *view = showInspector(window.get());
+        QVERIFY(find(view, QStringLiteral("user-1?")));
+        QCOMPARE(view->model()->rowCount(), 10);
+        const QAbstractItemModel *shown = view->table()->model();
+        QHeaderView *header = view->table()->horizontalHeader();
+        for (int column = 0; column < KeyInspectorModel::ColumnCount; ++column) {
+            if (view->table()->isColumnHidden(column))
+                continue;
+            for (int click = 0; click < 2; ++click) {
+                QTest::mouseClick(header->viewport(), Qt::LeftButton, {},
+                                  QPoint(header->sectionViewportPosition(column) + header->sectionSize(column) / 2,
+                                         header->height() / 2));
+                QCOMPARE(header->sortIndicatorSection(), column);
+                const bool ascending = header->sortIndicatorOrder() == Qt::AscendingOrder;
+                for (int row = 1; row < shown->rowCount(); ++row) {
+                    const QVariant before = shown->index(row - 1, column).data(KeyInspectorModel::SortRole);
+                    const QVariant after = shown->index(row, column).data(KeyInspectorModel::SortRole);
+                    const bool inOrder
+                        = ascending ? QVariant::compare(before, after) <= 0 : QVariant::compare(before, after) >= 0;
+                    QVERIFY2(inOrder,
+                             qPrintable(QStringLiteral("column %1, rows %2 and %3: %4 then %5")
+                                            .arg(column)
+                                            .arg(row - 1)
+                                            .arg(row)
+                                            .arg(before.toString(), after.toString())));
+                }
+            }
+        }
+        // Available sorts as a number: the fullest bucket (4 of 5) after the emptiest (1 of 5).
+        view->table()->sortByColumn(KeyInspectorModel::Available, Qt::AscendingOrder);
+        QCOMPARE(shown->index(0, KeyInspectorModel::Subject).data().toString(), QStringLiteral("user-12"));
+        QCOMPARE(shown->index(0, KeyInspectorModel::Available).data().toString(), QStringLiteral("1 of 5"));
+
+        // Each row says when it was read; Refresh reads them again and shows what changed since.
+        const QString readAt = shown->index(0, KeyInspectorModel::ReadAt).data().toString();
+        QVERIFY2(QTime::fromString(readAt, QStringLiteral("HH:mm:ss")).isValid(), qPrintable(readAt));
+        QVERIFY(shown->index(0, KeyInspectorModel::FullIn).data(Qt::ToolTipRole).toString().contains(readAt));
+        test::fireAcquires(*m_traffic, m_namespace, QStringLiteral("api"), 1,
+                           [](int) { return QByteArray("user-12"); });
+        QTest::qWait(1100); // a read time one second later
+        test::click(view, "inspectRefresh");
+        QTRY_COMPARE(view->model()->index(rowOf(view, "user-12"), KeyInspectorModel::Available).data().toString(),
+                     QStringLiteral("0 of 5"));
+        QVERIFY(view->model()->index(rowOf(view, "user-12"), KeyInspectorModel::ReadAt).data().toString() != readAt);
     }
 
     void aResetIsConfirmedAuditedAndShownInHistory()
