@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/fire_target_picker.h"
 
+#include "model/format/units.h"
 #include "model/policy/policy_summary.h"
 #include "ui/count_field.h"
+#include "ui/long_names.h"
 
 #include <QComboBox>
 #include <QGridLayout>
@@ -53,8 +55,8 @@ FireTargetPicker::FireTargetPicker(const QString &name, bool optional, QWidget *
 {
     m_choice = new QComboBox(this);
     m_choice->setObjectName(name + QStringLiteral("Choice"));
-    m_choice->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_choice->setMinimumContentsLength(18);
+    elideInTheMiddle(m_choice);
     m_firstLabel = new QLabel(this);
     m_first = countField(this, name + QStringLiteral("First"), 1, maxCount, 10);
     m_secondLabel = new QLabel(this);
@@ -100,8 +102,9 @@ void FireTargetPicker::setPolicies(const QVector<model::Policy> &policies)
     if (m_optional)
         m_choice->addItem(tr("nothing (one target)"), QString());
     for (const model::Policy &policy : policies)
-        m_choice->addItem(QStringLiteral("%1 \u2014 %2 %3/%4").arg(policy.name, model::algorithmName(policy.algorithm))
-                              .arg(policy.limit).arg(model::durationText(policy.windowMs, true)),
+        m_choice->addItem(QStringLiteral("%1 \u2014 %2 %3/%4")
+                              .arg(policy.name, model::algorithmName(policy.algorithm))
+                              .arg(model::formatCount(policy.limit), model::durationText(policy.windowMs, true)),
                           policyTag + policy.name);
     if (!policies.isEmpty())
         m_choice->insertSeparator(m_choice->count());

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/fire_view.h"
 
+#include "model/format/units.h"
 #include "model/policy/policy_store.h"
 #include "model/whole_file.h"
 #include "ui/column_widths.h"
@@ -191,6 +192,7 @@ FireView::FireView(QWidget *parent)
     m_charts[1]->hide();
     m_summary = new QTableWidget(0, SummaryColumns, this);
     m_summary->setObjectName(QStringLiteral("fireSummary"));
+    m_summary->setAccessibleName(tr("Test fire results per target"));
     m_summary->setHorizontalHeaderLabels(
         {tr("Target"), tr("Sent"), tr("Allowed (model)"), tr("Deviation"), tr("Rejected"), tr("Errors"), tr("Rate/s")});
     m_summary->verticalHeader()->hide();
@@ -397,7 +399,7 @@ void FireView::showProgress()
                 .arg(s.deviationPercent, 0, 'f', 2),
             locale.toString(s.rejected),
             locale.toString(s.errors),
-            locale.toString(s.achievedRate, 'f', 1)};
+            model::formatDecimal(s.achievedRate)};
         for (int column = 0; column < SummaryColumns; ++column) {
             auto *item = new QTableWidgetItem(column == TargetColumn ? report.plan().targets.at(target).policy.name
                                                                      : cells.at(column));
@@ -430,7 +432,7 @@ void FireView::showFinished()
                               locale.toString(s.sent), locale.toString(s.expectedAllowed),
                               s.deviationPercent >= 0 ? QStringLiteral("+") : QString())
                          .arg(s.deviationPercent, 0, 'f', 2)
-                         .arg(locale.toString(s.achievedRate, 'f', 1));
+                         .arg(model::formatDecimal(s.achievedRate));
             if (s.errors > 0)
                 lines.last() += tr(" %1 calls failed: %2").arg(locale.toString(s.errors), s.firstError);
         }

@@ -2,6 +2,7 @@
 #include "ui/policy_history_view.h"
 
 #include "model/policy/policy_diff.h"
+#include "ui/long_names.h"
 #include "ui/policy_commit.h"
 #include "ui/policy_diff_dialog.h"
 
@@ -43,6 +44,8 @@ PolicyHistoryView::PolicyHistoryView(QWidget *parent)
     toolbar->addWidget(new QLabel(tr("Policy"), this));
     m_policyFilter = new QComboBox(this);
     m_policyFilter->setObjectName(QStringLiteral("historyPolicyFilter"));
+    m_policyFilter->setAccessibleName(tr("Policy whose history is shown"));
+    elideInTheMiddle(m_policyFilter);
     m_policyFilter->setEditable(true);
     m_policyFilter->setMinimumWidth(220);
     m_policyFilter->lineEdit()->setPlaceholderText(tr("All policies"));
@@ -63,6 +66,7 @@ PolicyHistoryView::PolicyHistoryView(QWidget *parent)
 
     m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("historyTable"));
+    m_table->setAccessibleName(tr("Audit log entries"));
     m_table->setModel(m_model);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);

@@ -4,6 +4,7 @@
 #include "model/policy/policy_file.h"
 #include "model/policy/policy_store.h"
 #include "model/whole_file.h"
+#include "ui/long_names.h"
 #include "ui/policy_commit.h"
 #include "ui/policy_editor.h"
 #include "ui/policy_import_dialog.h"
@@ -42,6 +43,7 @@ PolicyPanel::PolicyPanel(QWidget *parent)
     auto *toolbar = new QHBoxLayout;
     m_search = new QLineEdit(this);
     m_search->setObjectName(QStringLiteral("policySearch"));
+    m_search->setAccessibleName(tr("Search policies"));
     m_search->setPlaceholderText(tr("Search policies by name, algorithm or any column"));
     m_search->setClearButtonEnabled(true);
     toolbar->addWidget(m_search, 1);
@@ -73,7 +75,9 @@ PolicyPanel::PolicyPanel(QWidget *parent)
     m_proxy->setFilterKeyColumn(-1);
     m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
     m_table = new QTableView(this);
+    elideInTheMiddle(m_table);
     m_table->setObjectName(QStringLiteral("policyTable"));
+    m_table->setAccessibleName(tr("Stored policies"));
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(PolicyListModel::Name, Qt::AscendingOrder);
