@@ -72,7 +72,9 @@ run_app() {
     say "no display: run this from a desktop session (or with DISPLAY set, e.g. under xvfb-run)"
     exit 1
   fi
-  say "starting sluice on its sandbox Redis (close the window to stop both)"
+  # With no options, always the sandbox: sluice alone would open the last used connection profile.
+  [ $# -gt 0 ] || set -- --sandbox
+  say "starting sluice (close the window to stop it and its sandbox Redis)"
   exec "$build_dir/app/sluice" "$@"
 }
 

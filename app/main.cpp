@@ -146,7 +146,19 @@ int main(int argc, char *argv[])
     }
 
     const auto settings = model::ProfileSettings::openShared();
+    const model::ProfileSettings saved(settings.get());
     std::optional<model::ConnectionProfile> profile;
+    // With no target at all: the last used profile while it exists, else the connection list when
+    // profiles are saved; the sandbox only on a machine with none (a first run has nothing else).
+    const bool noTarget = targets == 0;
+    QString launchNote;
+    if (noTarget && !saved.lastUsed().isEmpty()) {
+        profile = saved.profile(saved.lastUsed());
+        if (!profile)
+            launchNote = QApplication::translate("main", "The last used connection \u201c%1\u201d is gone: choose one.")
+                             .arg(saved.lastUsed());
+    }
+    const bool chooseConnection = noTarget && !profile && !saved.profiles().isEmpty();
     if (parser.isSet(options.profile)) {
         profile = model::ProfileSettings(settings.get()).profile(parser.value(options.profile));
         if (!profile) {
@@ -170,7 +182,17 @@ int main(int argc, char *argv[])
         window.setSession(new model::ConnectionSession(unsavedProfile({}), target));
         return QApplication::exec();
     }
+    if (chooseConnection) {
+        QTextStream(stdout) << "sluice: opening the connection list" << Qt::endl;
+        window.showStartupMessage(
+            launchNote.isEmpty() ? QApplication::translate("main", "Choose a connection (File \u2192 Connections).")
+                                 : launchNote,
+            false);
+        window.openConnectionManager();
+        return QApplication::exec();
+    }
     if (profile) {
+        QTextStream(stdout) << "sluice: opening connection \"" << profile->name << "\"" << Qt::endl;
         window.showStartupMessage(
             QApplication::translate("main", "Reading the credentials of \u201c%1\u201d\u2026").arg(profile->name),
             false);

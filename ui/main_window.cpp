@@ -126,6 +126,7 @@ void MainWindow::createViews()
         m_tabs->setCurrentWidget(m_keyWatch);
     };
     connect(m_live, &PolicyLiveView::watchRequested, this, watchSubject);
+    connect(m_rates, &PolicyRatesTable::watchRequested, this, watchSubject);
     connect(m_inspector, &KeyInspectorView::watchRequested, this, watchSubject);
     connect(m_inspector, &KeyInspectorView::bucketReset, m_history, &PolicyHistoryView::refresh);
     connect(m_policies, &PolicyPanel::historyRequested, this, [this](const QString &policy) {
@@ -201,6 +202,8 @@ void MainWindow::openProfileSession(const model::ConnectionProfile &profile, con
     if (!m_rateHistoryDirectory.isEmpty())
         session->keepRateHistory(m_rateHistoryDirectory);
     setSession(session);
+    if (m_settings)
+        model::ProfileSettings(m_settings).setLastUsed(profile.name); // what the next start opens
 }
 
 void MainWindow::openConnectionManager()

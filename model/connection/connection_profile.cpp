@@ -207,6 +207,17 @@ bool ProfileSettings::save(const ConnectionProfile &profile, const QString &prev
     return true;
 }
 
+void ProfileSettings::setLastUsed(const QString &name)
+{
+    m_settings->setValue(QStringLiteral("dashboard/lastProfile"), name);
+    m_settings->sync();
+}
+
+QString ProfileSettings::lastUsed() const
+{
+    return m_settings->value(QStringLiteral("dashboard/lastProfile")).toString();
+}
+
 void ProfileSettings::remove(const QString &name)
 {
     if (name.isEmpty())

@@ -55,6 +55,9 @@ public:
     // False and *failure on an invalid profile or a name already taken, and then nothing changes.
     bool save(const ConnectionProfile &profile, const QString &previousName, Failure *failure);
     void remove(const QString &name);
+    // The profile the dashboard last connected with (what it opens when started with no target).
+    void setLastUsed(const QString &name);
+    QString lastUsed() const;
 
 private:
     QSettings *m_settings;

@@ -2,6 +2,7 @@
 // The embedded default: `sluice --sandbox` starts a private redis-server that never outlives it,
 // not even a kill -9, and two instances never share one.
 
+#include "model/connection/connection_profile.h"
 #include "redis/redis_connection.h"
 #include "support/sync_command.h"
 
@@ -9,6 +10,9 @@
 #include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QScopeGuard>
+#include <QSettings>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <csignal>
@@ -205,6 +209,60 @@ private Q_SLOTS:
             QVERIFY(process.waitForFinished(10000));
             QVERIFY2(process.exitCode() == 2, qPrintable(args.join(QLatin1Char(' '))));
         }
+    }
+
+    // Started with no target, as from the menu: the last used connection while it exists, else the
+    // connection list when any are saved, and the sandbox only on a machine with none.
+    void opensTheLastUsedConnectionOrTheList_data()
+    {
+        QTest::addColumn<QStringList>("profiles");
+        QTest::addColumn<QString>("lastUsed");
+        QTest::addColumn<QString>("said");
+        QTest::newRow("nothing saved") << QStringList{} << QString() << QStringLiteral("sandbox Redis listening");
+        QTest::newRow("profiles, none used")
+            << QStringList{QStringLiteral("dev")} << QString() << QStringLiteral("opening the connection list");
+        QTest::newRow("last used") << QStringList{QStringLiteral("dev"), QStringLiteral("prod")}
+                                   << QStringLiteral("prod") << QStringLiteral("opening connection \"prod\"");
+        QTest::newRow("last used is gone") << QStringList{QStringLiteral("dev")} << QStringLiteral("old")
+                                           << QStringLiteral("opening the connection list");
+    }
+
+    void opensTheLastUsedConnectionOrTheList()
+    {
+        QFETCH(QStringList, profiles);
+        QFETCH(QString, lastUsed);
+        QFETCH(QString, said);
+        QTemporaryDir config;
+        QVERIFY(config.isValid());
+        {
+            QSettings settings(config.filePath(QStringLiteral("Sluice/Sluice.conf")), QSettings::IniFormat);
+            sluice::model::ProfileSettings saved(&settings);
+            for (const QString &name : profiles) {
+                sluice::model::ConnectionProfile profile;
+                profile.name = name;
+                profile.options.port = 1; // nothing listens: the test needs only the choice
+                sluice::model::Failure failure;
+                QVERIFY2(saved.save(profile, {}, &failure), qPrintable(failure.message));
+            }
+            if (!lastUsed.isEmpty())
+                saved.setLastUsed(lastUsed);
+        }
+        QProcess process;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), config.path());
+        process.setProcessEnvironment(env);
+        process.start(QStringLiteral(SLUICE_BINARY), QStringList{});
+        const auto stop = qScopeGuard([&process] {
+            process.kill(); // its sandbox server, if any, dies with it
+            process.waitForFinished(5000);
+        });
+        QString output;
+        for (int i = 0; i < 100 && !output.contains(said) && process.state() != QProcess::NotRunning; ++i) {
+            process.waitForReadyRead(100);
+            output += QString::fromUtf8(process.readAllStandardOutput());
+        }
+        QVERIFY2(output.contains(said), qPrintable(output + QString::fromUtf8(process.readAllStandardError())));
     }
 };
 
