@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/key_watch_view.h"
-#include "ui/state_palette.h"
 
 #include "model/format/units.h"
 #include "model/monitor/level_projection.h"
 #include "model/monitor/server_status.h"
 #include "ui/column_widths.h"
+#include "ui/long_names.h"
+#include "ui/state_palette.h"
 #include "ui/time_series_chart.h"
 
 #include <QComboBox>
+#include <QDateTime>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -71,10 +73,13 @@ KeyWatchView::KeyWatchView(QWidget *parent)
 {
     m_source = new QComboBox(this);
     m_source->setObjectName(QStringLiteral("watchSource"));
+    m_source->setAccessibleName(tr("Policy or seed layout to watch"));
+    elideInTheMiddle(m_source);
     m_source->setMinimumContentsLength(20);
     m_source->setPlaceholderText(tr("policy"));
     m_subject = new QLineEdit(this);
     m_subject->setObjectName(QStringLiteral("watchSubject"));
+    m_subject->setAccessibleName(tr("Subject to watch"));
     m_subject->setPlaceholderText(tr("subject, e.g. a user id or an IP address"));
     m_parameters = new QLineEdit(this);
     m_parameters->setObjectName(QStringLiteral("watchParameters"));
@@ -99,6 +104,7 @@ KeyWatchView::KeyWatchView(QWidget *parent)
 
     m_table = new QTableWidget(0, ColumnCount, this);
     m_table->setObjectName(QStringLiteral("watchTable"));
+    m_table->setAccessibleName(tr("Watched buckets"));
     m_table->setHorizontalHeaderLabels({tr("Bucket"), tr("Algorithm"), tr("Available"), tr("Rejected/s"), tr("Allowed"),
                                         tr("Rejected"), tr("Full again in")});
     m_table->verticalHeader()->hide();
@@ -340,11 +346,32 @@ void KeyWatchView::showRow(int row)
     if (last.resetAfterMs >= 0)
         m_table->item(row, FullInColumn)
             ->setText(last.resetAfterMs == 0 ? tr("full") : model::formatWait(last.resetAfterMs));
-    if (key->layout)
-        return; // the seed layouts count nothing more
-    m_table->item(row, RejectedPerSecondColumn)->setText(locale.toString(last.rejectedPerSecond, 'f', 1));
+    if (key->layout) {
+        markStale(row, *key); // the seed layouts count nothing more
+        return;
+    }
+    m_table->item(row, RejectedPerSecondColumn)->setText(model::formatDecimal(last.rejectedPerSecond));
     m_table->item(row, AllowedColumn)->setText(locale.toString(last.allowed));
     m_table->item(row, RejectedColumn)->setText(locale.toString(last.rejected));
+    markStale(row, *key);
+}
+
+// A reading that failed leaves the last figures on the row, greyed, saying what failed and as of when.
+void KeyWatchView::markStale(int row, const model::WatchedKey &key)
+{
+    const bool stale = !key.problem.isEmpty() && !key.samples.isEmpty();
+    const QString asOf = stale
+        ? tr("Not the present: %1. These are the figures read at %2.")
+              .arg(key.problem,
+                   QDateTime::fromMSecsSinceEpoch(key.samples.last().timeMs).toString(QStringLiteral("HH:mm:ss")))
+        : QString();
+    for (int column = AlgorithmColumn; column < m_table->columnCount(); ++column) {
+        QTableWidgetItem *item = m_table->item(row, column);
+        if (!item || column == KeyColumn)
+            continue;
+        item->setForeground(stale ? QBrush(toneColor(Tone::Muted)) : QBrush());
+        item->setToolTip(asOf);
+    }
 }
 
 void KeyWatchView::redrawChart()

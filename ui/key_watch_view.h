@@ -48,6 +48,7 @@ private:
     void updatePolicies(const model::RateSample &sample);
     void rebuildTable();
     void showReadings(); // every row and the chart, as last read
+    void markStale(int row, const model::WatchedKey &key);
     void showRow(int row); // the row's key as last read
     void redrawChart();
     void showError(const QString &error);

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/policy_live_view.h"
 
+#include "model/format/units.h"
 #include "model/monitor/policy_rate_sampler.h"
+#include "model/monitor/rejected_tally.h"
 #include "model/policy/policy_summary.h"
 #include "model/whole_file.h"
 #include "ui/column_widths.h"
+#include "ui/long_names.h"
 #include "ui/state_palette.h"
 #include "ui/time_series_chart.h"
 
@@ -25,6 +28,17 @@
 namespace sluice::ui {
 
 namespace {
+
+// The policy drop-down in name order, as Test fire's is; the one shown stays selected.
+void addInNameOrder(QComboBox *box, const QString &name)
+{
+    if (box->findText(name) >= 0)
+        return;
+    int at = 0;
+    while (at < box->count() && box->itemText(at) < name)
+        ++at;
+    box->insertItem(at, name);
+}
 
 constexpr qint64 minute = 60 * 1000;
 constexpr qint64 hour = 60 * minute;
@@ -51,20 +65,25 @@ PolicyLiveView::PolicyLiveView(QWidget *parent)
 {
     m_policy = new QComboBox(this);
     m_policy->setObjectName(QStringLiteral("livePolicy"));
+    m_policy->setAccessibleName(tr("Policy shown"));
     m_policy->setMinimumContentsLength(16);
+    elideInTheMiddle(m_policy);
     m_interval = new QComboBox(this);
     m_interval->setObjectName(QStringLiteral("liveInterval"));
+    m_interval->setAccessibleName(tr("Sampling interval"));
     m_interval->setToolTip(tr("How often every policy is sampled (the overview too)."));
     addChoices(m_interval, {{tr("250 ms"), 250}, {tr("500 ms"), 500}, {tr("1 s"), 1000}, {tr("2 s"), 2000},
                             {tr("5 s"), 5000}, {tr("10 s"), 10000}}, 1000);
     m_retention = new QComboBox(this);
     m_retention->setObjectName(QStringLiteral("liveRetention"));
+    m_retention->setAccessibleName(tr("History kept"));
     m_retention->setToolTip(tr("How long samples are kept (in bounded ring buffers; past an hour of samples, "
                                "older ones are kept as sums over longer steps)."));
     addChoices(m_retention, {{tr("5 minutes"), 5 * minute}, {tr("15 minutes"), 15 * minute}, {tr("1 hour"), hour},
                              {tr("6 hours"), 6 * hour}, {tr("24 hours"), 24 * hour}}, hour);
     m_span = new QComboBox(this);
     m_span->setObjectName(QStringLiteral("liveSpan"));
+    m_span->setAccessibleName(tr("Time span shown"));
     addChoices(m_span,
                {{tr("last minute"), minute},
                 {tr("last 5 minutes"), 5 * minute},
@@ -115,20 +134,41 @@ PolicyLiveView::PolicyLiveView(QWidget *parent)
     m_shadowBadge->setStyleSheet(bannerStyle(Tone::Info));
     m_shadowBadge->hide();
 
+    m_definition = new QLabel(this);
+    m_definition->setObjectName(QStringLiteral("liveDefinition"));
+    m_definition->setWordWrap(true);
+    m_definition->setTextFormat(Qt::PlainText);
+
     m_chart = new TimeSeriesChart(this);
     m_chart->addSeries({tr("allowed/s"), toneColor(Tone::Allowed)});
     m_chart->addSeries({tr("rejected/s"), toneColor(Tone::Rejected)});
+    // A shadow policy's would-rejects passed: a pale line of their own, never the rejected colour.
+    m_chart->addSeries({tr("would reject/s"), toneColor(Tone::Muted), TimeSeriesChart::Axis::Left, true});
     m_chart->setAxisTitles(tr("decisions per second"));
+    m_chart->setEmptyText(tr("No samples of this policy in this span yet: the first comes within one sampling "
+                             "interval of its first decision."));
     m_chart->setMinimumHeight(260);
 
     auto *topBox = new QWidget(this);
     auto *topTitle = new QLabel(tr("<b>Most rejected subjects</b>"), topBox);
+    m_topWindow = new QComboBox(topBox);
+    m_topWindow->setObjectName(QStringLiteral("topWindow"));
+    m_topWindow->setAccessibleName(tr("Most rejected over"));
+    addChoices(m_topWindow,
+               {{tr("now (the library's last 10 to 20 s)"), 0},
+                {tr("last minute"), minute},
+                {tr("last 5 minutes"), 5 * minute},
+                {tr("last hour"), hour}},
+               0);
+    connect(m_topWindow, &QComboBox::currentIndexChanged, this, &PolicyLiveView::showTopList);
     m_topNote = new QLabel(topBox);
     m_topNote->setObjectName(QStringLiteral("topNote"));
     m_topNote->setWordWrap(true);
     m_topNote->setStyleSheet(textStyle(Tone::Muted));
     m_top = new QTableWidget(0, 3, topBox);
     m_top->setObjectName(QStringLiteral("topRejectedTable"));
+    elideInTheMiddle(m_top);
+    m_top->setAccessibleName(tr("Most rejected subjects"));
     m_top->setHorizontalHeaderLabels({tr("Subject"), tr("Rejected"), tr("Primary")});
     m_top->verticalHeader()->hide();
     m_top->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -141,6 +181,7 @@ PolicyLiveView::PolicyLiveView(QWidget *parent)
     auto *topLayout = new QVBoxLayout(topBox);
     topLayout->setContentsMargins(0, 0, 0, 0);
     topLayout->addWidget(topTitle);
+    topLayout->addWidget(m_topWindow);
     topLayout->addWidget(m_topNote);
     topLayout->addWidget(m_top, 1);
     topLayout->addWidget(m_watch, 0, Qt::AlignRight);
@@ -160,6 +201,7 @@ PolicyLiveView::PolicyLiveView(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(12, 12, 12, 12);
     layout->addLayout(controls);
+    layout->addWidget(m_definition);
     layout->addWidget(m_state);
     layout->addWidget(m_shadowBadge);
     layout->addWidget(split, 1);
@@ -170,6 +212,7 @@ PolicyLiveView::PolicyLiveView(QWidget *parent)
         m_chart->resetZoom();
         redraw();
         showShadowBadge();
+        showDefinition();
     });
     connect(m_interval, &QComboBox::currentIndexChanged, this, &PolicyLiveView::applyInterval);
     connect(m_retention, &QComboBox::currentIndexChanged, this, &PolicyLiveView::applyRetention);
@@ -208,9 +251,44 @@ void PolicyLiveView::setSession(model::ConnectionSession *session)
     showState(tr("Waiting for the first sample\u2026"));
     connect(session->libraryWatch(), &model::LibraryWatch::checked, this,
             [this](const model::LibraryWatch::Report &report) {
-        m_shadowPolicies = model::shadowPolicyNames(report.status.published.policies);
+        m_published.clear();
+        for (const model::Policy &published : report.status.published.policies)
+            m_published.insert(published.name, published);
+        m_publishedVersion = report.status.published.version;
+        showDefinition();
+        const QSet<QString> shadow = model::shadowPolicyNames(report.status.published.policies);
+        if (shadow == m_shadowPolicies)
+            return;
+        m_shadowPolicies = shadow;
         showShadowBadge();
+        if (isVisible())
+            redraw(); // its rejections move to the would-reject line, or back
     });
+}
+
+// What the policy shown is, as the running library has it: the numbers on the chart mean nothing
+// without the limit they are held to.
+void PolicyLiveView::showDefinition()
+{
+    const auto found = m_published.constFind(policy());
+    if (found == m_published.constEnd()) {
+        m_definition->setText(policy().isEmpty() ? QString()
+                                                 : tr("\u201c%1\u201d is not in the published library.").arg(policy()));
+        m_definition->setToolTip(QString());
+        return;
+    }
+    const model::Policy &shown = *found;
+    m_definition->setText(
+        tr("%1 \u00b7 %2 \u00b7 %3 \u00b7 published version %4")
+            .arg(model::algorithmName(shown.algorithm), model::limitInWords(shown),
+                 shown.shadow ? tr("shadow \u2013 would reject, lets every call through") : tr("enforcing"))
+            .arg(m_publishedVersion));
+    m_definition->setToolTip(model::describePolicy(shown));
+}
+
+QString PolicyLiveView::definitionText() const
+{
+    return m_definition->text();
 }
 
 void PolicyLiveView::showShadowBadge()
@@ -225,8 +303,7 @@ QString PolicyLiveView::shadowBadgeText() const
 
 void PolicyLiveView::showPolicy(const QString &policy)
 {
-    if (m_policy->findText(policy) < 0)
-        m_policy->addItem(policy);
+    addInNameOrder(m_policy, policy);
     m_policy->setCurrentText(policy);
 }
 
@@ -297,8 +374,7 @@ void PolicyLiveView::takeSample(const model::RateSample &sample)
         m_lastEndMs = sample.endMs;
     // New policies join the list; the one shown stays selected.
     for (const model::PolicyRate &rate : sample.policies)
-        if (m_policy->findText(rate.policy) < 0)
-            m_policy->addItem(rate.policy);
+        addInNameOrder(m_policy, rate.policy);
     QStringList problems = sample.problems;
     for (const QString &node : sample.missingNodes)
         problems << tr("%1 did not answer; its decisions are counted when it does.").arg(node);
@@ -313,8 +389,7 @@ void PolicyLiveView::takeRestored()
 {
     const model::PolicyRateSampler *rates = m_session->rates();
     for (const QString &name : rates->policies()) {
-        if (m_policy->findText(name) < 0)
-            m_policy->addItem(name);
+        addInNameOrder(m_policy, name);
         // Until this run's first sample, the chart ends where the previous run's history does.
         if (const model::RatePoint *latest = rates->history(name)->latest())
             m_lastEndMs = std::max(m_lastEndMs, latest->endMs);
@@ -331,9 +406,10 @@ void PolicyLiveView::redraw()
     const qint64 from = m_lastEndMs - std::min(span, m_session->rates()->retentionMs());
     QVector<QPointF> allowed, rejected;
     if (const model::RateHistory *history = m_session->rates()->history(policy())) {
+        const qint64 expectedSpan = std::max<qint64>(m_session->rates()->intervalMs(), history->consolidationStepMs());
         const model::RatePoint *previous = nullptr;
         for (const model::RatePoint &point : history->points(from, m_lastEndMs)) {
-            if (previous && !model::followsWithoutGap(*previous, point)) {
+            if (model::unsampledBeforeMs(previous, point, expectedSpan) > 0) {
                 const QPointF gap(point.endMs - point.spanMs, qQNaN()); // nothing was counted there
                 allowed << gap;
                 rejected << gap;
@@ -343,20 +419,70 @@ void PolicyLiveView::redraw()
             previous = &point;
         }
     }
+    const bool shadow = m_shadowPolicies.contains(policy());
     m_chart->setPoints(0, allowed);
-    m_chart->setPoints(1, rejected);
+    m_chart->setPoints(1, shadow ? QVector<QPointF>{} : rejected);
+    m_chart->setPoints(2, shadow ? rejected : QVector<QPointF>{});
     m_chart->setTimeWindow(from, m_lastEndMs);
 }
 
-void PolicyLiveView::showTop(const model::TopRejected &top)
+void PolicyLiveView::showTop(const model::TopRejected &reply)
 {
-    m_top->setRowCount(int(top.subjects.size()));
+    if (reply.policy != m_lastReply.policy) {
+        m_tally.clear();
+        m_lastTop = {};
+    }
+    m_lastReply = reply;
+    m_tally.add(reply);
+    if (reply.policy != m_lastTop.policy || !reply.subjects.isEmpty())
+        m_lastTop = reply;
+    showTopList();
+}
+
+// The list for the window picked: the library's own (its last 10 to 20 s; when rejections stop, the
+// last names stay, greyed and dated) or a longer one summed from its replies while this tab polled.
+void PolicyLiveView::showTopList()
+{
+    const model::TopRejected &reply = m_lastReply;
+    const qint64 window = m_topWindow->currentData().toLongLong();
+    const qint64 seconds = std::max<qint64>(1, (reply.nowMs - reply.sinceMs + 999) / 1000);
+    QVector<model::RejectedSubject> subjects = reply.subjects;
+    bool quiet = false;
+    QString note;
+    if (!reply.problems.isEmpty()) {
+        note = reply.problems.join(QLatin1Char('\n'));
+    } else if (reply.nowMs == 0) {
+        note.clear();
+    } else if (window > 0) {
+        const model::RejectedTally::Result tally = m_tally.over(window);
+        subjects = tally.subjects;
+        const QString seen = model::formatDuration(std::max<qint64>(1, tally.coveredMs / 1000));
+        note = subjects.isEmpty()
+            ? tr("Nobody was rejected in the %1 seen (this tab polls only while shown).").arg(seen)
+            : tr("About: rejections summed from the library's 10-second counts over the %1 this tab has seen "
+                 "of the window.")
+                  .arg(seen);
+    } else if (reply.subjects.isEmpty() && m_lastTop.policy == reply.policy && !m_lastTop.subjects.isEmpty()) {
+        // When rejections stop, the last list stays, greyed and dated: it answers who was limited.
+        quiet = true;
+        subjects = m_lastTop.subjects;
+        note = tr("Nobody was rejected in the last %1 s. Greyed: the most rejected until %2.")
+                   .arg(seconds)
+                   .arg(QDateTime::fromMSecsSinceEpoch(m_lastTop.nowMs).toString(QStringLiteral("HH:mm:ss")));
+    } else if (reply.subjects.isEmpty()) {
+        note = tr("Nobody was rejected in the last %1 s.").arg(seconds);
+    } else {
+        note = tr("Rejections in the last %1 s, counted by the library as it decides.").arg(seconds);
+    }
+    m_topNote->setText(note);
+    m_top->setRowCount(int(subjects.size()));
     // Which primary decided matters only when there are several.
     m_top->setColumnHidden(2, !m_session || m_session->client()->primaries().size() < 2);
     const QLocale locale;
-    for (int row = 0; row < top.subjects.size(); ++row) {
-        const model::RejectedSubject &subject = top.subjects.at(row);
+    for (int row = 0; row < subjects.size(); ++row) {
+        const model::RejectedSubject &subject = subjects.at(row);
         auto *name = new QTableWidgetItem(QString::fromUtf8(subject.subject));
+        name->setToolTip(name->text());
         name->setData(Qt::UserRole, subject.subject);
         auto *count = new QTableWidgetItem(subject.overestimate > 0 ? tr("%1 (\u2264%2 over)")
                                                                           .arg(locale.toString(subject.rejections),
@@ -367,16 +493,9 @@ void PolicyLiveView::showTop(const model::TopRejected &top)
         m_top->setItem(row, 0, name);
         m_top->setItem(row, 1, count);
         m_top->setItem(row, 2, new QTableWidgetItem(subject.node));
+        for (int column = 0; quiet && column < 3; ++column)
+            m_top->item(row, column)->setForeground(toneColor(Tone::Muted));
     }
-    if (!top.problems.isEmpty())
-        m_topNote->setText(top.problems.join(QLatin1Char('\n')));
-    else if (top.nowMs == 0)
-        m_topNote->clear();
-    else if (top.subjects.isEmpty())
-        m_topNote->setText(tr("Nobody was rejected in the last %1 s.").arg((top.nowMs - top.sinceMs + 999) / 1000));
-    else
-        m_topNote->setText(tr("Rejections in the last %1 s, counted by the library as it decides.")
-                               .arg((top.nowMs - top.sinceMs + 999) / 1000));
     m_watch->setEnabled(!m_top->selectedItems().isEmpty());
 }
 

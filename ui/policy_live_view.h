@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/connection/connection_session.h"
+#include "model/monitor/rejected_tally.h"
 #include "model/monitor/top_rejected.h"
 
 #include <QPointer>
@@ -31,6 +32,8 @@ public:
     QString stateText() const;
     // "Shadow - would reject" when the policy shown is in shadow mode; empty otherwise.
     QString shadowBadgeText() const;
+    // The shown policy's definition as published: algorithm, limit in words, mode, version.
+    QString definitionText() const;
     void setPaused(bool paused);
     bool isPaused() const { return m_paused; }
 
@@ -51,10 +54,12 @@ protected:
 private:
     void showState(const QString &text);
     void showShadowBadge();
+    void showDefinition();
     void takeSample(const model::RateSample &sample);
     void takeRestored();
     void redraw();
-    void showTop(const model::TopRejected &top);
+    void showTop(const model::TopRejected &reply);
+    void showTopList();
     void applyInterval();
     void applyRetention();
     void chooseExportFile(bool png);
@@ -70,6 +75,13 @@ private:
     QLabel *m_state;
     QLabel *m_shadowBadge;
     QSet<QString> m_shadowPolicies; // as the published library defines them
+    QHash<QString, model::Policy> m_published;
+    model::TopRejected m_lastTop;   // the last list that named someone, for the policy shown
+    model::TopRejected m_lastReply; // the library's last reply
+    model::RejectedTally m_tally;   // its replies, for the longer windows
+    QComboBox *m_topWindow;
+    qint64 m_publishedVersion = 0;
+    QLabel *m_definition;
     TimeSeriesChart *m_chart;
     QTableWidget *m_top;
     QLabel *m_topNote;

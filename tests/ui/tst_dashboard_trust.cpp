@@ -7,6 +7,8 @@
 // list, and the Overview's totals count only real rejections, its would-rejects apart.
 
 #include "model/connection/connection_session.h"
+#include "model/format/units.h"
+#include "model/monitor/top_rejected.h"
 #include "model/tables/policy_list_model.h"
 #include "model/tables/policy_rates_model.h"
 #include "support/limiter_support.h"
@@ -17,23 +19,34 @@
 #include "support/traffic_support.h"
 #include "support/widget_driving.h"
 #include "support/window_support.h"
+#include "ui/key_watch_view.h"
 #include "ui/main_window.h"
 #include "ui/policy_live_view.h"
 #include "ui/policy_panel.h"
 #include "ui/policy_rates_table.h"
 #include "ui/server_overview.h"
+#include "ui/state_palette.h"
 #include "ui/time_series_chart.h"
 
+#include <QAbstractButton>
 #include <QAbstractItemView>
+#include <QAbstractSpinBox>
+#include <QAccessible>
 #include <QChartView>
 #include <QComboBox>
+#include <QDateTime>
+#include <QElapsedTimer>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
+#include <QPushButton>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTest>
+
+#include <functional>
 
 using namespace sluice;
 using model::Algorithm;
@@ -254,13 +267,22 @@ private Q_SLOTS:
         QTRY_VERIFY(shown(rates, next, PolicyRatesModel::Name).toString().contains(QLatin1String("would reject")));
         QVERIFY(shown(rates, next, PolicyRatesModel::Name).toString().contains(QLatin1String("shadow")));
         QVERIFY(!shown(rates, real, PolicyRatesModel::Name).toString().contains(QLatin1String("shadow")));
-        const QLocale locale;
         const double perSecond = 15 * 1000.0 / sample.spanMs;
-        const QString figure = locale.toString(perSecond, 'f', perSecond < 10 ? 1 : 0);
+        const QString figure = model::formatDecimal(perSecond);
         QTRY_COMPARE(shown(rates, next, PolicyRatesModel::RejectedPerSecond).toString(),
                      QStringLiteral("(%1)").arg(figure));
         QCOMPARE(shown(rates, real, PolicyRatesModel::RejectedPerSecond).toString(), figure);
         QCOMPARE(shown(rates, next, PolicyRatesModel::RejectedPerSecond, PolicyRatesModel::SortRole).toDouble(), 0.0);
+        // Its sparkline draws them as would-rejects (muted, dashed), never on the rejected line.
+        QVERIFY(shown(rates, next, PolicyRatesModel::Trend, PolicyRatesModel::RejectedTrendRole)
+                    .value<QList<qreal>>()
+                    .isEmpty());
+        QVERIFY(shown(rates, next, PolicyRatesModel::Trend, PolicyRatesModel::WouldRejectTrendRole)
+                    .value<QList<qreal>>()
+                    .contains(perSecond));
+        QVERIFY(shown(rates, real, PolicyRatesModel::Trend, PolicyRatesModel::RejectedTrendRole)
+                    .value<QList<qreal>>()
+                    .contains(perSecond));
         QCOMPARE(rates->index(0, 0).data(PolicyRatesModel::NameRole).toString(), real);
         QVERIFY(shown(rates, next, PolicyRatesModel::AllowedPerSecond, Qt::ToolTipRole)
                     .toString()
@@ -268,20 +290,32 @@ private Q_SLOTS:
 
         // The totals: the real rejections alone, the would-rejects apart.
         const QString totals = window->policyRates()->totalsText();
-        QVERIFY2(totals.startsWith(QStringLiteral("Rejected %1/s of %2/s")
-                                       .arg(locale.toString(perSecond, 'f', 1),
-                                            locale.toString(40 * 1000.0 / sample.spanMs, 'f', 1))),
+        QVERIFY2(totals.startsWith(
+                     QStringLiteral("Rejected %1/s of %2/s")
+                         .arg(model::formatDecimal(perSecond), model::formatDecimal(40 * 1000.0 / sample.spanMs))),
                  qPrintable(totals));
-        QVERIFY2(totals.contains(
-                     QStringLiteral("shadow policies would reject %1/s").arg(locale.toString(perSecond, 'f', 1))),
-                 qPrintable(totals));
+        QVERIFY2(
+            totals.contains(QStringLiteral("shadow policies would reject %1/s").arg(model::formatDecimal(perSecond))),
+            qPrintable(totals));
 
         // The Live tab: a badge on the shadow policy, none on the other.
         ui::PolicyLiveView *live = window->liveView();
         live->showPolicy(next);
         QTRY_VERIFY(live->shadowBadgeText().contains(QStringLiteral("Shadow \u2013 would reject")));
+        QVERIFY2(live->definitionText().contains(QLatin1String("shadow")), qPrintable(live->definitionText()));
         live->showPolicy(real);
         QVERIFY(live->shadowBadgeText().isEmpty());
+        // The definition the figures are held to, as published; the policies in name order.
+        QTRY_VERIFY2(live->definitionText().contains(QLatin1String("enforcing"))
+                         && live->definitionText().contains(QLatin1String("published version 1")),
+                     qPrintable(live->definitionText()));
+        auto *choice = test::child<QComboBox>(live, "livePolicy");
+        QStringList listed;
+        for (int item = 0; item < choice->count(); ++item)
+            listed << choice->itemText(item);
+        QStringList sorted = listed;
+        sorted.sort();
+        QCOMPARE(listed, sorted);
 
         // The Policies list.
         const model::PolicyListModel *list = window->policyPanel()->listModel();
@@ -291,6 +325,294 @@ private Q_SLOTS:
             const QString mark = list->index(row, model::PolicyListModel::Shadow).data().toString();
             QCOMPARE(mark, name == next ? QStringLiteral("shadow \u2013 would reject") : QString());
         }
+    }
+
+    // The window at 1024x700, every tab in front in turn, on a server with a long policy name: the
+    // window stays that size, and every widget shown lies inside it at no less than its minimum size.
+    void everyTabFitsAt1024x700()
+    {
+        const QString ns = test::uniqueNamespace("fit-");
+        // As long as a name may be (64 characters).
+        const QString longName
+            = (QStringLiteral("checkout.payments.card-authorisation.retry-after-decline.") + ns).right(64);
+        QCOMPARE(
+            test::storeAndPublish(*m_traffic, ns,
+                                  {test::makePolicy(longName, Algorithm::TokenBucket, 1, 3600000, 5),
+                                   test::makePolicy(ns + QStringLiteral("-next"), Algorithm::FixedWindow, 1, 3600000,
+                                                    0, true)}),
+            QString());
+        auto window = test::openMainWindow(profileFor(ns));
+        window->session()->rates()->setIntervalMs(250);
+        window->resize(1024, 700);
+        // Figures in every place, the longest totals line included (rejections and would-rejects).
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (test::fireAcquires(*m_traffic, ns, longName, 10, [](int) { return QByteArray("alice"); }),
+             test::fireAcquires(*m_traffic, ns, ns + QStringLiteral("-next"), 10, [](int) { return QByteArray("bob"); }),
+             window->policyRates()->totalsText().contains(QLatin1String("would reject"))),
+            8000);
+        auto *tabs = test::child<QTabWidget>(window.get(), "mainTabs");
+        QTRY_COMPARE_WITH_TIMEOUT(window->policyRates()->view()->model()->rowCount(), 2, 5000);
+        QStringList problems;
+        for (int index = 0; index < tabs->count(); ++index) {
+            tabs->setCurrentIndex(index);
+            QTest::qWait(150);
+            const QSize needed = window->minimumSizeHint();
+            if (needed.width() > 1024 || needed.height() > 700)
+                problems << QStringLiteral("%1: the window needs at least %2x%3")
+                                .arg(tabs->tabText(index))
+                                .arg(needed.width())
+                                .arg(needed.height());
+            if (window->size() != QSize(1024, 700))
+                problems << QStringLiteral("%1: the window grew to %2x%3")
+                                .arg(tabs->tabText(index))
+                                .arg(window->width())
+                                .arg(window->height());
+            const QRect inside = window->rect();
+            for (const QWidget *widget : window->findChildren<QWidget *>()) {
+                if (!widget->isVisibleTo(window.get()) || widget->isWindow() || widget->inherits("QMenu"))
+                    continue;
+                // A header's and an editor's inner line edit's size follow their view and box, whatever
+                // their own hints say.
+                const bool sizedByParent = widget->inherits("QHeaderView")
+                    || (widget->inherits("QLineEdit") && widget->parentWidget()
+                        && (widget->parentWidget()->inherits("QAbstractSpinBox")
+                            || widget->parentWidget()->inherits("QComboBox")));
+                const QRect shownAt(widget->mapTo(window.get(), QPoint(0, 0)), widget->size());
+                const QSize least = widget->minimumSizeHint();
+                const QString name = QStringLiteral("%1 %2 \"%3\"")
+                                         .arg(tabs->tabText(index), QLatin1String(widget->metaObject()->className()),
+                                              widget->objectName());
+                if (!inside.contains(shownAt))
+                    problems << QStringLiteral("%1 at %2,%3 %4x%5 is outside the window")
+                                    .arg(name)
+                                    .arg(shownAt.x())
+                                    .arg(shownAt.y())
+                                    .arg(shownAt.width())
+                                    .arg(shownAt.height());
+                else if (!sizedByParent && least.isValid()
+                         && (widget->width() < least.width() || widget->height() < least.height()))
+                    problems << QStringLiteral("%1 is %2x%3, less than its minimum %4x%5")
+                                    .arg(name)
+                                    .arg(widget->width())
+                                    .arg(widget->height())
+                                    .arg(least.width())
+                                    .arg(least.height());
+            }
+        }
+        // The long name keeps its start and end wherever it is listed, whole in its tooltip, and no
+        // drop-down grows with it.
+        for (const char *name : {"policyRatesTable", "policyTable", "inspectTable", "topRejectedTable"}) {
+            const auto *view = test::child<QAbstractItemView>(window.get(), name);
+            if (view && view->textElideMode() != Qt::ElideMiddle)
+                problems << QStringLiteral("%1 does not elide in the middle").arg(QLatin1String(name));
+        }
+        int combosListingIt = 0;
+        for (const QComboBox *combo : window->findChildren<QComboBox *>()) {
+            for (int item = 0; item < combo->count(); ++item) {
+                if (!combo->itemText(item).contains(longName))
+                    continue;
+                ++combosListingIt;
+                if (combo->itemData(item, Qt::ToolTipRole).toString() != combo->itemText(item)
+                    || combo->view()->textElideMode() != Qt::ElideMiddle || combo->sizeHint().width() > 400)
+                    problems << QStringLiteral("%1 shows the long name whole or without its tooltip")
+                                    .arg(combo->objectName());
+            }
+        }
+        if (combosListingIt < 3) // Live, Key inspector and Test fire at least
+            problems << QStringLiteral("only %1 drop-downs list the long name").arg(combosListingIt);
+        problems.removeDuplicates();
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+    }
+
+    // A server frozen with SIGSTOP for a few seconds: while it does not answer, the Overview's rows,
+    // sparklines and totals are marked stale and say since when; afterwards the Live chart and the
+    // sparklines show the pause as a gap, not a line drawn across it.
+    void aPausedServerIsAGapNotTraffic()
+    {
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        const QString ns = test::uniqueNamespace("pause-");
+        const QString busy = ns + QStringLiteral("-busy");
+        redis::RedisClient traffic(server.options());
+        QVERIFY(test::openAndWait(traffic));
+        QCOMPARE(test::storeAndPublish(traffic, ns, {test::makePolicy(busy, Algorithm::TokenBucket, 1000, 1000)}),
+                 QString());
+        model::ConnectionProfile profile = profileFor(ns);
+        profile.options = server.options();
+        auto window = test::openMainWindow(profile);
+        window->session()->rates()->setIntervalMs(250);
+        ui::PolicyLiveView *live = window->liveView();
+        test::child<QTabWidget>(window.get(), "mainTabs")->setCurrentWidget(live);
+        live->showPolicy(busy);
+        const auto fireFor = [&](int milliseconds) {
+            QElapsedTimer clock;
+            clock.start();
+            while (clock.elapsed() < milliseconds) {
+                QCOMPARE(test::fireAcquires(traffic, ns, busy, 5, [](int) { return QByteArray("alice"); }).allowed, 5u);
+                QTest::qWait(50);
+            }
+        };
+        // The watched keys' table shows its readings while its tab is in front.
+        auto *tabs = test::child<QTabWidget>(window.get(), "mainTabs");
+        auto *watched = test::child<QTableWidget>(window->keyWatchView(), "watchTable");
+        const auto checkWatched = [&](const std::function<bool()> &shows) {
+            tabs->setCurrentWidget(window->keyWatchView());
+            const bool shown = QTest::qWaitFor(shows, 5000);
+            tabs->setCurrentWidget(live);
+            return shown;
+        };
+        QVERIFY(window->keyWatchView()->watchSubject(busy, "alice"));
+        fireFor(1500);
+        QVERIFY(checkWatched([&] { return watched->rowCount() == 1 && !watched->item(0, 2)->text().isEmpty(); }));
+        const QAbstractItemModel *shownRates = window->policyRates()->view()->model();
+        QTRY_COMPARE(shownRates->rowCount(), 1);
+        QVERIFY(!shownRates->index(0, 0).data(PolicyRatesModel::StaleRole).toBool());
+
+        server.freeze();
+        const QTime frozenAt = QTime::currentTime();
+        // The first sample that fails marks every figure as from before, and says since when.
+        QTRY_VERIFY_WITH_TIMEOUT(shownRates->index(0, 0).data(PolicyRatesModel::StaleRole).toBool(), 5000);
+        QVERIFY2(shownRates->index(0, 0).data().toString().endsWith(QLatin1String("(stale)")),
+                 qPrintable(shownRates->index(0, 0).data().toString()));
+        QCOMPARE(shownRates->index(0, PolicyRatesModel::AllowedPerSecond).data(Qt::ForegroundRole).value<QColor>(),
+                 ui::toneColor(ui::Tone::Muted));
+        const QString tip = shownRates->index(0, PolicyRatesModel::AllowedPerSecond).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("no answer from %1 since").arg(server.options().address())),
+                 qPrintable(tip));
+        QTRY_VERIFY(window->policyRates()->totalsText().startsWith(QLatin1String("(stale)")));
+        QVERIFY2(window->policyRates()->statusText().contains(QLatin1String("Not the present")),
+                 qPrintable(window->policyRates()->statusText()));
+        // The watched bucket's last figures stay, greyed, saying as of when.
+        QVERIFY(checkWatched([&] {
+            return watched->item(0, 2)->toolTip().contains(QLatin1String("Not the present"))
+                && watched->item(0, 2)->foreground().color() == ui::toneColor(ui::Tone::Muted);
+        }));
+        QTest::qWait(std::max(0, 3000 - frozenAt.msecsTo(QTime::currentTime())));
+        server.thaw();
+
+        // Live again: nothing stale, and both the chart and the sparkline break over the pause.
+        fireFor(1500);
+        QTRY_VERIFY_WITH_TIMEOUT(!shownRates->index(0, 0).data(PolicyRatesModel::StaleRole).toBool(), 5000);
+        QVERIFY(!window->policyRates()->totalsText().startsWith(QLatin1String("(stale)")));
+        QVERIFY(checkWatched([&] { return watched->item(0, 2)->toolTip().isEmpty(); }));
+        const QList<qreal> trend = shownRates->index(0, PolicyRatesModel::Trend)
+                                       .data(PolicyRatesModel::AllowedTrendRole)
+                                       .value<QList<qreal>>();
+        const qsizetype empty
+            = std::count_if(trend.cbegin(), trend.cend(), [](qreal value) { return std::isnan(value); });
+        QVERIFY2(empty >= 8, qPrintable(QStringLiteral("%1 empty slots of 250 ms in the sparkline").arg(empty)));
+        QTRY_VERIFY_WITH_TIMEOUT(live->chart()->drawnSegments(0).size() >= 2, 5000);
+        const QVector<QVector<QPointF>> segments = live->chart()->drawnSegments(0);
+        qreal widest = 0;
+        for (qsizetype i = 1; i < segments.size(); ++i)
+            widest = std::max(widest, segments.at(i).first().x() - segments.at(i - 1).last().x());
+        QVERIFY2(widest >= 2000, qPrintable(QStringLiteral("the widest break is %1 ms").arg(widest)));
+    }
+
+    // The Overview row alone says who is limited, by which limit and why: the policy's limit in words
+    // and the subject it rejects most now; its one action shows that subject's bucket.
+    void overviewRowSaysWhoIsLimited()
+    {
+        const QString ns = test::uniqueNamespace("who-");
+        const QString busy = ns + QStringLiteral("-busy");
+        QCOMPARE(test::storeAndPublish(*m_traffic, ns, {test::makePolicy(busy, Algorithm::TokenBucket, 5, 60000, 10)}),
+                 QString());
+        auto window = test::openMainWindow(profileFor(ns));
+        window->session()->rates()->setIntervalMs(250);
+        const QAbstractItemModel *rates = window->policyRates()->view()->model();
+        QTRY_COMPARE_WITH_TIMEOUT(rates->rowCount(), 1, 5000);
+        QTRY_COMPARE(shown(rates, busy, PolicyRatesModel::Limit).toString(), QStringLiteral("5 per minute, burst 10"));
+        QCOMPARE(shown(rates, busy, PolicyRatesModel::TopSubject).toString(), QStringLiteral("\u2013"));
+
+        // Mallory is rejected 30 times, bob twice.
+        QCOMPARE(test::fireAcquires(*m_traffic, ns, busy, 12, [](int) { return QByteArray("bob"); }).rejected, 2u);
+        QCOMPARE(test::fireAcquires(*m_traffic, ns, busy, 40, [](int) { return QByteArray("mallory"); }).rejected, 30u);
+        QTRY_COMPARE_WITH_TIMEOUT(shown(rates, busy, PolicyRatesModel::TopSubject).toString(),
+                                  QStringLiteral("mallory (%1)").arg(model::formatCount(30)), 8000);
+        QVERIFY(shown(rates, busy, PolicyRatesModel::TopSubject, Qt::ToolTipRole)
+                    .toString()
+                    .contains(QLatin1String("read at")));
+
+        // The action: Watched keys, on mallory's bucket.
+        auto *watch = test::child<QPushButton>(window.get(), "watchOverviewTopSubject");
+        QVERIFY(!watch->isEnabled()); // nothing selected yet
+        window->policyRates()->view()->selectRow(0);
+        QTRY_VERIFY(watch->isEnabled());
+        watch->click();
+        auto *tabs = test::child<QTabWidget>(window.get(), "mainTabs");
+        QTRY_COMPARE(tabs->currentWidget(), static_cast<QWidget *>(window->keyWatchView()));
+        auto *watched = test::child<QTableWidget>(window->keyWatchView(), "watchTable");
+        QTRY_VERIFY(watched->rowCount() == 1);
+        QStringList cells;
+        for (int column = 0; column < watched->columnCount(); ++column)
+            cells << (watched->item(0, column) ? watched->item(0, column)->text() : QString());
+        QVERIFY2(cells.join(QLatin1Char(' ')).contains(QLatin1String("mallory")),
+                 qPrintable(cells.join(QLatin1Char('|'))));
+    }
+
+    // Every control an operator can reach has a name a screen reader says: its own text, a buddy
+    // label's, or an accessible name; the test walks every tab and names the ones without.
+    void everyControlHasAnAccessibleName()
+    {
+        const QString ns = test::uniqueNamespace("a11y-");
+        QCOMPARE(test::storeAndPublish(
+                     *m_traffic, ns, {test::makePolicy(ns + QStringLiteral("-api"), Algorithm::TokenBucket, 5, 1000)}),
+                 QString());
+        auto window = test::openMainWindow(profileFor(ns));
+        auto *tabs = test::child<QTabWidget>(window.get(), "mainTabs");
+        QStringList unnamed;
+        for (int index = 0; index < tabs->count(); ++index) {
+            tabs->setCurrentIndex(index);
+            QTest::qWait(50);
+            for (QWidget *widget : tabs->currentWidget()->findChildren<QWidget *>()) {
+                const bool control = qobject_cast<QAbstractButton *>(widget) || qobject_cast<QComboBox *>(widget)
+                    || qobject_cast<QAbstractSpinBox *>(widget) || qobject_cast<QAbstractItemView *>(widget)
+                    || (qobject_cast<QLineEdit *>(widget) && !qobject_cast<QAbstractSpinBox *>(widget->parentWidget())
+                        && !qobject_cast<QComboBox *>(widget->parentWidget()));
+                if (!control || !widget->isVisibleTo(window.get()) || widget->focusPolicy() == Qt::NoFocus)
+                    continue;
+                QAccessibleInterface *accessible = QAccessible::queryAccessibleInterface(widget);
+                if (!accessible || accessible->text(QAccessible::Name).trimmed().isEmpty())
+                    unnamed << QStringLiteral("%1: %2 \"%3\"")
+                                   .arg(tabs->tabText(index), QLatin1String(widget->metaObject()->className()),
+                                        widget->objectName());
+            }
+        }
+        QVERIFY2(unnamed.isEmpty(), qPrintable(unnamed.join(QLatin1Char('\n'))));
+    }
+
+    // When the rejections stop, the Live tab's most rejected list keeps the last names, greyed and
+    // dated, and never speaks of "the last 0 s". (The library's replies are given at the poller's
+    // signal: waiting 20 s for its periods to pass would only slow the suite.)
+    void mostRejectedListOutlastsTheTraffic()
+    {
+        const QString ns = test::uniqueNamespace("quiet-");
+        const QString busy = ns + QStringLiteral("-busy");
+        QCOMPARE(test::storeAndPublish(*m_traffic, ns, {test::makePolicy(busy, Algorithm::TokenBucket, 1, 60000)}),
+                 QString());
+        auto window = test::openMainWindow(profileFor(ns));
+        ui::PolicyLiveView *live = window->liveView();
+        test::child<QTabWidget>(window.get(), "mainTabs")->setCurrentWidget(live);
+        live->showPolicy(busy);
+        auto *poller = live->findChild<model::TopRejectedPoller *>();
+        QVERIFY(poller);
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        Q_EMIT poller->updated({busy, now - 12000, now, {{"mallory", 30, 0, QStringLiteral("node")}}, {}});
+        QCOMPARE(live->topTable()->item(0, 0)->text(), QStringLiteral("mallory"));
+        Q_EMIT poller->updated({busy, now + 1000, now + 1000, {}, {}}); // a period just began: nobody
+        QCOMPARE(live->topTable()->rowCount(), 1);
+        QCOMPARE(live->topTable()->item(0, 0)->text(), QStringLiteral("mallory"));
+        QCOMPARE(live->topTable()->item(0, 0)->foreground().color(), ui::toneColor(ui::Tone::Muted));
+        const QString note = test::child<QLabel>(live, "topNote")->text();
+        QVERIFY2(note.contains(QLatin1String("last 1 s")) && note.contains(QLatin1String("until")), qPrintable(note));
+
+        // Over the last minute: the library's pairs of 10-second periods summed, each period once.
+        Q_EMIT poller->updated({busy, now + 8000, now + 27000, {{"mallory", 4, 0, QStringLiteral("node")}}, {}});
+        auto *over = test::child<QComboBox>(live, "topWindow");
+        over->setCurrentIndex(over->findData(60 * 1000));
+        QCOMPARE(live->topTable()->rowCount(), 1);
+        QCOMPARE(live->topTable()->item(0, 1)->text(), QLocale().toString(34));
+        QVERIFY(test::child<QLabel>(live, "topNote")->text().startsWith(QLatin1String("About")));
     }
 };
 
