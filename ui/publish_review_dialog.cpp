@@ -99,7 +99,8 @@ QTableWidget *changesTable(const model::PublishPreview &preview, QWidget *parent
     table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
     table->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
     table->horizontalHeader()->setSectionResizeMode(3, QHeaderView::Stretch);
-    table->resizeRowsToContents();
+    // Rows follow their text as the columns settle, so a wrapped cell never leaves its row taller than the rest.
+    table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     return table;
 }
 
