@@ -61,7 +61,7 @@ DeploymentView::DeploymentView(QWidget *parent)
         header->addWidget(button, 0, Qt::AlignTop);
         return button;
     };
-    m_refresh = addButton(tr("Refresh"), "deploymentRefreshButton");
+    m_refresh = addButton(tr("Refresh"), "refreshButton");
     m_dryRun = addButton(tr("Dry run\u2026"), "dryRunButton");
     m_publish = addButton(tr("Publish\u2026"), "deploymentPublishButton");
     layout->addLayout(header);

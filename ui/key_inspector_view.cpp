@@ -74,9 +74,8 @@ KeyInspectorView::KeyInspectorView(QWidget *parent)
     m_reset->setObjectName(QStringLiteral("inspectReset"));
     // The rows are read once: Refresh reads every one shown again (each row says when it was read).
     m_refresh = new QPushButton(tr("Refresh"), this);
-    m_refresh->setObjectName(QStringLiteral("inspectRefresh"));
-    m_refresh->setToolTip(tr("Read every bucket shown again (F5)."));
-    m_refresh->setShortcut(QKeySequence::Refresh);
+    m_refresh->setObjectName(QStringLiteral("refreshButton"));
+    m_refresh->setToolTip(tr("Read every bucket shown again (F5, View → Refresh)."));
     auto *footer = new QHBoxLayout;
     footer->addWidget(m_status, 1);
     footer->addWidget(m_refresh);

@@ -16,6 +16,7 @@
 #include "ui/policy_rates_table.h"
 #include "ui/server_overview.h"
 
+#include <QAbstractButton>
 #include <QApplication>
 #include <QLabel>
 #include <QMenuBar>
@@ -58,6 +59,13 @@ MainWindow::MainWindow(QWidget *parent)
     m_connectionsAction->setEnabled(false);
     connect(m_connectionsAction, &QAction::triggered, this, &MainWindow::openConnectionManager);
     fileMenu->addSeparator();
+    addButtonAction(
+        fileMenu, tr("&Import policies\u2026"), "importPoliciesAction", [this] { return m_policies; },
+        "importPoliciesButton");
+    addButtonAction(
+        fileMenu, tr("&Export policies\u2026"), "exportPoliciesAction", [this] { return m_policies; },
+        "exportPoliciesButton");
+    fileMenu->addSeparator();
     QAction *quit = fileMenu->addAction(tr("&Quit"));
     quit->setShortcut(QKeySequence::Quit);
     connect(quit, &QAction::triggered, this, &QWidget::close);
@@ -68,11 +76,18 @@ MainWindow::MainWindow(QWidget *parent)
         showTab->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + index)));
         connect(showTab, &QAction::triggered, m_tabs, [this, index] { m_tabs->setCurrentIndex(index); });
     }
+    viewMenu->addSeparator();
+    // F5 reads the tab in front again, where a tab has something to read again (its Refresh button).
+    addButtonAction(
+        viewMenu, tr("&Refresh"), "refreshAction", [this] { return m_tabs->currentWidget(); }, "refreshButton",
+        QKeySequence::Refresh);
     QMenu *limiterMenu = menuBar()->addMenu(tr("&Limiter"));
     m_publishAction = limiterMenu->addAction(tr("&Publish library\u2026"));
     m_publishAction->setObjectName(QStringLiteral("publishAction"));
     m_publishAction->setEnabled(false);
     connect(m_publishAction, &QAction::triggered, this, &MainWindow::publishLibrary);
+    addButtonAction(
+        limiterMenu, tr("&Dry run\u2026"), "dryRunAction", [this] { return m_deployment; }, "dryRunButton");
     QMenu *helpMenu = menuBar()->addMenu(tr("&Help"));
     connect(helpMenu->addAction(tr("&About Sluice")), &QAction::triggered, this, &MainWindow::showAbout);
 
@@ -94,6 +109,42 @@ MainWindow::MainWindow(QWidget *parent)
     m_clientsLabel = addStatusField(QStringLiteral("statusClients"));
     m_stateLabel->setText(tr("Not connected"));
     resize(960, 600);
+}
+
+// A menu entry for a tab's button: it shows the tab and presses the button, so both do one thing. Without
+// a shortcut it takes the button's enabled state when its menu opens; with one, it stays enabled wherever the
+// tab in front has the button (the button may be busy a moment, the shortcut must not die with it).
+QAction *MainWindow::addButtonAction(QMenu *menu, const QString &text, const char *name, std::function<QWidget *()> tab,
+                                     const char *button, const QKeySequence &shortcut)
+{
+    QAction *action = menu->addAction(text);
+    action->setObjectName(QLatin1String(name));
+    action->setProperty("button", QByteArray(button));
+    m_buttonActions.insert(action, std::move(tab));
+    connect(action, &QAction::triggered, this, [this, action] {
+        QAbstractButton *pressed = buttonOf(action);
+        if (!pressed || !pressed->isEnabled())
+            return;
+        m_tabs->setCurrentWidget(m_buttonActions.value(action)());
+        pressed->click();
+    });
+    if (shortcut.isEmpty()) {
+        connect(menu, &QMenu::aboutToShow, action, [this, action] {
+            const QAbstractButton *pressed = buttonOf(action);
+            action->setEnabled(pressed && pressed->isEnabled());
+        });
+    } else {
+        action->setShortcut(shortcut);
+        action->setEnabled(false);
+        connect(m_tabs, &QTabWidget::currentChanged, action, [this, action] { action->setEnabled(buttonOf(action) != nullptr); });
+    }
+    return action;
+}
+
+QAbstractButton *MainWindow::buttonOf(QAction *action) const
+{
+    QWidget *tab = m_buttonActions.value(action)();
+    return tab ? tab->findChild<QAbstractButton *>(QLatin1String(action->property("button").toByteArray())) : nullptr;
 }
 
 // Every tab starts empty: nothing in it comes from a server until a session reports.

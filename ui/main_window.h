@@ -5,10 +5,15 @@
 #include "model/connection/secret_store.h"
 #include "model/monitor/server_monitor.h"
 
+#include <QHash>
 #include <QMainWindow>
 #include <QPointer>
 
+#include <functional>
+
+class QAbstractButton;
 class QLabel;
+class QMenu;
 class QSettings;
 class QTabWidget;
 
@@ -66,6 +71,9 @@ private:
     void showNodeStates();
     void showLibraryReport(const model::LibraryWatch::Report &report);
     void showAbout();
+    QAction *addButtonAction(QMenu *menu, const QString &text, const char *name, std::function<QWidget *()> tab,
+                             const char *button, const QKeySequence &shortcut = {});
+    QAbstractButton *buttonOf(QAction *action) const;
 
     QTabWidget *m_tabs = nullptr;
     ServerOverview *m_overview = nullptr;
@@ -84,6 +92,7 @@ private:
     QString m_rateHistoryDirectory;
     QAction *m_connectionsAction = nullptr;
     QAction *m_publishAction = nullptr;
+    QHash<QAction *, std::function<QWidget *()>> m_buttonActions; // each entry's tab, looked up when used
     QLabel *m_driftBanner = nullptr;
     QLabel *m_profileLabel = nullptr;
     QLabel *m_stateLabel = nullptr;

@@ -52,7 +52,7 @@ PolicyHistoryView::PolicyHistoryView(QWidget *parent)
     m_policyFilter->setInsertPolicy(QComboBox::NoInsert);
     toolbar->addWidget(m_policyFilter);
     m_refresh = new QPushButton(tr("Refresh"), this);
-    m_refresh->setObjectName(QStringLiteral("historyRefreshButton"));
+    m_refresh->setObjectName(QStringLiteral("refreshButton"));
     toolbar->addWidget(m_refresh);
     toolbar->addStretch();
     m_compare = new QPushButton(tr("Compare\u2026"), this);

@@ -19,8 +19,11 @@
 #include "support/traffic_support.h"
 #include "support/widget_driving.h"
 #include "support/window_support.h"
+#include "ui/deployment_view.h"
+#include "ui/key_inspector_view.h"
 #include "ui/key_watch_view.h"
 #include "ui/main_window.h"
+#include "ui/policy_history_view.h"
 #include "ui/policy_live_view.h"
 #include "ui/policy_panel.h"
 #include "ui/policy_rates_table.h"
@@ -32,19 +35,25 @@
 #include <QAbstractItemView>
 #include <QAbstractSpinBox>
 #include <QAccessible>
+#include <QApplication>
 #include <QChartView>
 #include <QComboBox>
 #include <QDateTime>
 #include <QElapsedTimer>
+#include <QFileDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QMenu>
+#include <QMenuBar>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTest>
+#include <QTimer>
 
 #include <functional>
 
@@ -335,19 +344,19 @@ private Q_SLOTS:
         // As long as a name may be (64 characters).
         const QString longName
             = (QStringLiteral("checkout.payments.card-authorisation.retry-after-decline.") + ns).right(64);
-        QCOMPARE(
-            test::storeAndPublish(*m_traffic, ns,
-                                  {test::makePolicy(longName, Algorithm::TokenBucket, 1, 3600000, 5),
-                                   test::makePolicy(ns + QStringLiteral("-next"), Algorithm::FixedWindow, 1, 3600000,
-                                                    0, true)}),
-            QString());
+        QCOMPARE(test::storeAndPublish(
+                     *m_traffic, ns,
+                     {test::makePolicy(longName, Algorithm::TokenBucket, 1, 3600000, 5),
+                      test::makePolicy(ns + QStringLiteral("-next"), Algorithm::FixedWindow, 1, 3600000, 0, true)}),
+                 QString());
         auto window = test::openMainWindow(profileFor(ns));
         window->session()->rates()->setIntervalMs(250);
         window->resize(1024, 700);
         // Figures in every place, the longest totals line included (rejections and would-rejects).
         QTRY_VERIFY_WITH_TIMEOUT(
             (test::fireAcquires(*m_traffic, ns, longName, 10, [](int) { return QByteArray("alice"); }),
-             test::fireAcquires(*m_traffic, ns, ns + QStringLiteral("-next"), 10, [](int) { return QByteArray("bob"); }),
+             test::fireAcquires(*m_traffic, ns, ns + QStringLiteral("-next"), 10,
+                                [](int) { return QByteArray("bob"); }),
              window->policyRates()->totalsText().contains(QLatin1String("would reject"))),
             8000);
         auto *tabs = test::child<QTabWidget>(window.get(), "mainTabs");
@@ -507,6 +516,90 @@ private Q_SLOTS:
         for (qsizetype i = 1; i < segments.size(); ++i)
             widest = std::max(widest, segments.at(i).first().x() - segments.at(i - 1).last().x());
         QVERIFY2(widest >= 2000, qPrintable(QStringLiteral("the widest break is %1 ms").arg(widest)));
+    }
+
+    // The menus hold the main actions, each pressing its tab's own button: Connections, Import and Export
+    // (File), Refresh on F5 where the tab in front reads again (View), Publish and Dry run (Limiter); every
+    // entry has a mnemonic no other entry of its menu takes.
+    void menusHoldTheMainActions()
+    {
+        const QString ns = test::uniqueNamespace("menu-");
+        QCOMPARE(test::storeAndPublish(
+                     *m_traffic, ns, {test::makePolicy(ns + QStringLiteral("-api"), Algorithm::TokenBucket, 5, 60000)}),
+                 QString());
+        auto window = test::openMainWindow(profileFor(ns));
+        window->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(window.get()));
+        QStringList names;
+        for (const QAction *title : window->menuBar()->actions()) {
+            QHash<QChar, QString> owners;
+            for (const QAction *entry : title->menu()->actions()) {
+                if (entry->isSeparator())
+                    continue;
+                names << entry->objectName();
+                const QString text = entry->text();
+                const qsizetype mark = text.indexOf(QLatin1Char('&'));
+                QVERIFY2(mark >= 0 && mark + 1 < text.size(), qPrintable(text + QLatin1String(" has no mnemonic")));
+                const QChar letter = text.at(mark + 1).toLower();
+                QVERIFY2(!owners.contains(letter),
+                         qPrintable(QStringLiteral("%1 and %2 both take %3 in %4")
+                                        .arg(owners.value(letter), text, letter, title->text())));
+                owners.insert(letter, text);
+            }
+        }
+        for (const char *name : {"connectionsAction", "importPoliciesAction", "exportPoliciesAction", "refreshAction",
+                                 "publishAction", "dryRunAction"})
+            QVERIFY2(names.contains(QLatin1String(name)), name);
+
+        // F5 presses the Refresh of the tab in front, and is off where there is nothing to read again.
+        auto *tabs = test::child<QTabWidget>(window.get(), "mainTabs");
+        auto *refresh = window->findChild<QAction *>(QStringLiteral("refreshAction"));
+        for (QWidget *tab :
+             {static_cast<QWidget *>(window->keyInspector()), static_cast<QWidget *>(window->deploymentView()),
+              static_cast<QWidget *>(window->historyView())}) {
+            tabs->setCurrentWidget(tab);
+            auto *button = test::child<QPushButton>(tab, "refreshButton");
+            QTRY_VERIFY(button->isEnabled() && refresh->isEnabled());
+            QSignalSpy pressed(button, &QAbstractButton::clicked);
+            QTest::keyClick(window.get(), Qt::Key_F5);
+            QTRY_COMPARE(pressed.count(), 1);
+        }
+        tabs->setCurrentIndex(0);
+        QVERIFY(!refresh->isEnabled());
+
+        // Dry run from the Limiter menu: the Deployment tab in front, its review open.
+        auto *dryRun = window->findChild<QAction *>(QStringLiteral("dryRunAction"));
+        QTRY_VERIFY(test::child<QPushButton>(window->deploymentView(), "dryRunButton")->isEnabled());
+        Q_EMIT qobject_cast<QMenu *>(dryRun->parent())->aboutToShow();
+        QVERIFY(dryRun->isEnabled());
+        dryRun->trigger();
+        QDialog *review = nullptr;
+        QTRY_VERIFY((review = test::openDialog<QDialog>("dryRunDialog")));
+        QCOMPARE(tabs->currentWidget(), static_cast<QWidget *>(window->deploymentView()));
+        review->reject();
+
+        // Import and Export from the File menu ask for their file, on the Policies tab.
+        for (const char *name : {"importPoliciesAction", "exportPoliciesAction"}) {
+            auto *action = window->findChild<QAction *>(QLatin1String(name));
+            QTRY_VERIFY(test::child<QPushButton>(window->policyPanel(),
+                                                 QByteArray(name).replace("Action", "Button").constData())
+                            ->isEnabled());
+            Q_EMIT qobject_cast<QMenu *>(action->parent())->aboutToShow();
+            QVERIFY2(action->isEnabled(), name);
+            bool asked = false;
+            QTimer answer;
+            connect(&answer, &QTimer::timeout, [&] {
+                if (auto *dialog = qobject_cast<QFileDialog *>(QApplication::activeModalWidget())) {
+                    asked = true;
+                    dialog->reject();
+                }
+            });
+            answer.start(100);
+            action->trigger(); // returns once the file dialog is answered
+            answer.stop();
+            QVERIFY2(asked, name);
+            QCOMPARE(tabs->currentWidget(), static_cast<QWidget *>(window->policyPanel()));
+        }
     }
 
     // The Overview row alone says who is limited, by which limit and why: the policy's limit in words

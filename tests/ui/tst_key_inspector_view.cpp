@@ -200,7 +200,7 @@ private Q_SLOTS:
         test::fireAcquires(*m_traffic, m_namespace, QStringLiteral("api"), 1,
                            [](int) { return QByteArray("user-12"); });
         QTest::qWait(1100); // a read time one second later
-        test::click(view, "inspectRefresh");
+        test::click(view, "refreshButton");
         QTRY_COMPARE(view->model()->index(rowOf(view, "user-12"), KeyInspectorModel::Available).data().toString(),
                      QStringLiteral("0 of 5"));
         QVERIFY(view->model()->index(rowOf(view, "user-12"), KeyInspectorModel::ReadAt).data().toString() != readAt);
