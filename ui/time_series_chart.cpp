@@ -333,6 +333,10 @@ void TimeSeriesChart::labelTimeAxis()
 {
     QCategoryAxis *axis = m_canvas->timeAxis;
     const auto [from, to] = shownSpan();
+    const std::tuple<qint64, qint64, qreal> labelledFor{from, to, m_canvas->chart()->plotArea().width()};
+    if (labelledFor == m_labelledFor)
+        return;
+    m_labelledFor = labelledFor;
     const TimeTicks ticks = timeTicks(from, to, timeTickBudget(m_canvas->chart()->plotArea()),
                                       qint64(QDateTime::fromMSecsSinceEpoch(from).offsetFromUtc()) * 1000);
     const QStringList old = axis->categoriesLabels();

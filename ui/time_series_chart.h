@@ -6,6 +6,8 @@
 #include <QVector>
 #include <QWidget>
 
+#include <tuple>
+
 class QLabel;
 class QLineSeries;
 
@@ -80,6 +82,9 @@ private:
     // The top each value axis was last fitted to: the axes are laid out again only when it moves
     // (a relayout costs more than the rest of a live redraw).
     double m_fittedTop[2] = {0, 0};
+    // The span and plot width the time axis was last labelled for: a live tick sets every series and then
+    // the window, and only the window moves the labels (each one is a local-time conversion).
+    std::tuple<qint64, qint64, qreal> m_labelledFor{0, 0, 0};
 };
 
 } // namespace sluice::ui
