@@ -2,9 +2,9 @@
 #include "ui/conflict_dialog.h"
 #include "ui/state_palette.h"
 
+#include "model/format/units.h"
 #include "model/policy/policy_diff.h"
 
-#include <QDateTime>
 #include <QDialogButtonBox>
 #include <QHeaderView>
 #include <QLabel>
@@ -28,13 +28,13 @@ ConflictDialog::ConflictDialog(const std::optional<model::Policy> &base, const s
     else if (!base)
         intro = tr("%1 created \u201c%2\u201d at %3 while you were writing yours. Nothing of yours was saved.")
                     .arg(theirs->updatedBy, theirs->name,
-                         QDateTime::fromMSecsSinceEpoch(theirs->updatedAtMs).toString(QStringLiteral("HH:mm:ss")));
+                         model::formatClock(theirs->updatedAtMs));
     else
         intro
             = tr("%1 saved \u201c%2\u201d (version %3) at %4, after you opened version %5. Nothing of yours was saved.")
                   .arg(theirs->updatedBy, theirs->name)
                   .arg(theirs->version)
-                  .arg(QDateTime::fromMSecsSinceEpoch(theirs->updatedAtMs).toString(QStringLiteral("HH:mm:ss")))
+                  .arg(model::formatClock(theirs->updatedAtMs))
                   .arg(base->version);
     auto *introLabel = new QLabel(intro, this);
     introLabel->setObjectName(QStringLiteral("conflictIntro"));

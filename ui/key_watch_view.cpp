@@ -10,7 +10,6 @@
 #include "ui/time_series_chart.h"
 
 #include <QComboBox>
-#include <QDateTime>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -363,7 +362,7 @@ void KeyWatchView::markStale(int row, const model::WatchedKey &key)
     const QString asOf = stale
         ? tr("Not the present: %1. These are the figures read at %2.")
               .arg(key.problem,
-                   QDateTime::fromMSecsSinceEpoch(key.samples.last().timeMs).toString(QStringLiteral("HH:mm:ss")))
+                   model::formatClock(key.samples.last().timeMs))
         : QString();
     for (int column = AlgorithmColumn; column < m_table->columnCount(); ++column) {
         QTableWidgetItem *item = m_table->item(row, column);

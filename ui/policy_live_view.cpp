@@ -331,7 +331,7 @@ void PolicyLiveView::setPaused(bool paused)
     }
     else
         showState(tr("Paused at %1; sampling goes on.")
-                      .arg(QDateTime::fromMSecsSinceEpoch(m_lastEndMs).toString(QStringLiteral("HH:mm:ss"))));
+                      .arg(model::formatClock(m_lastEndMs)));
 }
 
 void PolicyLiveView::showState(const QString &text)
@@ -468,7 +468,7 @@ void PolicyLiveView::showTopList()
         subjects = m_lastTop.subjects;
         note = tr("Nobody was rejected in the last %1 s. Greyed: the most rejected until %2.")
                    .arg(seconds)
-                   .arg(QDateTime::fromMSecsSinceEpoch(m_lastTop.nowMs).toString(QStringLiteral("HH:mm:ss")));
+                   .arg(model::formatClock(m_lastTop.nowMs));
     } else if (reply.subjects.isEmpty()) {
         note = tr("Nobody was rejected in the last %1 s.").arg(seconds);
     } else {

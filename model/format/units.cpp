@@ -2,6 +2,7 @@
 #include "model/format/units.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QLocale>
 #include <QStringList>
 
@@ -68,6 +69,11 @@ QString formatWait(qint64 ms)
     if (seconds < 2 * 3600)
         return QCoreApplication::translate("sluice::model", "%1 min %2 s").arg(seconds / 60).arg(seconds % 60);
     return QCoreApplication::translate("sluice::model", "%1 h %2 min").arg(seconds / 3600).arg(seconds / 60 % 60);
+}
+
+QString formatClock(qint64 ms)
+{
+    return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss"));
 }
 
 } // namespace sluice::model

@@ -17,5 +17,7 @@ QString formatBytes(qint64 bytes);
 QString formatDuration(qint64 seconds);
 // A wait as an operator reads it at a glance: "350 ms", "12.5 s", "4 min 10 s", "2 h 5 min".
 QString formatWait(qint64 ms);
+// The local time of day of an instant (ms since the epoch), "14:03:27": when a figure was read.
+QString formatClock(qint64 ms);
 
 } // namespace sluice::model

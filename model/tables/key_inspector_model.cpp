@@ -118,7 +118,7 @@ QVariant KeyInspectorModel::data(const QModelIndex &index, int role) const
         && column != Node)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     const QString readAt = row.readAtMs > 0
-        ? QDateTime::fromMSecsSinceEpoch(row.readAtMs).toString(QStringLiteral("HH:mm:ss"))
+        ? formatClock(row.readAtMs)
         : QString();
     if (role == Qt::ToolTipRole)
         return readAt.isEmpty()

@@ -4,8 +4,6 @@
 #include "model/format/units.h"
 #include "model/policy/policy_summary.h"
 
-#include <QDateTime>
-
 #include <algorithm>
 #include <cmath>
 
@@ -19,15 +17,6 @@ double share(const RatePoint &point)
     return decided > 0 ? point.rejected / decided : 0;
 }
 
-QString perSecondText(double value)
-{
-    return formatDecimal(value);
-}
-
-QString clockText(qint64 ms)
-{
-    return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss"));
-}
 
 } // namespace
 
@@ -80,7 +69,7 @@ void PolicyRatesModel::takeSample(const RateSample &sample)
     if (sample.spanMs == 0) {
         // Nothing counted (every primary failed): the last rates stay, marked as from before.
         if (!missing.isEmpty() && m_lastSampleEndMs > 0 && m_staleText.isEmpty())
-            setStale(tr("no answer from %1 since %2").arg(missing, clockText(m_lastSampleEndMs)));
+            setStale(tr("no answer from %1 since %2").arg(missing, formatClock(m_lastSampleEndMs)));
         return;
     }
     m_lastSampleEndMs = sample.endMs;
@@ -199,8 +188,8 @@ QVariant PolicyRatesModel::data(const QModelIndex &index, int role) const
             text = tr("%1 (%2)").arg(QString::fromUtf8(top->subject.subject),
                                      formatCount(qint64(top->subject.rejections)));
             break;
-        case AllowedPerSecond: return perSecondText(point.allowedPerSecond());
-        case RejectedPerSecond: text = perSecondText(point.rejectedPerSecond()); break;
+        case AllowedPerSecond: return formatDecimal(point.allowedPerSecond());
+        case RejectedPerSecond: text = formatDecimal(point.rejectedPerSecond()); break;
         case RejectedShare:
             if (point.allowed + point.rejected == 0)
                 return QStringLiteral("\u2013");
@@ -214,7 +203,7 @@ QVariant PolicyRatesModel::data(const QModelIndex &index, int role) const
         return top ? tr("Most rejected subject: \u201c%1\u201d, %2 rejections in the library's last 10 to 20 s on %3, "
                         "read at %4. Watch its bucket with the button above or Ctrl+W.")
                          .arg(QString::fromUtf8(top->subject.subject), formatCount(qint64(top->subject.rejections)),
-                              top->subject.node, clockText(top->readAtMs))
+                              top->subject.node, formatClock(top->readAtMs))
                    : tr("No subject rejected while this policy was read.");
     if (role == Qt::ToolTipRole && index.column() == Limit)
         return m_limits.contains(row.rate.policy)
