@@ -666,6 +666,114 @@ function fixed_window.acquire(p, key, now, cost)
     return st.ok, st.units, st.retry, st.reset
 end
 
+-- Windows that open at a subject's first call (a policy's first_call): the bucket is a string holding
+-- the window's count, created by that call and expiring when the window ends, so the key's expiry
+-- times the window and the decision needs no clock (the server's clock still decides, through the
+-- expiry). As in aligned windows, a call is counted first, a call that does not fit is taken back,
+-- and a call of cost 1 finding the window full stays in the count: what the count holds above the
+-- limit is rejections. Per key, the counts are those of the window in progress (the key goes with
+-- it); a rejection taken back (cost above 1) is counted per policy only. A bucket left by aligned
+-- windows (the policy's window start changed) is started over at its next call.
+local first_call_window = {}
+
+-- Redis keeps a key until its expiry time has passed: a key given window_ms - 1 ms at the window's
+-- first millisecond is there for exactly window_ms of them (a window of 1 ms is an aligned one).
+local function open_window(p, key)
+    redis.call('PEXPIRE', key, p.window_ms - 1)
+end
+
+-- Ms until the window in progress ends, from its key's remaining time; a count without expiry
+-- (persisted by hand) is given a whole window, so no subject stays blocked for ever.
+local function window_ends(p, key)
+    local left = redis.call('PTTL', key)
+    if left >= 0 then return left + 1 end
+    if left == -1 then open_window(p, key) end
+    return p.window_ms
+end
+
+-- The call counted ahead: the window's count including it, or nil and why the key is no bucket.
+-- An aligned window's hash under the key is dropped first.
+local function count_first_call(p, key, cost)
+    local count = redis.pcall('INCRBY', key, cost)
+    if type(count) == 'number' then return count end
+    local fields = find(count.err, '^WRONGTYPE') and read('HGETALL', key)
+    if not fields or not window_fields(p, fields, 0) then return nil, not_a_bucket(key, p, count) end
+    redis.call('DEL', key)
+    return redis.call('INCRBY', key, cost)
+end
+
+function first_call_window.acquire(p, key, _, cost, lean)
+    local count, err = count_first_call(p, key, cost)
+    if not count then return nil, err end
+    local limit = p.limit
+    if count == cost then
+        open_window(p, key)
+        return true, limit - count, -1, p.window_ms
+    end
+    if count <= limit then
+        -- The lean reply has no reset: the key's remaining time is read only for the full one.
+        return true, limit - count, -1, lean and 0 or window_ends(p, key)
+    end
+    local ends = window_ends(p, key)
+    if cost == 1 then return false, 0, ends, ends end
+    redis.call('DECRBY', key, cost)
+    local used = window_split(p, count - cost)
+    return false, limit - used, ends, ends
+end
+
+function first_call_window.evaluate(p, key, _, cost, peek)
+    local count, err
+    if peek then
+        local value
+        value, err = read('GET', key)
+        if err then
+            local fields = find(err.err, '^WRONGTYPE') and read('HGETALL', key)
+            if not fields or not window_fields(p, fields, 0) then return nil, not_a_bucket(key, p, err) end
+            value = false -- an aligned window's bucket: started over by the next call
+        end
+        count = 0
+        if value then
+            if not find(value, '^%d+$') then return nil, not_a_bucket(key, p) end
+            count = tonumber(value)
+        end
+    else
+        count, err = count_first_call(p, key, cost)
+        if not count then return nil, err end
+        count = count - cost
+    end
+    local fresh = not peek and count == 0
+    local ends = p.window_ms
+    if fresh then
+        open_window(p, key)
+    elseif count > 0 then
+        ends = window_ends(p, key)
+    end
+    local limit = p.limit
+    local used, rejected = window_split(p, count)
+    local ok = used + cost <= limit
+    local units, reset
+    if ok and not peek then
+        units, reset = limit - used - cost, ends
+    else
+        units, reset = limit - used, used > 0 and ends or 0
+    end
+    return {ok = ok, units = units, retry = ok and -1 or ends, reset = reset, cost = cost, counted = not peek,
+            fresh = fresh, allowed = used, rejected = rejected}
+end
+
+function first_call_window.apply(_, key, st, verdict)
+    if not st.counted then return end
+    if verdict == 'none' then
+        if st.fresh then
+            redis.call('DEL', key)
+        else
+            redis.call('DECRBY', key, st.cost)
+        end
+    elseif verdict == 'reject' and st.cost > 1 then
+        redis.call('DECRBY', key, st.cost)
+    end
+end
+
 -- The weighted approximation: the previous window's count, weighted by how much of it still
 -- overlaps the trailing window, plus the current window's count.
 local sliding_window = {}
@@ -911,6 +1019,7 @@ local function prepare(p)
     p.wide = max(limit, p.capacity) * window > MAX_SCALED
     if not p.wide then p.full = p.capacity * window end
     p.impl = p.wide and WIDE[p.algorithm] or ALGORITHMS[p.algorithm]
+    if p.first_call and window > 1 then p.impl = first_call_window end
     p.extra = EXTRA[p.algorithm]
     p.reply = {0, 0, -1, 0, limit, p.name} -- decide_one()'s, refilled on every call
     -- The lean reply (sluice_allow's); none for concurrency, whose callers need the lease id.
@@ -1168,7 +1277,7 @@ end
 -- sluice_allow's three elements (see lean_reply()) instead of the six of sluice_acquire.
 local function decide_one(key, p, cost, lean)
     local now = now_ms()
-    local ok, units, retry, reset, extra = p.impl.acquire(p, key, now, cost)
+    local ok, units, retry, reset, extra = p.impl.acquire(p, key, now, cost, lean)
     if ok == nil then return fail(units) end
     if ok then
         if p.stats then record_admission(p, now) end

@@ -174,6 +174,16 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
     m_burstRow = fieldWithError(m_burst, m_burstError);
     form->addRow(m_burstLabel, m_burstRow);
 
+    // Only a fixed window has a start to choose; aligned first, the default (see model::WindowStart).
+    m_windowStartLabel = new QLabel(tr("Window start"), this);
+    m_windowStart = named(new QComboBox(this), "windowStartCombo");
+    m_windowStart->addItem(tr("Aligned to the clock (the same windows for every subject)"),
+                           static_cast<int>(model::WindowStart::Aligned));
+    m_windowStart->addItem(tr("At each subject's first call (cheapest)"),
+                           static_cast<int>(model::WindowStart::FirstCall));
+    m_windowStartLabel->setBuddy(m_windowStart);
+    form->addRow(m_windowStartLabel, m_windowStart);
+
     m_shadow
         = named(new QCheckBox(tr("Shadow mode: count rejections, but let every request pass"), this), "shadowCheck");
     form->addRow(QString(), m_shadow);
@@ -233,7 +243,8 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
         for (QWidget *field :
              {static_cast<QWidget *>(m_name), static_cast<QWidget *>(m_algorithm), static_cast<QWidget *>(m_limit),
               static_cast<QWidget *>(m_windowCount), static_cast<QWidget *>(m_windowUnit),
-              static_cast<QWidget *>(m_burst), static_cast<QWidget *>(m_shadow), static_cast<QWidget *>(m_description),
+              static_cast<QWidget *>(m_burst), static_cast<QWidget *>(m_windowStart), static_cast<QWidget *>(m_shadow),
+              static_cast<QWidget *>(m_description),
               static_cast<QWidget *>(m_useSlidingWindow)})
             field->setEnabled(false);
         m_saveButton->setToolTip(tr("This connection is read-only."));
@@ -243,6 +254,7 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
         connect(edit, &QLineEdit::textChanged, this, &PolicyEditor::revalidate);
     connect(m_algorithm, &QComboBox::currentIndexChanged, this, &PolicyEditor::algorithmChanged);
     connect(m_windowUnit, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
+    connect(m_windowStart, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
     connect(m_shadow, &QCheckBox::toggled, this, &PolicyEditor::revalidate);
     connect(m_typicalCost, &QSpinBox::valueChanged, this, &PolicyEditor::revalidate);
     algorithmChanged();
@@ -267,6 +279,7 @@ void PolicyEditor::loadPolicy(const Policy &policy)
     m_windowUnit->setCurrentIndex(bestIndex);
     m_windowCount->setText(QString::number(policy.windowMs / best));
     m_burst->setText(policy.burst > 0 && policy.burst != policy.limit ? QString::number(policy.burst) : QString());
+    m_windowStart->setCurrentIndex(m_windowStart->findData(static_cast<int>(policy.windowStart)));
     m_shadow->setChecked(policy.shadow);
     m_description->setText(policy.description);
 }
@@ -289,7 +302,7 @@ void PolicyEditor::algorithmChanged()
          QT_TR_NOOP("a queue: Limit requests drain every Window; Burst is the queue's size, and admitted "
                     "requests are told how long to wait"),
          QT_TR_NOOP("requests")},
-        {Algorithm::FixedWindow, QT_TR_NOOP("a counter per clock-aligned Window, up to Limit"), QT_TR_NOOP("requests")},
+        {Algorithm::FixedWindow, QT_TR_NOOP("a counter per Window, up to Limit"), QT_TR_NOOP("requests")},
         {Algorithm::SlidingLog, QT_TR_NOOP("exact: one entry per admitted request, Limit in any Window"),
          QT_TR_NOOP("requests")},
         {Algorithm::SlidingWindow, QT_TR_NOOP("weighted current and previous Window, about Limit in any Window"),
@@ -307,6 +320,8 @@ void PolicyEditor::algorithmChanged()
     }
     m_burstLabel->setVisible(algorithmUsesBurst(algorithm));
     m_burstRow->setVisible(algorithmUsesBurst(algorithm));
+    m_windowStartLabel->setVisible(algorithm == Algorithm::FixedWindow);
+    m_windowStart->setVisible(algorithm == Algorithm::FixedWindow);
     revalidate();
 }
 
@@ -316,6 +331,8 @@ std::optional<Policy> PolicyEditor::readForm(FieldErrors *errors) const
     policy.name = m_name->text().trimmed();
     policy.algorithm = static_cast<Algorithm>(m_algorithm->currentData().toInt());
     policy.shadow = m_shadow->isChecked();
+    if (policy.algorithm == Algorithm::FixedWindow)
+        policy.windowStart = static_cast<model::WindowStart>(m_windowStart->currentData().toInt());
     policy.description = m_description->text();
     if (!model::isValidPolicyName(policy.name))
         errors->name = policy.name.isEmpty() ? tr("required") : tr("1 to 64 letters, digits, '_', '.' or '-'");

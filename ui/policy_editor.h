@@ -71,6 +71,8 @@ private:
     QLabel *m_burstLabel;
     QLineEdit *m_burst;
     QWidget *m_burstRow;
+    QLabel *m_windowStartLabel;
+    QComboBox *m_windowStart;
     QCheckBox *m_shadow;
     QLineEdit *m_description;
     QSpinBox *m_typicalCost;

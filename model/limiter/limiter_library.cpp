@@ -47,6 +47,8 @@ QByteArray LimiterLibrary::policyTable(const QVector<Policy> &policies)
                + ", window_ms = " + QByteArray::number(policy.windowMs)
                + ", burst = " + QByteArray::number(policy.effectiveBurst())
                + ", shadow = " + (policy.shadow ? "true" : "false")
+               // Only when set: the table of a library without it reads as before (no drift).
+               + (policy.windowStart == WindowStart::FirstCall ? ", first_call = true" : "")
                + ", description = " + luaString(policy.description.toUtf8()) + "},\n";
     }
     return table + "}\n";

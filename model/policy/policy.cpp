@@ -62,11 +62,25 @@ bool algorithmUsesBurst(Algorithm algorithm)
     return algorithm == Algorithm::TokenBucket || algorithm == Algorithm::Gcra || algorithm == Algorithm::LeakyBucket;
 }
 
+QString windowStartName(WindowStart start)
+{
+    return start == WindowStart::FirstCall ? QStringLiteral("first_call") : QStringLiteral("aligned");
+}
+
+std::optional<WindowStart> windowStartFromName(const QString &name)
+{
+    if (name == QLatin1String("aligned"))
+        return WindowStart::Aligned;
+    if (name == QLatin1String("first_call"))
+        return WindowStart::FirstCall;
+    return std::nullopt;
+}
+
 bool Policy::sameDefinition(const Policy &other) const
 {
     return name == other.name && algorithm == other.algorithm && limit == other.limit
         && windowMs == other.windowMs && effectiveBurst() == other.effectiveBurst() && shadow == other.shadow
-        && description == other.description;
+        && windowStart == other.windowStart && description == other.description;
 }
 
 QString PolicyError::toString() const
@@ -123,6 +137,9 @@ QVector<PolicyError> validatePolicy(const Policy &policy)
                  .arg(limits::maxFillMs * policy.limit / policy.windowMs)
                  .arg(policy.limit)
                  .arg(policy.windowMs));
+    if (policy.windowStart != WindowStart::Aligned && policy.algorithm != Algorithm::FixedWindow)
+        fail("window_start", tr("must be aligned for %1: only a fixed window can start at the first call")
+                                 .arg(algorithmName(policy.algorithm)));
     if (storesOneEntryPerCall(policy.algorithm) && policy.limit > limits::maxStoredEntries)
         fail("limit", tr("must be at most %1 for %2, which keeps one entry per admitted call")
                           .arg(limits::maxStoredEntries)

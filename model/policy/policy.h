@@ -19,6 +19,16 @@ QStringList algorithmNames();
 // Whether the algorithm reads `burst` (token bucket, GCRA, leaky bucket); the others ignore it.
 bool algorithmUsesBurst(Algorithm algorithm);
 
+// Where a fixed window starts. Aligned windows (the default, and what a policy stored without the field
+// has) are multiples of window_ms since the epoch, the same for every subject: calendar quotas ("1000
+// per day" resets at midnight UTC). A first-call window opens at a subject's first call and is timed by
+// its key's expiry: no clock read on the decision's path, the cheapest fixed window.
+enum class WindowStart { Aligned, FirstCall };
+
+// The stored and JSON spelling ("aligned", "first_call").
+QString windowStartName(WindowStart start);
+std::optional<WindowStart> windowStartFromName(const QString &name);
+
 // The largest values a policy may hold. The limiter does exact integer arithmetic in Lua's doubles
 // (splitting products that would pass 2^53), so every value it replies or stores must stay below 2^53:
 // these bounds guarantee that, with room for a sum.
@@ -38,6 +48,7 @@ struct Policy {
     qint64 windowMs = 0;
     qint64 burst = 0; // 0 in input means "same as limit"
     bool shadow = false;
+    WindowStart windowStart = WindowStart::Aligned; // fixed_window only
     QString description;
 
     // Bookkeeping the store keeps beside the definition.

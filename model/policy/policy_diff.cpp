@@ -26,6 +26,7 @@ QVector<DefinitionField> definitionFields(const Policy &policy)
             {QStringLiteral("window_ms"), tr("Window"), durationText(policy.windowMs)},
             {QStringLiteral("burst"), tr("Burst"), formatCount(policy.effectiveBurst())},
             {QStringLiteral("shadow"), tr("Shadow"), policy.shadow ? tr("on") : tr("off")},
+            {QStringLiteral("window_start"), tr("Window start"), windowStartText(policy)},
             {QStringLiteral("description"), tr("Description"), policy.description}};
 }
 
@@ -39,6 +40,9 @@ QVector<FieldChange> diffPolicies(const Policy *before, const Policy *after)
         const DefinitionField &named = i < beforeFields.size() ? beforeFields.at(i) : afterFields.at(i);
         const QString old = i < beforeFields.size() ? beforeFields.at(i).text : QString();
         const QString now = i < afterFields.size() ? afterFields.at(i).text : QString();
+        // A field empty on both sides does not apply (a window start of no fixed window, no description).
+        if (old.isEmpty() && now.isEmpty())
+            continue;
         if (!before || !after || old != now)
             changes.append({named.field, named.label, old, now});
     }

@@ -21,7 +21,8 @@ struct FieldChange {
 };
 
 // The definition fields that differ; a missing side (nullptr) is a created or deleted policy, which
-// lists every field. Bookkeeping (version, updated_by/at) is not part of a definition.
+// lists every field that applies (one empty on both sides is left out). Bookkeeping (version,
+// updated_by/at) is not part of a definition.
 QVector<FieldChange> diffPolicies(const Policy *before, const Policy *after);
 
 // The fields of a definition as the diffs show them, in the stored order.

@@ -23,7 +23,7 @@ QString tr(const char *text)
 
 const QStringList knownFields{QStringLiteral("name"),  QStringLiteral("algorithm"), QStringLiteral("limit"),
                               QStringLiteral("window_ms"), QStringLiteral("burst"), QStringLiteral("shadow"),
-                              QStringLiteral("description")};
+                              QStringLiteral("window_start"), QStringLiteral("description")};
 
 QString jsonTypeName(const QJsonValue &value)
 {
@@ -93,6 +93,17 @@ Policy readPolicy(const QJsonObject &object, int index, QVector<PolicyError> &er
         fail(QStringLiteral("shadow"), tr("must be true or false, not %1").arg(jsonTypeName(shadowValue)));
     policy.shadow = shadowValue.toBool(false);
 
+    const QJsonValue windowStartValue = object.value(QLatin1String("window_start"));
+    if (!windowStartValue.isUndefined()) {
+        const auto start = windowStartFromName(windowStartValue.toString());
+        if (!start)
+            fail(QStringLiteral("window_start"), windowStartValue.isString()
+                     ? tr("must be \"aligned\" or \"first_call\", not \"%1\"").arg(windowStartValue.toString().left(40))
+                     : tr("must be \"aligned\" or \"first_call\", not %1").arg(jsonTypeName(windowStartValue)));
+        else
+            policy.windowStart = *start;
+    }
+
     const QJsonValue descriptionValue = object.value(QLatin1String("description"));
     if (!descriptionValue.isUndefined() && !descriptionValue.isString())
         fail(QStringLiteral("description"), tr("must be a string, not %1").arg(jsonTypeName(descriptionValue)));
@@ -161,6 +172,8 @@ QJsonObject policyToJson(const Policy &policy)
                        {QStringLiteral("window_ms"), static_cast<double>(policy.windowMs)},
                        {QStringLiteral("burst"), static_cast<double>(policy.effectiveBurst())},
                        {QStringLiteral("shadow"), policy.shadow}};
+    if (policy.algorithm == Algorithm::FixedWindow)
+        object.insert(QStringLiteral("window_start"), windowStartName(policy.windowStart));
     if (!policy.description.isEmpty())
         object.insert(QStringLiteral("description"), policy.description);
     return object;

@@ -58,13 +58,18 @@ PolicyStore::PolicyStore(redis::RedisCommands *client, const QString &ns)
 
 QByteArrayList PolicyStore::definitionFields(const Policy &policy)
 {
-    return {"name",        policy.name.toUtf8(),
-            "algorithm",   algorithmName(policy.algorithm).toUtf8(),
-            "limit",       QByteArray::number(policy.limit),
-            "window_ms",   QByteArray::number(policy.windowMs),
-            "burst",       QByteArray::number(policy.effectiveBurst()),
-            "shadow",      policy.shadow ? "1" : "0",
-            "description", policy.description.toUtf8()};
+    QByteArrayList fields{"name",        policy.name.toUtf8(),
+                          "algorithm",   algorithmName(policy.algorithm).toUtf8(),
+                          "limit",       QByteArray::number(policy.limit),
+                          "window_ms",   QByteArray::number(policy.windowMs),
+                          "burst",       QByteArray::number(policy.effectiveBurst()),
+                          "shadow",      policy.shadow ? "1" : "0",
+                          "description", policy.description.toUtf8()};
+    // Only when not the default: a policy stored before the field existed is read as aligned, and saving
+    // it unchanged writes the same hash (no new version).
+    if (policy.windowStart != WindowStart::Aligned)
+        fields << "window_start" << windowStartName(policy.windowStart).toUtf8();
+    return fields;
 }
 
 std::optional<Policy> PolicyStore::fromDefinition(const QString &name, const QHash<QByteArray, QByteArray> &map,
@@ -93,6 +98,14 @@ std::optional<Policy> PolicyStore::fromDefinition(const QString &name, const QHa
         return std::nullopt;
     }
     policy.shadow = shadow == "1";
+    const QByteArray windowStart = map.value("window_start", "aligned");
+    const auto start = windowStartFromName(QString::fromUtf8(windowStart));
+    if (!start) {
+        *error = where + tr("field \"window_start\" holds \"%1\", not aligned or first_call")
+                             .arg(QString::fromUtf8(windowStart.left(40)));
+        return std::nullopt;
+    }
+    policy.windowStart = *start;
     policy.description = QString::fromUtf8(map.value("description"));
     const QVector<PolicyError> problems = validatePolicy(policy);
     if (!problems.isEmpty()) {

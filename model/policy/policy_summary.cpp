@@ -58,8 +58,11 @@ QString describePolicy(const Policy &policy)
                    .arg(requests(burst), formatCount(policy.limit), per);
         break;
     case Algorithm::FixedWindow:
-        text = tr("At most %1 per %2, counted in windows aligned to the clock; up to twice that can pass "
-                  "around a window's edge.").arg(requests(policy.limit), per);
+        text = policy.windowStart == WindowStart::FirstCall
+            ? tr("At most %1 per %2, counted in windows that open at each subject's first call; up to twice "
+                 "that can pass around a window's edge.").arg(requests(policy.limit), per)
+            : tr("At most %1 per %2, counted in windows aligned to the clock; up to twice that can pass "
+                 "around a window's edge.").arg(requests(policy.limit), per);
         break;
     case Algorithm::SlidingLog:
         text = tr("At most %1 in any %2, exactly.").arg(requests(policy.limit), durationText(policy.windowMs, true));
@@ -81,6 +84,13 @@ QString describePolicy(const Policy &policy)
     if (policy.shadow)
         text += QLatin1Char(' ') + tr("Shadow mode: rejections are only counted, every request passes.");
     return text;
+}
+
+QString windowStartText(const Policy &policy)
+{
+    if (policy.algorithm != Algorithm::FixedWindow)
+        return {};
+    return policy.windowStart == WindowStart::FirstCall ? tr("at the first call") : tr("aligned to the clock");
 }
 
 QString limitInWords(const Policy &policy)

@@ -18,6 +18,10 @@ QString describePolicy(const Policy &policy);
 // The limit alone, short, as an Overview row says it: "100 per minute, burst 150", "5 at once".
 QString limitInWords(const Policy &policy);
 
+// Where a fixed window starts, in words ("aligned to the clock", "at the first call"); empty for the
+// other algorithms.
+QString windowStartText(const Policy &policy);
+
 // The names of the policies in shadow mode: they count what they would reject and reject nothing.
 QSet<QString> shadowPolicyNames(const QVector<Policy> &policies);
 

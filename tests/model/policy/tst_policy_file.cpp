@@ -74,12 +74,22 @@ private Q_SLOTS:
         b.name = QStringLiteral("alpha");
         b.algorithm = Algorithm::Concurrency;
         b.shadow = true;
-        const PolicyFile file = PolicyFile::parse(writePolicyFile({a, b}));
+        Policy c = a;
+        c.name = QStringLiteral("mid");
+        c.algorithm = Algorithm::FixedWindow;
+        c.windowStart = WindowStart::FirstCall;
+        const QByteArray written = writePolicyFile({a, b, c});
+        QVERIFY(written.contains("\"window_start\": \"first_call\""));
+        const PolicyFile file = PolicyFile::parse(written);
         QVERIFY2(file.ok(), qPrintable(file.errors.value(0).toString()));
-        QCOMPARE(file.policies.size(), 2);
+        QCOMPARE(file.policies.size(), 3);
         QCOMPARE(file.policies.at(0).name, QStringLiteral("alpha")); // sorted by name
         QVERIFY(file.policies.at(0).sameDefinition(b));
-        QVERIFY(file.policies.at(1).sameDefinition(a));
+        QVERIFY(file.policies.at(1).sameDefinition(c));
+        Policy aligned = c;
+        aligned.windowStart = WindowStart::Aligned;
+        QVERIFY(!file.policies.at(1).sameDefinition(aligned));
+        QVERIFY(file.policies.at(2).sameDefinition(a));
     }
 
     void rejectsMalformedFiles_data()
@@ -145,6 +155,18 @@ private Q_SLOTS:
                                        << "field \"shadow\": must be true or false";
         QTest::newRow("shadow number") << policy(js("'limit': 10, 'window_ms': 1000, 'shadow': 1"))
                                        << "field \"shadow\": must be true or false, not a number";
+        QTest::newRow("window start of a token bucket")
+            << policy(js("'limit': 10, 'window_ms': 1000, 'window_start': 'first_call'"))
+            << "field \"window_start\": must be aligned for token_bucket: only a fixed window can start at the "
+               "first call";
+        QTest::newRow("window start unknown")
+            << (js("{'policies': [{'name': 'api', 'algorithm': 'fixed_window', 'limit': 10, 'window_ms': 1000, "
+                   "'window_start': 'monday'}]}"))
+            << "field \"window_start\": must be \"aligned\" or \"first_call\", not \"monday\"";
+        QTest::newRow("window start bool")
+            << (js("{'policies': [{'name': 'api', 'algorithm': 'fixed_window', 'limit': 10, 'window_ms': 1000, "
+                   "'window_start': true}]}"))
+            << "field \"window_start\": must be \"aligned\" or \"first_call\", not a boolean";
         QTest::newRow("description object") << policy(js("'limit': 10, 'window_ms': 1000, 'description': {}"))
                                             << "field \"description\": must be a string";
         QTest::newRow("typo field") << policy(js("'limit': 10, 'windowms': 1000"))

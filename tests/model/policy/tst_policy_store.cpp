@@ -11,9 +11,11 @@
 #include <QUuid>
 
 using namespace sluice;
+using model::Algorithm;
 using model::Policy;
 using model::PolicyChange;
 using model::PolicyStore;
+using model::WindowStart;
 using redis::RedisClient;
 
 namespace {
@@ -117,6 +119,29 @@ private Q_SLOTS:
         QCOMPARE(list().policies.first().updatedBy, QStringLiteral("alice"));
     }
 
+    // The window start is stored only when it is not the default, so an aligned policy's hash is the
+    // one stored before the field existed; changing it is a new version, audited.
+    void windowStartIsStoredWhenSet()
+    {
+        Policy window = policy(QStringLiteral("quota"), 100);
+        window.algorithm = Algorithm::FixedWindow;
+        QVERIFY(!commit({put(window, 0)}).failure);
+        const QByteArray hash = key(":policy:quota");
+        QCOMPARE(redisCall({"HEXISTS", hash, "window_start"}).value.integer, 0);
+        window.windowStart = WindowStart::FirstCall;
+        const auto changed = commit({put(window, 1)});
+        QVERIFY2(!changed.failure, qPrintable(sluice::model::messageOf(changed.failure)));
+        QCOMPARE(changed.changed, QStringList{QStringLiteral("quota")});
+        QCOMPARE(redisCall({"HGET", hash, "window_start"}).value.bytes, QByteArray("first_call"));
+        const Policy stored = list().policies.first();
+        QCOMPARE(stored.windowStart, WindowStart::FirstCall);
+        QCOMPARE(stored.version, 2);
+        const auto audit = redisCall({"XREVRANGE", key(":audit"), "+", "-", "COUNT", "1"});
+        const auto &entry = audit.value.elements.first().elements.at(1).elements;
+        const auto newAt = std::find_if(entry.begin(), entry.end(), [](const auto &v) { return v.bytes == "new"; });
+        QVERIFY(newAt != entry.end() && (newAt + 1)->bytes.contains("\"window_start\":\"first_call\""));
+    }
+
     void updateBumpsVersionAndAuditsOldAndNew()
     {
         QVERIFY(!commit({put(policy(QStringLiteral("api"), 100), 0)}).failure);
@@ -193,6 +218,9 @@ private Q_SLOTS:
                                    << QStringLiteral("not an algorithm");
         QTest::newRow("shadow") << QByteArray("shadow") << QByteArray("yes") << QStringLiteral("not 0 or 1");
         QTest::newRow("limit zero") << QByteArray("limit") << QByteArray("0") << QStringLiteral("field \"limit\"");
+        QTest::newRow("window start") << QByteArray("window_start") << QByteArray("noon")
+                                      << QStringLiteral("field \"window_start\" holds \"noon\", not aligned or "
+                                                        "first_call");
     }
 
     void damagedStoredDataIsReported()

@@ -299,6 +299,12 @@ private Q_SLOTS:
                                     << QStringLiteral(
                                            "At most 1 request per 1,500 ms, counted in windows aligned to the clock; "
                                            "up to twice that can pass around a window's edge.");
+        Policy opened = makePolicy(QStringLiteral("a"), Algorithm::FixedWindow, 1000, 86'400'000);
+        opened.windowStart = model::WindowStart::FirstCall;
+        QTest::newRow("first call") << opened
+                                    << QStringLiteral("At most 1,000 requests per day, counted in windows that open at "
+                                                      "each subject's first call; up to twice that can pass around a "
+                                                      "window's edge.");
         QTest::newRow("concurrency")
             << makePolicy(QStringLiteral("a"), Algorithm::Concurrency, 3, 90'000)
             << QStringLiteral("At most 3 requests in flight at once; a lease not released ends after 90 seconds.");
@@ -336,9 +342,19 @@ private Q_SLOTS:
         QCOMPARE(model::formatDecimal(9.96), QLocale().toString(10));
         QCOMPARE(model::formatDecimal(9.5), QLocale().toString(9.5, 'f', 1));
         QCOMPARE(model::formatDecimal(4251.4), QLocale().toString(4251));
+        // A created policy lists every field that applies: a token bucket without a description has
+        // neither that nor a window start.
         const auto created = model::diffPolicies(nullptr, &after);
-        QCOMPARE(created.size(), 7);
+        QCOMPARE(created.size(), 6);
         QVERIFY(created.first().before.isEmpty());
+        Policy window = makePolicy(QStringLiteral("quota"), Algorithm::FixedWindow, 100, 60000);
+        Policy opened = window;
+        opened.windowStart = model::WindowStart::FirstCall;
+        const auto started = model::diffPolicies(&window, &opened);
+        QCOMPARE(started.size(), 1);
+        QCOMPARE(started.first().label, QStringLiteral("Window start"));
+        QCOMPARE(started.first().before, QStringLiteral("aligned to the clock"));
+        QCOMPARE(started.first().after, QStringLiteral("at the first call"));
         QVERIFY(model::diffPolicies(&before, &before).isEmpty());
     }
 };
