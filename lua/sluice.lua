@@ -587,7 +587,7 @@ local function count_ahead(p, key, now, cost)
     local id = floor(now / p.window_ms)
     if p.window_id ~= id then p.window_id, p.window_field = id, tostring(id) end
     local field = p.window_field
-    local count = redis.pcall('HINCRBY', key, field, cost)
+    local count = redis.pcall('HINCRBY', key, field, cost == 1 and '1' or cost) -- (the common cost, not formatted)
     if type(count) ~= 'number' then return nil, not_a_bucket(key, p, count) end
     return id, field, count
 end
@@ -679,7 +679,7 @@ local first_call_window = {}
 -- Redis keeps a key until its expiry time has passed: a key given window_ms - 1 ms at the window's
 -- first millisecond is there for exactly window_ms of them (a window of 1 ms is an aligned one).
 local function open_window(p, key)
-    redis.call('PEXPIRE', key, p.window_ms - 1)
+    redis.call('PEXPIRE', key, p.window_expiry)
 end
 
 -- Ms until the window in progress ends, from its key's remaining time; a count without expiry
@@ -692,14 +692,14 @@ local function window_ends(p, key)
 end
 
 -- The call counted ahead: the window's count including it, or nil and why the key is no bucket.
--- An aligned window's hash under the key is dropped first.
+-- An aligned window's hash under the key is replaced.
 local function count_first_call(p, key, cost)
-    local count = redis.pcall('INCRBY', key, cost)
+    local count = redis.pcall('INCRBY', key, cost == 1 and '1' or cost) -- (the common cost, not formatted)
     if type(count) == 'number' then return count end
     local fields = find(count.err, '^WRONGTYPE') and read('HGETALL', key)
     if not fields or not window_fields(p, fields, 0) then return nil, not_a_bucket(key, p, count) end
-    redis.call('DEL', key)
-    return redis.call('INCRBY', key, cost)
+    redis.call('SET', key, cost) -- over the hash: the first call of a new window
+    return cost
 end
 
 function first_call_window.acquire(p, key, _, cost, lean)
@@ -765,7 +765,9 @@ function first_call_window.apply(_, key, st, verdict)
     if not st.counted then return end
     if verdict == 'none' then
         if st.fresh then
-            redis.call('DEL', key)
+            -- The window this call opened, removed: a timeout of 0 deletes the key (PEXPIRE is in the
+            -- service's ACL role, DEL is not).
+            redis.call('PEXPIRE', key, '0')
         else
             redis.call('DECRBY', key, st.cost)
         end
@@ -1019,7 +1021,10 @@ local function prepare(p)
     p.wide = max(limit, p.capacity) * window > MAX_SCALED
     if not p.wide then p.full = p.capacity * window end
     p.impl = p.wide and WIDE[p.algorithm] or ALGORITHMS[p.algorithm]
-    if p.first_call and window > 1 then p.impl = first_call_window end
+    if p.first_call and window > 1 then
+        p.impl = first_call_window
+        p.window_expiry = tostring(window - 1) -- a number argument is formatted on every call
+    end
     p.extra = EXTRA[p.algorithm]
     p.reply = {0, 0, -1, 0, limit, p.name} -- decide_one()'s, refilled on every call
     -- The lean reply (sluice_allow's); none for concurrency, whose callers need the lease id.

@@ -27,6 +27,27 @@ redis.register_function('floor_count', function(keys)
     return {1, 0, -1, 0, 1, 'floor'}
 end)
 
+-- A window that opens at the first call, with the lean reply: TIME (the per-policy counts' clock),
+-- INCRBY, then PEXPIRE on the window's first call or PTTL (the wait) after it. The least a first-call
+-- window keeping the contract does on sluice_allow's path.
+redis.register_function('floor_window', function(keys)
+    redis.call('TIME')
+    if redis.call('INCRBY', keys[1], 1) == 1 then
+        redis.call('PEXPIRE', keys[1], 999)
+        return {1, 99, 0}
+    end
+    return {0, 0, redis.call('PTTL', keys[1]) + 1}
+end)
+
+-- The same without TIME: what the per-policy counts' clock costs.
+redis.register_function('floor_window_unclocked', function(keys)
+    if redis.call('INCRBY', keys[1], 1) == 1 then
+        redis.call('PEXPIRE', keys[1], 999)
+        return {1, 99, 0}
+    end
+    return {0, 0, redis.call('PTTL', keys[1]) + 1}
+end)
+
 -- The six-element reply alone: what every call of the contract pays before any Redis call.
 redis.register_function('floor_reply', function()
     return {1, 0, -1, 0, 1, 'floor'}

@@ -5,7 +5,8 @@
 
 # publish_bench_policies ALGORITHM...: one allow policy (never rejects) and one deny policy (1 per
 # hour) per algorithm, and the peers' policy (<algorithm>_100s: 100 per second, burst 100), applied and
-# published.
+# published; for the fixed window also fixed_window_first_call_100s, whose windows open at each
+# subject's first call.
 publish_bench_policies() {
   {
     echo '{"policies": ['
@@ -21,6 +22,8 @@ publish_bench_policies() {
         "$algorithm" "$algorithm" "$allow_limit"
       printf '{"name": "%s_deny", "algorithm": "%s", "limit": 1, "window_ms": 3600000},\n' "$algorithm" "$algorithm"
       printf '{"name": "%s_100s", "algorithm": "%s", "limit": 100, "window_ms": 1000}' "$algorithm" "$algorithm"
+      [[ $algorithm != fixed_window ]] || printf ',\n{"name": "fixed_window_first_call_100s", "algorithm":
+        "fixed_window", "limit": 100, "window_ms": 1000, "window_start": "first_call"}'
     done
     echo ']}'
   } > "$work/policies.json"
@@ -76,6 +79,10 @@ case_command() {
     floor_reject) echo FCALL floor_reject 1 'floor:{hot}' ;;
     floor_count) echo FCALL floor_count 1 'floorcount:{__rand_int__}' ;;
     floor_count_hot) echo FCALL floor_count 1 'floorcount:{hot}' ;;
+    floor_window_allow) echo FCALL floor_window 1 'floorwindow:{__rand_int__}' ;;
+    floor_window_deny) echo FCALL floor_window 1 'floorwindow:{hot}' ;;
+    floor_window_unclocked_allow) echo FCALL floor_window_unclocked 1 'floorunclocked:{__rand_int__}' ;;
+    floor_window_unclocked_deny) echo FCALL floor_window_unclocked 1 'floorunclocked:{hot}' ;;
     *_100s_lean_allow) echo FCALL sluice_allow 1 "sluice:${1%_lean_allow}:{__rand_int__}" "${1%_lean_allow}" ;;
     *_100s_lean_deny) echo FCALL sluice_allow 1 "sluice:${1%_lean_deny}:{hot}" "${1%_lean_deny}" ;;
     *_100s_allow) echo FCALL sluice_acquire 1 "sluice:${1%_allow}:{__rand_int__}" "${1%_allow}" ;;

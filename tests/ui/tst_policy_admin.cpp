@@ -380,6 +380,14 @@ private Q_SLOTS:
                  QStringLiteral("At most 5 requests per minute, counted in windows aligned to the "
                                 "clock; up to twice that can pass around a window's edge."));
         QVERIFY(labelText(editor, "lintWarnings").contains(QLatin1String("twice the limit")));
+        // Only a fixed window has a start to choose.
+        auto *windowStart = child<QComboBox>(editor, "windowStartCombo");
+        QVERIFY(windowStart->isVisible());
+        choose(editor, "windowStartCombo", QStringLiteral("At each subject's first call (cheapest)"));
+        QCOMPARE(labelText(editor, "policySummary"),
+                 QStringLiteral("At most 5 requests per minute, counted in windows that open at each subject's "
+                                "first call; up to twice that can pass around a window's edge."));
+        choose(editor, "windowStartCombo", QStringLiteral("Aligned to the clock (the same windows for every subject)"));
         // The algorithm's warning stays while a number is wrong; the summary waits for the fix.
         typeInto(editor, "limitEdit", QStringLiteral("5.5"));
         QVERIFY(labelText(editor, "lintWarnings").contains(QLatin1String("twice the limit")));
@@ -387,6 +395,7 @@ private Q_SLOTS:
         typeInto(editor, "limitEdit", QStringLiteral("5"));
         click(editor, "useSlidingWindowButton");
         QCOMPARE(child<QComboBox>(editor, "algorithmCombo")->currentText(), QStringLiteral("sliding_window"));
+        QVERIFY(!windowStart->isVisible());
         QVERIFY(labelText(editor, "lintWarnings").isEmpty());
         child<QCheckBox>(editor, "shadowCheck")->click();
         QVERIFY(labelText(editor, "lintWarnings").contains(QLatin1String("Shadow mode is on")));
