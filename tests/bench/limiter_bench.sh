@@ -157,10 +157,10 @@ done < <("$source_dir/tests/bench/instruction_bench.sh" "$build" 5000 "${peer_pa
 echo
 echo "At the peers' policy: 100 per second, burst 100, $subjects subjects (the allow path opens fresh windows)," \
      "the deny path on one hot key; instructions per call under callgrind"
-printf '| %-34s | %10s | %7s | %8s | %10s | %7s | %8s | %s\n' "script" "allow op/s" "allow us" "instr" \
+printf '| %-36s | %10s | %7s | %8s | %10s | %7s | %8s | %s\n' "script" "allow op/s" "allow us" "instr" \
   "deny op/s" "deny us" "instr" "command (allow path; the deny path sends {hot})"
 peer_row() { # peer_row LABEL ALLOW_CASE DENY_CASE
-  printf '| %-34s | %10.0f | %7s | %8s | %10.0f | %7s | %8s | %s\n' "$1" "${rps_of[$2]}" "${usec_of[$2]}" \
+  printf '| %-36s | %10.0f | %7s | %8s | %10.0f | %7s | %8s | %s\n' "$1" "${rps_of[$2]}" "${usec_of[$2]}" \
     "${instructions_of[$2]}" "${rps_of[$3]}" "${usec_of[$3]}" "${instructions_of[$3]}" "$(case_command "$2")"
 }
 for name in "${peer_table[@]}"; do peer_row "$name" "${name}_allow" "${name}_deny"; done
