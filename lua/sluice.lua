@@ -565,18 +565,18 @@ end
 
 -- `count` is the window's count before this call. A call counted ahead (not peeking) is in the
 -- hash `field`; `fresh` says it is the window's first; `stays` that it stays there if rejected.
-local function window_outcome(p, id, count, cost, now, peek, field, fresh, previous, allowed, rejected)
+-- A window's four numbers (see acquire_by_outcome) for a call of `cost` when `used` units of it are
+-- admitted and it ends in `ends` ms.
+local function window_numbers(p, used, cost, ends, peek)
     local limit = p.limit
-    local used = window_split(p, count)
-    local ends = (id + 1) * p.window_ms - now
     local ok = used + cost <= limit
-    local units, reset
-    if ok and not peek then
-        units, reset = limit - used - cost, ends
-    else
-        units, reset = limit - used, used > 0 and ends or 0
-    end
-    return {ok = ok, units = units, retry = ok and -1 or ends, reset = reset, id = id, cost = cost,
+    if ok and not peek then return true, limit - used - cost, -1, ends end
+    return ok, limit - used, ok and -1 or ends, used > 0 and ends or 0
+end
+
+local function window_outcome(p, id, count, cost, now, peek, field, fresh, previous, allowed, rejected)
+    local ok, units, retry, reset = window_numbers(p, window_split(p, count), cost, (id + 1) * p.window_ms - now, peek)
+    return {ok = ok, units = units, retry = retry, reset = reset, id = id, cost = cost,
             counted = not peek, stays = not peek and cost == 1, field = field, fresh = fresh,
             previous = previous, allowed = allowed, rejected = rejected}
 end
@@ -748,16 +748,9 @@ function first_call_window.evaluate(p, key, _, cost, peek)
     elseif count > 0 then
         ends = window_ends(p, key)
     end
-    local limit = p.limit
     local used, rejected = window_split(p, count)
-    local ok = used + cost <= limit
-    local units, reset
-    if ok and not peek then
-        units, reset = limit - used - cost, ends
-    else
-        units, reset = limit - used, used > 0 and ends or 0
-    end
-    return {ok = ok, units = units, retry = ok and -1 or ends, reset = reset, cost = cost, counted = not peek,
+    local ok, units, retry, reset = window_numbers(p, used, cost, ends, peek)
+    return {ok = ok, units = units, retry = retry, reset = reset, cost = cost, counted = not peek,
             fresh = fresh, allowed = used, rejected = rejected}
 end
 

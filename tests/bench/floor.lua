@@ -39,7 +39,8 @@ redis.register_function('floor_window', function(keys)
     return {0, 0, redis.call('PTTL', keys[1]) + 1}
 end)
 
--- The same without TIME: what the per-policy counts' clock costs.
+-- The same without TIME: what the per-policy counts' clock costs. (Written out again: a shared Lua
+-- function would add its call to both floors.)
 redis.register_function('floor_window_unclocked', function(keys)
     if redis.call('INCRBY', keys[1], 1) == 1 then
         redis.call('PEXPIRE', keys[1], 999)
