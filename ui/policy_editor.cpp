@@ -181,6 +181,7 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
                            static_cast<int>(model::WindowStart::Aligned));
     m_windowStart->addItem(tr("At each subject's first call (cheapest)"),
                            static_cast<int>(model::WindowStart::FirstCall));
+    m_windowStart->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed); // as wide as its longest choice
     m_windowStartLabel->setBuddy(m_windowStart);
     form->addRow(m_windowStartLabel, m_windowStart);
 

@@ -118,7 +118,11 @@ QVariant PolicyListModel::data(const QModelIndex &index, int role) const
     case Limit:
         return policy.limit;
     case Window:
-        return display ? QVariant(durationText(policy.windowMs)) : QVariant(policy.windowMs);
+        if (!display)
+            return policy.windowMs;
+        return policy.windowStart == WindowStart::FirstCall
+            ? tr("%1 from the first call").arg(durationText(policy.windowMs))
+            : durationText(policy.windowMs);
     case Burst:
         return policy.effectiveBurst();
     case Shadow:

@@ -106,10 +106,13 @@ private Q_SLOTS:
 
         Policy api = makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 100, 60000, 150);
         Policy login = makePolicy(QStringLiteral("login"), Algorithm::FixedWindow, 5, 60000);
+        login.windowStart = model::WindowStart::FirstCall;
         Policy uploads = makePolicy(QStringLiteral("uploads"), Algorithm::Concurrency, 3, 30000);
         list.setPolicies({uploads, api, login});
         QCOMPARE(column(list, PolicyListModel::Name), strings({"api", "login", "uploads"}));
         QCOMPARE(list.index(0, PolicyListModel::Window).data().toString(), QStringLiteral("1 minute"));
+        QCOMPARE(list.index(1, PolicyListModel::Window).data().toString(),
+                 QStringLiteral("1 minute from the first call"));
         QCOMPARE(list.index(0, PolicyListModel::Burst).data().toLongLong(), 150);
         QCOMPARE(list.index(1, PolicyListModel::Burst).data().toLongLong(), 5); // burst defaults to the limit
 
