@@ -563,8 +563,6 @@ local function window_fields(p, fields, id)
     return summary
 end
 
--- `count` is the window's count before this call. A call counted ahead (not peeking) is in the
--- hash `field`; `fresh` says it is the window's first; `stays` that it stays there if rejected.
 -- A window's four numbers (see acquire_by_outcome) for a call of `cost` when `used` units of it are
 -- admitted and it ends in `ends` ms.
 local function window_numbers(p, used, cost, ends, peek)
@@ -574,11 +572,20 @@ local function window_numbers(p, used, cost, ends, peek)
     return ok, limit - used, ok and -1 or ends, used > 0 and ends or 0
 end
 
+-- `count` is the window's count before this call. A call counted ahead (not peeking) is in the
+-- hash `field`; `fresh` says it is the window's first; `stays` that it stays there if rejected.
 local function window_outcome(p, id, count, cost, now, peek, field, fresh, previous, allowed, rejected)
     local ok, units, retry, reset = window_numbers(p, window_split(p, count), cost, (id + 1) * p.window_ms - now, peek)
     return {ok = ok, units = units, retry = retry, reset = reset, id = id, cost = cost,
             counted = not peek, stays = not peek and cost == 1, field = field, fresh = fresh,
             previous = previous, allowed = allowed, rejected = rejected}
+end
+
+-- Whether a read of `key` that failed with `err` met the count of a first-call window (a string of
+-- digits) instead of an aligned window's hash.
+local function holds_first_call_count(key, err)
+    local value = find(err.err, '^WRONGTYPE') and read('GET', key)
+    return value and find(value, '^%d+$') ~= nil
 end
 
 -- Counts the call in its window: the window id, its field and its count including the call. The
@@ -588,7 +595,13 @@ local function count_ahead(p, key, now, cost)
     if p.window_id ~= id then p.window_id, p.window_field = id, tostring(id) end
     local field = p.window_field
     local count = redis.pcall('HINCRBY', key, field, cost == 1 and '1' or cost) -- (the common cost, not formatted)
-    if type(count) ~= 'number' then return nil, not_a_bucket(key, p, count) end
+    if type(count) ~= 'number' then
+        if not holds_first_call_count(key, count) then return nil, not_a_bucket(key, p, count) end
+        -- Left by first-call windows (the policy's window start changed): started over. A timeout of 0
+        -- deletes the key (PEXPIRE is in the service's ACL role, DEL is not).
+        redis.call('PEXPIRE', key, '0')
+        count = redis.call('HINCRBY', key, field, cost)
+    end
     return id, field, count
 end
 
@@ -615,7 +628,10 @@ function fixed_window.evaluate(p, key, now, cost, peek)
     end
     local id = floor(now / p.window_ms)
     local fields, err = read('HGETALL', key)
-    if err then return nil, not_a_bucket(key, p, err) end
+    if err then
+        if not holds_first_call_count(key, err) then return nil, not_a_bucket(key, p, err) end
+        fields = {} -- a first-call window's count: started over by the next call
+    end
     local summary = window_fields(p, fields, id)
     if not summary then return nil, not_a_bucket(key, p) end
     return window_outcome(p, id, summary.count, cost, now, true, nil, false, nil, summary.allowed, summary.rejected)
@@ -758,9 +774,7 @@ function first_call_window.apply(_, key, st, verdict)
     if not st.counted then return end
     if verdict == 'none' then
         if st.fresh then
-            -- The window this call opened, removed: a timeout of 0 deletes the key (PEXPIRE is in the
-            -- service's ACL role, DEL is not).
-            redis.call('PEXPIRE', key, '0')
+            redis.call('PEXPIRE', key, '0') -- the window this call opened, removed (see count_ahead)
         else
             redis.call('DECRBY', key, st.cost)
         end

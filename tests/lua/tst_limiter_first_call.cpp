@@ -151,10 +151,18 @@ private Q_SLOTS:
         QVERIFY(integerOf({"PTTL", window}) > 0);
     }
 
-    // A bucket the policy's aligned windows left (its window start changed) is started over; other
-    // data under the key is foreign, refused and left as it was.
+    // A bucket the policy's aligned windows left (its window start changed) is started over, and the
+    // other way round; other data under the key is foreign, refused and left as it was.
     void otherDataUnderTheKey()
     {
+        const QByteArray counted = bucketKey(QStringLiteral("once"), "counted");
+        QVERIFY(call({"SET", counted, "7", "PX", "60000"}).ok());
+        QCOMPARE(fcall("sluice_peek", {counted, "once"}).mid(0, 2), (QVector<qint64>{1, 1}));
+        QCOMPARE(call({"TYPE", counted}).value.bytes, QByteArray("string"));
+        QCOMPARE(fcall("sluice_acquire", {counted, "once"}).mid(0, 2), (QVector<qint64>{1, 0}));
+        QCOMPARE(call({"TYPE", counted}).value.bytes, QByteArray("hash"));
+        QVERIFY(integerOf({"PTTL", counted}) > 60000); // an aligned window's expiry, not the old count's
+
         const QByteArray aligned = bucketKey(QStringLiteral("fc"), "aligned");
         QVERIFY(call({"HSET", aligned, "a", "7", "r", "1", "2954120", "2"}).ok());
         QCOMPARE(fcall("sluice_acquire", {aligned, "fc"}).mid(0, 4), (QVector<qint64>{1, 2, -1, kWindowMs}));
