@@ -707,13 +707,19 @@ local function window_ends(p, key)
     return p.window_ms
 end
 
+-- Whether a read of `key` that failed with `err` met an aligned window's hash (the mirror of
+-- holds_first_call_count()).
+local function holds_aligned_window(p, key, err)
+    local fields = find(err.err, '^WRONGTYPE') and read('HGETALL', key)
+    return fields and window_fields(p, fields, 0) ~= nil
+end
+
 -- The call counted ahead: the window's count including it, or nil and why the key is no bucket.
 -- An aligned window's hash under the key is replaced.
 local function count_first_call(p, key, cost)
     local count = redis.pcall('INCRBY', key, cost == 1 and '1' or cost) -- (the common cost, not formatted)
     if type(count) == 'number' then return count end
-    local fields = find(count.err, '^WRONGTYPE') and read('HGETALL', key)
-    if not fields or not window_fields(p, fields, 0) then return nil, not_a_bucket(key, p, count) end
+    if not holds_aligned_window(p, key, count) then return nil, not_a_bucket(key, p, count) end
     redis.call('SET', key, cost) -- over the hash: the first call of a new window
     return cost
 end
@@ -743,8 +749,7 @@ function first_call_window.evaluate(p, key, _, cost, peek)
         local value
         value, err = read('GET', key)
         if err then
-            local fields = find(err.err, '^WRONGTYPE') and read('HGETALL', key)
-            if not fields or not window_fields(p, fields, 0) then return nil, not_a_bucket(key, p, err) end
+            if not holds_aligned_window(p, key, err) then return nil, not_a_bucket(key, p, err) end
             value = false -- an aligned window's bucket: started over by the next call
         end
         count = 0

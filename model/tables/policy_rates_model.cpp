@@ -17,7 +17,6 @@ double share(const RatePoint &point)
     return decided > 0 ? point.rejected / decided : 0;
 }
 
-
 } // namespace
 
 PolicyRatesModel::PolicyRatesModel(PolicyRateSampler *sampler, QObject *parent)
