@@ -156,16 +156,21 @@ local function packed_state(p, key, tag, format, size)
     return expires, a, b, c, d, e
 end
 
--- Writes a bucket that must live `ttl` ms after `now`. The expiry moves only when it falls short,
--- and then an eighth further, so a busy key mostly keeps its TTL (SET KEEPTTL costs about half of
--- SET PX); an idle key still goes at most ttl/8 after the last write made it necessary.
-local function write_packed(key, format, now, ttl, expires, tag, a, b, c, d, e)
+-- Writes a bucket that must live `reset` ms after `now`, and at least p.usual_ttl ms. The expiry
+-- moves only when it falls short, and then an eighth further, so a busy key mostly keeps its TTL
+-- (SET KEEPTTL costs about half of SET PX); an idle key still goes at most ttl/8 after the last
+-- write made it necessary. Redis formats a number argument on every call, so the usual lifetime
+-- goes as the text prepare() made.
+local function write_packed(p, key, format, now, reset, expires, tag, a, b, c, d, e)
+    local ttl = p.usual_ttl
+    if reset > ttl then ttl = reset end
     if expires and expires >= now + ttl then
         redis.call('SET', key, pack(format, tag, expires, a, b, c, d, e), 'KEEPTTL')
         return
     end
-    expires = now + ttl + floor(ttl / 8)
-    redis.call('SET', key, pack(format, tag, expires, a, b, c, d, e), 'PX', expires - now)
+    local lifetime = ttl + floor(ttl / 8)
+    redis.call('SET', key, pack(format, tag, now + lifetime, a, b, c, d, e), 'PX',
+               ttl == p.usual_ttl and p.usual_lifetime or lifetime)
 end
 
 -- A rejection consumes nothing: the stored state still describes the bucket and its expiry still
@@ -341,8 +346,7 @@ local token_bucket = level_algorithm {
         return true, floor(level / window), -1, ceil((full - level) / rate)
     end,
     commit = function(p, key, now, expires, level, need, stamp, allowed, rejected, reset)
-        write_packed(key, TAGGED_FOUR, now, max(reset, p.window_ms), expires, TOKEN_TAG, level - need, stamp,
-                     allowed + 1, rejected)
+        write_packed(p, key, TAGGED_FOUR, now, reset, expires, TOKEN_TAG, level - need, stamp, allowed + 1, rejected)
     end,
 }
 
@@ -374,8 +378,7 @@ function token_bucket.acquire(p, key, now, cost)
         return false, floor(level / window), ceil((need - level) / rate), ceil((full - level) / rate)
     end
     local reset = ceil((full - level + need) / rate)
-    write_packed(key, TAGGED_FOUR, now, max(reset, window), expires, TOKEN_TAG, level - need, stamp, allowed + 1,
-                 rejected)
+    write_packed(p, key, TAGGED_FOUR, now, reset, expires, TOKEN_TAG, level - need, stamp, allowed + 1, rejected)
     return true, floor((level - need) / window), -1, reset
 end
 
@@ -404,7 +407,7 @@ local wide_token_bucket = wide_level_algorithm {
         return true, whole, -1, wait_ms(p, burst - whole, -part)
     end,
     commit = function(p, key, now, st)
-        write_packed(key, TAGGED_FIVE, now, max(st.reset, p.window_ms), st.expires, WIDE_TOKEN_TAG,
+        write_packed(p, key, TAGGED_FIVE, now, st.reset, st.expires, WIDE_TOKEN_TAG,
                      st.whole - st.cost, st.part, st.stamp, st.allowed + 1, st.rejected)
     end,
 }
@@ -447,7 +450,7 @@ local gcra = level_algorithm {
     commit = function(p, key, now, expires, backlog, need, stamp, allowed, rejected, reset)
         local after = backlog + need
         local whole = floor(after / p.limit)
-        write_packed(key, TAGGED_FOUR, now, max(reset, p.window_ms), expires, GCRA_TAG, stamp + whole,
+        write_packed(p, key, TAGGED_FOUR, now, reset, expires, GCRA_TAG, stamp + whole,
                      after - whole * p.limit, allowed + 1, rejected)
     end,
 }
@@ -487,7 +490,7 @@ local wide_gcra = wide_level_algorithm {
         local ahead, rest = muldiv(st.whole + st.cost, p.window_ms, limit)
         rest = rest + st.part
         local carried = floor(rest / limit)
-        write_packed(key, TAGGED_FOUR, now, max(st.reset, p.window_ms), st.expires, GCRA_TAG, now + ahead + carried,
+        write_packed(p, key, TAGGED_FOUR, now, st.reset, st.expires, GCRA_TAG, now + ahead + carried,
                      rest - carried * limit, st.allowed + 1, st.rejected)
     end,
 }
@@ -508,7 +511,7 @@ local leaky_bucket = level_algorithm {
     end,
     numbers = backlog_numbers,
     commit = function(p, key, now, expires, water, need, stamp, allowed, rejected, reset)
-        write_packed(key, TAGGED_FOUR, now, max(reset, p.window_ms), expires, LEAKY_TAG, water + need, stamp,
+        write_packed(p, key, TAGGED_FOUR, now, reset, expires, LEAKY_TAG, water + need, stamp,
                      allowed + 1, rejected)
         return ceil(water / p.limit)
     end,
@@ -520,7 +523,7 @@ local wide_leaky_bucket = wide_level_algorithm {
     end,
     numbers = wide_backlog_numbers,
     commit = function(p, key, now, st)
-        write_packed(key, TAGGED_FIVE, now, max(st.reset, p.window_ms), st.expires, WIDE_LEAKY_TAG,
+        write_packed(p, key, TAGGED_FIVE, now, st.reset, st.expires, WIDE_LEAKY_TAG,
                      st.whole + st.cost, st.part, st.stamp, st.allowed + 1, st.rejected)
         return wait_ms(p, st.whole, st.part)
     end,
@@ -864,7 +867,7 @@ end
 
 function sliding_window.apply(p, key, st, verdict, now)
     if verdict == 'consume' then
-        write_packed(key, TAGGED_FIVE, now, max(st.reset, p.window_ms), st.expires, SLIDING_TAG,
+        write_packed(p, key, TAGGED_FIVE, now, st.reset, st.expires, SLIDING_TAG,
                      st.id, st.prev, st.curr + st.cost, st.allowed + 1, st.rejected)
     elseif verdict == 'reject' then
         count_rejection(key, FIVE_REJECTED_AT, st.rejected)
@@ -877,7 +880,8 @@ function sliding_window.acquire(p, key, now, cost)
     if expires == nil then return nil, id end
     if cost <= free then
         local reset = p.window_ms - elapsed + p.window_ms
-        write_packed(key, TAGGED_FIVE, now, reset, expires, SLIDING_TAG, id, prev, curr + cost, allowed + 1, rejected)
+        write_packed(p, key, TAGGED_FIVE, now, reset, expires, SLIDING_TAG, id, prev, curr + cost, allowed + 1,
+                     rejected)
         return true, free - cost, -1, reset
     end
     count_rejection(key, FIVE_REJECTED_AT, rejected)
@@ -1059,6 +1063,11 @@ local function prepare(p)
         p.impl = first_call_window
         p.window_expiry = tostring(window - 1) -- a number argument is formatted on every call
     end
+    -- How long a string bucket lives at least after a write that needs a new expiry: a window, and
+    -- for the sliding window two (its count weighs on the next window), whatever the call's reset,
+    -- so the expiry is mostly the same text (see write_packed()).
+    p.usual_ttl = p.algorithm == 'sliding_window' and 2 * window or window
+    p.usual_lifetime = tostring(p.usual_ttl + floor(p.usual_ttl / 8))
     p.extra = EXTRA[p.algorithm]
     p.reply = {0, 0, -1, 0, limit, p.name} -- decide_one()'s, refilled on every call
     -- The lean reply (sluice_allow's); none for concurrency, whose callers need the lease id.

@@ -7,6 +7,7 @@
 
 #include "model/limiter/bucket_key.h"
 #include "model/limiter/limiter_library.h"
+#include "model/limiter/lua_source.h"
 #include "support/limiter_support.h"
 #include "support/limiter_test_case.h"
 #include "support/redis_process.h"
@@ -18,6 +19,7 @@
 #include <QThread>
 
 #include <limits>
+#include <tuple>
 
 using namespace sluice;
 using model::Algorithm;
@@ -641,6 +643,50 @@ private Q_SLOTS:
         for (const model::Policy &policy : policies)
             QCOMPARE(acquire({bucketKey(policy.name, "idle"), policy.name.toUtf8()}).value(1),
                      first.value(policy.name).value(1));
+    }
+
+    void theClockIsTimeInWholeMilliseconds()
+    {
+        // lua/clock.lua on TIME replies the test chooses: every length of the microseconds, and
+        // seconds that move either way (the seconds are converted once and kept).
+        const QByteArray library = "#!lua name=sluice_clock_check\n"
+                                   "local server = redis\n"
+                                   "local time_reply\n"
+                                   "local redis = {call = function() return time_reply end}\n"
+                                   + model::luaSource(QStringLiteral("clock.lua"))
+                                   + "\nserver.register_function('clock_check', function(_, args)\n"
+                                     "    time_reply = {args[1], args[2]}\n"
+                                     "    return now_ms()\n"
+                                     "end)\n";
+        QVERIFY(call({"FUNCTION", "LOAD", "REPLACE", library}).ok());
+        const QVector<std::tuple<QByteArray, QByteArray, qint64>> readings{
+            {"1700000000", "0", 1700000000000},         {"1700000000", "7", 1700000000000},
+            {"1700000000", "999", 1700000000000},       {"1700000000", "1000", 1700000000001},
+            {"1700000000", "12345", 1700000000012},     {"1700000000", "99999", 1700000000099},
+            {"1700000000", "100000", 1700000000100},    {"1700000000", "999999", 1700000000999},
+            {"1700000001", "500000", 1700000001500},    {"1699999999", "1", 1699999999000},
+            {"1699999999", "654321", 1699999999654},
+        };
+        for (const auto &[seconds, micros, expected] : readings)
+            QCOMPARE(call({"FCALL", "clock_check", "0", seconds, micros}).value.integer, expected);
+        QVERIFY(call({"FUNCTION", "DELETE", "sluice_clock_check"}).ok());
+
+        // The production library on the server's own TIME.
+        const model::LimiterLibrary production
+            = model::LimiterLibrary::build(test::contractPolicies(), model::LibraryOwner{}, 1);
+        QCOMPARE(test::loadLibrary(*m_connection, production), QString());
+        const auto serverMs = [this] {
+            const RedisReply time = call({"TIME"});
+            return time.value.elements.at(0).bytes.toLongLong() * 1000
+                + time.value.elements.at(1).bytes.toLongLong() / 1000;
+        };
+        for (int i = 0; i < 300; ++i) {
+            const qint64 before = serverMs();
+            const qint64 now = call({"FCALL_RO", "sluice_stats", "0"}).value.elements.value(0).integer;
+            const qint64 after = serverMs();
+            QVERIFY2(before <= now && now <= after,
+                     qPrintable(QStringLiteral("%1 %2 %3").arg(before).arg(now).arg(after)));
+        }
     }
 
     void busyBucketsKeepTheirExpiryUntilItFallsShort()
