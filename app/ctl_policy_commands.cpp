@@ -218,7 +218,8 @@ void runPolicies(const CtlRequest &request)
             ctlOut() << tr("no policies in namespace \"%1\"").arg(request.ns) << Qt::endl;
         } else {
             const TextTable table({{"NAME", -20}, {"ALGORITHM", -14}, {"LIMIT", 10}, {"WINDOW_MS", 10},
-                                   {"BURST", 10}, {"SHADOW", -6}, {"VERSION", 7}, {"UPDATED", 0}},
+                                   {"WINDOW_START", -12}, {"BURST", 10}, {"SHADOW", -6}, {"VERSION", 7},
+                                   {"UPDATED", 0}},
                                   2);
             ctlOut() << table.header() << Qt::endl;
             for (const model::Policy &policy : policies) {
@@ -226,8 +227,12 @@ void runPolicies(const CtlRequest &request)
                     = QStringLiteral("%1 by %2")
                           .arg(QDateTime::fromMSecsSinceEpoch(policy.updatedAtMs, Qt::UTC).toString(Qt::ISODate),
                                policy.updatedBy);
+                // Only a fixed window has a window start.
+                const QString windowStart = policy.algorithm == model::Algorithm::FixedWindow
+                    ? model::windowStartName(policy.windowStart)
+                    : QStringLiteral("-");
                 ctlOut() << table.row({policy.name, model::algorithmName(policy.algorithm),
-                                       QString::number(policy.limit), QString::number(policy.windowMs),
+                                       QString::number(policy.limit), QString::number(policy.windowMs), windowStart,
                                        QString::number(policy.effectiveBurst()),
                                        policy.shadow ? QStringLiteral("yes") : QStringLiteral("no"),
                                        QString::number(policy.version), updated})
@@ -235,7 +240,7 @@ void runPolicies(const CtlRequest &request)
             }
             const QString none = QStringLiteral("-");
             for (const model::DamagedPolicy &damaged : listed.damaged)
-                ctlOut() << table.row({damaged.name, tr("DAMAGED"), none, none, none, none,
+                ctlOut() << table.row({damaged.name, tr("DAMAGED"), none, none, none, none, none,
                                        QString::number(damaged.version), damaged.problem})
                          << Qt::endl;
         }

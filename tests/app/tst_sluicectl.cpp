@@ -439,7 +439,9 @@ private Q_SLOTS:
         QVERIFY(writeFile(file,
                           js("{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 100, 'window_ms': "
                              "60000, 'burst': 150},"
-                             "{'name': 'login', 'algorithm': 'sliding_log', 'limit': 5, 'window_ms': 60000}]}")));
+                             "{'name': 'login', 'algorithm': 'sliding_log', 'limit': 5, 'window_ms': 60000},"
+                             "{'name': 'pages', 'algorithm': 'fixed_window', 'limit': 50, 'window_ms': 1000, "
+                             "'window_start': 'first_call'}]}")));
         const QStringList base{QStringLiteral("-u"), url, QStringLiteral("--namespace"), ns};
 
         const Run dry = sluicectl(base + QStringList{QStringLiteral("apply"), file, QStringLiteral("--dry-run")});
@@ -450,22 +452,38 @@ private Q_SLOTS:
 
         const Run applied = sluicectl(base + QStringList{QStringLiteral("apply"), file});
         QCOMPARE(applied.exitCode, 0);
-        QVERIFY2(applied.out.contains(QLatin1String("applied: 2 created")), qPrintable(applied.out));
-        QCOMPARE(auditLength(), 2);
+        QVERIFY2(applied.out.contains(QLatin1String("applied: 3 created")), qPrintable(applied.out));
+        QCOMPARE(auditLength(), 3);
 
         const Run again = sluicectl(base + QStringList{QStringLiteral("apply"), file});
         QCOMPARE(again.exitCode, 0);
         QVERIFY2(again.out.contains(QLatin1String("already up to date")), qPrintable(again.out));
-        QCOMPARE(auditLength(), 2);
+        QCOMPARE(auditLength(), 3);
 
         const Run listed = sluicectl(base + QStringList{QStringLiteral("policies"), QStringLiteral("--json")});
         QCOMPARE(listed.exitCode, 0);
         const QJsonArray policies = QJsonDocument::fromJson(listed.out.toUtf8()).array();
-        QCOMPARE(policies.size(), 2);
+        QCOMPARE(policies.size(), 3);
         QCOMPARE(policies.at(0)[QLatin1String("name")].toString(), QStringLiteral("api"));
         QCOMPARE(policies.at(0)[QLatin1String("burst")].toInt(), 150);
         QCOMPARE(policies.at(1)[QLatin1String("burst")].toInt(), 5);
         QCOMPARE(policies.at(1)[QLatin1String("version")].toInt(), 1);
+        QCOMPARE(policies.at(2)[QLatin1String("window_start")].toString(), QStringLiteral("first_call"));
+
+        // The table says where a fixed window starts, and "-" for the algorithms that have no window start.
+        const Run table = sluicectl(base + QStringList{QStringLiteral("policies")});
+        QCOMPARE(table.exitCode, 0);
+        const QStringList rows = table.out.split(QLatin1Char('\n'));
+        const auto column = [&rows](const QString &name, const QString &header) {
+            const qsizetype at = rows.value(0).indexOf(header);
+            for (const QString &row : rows) {
+                if (row.startsWith(name + QLatin1Char(' ')))
+                    return row.mid(at).section(QLatin1Char(' '), 0, 0);
+            }
+            return QString();
+        };
+        QCOMPARE(column(QStringLiteral("pages"), QStringLiteral("WINDOW_START")), QStringLiteral("first_call"));
+        QCOMPARE(column(QStringLiteral("api"), QStringLiteral("WINDOW_START")), QStringLiteral("-"));
 
         const QString exported = dir.filePath(QStringLiteral("exported.json"));
         QCOMPARE(sluicectl(base + QStringList{QStringLiteral("export"), exported}).exitCode, 0);
@@ -480,7 +498,7 @@ private Q_SLOTS:
                      && pruned.out.contains(QLatin1String("delete   login")),
                  qPrintable(pruned.out));
         QCOMPARE(sluice::test::syncCommand(redis, {"SMEMBERS", tag + ":policies"}).value.elements.size(), 1);
-        QCOMPARE(auditLength(), 4);
+        QCOMPARE(auditLength(), 6);
     }
 
     void historyAndRollback()
