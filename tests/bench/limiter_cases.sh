@@ -31,10 +31,12 @@ publish_bench_policies() {
   "$ctl" -u "redis://127.0.0.1:$port" publish >/dev/null 2>&1
 }
 
-# load_case_scripts: the SCG-compatible script ($scg), EVALSHA "return 1" ($noop) and the floor library.
+# load_case_scripts: the SCG-compatible script ($scg), EVALSHA "return 1" ($noop), the floor library
+# and its floor_reject as a script ($floor_script).
 load_case_scripts() {
   scg=$(cli SCRIPT LOAD "$(cat "$source_dir/lua/compat_scg_token_bucket.lua")")
   noop=$(cli SCRIPT LOAD "return 1")
+  floor_script=$(cli -x SCRIPT LOAD < "$source_dir/tests/bench/floor_reject_script.lua")
   cli -x FUNCTION LOAD < "$source_dir/tests/bench/floor.lua" >/dev/null
 }
 
@@ -77,6 +79,7 @@ case_command() {
     floor_reply) echo FCALL floor_reply 0 ;;
     floor_admit) echo FCALL floor_admit 1 'floor:{__rand_int__}' ;;
     floor_reject) echo FCALL floor_reject 1 'floor:{hot}' ;;
+    floor_reject_script) echo EVALSHA "$floor_script" 1 'floorscript:{hot}' ;;
     floor_count) echo FCALL floor_count 1 'floorcount:{__rand_int__}' ;;
     floor_count_hot) echo FCALL floor_count 1 'floorcount:{hot}' ;;
     floor_window_allow) echo FCALL floor_window 1 'floorwindow:{__rand_int__}' ;;
