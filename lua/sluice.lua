@@ -1558,7 +1558,8 @@ local function policies()
     local reply = {}
     for _, name in ipairs(NAMES) do
         local p = POLICIES[name]
-        reply[#reply + 1] = {name, p.algorithm, p.limit, p.window_ms, p.burst, p.shadow and 1 or 0, p.description}
+        reply[#reply + 1] = {name, p.algorithm, p.limit, p.window_ms, p.burst, p.shadow and 1 or 0, p.description,
+                             p.first_call and 1 or 0}
     end
     return reply
 end

@@ -77,6 +77,9 @@ void addPolicies(Families &out, const MetricsSnapshot &s)
     auto &burst = out.family("sluice_policy_burst", MetricType::Gauge, "The policy's burst (0: none).");
     auto &shadow
         = out.family("sluice_policy_shadow", MetricType::Gauge, "1 when the policy only records what it would reject.");
+    auto &firstCall = out.family("sluice_policy_window_from_first_call", MetricType::Gauge,
+                                 "1 when the policy's windows open at each subject's first call, 0 when aligned to "
+                                 "the clock.");
     for (const PolicyMetrics &policy : s.policies) {
         const Labels labels{{"namespace", ns}, {"policy", text(policy.name)}};
         if (s.totals) {
@@ -90,6 +93,7 @@ void addPolicies(Families &out, const MetricsSnapshot &s)
         Families::add(window, labels, policy.windowSeconds);
         Families::add(burst, labels, policy.burst);
         Families::add(shadow, labels, policy.shadow ? 1 : 0);
+        Families::add(firstCall, labels, policy.windowFromFirstCall ? 1 : 0);
     }
     auto &subjects = out.family("sluice_top_rejected_subject", MetricType::Gauge,
                                 "Rejections of a policy's most rejected subjects over the last 10 to 20 s (opt-in, "

@@ -19,7 +19,8 @@ bool answered(const redis::RedisReply &reply)
     return reply.ok() || !Failure::fromReply(reply).isConnectionFailure();
 }
 
-// sluice_policies: one array per policy, {name, algorithm, limit, window_ms, burst, shadow, description}.
+// sluice_policies: one array per policy, {name, algorithm, limit, window_ms, burst, shadow, description,
+// first_call}; a library older than window starts replies without first_call, and all its windows are aligned.
 std::optional<QVector<PolicyMetrics>> parsePolicies(const RespValue &reply)
 {
     if (!reply.isArray())
@@ -30,8 +31,11 @@ std::optional<QVector<PolicyMetrics>> parsePolicies(const RespValue &reply)
         if (f.size() < 6 || !f.at(2).isInteger() || !f.at(3).isInteger() || !f.at(4).isInteger()
             || !f.at(5).isInteger())
             return std::nullopt;
+        if (f.size() > 7 && !f.at(7).isInteger())
+            return std::nullopt;
         policies.append({QString::fromUtf8(f.at(0).bytes), QString::fromUtf8(f.at(1).bytes), double(f.at(2).integer),
-                         f.at(3).integer / 1000.0, double(f.at(4).integer), f.at(5).integer != 0});
+                         f.at(3).integer / 1000.0, double(f.at(4).integer), f.at(5).integer != 0,
+                         f.size() > 7 && f.at(7).integer != 0});
     }
     return policies;
 }

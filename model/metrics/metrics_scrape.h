@@ -22,6 +22,7 @@ struct PolicyMetrics {
     double windowSeconds = 0;
     double burst = 0;
     bool shadow = false;
+    bool windowFromFirstCall = false; // a fixed window whose windows open at each subject's first call
 };
 
 struct PrimaryMetrics {

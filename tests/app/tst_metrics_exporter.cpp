@@ -189,7 +189,8 @@ private Q_SLOTS:
         QVERIFY(test::openAndWait(client));
         const QString ns = test::uniqueNamespace("prom");
         const auto quota = test::makePolicy(QStringLiteral("quota"), Algorithm::FixedWindow, 10, 3600000);
-        const auto trial = test::makePolicy(QStringLiteral("trial"), Algorithm::FixedWindow, 5, 3600000, 0, true);
+        auto trial = test::makePolicy(QStringLiteral("trial"), Algorithm::FixedWindow, 5, 3600000, 0, true);
+        trial.windowStart = model::WindowStart::FirstCall;
         QString error = test::storeAndPublish(client, ns, {quota, trial});
         QVERIFY2(error.isEmpty(), qPrintable(error));
 
@@ -218,6 +219,8 @@ private Q_SLOTS:
         QCOMPARE(prometheus.value(policySeries("sluice_policy_limit", ns, "quota")), 10.0);
         QCOMPARE(prometheus.value(policySeries("sluice_policy_window_seconds", ns, "quota")), 3600.0);
         QCOMPARE(prometheus.value(policySeries("sluice_policy_shadow", ns, "trial")), 1.0);
+        QCOMPARE(prometheus.value(policySeries("sluice_policy_window_from_first_call", ns, "trial")), 1.0);
+        QCOMPARE(prometheus.value(policySeries("sluice_policy_window_from_first_call", ns, "quota")), 0.0);
         const QString primary = QStringLiteral(",primary=\"127.0.0.1:%1\"").arg(target.port);
         QCOMPARE(prometheus.value(series("sluice_library_state", ns, primary + QStringLiteral(",state=\"current\""))),
                  1.0);
