@@ -1405,13 +1405,15 @@ local function peek(keys, args)
     return decide(keys, policies, cost, true)
 end
 
--- FCALL sluice_check 1 <key> <algorithm> <limit> <window_ms> <burst> [cost]: the same decision with
--- explicit parameters, for callers that keep their own configuration, on keys apart from every
--- policy's (check_key_problem()). Not counted per policy.
+-- FCALL sluice_check 1 <key> <algorithm> <limit> <window_ms> <burst> [cost [window_start]]: the same
+-- decision with explicit parameters, for callers that keep their own configuration, on keys apart
+-- from every policy's (check_key_problem()). Not counted per policy. window_start is aligned (the
+-- default) or first_call, for a fixed window.
 local function check(keys, args)
     if #keys ~= 1 then return fail('sluice_check takes exactly one key') end
-    if #args ~= 4 and #args ~= 5 then
-        return fail('expected <algorithm> <limit> <window_ms> <burst> [cost]; got ' .. #args .. ' argument(s)')
+    if #args < 4 or #args > 6 then
+        return fail('expected <algorithm> <limit> <window_ms> <burst> [cost [window_start]]; got ' .. #args
+            .. ' argument(s)')
     end
     local bad_key = check_key_problem(keys[1])
     if bad_key then return fail(bad_key) end
@@ -1421,10 +1423,15 @@ local function check(keys, args)
         p[names[i]] = parse_count(args[i + 1], 9999999999)
         if not p[names[i]] then return fail(names[i] .. ' must be a whole number, got ' .. shown(args[i + 1])) end
     end
+    local window_start = args[6] or 'aligned'
+    if window_start ~= 'aligned' and (window_start ~= 'first_call' or p.algorithm ~= 'fixed_window') then
+        return fail('window_start must be aligned, or first_call for a fixed window; got ' .. shown(window_start))
+    end
+    p.first_call = window_start == 'first_call'
     local ok, err = prepare(p)
     if not ok then return fail(err) end
     local cost = 1
-    if #args == 5 then
+    if #args >= 5 then
         cost = parse_count(args[5], MAX_COUNT)
         if not cost then
             return fail('cost must be a whole number from 1 to ' .. MAX_COUNT .. ', got ' .. shown(args[5]))

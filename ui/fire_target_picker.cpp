@@ -101,11 +101,18 @@ void FireTargetPicker::setPolicies(const QVector<model::Policy> &policies)
     m_choice->clear();
     if (m_optional)
         m_choice->addItem(tr("nothing (one target)"), QString());
-    for (const model::Policy &policy : policies)
-        m_choice->addItem(QStringLiteral("%1 \u2014 %2 %3/%4")
-                              .arg(policy.name, model::algorithmName(policy.algorithm))
-                              .arg(model::formatCount(policy.limit), model::durationText(policy.windowMs, true)),
-                          policyTag + policy.name);
+    for (const model::Policy &policy : policies) {
+        // A shadow policy says so: in the test-fire key space it rejects as if enforcing, on real keys it
+        // admits everything.
+        QString text = QStringLiteral("%1 \u2014 %2 %3/%4")
+                           .arg(policy.name, model::algorithmName(policy.algorithm))
+                           .arg(model::formatCount(policy.limit), model::durationText(policy.windowMs, true));
+        if (policy.algorithm == model::Algorithm::FixedWindow && policy.windowStart == model::WindowStart::FirstCall)
+            text += tr(" from the first call");
+        if (policy.shadow)
+            text += tr(" (shadow)");
+        m_choice->addItem(text, policyTag + policy.name);
+    }
     if (!policies.isEmpty())
         m_choice->insertSeparator(m_choice->count());
     for (model::SeedLayout layout : model::seedLayouts)

@@ -203,7 +203,9 @@ private:
             std::optional<ReferenceLimiter> &model = m_models[target][subjectIndex];
             if (!model)
                 model = definition.reference();
-            ++(model->admit(serverMs, m_plan.cost) ? counts.expectedAllowed : counts.expectedRejected);
+            // On real keys a shadow policy admits every call; its bucket counts what it would reject.
+            const bool admits = model->admit(serverMs, m_plan.cost) || (m_plan.realKeys && definition.policy.shadow);
+            ++(admits ? counts.expectedAllowed : counts.expectedRejected);
             ++m_inFlight;
             m_clients.at(connection)->send(
                 m_commands[target].command(subject, serverMs + skew), this,

@@ -79,12 +79,13 @@ QString FireTarget::label() const
 {
     switch (kind) {
     case Kind::Policy:
-        return QStringLiteral("%1 (%2 %3/%4%5)")
+        return QStringLiteral("%1 (%2 %3/%4%5%6)")
             .arg(policy.name, algorithmName(policy.algorithm))
             .arg(policy.limit)
             .arg(durationText(policy.windowMs, true),
                  algorithmUsesBurst(policy.algorithm) && policy.effectiveBurst() != policy.limit
-                     ? tr(", burst %1").arg(policy.effectiveBurst()) : QString());
+                     ? tr(", burst %1").arg(policy.effectiveBurst()) : QString(),
+                 policy.windowStart == WindowStart::FirstCall ? tr(" from the first call") : QString());
     case Kind::SeedScript:
         if (layout == SeedLayout::FixedWindowCounter)
             return tr("%1 (%2 per %3)")
@@ -158,11 +159,16 @@ FireCommands::FireCommands(const FireTarget &target, int index, const LibraryOwn
     const QByteArray costText = QByteArray::number(cost);
     if (target.kind == FireTarget::Kind::Policy) {
         m_head = {"FCALL", owner.function(realKeys ? "acquire" : "check"), "1"};
-        if (realKeys)
+        if (realKeys) {
             m_tail = {policy.name.toUtf8(), costText};
-        else
-            m_tail = {algorithmName(policy.algorithm).toUtf8(), QByteArray::number(policy.limit),
-                      QByteArray::number(policy.windowMs), QByteArray::number(policy.effectiveBurst()), costText};
+            return;
+        }
+        m_tail = {algorithmName(policy.algorithm).toUtf8(), QByteArray::number(policy.limit),
+                  QByteArray::number(policy.windowMs), QByteArray::number(policy.effectiveBurst()), costText};
+        // The window start only when it is not the default, so that a library older than window
+        // starts still fires every other policy.
+        if (policy.windowStart == WindowStart::FirstCall)
+            m_tail << windowStartName(policy.windowStart).toUtf8();
         return;
     }
     m_script = seedScript(target.layout);

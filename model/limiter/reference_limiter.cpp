@@ -139,6 +139,31 @@ protected:
     QMap<qint64, qint64> counts;
 };
 
+// A fixed window that opens at the bucket's first call and lasts `window` ms (window_start
+// first_call): only the window in progress counts; the first call after it ends opens the next.
+// A rejection happens only inside an open window and leaves it as it is.
+class FirstCallWindow : public ReferenceLimiter::Model {
+public:
+    using Model::Model;
+    qint64 count(qint64 t) const { return t < endsAt ? used : 0; }
+    bool fits(qint64 t, qint64 cost) const override { return count(t) + cost <= limit; }
+    qint64 available(qint64 t) const override { return static_cast<qint64>(limit) - count(t); }
+    bool full(qint64 t) const override { return count(t) == 0; }
+    QByteArray consume(qint64 t, qint64 cost) override
+    {
+        if (t >= endsAt) {
+            used = 0;
+            endsAt = t + static_cast<qint64>(window);
+        }
+        used += cost;
+        return {};
+    }
+
+private:
+    qint64 used = 0;
+    qint64 endsAt = 0;
+};
+
 // The weighted estimate over aligned windows, scaled by the window.
 class SlidingWindow : public FixedWindow {
 public:
@@ -378,7 +403,10 @@ ReferenceLimiter::ReferenceLimiter(const Policy &policy)
         m_model = std::make_unique<LeakyBucket>(policy);
         break;
     case Algorithm::FixedWindow:
-        m_model = std::make_unique<FixedWindow>(policy);
+        if (policy.windowStart == WindowStart::FirstCall)
+            m_model = std::make_unique<FirstCallWindow>(policy);
+        else
+            m_model = std::make_unique<FixedWindow>(policy);
         break;
     case Algorithm::SlidingWindow:
         m_model = std::make_unique<SlidingWindow>(policy);

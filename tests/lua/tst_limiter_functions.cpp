@@ -146,6 +146,12 @@ private Q_SLOTS:
             << check({"gcra", "1", "604800000", "1000000000"}) << "burst must be at most 7446427";
         QTest::newRow("check: too many entries") << check({"sliding_log", "100001", "1000", "1"}) << "at most 100000";
         QTest::newRow("check: missing burst") << check({"token_bucket", "1", "1000"}) << "expected <algorithm>";
+        QTest::newRow("check: unknown window start")
+            << check({"fixed_window", "5", "1000", "5", "1", "rolling"}) << "window_start must be aligned";
+        QTest::newRow("check: first call for a token bucket")
+            << check({"token_bucket", "5", "1000", "5", "1", "first_call"}) << "or first_call for a fixed window";
+        QTest::newRow("check: too many arguments")
+            << check({"fixed_window", "5", "1000", "5", "1", "aligned", "x"}) << "[cost [window_start]]; got 7";
     }
 
     void badInputIsRejectedAndChangesNothing()
@@ -308,6 +314,31 @@ private Q_SLOTS:
             QCOMPARE(viaCheck.value.elements.at(0).integer, viaPolicy.value(0));
             QCOMPARE(viaCheck.value.elements.at(1).integer, viaPolicy.value(1));
             QCOMPARE(viaCheck.value.elements.at(2).integer, viaPolicy.value(2));
+        }
+    }
+
+    void checkOpensAWindowAtTheFirstCall()
+    {
+        // window_start first_call through sluice_check: a plain count living the window from its first call,
+        // as a stored first-call policy keeps it; aligned (said or not) is the hash of epoch windows.
+        const QByteArrayList firstCall{"FCALL", "sluice_check", "1", "mine:{w}", "fixed_window", "2", "400", "2", "1",
+                                       "first_call"};
+        QCOMPARE(call(firstCall).value.elements.at(0).integer, 1);
+        QCOMPARE(call(firstCall).value.elements.at(0).integer, 1);
+        const RedisReply third = call(firstCall);
+        QCOMPARE(third.value.elements.at(0).integer, 0);
+        const qint64 retry = third.value.elements.at(2).integer;
+        QVERIFY2(retry > 0 && retry <= 400, qPrintable(QString::number(retry)));
+        QCOMPARE(call({"TYPE", "mine:{w}"}).value.bytes, QByteArray("string"));
+        const qint64 ttl = call({"PTTL", "mine:{w}"}).value.integer;
+        QVERIFY2(ttl > 0 && ttl < 400, qPrintable(QString::number(ttl)));
+        for (const QByteArray &start : {QByteArray("aligned"), QByteArray()}) {
+            QByteArrayList aligned{"FCALL", "sluice_check", "1", "mine:{" + start + "a}", "fixed_window", "2", "400",
+                                   "2", "1"};
+            if (!start.isEmpty())
+                aligned << start;
+            QCOMPARE(call(aligned).value.elements.at(0).integer, 1);
+            QCOMPARE(call({"TYPE", "mine:{" + start + "a}"}).value.bytes, QByteArray("hash"));
         }
     }
 

@@ -97,11 +97,26 @@ private Q_SLOTS:
     void init()
     {
         m_namespace = test::uniqueNamespace("firegui-");
+        model::Policy trial
+            = test::makePolicy(QStringLiteral("orders-trial"), Algorithm::FixedWindow, 40, 2000, 0, true);
+        trial.windowStart = model::WindowStart::FirstCall;
         QVERIFY(test::storeAndPublish(
                     *m_client, m_namespace,
                     {test::makePolicy(QStringLiteral("orders-fixed"), Algorithm::FixedWindow, 40, 2000),
-                     test::makePolicy(QStringLiteral("orders-sliding"), Algorithm::SlidingWindow, 40, 2000)})
+                     test::makePolicy(QStringLiteral("orders-sliding"), Algorithm::SlidingWindow, 40, 2000), trial})
                     .isEmpty());
+    }
+
+    void theTargetListSaysShadowAndWhereAWindowStarts()
+    {
+        const auto window = openWindow();
+        ui::FireView *view = showFire(window.get());
+        auto *choice = test::child<QComboBox>(view, "fireTargetChoice");
+        const QString trial = choice->itemText(choice->findData(QStringLiteral("policy:orders-trial")));
+        QVERIFY2(trial.endsWith(QLatin1String("from the first call (shadow)")), qPrintable(trial));
+        const QString fixed = choice->itemText(choice->findData(QStringLiteral("policy:orders-fixed")));
+        QVERIFY2(!fixed.contains(QLatin1String("shadow")) && !fixed.contains(QLatin1String("first call")),
+                 qPrintable(fixed));
     }
 
     void firesFromTheFormAndDrawsTheModelBeside()
