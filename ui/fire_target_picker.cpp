@@ -106,9 +106,7 @@ void FireTargetPicker::setPolicies(const QVector<model::Policy> &policies)
         // admits everything.
         QString text = QStringLiteral("%1 \u2014 %2 %3/%4")
                            .arg(policy.name, model::algorithmName(policy.algorithm))
-                           .arg(model::formatCount(policy.limit), model::durationText(policy.windowMs, true));
-        if (policy.algorithm == model::Algorithm::FixedWindow && policy.windowStart == model::WindowStart::FirstCall)
-            text += tr(" from the first call");
+                           .arg(model::formatCount(policy.limit), model::windowInWords(policy, true));
         if (policy.shadow)
             text += tr(" (shadow)");
         m_choice->addItem(text, policyTag + policy.name);

@@ -79,13 +79,12 @@ QString FireTarget::label() const
 {
     switch (kind) {
     case Kind::Policy:
-        return QStringLiteral("%1 (%2 %3/%4%5%6)")
+        return QStringLiteral("%1 (%2 %3/%4%5)")
             .arg(policy.name, algorithmName(policy.algorithm))
             .arg(policy.limit)
-            .arg(durationText(policy.windowMs, true),
+            .arg(windowInWords(policy, true),
                  algorithmUsesBurst(policy.algorithm) && policy.effectiveBurst() != policy.limit
-                     ? tr(", burst %1").arg(policy.effectiveBurst()) : QString(),
-                 policy.windowStart == WindowStart::FirstCall ? tr(" from the first call") : QString());
+                     ? tr(", burst %1").arg(policy.effectiveBurst()) : QString());
     case Kind::SeedScript:
         if (layout == SeedLayout::FixedWindowCounter)
             return tr("%1 (%2 per %3)")

@@ -86,6 +86,12 @@ QString describePolicy(const Policy &policy)
     return text;
 }
 
+QString windowInWords(const Policy &policy, bool singular)
+{
+    const QString window = durationText(policy.windowMs, singular);
+    return policy.windowStart == WindowStart::FirstCall ? tr("%1 from the first call").arg(window) : window;
+}
+
 QString windowStartText(const Policy &policy)
 {
     if (policy.algorithm != Algorithm::FixedWindow)

@@ -18,6 +18,10 @@ QString describePolicy(const Policy &policy);
 // The limit alone, short, as an Overview row says it: "100 per minute, burst 150", "5 at once".
 QString limitInWords(const Policy &policy);
 
+// The policy's window as a duration, and "from the first call" after it for a first-call window
+// ("1 minute from the first call"); `singular` as for durationText().
+QString windowInWords(const Policy &policy, bool singular = false);
+
 // Where a fixed window starts, in words ("aligned to the clock", "at the first call"); empty for the
 // other algorithms.
 QString windowStartText(const Policy &policy);

@@ -120,9 +120,7 @@ QVariant PolicyListModel::data(const QModelIndex &index, int role) const
     case Window:
         if (!display)
             return policy.windowMs;
-        return policy.windowStart == WindowStart::FirstCall
-            ? tr("%1 from the first call").arg(durationText(policy.windowMs))
-            : durationText(policy.windowMs);
+        return windowInWords(policy);
     case Burst:
         return policy.effectiveBurst();
     case Shadow:
