@@ -584,11 +584,12 @@ local function window_outcome(p, id, count, cost, now, peek, field, fresh, previ
             previous = previous, allowed = allowed, rejected = rejected}
 end
 
--- Whether a read of `key` that failed with `err` met the count of a first-call window (a string of
--- digits) instead of an aligned window's hash.
-local function holds_first_call_count(key, err)
+-- The count of a first-call window (a string of digits) that a read of `key` failing with `err` met
+-- instead of an aligned window's hash; nil when the key holds something else.
+local function first_call_count(key, err)
     local value = find(err.err, '^WRONGTYPE') and read('GET', key)
-    return value and find(value, '^%d+$') ~= nil
+    if value and find(value, '^%d+$') then return tonumber(value) end
+    return nil
 end
 
 -- Counts the call in its window: the window id, its field and its count including the call. The
@@ -599,11 +600,15 @@ local function count_ahead(p, key, now, cost)
     local field = p.window_field
     local count = redis.pcall('HINCRBY', key, field, cost == 1 and '1' or cost) -- (the common cost, not formatted)
     if type(count) ~= 'number' then
-        if not holds_first_call_count(key, count) then return nil, not_a_bucket(key, p, count) end
-        -- Left by first-call windows (the policy's window start changed): started over. A timeout of 0
-        -- deletes the key (PEXPIRE is in the service's ACL role, DEL is not).
+        local carried = first_call_count(key, count)
+        if not carried then return nil, not_a_bucket(key, p, count) end
+        -- Left by first-call windows (the policy's window start changed): their count goes on in the
+        -- window in progress, so the change admits no call more than the limit. A timeout of 0 deletes
+        -- the key (PEXPIRE is in the service's ACL role, DEL is not).
         redis.call('PEXPIRE', key, '0')
-        count = redis.call('HINCRBY', key, field, cost)
+        count = redis.call('HINCRBY', key, field, carried + cost)
+        -- Not the window's first call, so apply() gives it no expiry: the window's own, here.
+        if carried > 0 then redis.call('PEXPIREAT', key, (id + 2) * p.window_ms) end
     end
     return id, field, count
 end
@@ -632,8 +637,9 @@ function fixed_window.evaluate(p, key, now, cost, peek)
     local id = floor(now / p.window_ms)
     local fields, err = read('HGETALL', key)
     if err then
-        if not holds_first_call_count(key, err) then return nil, not_a_bucket(key, p, err) end
-        fields = {} -- a first-call window's count: started over by the next call
+        local carried = first_call_count(key, err)
+        if not carried then return nil, not_a_bucket(key, p, err) end
+        fields = {tostring(id), tostring(carried)} -- a first-call window's count, as the next call takes it on
     end
     local summary = window_fields(p, fields, id)
     if not summary then return nil, not_a_bucket(key, p) end
@@ -692,7 +698,7 @@ end
 -- and a call of cost 1 finding the window full stays in the count: what the count holds above the
 -- limit is rejections. Per key, the counts are those of the window in progress (the key goes with
 -- it); a rejection taken back (cost above 1) is counted per policy only. A bucket left by aligned
--- windows (the policy's window start changed) is started over at its next call.
+-- windows (the policy's window start changed) goes on to the end of its window in progress.
 local first_call_window = {}
 
 -- Redis keeps a key until its expiry time has passed: a key given window_ms - 1 ms at the window's
@@ -710,25 +716,35 @@ local function window_ends(p, key)
     return p.window_ms
 end
 
--- Whether a read of `key` that failed with `err` met an aligned window's hash (the mirror of
--- holds_first_call_count()).
-local function holds_aligned_window(p, key, err)
+-- The count at `now` of the aligned window whose hash a read of `key` failing with `err` met instead
+-- of a first-call window's count (the mirror of first_call_count()), and that window's last ms;
+-- nil when the key holds something else.
+local function aligned_window_count(p, key, err, now)
     local fields = find(err.err, '^WRONGTYPE') and read('HGETALL', key)
-    return fields and window_fields(p, fields, 0) ~= nil
+    local id = floor(now / p.window_ms)
+    local summary = fields and window_fields(p, fields, id)
+    if not summary then return nil end
+    return summary.count, (id + 1) * p.window_ms - 1
 end
 
 -- The call counted ahead: the window's count including it, or nil and why the key is no bucket.
--- An aligned window's hash under the key is replaced.
-local function count_first_call(p, key, cost)
+-- An aligned window's hash under the key is replaced by a count that goes on to that window's end,
+-- so the change of window start admits no call more than the limit.
+local function count_first_call(p, key, now, cost)
     local count = redis.pcall('INCRBY', key, cost == 1 and '1' or cost) -- (the common cost, not formatted)
     if type(count) == 'number' then return count end
-    if not holds_aligned_window(p, key, count) then return nil, not_a_bucket(key, p, count) end
-    redis.call('SET', key, cost) -- over the hash: the first call of a new window
-    return cost
+    local carried, last_ms = aligned_window_count(p, key, count, now)
+    if not carried then return nil, not_a_bucket(key, p, count) end
+    if carried == 0 then
+        redis.call('SET', key, cost) -- the first call of a new window
+        return cost
+    end
+    redis.call('SET', key, carried + cost, 'PXAT', last_ms) -- there up to that ms (see open_window())
+    return carried + cost
 end
 
-function first_call_window.acquire(p, key, _, cost, lean)
-    local count, err = count_first_call(p, key, cost)
+function first_call_window.acquire(p, key, now, cost, lean)
+    local count, err = count_first_call(p, key, now, cost)
     if not count then return nil, err end
     local limit = p.limit
     if count == cost then
@@ -746,32 +762,34 @@ function first_call_window.acquire(p, key, _, cost, lean)
     return false, limit - used, ends, ends
 end
 
-function first_call_window.evaluate(p, key, _, cost, peek)
-    local count, err
+function first_call_window.evaluate(p, key, now, cost, peek)
+    local count, err, ends
     if peek then
         local value
         value, err = read('GET', key)
-        if err then
-            if not holds_aligned_window(p, key, err) then return nil, not_a_bucket(key, p, err) end
-            value = false -- an aligned window's bucket: started over by the next call
-        end
         count = 0
-        if value then
+        if err then
+            -- An aligned window's bucket: its window in progress, as the next call takes it on.
+            local last_ms
+            count, last_ms = aligned_window_count(p, key, err, now)
+            if not count then return nil, not_a_bucket(key, p, err) end
+            if count > 0 then ends = last_ms - now + 1 end
+        elseif value then
             if not find(value, '^%d+$') then return nil, not_a_bucket(key, p) end
             count = tonumber(value)
         end
     else
-        count, err = count_first_call(p, key, cost)
+        count, err = count_first_call(p, key, now, cost)
         if not count then return nil, err end
         count = count - cost
     end
     local fresh = not peek and count == 0
-    local ends = p.window_ms
     if fresh then
         open_window(p, key)
-    elseif count > 0 then
+    elseif count > 0 and not ends then
         ends = window_ends(p, key)
     end
+    ends = ends or p.window_ms
     local used, rejected = window_split(p, count)
     local ok, units, retry, reset = window_numbers(p, used, cost, ends, peek)
     return {ok = ok, units = units, retry = retry, reset = reset, cost = cost, counted = not peek,

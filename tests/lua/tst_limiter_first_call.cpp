@@ -33,6 +33,8 @@ model::Policy firstCall(const QString &name, qint64 limit, qint64 windowMs)
 QVector<model::Policy> policies()
 {
     return {firstCall(QStringLiteral("fc"), 3, kWindowMs), firstCall(QStringLiteral("random"), 4, 150),
+            // The same window aligned, for a change of window start.
+            test::makePolicy(QStringLiteral("aligned"), Algorithm::FixedWindow, 3, kWindowMs),
             // Blocks everything after one call, for the all-or-nothing checks.
             test::makePolicy(QStringLiteral("once"), Algorithm::FixedWindow, 1, 7 * 24 * 3600 * 1000LL)};
 }
@@ -62,6 +64,13 @@ class TestLimiterFirstCall : public test::LimiterTestCase {
                 return {fields.at(i + 1).integer, fields.at(i + 2).integer};
         }
         return {-1, -1};
+    }
+
+    // The server's clock in ms.
+    qint64 serverMs()
+    {
+        const QVector<redis::RespValue> time = call({"TIME"}).value.elements;
+        return time.size() == 2 ? time.at(0).bytes.toLongLong() * 1000 + time.at(1).bytes.toLongLong() / 1000 : -1;
     }
 
     // Waits until the key's window has ended (its key expired).
@@ -151,18 +160,11 @@ private Q_SLOTS:
         QVERIFY(integerOf({"PTTL", window}) > 0);
     }
 
-    // A bucket the policy's aligned windows left (its window start changed) is started over, and the
-    // other way round; other data under the key is foreign, refused and left as it was.
+    // A bucket the policy's other window start left keeps its window in progress (the next test), but
+    // an aligned window that has ended is a new window; other data under the key is foreign, refused
+    // and left as it was.
     void otherDataUnderTheKey()
     {
-        const QByteArray counted = bucketKey(QStringLiteral("once"), "counted");
-        QVERIFY(call({"SET", counted, "7", "PX", "60000"}).ok());
-        QCOMPARE(fcall("sluice_peek", {counted, "once"}).mid(0, 2), (QVector<qint64>{1, 1}));
-        QCOMPARE(call({"TYPE", counted}).value.bytes, QByteArray("string"));
-        QCOMPARE(fcall("sluice_acquire", {counted, "once"}).mid(0, 2), (QVector<qint64>{1, 0}));
-        QCOMPARE(call({"TYPE", counted}).value.bytes, QByteArray("hash"));
-        QVERIFY(integerOf({"PTTL", counted}) > 60000); // an aligned window's expiry, not the old count's
-
         const QByteArray aligned = bucketKey(QStringLiteral("fc"), "aligned");
         QVERIFY(call({"HSET", aligned, "a", "7", "r", "1", "2954120", "2"}).ok());
         QCOMPARE(fcall("sluice_acquire", {aligned, "fc"}).mid(0, 4), (QVector<qint64>{1, 2, -1, kWindowMs}));
@@ -181,6 +183,70 @@ private Q_SLOTS:
             }
             QCOMPARE(call({"DUMP", key}).value.bytes, before);
         }
+    }
+
+    // Changing a policy's window start admits no call above the limit: a first-call count goes on in
+    // the aligned window in progress, with that window's expiry, and an aligned window's count goes on
+    // as a first-call count up to the aligned window's end. Each way is retried in a new window when the
+    // server's clock turned an aligned window during it.
+    void aChangedWindowStartKeepsTheWindowInProgress()
+    {
+        // First-call count 2 of 3, then the aligned policy.
+        bool settled = false;
+        for (int attempt = 0; attempt < 5 && !settled; ++attempt) {
+            const QByteArray key = bucketKey(QStringLiteral("aligned"), "was-first-call-" + QByteArray::number(attempt));
+            const qint64 before = serverMs();
+            QVERIFY(call({"SET", key, "2", "PX", "60000"}).ok());
+            QCOMPARE(fcall("sluice_peek", {key, "aligned"}).mid(0, 2), (QVector<qint64>{1, 1}));
+            QCOMPARE(call({"TYPE", key}).value.bytes, QByteArray("string")); // a peek changes nothing
+            QCOMPARE(fcall("sluice_acquire", {key, "aligned"}).mid(0, 2), (QVector<qint64>{1, 0}));
+            QCOMPARE(call({"TYPE", key}).value.bytes, QByteArray("hash"));
+            const qint64 id = before / kWindowMs;
+            const QVector<qint64> full = fcall("sluice_acquire", {key, "aligned"});
+            if (serverMs() / kWindowMs != id)
+                continue; // the window turned: the count was carried into another one
+            QCOMPARE(full.mid(0, 2), (QVector<qint64>{0, 0}));
+            const QVector<redis::RespValue> fields = call({"HGETALL", key}).value.elements;
+            QCOMPARE(fields.size(), 2);
+            QCOMPARE(fields.at(0).bytes, QByteArray::number(id));
+            QCOMPARE(fields.at(1).bytes, QByteArray("4")); // 3 admitted and one rejection of cost 1
+            const qint64 expiresAt = integerOf({"PEXPIRETIME", key});
+            QCOMPARE(expiresAt, (id + 2) * kWindowMs); // an aligned window's, not the old count's
+            settled = true;
+        }
+        QVERIFY2(settled, "the server's clock turned an aligned window during every attempt");
+
+        // An aligned window's count 2 of 3, then the first-call policy.
+        settled = false;
+        for (int attempt = 0; attempt < 5 && !settled; ++attempt) {
+            const QByteArray key = bucketKey(QStringLiteral("fc"), "was-aligned-" + QByteArray::number(attempt));
+            const qint64 before = serverMs();
+            const qint64 id = before / kWindowMs, lastMs = (id + 1) * kWindowMs - 1;
+            QVERIFY(call({"HSET", key, "a", "7", "r", "1", QByteArray::number(id - 1), "3", QByteArray::number(id),
+                          "2"})
+                        .ok());
+            QVERIFY(call({"PEXPIREAT", key, QByteArray::number(lastMs + kWindowMs + 1)}).ok());
+            const QVector<qint64> peeked = fcall("sluice_peek", {key, "fc"});
+            QCOMPARE(call({"TYPE", key}).value.bytes, QByteArray("hash")); // a peek changes nothing
+            const QVector<qint64> admitted = fcall("sluice_acquire", {key, "fc"});
+            const QVector<qint64> rejected = fcall("sluice_acquire", {key, "fc"});
+            const qint64 after = serverMs();
+            if (after / kWindowMs != id)
+                continue;
+            QCOMPARE(peeked.mid(0, 3), (QVector<qint64>{1, 1, -1}));
+            QVERIFY2(peeked.at(3) > lastMs - after && peeked.at(3) <= lastMs + 1 - before,
+                     qPrintable(QString::number(peeked.at(3))));
+            QCOMPARE(admitted.mid(0, 3), (QVector<qint64>{1, 0, -1}));
+            QVERIFY2(admitted.at(3) > lastMs - after && admitted.at(3) <= lastMs + 1 - before,
+                     qPrintable(QString::number(admitted.at(3))));
+            QCOMPARE(rejected.mid(0, 2), (QVector<qint64>{0, 0}));
+            QVERIFY2(rejected.at(2) > lastMs - after && rejected.at(2) <= lastMs + 1 - before,
+                     qPrintable(QString::number(rejected.at(2))));
+            QCOMPARE(call({"GET", key}).value.bytes, QByteArray("4"));
+            QCOMPARE(integerOf({"PEXPIRETIME", key}), lastMs); // gone with the aligned window
+            settled = true;
+        }
+        QVERIFY2(settled, "the server's clock turned an aligned window during every attempt");
     }
 
     // A count that lost its expiry (PERSIST by hand) would block its subject for ever: a rejection gives
