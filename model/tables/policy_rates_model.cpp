@@ -65,15 +65,26 @@ void PolicyRatesModel::setStale(const QString &text)
 void PolicyRatesModel::takeSample(const RateSample &sample)
 {
     const QString missing = sample.missingNodes.join(QStringLiteral(", "));
+    // Primaries that answered with something other than counts (no library, an unknown reply).
+    const QString uncounted = sample.problems.join(QStringLiteral("; "));
     if (sample.spanMs == 0) {
-        // Nothing counted (every primary failed): the last rates stay, marked as from before.
-        if (!missing.isEmpty() && m_lastSampleEndMs > 0 && m_staleText.isEmpty())
-            setStale(tr("no answer from %1 since %2").arg(missing, formatClock(m_lastSampleEndMs)));
+        // Nothing counted (no primary answered with counts): the last rates stay, marked as from before.
+        if (m_lastSampleEndMs > 0 && m_staleText.isEmpty()) {
+            const QString since = formatClock(m_lastSampleEndMs);
+            if (!missing.isEmpty())
+                setStale(tr("no answer from %1 since %2").arg(missing, since));
+            else if (!uncounted.isEmpty())
+                setStale(tr("nothing counted since %1: %2").arg(since, uncounted));
+        }
         return;
     }
     m_lastSampleEndMs = sample.endMs;
-    setStale(missing.isEmpty() ? QString()
-                               : tr("partial: %1 did not answer; its decisions are counted when it does").arg(missing));
+    QStringList partial;
+    if (!missing.isEmpty())
+        partial << tr("%1 did not answer; its decisions are counted when it does").arg(missing);
+    if (!uncounted.isEmpty())
+        partial << tr("not counted: %1").arg(uncounted);
+    setStale(partial.isEmpty() ? QString() : tr("partial: %1").arg(partial.join(QStringLiteral("; "))));
     // Both lists are in name order: merge them.
     int row = 0;
     qsizetype next = 0;

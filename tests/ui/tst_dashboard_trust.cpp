@@ -521,6 +521,43 @@ private Q_SLOTS:
     // The menus hold the main actions, each pressing its tab's own button: Connections, Import and Export
     // (File), Refresh on F5 where the tab in front reads again (View), Publish and Dry run (Limiter); every
     // entry has a mnemonic no other entry of its menu takes.
+    // A library that goes away (deleted, or a restart without persistence) takes no decisions and
+    // gives no counts: the last figures stay, marked as from before and saying why, until it is back.
+    void aLibraryThatWentAwayLeavesFiguresMarkedStale()
+    {
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        const QString ns = test::uniqueNamespace("gone-");
+        const QString busy = ns + QStringLiteral("-busy");
+        const QVector<model::Policy> policies{test::makePolicy(busy, Algorithm::TokenBucket, 1000, 1000)};
+        redis::RedisClient traffic(server.options());
+        QVERIFY(test::openAndWait(traffic));
+        QCOMPARE(test::storeAndPublish(traffic, ns, policies), QString());
+        model::ConnectionProfile profile = profileFor(ns);
+        profile.options = server.options();
+        auto window = test::openMainWindow(profile);
+        window->session()->rates()->setIntervalMs(250);
+        const QAbstractItemModel *shownRates = window->policyRates()->view()->model();
+        QCOMPARE(test::fireAcquires(traffic, ns, busy, 20, [](int) { return QByteArray("alice"); }).allowed, 20u);
+        QTRY_COMPARE_WITH_TIMEOUT(shownRates->rowCount(), 1, 5000);
+        QVERIFY(!shownRates->index(0, 0).data(PolicyRatesModel::StaleRole).toBool());
+
+        QVERIFY(test::syncCommand(traffic, {"FUNCTION", "FLUSH"}).ok());
+        QTRY_VERIFY_WITH_TIMEOUT(shownRates->index(0, 0).data(PolicyRatesModel::StaleRole).toBool(), 5000);
+        QCOMPARE(shownRates->rowCount(), 1);
+        QVERIFY2(shownRates->index(0, 0).data().toString().endsWith(QLatin1String("(stale)")),
+                 qPrintable(shownRates->index(0, 0).data().toString()));
+        const QString tip = shownRates->index(0, PolicyRatesModel::AllowedPerSecond).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QLatin1String("nothing counted since"))
+                     && tip.contains(QLatin1String("no limiter library (publish it first)")),
+                 qPrintable(tip));
+        QTRY_VERIFY(window->policyRates()->totalsText().startsWith(QLatin1String("(stale)")));
+
+        QCOMPARE(test::storeAndPublish(traffic, ns, policies), QString());
+        QTRY_VERIFY_WITH_TIMEOUT(!shownRates->index(0, 0).data(PolicyRatesModel::StaleRole).toBool(), 5000);
+        QVERIFY(!window->policyRates()->totalsText().startsWith(QLatin1String("(stale)")));
+    }
+
     void menusHoldTheMainActions()
     {
         const QString ns = test::uniqueNamespace("menu-");
