@@ -64,7 +64,7 @@ ProfileForm::ProfileForm(QWidget *parent)
     m_urlError->setWordWrap(true);
     m_urlError->hide();
     m_via = named(new QComboBox(serverBox), "viaCombo");
-    m_via->addItem(tr("Host and port (a Cluster is recognised)"), ViaHost);
+    m_via->addItem(tr("Host and port, or a Cluster"), ViaHost);
     m_via->addItem(tr("Unix socket"), ViaSocket);
     m_via->addItem(tr("Sentinel"), ViaSentinel);
     m_host = named(new QLineEdit(serverBox), "hostEdit");
@@ -94,8 +94,9 @@ ProfileForm::ProfileForm(QWidget *parent)
     m_password->setEchoMode(QLineEdit::Password);
     m_password->setPlaceholderText(tr("unchanged"));
     m_savePassword
-        = named(new QCheckBox(tr("Keep password and key passphrase in the keychain"), authBox), "savePasswordCheck");
-    m_savePassword->setToolTip(tr("Unchecked: asked for at each connection, never stored."));
+        = named(new QCheckBox(tr("Keep the secrets in the keychain"), authBox), "savePasswordCheck");
+    m_savePassword->setToolTip(
+        tr("The password and the client key's passphrase. Unchecked: asked for at each connection, never stored."));
     authForm->addRow(tr("User"), m_user);
     authForm->addRow(tr("Password"), m_password);
     authForm->addRow(QString(), m_savePassword);

@@ -122,6 +122,31 @@ private Q_SLOTS:
         m_secrets.available = true;
     }
 
+    // The dialog opens within a 1024x700 screen, and fits it, with every row it can show: TLS on, each
+    // way to connect, a verification turned off (its warning shown).
+    void theDialogFitsAt1024x700()
+    {
+        ui::ConnectionManager manager(m_settings.get(), &m_secrets);
+        manager.show();
+        click(&manager, "addButton");
+        child<QCheckBox>(&manager, "tlsCheck")->setChecked(true);
+        child<QCheckBox>(&manager, "verifyCheck")->setChecked(false);
+        auto *via = child<QComboBox>(&manager, "viaCombo");
+        for (int index = 0; index < via->count(); ++index) {
+            via->setCurrentIndex(index);
+            QCoreApplication::processEvents();
+            const QSize least = manager.minimumSizeHint(), opensAt = manager.sizeHint();
+            QVERIFY2(opensAt.width() <= 1024 && opensAt.height() <= 700 && least.width() <= opensAt.width()
+                         && least.height() <= opensAt.height(),
+                     qPrintable(QStringLiteral("%1: the dialog opens at %2x%3 and needs at least %4x%5")
+                                    .arg(via->currentText())
+                                    .arg(opensAt.width())
+                                    .arg(opensAt.height())
+                                    .arg(least.width())
+                                    .arg(least.height())));
+        }
+    }
+
     void addEditRenameDuplicateAndDelete()
     {
         SLUICE_REQUIRE_SERVICE(aclUrl, "SLUICE_TEST_ACL_URL", "Redis with ACL users");
