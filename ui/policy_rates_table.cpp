@@ -164,7 +164,8 @@ void PolicyRatesTable::takeSample(const model::RateSample &sample)
     if (!m_model->staleText().isEmpty())
         lines << tr("Not the present: %1. The figures below are the last counted.").arg(m_model->staleText());
     for (const QString &problem : sample.problems)
-        lines << problem;
+        if (!m_model->staleText().contains(problem)) // said once: the stale line names it
+            lines << problem;
     if (sample.spanMs > 0 && sample.policies.isEmpty())
         lines << tr("The published library has no policies.");
     m_status->setText(lines.join(QLatin1Char('\n')));

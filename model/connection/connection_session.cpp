@@ -21,6 +21,7 @@ ConnectionSession::ConnectionSession(const ConnectionProfile &profile, const red
     m_monitor = new ServerMonitor(m_client, m_client->options().redactedUrl(), monitorIntervalMs, this);
     m_watch = new LibraryWatch(m_client, profile.libraryOwner(), libraryCheckIntervalMs, this);
     m_rates = new PolicyRateSampler(m_client, profile.libraryOwner(), this);
+    connect(m_rates, &PolicyRateSampler::libraryChanged, m_watch, &LibraryWatch::checkNow);
     connect(m_client, &redis::RedisClient::stateChanged, this, [this](redis::RedisClient::State state) {
         if (state == redis::RedisClient::State::Ready)
             Q_EMIT ready();

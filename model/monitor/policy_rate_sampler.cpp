@@ -171,6 +171,7 @@ void PolicyRateSampler::takeReplies(const QVector<RedisClient::NodeReply> &repli
     RateSample sample;
     std::map<QString, PolicyRate> rates;
     bool counted = false;
+    bool anotherLibrary = false;
     for (const RedisClient::NodeReply &node : replies) {
         if (node.reply.failure != redis::RedisReply::Failure::None) {
             sample.missingNodes << node.node;
@@ -180,14 +181,17 @@ void PolicyRateSampler::takeReplies(const QVector<RedisClient::NodeReply> &repli
         std::optional<StatsReading> reading = StatsReading::parse(node.reply.value, &problem);
         if (!reading) {
             sample.problems << QStringLiteral("%1: %2").arg(node.node, problem);
-            m_readings.remove(node.node);
+            anotherLibrary |= m_readings.remove(node.node) > 0;
+            m_uncounted.insert(node.node);
             continue;
         }
+        anotherLibrary |= m_uncounted.remove(node.node);
         const auto previous = m_readings.constFind(node.node);
         const bool hasPrevious = previous != m_readings.constEnd();
         // The same library copy: differences of its totals. A copy loaded after the previous
         // reading counted everything it holds during this interval. Anything else is a baseline.
         const bool sameCopy = hasPrevious && previous->epochMs == reading->epochMs;
+        anotherLibrary |= hasPrevious && !sameCopy;
         const bool freshCopy = hasPrevious && !sameCopy && reading->epochMs >= previous->nowMs;
         for (auto it = reading->totals.cbegin(); it != reading->totals.cend(); ++it) {
             PolicyRate &rate = rates[it.key()];
@@ -210,6 +214,8 @@ void PolicyRateSampler::takeReplies(const QVector<RedisClient::NodeReply> &repli
         }
         m_readings.insert(node.node, *reading);
     }
+    if (anotherLibrary)
+        Q_EMIT libraryChanged();
     if (!counted && sample.missingNodes.isEmpty() && sample.problems.isEmpty())
         return; // baselines only
     for (auto &entry : rates) {

@@ -7,6 +7,7 @@
 
 #include <QHash>
 #include <QObject>
+#include <QSet>
 #include <QTimer>
 
 #include <map>
@@ -93,6 +94,9 @@ public:
 Q_SIGNALS:
     void sampled(const sluice::model::RateSample &sample);
     void restored();
+    // A primary's library is another than at its last reading: reloaded (a publish), gone, or back.
+    // The library watch checks at once on it, rather than at its next interval.
+    void libraryChanged();
 
 private:
     void takeReplies(const QVector<redis::RedisClient::NodeReply> &replies);
@@ -106,6 +110,7 @@ private:
     int m_skipped = 0;
     int m_readingsTaken = 0;
     QHash<QString, StatsReading> m_readings; // per primary, the last reading
+    QSet<QString> m_uncounted;               // primaries whose last answer was not a reading
     std::map<QString, std::unique_ptr<RateHistory>> m_histories;
     RateSample m_last;
 };

@@ -522,14 +522,16 @@ private Q_SLOTS:
     // (File), Refresh on F5 where the tab in front reads again (View), Publish and Dry run (Limiter); every
     // entry has a mnemonic no other entry of its menu takes.
     // A library that goes away (deleted, or a restart without persistence) takes no decisions and
-    // gives no counts: the last figures stay, marked as from before and saying why, until it is back.
-    void aLibraryThatWentAwayLeavesFiguresMarkedStale()
+    // gives no counts: the last figures stay, marked as from before and saying why once, and the drift
+    // banner says so at once, not at the library watch's next interval (30 s). A publish from elsewhere
+    // is seen as soon: no policy of it shows without its limit.
+    void aLibraryThatChangesUnderTheDashboardIsSeenAtOnce()
     {
         test::RedisProcess server(test::RedisProcess::Patience::Quick);
         QVERIFY2(server.start(), qPrintable(server.errorString()));
         const QString ns = test::uniqueNamespace("gone-");
-        const QString busy = ns + QStringLiteral("-busy");
-        const QVector<model::Policy> policies{test::makePolicy(busy, Algorithm::TokenBucket, 1000, 1000)};
+        const QString busy = ns + QStringLiteral("-busy"), added = ns + QStringLiteral("-added");
+        QVector<model::Policy> policies{test::makePolicy(busy, Algorithm::TokenBucket, 1000, 1000)};
         redis::RedisClient traffic(server.options());
         QVERIFY(test::openAndWait(traffic));
         QCOMPARE(test::storeAndPublish(traffic, ns, policies), QString());
@@ -537,10 +539,13 @@ private Q_SLOTS:
         profile.options = server.options();
         auto window = test::openMainWindow(profile);
         window->session()->rates()->setIntervalMs(250);
+        auto *banner = test::child<QLabel>(window.get(), "driftBanner");
         const QAbstractItemModel *shownRates = window->policyRates()->view()->model();
         QCOMPARE(test::fireAcquires(traffic, ns, busy, 20, [](int) { return QByteArray("alice"); }).allowed, 20u);
         QTRY_COMPARE_WITH_TIMEOUT(shownRates->rowCount(), 1, 5000);
+        QTRY_VERIFY(window->session()->libraryWatch()->checks() > 0);
         QVERIFY(!shownRates->index(0, 0).data(PolicyRatesModel::StaleRole).toBool());
+        QVERIFY(banner->isHidden());
 
         QVERIFY(test::syncCommand(traffic, {"FUNCTION", "FLUSH"}).ok());
         QTRY_VERIFY_WITH_TIMEOUT(shownRates->index(0, 0).data(PolicyRatesModel::StaleRole).toBool(), 5000);
@@ -548,14 +553,21 @@ private Q_SLOTS:
         QVERIFY2(shownRates->index(0, 0).data().toString().endsWith(QLatin1String("(stale)")),
                  qPrintable(shownRates->index(0, 0).data().toString()));
         const QString tip = shownRates->index(0, PolicyRatesModel::AllowedPerSecond).data(Qt::ToolTipRole).toString();
-        QVERIFY2(tip.contains(QLatin1String("nothing counted since"))
-                     && tip.contains(QLatin1String("no limiter library (publish it first)")),
-                 qPrintable(tip));
+        const QString problem = QLatin1String("no limiter library (publish it first)");
+        QVERIFY2(tip.contains(QLatin1String("nothing counted since")) && tip.contains(problem), qPrintable(tip));
         QTRY_VERIFY(window->policyRates()->totalsText().startsWith(QLatin1String("(stale)")));
+        QTRY_VERIFY(window->policyRates()->statusText().contains(problem));
+        QCOMPARE(window->policyRates()->statusText().count(problem), 1);
+        QTRY_VERIFY_WITH_TIMEOUT(!banner->isHidden(), 5000);
+        QVERIFY2(banner->text().contains(QLatin1String("now has none")), qPrintable(banner->text()));
 
+        policies << test::makePolicy(added, Algorithm::FixedWindow, 7, 60000);
         QCOMPARE(test::storeAndPublish(traffic, ns, policies), QString());
         QTRY_VERIFY_WITH_TIMEOUT(!shownRates->index(0, 0).data(PolicyRatesModel::StaleRole).toBool(), 5000);
         QVERIFY(!window->policyRates()->totalsText().startsWith(QLatin1String("(stale)")));
+        QTRY_VERIFY_WITH_TIMEOUT(banner->isHidden(), 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(shown(shownRates, added, PolicyRatesModel::Limit).toString(),
+                                  QStringLiteral("7 per minute"), 5000);
     }
 
     void menusHoldTheMainActions()
