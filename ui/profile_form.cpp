@@ -110,7 +110,7 @@ ProfileForm::ProfileForm(QWidget *parent)
     m_keyFile = addFileRow(m_tlsForm, tr("Client key"), "keyEdit");
     m_keyPassphrase = named(new QLineEdit(tlsBox), "passphraseEdit");
     m_keyPassphrase->setEchoMode(QLineEdit::Password);
-    m_keyPassphrase->setPlaceholderText(tr("only for an encrypted key"));
+    m_keyPassphrase->setPlaceholderText(tr("unchanged (only for an encrypted key)"));
     m_serverName = named(new QLineEdit(tlsBox), "sniEdit");
     m_serverName->setPlaceholderText(tr("the host name"));
     m_verify = named(new QCheckBox(tr("Verify the server certificate"), tlsBox), "verifyCheck");
