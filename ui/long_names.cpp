@@ -3,9 +3,26 @@
 
 #include <QAbstractItemView>
 #include <QComboBox>
+#include <QStyledItemDelegate>
 #include <QTableView>
 
 namespace sluice::ui {
+
+namespace {
+
+class EndElidingDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+protected:
+    void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override
+    {
+        QStyledItemDelegate::initStyleOption(option, index);
+        option->textElideMode = Qt::ElideRight;
+    }
+};
+
+} // namespace
 
 void elideInTheMiddle(QAbstractItemView *view)
 {
@@ -28,6 +45,11 @@ void elideInTheMiddle(QComboBox *box)
     QObject::connect(box->model(), &QAbstractItemModel::rowsInserted, box,
                      [tipItems](const QModelIndex &, int first, int last) { tipItems(first, last); });
     QObject::connect(box, &QComboBox::currentTextChanged, box, [box](const QString &text) { box->setToolTip(text); });
+}
+
+void elideAtTheEnd(QAbstractItemView *view, int column)
+{
+    view->setItemDelegateForColumn(column, new EndElidingDelegate(view));
 }
 
 } // namespace sluice::ui

@@ -12,5 +12,7 @@ void elideInTheMiddle(QAbstractItemView *view);
 // A drop-down elides its list in the middle, gives each item its whole text as a tooltip, and stays
 // as wide as its minimum contents length whatever it holds, so a long name never widens the window.
 void elideInTheMiddle(QComboBox *box);
+// Prose (a description) reads from its start: a column of such a view elides at the end instead.
+void elideAtTheEnd(QAbstractItemView *view, int column);
 
 } // namespace sluice::ui

@@ -86,8 +86,10 @@ PolicyPanel::PolicyPanel(QWidget *parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setAlternatingRowColors(true);
     m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // The description takes the room the others leave (whole in the row's tooltip).
+    m_table->horizontalHeader()->setSectionResizeMode(PolicyListModel::Description, QHeaderView::Stretch);
+    elideAtTheEnd(m_table, PolicyListModel::Description);
     auto *deleteKey = new QAction(m_table);
     deleteKey->setShortcut(QKeySequence::Delete);
     deleteKey->setShortcutContext(Qt::WidgetShortcut);

@@ -124,7 +124,7 @@ QVariant PolicyListModel::data(const QModelIndex &index, int role) const
     case Burst:
         return policy.effectiveBurst();
     case Shadow:
-        return display ? QVariant(policy.shadow ? tr("shadow \u2013 would reject") : QString())
+        return display ? QVariant(policy.shadow ? tr("would reject") : QString())
                        : QVariant(policy.shadow);
     case Version:
         return policy.version;

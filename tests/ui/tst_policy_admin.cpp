@@ -9,6 +9,7 @@
 #include "model/policy/audit_log.h"
 #include "model/policy/operator_identity.h"
 #include "model/policy/policy_file.h"
+#include "model/tables/policy_list_model.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"
@@ -33,6 +34,8 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QTableWidget>
+#include <QTabWidget>
+#include <QScrollBar>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -364,6 +367,40 @@ private Q_SLOTS:
         QTRY_COMPARE(storedHash(QStringLiteral("api")).value("limit"), QByteArray("100"));
         QCOMPARE(storedHash(QStringLiteral("api")).value("version"), QByteArray("3"));
         QCOMPARE(audit().last().action, QStringLiteral("rollback"));
+    }
+
+    // At 1024x700 the list shows every column of policies like the sandbox's (short names, a shadow
+    // policy, a description longer than the room left) without scrolling sideways, the description
+    // taking the room the others leave and reading from its start.
+    void theListShowsEveryColumnAt1024x700()
+    {
+        using model::Algorithm;
+        const QVector<std::pair<Policy, QString>> policies{
+            {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 100, 60000, 150),
+             QStringLiteral("Public API: per API key, bursts allowed")},
+            {test::makePolicy(QStringLiteral("api-next"), Algorithm::TokenBucket, 60, 60000, 0, true),
+             QStringLiteral("Proposed tighter API limit, watched in shadow mode for two weeks before it replaces api "
+                            "(see the capacity review)")},
+            {test::makePolicy(QStringLiteral("login"), Algorithm::FixedWindow, 5, 60000),
+             QStringLiteral("Login attempts per account")},
+            {test::makePolicy(QStringLiteral("webhooks"), Algorithm::LeakyBucket, 10, 1000, 20),
+             QStringLiteral("Webhook deliveries per partner, smoothed")}};
+        for (auto [policy, description] : policies) {
+            policy.description = description;
+            QCOMPARE(store(policy), QString());
+        }
+        auto window = test::openMainWindow(profile());
+        window->resize(1024, 700);
+        test::child<QTabWidget>(window.get(), "mainTabs")->setCurrentWidget(window->policyPanel());
+        QTableView *table = window->policyPanel()->table();
+        QTRY_COMPARE(table->model()->rowCount(), int(policies.size()));
+        QTest::qWait(100);
+        QVERIFY2(!table->horizontalScrollBar()->isVisible(), "the list scrolls sideways");
+        const int described = table->columnWidth(model::PolicyListModel::Description);
+        QVERIFY2(described >= 150, qPrintable(QStringLiteral("the description has %1 px").arg(described)));
+        // Its own delegate, eliding at the end where the view elides names in the middle.
+        QVERIFY(table->itemDelegateForColumn(model::PolicyListModel::Description) != nullptr);
+        QCOMPARE(table->textElideMode(), Qt::ElideMiddle);
     }
 
     void linterAndSummaryFollowTheForm()
