@@ -35,11 +35,20 @@ command_usec() {
   cli INFO commandstats | grep "^cmdstat_$1:" | sed 's/.*usec_per_call=\([0-9.]*\).*/\1/'
 }
 
+# client CONNECTIONS ARGS...: one redis-benchmark run of ARGS over CONNECTIONS connections, each
+# pipelining 16 calls, on CPU 0; prints its output, or fails naming the error (checked_benchmark).
+client() {
+  local connections=$1
+  shift
+  checked_benchmark taskset -c 0 redis-benchmark -p "$port" -n "$requests" -c "$connections" -P 16 -r "$subjects" \
+    -q "$@"
+}
+
 # bench ARGS...: prints "ops/s usec_per_call" for one redis-benchmark run of ARGS.
 bench() {
   cli CONFIG RESETSTAT >/dev/null
   local output rps usec
-  output=$(checked_benchmark taskset -c 0 redis-benchmark -p "$port" -n "$requests" -c 32 -P 16 -r "$subjects" -q "$@")
+  output=$(client 32 "$@")
   rps=$(grep -o '[0-9.]* requests per second' <<<"$output" | tail -1 | cut -d' ' -f1)
   # The one command the case sent (SCRIPT LOAD and the like are not counted after the reset).
   usec=$(command_usec "${1,,}")
@@ -55,11 +64,9 @@ paired() {
   local ours theirs ours_job theirs_job
   read -r -a ours <<<"$(case_command "$1")"
   read -r -a theirs <<<"$(case_command "$2")"
-  checked_benchmark taskset -c 0 redis-benchmark -p "$port" -n "$requests" -c 16 -P 16 -r "$subjects" -q \
-    "${ours[@]}" >/dev/null &
+  client 16 "${ours[@]}" >/dev/null &
   ours_job=$!
-  checked_benchmark taskset -c 0 redis-benchmark -p "$port" -n "$requests" -c 16 -P 16 -r "$subjects" -q \
-    "${theirs[@]}" >/dev/null &
+  client 16 "${theirs[@]}" >/dev/null &
   theirs_job=$!
   wait "$ours_job"
   wait "$theirs_job"
