@@ -1,7 +1,24 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/tables/deployment_model.h"
 
+#include <algorithm>
+
 namespace sluice::model {
+
+namespace {
+
+// Primaries listed by address, the port as a number (127.0.0.1:9000 before 127.0.0.1:27101), in
+// whatever order the deployment names them.
+bool listedBefore(const QString &a, const QString &b)
+{
+    const qsizetype aColon = a.lastIndexOf(QLatin1Char(':')), bColon = b.lastIndexOf(QLatin1Char(':'));
+    const int hosts = QStringView(a).left(aColon).compare(QStringView(b).left(bColon));
+    if (hosts != 0)
+        return hosts < 0;
+    return QStringView(a).mid(aColon + 1).toInt() < QStringView(b).mid(bColon + 1).toInt();
+}
+
+} // namespace
 
 DeploymentModel::DeploymentModel(QObject *parent)
     : QAbstractTableModel(parent)
@@ -14,6 +31,8 @@ void DeploymentModel::setNodes(const QVector<NodeLibrary> &nodes)
     m_rows.clear();
     for (const NodeLibrary &node : nodes)
         m_rows.append({node, false});
+    std::sort(m_rows.begin(), m_rows.end(),
+              [](const Row &a, const Row &b) { return listedBefore(a.library.node, b.library.node); });
     endResetModel();
 }
 
@@ -30,6 +49,8 @@ void DeploymentModel::startPublish(const QStringList &nodes)
         row.pending = true;
         rows.append(row);
     }
+    std::sort(rows.begin(), rows.end(),
+              [](const Row &a, const Row &b) { return listedBefore(a.library.node, b.library.node); });
     m_rows = rows;
     endResetModel();
 }
@@ -43,8 +64,11 @@ void DeploymentModel::setNodeResult(const NodeLibrary &node)
         Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
         return;
     }
-    beginInsertRows({}, rowCount(), rowCount());
-    m_rows.append({node, false});
+    const auto at = std::find_if(m_rows.cbegin(), m_rows.cend(),
+                                 [&](const Row &row) { return listedBefore(node.node, row.library.node); });
+    const int position = int(at - m_rows.cbegin());
+    beginInsertRows({}, position, position);
+    m_rows.insert(position, {node, false});
     endInsertRows();
 }
 

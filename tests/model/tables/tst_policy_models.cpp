@@ -172,6 +172,31 @@ private Q_SLOTS:
         QVERIFY(!deployment.isPending(0) && deployment.isPending(1));
         QCOMPARE(deployment.index(0, model::DeploymentModel::State).data().toString(), QStringLiteral("current"));
         QCOMPARE(deployment.index(0, 0).data(model::DeploymentModel::HealthyRole).toBool(), true);
+
+        // Listed by address, the port as a number, whatever order they come in.
+        const auto nodes = [&] {
+            QStringList names;
+            for (int row = 0; row < deployment.rowCount(); ++row)
+                names << deployment.index(row, model::DeploymentModel::Node).data().toString();
+            return names;
+        };
+        QVector<model::NodeLibrary> unordered;
+        for (const char *node : {"127.0.0.1:27103", "127.0.0.2:7000", "127.0.0.1:27101", "127.0.0.1:9000"}) {
+            model::NodeLibrary library;
+            library.node = QLatin1String(node);
+            unordered << library;
+        }
+        deployment.setNodes(unordered);
+        const QStringList byAddress
+            = strings({"127.0.0.1:9000", "127.0.0.1:27101", "127.0.0.1:27103", "127.0.0.2:7000"});
+        QCOMPARE(nodes(), byAddress);
+        model::NodeLibrary added;
+        added.node = QStringLiteral("127.0.0.1:27102");
+        deployment.setNodeResult(added);
+        QCOMPARE(nodes(), strings({"127.0.0.1:9000", "127.0.0.1:27101", "127.0.0.1:27102", "127.0.0.1:27103",
+                                   "127.0.0.2:7000"}));
+        deployment.startPublish({QStringLiteral("127.0.0.2:7000"), QStringLiteral("127.0.0.1:9000")});
+        QCOMPARE(nodes(), strings({"127.0.0.1:9000", "127.0.0.2:7000"}));
     }
 
     void auditLogReadsOnePolicysHistoryAcrossPages()
