@@ -18,6 +18,7 @@ local MAX_WINDOW_MS = 604800000      -- one week
 local MAX_SCALED = 4503599627370496  -- 2^52: the largest level (times window_ms) of the narrow form
 local MAX_FILL_MS = 4503599627370496 -- 2^52: the longest an empty bucket may take to fill
 local MAX_ENTRIES = 100000           -- sliding_log entries and concurrency leases per key
+local MAX_CARRIED_DIGITS = 15        -- a window count taken on from the other window start: exact as a double
 -- Bytes of a key's subject, as the key holds it (escaped by its caller): room for an e-mail address,
 -- a UUID or an IPv6 address, and a bound on what the library keeps of a key in its own memory.
 local MAX_SUBJECT = 512
@@ -588,7 +589,7 @@ end
 -- instead of an aligned window's hash; nil when the key holds something else.
 local function first_call_count(key, err)
     local value = find(err.err, '^WRONGTYPE') and read('GET', key)
-    if value and find(value, '^%d+$') then return tonumber(value) end
+    if value and #value <= MAX_CARRIED_DIGITS and find(value, '^%d+$') then return tonumber(value) end
     return nil
 end
 
@@ -723,7 +724,7 @@ local function aligned_window_count(p, key, err, now)
     local fields = find(err.err, '^WRONGTYPE') and read('HGETALL', key)
     local id = floor(now / p.window_ms)
     local summary = fields and window_fields(p, fields, id)
-    if not summary then return nil end
+    if not summary or summary.count >= 10 ^ MAX_CARRIED_DIGITS then return nil end
     return summary.count, (id + 1) * p.window_ms - 1
 end
 

@@ -22,6 +22,7 @@ using test::bucketKey;
 namespace {
 
 constexpr qint64 kWindowMs = 600;
+constexpr qint64 kWeekMs = 7 * 24 * 3600 * 1000LL;
 
 model::Policy firstCall(const QString &name, qint64 limit, qint64 windowMs)
 {
@@ -36,7 +37,9 @@ QVector<model::Policy> policies()
             // The same window aligned, for a change of window start.
             test::makePolicy(QStringLiteral("aligned"), Algorithm::FixedWindow, 3, kWindowMs),
             // Blocks everything after one call, for the all-or-nothing checks.
-            test::makePolicy(QStringLiteral("once"), Algorithm::FixedWindow, 1, 7 * 24 * 3600 * 1000LL)};
+            test::makePolicy(QStringLiteral("once"), Algorithm::FixedWindow, 1, kWeekMs),
+            // Its window start changed, with a window no test outlasts.
+            firstCall(QStringLiteral("fc-week"), 3, kWeekMs)};
 }
 
 } // namespace
@@ -180,6 +183,22 @@ private Q_SLOTS:
                 const RedisReply reply = call({"FCALL", function, "1", key, "fc"});
                 QVERIFY2(reply.errorText().contains(QLatin1String("does not hold a fixed_window bucket")),
                          qPrintable(reply.errorText()));
+            }
+            QCOMPARE(call({"DUMP", key}).value.bytes, before);
+        }
+
+        // A count too large to be exact, left by the other window start, is foreign data too.
+        const QByteArray huge = "1234567890123456789";
+        const QByteArray wasFirstCall = bucketKey(QStringLiteral("once"), "huge");
+        QVERIFY(call({"SET", wasFirstCall, huge, "PX", "60000"}).ok());
+        const QByteArray wasAligned = bucketKey(QStringLiteral("fc-week"), "huge");
+        QVERIFY(call({"HSET", wasAligned, QByteArray::number(serverMs() / kWeekMs), huge}).ok());
+        for (const auto &[key, policy] : {std::pair{wasFirstCall, QByteArray("once")}, {wasAligned, "fc-week"}}) {
+            const QByteArray before = call({"DUMP", key}).value.bytes;
+            for (const char *function : {"sluice_acquire", "sluice_allow", "sluice_peek"}) {
+                const RedisReply reply = call({"FCALL", function, "1", key, policy});
+                QVERIFY2(reply.errorText().contains(QLatin1String("does not hold a fixed_window bucket")),
+                         qPrintable(QString::fromLatin1(policy + ' ' + function + ": ") + reply.errorText()));
             }
             QCOMPARE(call({"DUMP", key}).value.bytes, before);
         }
