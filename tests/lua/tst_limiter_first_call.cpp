@@ -213,7 +213,8 @@ private Q_SLOTS:
         // First-call count 2 of 3, then the aligned policy.
         bool settled = false;
         for (int attempt = 0; attempt < 5 && !settled; ++attempt) {
-            const QByteArray key = bucketKey(QStringLiteral("aligned"), "was-first-call-" + QByteArray::number(attempt));
+            const QByteArray key
+                = bucketKey(QStringLiteral("aligned"), "was-first-call-" + QByteArray::number(attempt));
             const qint64 before = serverMs();
             QVERIFY(call({"SET", key, "2", "PX", "60000"}).ok());
             QCOMPARE(fcall("sluice_peek", {key, "aligned"}).mid(0, 2), (QVector<qint64>{1, 1}));
