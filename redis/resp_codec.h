@@ -10,7 +10,7 @@ struct redisReader;
 
 namespace sluice::redis {
 
-// Encodes one command as a RESP array of bulk strings (hiredis' formatter).
+// Encodes one command as a RESP array of bulk strings.
 QByteArray encodeCommand(const QByteArrayList &args);
 
 // Incremental RESP parser over hiredis' reader: feed bytes as they arrive, take whole replies out.

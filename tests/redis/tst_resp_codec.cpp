@@ -3,7 +3,11 @@
 
 #include "redis/resp_codec.h"
 
+#include <hiredis/hiredis.h>
+
+#include <QRandomGenerator>
 #include <QTest>
+#include <vector>
 
 using sluice::redis::encodeCommand;
 using sluice::redis::RespParser;
@@ -22,6 +26,35 @@ private Q_SLOTS:
     void encodesEmptyArgument()
     {
         QCOMPARE(encodeCommand({"GET", ""}), QByteArray("*2\r\n$3\r\nGET\r\n$0\r\n\r\n"));
+    }
+
+    // Long arguments and many of them (lengths and counts of several digits), against hiredis's own
+    // formatter as the oracle.
+    void encodesAsHiredisDoes()
+    {
+        QRandomGenerator random(25);
+        for (int round = 0; round < 200; ++round) {
+            QByteArrayList args;
+            const int count = 1 + random.bounded(120);
+            for (int i = 0; i < count; ++i) {
+                QByteArray arg(random.bounded(i % 7 == 0 ? 20000 : 12), Qt::Uninitialized);
+                for (char &byte : arg)
+                    byte = static_cast<char>(random.bounded(256));
+                args << arg;
+            }
+            std::vector<const char *> argv;
+            std::vector<size_t> lengths;
+            for (const QByteArray &arg : args) {
+                argv.push_back(arg.constData());
+                lengths.push_back(static_cast<size_t>(arg.size()));
+            }
+            char *formatted = nullptr;
+            const int length = redisFormatCommandArgv(&formatted, count, argv.data(), lengths.data());
+            QVERIFY(length > 0);
+            const QByteArray expected(formatted, length);
+            redisFreeCommand(formatted);
+            QCOMPARE(encodeCommand(args), expected);
+        }
     }
 
     void parsesEveryReplyType()
