@@ -2,17 +2,21 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Client benchmark: `sluicectl bench` (RedisClient, pipelined, several connections, on the test-fire
 # engine) beside redis-benchmark, same FCALL, same private redis-server (pinned to CPU 1), each load
-# generator pinned to CPU 0, in one run. Prints a table and the ratio the connectivity and test-fire
-# issues target (at least 0.9x); exits non-zero only when it cannot measure (a command fails, the
-# server dies), never on a figure.
+# generator pinned to CPU 0, in one run. Each case is measured in ROUNDS rounds, the two clients one
+# after the other in turn (which goes first alternates), so that a moment of a busy machine weighs on
+# one round's ratio, not on the figure: the table shows the medians and every round's ratio. Prints
+# the ratio the connectivity and test-fire issues target (at least 0.9x); exits non-zero only when it
+# cannot measure (a command fails, the server dies), never on a figure.
 #
-# Usage: tests/bench/client_bench.sh [BUILD_DIR]
+# Usage: tests/bench/client_bench.sh [BUILD_DIR [ROUNDS]]
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 ctl="$build/app/sluicectl"
+rounds=${2:-7}
 connections=4
 depth=16
-seconds=3
+seconds=1.5
+requests=200000
 
 # shellcheck source=tests/bench/pinned_server.sh
 source "$(dirname "$0")/pinned_server.sh"
@@ -43,29 +47,43 @@ ours() {
 print(round(d["ops_per_second"]), d["p50_ms"], d["p99_ms"], d["command"])'
 }
 
-printf '%-72s %14s %15s %7s %8s %8s\n' "command ($connections connections x $depth in flight)" \
-  "redis-benchmark" "sluicectl bench" "ratio" "p50 ms" "p99 ms"
-row() { # label, our ops/s, p50, p99, their ops/s
-  printf '%-72s %14.0f %15.0f %6.2fx %8s %8s\n' "$1" "$5" "$2" \
-    "$(awk -v a="$2" -v b="$5" 'BEGIN { print a / b }')" "$3" "$4"
+printf '%-72s %14s %15s %7s %8s %8s  %s\n' "command ($connections connections x $depth in flight)" \
+  "redis-benchmark" "sluicectl bench" "ratio" "p50 ms" "p99 ms" "ratio by round"
+
+median() { tr ' ' '\n' | sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# measure_case LABEL OURS_ARGS -- REFERENCE_FLAGS -- [REFERENCE_COMMAND]: ROUNDS rounds of both clients,
+# then one row of medians. Without REFERENCE_COMMAND, redis-benchmark sends the command sluicectl sent.
+# Each measurement is an assignment of its own, so that a failed one stops the benchmark (set -e).
+measure_case() {
+  local label=$1; shift
+  local our_args=() reference_flags=() reference_command=()
+  while [ "$1" != "--" ]; do our_args+=("$1"); shift; done
+  shift
+  while [ "$1" != "--" ]; do reference_flags+=("$1"); shift; done
+  shift
+  reference_command=("$@")
+  local ours_ops=() theirs_ops=() ratios=() p50s=() p99s=() measured theirs ops p50 p99 command round
+  for round in $(seq "$rounds"); do
+    if ((round % 2 == 0)); then theirs=$(reference "$requests" "${reference_flags[@]}" -- "${reference_command[@]}"); fi
+    measured=$(ours "${our_args[@]}")
+    read -r ops p50 p99 command <<<"$measured"
+    if ((${#reference_command[@]} == 0)); then read -ra reference_command <<<"$command"; fi
+    if ((round % 2 == 1)); then theirs=$(reference "$requests" "${reference_flags[@]}" -- "${reference_command[@]}"); fi
+    ours_ops+=("$ops"); theirs_ops+=("$theirs"); p50s+=("$p50"); p99s+=("$p99")
+    ratios+=("$(awk -v a="$ops" -v b="$theirs" 'BEGIN { printf "%.2f", a / b }')")
+  done
+  printf '%-72s %14.0f %15.0f %6.2fx %8s %8s  %s\n' "${label:-${command:0:72}}" \
+    "$(median <<<"${theirs_ops[*]}")" "$(median <<<"${ours_ops[*]}")" "$(median <<<"${ratios[*]}")" \
+    "$(median <<<"${p50s[*]}")" "$(median <<<"${p99s[*]}")" "${ratios[*]}"
 }
 
 # One subject's bucket, as a service calls it (--real-keys: sluice_acquire on the policy's key).
-# Each measurement is an assignment of its own, so that a failed one stops the benchmark (set -e).
-measured=$(ours --real-keys --subject subject)
-read -r ops p50 p99 command <<<"$measured"
-read -ra args <<<"$command"
-theirs=$(reference 400000 -- "${args[@]}")
-row "$command" "$ops" "$p50" "$p99" "$theirs"
+measure_case "" --real-keys --subject subject -- --
 # A random one of 100,000 subjects (redis-benchmark draws them with __rand_int__).
-measured=$(ours --real-keys --random 100000)
-read -r ops p50 p99 command <<<"$measured"
-theirs=$(reference 400000 -r 100000 -- FCALL sluice_acquire 1 'sluice:bench:{test-fire-__rand_int__}' bench 1)
-row "FCALL sluice_acquire 1 sluice:bench:{<random of 100000>} bench 1" "$ops" "$p50" "$p99" "$theirs"
+measure_case "FCALL sluice_acquire 1 sluice:bench:{<random of 100000>} bench 1" --real-keys --random 100000 \
+  -- -r 100000 -- FCALL sluice_acquire 1 'sluice:bench:{test-fire-__rand_int__}' bench 1
 # What sluicectl bench sends by default: sluice_check in the test-fire key space.
-measured=$(ours --subject subject)
-read -r ops p50 p99 command <<<"$measured"
-read -ra args <<<"$command"
-theirs=$(reference 400000 -- "${args[@]}")
-row "${command:0:72}" "$ops" "$p50" "$p99" "$theirs"
+measure_case "" --subject subject -- --
+echo "ratio: the median of the rounds' ratios ($rounds rounds; in each, the two clients one after the other)"
 echo "target: sluicectl bench at least 0.9x redis-benchmark on the same FCALL and server"
