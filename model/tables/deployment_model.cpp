@@ -31,8 +31,7 @@ void DeploymentModel::setNodes(const QVector<NodeLibrary> &nodes)
     m_rows.clear();
     for (const NodeLibrary &node : nodes)
         m_rows.append({node, false});
-    std::sort(m_rows.begin(), m_rows.end(),
-              [](const Row &a, const Row &b) { return listedBefore(a.library.node, b.library.node); });
+    sortByAddress();
     endResetModel();
 }
 
@@ -49,10 +48,15 @@ void DeploymentModel::startPublish(const QStringList &nodes)
         row.pending = true;
         rows.append(row);
     }
-    std::sort(rows.begin(), rows.end(),
-              [](const Row &a, const Row &b) { return listedBefore(a.library.node, b.library.node); });
     m_rows = rows;
+    sortByAddress();
     endResetModel();
+}
+
+void DeploymentModel::sortByAddress()
+{
+    std::sort(m_rows.begin(), m_rows.end(),
+              [](const Row &a, const Row &b) { return listedBefore(a.library.node, b.library.node); });
 }
 
 void DeploymentModel::setNodeResult(const NodeLibrary &node)

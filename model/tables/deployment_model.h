@@ -34,6 +34,7 @@ private:
         NodeLibrary library;
         bool pending = false;
     };
+    void sortByAddress();
     QVector<Row> m_rows;
 };
 
