@@ -5,6 +5,7 @@
 #include "model/policy/operator_identity.h"
 #include "ui/publish_review_dialog.h"
 #include "ui/state_palette.h"
+#include "ui/tone_delegate.h"
 #include "ui/write_guard.h"
 
 #include <QDateTime>
@@ -14,7 +15,6 @@
 #include <QLabel>
 #include <QPainter>
 #include <QPushButton>
-#include <QStyledItemDelegate>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -22,27 +22,6 @@ namespace sluice::ui {
 
 using model::DeploymentModel;
 using model::NodeLibrary;
-
-namespace {
-
-// Colours the library state: green when the node runs what was published, red when it drifted.
-class StateDelegate : public QStyledItemDelegate {
-public:
-    using QStyledItemDelegate::QStyledItemDelegate;
-
-protected:
-    void initStyleOption(QStyleOptionViewItem *option, const QModelIndex &index) const override
-    {
-        QStyledItemDelegate::initStyleOption(option, index);
-        const QVariant healthy = index.data(DeploymentModel::HealthyRole);
-        if (healthy.isValid()) {
-            option->palette.setColor(QPalette::Text, healthy.toBool() ? toneColor(Tone::Ok) : toneColor(Tone::Error));
-            option->font.setBold(true);
-        }
-    }
-};
-
-} // namespace
 
 DeploymentView::DeploymentView(QWidget *parent)
     : QWidget(parent)
@@ -77,7 +56,13 @@ DeploymentView::DeploymentView(QWidget *parent)
     m_table->setObjectName(QStringLiteral("deploymentTable"));
     m_table->setAccessibleName(tr("Library on each primary"));
     m_table->setModel(m_model);
-    m_table->setItemDelegateForColumn(DeploymentModel::State, new StateDelegate(m_table));
+    // The library state: green when the node runs what was published, red when it drifted.
+    colourByTone(m_table, DeploymentModel::State, [](const QModelIndex &index) -> std::optional<Tone> {
+        const QVariant healthy = index.data(DeploymentModel::HealthyRole);
+        if (!healthy.isValid())
+            return std::nullopt;
+        return healthy.toBool() ? Tone::Ok : Tone::Error;
+    });
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->hide();

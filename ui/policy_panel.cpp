@@ -9,6 +9,7 @@
 #include "ui/policy_editor.h"
 #include "ui/policy_import_dialog.h"
 #include "ui/state_palette.h"
+#include "ui/tone_delegate.h"
 
 #include <QAction>
 #include <QFile>
@@ -90,6 +91,14 @@ PolicyPanel::PolicyPanel(QWidget *parent)
     // The description takes the room the others leave (whole in the row's tooltip).
     m_table->horizontalHeader()->setSectionResizeMode(PolicyListModel::Description, QHeaderView::Stretch);
     elideAtTheEnd(m_table, PolicyListModel::Description);
+    // A policy services do not run as stored yet stands out.
+    colourByTone(m_table, PolicyListModel::Published, [](const QModelIndex &index) -> std::optional<Tone> {
+        using State = PolicyListModel::PublishState;
+        const auto state = static_cast<State>(index.data(PolicyListModel::PublishStateRole).toInt());
+        if (state == State::ChangedSincePublish || state == State::NotPublished)
+            return Tone::Warning;
+        return std::nullopt;
+    });
     auto *deleteKey = new QAction(m_table);
     deleteKey->setShortcut(QKeySequence::Delete);
     deleteKey->setShortcutContext(Qt::WidgetShortcut);

@@ -99,6 +99,8 @@ QVariant PolicyListModel::data(const QModelIndex &index, int role) const
     const Policy &policy = m_policies.at(index.row());
     if (role == NameRole)
         return policy.name;
+    if (role == PublishStateRole)
+        return static_cast<int>(publishState(index.row()));
     if (role == Qt::ToolTipRole)
         return policy.description.isEmpty() ? describePolicy(policy)
                                             : policy.description + QLatin1Char('\n') + describePolicy(policy);

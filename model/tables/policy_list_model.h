@@ -30,6 +30,7 @@ public:
     enum Role {
         SortRole = Qt::UserRole, // the raw value, so numbers and times sort as such
         NameRole,                // the policy's name, in every column
+        PublishStateRole,        // the row's PublishState (as an int), in every column
     };
     enum class PublishState { Unknown, Published, ChangedSincePublish, NotPublished };
 

@@ -24,6 +24,7 @@
 #include "ui/policy_history_view.h"
 #include "ui/policy_import_dialog.h"
 #include "ui/policy_panel.h"
+#include "ui/state_palette.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -63,6 +64,22 @@ QString labelText(QWidget *parent, const char *name)
 {
     auto *label = child<QLabel>(parent, name);
     return label && !label->isHidden() ? label->text() : QString(); // shown, even on a tab not in front
+}
+
+// True when some pixel of the cell, as the view draws it now, is `colour` (give or take antialiasing):
+// its text is drawn in that colour.
+bool cellDrawnIn(QTableView *table, int row, int column, const QColor &colour)
+{
+    const QImage image = table->viewport()->grab(table->visualRect(table->model()->index(row, column))).toImage();
+    for (int y = 0; y < image.height(); ++y) {
+        for (int x = 0; x < image.width(); ++x) {
+            const QColor pixel = image.pixelColor(x, y);
+            if (std::abs(pixel.red() - colour.red()) + std::abs(pixel.green() - colour.green())
+                    + std::abs(pixel.blue() - colour.blue()) <= 12)
+                return true;
+        }
+    }
+    return false;
 }
 
 QStringList tableColumn(QTableWidget *table, int column)
@@ -989,6 +1006,19 @@ private Q_SLOTS:
         QTRY_COMPARE(window->policyPanel()->listModel()->index(0, model::PolicyListModel::Published).data().toString(),
                      QStringLiteral("yes"));
         QTRY_VERIFY(labelText(window->policyPanel(), "publishWarning").isEmpty());
+        // The states in their colours, each tab in front: "current" green; "yes" in the palette's text.
+        auto *tabs = child<QTabWidget>(window.get(), "mainTabs");
+        window->resize(1024, 700);
+        tabs->setCurrentWidget(view);
+        auto *deploymentTable = child<QTableView>(view, "deploymentTable");
+        const QColor ok = ui::toneColor(ui::Tone::Ok), warning = ui::toneColor(ui::Tone::Warning);
+        QTRY_VERIFY(cellDrawnIn(deploymentTable, 0, model::DeploymentModel::State, ok));
+        tabs->setCurrentWidget(window->policyPanel());
+        QTableView *policyTable = window->policyPanel()->table();
+        const QColor text = policyTable->palette().color(QPalette::Text);
+        QTRY_VERIFY(cellDrawnIn(policyTable, 0, model::PolicyListModel::Name, text)); // drawn by now
+        QVERIFY(!cellDrawnIn(policyTable, 0, model::PolicyListModel::Published, warning));
+        tabs->setCurrentWidget(view);
         // This private server keeps no persistence: said so.
         QVERIFY(labelText(view, "deploymentWarning").contains(QLatin1String("without persistence")));
 
@@ -998,6 +1028,9 @@ private Q_SLOTS:
         window->policyPanel()->refresh();
         QTRY_COMPARE(window->policyPanel()->listModel()->index(0, model::PolicyListModel::Published).data().toString(),
                      QStringLiteral("changed"));
+        tabs->setCurrentWidget(window->policyPanel());
+        QTRY_VERIFY(cellDrawnIn(policyTable, 0, model::PolicyListModel::Published, warning));
+        tabs->setCurrentWidget(view);
         QTRY_VERIFY(labelText(window->policyPanel(), "publishWarning")
                         .contains(QLatin1String("differ from the published library")));
         QTRY_VERIFY(labelText(view, "deploymentWarning").contains(QLatin1String("differ from the published library")));
