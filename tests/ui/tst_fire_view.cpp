@@ -176,8 +176,16 @@ private Q_SLOTS:
         const model::FireSummary fixed = view->report().summary(0), sliding = view->report().summary(1);
         QCOMPARE(fixed.sent, 250);
         QCOMPARE(sliding.sent, 250);
-        QCOMPARE(fixed.allowed, fixed.expectedAllowed);
-        QCOMPARE(sliding.allowed, sliding.expectedAllowed);
+        // The model places each call at the client's estimate of the server's clock; the server decides
+        // at its own, a fraction of a ms to a few ms later. A sliding window's room changes every ms, so a
+        // call within that of a threshold may go the other way: one call in 250 did, once in about 30
+        // runs. More than one is a fault.
+        for (const model::FireSummary &summary : {fixed, sliding}) {
+            QVERIFY2(std::abs(summary.allowed - summary.expectedAllowed) <= 1,
+                     qPrintable(QStringLiteral("%1 allowed, %2 expected")
+                                    .arg(summary.allowed)
+                                    .arg(summary.expectedAllowed)));
+        }
         QCOMPARE(test::child<QTableWidget>(view, "fireSummary")->item(1, 0)->text(), QStringLiteral("orders-sliding"));
 
         QTemporaryDir dir;
