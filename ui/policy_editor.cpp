@@ -145,7 +145,7 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
     for (const QString &name : model::algorithmNames())
         m_algorithm->addItem(name, static_cast<int>(*model::algorithmFromName(name)));
     m_algorithmHelp = named(new QLabel(this), "algorithmHelp");
-    m_algorithmHelp->setStyleSheet(QStringLiteral("color:palette(mid);"));
+    m_algorithmHelp->setStyleSheet(textStyle(Tone::Muted)); // secondary text, legible on either palette
     form->addRow(tr("Algorithm"), fieldWithError(m_algorithm, m_algorithmHelp));
 
     // One vocabulary: the form's labels are the names the diffs, the history and sluicectl use; what each

@@ -429,6 +429,9 @@ private Q_SLOTS:
         typeInto(editor, "nameEdit", QStringLiteral("login"));
         choose(editor, "algorithmCombo", QStringLiteral("fixed_window"));
         QVERIFY(!child<QLineEdit>(editor, "burstEdit")->isVisible()); // a fixed window has no burst
+        // The algorithm's help in the secondary text tone, whose contrast tst_state_palette checks on
+        // both palettes (it was the palette's Mid, 1.6:1 on a light window and 1.2:1 on a dark one).
+        QCOMPARE(child<QLabel>(editor, "algorithmHelp")->styleSheet(), ui::textStyle(ui::Tone::Muted));
         typeInto(editor, "limitEdit", QStringLiteral("5"));
         QCOMPARE(labelText(editor, "policySummary"),
                  QStringLiteral("At most 5 requests per minute, counted in windows aligned to the "
