@@ -27,9 +27,8 @@ echo '{"policies": [{"name": "bench", "algorithm": "token_bucket", "limit": 1000
 "$ctl" -u "$url" apply "$work/policies.json" >/dev/null
 "$ctl" -u "$url" publish >/dev/null 2>&1
 
-# redis-benchmark's ops/s for a fixed number of requests of ARGS (extra redis-benchmark flags first).
+# redis-benchmark's ops/s for $requests requests of ARGS (extra redis-benchmark flags first, then --).
 reference() {
-  local requests=$1; shift
   local flags=()
   while [ "${1:-}" != "--" ]; do flags+=("$1"); shift; done
   shift
@@ -50,7 +49,10 @@ print(round(d["ops_per_second"]), d["p50_ms"], d["p99_ms"], d["command"])'
 printf '%-72s %14s %15s %7s %8s %8s  %s\n' "command ($connections connections x $depth in flight)" \
   "redis-benchmark" "sluicectl bench" "ratio" "p50 ms" "p99 ms" "ratio by round"
 
-median() { tr ' ' '\n' | sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+median() {
+  tr ' ' '\n' | sort -g \
+    | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 
 # measure_case LABEL OURS_ARGS -- REFERENCE_FLAGS -- [REFERENCE_COMMAND]: ROUNDS rounds of both clients,
 # then one row of medians. Without REFERENCE_COMMAND, redis-benchmark sends the command sluicectl sent.
@@ -65,11 +67,12 @@ measure_case() {
   reference_command=("$@")
   local ours_ops=() theirs_ops=() ratios=() p50s=() p99s=() measured theirs ops p50 p99 command round
   for round in $(seq "$rounds"); do
-    if ((round % 2 == 0)); then theirs=$(reference "$requests" "${reference_flags[@]}" -- "${reference_command[@]}"); fi
+    # redis-benchmark first in even rounds; the first round learns the command sluicectl sends.
+    if ((round % 2 == 0)); then theirs=$(reference "${reference_flags[@]}" -- "${reference_command[@]}"); fi
     measured=$(ours "${our_args[@]}")
     read -r ops p50 p99 command <<<"$measured"
     if ((${#reference_command[@]} == 0)); then read -ra reference_command <<<"$command"; fi
-    if ((round % 2 == 1)); then theirs=$(reference "$requests" "${reference_flags[@]}" -- "${reference_command[@]}"); fi
+    if ((round % 2 == 1)); then theirs=$(reference "${reference_flags[@]}" -- "${reference_command[@]}"); fi
     ours_ops+=("$ops"); theirs_ops+=("$theirs"); p50s+=("$p50"); p99s+=("$p99")
     ratios+=("$(awk -v a="$ops" -v b="$theirs" 'BEGIN { printf "%.2f", a / b }')")
   done
