@@ -31,6 +31,7 @@ private:
     void fail(const QString &reason);
     void openTcpOrTls();
     void openUnix();
+    qint64 sendDirectly(const QByteArray &bytes); // bytes the kernel took, 0 when Qt must send them
 
     ConnectionOptions m_options;
     QPointer<QIODevice> m_device;

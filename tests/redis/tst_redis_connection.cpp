@@ -124,6 +124,46 @@ private Q_SLOTS:
         syncCommand(connection, {"DEL", key});
     }
 
+    // Writes larger than the kernel takes at once: the connection sends what it can straight to the
+    // socket and leaves the rest to Qt's buffer, so later writes must queue behind it, in order.
+    void largeWritesKeepTheirOrder_data()
+    {
+        QTest::addColumn<QByteArray>("variable");
+        QTest::addColumn<QString>("scheme");
+        QTest::newRow("tcp") << QByteArray("SLUICE_TEST_REDIS_URL") << QString();
+        QTest::newRow("unix socket") << QByteArray("SLUICE_TEST_REDIS_SOCKET") << QStringLiteral("unix://");
+    }
+
+    void largeWritesKeepTheirOrder()
+    {
+        QFETCH(QByteArray, variable);
+        QFETCH(QString, scheme);
+        SLUICE_REQUIRE_SERVICE(address, variable.constData(), "Redis standalone");
+        RedisConnection connection(test::optionsFor(scheme + address));
+        QVERIFY2(openAndWait(connection), qPrintable(connection.lastError()));
+        const QByteArray key = uniqueKey("large");
+        constexpr int rounds = 12;
+        constexpr int valueSize = 3 * 1024 * 1024;
+        QByteArrayList appended;
+        for (int i = 0; i < rounds; ++i) {
+            // Each value differs in every byte from the one before, so a reordered write shows.
+            QByteArray value(valueSize, char('a' + i % 26));
+            value.replace(0, 8, QByteArray::number(i).rightJustified(8, '0'));
+            appended << value;
+            connection.send({"APPEND", key, value}, this, [](const RedisReply &) {});
+            connection.send({"STRLEN", key}, this, [](const RedisReply &) {});
+            // Every other round the event loop runs, so some writes start while Qt still holds the tail of
+            // the one before.
+            if (i % 2)
+                QCoreApplication::processEvents();
+        }
+        const RedisReply whole = syncCommand(connection, {"GET", key}, 30000);
+        QVERIFY2(whole.ok(), qPrintable(whole.errorText()));
+        QCOMPARE(whole.value.bytes.size(), qsizetype(rounds) * valueSize);
+        QVERIFY(whole.value.bytes == appended.join());
+        syncCommand(connection, {"DEL", key});
+    }
+
     void refusedPortFailsFast()
     {
         redis::ConnectionOptions options;
