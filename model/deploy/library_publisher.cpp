@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/deploy/library_publisher.h"
 
+#include "model/deploy/node_order.h"
 #include "model/limiter/lua_source.h"
 #include "model/model_log.h"
 #include "model/policy/policy_file.h"
@@ -205,11 +206,12 @@ void inspectNode(RedisCommands *client, const QString &node, const LibraryOwner 
     });
 }
 
-// Runs `step` on every node at once and hands over the results, in node order, when all are in.
-void forEachNode(const QStringList &nodes,
+// Runs `step` on every node at once and hands over the results, in address order, when all are in.
+void forEachNode(const QStringList &unordered,
                  std::function<void(const QString &, std::function<void(const NodeLibrary &)>)> step,
                  std::function<void(const QVector<NodeLibrary> &)> done)
 {
+    const QStringList nodes = inAddressOrder(unordered);
     if (nodes.isEmpty()) {
         done({});
         return;

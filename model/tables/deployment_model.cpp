@@ -1,24 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/tables/deployment_model.h"
 
+#include "model/deploy/node_order.h"
+
 #include <algorithm>
 
 namespace sluice::model {
-
-namespace {
-
-// Primaries listed by address, the port as a number (127.0.0.1:9000 before 127.0.0.1:27101), in
-// whatever order the deployment names them.
-bool listedBefore(const QString &a, const QString &b)
-{
-    const qsizetype aColon = a.lastIndexOf(QLatin1Char(':')), bColon = b.lastIndexOf(QLatin1Char(':'));
-    const int hosts = QStringView(a).left(aColon).compare(QStringView(b).left(bColon));
-    if (hosts != 0)
-        return hosts < 0;
-    return QStringView(a).mid(aColon + 1).toInt() < QStringView(b).mid(bColon + 1).toInt();
-}
-
-} // namespace
 
 DeploymentModel::DeploymentModel(QObject *parent)
     : QAbstractTableModel(parent)

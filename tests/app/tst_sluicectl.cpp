@@ -25,6 +25,8 @@
 #include <QTimer>
 #include <QUuid>
 
+#include <algorithm>
+
 using Run = sluice::test::CtlRun;
 using sluice::test::sluicectl;
 using sluice::test::writeFile;
@@ -96,6 +98,25 @@ private Q_SLOTS:
         const Run unixRun = sluicectl({QStringLiteral("-s"), socket, QStringLiteral("ping")});
         QCOMPARE(unixRun.exitCode, 0);
         QVERIFY2(unixRun.out.startsWith(QStringLiteral("PONG from unix://%1:").arg(socket)), qPrintable(unixRun.out));
+    }
+
+    // Cluster names its primaries by slot; sluicectl lists them by address, as the dashboard does.
+    void clusterPrimariesAreListedByAddress()
+    {
+        SLUICE_REQUIRE_SERVICE(seeds, "SLUICE_TEST_CLUSTER_SEEDS", "Redis Cluster");
+        const QString seed = QStringLiteral("redis://") + seeds.section(QLatin1Char(','), 0, 0);
+        const Run status = sluicectl({QStringLiteral("-u"), seed, QStringLiteral("status"), QStringLiteral("--json")});
+        QCOMPARE(status.exitCode, 0);
+        QStringList listed;
+        for (const QJsonValue &node :
+             QJsonDocument::fromJson(status.out.toUtf8()).object().value(QStringLiteral("nodes")).toArray())
+            listed << node.toObject().value(QStringLiteral("node")).toString();
+        QCOMPARE(listed.size(), 3);
+        QStringList byPort = listed;
+        std::sort(byPort.begin(), byPort.end(), [](const QString &a, const QString &b) {
+            return a.section(QLatin1Char(':'), -1).toInt() < b.section(QLatin1Char(':'), -1).toInt();
+        });
+        QCOMPARE(listed, byPort);
     }
 
     void verboseSaysWhatIsDoneAndNeverTheSecret()

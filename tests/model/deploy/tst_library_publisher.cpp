@@ -6,6 +6,7 @@
 
 #include "model/limiter/bucket_key.h"
 #include "model/deploy/library_publisher.h"
+#include "model/deploy/node_order.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"
@@ -66,7 +67,8 @@ class TestLibraryPublisher : public QObject {
     }
     void store(const model::Policy &policy) { store(*m_cluster, policy); }
 
-    QString primary(int index) const { return m_cluster->primaries().value(index); }
+    // The primaries as a deployment's status and a publish list them: by address.
+    QString primary(int index) const { return model::inAddressOrder(m_cluster->primaries()).value(index); }
     model::LibraryOwner owner() const { return {m_ns, 0}; }
     model::PublishResult publishTakingOver()
     {
