@@ -7,7 +7,7 @@
 namespace sluice::model {
 
 // Primaries listed by address, the port as a number (127.0.0.1:9000 before 127.0.0.1:27101), in
-// whatever order a deployment names them (Cluster names them by slot).
+// whatever order a deployment names them (Cluster in its own order).
 bool listedBefore(const QString &a, const QString &b);
 QStringList inAddressOrder(QStringList nodes);
 

@@ -100,7 +100,7 @@ private Q_SLOTS:
         QVERIFY2(unixRun.out.startsWith(QStringLiteral("PONG from unix://%1:").arg(socket)), qPrintable(unixRun.out));
     }
 
-    // Cluster names its primaries by slot; sluicectl lists them by address, as the dashboard does.
+    // Cluster names its primaries in its own order; sluicectl lists them by address, as the dashboard does.
     void clusterPrimariesAreListedByAddress()
     {
         SLUICE_REQUIRE_SERVICE(seeds, "SLUICE_TEST_CLUSTER_SEEDS", "Redis Cluster");
