@@ -15,7 +15,7 @@ using Commands = std::initializer_list<const char *>;
 // redis-py's client_name set it). AUTH and HELLO need no rule.
 const Commands kConnect = {"ping", "client|setname"};
 
-// Everything the limiter library runs (lua/sluice.lua, lua/clock.lua), beside FCALL itself; PTTL is
+// Everything the limiter library runs (lua/limiter/, lua/clock.lua), beside FCALL itself; PTTL is
 // sluice_inspect's. tst_acl_roles checks this list against the Lua sources.
 const Commands kLimiterCalls
     = {"fcall",   "time",      "get",    "set",  "setrange",         "hincrby", "hlen",    "hgetall", "hdel",

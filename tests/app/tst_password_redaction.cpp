@@ -2,7 +2,7 @@
 // A password typed into a URL never reaches the output of sluicectl or of sluice, however the URL is
 // malformed: each one here has a password of its own, and the test looks for it in everything printed.
 
-#include "app/exit_codes.h"
+#include "app/common/exit_codes.h"
 #include "support/test_services.h"
 
 #include <QProcess>

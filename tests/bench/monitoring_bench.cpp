@@ -19,9 +19,9 @@
 #include "support/sync_command.h"
 #include "support/traffic_support.h"
 #include "support/window_support.h"
-#include "ui/key_watch_view.h"
-#include "ui/main_window.h"
-#include "ui/policy_live_view.h"
+#include "ui/monitor/key_watch_view.h"
+#include "ui/window/main_window.h"
+#include "ui/monitor/policy_live_view.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -5,7 +5,7 @@
 
 #include "model/connection/connection_session.h"
 #include "support/sync_command.h"
-#include "ui/main_window.h"
+#include "ui/window/main_window.h"
 
 #include <memory>
 

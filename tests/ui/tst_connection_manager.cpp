@@ -14,8 +14,8 @@
 #include "support/sync_command.h"
 #include "support/test_services.h"
 #include "support/widget_driving.h"
-#include "ui/connection_manager.h"
-#include "ui/main_window.h"
+#include "ui/connection/connection_manager.h"
+#include "ui/window/main_window.h"
 
 #include <QCheckBox>
 #include <QComboBox>

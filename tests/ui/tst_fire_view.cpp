@@ -15,11 +15,11 @@
 #include "support/test_services.h"
 #include "support/widget_driving.h"
 #include "support/window_support.h"
-#include "ui/fire_target_picker.h"
-#include "ui/fire_view.h"
-#include "ui/latency_bars.h"
-#include "ui/main_window.h"
-#include "ui/time_series_chart.h"
+#include "ui/fire/fire_target_picker.h"
+#include "ui/fire/fire_view.h"
+#include "ui/fire/latency_bars.h"
+#include "ui/window/main_window.h"
+#include "ui/widgets/time_series_chart.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -17,9 +17,9 @@
 #include "support/traffic_support.h"
 #include "support/widget_driving.h"
 #include "support/window_support.h"
-#include "ui/key_inspector_view.h"
-#include "ui/key_watch_view.h"
-#include "ui/main_window.h"
+#include "ui/monitor/key_inspector_view.h"
+#include "ui/monitor/key_watch_view.h"
+#include "ui/window/main_window.h"
 
 #include <QComboBox>
 #include <QHeaderView>

@@ -18,11 +18,11 @@
 #include "support/traffic_support.h"
 #include "support/widget_driving.h"
 #include "support/window_support.h"
-#include "ui/key_watch_view.h"
-#include "ui/main_window.h"
-#include "ui/policy_live_view.h"
-#include "ui/policy_rates_table.h"
-#include "ui/time_series_chart.h"
+#include "ui/monitor/key_watch_view.h"
+#include "ui/window/main_window.h"
+#include "ui/monitor/policy_live_view.h"
+#include "ui/monitor/policy_rates_table.h"
+#include "ui/widgets/time_series_chart.h"
 
 #include <QApplication>
 #include <QChartView>

@@ -7,9 +7,9 @@
 #include "support/event_loop_watchdog.h"
 #include "support/redis_process.h"
 #include "support/test_services.h"
-#include "ui/main_window.h"
-#include "ui/server_overview.h"
-#include "ui/window_state.h"
+#include "ui/window/main_window.h"
+#include "ui/monitor/server_overview.h"
+#include "ui/window/window_state.h"
 
 #include <QLabel>
 #include <QMenuBar>

@@ -18,13 +18,13 @@
 #include "support/test_services.h"
 #include "support/widget_driving.h"
 #include "support/window_support.h"
-#include "ui/deployment_view.h"
-#include "ui/main_window.h"
-#include "ui/policy_editor.h"
-#include "ui/policy_history_view.h"
-#include "ui/policy_import_dialog.h"
-#include "ui/policy_panel.h"
-#include "ui/state_palette.h"
+#include "ui/deploy/deployment_view.h"
+#include "ui/window/main_window.h"
+#include "ui/policy/policy_editor.h"
+#include "ui/policy/policy_history_view.h"
+#include "ui/policy/policy_import_dialog.h"
+#include "ui/policy/policy_panel.h"
+#include "ui/widgets/state_palette.h"
 
 #include <QCheckBox>
 #include <QComboBox>

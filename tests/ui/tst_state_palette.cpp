@@ -2,7 +2,7 @@
 // The state palette: every tone readable on the application's window colour, light and dark, and
 // a widget styled with it changes with the palette (a dark theme keeps the meaning legible).
 
-#include "ui/state_palette.h"
+#include "ui/widgets/state_palette.h"
 
 #include <QApplication>
 #include <QLabel>

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// sluicectl acl ROLE: the ACL SETUSER line of a least-privilege Redis user for one namespace, printed, never
+// sent (the rules themselves are in model/deploy/acl_roles.*).
+
+#include "app/ctl/ctl_request.h"
+#include "app/common/exit_codes.h"
+#include "model/deploy/acl_roles.h"
+
+#include <QCoreApplication>
+#include <QRegularExpression>
+
+namespace sluice::app {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("sluicectl", text);
+}
+
+// ACL user names are one argument of ACL SETUSER and one word of an ACL file: no spaces, nothing unprintable.
+bool isUsableAclUser(const QString &name)
+{
+    static const QRegularExpression printable(QRegularExpression::anchoredPattern(QStringLiteral("[!-~]{1,128}")));
+    return printable.match(name).hasMatch();
+}
+
+} // namespace
+
+void runAcl(const CtlRequest &request)
+{
+    const std::optional<model::AclRole> role = model::aclRoleNamed(request.args.value(0));
+    if (!role) {
+        failUsage(request,
+                  tr("unknown role \"%1\"; the roles are: %2")
+                      .arg(request.args.value(0), model::aclRoleNames().join(QStringLiteral(", "))));
+        return;
+    }
+    const QString user = request.target.user.isEmpty() ? model::defaultAclUser(*role, request.ns) : request.target.user;
+    if (!isUsableAclUser(user)) {
+        failUsage(request, tr("--user must be 1 to 128 printable characters without spaces"));
+        return;
+    }
+    ctlOut() << QStringLiteral("# %1 (%2): %3")
+                    .arg(user, model::aclRoleName(*role), model::aclRoleSummary(*role, request.ns))
+             << Qt::endl
+             << tr("# %1 stands for the password: write it there, or replace >%1 with # and the password's SHA-256 "
+                   "in hex.")
+                    .arg(QLatin1String(model::kAclPasswordPlaceholder))
+             << Qt::endl
+             << model::aclSetUserLine(*role, request.ns, user, request.target.database) << Qt::endl;
+    QCoreApplication::exit(ExitOk);
+}
+
+} // namespace sluice::app

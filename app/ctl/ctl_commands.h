@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "app/ctl/ctl_request.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <vector>
+
+namespace sluice::app {
+
+// What a command does to Redis decides whether a profile lets it run (read-only, production).
+// Test traffic writes (a read-only profile refuses it) but asks for --yes on production only
+// when it spends real subjects' buckets.
+enum class Access {
+    Offline,
+    Reads,
+    Writes,
+    WritesUnlessDryRun,
+    FiresTraffic
+};
+
+// The groups of the top-level help, in the order it lists them.
+enum class CommandGroup {
+    Policies,
+    Deployment,
+    Live,
+    TestTraffic,
+    Connection,
+    Help
+};
+
+struct CtlExample {
+    QString commandLine; // after "sluicectl "
+    QString explanation;
+};
+
+// One sluicectl command: the one place its name, arguments, options, help and examples are said.
+// `options` are the long names of the options it takes besides the general ones (--timeout,
+// --namespace, --profile, --yes, --verbose, --help, --version) and the connection flags.
+struct CtlCommand {
+    QString name;
+    CommandGroup group;
+    int minArgs;
+    int maxArgs;
+    Access access;
+    QString arguments; // the synopsis after the name, without options: "FILE", "[POLICY...]"
+    QString brief;     // one line for the top-level help
+    QString summary;   // what `help COMMAND` says it does
+    QStringList options;
+    std::vector<CtlExample> examples;
+    void (*run)(const CtlRequest &) = nullptr; // none for help, which needs no request
+};
+
+const std::vector<CtlCommand> &ctlCommands();
+const CtlCommand *findCtlCommand(const QString &name);
+QString groupTitle(CommandGroup group);
+
+} // namespace sluice::app

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// sluicectl keys and reset-key: the key inspector in a terminal (keys --layout: app/ctl/ctl_seed_keys.cpp).
+
+#include "app/ctl/ctl_request.h"
+#include "app/common/exit_codes.h"
+#include "app/ctl/text_table.h"
+#include "model/limiter/bucket_key.h"
+#include "model/limiter/bucket_reset.h"
+#include "model/limiter/limiter_library.h"
+#include "model/policy/policy.h"
+#include "model/policy/policy_store.h"
+#include "model/tables/key_inspector_model.h"
+
+#include <QCoreApplication>
+
+namespace sluice::app {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("sluicectl", text);
+}
+
+constexpr int defaultLimit = 1000;
+constexpr int maxLimit = 10000000;
+
+// Runs `then` once the client is ready and `policy` (when named) is stored, or fails the command: a
+// name with no policy behind it is a mistake to say, not an empty table.
+void whenPolicyKnown(const CtlRequest &request, const QString &policy, std::function<void()> then)
+{
+    whenReady(request, [=] {
+        if (policy.isEmpty())
+            return then();
+        model::PolicyStore(request.client, request.ns)
+            .read(policy, QCoreApplication::instance(), [=](const model::PolicyStore::ReadResult &stored) {
+                if (stored.failure && !stored.damaged)
+                    return fail(request, *stored.failure);
+                if (!stored.policy && !stored.damaged)
+                    return fail(request,
+                                model::Failure::invalid(tr("no policy \"%1\" in namespace \"%2\" "
+                                                           "(sluicectl policies lists them)")
+                                                            .arg(policy, request.ns)));
+                then();
+            });
+    });
+}
+
+const TextTable bucketTable({{"SUBJECT", -24}, {"POLICY", -20}, {"ALGORITHM", -15}, {"AVAILABLE", 13},
+                             {"FULL_IN_MS", 12}, {"TTL_MS", 12}, {"ALLOWED", 10}, {"REJECTED", 10}},
+                            1);
+
+void printBucket(const model::InspectedBucket &row, bool json)
+{
+    const model::FoundBucket &bucket = row.bucket;
+    if (json) {
+        printBucketJson({{QStringLiteral("policy"), bucket.policy},
+                         {QStringLiteral("subject"), QString::fromUtf8(bucket.subject)},
+                         {QStringLiteral("key"), QString::fromUtf8(bucket.key)},
+                         {QStringLiteral("node"), bucket.node}},
+                        row.state ? std::optional(row.state->toJson()) : std::nullopt, row.problem);
+        return;
+    }
+    if (!row.state) {
+        ctlOut() << QStringLiteral("%1 %2 ").arg(QString::fromUtf8(bucket.subject), -24).arg(bucket.policy, -20)
+                 << tr("unreadable: %1").arg(row.problem) << Qt::endl;
+        return;
+    }
+    const model::BucketState &state = *row.state;
+    ctlOut() << bucketTable.row({QString::fromUtf8(bucket.subject), bucket.policy, state.algorithm,
+                                 QStringLiteral("%1/%2").arg(state.available).arg(state.capacity),
+                                 QString::number(state.resetAfterMs), QString::number(state.ttlMs),
+                                 QString::number(state.allowed), QString::number(state.rejected)})
+             << Qt::endl;
+}
+
+} // namespace
+
+void runKeys(const CtlRequest &request)
+{
+    bool ok = true;
+    const int limit = request.limit.isEmpty() ? defaultLimit : request.limit.toInt(&ok);
+    if (!ok || limit < 1 || limit > maxLimit)
+        return failUsage(
+            request, tr("--limit must be a whole number from 1 to %1, not \"%2\"").arg(maxLimit).arg(request.limit));
+    if (!request.layout.isEmpty())
+        return runSeedKeys(request, limit);
+    const model::BucketFilter filter{request.args.value(0), request.match};
+    model::Failure invalid;
+    if (filter.matchPattern(request.ns, &invalid).isEmpty())
+        return failUsage(request, invalid.message);
+
+    whenPolicyKnown(request, filter.policy, [=] {
+        auto *model = new model::KeyInspectorModel(request.client, request.owner(), QCoreApplication::instance());
+        auto printed = std::make_shared<int>(0);
+        if (!request.json) {
+            ctlOut() << bucketTable.header() << Qt::endl;
+        }
+        // Each page is printed once read; the next is asked for only while the limit allows.
+        QObject::connect(model, &model::KeyInspectorModel::pageLoaded, model, [=] {
+            for (; *printed < model->rowCount() && *printed < limit; ++*printed)
+                printBucket(model->bucket(*printed), request.json);
+            const QStringList problems = model->scanner().problems();
+            for (const QString &problem : problems)
+                ctlErr() << tr("sluicectl: keys: not scanned: %1").arg(problem) << Qt::endl;
+            if (*printed < limit && model->canFetchMore({})) {
+                model->fetchMore({});
+                return;
+            }
+            if (!model->scanner().atEnd() || model->rowCount() > limit)
+                ctlErr() << tr("sluicectl: keys: stopped at --limit %1; more buckets may match").arg(limit) << Qt::endl;
+            QCoreApplication::exit(problems.isEmpty() ? ExitOk : ExitFailure);
+        });
+        model::Failure refused;
+        if (!model->browse(filter, &refused))
+            fail(request, refused);
+    });
+}
+
+void runResetKey(const CtlRequest &request)
+{
+    const QString policy = request.args.at(0);
+    const QByteArray subject = request.args.at(1).toUtf8();
+    if (!model::isValidPolicyName(policy))
+        return failUsage(request, tr("\"%1\" is not a policy name").arg(policy));
+    if (!model::isValidSubject(subject))
+        return failUsage(request, tr("a subject is 1 to %1 bytes and has no { or }").arg(model::maxSubjectBytes));
+    whenReady(request, [=] {
+        model::resetBucket(request.client, request.owner(), policy, subject, request.who,
+                           QCoreApplication::instance(), [=](const std::optional<model::Failure> &failure) {
+                               if (failure)
+                                   return fail(request, *failure, tr("the bucket was not reset"));
+                               ctlOut() << tr("reset the bucket of \"%1\" under \"%2\": it is full again (recorded in "
+                                              "the audit log)")
+                                               .arg(QString::fromUtf8(subject), policy)
+                                        << Qt::endl;
+                               QCoreApplication::exit(ExitOk);
+                           });
+    });
+}
+
+} // namespace sluice::app

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// sluicectl metrics: the namespace's counts and library states for Prometheus, printed once or served.
+
+#include "app/ctl/ctl_request.h"
+#include "app/common/exit_codes.h"
+#include "app/ctl/metrics_endpoint.h"
+#include "app/common/quit_on_signal.h"
+#include "model/metrics/metrics_exposition.h"
+
+#include <QCoreApplication>
+#include <QHostAddress>
+
+#include <algorithm>
+#include <memory>
+#include <prometheus/exposer.h>
+
+namespace sluice::app {
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("sluicectl", text);
+}
+
+const QString defaultListen = QStringLiteral("127.0.0.1:9786");
+
+void warnAbout(const model::MetricsSnapshot &snapshot)
+{
+    for (const QString &problem : snapshot.problems)
+        ctlErr() << "sluicectl: metrics: " << problem << Qt::endl;
+}
+
+// ADDRESS:PORT with a literal IPv4 or [IPv6] address: civetweb's listening_ports spelling.
+bool parseListen(const QString &listen, std::string *bindAddress)
+{
+    const qsizetype colon = listen.lastIndexOf(QLatin1Char(':'));
+    if (colon <= 0)
+        return false;
+    QString host = listen.left(colon);
+    bool portOk = false;
+    const int port = listen.mid(colon + 1).toInt(&portOk);
+    if (!portOk || port < 0 || port > 65535)
+        return false;
+    const bool bracketed = host.startsWith(QLatin1Char('[')) && host.endsWith(QLatin1Char(']'));
+    const QHostAddress address(bracketed ? host.mid(1, host.size() - 2) : host);
+    if (address.isNull() || (address.protocol() == QAbstractSocket::IPv6Protocol) != bracketed)
+        return false;
+    *bindAddress = listen.toStdString();
+    return true;
+}
+
+void printOnce(const CtlRequest &request, model::MetricsScraper *scraper)
+{
+    whenReady(request, [request, scraper] {
+        scraper->scrape([](const model::MetricsSnapshot &snapshot) {
+            warnAbout(snapshot);
+            ctlOut() << QString::fromStdString(
+                model::exposition(model::metricFamilies(snapshot, snapshot.problems.isEmpty() ? 0 : 1)));
+            ctlOut().flush();
+            QCoreApplication::exit(ExitOk);
+        });
+    });
+}
+
+void serve(const CtlRequest &request, model::MetricsScraper *scraper)
+{
+    std::string bindAddress;
+    const QString listen = request.listen.isEmpty() ? defaultListen : request.listen;
+    if (!parseListen(listen, &bindAddress))
+        return failUsage(request,
+                         tr("--listen must be ADDRESS:PORT with an IP address (e.g. 127.0.0.1:9786 or "
+                            "[::1]:9786), not \"%1\"")
+                             .arg(listen));
+    // An exporter outlives Redis restarts and failovers: it answers sluice_up 0 meanwhile.
+    request.client->setAutoReconnect(true);
+    std::shared_ptr<prometheus::Exposer> exposer;
+    try {
+        exposer = std::make_shared<prometheus::Exposer>(bindAddress, 2);
+    } catch (const std::exception &error) {
+        return fail(request,
+                    model::Failure::serverError(
+                        tr("cannot listen on %1: %2").arg(listen, QString::fromLocal8Bit(error.what()))));
+    }
+    // A scrape's commands each wait up to --timeout; a primary that does not answer is left out of the
+    // rest of the scrape, so two of them bound it. Never past 9.5 s: Prometheus gives up on a scrape
+    // after 10 s by default, and an answer saying sluice_up 0 beats none.
+    const auto wait = std::chrono::milliseconds(std::min(2 * request.target.commandTimeoutMs + 500, 9500));
+    auto endpoint = std::make_shared<MetricsEndpoint>(scraper, request.ns, wait);
+    exposer->RegisterCollectable(endpoint);
+    const QString port = QString::number(exposer->GetListeningPorts().at(0));
+    ctlErr() << tr("sluicectl: metrics: serving http://%1:%2/metrics for namespace %3 on %4 (Ctrl-C stops)")
+                    .arg(listen.left(listen.lastIndexOf(QLatin1Char(':'))), port, request.ns,
+                         request.client->options().redactedUrl())
+             << Qt::endl;
+    // Said once per change, not per reconnect attempt: a log an operator can read after a night of outages.
+    auto wasReady = std::make_shared<bool>(request.client->state() == redis::RedisClient::State::Ready);
+    QObject::connect(request.client, &redis::RedisClient::stateChanged, scraper,
+                     [wasReady, target = request.client->options().redactedUrl()](redis::RedisClient::State state,
+                                                                                  const QString &reason) {
+        const bool ready = state == redis::RedisClient::State::Ready;
+        if (ready == *wasReady)
+            return;
+        *wasReady = ready;
+        ctlErr() << (ready ? tr("sluicectl: metrics: connected to %1").arg(target)
+                           : tr("sluicectl: metrics: lost %1 (%2); scrapes answer sluice_up 0 until it is back")
+                                 .arg(target, reason))
+                 << Qt::endl;
+    });
+    quitOnTerminationSignals(QCoreApplication::instance());
+    // The exposer stops (and waits for its threads) before the scraper and the client go.
+    QObject::connect(QCoreApplication::instance(), &QCoreApplication::aboutToQuit, scraper,
+                     [exposer, endpoint]() mutable { exposer.reset(); });
+}
+
+} // namespace
+
+void runMetrics(const CtlRequest &request)
+{
+    if (!request.args.isEmpty() && request.args.first() != QLatin1String("serve"))
+        return failUsage(request, tr("metrics takes serve or nothing, not \"%1\"").arg(request.args.first()));
+    int top = 0;
+    if (!request.top.isEmpty()) {
+        bool ok = false;
+        top = request.top.toInt(&ok);
+        if (!ok || top < 1 || top > model::MetricsScraper::kMaxTopPerPolicy)
+            return failUsage(request,
+                             tr("--top must be a whole number from 1 to %1, not \"%2\"")
+                                 .arg(model::MetricsScraper::kMaxTopPerPolicy)
+                                 .arg(request.top));
+    }
+    if (request.args.isEmpty() && !request.listen.isEmpty())
+        return failUsage(request, tr("--listen goes with metrics serve"));
+    auto *scraper = new model::MetricsScraper(request.client, request.owner(), top, QCoreApplication::instance());
+    if (request.args.isEmpty())
+        printOnce(request, scraper);
+    else
+        serve(request, scraper);
+}
+
+} // namespace sluice::app

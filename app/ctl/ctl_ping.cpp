@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// sluicectl ping: proves the server answers, then says what it is.
+
+#include "app/ctl/ctl_request.h"
+#include "app/common/exit_codes.h"
+#include "model/deploy/deployment_probe.h"
+
+#include <QCoreApplication>
+
+namespace sluice::app {
+
+void runPing(const CtlRequest &request)
+{
+    model::probeDeployment(request.client, QCoreApplication::instance(),
+                           [request](const model::DeploymentProbe &probe) {
+        if (!probe.ping.ok())
+            return fail(request, model::Failure::fromReply(probe.ping));
+        const QString target = request.client->options().redactedUrl();
+        if (!probe.server.known())
+            ctlOut() << QCoreApplication::translate("sluicectl", "PONG from %1 (server details not available: %2)")
+                            .arg(target, probe.infoError)
+                     << Qt::endl;
+        else
+            ctlOut() << QCoreApplication::translate("sluicectl", "PONG from %1: %2, %3")
+                            .arg(target, probe.server.displayName(), probe.description)
+                     << Qt::endl;
+        QCoreApplication::exit(ExitOk);
+    });
+}
+
+} // namespace sluice::app

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/ctl/ctl_request.h"
+
+#include "app/common/exit_codes.h"
+
+#include <QCoreApplication>
+#include <QJsonDocument>
+
+namespace sluice::app {
+
+using model::Failure;
+
+namespace {
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("sluicectl", text);
+}
+
+// The failure's message as sluicectl words it: connection failures name the server.
+QString wording(const CtlRequest &request, const Failure &failure)
+{
+    const QString target = request.client ? request.client->options().redactedUrl() : QString();
+    if (target.isEmpty())
+        return failure.message;
+    switch (failure.kind) {
+    case Failure::Kind::Unreachable:
+        return tr("cannot connect to %1: %2").arg(target, failure.message);
+    case Failure::Kind::TimedOut:
+        return tr("%1 did not answer in time: %2").arg(target, failure.message);
+    case Failure::Kind::OutcomeUnknown:
+        return tr("no answer from %1: %2").arg(target, failure.message);
+    case Failure::Kind::Refused:
+    case Failure::Kind::Conflict:
+    case Failure::Kind::Invalid:
+    case Failure::Kind::ServerError:
+        break;
+    }
+    return failure.message;
+}
+
+// The read-only commands that show whether a write whose answer was lost took effect.
+QString howToCheck(const QString &command)
+{
+    if (command == QLatin1String("apply") || command == QLatin1String("rollback"))
+        return QStringLiteral("sluicectl policies; sluicectl history");
+    if (command == QLatin1String("publish"))
+        return QStringLiteral("sluicectl status");
+    if (command == QLatin1String("reset-key"))
+        return QStringLiteral("sluicectl history; sluicectl keys");
+    return {};
+}
+
+} // namespace
+
+QTextStream &ctlOut()
+{
+    static QTextStream stream(stdout);
+    return stream;
+}
+
+QTextStream &ctlErr()
+{
+    static QTextStream stream(stderr);
+    return stream;
+}
+
+int exitCodeFor(Failure::Kind kind)
+{
+    switch (kind) {
+    case Failure::Kind::Unreachable:
+        return ExitCannotConnect;
+    case Failure::Kind::OutcomeUnknown: return ExitOutcomeUnknown;
+    case Failure::Kind::TimedOut:
+        return ExitTimeout;
+    case Failure::Kind::Refused:
+        return ExitRefused;
+    case Failure::Kind::Conflict:
+        return ExitConflict;
+    case Failure::Kind::Invalid:
+        return ExitInvalidInput;
+    case Failure::Kind::ServerError:
+        break;
+    }
+    return ExitFailure;
+}
+
+int report(const CtlRequest &request, const Failure &failure, const QString &unchanged)
+{
+    const QString prefix = QStringLiteral("sluicectl: %1: ").arg(request.command);
+    ctlErr() << prefix << wording(request, failure) << Qt::endl;
+    if (failure.kind == Failure::Kind::OutcomeUnknown) {
+        ctlErr() << prefix << tr("the answer was lost, so the outcome is unknown: it may have been applied")
+                 << Qt::endl;
+        if (const QString check = howToCheck(request.command); !check.isEmpty())
+            ctlErr() << prefix << tr("see what happened with: %1").arg(check) << Qt::endl;
+    } else if (!unchanged.isEmpty()) {
+        ctlErr() << prefix << unchanged << Qt::endl;
+    }
+    return exitCodeFor(failure.kind);
+}
+
+void fail(const CtlRequest &request, const Failure &failure, const QString &unchanged)
+{
+    QCoreApplication::exit(report(request, failure, unchanged));
+}
+
+void failUsage(const CtlRequest &request, const QString &message)
+{
+    ctlErr() << QStringLiteral("sluicectl: %1: ").arg(request.command) << message << Qt::endl;
+    QCoreApplication::exit(ExitUsage);
+}
+
+void printBucketJson(QJsonObject bucket, const std::optional<QJsonObject> &state, const QString &problem)
+{
+    if (state) {
+        for (auto it = state->begin(); it != state->end(); ++it)
+            bucket.insert(it.key(), it.value());
+    } else {
+        bucket.insert(QStringLiteral("error"), problem);
+    }
+    ctlOut() << QJsonDocument(bucket).toJson(QJsonDocument::Compact) << Qt::endl;
+}
+
+void whenReady(const CtlRequest &request, std::function<void()> then)
+{
+    if (request.client->state() == redis::RedisClient::State::Ready) {
+        then();
+        return;
+    }
+    auto *context = new QObject(QCoreApplication::instance());
+    QObject::connect(request.client, &redis::RedisClient::stateChanged, context,
+                     [=](redis::RedisClient::State state, const QString &reason) {
+                         if (state == redis::RedisClient::State::Ready) {
+                             delete context;
+                             then();
+                         } else if (state == redis::RedisClient::State::Failed
+                                    || state == redis::RedisClient::State::Disconnected) {
+                             delete context;
+                             fail(request, {model::Failure::Kind::Unreachable, reason});
+                         }
+                     });
+}
+
+} // namespace sluice::app

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "app/ctl/ctl_fire_flags.h"
+#include "model/failure.h"
+#include "model/limiter/library_owner.h"
+#include "model/policy/policy_diff.h"
+#include "redis/redis_client.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QStringList>
+#include <QTextStream>
+
+#include <functional>
+#include <optional>
+
+namespace sluice::app {
+
+// What one sluicectl command gets to work with. A command ends the process by calling
+// QCoreApplication::exit() with one of app/common/exit_codes.h.
+struct CtlRequest {
+    QString command; // its name, for messages
+    redis::RedisClient *client = nullptr; // null for commands that need no server
+    redis::ConnectionOptions target;      // where the flags and profile point (acl reads its user and database)
+    QStringList args;  // the command's own positional arguments
+    QString ns;        // admin key namespace
+    QString who;       // recorded in audit entries
+    bool dryRun = false;
+    bool prune = false;
+    bool allowEmpty = false; // publish: even a library that serves no policy
+    bool allowDrop = false;  // publish: even one without policies in use
+    bool takeOver = false;   // publish: even over a library this namespace and database did not publish
+    bool json = false;
+    QString cost;      // acquire --cost, passed on as given (the library checks it)
+    QString interval;  // watch --interval, checked by the command
+    QString duration;  // watch --duration
+    QString match;     // keys --match, a subject glob
+    QString limit;     // keys --limit
+    QString layout;    // keys --layout, a seed layout (and its parameters)
+    QString listen;    // metrics serve --listen, checked by the command
+    QString top;       // metrics --top
+    CtlFireSettings fire; // fire and bench
+
+    model::LibraryOwner owner() const { return {ns, target.database}; }
+};
+
+QTextStream &ctlOut();
+QTextStream &ctlErr();
+// The one table from a failure's kind to sluicectl's exit code (app/common/exit_codes.h).
+int exitCodeFor(model::Failure::Kind kind);
+// Ends a command that failed, the one way: "sluicectl: COMMAND: MESSAGE" on stderr (naming the
+// server when the connection failed), then the kind's exit code. For a write, `unchanged` ("nothing
+// was applied") follows when the kind guarantees it; when the answer was lost it says the outcome
+// is unknown instead.
+void fail(const CtlRequest &request, const model::Failure &failure, const QString &unchanged = {});
+// The same lines, returning the exit code instead (for failures found before the event loop runs).
+int report(const CtlRequest &request, const model::Failure &failure, const QString &unchanged = {});
+// Ends a command whose arguments are wrong: the message, then exit 2.
+void failUsage(const CtlRequest &request, const QString &message);
+// One bucket as a line of JSON: the fields that name it, then its state's, or "error" and why it could
+// not be read.
+void printBucketJson(QJsonObject bucket, const std::optional<QJsonObject> &state, const QString &problem);
+// One policy's planned change and its fields in the words the form and the diffs use: "update   api",
+// then "    Limit         100 -> 200"; a created or repaired policy lists its new fields alone.
+void printPolicyChange(const QString &action, const QString &name, const QVector<model::FieldChange> &fields);
+// The same for --json: each field by its policy-file name, with its old and new text.
+QJsonArray fieldChangesToJson(const QVector<model::FieldChange> &fields);
+// Runs `then` once the client is ready (scanning needs the primaries), or fails the command.
+void whenReady(const CtlRequest &request, std::function<void()> then);
+
+void runPing(const CtlRequest &request);
+void runApply(const CtlRequest &request);
+void runPolicies(const CtlRequest &request);
+void runExport(const CtlRequest &request);
+void runHistory(const CtlRequest &request);
+void runRollback(const CtlRequest &request);
+void runPublish(const CtlRequest &request);
+void runStatus(const CtlRequest &request);
+void runAcquire(const CtlRequest &request);
+void runWatch(const CtlRequest &request);
+void runMetrics(const CtlRequest &request);
+void runKeys(const CtlRequest &request);
+void runSeedKeys(const CtlRequest &request, int limit); // keys --layout, `limit` from --limit
+void runResetKey(const CtlRequest &request);
+void runFire(const CtlRequest &request);
+void runBench(const CtlRequest &request);
+void runProfiles(const CtlRequest &request); // needs no client
+void runAcl(const CtlRequest &request);      // needs no client
+
+} // namespace sluice::app

@@ -1,0 +1,129 @@
+-- Whether rejection `a` waits longer than rejection `b`: one that can never pass waits longest.
+local function waits_longer(a, b)
+    if a.never or b.never then return a.never and not b.never end
+    return a.retry > b.retry
+end
+
+-- A call that can never pass is read as a peek and counted, in a bucket that exists, as any
+-- rejection; it creates no bucket (one that does not exist is full, and a full bucket needs no key).
+local function count_never(p, key, st, now)
+    if redis_call('PTTL', key) ~= -2 then p.impl.apply(p, key, st, 'reject', now) end
+end
+
+-- All-or-nothing over the policies: a call passes when no enforcing (non-shadow) policy rejects
+-- it. Then every policy that admits it consumes, and shadow policies that would reject count a
+-- rejection. When it is rejected nothing is consumed anywhere; each policy that rejected counts
+-- it. The reply describes the deciding policy: the one with the longest wait when rejected (a
+-- policy the call can never pass first), the tightest enforcing one when admitted. A call that
+-- fails (a key of another type) changes nothing at all. Policies of sluice_check have no counts.
+local function decide(keys, policies, cost, peek)
+    local now = now_ms()
+    local states = {}
+    for i = 1, #policies do
+        local p = policies[i]
+        -- A cost above the capacity never fits; its bucket is only read.
+        local never = cost > p.capacity
+        local st, err = p.impl.evaluate(p, keys[i], now, cost, peek or never)
+        if not st then
+            if not peek then
+                for j = 1, i - 1 do policies[j].impl.apply(policies[j], keys[j], states[j], 'none', now) end
+            end
+            return fail(err)
+        end
+        if never then st.ok, st.retry, st.never = false, NEVER, true end
+        states[i] = st
+    end
+
+    local decider, blocked = nil, false
+    for i = 1, #policies do
+        local st = states[i]
+        if not st.ok and not policies[i].shadow and (not blocked or waits_longer(st, states[decider])) then
+            decider, blocked = i, true
+        end
+    end
+    if not blocked then
+        local best_rank, best_units
+        for i = 1, #policies do
+            local st = states[i]
+            local rank = policies[i].shadow and 1 or 0 -- enforcing policies first
+            if not decider or rank < best_rank or (rank == best_rank and st.units < best_units) then
+                decider, best_rank, best_units = i, rank, st.units
+            end
+        end
+    end
+
+    local p, st = policies[decider], states[decider]
+    local reply = {blocked and 0 or 1, st.units, blocked and st.retry or -1, st.reset, p.limit, p.name}
+    if peek then return reply end
+    for i = 1, #policies do
+        local q, s = policies[i], states[i]
+        local verdict = (not s.ok and 'reject') or (blocked and 'none') or 'consume'
+        local extra
+        if s.never then
+            count_never(q, keys[i], s, now)
+        else
+            extra = q.impl.apply(q, keys[i], s, verdict, now)
+        end
+        if q.stats then -- none for sluice_check's parameters: no policy to count for
+            if verdict == 'consume' then
+                record_admission(q, now)
+            elseif verdict == 'reject' then
+                record_rejection(q, keys[i], now)
+            end
+        end
+        if not blocked and q.extra then reply[#reply + 1] = extra or q.extra end
+    end
+    return reply
+end
+
+-- One key, one policy: the common call, decided in one pass without the bookkeeping of decide().
+-- Parameters from sluice_check have no policy, so nothing to count per policy. `lean` replies with
+-- sluice_allow's three elements (see lean_reply()) instead of the six of sluice_acquire.
+local function decide_one(key, p, cost, lean)
+    local now = now_ms()
+    local ok, units, retry, reset, extra = p.impl.acquire(p, key, now, cost, lean)
+    if ok == nil then return fail(units) end
+    local s = p.stats
+    if ok then
+        if s then -- record_admission(), written out: a Lua call costs about as much as the counting
+            if now >= s.ends then roll(s, now) end
+            s.a = s.a + 1
+        end
+        if lean then
+            local reply = p.lean
+            reply[1], reply[2], reply[3] = 1, units, extra or 0
+            return reply
+        end
+        local reply = p.reply -- refilled on every call: a new table costs more than the decision
+        reply[1], reply[2], reply[3], reply[4], reply[7] = 1, units, -1, reset, extra
+        return reply
+    end
+    if s then
+        -- record_rejection(), written out for a key the summary counts already, in the second and period in
+        -- progress: a hot key's rejections, the common case of the deny path.
+        local t = p.top
+        local n = t.counts[key]
+        if n and now < s.ends and now < t.ends then
+            s.r, t.counts[key] = s.r + 1, n + 1
+        else
+            record_rejection(p, key, now)
+        end
+    end
+    if lean then
+        local reply = p.lean
+        if p.shadow then
+            reply[1], reply[2], reply[3] = 1, units, 0
+        else
+            reply[1], reply[2], reply[3] = 0, units, retry
+        end
+        return reply
+    end
+    local reply = p.reply
+    if p.shadow then
+        reply[1], reply[2], reply[3], reply[4], reply[7] = 1, units, -1, reset, p.extra
+    else
+        reply[1], reply[2], reply[3], reply[4], reply[7] = 0, units, retry, reset, nil
+    end
+    return reply
+end
+

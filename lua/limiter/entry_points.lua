@@ -1,0 +1,242 @@
+-- sluice_allow's reply from a full one: {allowed, remaining, wait_ms}, wait_ms being the retry after a
+-- rejection (NEVER when the call can never pass) and, after an admission, the longest queue delay of
+-- its leaky buckets, else 0.
+local function lean_reply(reply)
+    if reply[1] == 0 then return {0, reply[2], reply[3]} end
+    local wait = 0
+    for i = 7, #reply do wait = max(wait, reply[i]) end
+    return {1, reply[2], wait}
+end
+
+-- sluice_acquire, and with `lean` sluice_allow (whose callers never pass a third argument).
+local function acquire(keys, args, lean)
+    if not ready then setup() end -- registered without register()'s wrapper
+    if #keys == 1 then
+        local p, cost = POLICIES[args[1]], 1
+        if #args == 2 then cost = parse_count(args[2], MAX_COUNT) end
+        local key = keys[1]
+        if p and cost and #args <= 2 and cost <= p.capacity and (key == p.last_key or not check_key(key, p))
+            and (not lean or p.lean) then
+            return decide_one(key, p, cost, lean)
+        end
+    end
+    -- Several policies, or something to report: resolve() names the problem.
+    local policies, cost = resolve(keys, args)
+    if not policies then return fail(cost) end
+    if not lean then return decide(keys, policies, cost, false) end
+    for i = 1, #policies do
+        if not policies[i].lean then
+            return fail('policy ' .. shown(policies[i].name) .. ' is a concurrency policy: sluice_acquire returns '
+                .. 'the lease id its callers release')
+        end
+    end
+    local reply = decide(keys, policies, cost, false)
+    if reply.err then return reply end
+    return lean_reply(reply)
+end
+
+-- FCALL sluice_allow <n> <key>... <policy>... [cost]: sluice_acquire's decision, counted the same way
+-- (in the bucket and per policy), for callers that need only {allowed, remaining, wait_ms}.
+local function allow(keys, args)
+    return acquire(keys, args, true)
+end
+
+local function peek(keys, args)
+    local policies, cost = resolve(keys, args)
+    if not policies then return fail(cost) end
+    return decide(keys, policies, cost, true)
+end
+
+-- FCALL sluice_check 1 <key> <algorithm> <limit> <window_ms> <burst> [cost [window_start]]: the same
+-- decision with explicit parameters, for callers that keep their own configuration, on keys apart
+-- from every policy's (check_key_problem()). Not counted per policy. window_start is aligned (the
+-- default) or first_call, for a fixed window.
+local function check(keys, args)
+    if #keys ~= 1 then return fail('sluice_check takes exactly one key') end
+    if #args < 4 or #args > 6 then
+        return fail('expected <algorithm> <limit> <window_ms> <burst> [cost [window_start]]; got ' .. #args
+            .. ' argument(s)')
+    end
+    local bad_key = check_key_problem(keys[1])
+    if bad_key then return fail(bad_key) end
+    local names = {'limit', 'window_ms', 'burst'}
+    local p = {algorithm = args[1], name = args[1]}
+    for i = 1, 3 do
+        p[names[i]] = parse_count(args[i + 1], 9999999999)
+        if not p[names[i]] then return fail(names[i] .. ' must be a whole number, got ' .. shown(args[i + 1])) end
+    end
+    local window_start = args[6] or 'aligned'
+    if window_start ~= 'aligned' and (window_start ~= 'first_call' or p.algorithm ~= 'fixed_window') then
+        return fail('window_start must be aligned, or first_call for a fixed window; got ' .. shown(window_start))
+    end
+    p.first_call = window_start == 'first_call'
+    local ok, err = prepare(p)
+    if not ok then return fail(err) end
+    local cost = 1
+    if #args >= 5 then
+        cost = parse_count(args[5], MAX_COUNT)
+        if not cost then
+            return fail('cost must be a whole number from 1 to ' .. MAX_COUNT .. ', got ' .. shown(args[5]))
+        end
+    end
+    if cost > p.capacity then return decide(keys, {p}, cost, false) end -- never passes: the rare path
+    return decide_one(keys[1], p, cost)
+end
+
+-- FCALL sluice_release 1 <key> <policy> <lease>: ends a concurrency lease. 1 if it was held,
+-- 0 if it had already ended or was never granted.
+local function release(keys, args)
+    if #keys ~= 1 or #args ~= 2 then return fail('expected 1 key, then <policy> <lease>') end
+    local p = POLICIES[args[1]]
+    if not p then return fail('unknown policy ' .. shown(args[1])) end
+    if p.algorithm ~= 'concurrency' then return fail('policy ' .. shown(p.name) .. ' is not a concurrency policy') end
+    local bad_key = check_key(keys[1], p)
+    if bad_key then return fail(bad_key) end
+    local lease = args[2]
+    local cost = find(lease, '^%x+:%d+$') and entry_cost(lease)
+    if not cost then return fail('lease must be a lease id returned by sluice_acquire, got ' .. shown(lease)) end
+    local expiry, err = read('ZSCORE', keys[1], lease)
+    if err then return fail(not_a_bucket(keys[1], p, err)) end
+    if not expiry then return 0 end
+    redis_call('ZREM', keys[1], lease)
+    -- ~t, the newest expiry, is what the lease's bucket is full again at: the latest one still held.
+    local newest = redis_call('ZRANGE', keys[1], '+inf', '(0', 'BYSCORE', 'REV', 'LIMIT', 0, 1, 'WITHSCORES')
+    redis_call('ZADD', keys[1], -(tonumber(newest[2]) or 0), '~t')
+    redis_call('ZINCRBY', keys[1], cost, '~u')
+    return tonumber(expiry) > now_ms() and 1 or 0
+end
+
+-- FCALL_RO sluice_inspect 1 <key> <policy>: a bucket's state as field/value pairs, for dashboards.
+local function inspect(keys, args)
+    if #keys ~= 1 or #args ~= 1 then return fail('expected 1 key, then <policy>') end
+    local policies, failure = resolve(keys, args)
+    if not policies then return fail(failure) end
+    local p = policies[1]
+    local now = now_ms()
+    local st, err = p.impl.evaluate(p, keys[1], now, 1, true)
+    if not st then return fail(err) end
+    local ttl = redis_call('PTTL', keys[1])
+    return {'policy', p.name, 'algorithm', p.algorithm, 'available', st.units, 'capacity', p.capacity,
+            'reset_after_ms', st.reset, 'retry_after_ms', st.retry,
+            'allowed', st.allowed, 'rejected', st.rejected, 'ttl_ms', ttl, 'now_ms', now}
+end
+
+-- FCALL_RO sluice_stats 0 [since_second]: [now_ms, epoch_ms, then per policy: name, allowed total,
+-- rejected total, [second, allowed, rejected, ...] for complete seconds after since_second].
+local function stats(_, args)
+    local now = now_ms()
+    epoch = epoch or now
+    local current = floor(now / 1000)
+    local since = tonumber(args[1] or '') or (current - RING)
+    local reply = {now, epoch}
+    for _, name in ipairs(NAMES) do
+        local s = POLICIES[name].stats
+        local series = {}
+        for second = max(since + 1, current - RING + 1), current - 1 do
+            local slot = second % RING + 1
+            local a, r
+            if s.second == second then
+                a, r = s.a, s.r
+            elseif s.seconds[slot] == second then
+                a, r = s.ring_a[slot], s.ring_r[slot]
+            end
+            if a then
+                series[#series + 1] = second
+                series[#series + 1] = a
+                series[#series + 1] = r
+            end
+        end
+        reply[#reply + 1] = name
+        reply[#reply + 1] = s.allowed + s.a
+        reply[#reply + 1] = s.rejected + s.r
+        reply[#reply + 1] = series
+    end
+    return reply
+end
+
+-- FCALL_RO sluice_top 0 <policy> [count]: [now_ms, since_ms, then per subject, most rejected first:
+-- subject, rejections, overestimate] for the rejections since since_ms (the start of the previous
+-- period, or of the current one when the previous saw none). At most `count` subjects (TOP_SIZE).
+local function top(_, args)
+    if #args < 1 or #args > 2 then return fail('expected <policy> [count]') end
+    local p = POLICIES[args[1]]
+    if not p then return fail('unknown policy ' .. shown(args[1])) end
+    local wanted = TOP_SIZE
+    if args[2] then
+        wanted = parse_count(args[2], TOP_SIZE)
+        if not wanted then
+            return fail('count must be a whole number from 1 to ' .. TOP_SIZE .. ', got ' .. shown(args[2]))
+        end
+    end
+    local now = now_ms()
+    local t = p.top
+    local periods = {}
+    -- t is the period in progress until it ends, then the previous one for one more period.
+    if now < t.ends and t.previous then periods[1] = t.previous end
+    if now < t.ends + TOP_PERIOD_MS then periods[#periods + 1] = t end
+    local merged, over, keys = {}, {}, {}
+    for _, period in ipairs(periods) do
+        for key, n in pairs(period.counts) do
+            if not merged[key] then keys[#keys + 1] = key end
+            merged[key] = (merged[key] or 0) + n
+            over[key] = (over[key] or 0) + (period.over[key] or 0)
+        end
+    end
+    table.sort(keys, function(a, b)
+        if merged[a] ~= merged[b] then return merged[a] > merged[b] end
+        return a < b
+    end)
+    local reply = {now, periods[1] and periods[1].starts or now}
+    local skip = #p.prefix
+    for i = 1, math.min(wanted, #keys) do
+        local key = keys[i]
+        reply[#reply + 1] = sub(key, skip + 1, -2)
+        reply[#reply + 1] = merged[key]
+        reply[#reply + 1] = over[key]
+    end
+    return reply
+end
+
+-- FCALL_RO sluice_version 0: [version, digest, code version, policy count, namespace, database].
+local function version()
+    return {LIBRARY.version, LIBRARY.digest, LIBRARY.code, #NAMES, NAMESPACE, DATABASE}
+end
+
+-- FCALL_RO sluice_policies 0: the compiled policy table, one array per policy, sorted by name.
+local function policies()
+    local reply = {}
+    for _, name in ipairs(NAMES) do
+        local p = POLICIES[name]
+        reply[#reply + 1] = {name, p.algorithm, p.limit, p.window_ms, p.burst, p.shadow and 1 or 0, p.description,
+                             p.first_call and 1 or 0}
+    end
+    return reply
+end
+
+-- `callback` is set up for on its first call by a wrapper, unless it `sets_up` itself: the hot entry
+-- points do, since the wrapper's call costs them about a fortieth of a rejection.
+local function register(name, callback, read_only, sets_up)
+    local entry = callback
+    if not sets_up then
+        entry = function(keys, args)
+            if not ready then setup() end
+            return callback(keys, args)
+        end
+    end
+    redis.register_function{function_name = name, callback = entry, flags = read_only and {'no-writes'} or {}}
+end
+
+-- Each namespace and database has a library of its own (functions are server-wide), and its functions
+-- carry the library's name: sluice_acquire in namespace sluice, database 0; sluice_teamb_acquire ...
+local function register_all(functions)
+    for i = 1, #functions do -- no ipairs here: the load context has no globals
+        local f = functions[i]
+        register(LIBRARY.name .. '_' .. f[1], f[2], f[3], f[4])
+    end
+end
+
+register_all {
+    {'acquire', acquire, false, true}, {'allow', allow, false, true}, {'peek', peek, true}, {'check', check}, {'release', release},
+    {'inspect', inspect, true}, {'stats', stats, true}, {'top', top, true}, {'version', version, true},
+    {'policies', policies, true},
+}

@@ -1,0 +1,280 @@
+-- Windows are aligned to the epoch (multiples of window_ms since 1970-01-01 UTC). The bucket is a
+-- hash: one field per window id holding its count, `a` the units admitted in finished windows, `r`
+-- the rejections not kept in a window's count. An acquire counts the call first (one write on the
+-- common path). A call that does not fit is taken back and counted in `r`, except a call of cost
+-- 1 finding its window full: it stays in the count, so a flood of rejections costs one write each,
+-- and whatever a window's count holds above the limit is rejections. (After the limit changes in
+-- the middle of a window, those rejections count against the new limit until the window ends.)
+local fixed_window = {}
+
+-- A window's count read back: the units admitted in it and the rejections it holds.
+local function window_split(p, count)
+    if count > p.limit then return p.limit, count - p.limit end
+    return count, 0
+end
+
+-- Reads a fixed_window hash: nil when it holds anything but `a`, `r` and window counts.
+local function window_fields(p, fields, id)
+    local summary = {count = 0, allowed = 0, rejected = 0, previous = nil}
+    local current, previous = tostring(id), tostring(id - 1)
+    for i = 1, #fields, 2 do
+        local name, value = fields[i], fields[i + 1]
+        if not find(value, '^%d+$') or (name ~= 'a' and name ~= 'r' and not find(name, '^%d+$')) then return nil end
+        value = tonumber(value)
+        if name == 'r' then
+            summary.rejected = summary.rejected + value
+        elseif name == 'a' then
+            summary.allowed = summary.allowed + value
+        else
+            local admitted, rejected = window_split(p, value)
+            summary.allowed, summary.rejected = summary.allowed + admitted, summary.rejected + rejected
+            if name == current then summary.count = value end
+            if name == previous then summary.previous = value end
+        end
+    end
+    return summary
+end
+
+-- A window's four numbers (see acquire_by_outcome) for a call of `cost` when `used` units of it are
+-- admitted and it ends in `ends` ms.
+local function window_numbers(p, used, cost, ends, peek)
+    local limit = p.limit
+    local ok = used + cost <= limit
+    if ok and not peek then return true, limit - used - cost, -1, ends end
+    return ok, limit - used, ok and -1 or ends, used > 0 and ends or 0
+end
+
+-- `count` is the window's count before this call. A call counted ahead (not peeking) is in the
+-- hash `field`; `fresh` says it is the window's first; `stays` that it stays there if rejected.
+local function window_outcome(p, id, count, cost, now, peek, field, fresh, previous, allowed, rejected)
+    local ok, units, retry, reset = window_numbers(p, window_split(p, count), cost, (id + 1) * p.window_ms - now, peek)
+    return {ok = ok, units = units, retry = retry, reset = reset, id = id, cost = cost,
+            counted = not peek, stays = not peek and cost == 1, field = field, fresh = fresh,
+            previous = previous, allowed = allowed, rejected = rejected}
+end
+
+-- The count of a first-call window (a string of digits) that a read of `key` failing with `err` met
+-- instead of an aligned window's hash; nil when the key holds something else.
+local function first_call_count(key, err)
+    local value = find(err.err, '^WRONGTYPE') and read('GET', key)
+    if value and #value <= MAX_CARRIED_DIGITS and find(value, '^%d+$') then return tonumber(value) end
+    return nil
+end
+
+-- Counts the call in its window: the window id, its field and its count including the call. The
+-- field's text is kept per policy: converting a number costs more than the call using it.
+local function count_ahead(p, key, now, cost)
+    local id = floor(now / p.window_ms)
+    if p.window_id ~= id then p.window_id, p.window_field = id, tostring(id) end
+    local field = p.window_field
+    local count = redis_pcall('HINCRBY', key, field, cost == 1 and '1' or cost) -- (the common cost, not formatted)
+    if type(count) ~= 'number' then
+        local carried = first_call_count(key, count)
+        if not carried then return nil, not_a_bucket(key, p, count) end
+        -- Left by first-call windows (the policy's window start changed): their count goes on in the
+        -- window in progress, so the change admits no call more than the limit. A timeout of 0 deletes
+        -- the key (PEXPIRE is in the service's ACL role, DEL is not).
+        redis_call('PEXPIRE', key, '0')
+        count = redis_call('HINCRBY', key, field, carried + cost)
+        -- Not the window's first call, so apply() gives it no expiry: the window's own, here.
+        if carried > 0 then redis_call('PEXPIREAT', key, (id + 2) * p.window_ms) end
+    end
+    return id, field, count
+end
+
+-- The outcome of a call counted ahead.
+local function counted_outcome(p, key, now, cost, id, field, count)
+    local fresh, previous = count == cost, nil
+    if fresh and redis_call('HLEN', key) > 1 then
+        -- First call of this window on an older bucket: check the rest of it before use.
+        local summary = window_fields(p, redis_call('HGETALL', key), id)
+        if not summary then
+            redis_call('HDEL', key, field) -- the count this call just created
+            return nil, not_a_bucket(key, p)
+        end
+        previous = summary.previous
+    end
+    return window_outcome(p, id, count - cost, cost, now, false, field, fresh, previous)
+end
+
+function fixed_window.evaluate(p, key, now, cost, peek)
+    if not peek then
+        local id, field, count = count_ahead(p, key, now, cost)
+        if not id then return nil, field end
+        return counted_outcome(p, key, now, cost, id, field, count)
+    end
+    local id = floor(now / p.window_ms)
+    local fields, err = read('HGETALL', key)
+    if err then
+        local carried = first_call_count(key, err)
+        if not carried then return nil, not_a_bucket(key, p, err) end
+        fields = {tostring(id), tostring(carried)} -- a first-call window's count, as the next call takes it on
+    end
+    local summary = window_fields(p, fields, id)
+    if not summary then return nil, not_a_bucket(key, p) end
+    return window_outcome(p, id, summary.count, cost, now, true, nil, false, nil, summary.allowed, summary.rejected)
+end
+
+function fixed_window.apply(p, key, st, verdict)
+    if verdict == 'none' then
+        -- As if the call never came: its count taken back, and a window field (or the whole key) that
+        -- counting it created removed, so the bucket's content and expiry are what they were.
+        if st.counted then
+            if st.fresh then
+                redis_call('HDEL', key, st.field)
+            else
+                redis_call('HINCRBY', key, st.field, -st.cost)
+            end
+        end
+        return
+    end
+    local stays = verdict == 'consume' or (verdict == 'reject' and st.stays)
+    if st.counted and not stays then redis_call('HINCRBY', key, st.field, -st.cost) end
+    if verdict == 'reject' and not stays then redis_call('HINCRBY', key, 'r', 1) end
+    if st.fresh then
+        -- First call of a window: fold the previous window into `a` and `r`; the key lives one idle
+        -- window.
+        if st.previous then
+            local admitted, rejected = window_split(p, st.previous)
+            redis_call('HINCRBY', key, 'a', admitted)
+            if rejected > 0 then redis_call('HINCRBY', key, 'r', rejected) end
+            redis_call('HDEL', key, st.id - 1)
+        end
+        redis_call('PEXPIREAT', key, (st.id + 2) * p.window_ms)
+    end
+end
+
+function fixed_window.acquire(p, key, now, cost)
+    local id, field, count = count_ahead(p, key, now, cost)
+    if not id then return nil, field end
+    if count ~= cost then
+        -- In a window already under way the count is all there is to write when the call fits,
+        -- or when a call of cost 1 finds the window full.
+        local limit, ends = p.limit, (id + 1) * p.window_ms - now
+        if count <= limit then return true, limit - count, -1, ends end
+        if cost == 1 then return false, 0, ends, ends end
+    end
+    local st, err = counted_outcome(p, key, now, cost, id, field, count)
+    if not st then return nil, err end
+    fixed_window.apply(p, key, st, st.ok and 'consume' or 'reject')
+    return st.ok, st.units, st.retry, st.reset
+end
+
+-- Windows that open at a subject's first call (a policy's first_call): the bucket is a string holding
+-- the window's count, created by that call and expiring when the window ends, so the key's expiry
+-- times the window and the decision needs no clock (the server's clock still decides, through the
+-- expiry). As in aligned windows, a call is counted first, a call that does not fit is taken back,
+-- and a call of cost 1 finding the window full stays in the count: what the count holds above the
+-- limit is rejections. Per key, the counts are those of the window in progress (the key goes with
+-- it); a rejection taken back (cost above 1) is counted per policy only. A bucket left by aligned
+-- windows (the policy's window start changed) goes on to the end of its window in progress.
+local first_call_window = {}
+
+-- Redis keeps a key until its expiry time has passed: a key given window_ms - 1 ms at the window's
+-- first millisecond is there for exactly window_ms of them (a window of 1 ms is an aligned one).
+local function open_window(p, key)
+    redis_call('PEXPIRE', key, p.window_expiry)
+end
+
+-- Ms until the window in progress ends, from its key's remaining time; a count without expiry
+-- (persisted by hand) is given a whole window, so no subject stays blocked for ever.
+local function window_ends(p, key)
+    local left = redis_call('PTTL', key)
+    if left >= 0 then return left + 1 end
+    if left == -1 then open_window(p, key) end
+    return p.window_ms
+end
+
+-- The count at `now` of the aligned window whose hash a read of `key` failing with `err` met instead
+-- of a first-call window's count (the mirror of first_call_count()), and that window's last ms;
+-- nil when the key holds something else.
+local function aligned_window_count(p, key, err, now)
+    local fields = find(err.err, '^WRONGTYPE') and read('HGETALL', key)
+    local id = floor(now / p.window_ms)
+    local summary = fields and window_fields(p, fields, id)
+    if not summary or summary.count >= 10 ^ MAX_CARRIED_DIGITS then return nil end
+    return summary.count, (id + 1) * p.window_ms - 1
+end
+
+-- The call counted ahead: the window's count including it, or nil and why the key is no bucket.
+-- An aligned window's hash under the key is replaced by a count that goes on to that window's end,
+-- so the change of window start admits no call more than the limit.
+local function count_first_call(p, key, now, cost)
+    local count = redis_pcall('INCRBY', key, cost == 1 and '1' or cost) -- (the common cost, not formatted)
+    if type(count) == 'number' then return count end
+    local carried, last_ms = aligned_window_count(p, key, count, now)
+    if not carried then return nil, not_a_bucket(key, p, count) end
+    if carried == 0 then
+        redis_call('SET', key, cost) -- the first call of a new window
+        return cost
+    end
+    redis_call('SET', key, carried + cost, 'PXAT', last_ms) -- there up to that ms (see open_window())
+    return carried + cost
+end
+
+function first_call_window.acquire(p, key, now, cost, lean)
+    local count, err = count_first_call(p, key, now, cost)
+    if not count then return nil, err end
+    local limit = p.limit
+    if count == cost then
+        open_window(p, key)
+        return true, limit - count, -1, p.window_ms
+    end
+    if count <= limit then
+        -- The lean reply has no reset: the key's remaining time is read only for the full one.
+        return true, limit - count, -1, lean and 0 or window_ends(p, key)
+    end
+    local ends = window_ends(p, key)
+    if cost == 1 then return false, 0, ends, ends end
+    redis_call('DECRBY', key, cost)
+    local used = window_split(p, count - cost)
+    return false, limit - used, ends, ends
+end
+
+function first_call_window.evaluate(p, key, now, cost, peek)
+    local count, err, ends
+    if peek then
+        local value
+        value, err = read('GET', key)
+        count = 0
+        if err then
+            -- An aligned window's bucket: its window in progress, as the next call takes it on.
+            local last_ms
+            count, last_ms = aligned_window_count(p, key, err, now)
+            if not count then return nil, not_a_bucket(key, p, err) end
+            if count > 0 then ends = last_ms - now + 1 end
+        elseif value then
+            if not find(value, '^%d+$') then return nil, not_a_bucket(key, p) end
+            count = tonumber(value)
+        end
+    else
+        count, err = count_first_call(p, key, now, cost)
+        if not count then return nil, err end
+        count = count - cost
+    end
+    local fresh = not peek and count == 0
+    if fresh then
+        open_window(p, key)
+    elseif count > 0 and not ends then
+        ends = window_ends(p, key)
+    end
+    ends = ends or p.window_ms
+    local used, rejected = window_split(p, count)
+    local ok, units, retry, reset = window_numbers(p, used, cost, ends, peek)
+    return {ok = ok, units = units, retry = retry, reset = reset, cost = cost, counted = not peek,
+            fresh = fresh, allowed = used, rejected = rejected}
+end
+
+function first_call_window.apply(_, key, st, verdict)
+    if not st.counted then return end
+    if verdict == 'none' then
+        if st.fresh then
+            redis_call('PEXPIRE', key, '0') -- the window this call opened, removed (see count_ahead)
+        else
+            redis_call('DECRBY', key, st.cost)
+        end
+    elseif verdict == 'reject' and st.cost > 1 then
+        redis_call('DECRBY', key, st.cost)
+    end
+end
+

@@ -1,0 +1,66 @@
+local ALGORITHMS = {
+    token_bucket = token_bucket, fixed_window = fixed_window, sliding_log = sliding_log,
+    sliding_window = sliding_window, leaky_bucket = leaky_bucket, gcra = gcra, concurrency = concurrency,
+}
+
+-- The forms of the algorithms whose levels are scaled by the window, for wide policies (the
+-- sliding window tells by p.wide).
+local WIDE = {token_bucket = wide_token_bucket, gcra = wide_gcra, leaky_bucket = wide_leaky_bucket}
+
+-- The largest burst an empty bucket refills within 2^52 ms: floor(2^52 * limit / window), below
+-- 1e9 when asked.
+local function largest_burst(limit, window)
+    local periods = floor(MAX_FILL_MS / window)
+    return periods * limit + (muldiv(MAX_FILL_MS - periods * window, limit, window))
+end
+
+-- Algorithms whose admitted calls carry one more reply element: the lease id, or the queue delay.
+local EXTRA = {concurrency = '', leaky_bucket = 0}
+
+-- Checks one set of parameters and derives what the algorithms need; nil and a message if invalid.
+local function prepare(p)
+    if not ALGORITHMS[p.algorithm] then return nil, 'unknown algorithm ' .. shown(tostring(p.algorithm)) end
+    local limit, window, burst = p.limit, p.window_ms, p.burst
+    if not limit or limit < 1 or limit > MAX_COUNT or limit % 1 ~= 0 then
+        return nil, 'limit must be a whole number from 1 to ' .. MAX_COUNT
+    end
+    if not window or window < 1 or window > MAX_WINDOW_MS or window % 1 ~= 0 then
+        return nil, 'window_ms must be a whole number from 1 to ' .. MAX_WINDOW_MS
+    end
+    if not burst or burst < 1 or burst > MAX_COUNT or burst % 1 ~= 0 then
+        return nil, 'burst must be a whole number from 1 to ' .. MAX_COUNT
+    end
+    local keeps_entries = p.algorithm == 'sliding_log' or p.algorithm == 'concurrency'
+    if keeps_entries and limit > MAX_ENTRIES then
+        return nil, 'limit must be at most ' .. MAX_ENTRIES .. ' for ' .. p.algorithm
+    end
+    local uses_burst = p.algorithm == 'token_bucket' or p.algorithm == 'gcra' or p.algorithm == 'leaky_bucket'
+    if uses_burst then
+        -- Every wait and expiry is at most the ms an empty bucket takes to fill, ceil(burst *
+        -- window_ms / limit): below 2^52 they stay exact.
+        local fill, rest = muldiv(burst, window, limit)
+        if fill > MAX_FILL_MS or (fill == MAX_FILL_MS and rest > 0) then
+            return nil, 'burst must be at most ' .. largest_burst(limit, window) .. ' with a limit of ' .. limit
+                .. ' per ' .. window .. ' ms: an empty bucket must refill within 2^52 ms (burst / limit windows)'
+        end
+    end
+    p.capacity = uses_burst and burst or limit
+    p.wide = max(limit, p.capacity) * window > MAX_SCALED
+    if not p.wide then p.full = p.capacity * window end
+    p.impl = p.wide and WIDE[p.algorithm] or ALGORITHMS[p.algorithm]
+    if p.first_call and window > 1 then
+        p.impl = first_call_window
+        p.window_expiry = tostring(window - 1) -- a number argument is formatted on every call
+    end
+    -- How long a string bucket lives at least after a write that needs a new expiry: a window, and
+    -- for the sliding window two (its count weighs on the next window), whatever the call's reset,
+    -- so the expiry is mostly the same text (see write_packed()).
+    p.usual_ttl = p.algorithm == 'sliding_window' and 2 * window or window
+    p.usual_lifetime = tostring(p.usual_ttl + floor(p.usual_ttl / 8))
+    p.extra = EXTRA[p.algorithm]
+    p.reply = {0, 0, -1, 0, limit, p.name} -- decide_one()'s, refilled on every call
+    -- The lean reply (sluice_allow's); none for concurrency, whose callers need the lease id.
+    if p.algorithm ~= 'concurrency' then p.lean = {0, 0, 0} end
+    return p
+end
+

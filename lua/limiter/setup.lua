@@ -1,0 +1,22 @@
+local ready = false
+local namespace_prefix -- "<namespace>:", where every policy's buckets are
+
+local function setup()
+    floor, ceil, find, sub, byte, gsub = math.floor, math.ceil, string.find, string.sub, string.byte, string.gsub
+    pack, unpack, huge, sha1hex = struct.pack, struct.unpack, math.huge, redis.sha1hex
+    redis_call, redis_pcall = redis.call, redis.pcall
+    namespace_prefix = NAMESPACE .. ':'
+    for name, p in pairs(POLICIES) do
+        p.name = name
+        p.prefix = namespace_prefix .. name .. ':{'
+        p.longest_key = #p.prefix + MAX_SUBJECT + 1
+        local ok, err = prepare(p)
+        if not ok then error('sluice: policy ' .. shown(name) .. ': ' .. err) end
+        p.stats = new_counts()
+        p.top = new_top()
+        NAMES[#NAMES + 1] = name
+    end
+    table.sort(NAMES)
+    ready = true
+end
+

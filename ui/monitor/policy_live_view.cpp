@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/monitor/policy_live_view.h"
+
+#include "model/format/units.h"
+#include "model/monitor/policy_rate_sampler.h"
+#include "model/monitor/rejected_tally.h"
+#include "model/policy/policy_summary.h"
+#include "model/whole_file.h"
+#include "ui/widgets/column_widths.h"
+#include "ui/widgets/long_names.h"
+#include "ui/widgets/state_palette.h"
+#include "ui/widgets/time_series_chart.h"
+
+#include <QComboBox>
+#include <QDateTime>
+#include <QFile>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace sluice::ui {
+
+namespace {
+
+// The policy drop-down in name order, as Test fire's is; the one shown stays selected.
+void addInNameOrder(QComboBox *box, const QString &name)
+{
+    if (box->findText(name) >= 0)
+        return;
+    int at = 0;
+    while (at < box->count() && box->itemText(at) < name)
+        ++at;
+    box->insertItem(at, name);
+}
+
+constexpr qint64 minute = 60 * 1000;
+constexpr qint64 hour = 60 * minute;
+
+void addChoices(QComboBox *box, const QVector<std::pair<QString, qint64>> &choices, qint64 selected)
+{
+    for (const auto &[label, value] : choices)
+        box->addItem(label, value);
+    box->setCurrentIndex(std::max(0, box->findData(selected)));
+}
+
+void selectData(QComboBox *box, qint64 value)
+{
+    const QSignalBlocker quiet(box);
+    const int index = box->findData(value);
+    if (index >= 0)
+        box->setCurrentIndex(index);
+}
+
+} // namespace
+
+PolicyLiveView::PolicyLiveView(QWidget *parent)
+    : QWidget(parent)
+{
+    m_policy = new QComboBox(this);
+    m_policy->setObjectName(QStringLiteral("livePolicy"));
+    m_policy->setAccessibleName(tr("Policy shown"));
+    m_policy->setMinimumContentsLength(16);
+    elideInTheMiddle(m_policy);
+    m_interval = new QComboBox(this);
+    m_interval->setObjectName(QStringLiteral("liveInterval"));
+    m_interval->setAccessibleName(tr("Sampling interval"));
+    m_interval->setToolTip(tr("How often every policy is sampled (the overview too)."));
+    addChoices(m_interval, {{tr("250 ms"), 250}, {tr("500 ms"), 500}, {tr("1 s"), 1000}, {tr("2 s"), 2000},
+                            {tr("5 s"), 5000}, {tr("10 s"), 10000}}, 1000);
+    m_retention = new QComboBox(this);
+    m_retention->setObjectName(QStringLiteral("liveRetention"));
+    m_retention->setAccessibleName(tr("History kept"));
+    m_retention->setToolTip(tr("How long samples are kept (in bounded ring buffers; past an hour of samples, "
+                               "older ones are kept as sums over longer steps)."));
+    addChoices(m_retention, {{tr("5 minutes"), 5 * minute}, {tr("15 minutes"), 15 * minute}, {tr("1 hour"), hour},
+                             {tr("6 hours"), 6 * hour}, {tr("24 hours"), 24 * hour}}, hour);
+    m_span = new QComboBox(this);
+    m_span->setObjectName(QStringLiteral("liveSpan"));
+    m_span->setAccessibleName(tr("Time span shown"));
+    addChoices(m_span,
+               {{tr("last minute"), minute},
+                {tr("last 5 minutes"), 5 * minute},
+                {tr("last 15 minutes"), 15 * minute},
+                {tr("last hour"), hour},
+                {tr("last 24 hours"), 24 * hour}},
+               5 * minute);
+    m_pause = new QPushButton(tr("Pause"), this);
+    m_pause->setObjectName(QStringLiteral("livePause"));
+    m_pause->setCheckable(true);
+    m_resetZoom = new QPushButton(tr("Reset zoom"), this);
+    m_resetZoom->setObjectName(QStringLiteral("liveResetZoom"));
+    m_resetZoom->setEnabled(false);
+    auto *png = new QPushButton(tr("Save PNG\u2026"), this);
+    png->setObjectName(QStringLiteral("liveExportPng"));
+    png->setToolTip(tr("Save the chart as an image."));
+    auto *csv = new QPushButton(tr("Save CSV\u2026"), this);
+    csv->setObjectName(QStringLiteral("liveExportCsv"));
+    csv->setToolTip(tr("Save the samples shown as CSV."));
+
+    auto *controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Policy:"), this));
+    controls->addWidget(m_policy);
+    controls->addSpacing(12);
+    controls->addWidget(new QLabel(tr("Sample every"), this));
+    controls->addWidget(m_interval);
+    controls->addWidget(new QLabel(tr("keep"), this));
+    controls->addWidget(m_retention);
+    controls->addWidget(new QLabel(tr("show"), this));
+    controls->addWidget(m_span);
+    controls->addStretch(1);
+    controls->addWidget(m_pause);
+    auto *chartActions = new QHBoxLayout;
+    chartActions->addStretch(1);
+    chartActions->addWidget(m_resetZoom);
+    chartActions->addWidget(png);
+    chartActions->addWidget(csv);
+
+    m_state = new QLabel(this);
+    m_state->setObjectName(QStringLiteral("liveState"));
+    m_state->setWordWrap(true);
+
+    m_shadowBadge = new QLabel(tr("<b>Shadow \u2013 would reject</b>: this policy lets every call through; its "
+                                  "rejected/s and most rejected subjects are the calls it would reject."),
+                               this);
+    m_shadowBadge->setObjectName(QStringLiteral("liveShadowBadge"));
+    m_shadowBadge->setWordWrap(true);
+    m_shadowBadge->setStyleSheet(bannerStyle(Tone::Info));
+    m_shadowBadge->hide();
+
+    m_definition = new QLabel(this);
+    m_definition->setObjectName(QStringLiteral("liveDefinition"));
+    m_definition->setWordWrap(true);
+    m_definition->setTextFormat(Qt::PlainText);
+
+    m_chart = new TimeSeriesChart(this);
+    m_chart->addSeries({tr("allowed/s"), toneColor(Tone::Allowed)});
+    m_chart->addSeries({tr("rejected/s"), toneColor(Tone::Rejected)});
+    // A shadow policy's would-rejects passed: a pale line of their own, never the rejected colour.
+    m_chart->addSeries({tr("would reject/s"), toneColor(Tone::Muted), TimeSeriesChart::Axis::Left, true});
+    m_chart->setAxisTitles(tr("decisions per second"));
+    m_chart->setEmptyText(tr("No samples of this policy in this span yet: the first comes within one sampling "
+                             "interval of its first decision."));
+    m_chart->setMinimumHeight(260);
+
+    auto *topBox = new QWidget(this);
+    auto *topTitle = new QLabel(tr("<b>Most rejected subjects</b>"), topBox);
+    m_topWindow = new QComboBox(topBox);
+    m_topWindow->setObjectName(QStringLiteral("topWindow"));
+    m_topWindow->setAccessibleName(tr("Most rejected over"));
+    addChoices(m_topWindow,
+               {{tr("now (the library's last 10 to 20 s)"), 0},
+                {tr("last minute"), minute},
+                {tr("last 5 minutes"), 5 * minute},
+                {tr("last hour"), hour}},
+               0);
+    connect(m_topWindow, &QComboBox::currentIndexChanged, this, &PolicyLiveView::showTopList);
+    m_topNote = new QLabel(topBox);
+    m_topNote->setObjectName(QStringLiteral("topNote"));
+    m_topNote->setWordWrap(true);
+    m_topNote->setStyleSheet(textStyle(Tone::Muted));
+    m_top = new QTableWidget(0, 3, topBox);
+    m_top->setObjectName(QStringLiteral("topRejectedTable"));
+    elideInTheMiddle(m_top);
+    m_top->setAccessibleName(tr("Most rejected subjects"));
+    m_top->setHorizontalHeaderLabels({tr("Subject"), tr("Rejected"), tr("Primary")});
+    m_top->verticalHeader()->hide();
+    m_top->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_top->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_top->setSelectionMode(QAbstractItemView::SingleSelection);
+    setColumnWidths(m_top, 0, {{1, QStringLiteral("99,999 (\u226499 over)")}, {2, QStringLiteral("127.0.0.1:30001")}});
+    m_watch = new QPushButton(tr("Watch subject"), topBox);
+    m_watch->setObjectName(QStringLiteral("watchTopSubject"));
+    m_watch->setEnabled(false);
+    auto *topLayout = new QVBoxLayout(topBox);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addWidget(topTitle);
+    topLayout->addWidget(m_topWindow);
+    topLayout->addWidget(m_topNote);
+    topLayout->addWidget(m_top, 1);
+    topLayout->addWidget(m_watch, 0, Qt::AlignRight);
+
+    topBox->setMinimumWidth(260);
+    auto *chartBox = new QWidget(this);
+    auto *chartLayout = new QVBoxLayout(chartBox);
+    chartLayout->setContentsMargins(0, 0, 0, 0);
+    chartLayout->addWidget(m_chart, 1);
+    chartLayout->addLayout(chartActions);
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(chartBox);
+    split->addWidget(topBox);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(12, 12, 12, 12);
+    layout->addLayout(controls);
+    layout->addWidget(m_definition);
+    layout->addWidget(m_state);
+    layout->addWidget(m_shadowBadge);
+    layout->addWidget(split, 1);
+
+    connect(m_policy, &QComboBox::currentTextChanged, this, [this](const QString &policy) {
+        if (m_poller)
+            m_poller->setPolicy(policy);
+        m_chart->resetZoom();
+        redraw();
+        showShadowBadge();
+        showDefinition();
+    });
+    connect(m_interval, &QComboBox::currentIndexChanged, this, &PolicyLiveView::applyInterval);
+    connect(m_retention, &QComboBox::currentIndexChanged, this, &PolicyLiveView::applyRetention);
+    connect(m_span, &QComboBox::currentIndexChanged, this, [this] {
+        m_chart->resetZoom();
+        redraw();
+    });
+    connect(m_pause, &QPushButton::toggled, this, &PolicyLiveView::setPaused);
+    connect(m_resetZoom, &QPushButton::clicked, m_chart, &TimeSeriesChart::resetZoom);
+    connect(m_chart, &TimeSeriesChart::zoomChanged, m_resetZoom, &QPushButton::setEnabled);
+    connect(png, &QPushButton::clicked, this, [this] { chooseExportFile(true); });
+    connect(csv, &QPushButton::clicked, this, [this] { chooseExportFile(false); });
+    connect(m_top, &QTableWidget::itemSelectionChanged, this,
+            [this] { m_watch->setEnabled(!m_top->selectedItems().isEmpty()); });
+    connect(m_watch, &QPushButton::clicked, this, [this] {
+        const QList<QTableWidgetItem *> selected = m_top->selectedItems();
+        if (!selected.isEmpty())
+            Q_EMIT watchRequested(policy(), m_top->item(selected.first()->row(), 0)->data(Qt::UserRole).toByteArray());
+    });
+    showState(tr("Not connected."));
+}
+
+void PolicyLiveView::setSession(model::ConnectionSession *session)
+{
+    m_session = session;
+    delete m_poller;
+    m_poller = new model::TopRejectedPoller(session->client(), session->profile().libraryOwner(), 2000, this);
+    connect(m_poller, &model::TopRejectedPoller::updated, this, &PolicyLiveView::showTop);
+    m_poller->setPolicy(policy());
+    if (isVisible())
+        m_poller->start();
+    selectData(m_interval, session->rates()->intervalMs());
+    selectData(m_retention, session->rates()->retentionMs());
+    connect(session->rates(), &model::PolicyRateSampler::sampled, this, &PolicyLiveView::takeSample);
+    connect(session->rates(), &model::PolicyRateSampler::restored, this, &PolicyLiveView::takeRestored);
+    showState(tr("Waiting for the first sample\u2026"));
+    connect(session->libraryWatch(), &model::LibraryWatch::checked, this,
+            [this](const model::LibraryWatch::Report &report) {
+        m_published.clear();
+        for (const model::Policy &published : report.status.published.policies)
+            m_published.insert(published.name, published);
+        m_publishedVersion = report.status.published.version;
+        showDefinition();
+        const QSet<QString> shadow = model::shadowPolicyNames(report.status.published.policies);
+        if (shadow == m_shadowPolicies)
+            return;
+        m_shadowPolicies = shadow;
+        showShadowBadge();
+        if (isVisible())
+            redraw(); // its rejections move to the would-reject line, or back
+    });
+}
+
+// What the policy shown is, as the running library has it: the numbers on the chart mean nothing
+// without the limit they are held to.
+void PolicyLiveView::showDefinition()
+{
+    const auto found = m_published.constFind(policy());
+    if (found == m_published.constEnd()) {
+        m_definition->setText(policy().isEmpty() ? QString()
+                                                 : tr("\u201c%1\u201d is not in the published library.").arg(policy()));
+        m_definition->setToolTip(QString());
+        return;
+    }
+    const model::Policy &shown = *found;
+    m_definition->setText(
+        tr("%1 \u00b7 %2 \u00b7 %3 \u00b7 published version %4")
+            .arg(model::algorithmName(shown.algorithm), model::limitInWords(shown),
+                 shown.shadow ? tr("shadow \u2013 would reject, lets every call through") : tr("enforcing"))
+            .arg(m_publishedVersion));
+    m_definition->setToolTip(model::describePolicy(shown));
+}
+
+QString PolicyLiveView::definitionText() const
+{
+    return m_definition->text();
+}
+
+void PolicyLiveView::showShadowBadge()
+{
+    m_shadowBadge->setVisible(m_shadowPolicies.contains(policy()));
+}
+
+QString PolicyLiveView::shadowBadgeText() const
+{
+    return m_shadowBadge->isHidden() ? QString() : m_shadowBadge->text();
+}
+
+void PolicyLiveView::showPolicy(const QString &policy)
+{
+    addInNameOrder(m_policy, policy);
+    m_policy->setCurrentText(policy);
+}
+
+QString PolicyLiveView::policy() const
+{
+    return m_policy->currentText();
+}
+
+QString PolicyLiveView::stateText() const
+{
+    return m_state->isHidden() ? QString() : m_state->text();
+}
+
+void PolicyLiveView::setPaused(bool paused)
+{
+    m_paused = paused;
+    {
+        const QSignalBlocker quiet(m_pause);
+        m_pause->setChecked(paused);
+    }
+    m_pause->setText(paused ? tr("Resume") : tr("Pause"));
+    if (!paused) {
+        showState({});
+        redraw();
+    }
+    else
+        showState(tr("Paused at %1; sampling goes on.")
+                      .arg(model::formatClock(m_lastEndMs)));
+}
+
+void PolicyLiveView::showState(const QString &text)
+{
+    m_state->setText(text);
+    m_state->setVisible(!text.isEmpty());
+}
+
+void PolicyLiveView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (m_poller)
+        m_poller->start();
+    redraw();
+}
+
+void PolicyLiveView::hideEvent(QHideEvent *event)
+{
+    QWidget::hideEvent(event);
+    if (m_poller)
+        m_poller->stop(); // the top list costs Redis calls only while someone looks at it
+}
+
+void PolicyLiveView::applyInterval()
+{
+    if (m_session)
+        m_session->rates()->setIntervalMs(int(m_interval->currentData().toLongLong()));
+}
+
+void PolicyLiveView::applyRetention()
+{
+    if (m_session)
+        m_session->rates()->setRetentionMs(m_retention->currentData().toLongLong());
+    redraw();
+}
+
+void PolicyLiveView::takeSample(const model::RateSample &sample)
+{
+    if (sample.spanMs > 0)
+        m_lastEndMs = sample.endMs;
+    // New policies join the list; the one shown stays selected.
+    for (const model::PolicyRate &rate : sample.policies)
+        addInNameOrder(m_policy, rate.policy);
+    QStringList problems = sample.problems;
+    for (const QString &node : sample.missingNodes)
+        problems << tr("%1 did not answer; its decisions are counted when it does.").arg(node);
+    if (!m_paused)
+        showState(problems.join(QLatin1Char('\n')));
+    m_state->setStyleSheet(problems.isEmpty() ? QString() : textStyle(Tone::Warning));
+    if (isVisible())
+        redraw();
+}
+
+void PolicyLiveView::takeRestored()
+{
+    const model::PolicyRateSampler *rates = m_session->rates();
+    for (const QString &name : rates->policies()) {
+        addInNameOrder(m_policy, name);
+        // Until this run's first sample, the chart ends where the previous run's history does.
+        if (const model::RatePoint *latest = rates->history(name)->latest())
+            m_lastEndMs = std::max(m_lastEndMs, latest->endMs);
+    }
+    if (isVisible())
+        redraw();
+}
+
+void PolicyLiveView::redraw()
+{
+    if (m_paused || !m_session || m_lastEndMs == 0)
+        return;
+    const qint64 span = m_span->currentData().toLongLong();
+    const qint64 from = m_lastEndMs - std::min(span, m_session->rates()->retentionMs());
+    QVector<QPointF> allowed, rejected;
+    if (const model::RateHistory *history = m_session->rates()->history(policy())) {
+        const qint64 expectedSpan = std::max<qint64>(m_session->rates()->intervalMs(), history->consolidationStepMs());
+        const model::RatePoint *previous = nullptr;
+        for (const model::RatePoint &point : history->points(from, m_lastEndMs)) {
+            if (model::unsampledBeforeMs(previous, point, expectedSpan) > 0) {
+                const QPointF gap(point.endMs - point.spanMs, qQNaN()); // nothing was counted there
+                allowed << gap;
+                rejected << gap;
+            }
+            allowed << QPointF(point.endMs, point.allowedPerSecond());
+            rejected << QPointF(point.endMs, point.rejectedPerSecond());
+            previous = &point;
+        }
+    }
+    const bool shadow = m_shadowPolicies.contains(policy());
+    m_chart->setPoints(0, allowed);
+    m_chart->setPoints(1, shadow ? QVector<QPointF>{} : rejected);
+    m_chart->setPoints(2, shadow ? rejected : QVector<QPointF>{});
+    m_chart->setTimeWindow(from, m_lastEndMs);
+}
+
+void PolicyLiveView::showTop(const model::TopRejected &reply)
+{
+    if (reply.policy != m_lastReply.policy) {
+        m_tally.clear();
+        m_lastTop = {};
+    }
+    m_lastReply = reply;
+    m_tally.add(reply);
+    if (reply.policy != m_lastTop.policy || !reply.subjects.isEmpty())
+        m_lastTop = reply;
+    showTopList();
+}
+
+// The list for the window picked: the library's own (its last 10 to 20 s; when rejections stop, the
+// last names stay, greyed and dated) or a longer one summed from its replies while this tab polled.
+void PolicyLiveView::showTopList()
+{
+    const model::TopRejected &reply = m_lastReply;
+    const qint64 window = m_topWindow->currentData().toLongLong();
+    const qint64 seconds = std::max<qint64>(1, (reply.nowMs - reply.sinceMs + 999) / 1000);
+    QVector<model::RejectedSubject> subjects = reply.subjects;
+    bool quiet = false;
+    QString note;
+    if (!reply.problems.isEmpty()) {
+        note = reply.problems.join(QLatin1Char('\n'));
+    } else if (reply.nowMs == 0) {
+        note.clear();
+    } else if (window > 0) {
+        const model::RejectedTally::Result tally = m_tally.over(window);
+        subjects = tally.subjects;
+        const QString seen = model::formatDuration(std::max<qint64>(1, tally.coveredMs / 1000));
+        note = subjects.isEmpty()
+            ? tr("Nobody was rejected in the %1 seen (this tab polls only while shown).").arg(seen)
+            : tr("About: rejections summed from the library's 10-second counts over the %1 this tab has seen "
+                 "of the window.")
+                  .arg(seen);
+    } else if (reply.subjects.isEmpty() && m_lastTop.policy == reply.policy && !m_lastTop.subjects.isEmpty()) {
+        // When rejections stop, the last list stays, greyed and dated: it answers who was limited.
+        quiet = true;
+        subjects = m_lastTop.subjects;
+        note = tr("Nobody was rejected in the last %1 s. Greyed: the most rejected until %2.")
+                   .arg(seconds)
+                   .arg(model::formatClock(m_lastTop.nowMs));
+    } else if (reply.subjects.isEmpty()) {
+        note = tr("Nobody was rejected in the last %1 s.").arg(seconds);
+    } else {
+        note = tr("Rejections in the last %1 s, counted by the library as it decides.").arg(seconds);
+    }
+    m_topNote->setText(note);
+    m_top->setRowCount(int(subjects.size()));
+    // Which primary decided matters only when there are several.
+    m_top->setColumnHidden(2, !m_session || m_session->client()->primaries().size() < 2);
+    const QLocale locale;
+    for (int row = 0; row < subjects.size(); ++row) {
+        const model::RejectedSubject &subject = subjects.at(row);
+        auto *name = new QTableWidgetItem(QString::fromUtf8(subject.subject));
+        name->setToolTip(name->text());
+        name->setData(Qt::UserRole, subject.subject);
+        auto *count = new QTableWidgetItem(subject.overestimate > 0 ? tr("%1 (\u2264%2 over)")
+                                                                          .arg(locale.toString(subject.rejections),
+                                                                               locale.toString(subject.overestimate))
+                                                                    : locale.toString(subject.rejections));
+        count->setData(Qt::UserRole, subject.rejections);
+        count->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        m_top->setItem(row, 0, name);
+        m_top->setItem(row, 1, count);
+        m_top->setItem(row, 2, new QTableWidgetItem(subject.node));
+        for (int column = 0; quiet && column < 3; ++column)
+            m_top->item(row, column)->setForeground(toneColor(Tone::Muted));
+    }
+    m_watch->setEnabled(!m_top->selectedItems().isEmpty());
+}
+
+bool PolicyLiveView::exportCsv(const QString &path, QString *error) const
+{
+    QByteArray csv = "time,span_ms,allowed,rejected,allowed_per_s,rejected_per_s\n";
+    if (m_session) {
+        if (const model::RateHistory *history = m_session->rates()->history(policy())) {
+            const auto [from, to] = m_chart->shownSpan();
+            for (const model::RatePoint &point : history->points(from, to))
+                csv += QStringLiteral("%1,%2,%3,%4,%5,%6\n")
+                           .arg(QDateTime::fromMSecsSinceEpoch(point.endMs, Qt::UTC).toString(Qt::ISODateWithMs))
+                           .arg(point.spanMs)
+                           .arg(point.allowed)
+                           .arg(point.rejected)
+                           .arg(point.allowedPerSecond(), 0, 'f', 3)
+                           .arg(point.rejectedPerSecond(), 0, 'f', 3)
+                           .toUtf8();
+        }
+    }
+    if (const auto failure = model::writeWholeFile(path, csv)) {
+        *error = failure->message;
+        return false;
+    }
+    return true;
+}
+
+bool PolicyLiveView::exportPng(const QString &path, QString *error) const
+{
+    return m_chart->exportPng(path, error);
+}
+
+void PolicyLiveView::chooseExportFile(bool png)
+{
+    const QString stem = policy().isEmpty() ? QStringLiteral("sluice") : policy();
+    const QString path = QFileDialog::getSaveFileName(
+        this, png ? tr("Save chart") : tr("Save samples"),
+        stem + (png ? QStringLiteral(".png") : QStringLiteral(".csv")),
+        png ? tr("PNG images (*.png)") : tr("CSV files (*.csv)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!(png ? exportPng(path, &error) : exportCsv(path, &error)))
+        QMessageBox::warning(this, tr("Export"), error);
+}
+
+} // namespace sluice::ui

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/monitor/server_overview.h"
+#include "ui/widgets/state_palette.h"
+
+#include "model/format/units.h"
+
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLocale>
+#include <QVBoxLayout>
+
+namespace sluice::ui {
+
+using model::ServerMonitor;
+using model::ServerStatus;
+
+namespace {
+
+QString placeholder()
+{
+    return QStringLiteral("\u2014");
+}
+
+} // namespace
+
+ServerOverview::ServerOverview(QWidget *parent)
+    : QWidget(parent)
+{
+    m_banner = new QLabel(this);
+    m_banner->setObjectName(QStringLiteral("connectionBanner"));
+    m_banner->setWordWrap(true);
+    m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_banner->setContentsMargins(10, 8, 10, 8);
+
+    auto *serverBox = new QGroupBox(tr("Server"), this);
+    auto *serverForm = new QFormLayout(serverBox);
+    m_address = addRow(serverForm, tr("Address"), QStringLiteral("overviewAddress"));
+    m_version = addRow(serverForm, tr("Version"), QStringLiteral("overviewVersion"));
+    m_mode = addRow(serverForm, tr("Mode"), QStringLiteral("overviewMode"));
+    m_role = addRow(serverForm, tr("Role"), QStringLiteral("overviewRole"));
+    m_uptime = addRow(serverForm, tr("Uptime"), QStringLiteral("overviewUptime"));
+
+    auto *loadBox = new QGroupBox(tr("Load"), this);
+    auto *loadForm = new QFormLayout(loadBox);
+    m_clients = addRow(loadForm, tr("Connected clients"), QStringLiteral("overviewClients"));
+    m_ops = addRow(loadForm, tr("Commands per second"), QStringLiteral("overviewOps"));
+    m_memory = addRow(loadForm, tr("Memory used (peak)"), QStringLiteral("overviewMemory"));
+    m_maxMemory = addRow(loadForm, tr("Memory limit"), QStringLiteral("overviewMaxMemory"));
+    m_keys = addRow(loadForm, tr("Keys"), QStringLiteral("overviewKeys"));
+
+    auto *persistenceBox = new QGroupBox(tr("Persistence"), this);
+    auto *persistenceForm = new QFormLayout(persistenceBox);
+    m_rdb = addRow(persistenceForm, tr("RDB snapshots"), QStringLiteral("overviewRdb"));
+    m_aof = addRow(persistenceForm, tr("Append-only file"), QStringLiteral("overviewAof"));
+    m_persistenceWarning = new QLabel(
+        tr("Nothing is persisted: a restart of this server loses its data and its function library."),
+        persistenceBox);
+    m_persistenceWarning->setObjectName(QStringLiteral("persistenceWarning"));
+    m_persistenceWarning->setWordWrap(true);
+    m_persistenceWarning->setStyleSheet(textStyle(Tone::Warning));
+    m_persistenceWarning->hide();
+    persistenceForm->addRow(m_persistenceWarning);
+
+    auto *grid = new QGridLayout;
+    grid->setHorizontalSpacing(16);
+    grid->setVerticalSpacing(16);
+    grid->addWidget(serverBox, 0, 0);
+    grid->addWidget(loadBox, 0, 1);
+    grid->addWidget(persistenceBox, 0, 2);
+    for (int column = 0; column < 3; ++column)
+        grid->setColumnStretch(column, 1);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(16, 16, 16, 16);
+    layout->setSpacing(16);
+    layout->addWidget(m_banner);
+    layout->addLayout(grid);
+    layout->addStretch(1);
+    m_layout = layout;
+
+    showMessage(tr("Not connected."), false);
+}
+
+void ServerOverview::setLiveSection(QWidget *section)
+{
+    delete m_layout->takeAt(m_layout->count() - 1); // the stretch
+    m_layout->addWidget(section, 1);
+}
+
+QLabel *ServerOverview::addRow(QFormLayout *form, const QString &label, const QString &name)
+{
+    auto *value = new QLabel(placeholder(), this);
+    value->setObjectName(name);
+    value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    form->addRow(label + QLatin1Char(':'), value);
+    return value;
+}
+
+void ServerOverview::setMonitor(ServerMonitor *monitor)
+{
+    if (m_monitor)
+        disconnect(m_monitor, nullptr, this, nullptr);
+    m_monitor = monitor;
+    m_address->setText(monitor->targetLabel());
+    connect(monitor, &ServerMonitor::healthChanged, this, &ServerOverview::showHealth);
+    connect(monitor, &ServerMonitor::statusChanged, this, &ServerOverview::showStatus);
+    showHealth(monitor->health(), monitor->problem());
+    if (monitor->hasStatus())
+        showStatus(monitor->status());
+}
+
+void ServerOverview::showMessage(const QString &message, bool isError)
+{
+    setBanner(message, isError ? Tone::Error : Tone::Info);
+}
+
+QString ServerOverview::bannerText() const
+{
+    return m_banner->text();
+}
+
+void ServerOverview::setBanner(const QString &text, Tone tone)
+{
+    m_banner->setText(text);
+    m_banner->setStyleSheet(bannerStyle(tone) + QStringLiteral(" border:1px solid %1;").arg(toneColor(tone).name()));
+}
+
+void ServerOverview::showHealth(ServerMonitor::Health health, const QString &problem)
+{
+    const QString target = m_monitor->targetLabel();
+    switch (health) {
+    case ServerMonitor::Health::Connecting:
+        setBanner(tr("Connecting to %1\u2026").arg(target), Tone::Info);
+        break;
+    case ServerMonitor::Health::Ready:
+        if (problem.isEmpty())
+            setBanner(tr("Connected to %1.").arg(target), Tone::Ok);
+        else
+            setBanner(tr("Connected to %1, but %2").arg(target, problem), Tone::Info);
+        break;
+    case ServerMonitor::Health::Unreachable:
+        setBanner((m_monitor->hasStatus() ? tr("Cannot reach %1: %2. Retrying in the background; the figures "
+                                               "below are the last ones received.")
+                                            : tr("Cannot reach %1: %2. Retrying in the background."))
+                      .arg(target, problem.isEmpty() ? tr("connection lost") : problem),
+                  Tone::Error);
+        break;
+    case ServerMonitor::Health::Failed:
+        setBanner(tr("Gave up on %1: %2").arg(target, problem), Tone::Error);
+        break;
+    }
+}
+
+void ServerOverview::showStatus(const ServerStatus &status)
+{
+    const QLocale locale;
+    m_version->setText(status.server.known() ? status.server.displayName() : placeholder());
+    m_mode->setText(status.server.mode);
+    m_role->setText(status.role == QLatin1String("master") ? tr("primary")
+                    : status.role == QLatin1String("slave") ? tr("replica")
+                                                             : (status.role.isEmpty() ? placeholder() : status.role));
+    m_uptime->setText(model::formatDuration(status.uptimeSeconds));
+    m_clients->setText(locale.toString(status.connectedClients));
+    m_ops->setText(locale.toString(status.opsPerSecond));
+    m_memory->setText(tr("%1 (%2)").arg(model::formatBytes(status.usedMemoryBytes),
+                                        model::formatBytes(status.peakMemoryBytes)));
+    m_maxMemory->setText(status.maxMemoryBytes > 0 ? model::formatBytes(status.maxMemoryBytes) : tr("none"));
+    m_keys->setText(locale.toString(status.keys));
+    m_rdb->setText(!status.rdbKnown ? tr("unknown (CONFIG not permitted)")
+                                    : status.rdbEnabled ? tr("on") : tr("off"));
+    m_aof->setText(status.aofEnabled ? tr("on") : tr("off"));
+    m_persistenceWarning->setVisible(status.rdbKnown && !status.rdbEnabled && !status.aofEnabled);
+}
+
+} // namespace sluice::ui

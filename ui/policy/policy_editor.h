@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "model/connection/connection_session.h"
+#include "model/policy/policy.h"
+#include "ui/widgets/state_palette.h"
+
+#include <QDialog>
+#include <QPointer>
+
+#include <optional>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+
+namespace sluice::ui {
+
+// Creates or edits one policy. The fields follow the algorithm, every field is checked as it is
+// typed (the reason beside it, Save disabled while anything is wrong), a linter and a plain
+// summary sit under the form. Saving shows the diff first, passes the write gate, and commits on
+// the version the editor started from; when someone saved in between, a conflict dialog offers
+// reload, overwrite or keep editing.
+class PolicyEditor : public QDialog {
+    Q_OBJECT
+public:
+    // existing: the stored policy to edit; none for a new one. existingNames: taken names (a new
+    // policy or a rename must not reuse one).
+    PolicyEditor(model::ConnectionSession *session, const std::optional<model::Policy> &existing,
+                 const QStringList &existingNames, QWidget *parent = nullptr);
+
+    // What the form holds, or nullopt while anything in it is wrong.
+    std::optional<model::Policy> formPolicy() const;
+
+    // Starts the save (diff, gate, commit); what the Save button does.
+    void save();
+
+Q_SIGNALS:
+    void saved(const QString &name);
+
+private:
+    struct FieldErrors {
+        QString name, limit, window, burst, description;
+        bool any() const;
+    };
+
+    void loadPolicy(const model::Policy &policy);
+    void algorithmChanged();
+    void revalidate();
+    std::optional<model::Policy> readForm(FieldErrors *errors) const;
+    void commit(const model::Policy &policy);
+    void showConflict(const model::Policy &mine);
+    void setSaveError(const QString &message, Tone tone = Tone::Error);
+
+    QPointer<model::ConnectionSession> m_session;
+    std::optional<model::Policy> m_base; // the stored version this edit started from
+    QStringList m_takenNames;
+    bool m_writable = true;
+
+    QLineEdit *m_name;
+    QComboBox *m_algorithm;
+    QLabel *m_algorithmHelp;
+    QLabel *m_limitLabel;
+    QLineEdit *m_limit;
+    QLabel *m_windowLabel;
+    QLineEdit *m_windowCount;
+    QComboBox *m_windowUnit;
+    QLabel *m_burstLabel;
+    QLineEdit *m_burst;
+    QWidget *m_burstRow;
+    QLabel *m_windowStartLabel;
+    QComboBox *m_windowStart;
+    QCheckBox *m_shadow;
+    QLineEdit *m_description;
+    QSpinBox *m_typicalCost;
+    QLabel *m_nameError, *m_limitError, *m_windowError, *m_burstError, *m_descriptionError;
+    QLabel *m_summary;
+    QLabel *m_lint;
+    QPushButton *m_useSlidingWindow;
+    QLabel *m_saveStatus;
+    QPushButton *m_saveButton;
+};
+
+} // namespace sluice::ui

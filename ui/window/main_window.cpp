@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/window/main_window.h"
+#include "ui/widgets/state_palette.h"
+
+#include "model/format/units.h"
+#include "model/deploy/library_publisher.h"
+#include "model/policy/operator_identity.h"
+#include "ui/connection/connection_manager.h"
+#include "ui/deploy/deployment_view.h"
+#include "ui/fire/fire_view.h"
+#include "ui/monitor/key_inspector_view.h"
+#include "ui/monitor/key_watch_view.h"
+#include "ui/policy/policy_history_view.h"
+#include "ui/monitor/policy_live_view.h"
+#include "ui/policy/policy_panel.h"
+#include "ui/monitor/policy_rates_table.h"
+#include "ui/monitor/server_overview.h"
+
+#include <QAbstractButton>
+#include <QApplication>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+namespace sluice::ui {
+
+using model::ServerMonitor;
+using model::ServerStatus;
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent)
+{
+    setWindowTitle(tr("Sluice"));
+    auto *central = new QWidget(this);
+    auto *layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    m_driftBanner = new QLabel(central);
+    m_driftBanner->setObjectName(QStringLiteral("driftBanner"));
+    m_driftBanner->setWordWrap(true);
+    m_driftBanner->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_driftBanner->setStyleSheet(bannerStyle(Tone::Error));
+    m_driftBanner->hide();
+    m_tabs = new QTabWidget(central);
+    m_tabs->setObjectName(QStringLiteral("mainTabs"));
+    m_tabs->setDocumentMode(true);
+    createViews();
+    layout->addWidget(m_driftBanner);
+    layout->addWidget(m_tabs, 1);
+    setCentralWidget(central);
+
+    QMenu *fileMenu = menuBar()->addMenu(tr("&File"));
+    m_connectionsAction = fileMenu->addAction(tr("&Connections\u2026"));
+    m_connectionsAction->setObjectName(QStringLiteral("connectionsAction"));
+    m_connectionsAction->setShortcut(QKeySequence(tr("Ctrl+Shift+O")));
+    m_connectionsAction->setEnabled(false);
+    connect(m_connectionsAction, &QAction::triggered, this, &MainWindow::openConnectionManager);
+    fileMenu->addSeparator();
+    addButtonAction(
+        fileMenu, tr("&Import policies\u2026"), "importPoliciesAction", [this] { return m_policies; },
+        "importPoliciesButton");
+    addButtonAction(
+        fileMenu, tr("&Export policies\u2026"), "exportPoliciesAction", [this] { return m_policies; },
+        "exportPoliciesButton");
+    fileMenu->addSeparator();
+    QAction *quit = fileMenu->addAction(tr("&Quit"));
+    quit->setShortcut(QKeySequence::Quit);
+    connect(quit, &QAction::triggered, this, &QWidget::close);
+    // Each tab on Ctrl+1..8, in tab order; its mnemonic (Alt+letter) is one no menu takes.
+    QMenu *viewMenu = menuBar()->addMenu(tr("&View"));
+    for (int index = 0; index < m_tabs->count(); ++index) {
+        QAction *showTab = viewMenu->addAction(m_tabs->tabText(index));
+        showTab->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + index)));
+        connect(showTab, &QAction::triggered, m_tabs, [this, index] { m_tabs->setCurrentIndex(index); });
+    }
+    viewMenu->addSeparator();
+    // F5 reads the tab in front again, where a tab has something to read again (its Refresh button).
+    addButtonAction(
+        viewMenu, tr("&Refresh"), "refreshAction", [this] { return m_tabs->currentWidget(); }, "refreshButton",
+        QKeySequence::Refresh);
+    QMenu *limiterMenu = menuBar()->addMenu(tr("&Limiter"));
+    m_publishAction = limiterMenu->addAction(tr("&Publish library\u2026"));
+    m_publishAction->setObjectName(QStringLiteral("publishAction"));
+    m_publishAction->setEnabled(false);
+    connect(m_publishAction, &QAction::triggered, this, &MainWindow::publishLibrary);
+    addButtonAction(
+        limiterMenu, tr("&Dry run\u2026"), "dryRunAction", [this] { return m_deployment; }, "dryRunButton");
+    QMenu *helpMenu = menuBar()->addMenu(tr("&Help"));
+    connect(helpMenu->addAction(tr("&About Sluice")), &QAction::triggered, this, &MainWindow::showAbout);
+
+    auto addStatusField = [this](const QString &name) {
+        auto *label = new QLabel(this);
+        label->setObjectName(name);
+        label->setContentsMargins(6, 0, 6, 0);
+        statusBar()->addPermanentWidget(label);
+        return label;
+    };
+    m_profileLabel = addStatusField(QStringLiteral("statusProfile"));
+    m_stateLabel = addStatusField(QStringLiteral("statusState"));
+    m_nodesLabel = addStatusField(QStringLiteral("statusNodes"));
+    m_nodesLabel->setStyleSheet(textStyle(Tone::Warning));
+    m_nodesLabel->hide();
+    m_versionLabel = addStatusField(QStringLiteral("statusVersion"));
+    m_modeLabel = addStatusField(QStringLiteral("statusMode"));
+    m_memoryLabel = addStatusField(QStringLiteral("statusMemory"));
+    m_clientsLabel = addStatusField(QStringLiteral("statusClients"));
+    m_stateLabel->setText(tr("Not connected"));
+    resize(960, 600);
+}
+
+// A menu entry for a tab's button: it shows the tab and presses the button, so both do one thing. Without
+// a shortcut it takes the button's enabled state when its menu opens; with one, it stays enabled wherever the
+// tab in front has the button (the button may be busy a moment, the shortcut must not die with it).
+QAction *MainWindow::addButtonAction(QMenu *menu, const QString &text, const char *name, std::function<QWidget *()> tab,
+                                     const char *button, const QKeySequence &shortcut)
+{
+    QAction *action = menu->addAction(text);
+    action->setObjectName(QLatin1String(name));
+    action->setProperty("button", QByteArray(button));
+    m_buttonActions.insert(action, std::move(tab));
+    connect(action, &QAction::triggered, this, [this, action] {
+        QAbstractButton *pressed = buttonOf(action);
+        if (!pressed || !pressed->isEnabled())
+            return;
+        m_tabs->setCurrentWidget(m_buttonActions.value(action)());
+        pressed->click();
+    });
+    if (shortcut.isEmpty()) {
+        connect(menu, &QMenu::aboutToShow, action, [this, action] {
+            const QAbstractButton *pressed = buttonOf(action);
+            action->setEnabled(pressed && pressed->isEnabled());
+        });
+    } else {
+        action->setShortcut(shortcut);
+        action->setEnabled(false);
+        connect(m_tabs, &QTabWidget::currentChanged, action, [this, action] { action->setEnabled(buttonOf(action) != nullptr); });
+    }
+    return action;
+}
+
+QAbstractButton *MainWindow::buttonOf(QAction *action) const
+{
+    QWidget *tab = m_buttonActions.value(action)();
+    return tab ? tab->findChild<QAbstractButton *>(QLatin1String(action->property("button").toByteArray())) : nullptr;
+}
+
+// Every tab starts empty: nothing in it comes from a server until a session reports.
+void MainWindow::createViews()
+{
+    m_overview = new ServerOverview(m_tabs);
+    m_rates = new PolicyRatesTable(m_overview);
+    m_overview->setLiveSection(m_rates);
+    m_live = new PolicyLiveView(m_tabs);
+    m_keyWatch = new KeyWatchView(m_tabs);
+    m_inspector = new KeyInspectorView(m_tabs);
+    m_fire = new FireView(m_tabs);
+    m_policies = new PolicyPanel(m_tabs);
+    m_deployment = new DeploymentView(m_tabs);
+    m_history = new PolicyHistoryView(m_tabs);
+    m_tabs->addTab(m_overview, tr("&Overview"));
+    m_tabs->addTab(m_live, tr("Liv&e"));
+    m_tabs->addTab(m_keyWatch, tr("&Watched keys"));
+    m_tabs->addTab(m_inspector, tr("Key &inspector"));
+    m_tabs->addTab(m_fire, tr("&Test fire"));
+    m_tabs->addTab(m_policies, tr("&Policies"));
+    m_tabs->addTab(m_deployment, tr("&Deployment"));
+    m_tabs->addTab(m_history, tr("Hi&story"));
+    connect(m_rates, &PolicyRatesTable::policyActivated, this, [this](const QString &policy) {
+        m_live->showPolicy(policy);
+        m_tabs->setCurrentWidget(m_live);
+    });
+    const auto watchSubject = [this](const QString &policy, const QByteArray &subject) {
+        m_keyWatch->watchSubject(policy, subject);
+        m_tabs->setCurrentWidget(m_keyWatch);
+    };
+    connect(m_live, &PolicyLiveView::watchRequested, this, watchSubject);
+    connect(m_rates, &PolicyRatesTable::watchRequested, this, watchSubject);
+    connect(m_inspector, &KeyInspectorView::watchRequested, this, watchSubject);
+    connect(m_inspector, &KeyInspectorView::bucketReset, m_history, &PolicyHistoryView::refresh);
+    connect(m_policies, &PolicyPanel::historyRequested, this, [this](const QString &policy) {
+        m_history->showPolicy(policy);
+        m_tabs->setCurrentWidget(m_history);
+    });
+    connect(m_policies, &PolicyPanel::publishRequested, this, [this] { m_tabs->setCurrentWidget(m_deployment); });
+    connect(m_policies, &PolicyPanel::changed, m_history, &PolicyHistoryView::refresh);
+    connect(m_history, &PolicyHistoryView::changed, m_policies, &PolicyPanel::refresh);
+    connect(m_deployment, &DeploymentView::published, m_history, &PolicyHistoryView::refresh);
+}
+
+// Nothing another server showed may survive a switch: its figures, warnings, hover readouts, lists and
+// choices go with the views that held them, and fresh ones wait for the new server.
+void MainWindow::replaceViews()
+{
+    const int shownTab = m_tabs->currentIndex();
+    for (QWidget *view : std::initializer_list<QWidget *>{m_overview, m_live, m_keyWatch, m_inspector, m_fire,
+                                                          m_policies, m_deployment, m_history})
+        delete view; // its tab goes with it
+    createViews();
+    m_tabs->setCurrentIndex(shownTab);
+}
+
+MainWindow::~MainWindow()
+{
+    // The session's last replies may still report to the window: close it while the window is whole.
+    delete m_session;
+}
+
+void MainWindow::setProfileStorage(QSettings *settings, model::SecretStore *secrets)
+{
+    m_settings = settings;
+    m_secrets = secrets;
+    m_connectionsAction->setEnabled(settings && secrets);
+}
+
+void MainWindow::setSession(model::ConnectionSession *session)
+{
+    if (m_session)
+        replaceViews(); // while the old session is whole: the views let go of it
+    delete m_session;
+    m_session = session;
+    session->setParent(this);
+    setMonitor(session->monitor());
+    const model::ConnectionProfile &profile = session->profile();
+    QStringList badges{session->label()};
+    if (profile.environment != model::ConnectionProfile::Environment::Dev)
+        badges << model::ConnectionProfile::environmentName(profile.environment).toUpper();
+    if (profile.readOnly)
+        badges << tr("read-only");
+    m_profileLabel->setText(badges.join(QStringLiteral(" \u00b7 ")));
+    m_profileLabel->setStyleSheet(profile.writesNeedConfirmation() ? textStyle(Tone::Error, true) : QString());
+    m_publishAction->setEnabled(!profile.readOnly);
+    m_publishAction->setToolTip(profile.readOnly ? tr("This connection is read-only.") : QString());
+    m_driftBanner->hide();
+    connect(session->libraryWatch(), &model::LibraryWatch::checked, this, &MainWindow::showLibraryReport);
+    connect(session, &model::ConnectionSession::nodesChanged, this, &MainWindow::showNodeStates);
+    m_rates->setSession(session);
+    m_live->setSession(session);
+    m_keyWatch->setSession(session);
+    m_inspector->setSession(session);
+    m_fire->setSession(session);
+    m_policies->setSession(session);
+    m_deployment->setSession(session);
+    m_history->setSession(session);
+    session->start();
+}
+
+void MainWindow::openProfileSession(const model::ConnectionProfile &profile, const model::ConnectionOptions &resolved)
+{
+    auto *session = new model::ConnectionSession(profile, resolved);
+    if (!m_rateHistoryDirectory.isEmpty())
+        session->keepRateHistory(m_rateHistoryDirectory);
+    setSession(session);
+    if (m_settings)
+        model::ProfileSettings(m_settings).setLastUsed(profile.name); // what the next start opens
+}
+
+void MainWindow::openConnectionManager()
+{
+    if (!m_settings || !m_secrets)
+        return;
+    auto *manager = new ConnectionManager(m_settings, m_secrets, this);
+    manager->setAttribute(Qt::WA_DeleteOnClose);
+    if (m_session)
+        manager->selectProfile(m_session->profile().name);
+    connect(manager, &ConnectionManager::connectRequested, this, &MainWindow::openProfileSession);
+    manager->resize(980, 620);
+    manager->open();
+}
+
+void MainWindow::publishLibrary()
+{
+    if (!m_session)
+        return;
+    m_tabs->setCurrentWidget(m_deployment);
+    m_deployment->publish();
+}
+
+void MainWindow::showLibraryReport(const model::LibraryWatch::Report &report)
+{
+    const QStringList problems = report.problems();
+    m_driftBanner->setText(
+        tr("<b>Limiter library drift</b><br>%1").arg(problems.join(QStringLiteral("<br>")).toHtmlEscaped()));
+    m_driftBanner->setVisible(report.drift());
+}
+
+void MainWindow::setMonitor(ServerMonitor *monitor)
+{
+    if (m_monitor)
+        disconnect(m_monitor, nullptr, this, nullptr);
+    m_monitor = monitor;
+    setWindowTitle(
+        tr("Sluice \u2014 %1")
+            .arg(m_session && m_session->monitor() == monitor ? m_session->label() : monitor->targetLabel()));
+    m_overview->setMonitor(monitor);
+    connect(monitor, &ServerMonitor::healthChanged, this, &MainWindow::showHealth);
+    connect(monitor, &ServerMonitor::statusChanged, this, &MainWindow::showStatus);
+    showHealth(monitor->health(), monitor->problem());
+    for (QLabel *figure : {m_versionLabel, m_modeLabel, m_memoryLabel, m_clientsLabel})
+        figure->clear(); // another server's until this one reports
+    if (monitor->hasStatus())
+        showStatus(monitor->status());
+}
+
+void MainWindow::showStartupMessage(const QString &message, bool isError)
+{
+    m_overview->showMessage(message, isError);
+    m_stateLabel->setText(isError ? tr("\u25cf Failed") : tr("\u25cf Starting"));
+    m_stateLabel->setStyleSheet(isError ? textStyle(Tone::Error) : textStyle(Tone::Info));
+}
+
+void MainWindow::showHealth(ServerMonitor::Health health, const QString &problem)
+{
+    QString text;
+    Tone tone = Tone::Info;
+    switch (health) {
+    case ServerMonitor::Health::Connecting:
+        text = tr("Connecting");
+        break;
+    case ServerMonitor::Health::Ready:
+        text = tr("Connected");
+        tone = Tone::Ok;
+        break;
+    case ServerMonitor::Health::Unreachable:
+        text = tr("Unreachable");
+        tone = Tone::Error;
+        break;
+    case ServerMonitor::Health::Failed:
+        text = tr("Failed");
+        tone = Tone::Error;
+        break;
+    }
+    m_stateLabel->setText(QStringLiteral("\u25cf ") + text);
+    m_stateLabel->setStyleSheet(textStyle(tone));
+    m_stateLabel->setToolTip(problem);
+    showNodeStates();
+}
+
+// The deployment's state is its main node's; each node's own shows in the tooltip, and a count
+// when some are not ready (a Cluster primary down while its replica takes over).
+void MainWindow::showNodeStates()
+{
+    if (!m_session)
+        return;
+    const QVector<model::ConnectionSession::NodeReport> nodes = m_session->nodes();
+    QStringList lines;
+    int ready = 0;
+    for (const model::ConnectionSession::NodeReport &node : nodes) {
+        ready += node.ready;
+        lines << QStringLiteral("%1 %2: %3%4")
+                     .arg(node.primary ? tr("primary") : tr("node"), node.node, node.state,
+                          node.ready || node.lastError.isEmpty() ? QString()
+                                                                 : QStringLiteral(" (%1)").arg(node.lastError));
+    }
+    m_nodesLabel->setText(
+        nodes.size() > 1 && ready < nodes.size() ? tr("%1 of %2 nodes ready").arg(ready).arg(nodes.size()) : QString());
+    m_nodesLabel->setVisible(!m_nodesLabel->text().isEmpty());
+    const QString problem = m_monitor ? m_monitor->problem() : QString();
+    m_stateLabel->setToolTip(
+        ((problem.isEmpty() ? QStringList() : QStringList{problem}) + lines).join(QLatin1Char('\n')));
+}
+
+void MainWindow::showStatus(const ServerStatus &status)
+{
+    m_versionLabel->setText(status.server.displayName());
+    m_modeLabel->setText(status.server.mode);
+    m_memoryLabel->setText(tr("Memory %1").arg(model::formatBytes(status.usedMemoryBytes)));
+    m_clientsLabel->setText(tr("Clients %1").arg(status.connectedClients));
+}
+
+void MainWindow::showAbout()
+{
+    QMessageBox::about(this, tr("About Sluice"),
+                       tr("<b>Sluice %1</b><p>A control room for distributed rate limiters that run "
+                          "inside Redis.</p>")
+                           .arg(QApplication::applicationVersion()));
+}
+
+} // namespace sluice::ui
