@@ -4,6 +4,8 @@
 #   - redis/ includes anything of model/, ui/ or app/, or a widget header,
 #   - model/ includes anything of ui/ or app/, or a widget header,
 #   - ui/ includes anything of redis/ or names the redis:: namespace (the screens go through model/),
+#   - ui/ asks anything for its client() (the connection session hands out model services, never the client),
+#     or names a redis:: type that a model/ header renames (`using X = redis::...`),
 #   - lua/ holds anything but Lua (it is loaded into Redis as it is).
 # Usage: tst_layering.sh SOURCE_DIR
 set -uo pipefail
@@ -27,6 +29,13 @@ forbid model '#include "(ui|app)/' "must not depend on ui/ or app/"
 forbid model "$widgets" "must not include a widget header"
 forbid ui '#include "redis/' "must not include redis/ (go through model/)"
 forbid ui '\bredis::' "must not name redis:: types (go through model/)"
+forbid ui '\bclient\(\)' "must not reach for a Redis client (the session's services are the way in)"
+# A redis:: type renamed in model/ is still a redis:: type.
+aliases=$(grep -rhoE --include='*.h' 'using +[A-Za-z_][A-Za-z0-9_]* *= *(sluice::)?redis::' model |
+    sed -E 's/using +([A-Za-z0-9_]+).*/\1/' | sort -u)
+for alias in $aliases; do
+    forbid ui "::$alias\b" "must not name $alias, a redis:: type under a model/ name"
+done
 
 stray=$(find lua -type f ! -name '*.lua' ! -name CMakeLists.txt ! -name README.md)
 if [ -n "$stray" ]; then

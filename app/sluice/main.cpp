@@ -179,7 +179,7 @@ int main(int argc, char *argv[])
     window.show();
 
     if (urlGiven) {
-        window.setSession(new model::ConnectionSession(unsavedProfile({}), target));
+        window.setSession(std::make_unique<model::ConnectionSession>(unsavedProfile({}), target));
         return QApplication::exec();
     }
     if (chooseConnection) {
@@ -198,9 +198,9 @@ int main(int argc, char *argv[])
             false);
         auto *resolver = new ui::CredentialResolver(&keychain, &window);
         resolver->resolve(*profile, {},
-                          [&window, profile = *profile](const std::optional<redis::ConnectionOptions> &resolved) {
-            if (resolved)
-                window.openProfileSession(profile, *resolved);
+                          [&window, profile = *profile](const std::optional<model::ConnectionSecrets> &secrets) {
+            if (secrets)
+                window.openProfileSession(profile, *secrets);
             else
                 window.showStartupMessage(
                     QApplication::translate("main", "Not connected: no password given. Use File \u2192 Connections."),
@@ -218,7 +218,7 @@ int main(int argc, char *argv[])
                             << sandbox->directory() << Qt::endl;
         redis::ConnectionOptions sandboxOptions;
         sandboxOptions.port = port;
-        window.setSession(new model::ConnectionSession(unsavedProfile(QStringLiteral("sandbox")), sandboxOptions));
+        window.setSession(std::make_unique<model::ConnectionSession>(unsavedProfile(QStringLiteral("sandbox")), sandboxOptions));
         // Demo policies and traffic, on a connection of their own so the monitor's stays light.
         auto *demoClient = new redis::RedisClient(sandboxOptions, &window);
         demoClient->open();

@@ -59,6 +59,71 @@ std::optional<ConnectionProfile::Environment> ConnectionProfile::environmentFrom
     return std::nullopt;
 }
 
+ConnectionRoute ConnectionProfile::route() const
+{
+    if (options.usesSentinel())
+        return ConnectionRoute::Sentinel;
+    return options.transport == Transport::Unix ? ConnectionRoute::Socket : ConnectionRoute::Host;
+}
+
+bool ConnectionProfile::usesTls() const
+{
+    return options.transport == Transport::Tls;
+}
+
+void ConnectionProfile::setRoute(ConnectionRoute route, bool tls)
+{
+    options.transport = route == ConnectionRoute::Socket ? Transport::Unix : tls ? Transport::Tls : Transport::Tcp;
+}
+
+QString ConnectionProfile::sentinelList() const
+{
+    QStringList sentinels;
+    for (const redis::HostPort &sentinel : options.sentinels)
+        sentinels << sentinel.toString();
+    return sentinels.join(QLatin1String(", "));
+}
+
+QStringList ConnectionProfile::setSentinelList(const QString &list)
+{
+    QStringList items;
+    for (const QString &item : list.split(QLatin1Char(','), Qt::SkipEmptyParts))
+        if (!item.trimmed().isEmpty())
+            items << item.trimmed();
+    options.sentinels.clear();
+    if (items.isEmpty())
+        return {tr("a Sentinel profile needs at least one sentinel as host:port")};
+    QStringList found;
+    for (int i = 0; i < items.size(); ++i) {
+        redis::HostPort sentinel;
+        QString error;
+        if (redis::HostPort::parse(items.at(i), &sentinel, &error))
+            options.sentinels << sentinel;
+        else
+            found << tr("sentinel %1 of %2: %3").arg(i + 1).arg(items.size()).arg(error);
+    }
+    return found;
+}
+
+bool ConnectionProfile::setFromUrl(const QString &url, QString *password, QString *error)
+{
+    redis::ConnectionOptions parsed;
+    if (!redis::ConnectionOptions::fromUrl(url, &parsed, error))
+        return false;
+    *password = parsed.password;
+    parsed.password.clear();
+    options = parsed;
+    return true;
+}
+
+redis::ConnectionOptions ConnectionProfile::resolved(const ConnectionSecrets &secrets) const
+{
+    redis::ConnectionOptions withSecrets = options;
+    withSecrets.password = secrets.password;
+    withSecrets.keyPassphrase = secrets.keyPassphrase;
+    return withSecrets;
+}
+
 QStringList ConnectionProfile::problems() const
 {
     static const QRegularExpression nameRule(

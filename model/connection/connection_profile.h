@@ -13,9 +13,14 @@
 
 namespace sluice::model {
 
-// The screens edit a profile's connection fields under these names; the types belong to redis/.
-using ConnectionOptions = redis::ConnectionOptions;
-using HostPort = redis::HostPort;
+// How a profile reaches its server, in the connection form's terms.
+enum class ConnectionRoute { Host, Socket, Sentinel };
+
+// The secrets a connection opens with, however they were found (typed, the keychain, a prompt).
+struct ConnectionSecrets {
+    QString password;
+    QString keyPassphrase;
+};
 
 // A named way to reach one deployment, as an operator saves it. Its password is never part of it:
 // that lives in the keychain under passwordKey().
@@ -37,6 +42,21 @@ struct ConnectionProfile {
     QStringList problems() const;
     QString passwordKey() const { return QStringLiteral("profile/%1/password").arg(name); }
     QString keyPassphraseKey() const { return QStringLiteral("profile/%1/key-passphrase").arg(name); }
+
+    ConnectionRoute route() const;
+    bool usesTls() const;
+    // The transport for `route`, TLS or not (a socket has none); a Sentinel route also needs sentinels.
+    void setRoute(ConnectionRoute route, bool tls);
+    // The sentinels as "host:port, host:port".
+    QString sentinelList() const;
+    // Takes the sentinels from a comma-separated list; returns a problem per entry that is not host:port
+    // (named by position: an entry typed as user:password@host is never repeated), or that the list is empty.
+    QStringList setSentinelList(const QString &list);
+    // Fills the connection fields from a redis://, rediss:// or unix:// URL; its password goes to *password,
+    // never into the profile. False and *error when the URL cannot be read, and the profile is unchanged.
+    bool setFromUrl(const QString &url, QString *password, QString *error);
+    // The options a client connects with: the profile's, with `secrets` filled in.
+    redis::ConnectionOptions resolved(const ConnectionSecrets &secrets) const;
 
     static QString environmentName(Environment environment);
     static std::optional<Environment> environmentFromName(const QString &name);

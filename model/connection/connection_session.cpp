@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/connection/connection_session.h"
 
+#include "model/fire/fire_engine.h"
+#include "model/limiter/bucket_reset.h"
+#include "model/monitor/key_watch.h"
+#include "model/monitor/top_rejected.h"
+#include "model/monitor/top_subjects.h"
+#include "model/policy/audit_follower.h"
+#include "model/tables/key_inspector_model.h"
 
 namespace sluice::model {
 
@@ -10,6 +17,12 @@ constexpr int monitorIntervalMs = 2000;
 constexpr int libraryCheckIntervalMs = 30000;
 
 } // namespace
+
+ConnectionSession::ConnectionSession(const ConnectionProfile &profile, const ConnectionSecrets &secrets,
+                                     QObject *parent)
+    : ConnectionSession(profile, profile.resolved(secrets), parent)
+{
+}
 
 ConnectionSession::ConnectionSession(const ConnectionProfile &profile, const redis::ConnectionOptions &resolved,
                                      QObject *parent)
@@ -67,6 +80,67 @@ QVector<ConnectionSession::NodeReport> ConnectionSession::nodes() const
                            redis::RedisConnection::stateName(node.state), node.lastError});
     }
     return reports;
+}
+
+PolicyStore ConnectionSession::policyStore() const
+{
+    return PolicyStore(m_client, m_profile.ns);
+}
+
+AuditLog ConnectionSession::auditLog() const
+{
+    return AuditLog(m_client, m_profile.ns);
+}
+
+LibraryPublisher ConnectionSession::publisher(PublishAllowance allowance) const
+{
+    return LibraryPublisher(m_client, m_profile.libraryOwner(), allowance);
+}
+
+AuditFollower *ConnectionSession::followAudit(int intervalMs, QObject *parent) const
+{
+    return new AuditFollower(m_client, m_profile.ns, intervalMs, parent);
+}
+
+TopSubjects *ConnectionSession::topSubjects(QObject *parent) const
+{
+    return new TopSubjects(m_client, m_profile.libraryOwner(), m_rates, parent);
+}
+
+TopRejectedPoller *ConnectionSession::pollTopRejected(int intervalMs, QObject *parent) const
+{
+    return new TopRejectedPoller(m_client, m_profile.libraryOwner(), intervalMs, parent);
+}
+
+KeyWatch *ConnectionSession::watchKeys(QObject *parent) const
+{
+    return new KeyWatch(m_client, m_profile.libraryOwner(), parent);
+}
+
+KeyInspectorModel *ConnectionSession::inspectKeys(QObject *parent) const
+{
+    return new KeyInspectorModel(m_client, m_profile.libraryOwner(), parent);
+}
+
+void ConnectionSession::resetBucket(const QString &policy, const QByteArray &subject, const QString &who,
+                                    QObject *context, std::function<void(const std::optional<Failure> &)> done) const
+{
+    model::resetBucket(m_client, m_profile.libraryOwner(), policy, subject, who, context, std::move(done));
+}
+
+std::optional<Failure> ConnectionSession::startFire(FireEngine *engine, FirePlan plan) const
+{
+    return engine->start(std::move(plan), m_client->options(), m_profile.ns, m_profile.readOnly);
+}
+
+QStringList ConnectionSession::primaries() const
+{
+    return m_client->primaries();
+}
+
+quint64 ConnectionSession::commandsSent() const
+{
+    return m_client->commandsSent();
 }
 
 QString ConnectionSession::label() const

@@ -57,12 +57,12 @@ void probeDeployment(RedisClient *client, QObject *context, std::function<void(c
     });
 }
 
-ConnectionTest::ConnectionTest(const redis::ConnectionOptions &options, bool readOnly, QObject *parent)
+ConnectionTest::ConnectionTest(const ConnectionProfile &profile, const ConnectionSecrets &secrets, QObject *parent)
     : QObject(parent)
-    , m_client(new RedisClient(options, this))
+    , m_client(new RedisClient(profile.resolved(secrets), this))
 {
     m_client->setAutoReconnect(false);
-    m_client->setReadOnly(readOnly);
+    m_client->setReadOnly(profile.readOnly);
 }
 
 void ConnectionTest::start()

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "model/connection/connection_profile.h"
 #include "redis/redis_client.h"
 #include "redis/server_identity.h"
 
@@ -30,7 +31,8 @@ void probeDeployment(redis::RedisClient *client, QObject *context, std::function
 class ConnectionTest : public QObject {
     Q_OBJECT
 public:
-    ConnectionTest(const redis::ConnectionOptions &options, bool readOnly, QObject *parent = nullptr);
+    // To `profile`'s server with `secrets`, refusing writes when the profile is read-only.
+    ConnectionTest(const ConnectionProfile &profile, const ConnectionSecrets &secrets, QObject *parent = nullptr);
     void start();
 
 Q_SIGNALS:

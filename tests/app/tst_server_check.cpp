@@ -97,11 +97,11 @@ private Q_SLOTS:
     {
         RespStubServer server(serverAnswering(redis6));
         QVERIFY(server.open());
-        redis::ConnectionOptions options;
-        options.host = QStringLiteral("127.0.0.1");
-        options.port = server.port();
+        model::ConnectionProfile profile;
+        profile.options.host = QStringLiteral("127.0.0.1");
+        profile.options.port = server.port();
         // The connection manager's "Test connection".
-        model::ConnectionTest connectionTest(options, false);
+        model::ConnectionTest connectionTest(profile, {});
         std::optional<model::DeploymentProbe> tested;
         connect(&connectionTest, &model::ConnectionTest::finished, this,
                 [&tested](const model::DeploymentProbe &probe) { tested = probe; });
@@ -111,7 +111,7 @@ private Q_SLOTS:
         QVERIFY(!probe.ok());
         QVERIFY2(probe.problem().contains(QString::fromUtf8(redis6Refusal)), qPrintable(probe.problem()));
         // The main window's monitor: failed, with the reason, not a server shown as usable.
-        redis::RedisClient client(options);
+        redis::RedisClient client(profile.options);
         model::ServerMonitor monitor(&client, QStringLiteral("stub"), 200);
         monitor.start();
         QTRY_COMPARE_WITH_TIMEOUT(monitor.health(), model::ServerMonitor::Health::Failed, 10000);

@@ -143,7 +143,7 @@ std::unique_ptr<ui::MainWindow> openWindow(const redis::ConnectionOptions &optio
     profile.options = options;
     auto window = test::openMainWindow(profile);
     window->resize(1280, 800);
-    if (window->session()->client()->state() != redis::RedisClient::State::Ready)
+    if (!window->session()->isReady())
         die(QStringLiteral("the dashboard did not connect"));
     return window;
 }
@@ -196,7 +196,7 @@ void livePhases(test::RedisProcess &server)
         tabs->setCurrentWidget(view);
         runFor(2000); // settle: the tab's first reads and layout
         model::ConnectionSession *session = window->session();
-        const quint64 sentBefore = session->client()->commandsSent();
+        const quint64 sentBefore = session->commandsSent();
         const int ticksBefore = session->rates()->readings();
         const qint64 usecBefore = dashboardUsec(admin);
         const double cpuBefore = threadCpuMs();
@@ -214,7 +214,7 @@ void livePhases(test::RedisProcess &server)
         worstStall = std::max(worstStall, watchdog.longestStallMs());
         out() << QStringLiteral("%1 %2 %3 %4% %5 %6\n")
                      .arg(QLatin1String(name), -16)
-                     .arg((session->client()->commandsSent() - sentBefore) / seconds, 11, 'f', 1)
+                     .arg((session->commandsSent() - sentBefore) / seconds, 11, 'f', 1)
                      .arg(usec / seconds, 11, 'f', 0)
                      .arg(core, 11, 'f', 3)
                      .arg(cpu / ticks, 12, 'f', 2)

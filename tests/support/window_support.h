@@ -17,8 +17,8 @@ inline std::unique_ptr<ui::MainWindow> openMainWindow(const model::ConnectionPro
 {
     auto window = std::make_unique<ui::MainWindow>();
     window->show();
-    window->setSession(new model::ConnectionSession(profile, profile.options));
-    if (!spinUntil([&] { return window->session()->client()->state() == redis::RedisClient::State::Ready; }))
+    window->setSession(std::make_unique<model::ConnectionSession>(profile, profile.options));
+    if (!spinUntil([&] { return window->session()->isReady(); }))
         qWarning("the session did not connect");
     return window;
 }

@@ -108,7 +108,7 @@ class TestConnectionManager : public QObject {
         dev.options = server.options();
         auto window = std::make_unique<ui::MainWindow>();
         window->show();
-        window->setSession(new model::ConnectionSession(dev, server.options()));
+        window->setSession(std::make_unique<model::ConnectionSession>(dev, server.options()));
         return window;
     }
 
@@ -319,9 +319,9 @@ private Q_SLOTS:
         saveProfile(QStringLiteral("acl"), admin);
         m_secrets.available = false;
         ui::ConnectionManager manager(m_settings.get(), &m_secrets);
-        std::optional<redis::ConnectionOptions> resolved;
+        std::optional<model::ConnectionSecrets> resolved;
         connect(&manager, &ui::ConnectionManager::connectRequested, this,
-                [&](const ConnectionProfile &, const redis::ConnectionOptions &options) { resolved = options; });
+                [&](const ConnectionProfile &, const model::ConnectionSecrets &secrets) { resolved = secrets; });
         manager.show();
         click(&manager, "connectButton");
         QInputDialog *prompt = nullptr;
@@ -366,7 +366,7 @@ private Q_SLOTS:
         production.options = server.options();
         ui::MainWindow window;
         window.show();
-        window.setSession(new model::ConnectionSession(production, server.options()));
+        window.setSession(std::make_unique<model::ConnectionSession>(production, server.options()));
         QTRY_VERIFY(
             window.findChild<QLabel *>(QStringLiteral("statusState"))->text().contains(QLatin1String("Connected")));
         QVERIFY(
@@ -403,7 +403,7 @@ private Q_SLOTS:
         audit.name = QStringLiteral("audit");
         audit.environment = ConnectionProfile::Environment::Staging;
         audit.readOnly = true;
-        window.setSession(new model::ConnectionSession(audit, server.options()));
+        window.setSession(std::make_unique<model::ConnectionSession>(audit, server.options()));
         QVERIFY(!publish->isEnabled());
         QVERIFY(
             window.findChild<QLabel *>(QStringLiteral("statusProfile"))->text().contains(QLatin1String("read-only")));
@@ -411,9 +411,15 @@ private Q_SLOTS:
         QMessageBox *refused = nullptr;
         QTRY_VERIFY((refused = openDialog<QMessageBox>("writeRefused")));
         refused->accept();
-        QTRY_VERIFY(window.session()->client()->state() == redis::RedisClient::State::Ready);
-        const redis::RedisReply write = test::syncCommand(*window.session()->client(), {"FUNCTION", "FLUSH"});
-        QCOMPARE(write.failure, redis::RedisReply::Failure::Refused);
+        QTRY_VERIFY(window.session()->isReady());
+        // The session's own connection refuses the write too, whoever asks it (allowed all a publish may be).
+        std::optional<model::PublishResult> bypassed;
+        window.session()->publisher({true, true, true}).publish(QStringLiteral("test"), this,
+                                              [&](const model::PublishResult &result) { bypassed = result; });
+        QTRY_VERIFY(bypassed.has_value());
+        QVERIFY(bypassed->failure.has_value());
+        QVERIFY2(bypassed->failure->message.contains(QLatin1String("read-only")),
+                 qPrintable(bypassed->failure->message));
         QCOMPARE(libraries(), 1);
     }
 

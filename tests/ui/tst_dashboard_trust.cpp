@@ -213,7 +213,7 @@ private Q_SLOTS:
         dead.options.host = QStringLiteral("127.0.0.1");
         dead.options.port = 1;
         dead.options.password = QStringLiteral("switch-secret");
-        window->setSession(new model::ConnectionSession(dead, dead.options));
+        window->setSession(std::make_unique<model::ConnectionSession>(dead, dead.options));
 
         const QString banner = window->serverOverview()->bannerText();
         QVERIFY2(banner.startsWith(QLatin1String("Connecting to redis://")), qPrintable(banner));

@@ -119,6 +119,26 @@ private Q_SLOTS:
                  qPrintable(fixed));
     }
 
+    // Switching connection with the tab in front: the new connection's policies are offered once it is up,
+    // not "not connected" from a read sent before it could answer (what the old per-view setSession did).
+    void aConnectionSwitchOffersTheNewConnectionsPolicies()
+    {
+        const auto window = openWindow();
+        showFire(window.get());
+        const QString other = test::uniqueNamespace("firegui-other-");
+        QVERIFY(test::storeAndPublish(*m_client, other,
+                                      {test::makePolicy(QStringLiteral("other-bucket"), Algorithm::TokenBucket, 5, 1000)})
+                    .isEmpty());
+        model::ConnectionProfile profile = window->session()->profile();
+        profile.ns = other;
+        window->setSession(std::make_unique<model::ConnectionSession>(profile, profile.options));
+        ui::FireView *view = window->fireView();
+        QCOMPARE(test::child<QTabWidget>(window.get(), "mainTabs")->currentWidget(), view);
+        QTRY_VERIFY_WITH_TIMEOUT(view->firstTarget()->choose(QStringLiteral("other-bucket")), 5000);
+        QVERIFY(!view->firstTarget()->choose(QStringLiteral("orders-fixed"))); // the old namespace's is gone
+        QVERIFY2(view->errorText().isEmpty(), qPrintable(view->errorText()));
+    }
+
     void firesFromTheFormAndDrawsTheModelBeside()
     {
         const auto window = openWindow();

@@ -64,7 +64,7 @@ class TestHistoryRestart : public QObject {
         auto window = std::make_unique<ui::MainWindow>();
         window->setRateHistoryDirectory(m_historyDir.path());
         window->show();
-        window->openProfileSession(profile(), profile().options);
+        window->openProfileSession(profile(), {});
         if (!test::spinUntil([&] { return window->session()->isReady(); }))
             qWarning("the session did not connect");
         return window;

@@ -418,7 +418,7 @@ private Q_SLOTS:
         ConnectionProfile target = profile();
         target.options = bare.options();
         ui::MainWindow window;
-        window.setSession(new model::ConnectionSession(target, target.options));
+        window.setSession(std::make_unique<model::ConnectionSession>(target, target.options));
         QTRY_VERIFY_WITH_TIMEOUT(
             window.policyRates()->statusText().contains(QLatin1String("no limiter library (publish it first)")), 5000);
         QCOMPARE(window.policyRates()->view()->model()->rowCount(), 0);

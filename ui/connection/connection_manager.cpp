@@ -242,7 +242,7 @@ bool ConnectionManager::saveProfile()
 // A secret typed in the form is not copied: storeTypedSecrets writes it.
 void ConnectionManager::copySecrets(const ConnectionProfile &from, const ConnectionProfile &to, bool removeSource)
 {
-    const CredentialResolver::Typed typed = m_form->typedSecrets();
+    const model::ConnectionSecrets typed = m_form->typedSecrets();
     const QList<QPair<QString, QString>> keys
         = {{from.passwordKey(), typed.password.isEmpty() ? to.passwordKey() : QString()},
            {from.keyPassphraseKey(), typed.keyPassphrase.isEmpty() ? to.keyPassphraseKey() : QString()}};
@@ -266,7 +266,7 @@ void ConnectionManager::copySecrets(const ConnectionProfile &from, const Connect
 
 void ConnectionManager::storeTypedSecrets(const ConnectionProfile &profile)
 {
-    const CredentialResolver::Typed typed = m_form->typedSecrets();
+    const model::ConnectionSecrets typed = m_form->typedSecrets();
     if (!profile.savePassword) {
         forgetSecrets(profile); // asked for each time: nothing of this profile stays in the keychain
         return;
@@ -306,12 +306,12 @@ void ConnectionManager::testConnection()
     const ConnectionProfile profile = m_form->profile();
     showTestResult(tr("Testing %1\u2026").arg(profile.options.redactedUrl()), Tone::Info);
     m_resolver->resolve(profile, m_form->typedSecrets(),
-                        [this, profile](const std::optional<model::ConnectionOptions> &options) {
-        if (!options) {
+                        [this, profile](const std::optional<model::ConnectionSecrets> &secrets) {
+        if (!secrets) {
             showTestResult(tr("Test cancelled."), Tone::Muted);
             return;
         }
-        auto *test = new model::ConnectionTest(*options, profile.readOnly, this);
+        auto *test = new model::ConnectionTest(profile, *secrets, this);
         m_runningTest = test;
         connect(test, &model::ConnectionTest::finished, this, [this, test](const model::DeploymentProbe &probe) {
             if (!probe.ok()) {
@@ -335,17 +335,17 @@ void ConnectionManager::testConnection()
 
 void ConnectionManager::connectProfile()
 {
-    const CredentialResolver::Typed typed = m_form->typedSecrets(); // saving clears the form's secrets
+    const model::ConnectionSecrets typed = m_form->typedSecrets(); // saving clears the form's secrets
     if (m_dirty && !saveProfile())
         return;
     const auto profile = ProfileSettings(m_settings).profile(m_storedName);
     if (!profile)
         return;
     m_resolver->resolve(*profile, typed,
-                        [this, profile = *profile](const std::optional<model::ConnectionOptions> &options) {
-        if (!options)
+                        [this, profile = *profile](const std::optional<model::ConnectionSecrets> &secrets) {
+        if (!secrets)
             return;
-        Q_EMIT connectRequested(profile, *options);
+        Q_EMIT connectRequested(profile, *secrets);
         accept();
     });
 }

@@ -30,8 +30,8 @@ public:
     QString testResult() const;
 
 Q_SIGNALS:
-    // The operator chose to connect; `resolved` carries the secrets.
-    void connectRequested(const model::ConnectionProfile &profile, const model::ConnectionOptions &resolved);
+    // The operator chose to connect, with these secrets.
+    void connectRequested(const model::ConnectionProfile &profile, const model::ConnectionSecrets &secrets);
 
 private:
     void reload(const QString &select);

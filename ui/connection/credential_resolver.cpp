@@ -24,13 +24,14 @@ CredentialResolver::CredentialResolver(model::SecretStore *store, QWidget *dialo
 {
 }
 
-void CredentialResolver::resolve(const model::ConnectionProfile &profile, const Typed &typed, Done done)
+void CredentialResolver::resolve(const model::ConnectionProfile &profile, const model::ConnectionSecrets &typed,
+                                 Done done)
 {
     model::readProfileSecrets(*m_store, profile, this,
                               [this, profile, typed, done](const model::ProfileSecrets &secrets) {
-        auto options = std::make_shared<model::ConnectionOptions>(profile.options);
-        options->password = !typed.password.isEmpty() ? typed.password : secrets.password.value_or(QString());
-        options->keyPassphrase
+        auto found = std::make_shared<model::ConnectionSecrets>();
+        found->password = !typed.password.isEmpty() ? typed.password : secrets.password.value_or(QString());
+        found->keyPassphrase
             = !typed.keyPassphrase.isEmpty() ? typed.keyPassphrase : secrets.keyPassphrase.value_or(QString());
 
         const QString why = !profile.savePassword
@@ -42,25 +43,26 @@ void CredentialResolver::resolve(const model::ConnectionProfile &profile, const 
         const bool askPassphrase = mustAsk && typed.keyPassphrase.isEmpty() && !profile.options.keyFile.isEmpty()
             && isEncryptedKeyFile(profile.options.keyFile);
 
-        auto finish = [options, done] { done(*options); };
-        auto passphraseStep = [this, options, why, askPassphrase, finish, done] {
+        auto finish = [found, done] { done(*found); };
+        auto passphraseStep = [this, found, keyFile = profile.options.keyFile, why, askPassphrase, finish, done] {
             if (!askPassphrase)
                 return finish();
-            askFor(tr("Passphrase of the client key %1").arg(options->keyFile), why,
-                   [options, finish, done](std::optional<QString> answer) {
+            askFor(tr("Passphrase of the client key %1").arg(keyFile), why,
+                   [found, finish, done](std::optional<QString> answer) {
                 if (!answer)
                     return done(std::nullopt);
-                options->keyPassphrase = *answer;
+                found->keyPassphrase = *answer;
                 finish();
             });
         };
         if (!askPassword)
             return passphraseStep();
-        const QString who = options->user.isEmpty() ? tr("Password") : tr("Password of user %1").arg(options->user);
-        askFor(who, why, [options, passphraseStep, done](std::optional<QString> answer) {
+        const QString &user = profile.options.user;
+        const QString who = user.isEmpty() ? tr("Password") : tr("Password of user %1").arg(user);
+        askFor(who, why, [found, passphraseStep, done](std::optional<QString> answer) {
             if (!answer)
                 return done(std::nullopt);
-            options->password = *answer;
+            found->password = *answer;
             passphraseStep();
         });
     });

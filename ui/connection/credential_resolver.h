@@ -14,21 +14,17 @@ class QWidget;
 
 namespace sluice::ui {
 
-// Turns a profile into options that can connect: secrets typed in a form win; else the keychain's;
+// Finds the secrets a profile connects with: secrets typed in a form win; else the keychain's;
 // else the operator is asked, with the reason (the profile does not save them, or no keychain
 // answered). The prompt is a window-modal dialog opened without a nested event loop.
 class CredentialResolver : public QObject {
     Q_OBJECT
 public:
-    struct Typed {
-        QString password;
-        QString keyPassphrase;
-    };
-    using Done = std::function<void(const std::optional<model::ConnectionOptions> &)>; // nullopt: cancelled
+    using Done = std::function<void(const std::optional<model::ConnectionSecrets> &)>; // nullopt: cancelled
 
     CredentialResolver(model::SecretStore *store, QWidget *dialogParent);
 
-    void resolve(const model::ConnectionProfile &profile, const Typed &typed, Done done);
+    void resolve(const model::ConnectionProfile &profile, const model::ConnectionSecrets &typed, Done done);
 
 private:
     void askFor(const QString &what, const QString &why, std::function<void(std::optional<QString>)> answer);

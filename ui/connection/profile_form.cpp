@@ -16,7 +16,7 @@
 namespace sluice::ui {
 
 using Environment = model::ConnectionProfile::Environment;
-using Transport = model::ConnectionOptions::Transport;
+using model::ConnectionRoute;
 
 namespace {
 
@@ -25,15 +25,6 @@ Widget *named(Widget *widget, const char *name)
 {
     widget->setObjectName(QLatin1String(name));
     return widget;
-}
-
-QStringList splitList(const QString &text)
-{
-    QStringList items;
-    for (const QString &item : text.split(QLatin1Char(','), Qt::SkipEmptyParts))
-        if (!item.trimmed().isEmpty())
-            items << item.trimmed();
-    return items;
 }
 
 } // namespace
@@ -64,9 +55,9 @@ ProfileForm::ProfileForm(QWidget *parent)
     m_urlError->setWordWrap(true);
     m_urlError->hide();
     m_via = named(new QComboBox(serverBox), "viaCombo");
-    m_via->addItem(tr("Host and port, or a Cluster"), ViaHost);
-    m_via->addItem(tr("Unix socket"), ViaSocket);
-    m_via->addItem(tr("Sentinel"), ViaSentinel);
+    m_via->addItem(tr("Host and port, or a Cluster"), static_cast<int>(ConnectionRoute::Host));
+    m_via->addItem(tr("Unix socket"), static_cast<int>(ConnectionRoute::Socket));
+    m_via->addItem(tr("Sentinel"), static_cast<int>(ConnectionRoute::Sentinel));
     m_host = named(new QLineEdit(serverBox), "hostEdit");
     m_port = named(new QSpinBox(serverBox), "portSpin");
     m_port->setRange(1, 65535);
@@ -178,29 +169,24 @@ QLineEdit *ProfileForm::addFileRow(QFormLayout *form, const QString &label, cons
 void ProfileForm::setProfile(const model::ConnectionProfile &profile)
 {
     const QSignalBlocker blocker(this); // filling the form is not an edit
-    const model::ConnectionOptions &options = profile.options;
+    const auto &options = profile.options;
     m_name->setText(profile.name);
     m_environment->setCurrentIndex(m_environment->findData(static_cast<int>(profile.environment)));
     m_readOnly->setChecked(profile.readOnly);
     m_namespace->setText(profile.ns);
     m_url->clear();
     m_urlError->hide();
-    m_via->setCurrentIndex(options.usesSentinel()                     ? ViaSentinel
-                               : options.transport == Transport::Unix ? ViaSocket
-                                                                      : ViaHost);
+    m_via->setCurrentIndex(m_via->findData(static_cast<int>(profile.route())));
     m_host->setText(options.host);
     m_port->setValue(options.port);
     m_socket->setText(options.socketPath);
-    QStringList sentinels;
-    for (const model::HostPort &sentinel : options.sentinels)
-        sentinels << sentinel.toString();
-    m_sentinels->setText(sentinels.join(QLatin1String(", ")));
+    m_sentinels->setText(profile.sentinelList());
     m_service->setText(options.sentinelService);
     m_database->setValue(options.database);
     m_user->setText(options.user);
     m_password->clear();
     m_savePassword->setChecked(profile.savePassword);
-    m_tls->setChecked(options.transport == Transport::Tls);
+    m_tls->setChecked(profile.usesTls());
     m_caFile->setText(options.caFile);
     m_certFile->setText(options.certFile);
     m_keyFile->setText(options.keyFile);
@@ -218,25 +204,20 @@ model::ConnectionProfile ProfileForm::profile() const
     profile.readOnly = m_readOnly->isChecked();
     profile.ns = m_namespace->text().trimmed();
     profile.savePassword = m_savePassword->isChecked();
-    model::ConnectionOptions &options = profile.options;
-    const int via = m_via->currentData().toInt();
-    options.transport = via == ViaSocket ? Transport::Unix : m_tls->isChecked() ? Transport::Tls : Transport::Tcp;
+    auto &options = profile.options;
+    const auto route = static_cast<ConnectionRoute>(m_via->currentData().toInt());
+    profile.setRoute(route, m_tls->isChecked());
     options.host = m_host->text().trimmed();
     options.port = static_cast<quint16>(m_port->value());
-    if (via == ViaSocket)
+    if (route == ConnectionRoute::Socket)
         options.socketPath = m_socket->text().trimmed();
-    if (via == ViaSentinel) {
-        for (const QString &item : splitList(m_sentinels->text())) {
-            model::HostPort sentinel;
-            QString ignored; // reported by problems()
-            if (model::HostPort::parse(item, &sentinel, &ignored))
-                options.sentinels << sentinel;
-        }
+    if (route == ConnectionRoute::Sentinel) {
+        profile.setSentinelList(m_sentinels->text()); // its problems are reported by problems()
         options.sentinelService = m_service->text().trimmed();
     }
     options.database = m_database->value();
     options.user = m_user->text().trimmed();
-    if (options.transport == Transport::Tls) {
+    if (profile.usesTls()) {
         options.caFile = m_caFile->text().trimmed();
         options.certFile = m_certFile->text().trimmed();
         options.keyFile = m_keyFile->text().trimmed();
@@ -246,27 +227,17 @@ model::ConnectionProfile ProfileForm::profile() const
     return profile;
 }
 
-CredentialResolver::Typed ProfileForm::typedSecrets() const
+model::ConnectionSecrets ProfileForm::typedSecrets() const
 {
     return {m_password->text(), m_tls->isChecked() ? m_keyPassphrase->text() : QString()};
 }
 
 QStringList ProfileForm::sentinelProblems() const
 {
-    if (m_via->currentData().toInt() != ViaSentinel)
+    if (static_cast<ConnectionRoute>(m_via->currentData().toInt()) != ConnectionRoute::Sentinel)
         return {};
-    const QStringList items = splitList(m_sentinels->text());
-    if (items.isEmpty())
-        return {tr("a Sentinel profile needs at least one sentinel as host:port")};
-    QStringList found;
-    for (int i = 0; i < items.size(); ++i) {
-        model::HostPort sentinel;
-        QString error;
-        // Named by position: an entry typed as user:password@host must not be repeated on screen.
-        if (!model::HostPort::parse(items.at(i), &sentinel, &error))
-            found << tr("sentinel %1 of %2: %3").arg(i + 1).arg(items.size()).arg(error);
-    }
-    return found;
+    model::ConnectionProfile checked;
+    return checked.setSentinelList(m_sentinels->text());
 }
 
 QStringList ProfileForm::problems() const
@@ -284,18 +255,14 @@ void ProfileForm::fillFromUrl()
         Q_EMIT edited();
         return;
     }
-    model::ConnectionOptions options;
-    QString error;
-    if (!model::ConnectionOptions::fromUrl(url, &options, &error)) {
+    model::ConnectionProfile filled = profile();
+    QString password, error; // a password in the URL goes to the password field only
+    if (!filled.setFromUrl(url, &password, &error)) {
         m_urlError->setText(tr("URL: %1").arg(error));
         m_urlError->show();
         Q_EMIT edited();
         return;
     }
-    model::ConnectionProfile filled = profile();
-    const QString password = options.password; // a password in the URL goes to the password field only
-    options.password.clear();
-    filled.options = options;
     setProfile(filled);
     m_password->setText(password);
     Q_EMIT edited();
@@ -303,14 +270,14 @@ void ProfileForm::fillFromUrl()
 
 void ProfileForm::updateVisibility()
 {
-    const int via = m_via->currentData().toInt();
-    m_serverForm->setRowVisible(m_host, via == ViaHost);
-    m_serverForm->setRowVisible(m_port, via == ViaHost);
-    m_serverForm->setRowVisible(m_socket, via == ViaSocket);
-    m_serverForm->setRowVisible(m_sentinels, via == ViaSentinel);
-    m_serverForm->setRowVisible(m_service, via == ViaSentinel);
-    m_tls->setEnabled(via != ViaSocket);
-    const bool tls = m_tls->isChecked() && via != ViaSocket;
+    const auto via = static_cast<ConnectionRoute>(m_via->currentData().toInt());
+    m_serverForm->setRowVisible(m_host, via == ConnectionRoute::Host);
+    m_serverForm->setRowVisible(m_port, via == ConnectionRoute::Host);
+    m_serverForm->setRowVisible(m_socket, via == ConnectionRoute::Socket);
+    m_serverForm->setRowVisible(m_sentinels, via == ConnectionRoute::Sentinel);
+    m_serverForm->setRowVisible(m_service, via == ConnectionRoute::Sentinel);
+    m_tls->setEnabled(via != ConnectionRoute::Socket);
+    const bool tls = m_tls->isChecked() && via != ConnectionRoute::Socket;
     for (int row = 1; row < m_tlsForm->rowCount(); ++row)
         m_tlsForm->setRowVisible(row, tls);
     m_tlsForm->setRowVisible(m_insecureWarning, tls && !m_verify->isChecked());

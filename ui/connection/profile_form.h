@@ -25,7 +25,7 @@ public:
 
     void setProfile(const model::ConnectionProfile &profile); // clears the typed secrets
     model::ConnectionProfile profile() const;
-    CredentialResolver::Typed typedSecrets() const;
+    model::ConnectionSecrets typedSecrets() const;
     // What stops the profile from being saved or used, one sentence each; empty when none.
     QStringList problems() const;
 
@@ -33,8 +33,6 @@ Q_SIGNALS:
     void edited();
 
 private:
-    enum Via { ViaHost, ViaSocket, ViaSentinel };
-
     void fillFromUrl();
     void updateVisibility();
     QLineEdit *addFileRow(QFormLayout *form, const QString &label, const char *objectName);

@@ -23,7 +23,7 @@ namespace sluice::ui {
 using model::DeploymentModel;
 using model::NodeLibrary;
 
-DeploymentView::DeploymentView(QWidget *parent)
+DeploymentView::DeploymentView(model::ConnectionSession *session, QWidget *parent)
     : QWidget(parent)
     , m_model(new DeploymentModel(this))
 {
@@ -78,12 +78,13 @@ DeploymentView::DeploymentView(QWidget *parent)
     connect(m_dryRun, &QPushButton::clicked, this, &DeploymentView::dryRun);
     connect(m_publish, &QPushButton::clicked, this, &DeploymentView::publish);
     updateActions();
+    if (session)
+        followSession(session);
 }
 
-void DeploymentView::setSession(model::ConnectionSession *session)
+void DeploymentView::followSession(model::ConnectionSession *session)
 {
     m_session = session;
-    m_model->setNodes({});
     m_record->setText(tr("Reading the deployment\u2026"));
     // The library watch reads the status once connected, after reconnects and on a timer; show each reading.
     connect(session->libraryWatch(), &model::LibraryWatch::checked, this,
@@ -172,7 +173,7 @@ void DeploymentView::review(std::function<void(const model::PublishPreview &)> t
 {
     m_status->setText(tr("Reading what a publish would change\u2026"));
     const QPointer<model::ConnectionSession> session = m_session;
-    model::LibraryPublisher(session->client(), session->profile().libraryOwner())
+    session->publisher()
         .preview(this, [this, session, then](const model::PublishPreview &preview) {
             if (session != m_session)
                 return; // the connection changed while reading
@@ -210,7 +211,7 @@ void DeploymentView::publishAllowing(const QByteArray &reviewedDigest, const mod
         return;
     m_publishing = true;
     updateActions();
-    m_model->startPublish(session->client()->primaries());
+    m_model->startPublish(session->primaries());
     m_status->setText(tr("Publishing\u2026"));
     auto finished = [this, session, reviewedDigest, allowance](const model::PublishResult &result) {
         m_publishing = false;
@@ -250,7 +251,7 @@ void DeploymentView::publishAllowing(const QByteArray &reviewedDigest, const mod
         if (session)
             session->libraryWatch()->checkNow();
     };
-    model::LibraryPublisher publisher(session->client(), session->profile().libraryOwner(), allowance);
+    model::LibraryPublisher publisher = session->publisher(allowance);
     publisher.requireReviewed(reviewedDigest);
     publisher.publish(model::operatorIdentity(QStringLiteral("sluice")), this, finished,
                       [this](const NodeLibrary &node) { m_model->setNodeResult(node); });

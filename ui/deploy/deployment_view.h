@@ -21,9 +21,10 @@ namespace sluice::ui {
 class DeploymentView : public QWidget {
     Q_OBJECT
 public:
-    explicit DeploymentView(QWidget *parent = nullptr);
+    // `session` is the connection it shows for its whole life (none: not connected); the window builds the
+    // views anew for another.
+    explicit DeploymentView(model::ConnectionSession *session, QWidget *parent = nullptr);
 
-    void setSession(model::ConnectionSession *session);
     model::DeploymentModel *deploymentModel() const { return m_model; }
 
     void refresh();
@@ -34,6 +35,7 @@ Q_SIGNALS:
     void published();
 
 private:
+    void followSession(model::ConnectionSession *session);
     // Reads what a publish would change, then shows it for review (`then` on the preview read).
     void review(std::function<void(const model::PublishPreview &)> then);
     // Publishes exactly the reviewed library (its digest). A publish the publisher refuses (no policy

@@ -64,7 +64,7 @@ QDoubleSpinBox *rateBox(QWidget *parent, const char *name, double value, const Q
 
 } // namespace
 
-FireView::FireView(QWidget *parent)
+FireView::FireView(model::ConnectionSession *session, QWidget *parent)
     : QWidget(parent)
 {
     m_first = new FireTargetPicker(QStringLiteral("fireTarget"), false, this);
@@ -222,15 +222,19 @@ FireView::FireView(QWidget *parent)
         connect(picker, &FireTargetPicker::changed, this, [this] { showError({}); });
     showShapeFields();
     updateActions();
+    if (session)
+        followSession(session);
 }
 
-void FireView::setSession(model::ConnectionSession *session)
+void FireView::followSession(model::ConnectionSession *session)
 {
-    // A run belongs to the connection it started on.
-    delete m_engine;
-    m_engine = nullptr;
     m_session = session;
-    m_policiesLoaded = false;
+    // The policies are read when the tab is shown, and again once the connection is up: a tab in front
+    // when the session starts asks before the connection can answer.
+    connect(session, &model::ConnectionSession::ready, this, [this] {
+        if (isVisible())
+            loadPolicies();
+    });
     if (isVisible())
         loadPolicies();
     updateActions();
@@ -246,7 +250,7 @@ void FireView::loadPolicies()
 {
     if (!m_session)
         return;
-    const model::PolicyStore store(m_session->client(), m_session->profile().ns);
+    const model::PolicyStore store = m_session->policyStore();
     store.list(this, [this](const model::PolicyStore::ListResult &result) {
         if (result.failure) {
             showError(tr("The stored policies could not be read: %1").arg(result.failure->message));
@@ -324,8 +328,7 @@ void FireView::startEngine(const model::FirePlan &plan)
     m_engine = new model::FireEngine(this);
     connect(m_engine, &model::FireEngine::updated, this, &FireView::showProgress);
     connect(m_engine, &model::FireEngine::finished, this, &FireView::showFinished);
-    const model::ConnectionProfile &profile = m_session->profile();
-    if (const auto refused = m_engine->start(plan, m_session->client()->options(), profile.ns, profile.readOnly)) {
+    if (const auto refused = m_session->startFire(m_engine, plan)) {
         showError(refused->message);
         updateActions();
         return;

@@ -31,9 +31,10 @@ class TimeSeriesChart;
 class FireView : public QWidget {
     Q_OBJECT
 public:
-    explicit FireView(QWidget *parent = nullptr);
+    // `session` is the connection it shows for its whole life (none: not connected); the window builds the
+    // views anew for another.
+    explicit FireView(model::ConnectionSession *session, QWidget *parent = nullptr);
 
-    void setSession(model::ConnectionSession *session);
     // The plan the form describes (targets included); its problems say what is wrong with it.
     model::FirePlan plan() const;
     // Starts a run as the form says; false (and why, shown) when it cannot.
@@ -52,6 +53,7 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
+    void followSession(model::ConnectionSession *session);
     void loadPolicies();
     void showShapeFields();
     void startEngine(const model::FirePlan &plan);

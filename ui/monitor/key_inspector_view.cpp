@@ -24,7 +24,7 @@ namespace sluice::ui {
 
 using model::KeyInspectorModel;
 
-KeyInspectorView::KeyInspectorView(QWidget *parent)
+KeyInspectorView::KeyInspectorView(model::ConnectionSession *session, QWidget *parent)
     : QWidget(parent)
 {
     m_policy = new QComboBox(this);
@@ -108,14 +108,14 @@ KeyInspectorView::KeyInspectorView(QWidget *parent)
             m_model->rereadAll();
     });
     updateActions();
+    if (session)
+        followSession(session);
 }
 
-void KeyInspectorView::setSession(model::ConnectionSession *session)
+void KeyInspectorView::followSession(model::ConnectionSession *session)
 {
     m_session = session;
-    KeyInspectorModel *previousModel = m_model;
-    QItemSelectionModel *oldSelection = m_table->selectionModel(); // setModel leaves it to us
-    m_model = new KeyInspectorModel(session->client(), session->profile().libraryOwner(), this);
+    m_model = session->inspectKeys(this);
     // Sortable by every column (numbers as numbers); in scan order until a heading is clicked.
     auto *sorted = new QSortFilterProxyModel(m_model);
     sorted->setSourceModel(m_model);
@@ -123,8 +123,6 @@ void KeyInspectorView::setSession(model::ConnectionSession *session)
     m_table->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
     m_table->setModel(sorted);
     m_table->setSortingEnabled(true);
-    delete oldSelection;
-    delete previousModel;
     setColumnWidths(m_table, KeyInspectorModel::Subject,
                     {{KeyInspectorModel::PolicyColumn, QStringLiteral("login-attempts")},
                      {KeyInspectorModel::Algorithm, QStringLiteral("sliding_window")},
@@ -143,7 +141,6 @@ void KeyInspectorView::setSession(model::ConnectionSession *session)
         if (!m_browsed && isVisible())
             scan();
     });
-    m_browsed = false;
     m_status->setText(tr("Press Scan to browse the buckets."));
     updateActions();
 }
@@ -256,7 +253,7 @@ void KeyInspectorView::resetSelected()
         if (!session)
             return;
         m_status->setText(tr("Resetting the bucket of \u201c%1\u201d\u2026").arg(subject));
-        model::resetBucket(session->client(), session->profile().libraryOwner(), bucket.policy, bucket.subject,
+        session->resetBucket(bucket.policy, bucket.subject,
                            model::operatorIdentity(QStringLiteral("sluice")), this,
                            [this, bucket, subject](const std::optional<model::Failure> &failure) {
             if (failure) {

@@ -21,9 +21,10 @@ namespace sluice::ui {
 class KeyInspectorView : public QWidget {
     Q_OBJECT
 public:
-    explicit KeyInspectorView(QWidget *parent = nullptr);
+    // `session` is the connection it shows for its whole life (none: not connected); the window builds the
+    // views anew for another.
+    explicit KeyInspectorView(model::ConnectionSession *session, QWidget *parent = nullptr);
 
-    void setSession(model::ConnectionSession *session);
     // Browses with the form's filter; false (and why, shown) when the filter is refused.
     bool scan();
     model::KeyInspectorModel *model() const { return m_model; }
@@ -39,6 +40,7 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
+    void followSession(model::ConnectionSession *session);
     void updatePolicies(const model::RateSample &sample);
     void updateStatus();
     void updateActions();

@@ -67,7 +67,7 @@ QTableWidgetItem *cell(const QString &text, bool number = true)
 
 } // namespace
 
-KeyWatchView::KeyWatchView(QWidget *parent)
+KeyWatchView::KeyWatchView(model::ConnectionSession *session, QWidget *parent)
     : QWidget(parent)
 {
     m_source = new QComboBox(this);
@@ -165,13 +165,14 @@ KeyWatchView::KeyWatchView(QWidget *parent)
         if (m_watch && selectedId() > 0)
             m_watch->remove(selectedId());
     });
+    if (session)
+        followSession(session);
 }
 
-void KeyWatchView::setSession(model::ConnectionSession *session)
+void KeyWatchView::followSession(model::ConnectionSession *session)
 {
     m_session = session;
-    delete m_watch;
-    m_watch = new model::KeyWatch(session->client(), session->profile().libraryOwner(), this);
+    m_watch = session->watchKeys(this);
     m_watch->setIntervalMs(session->rates()->intervalMs());
     connect(m_watch, &model::KeyWatch::keysChanged, this, &KeyWatchView::rebuildTable);
     connect(m_watch, &model::KeyWatch::roundDone, this, [this] {

@@ -23,9 +23,10 @@ class TimeSeriesChart;
 class KeyWatchView : public QWidget {
     Q_OBJECT
 public:
-    explicit KeyWatchView(QWidget *parent = nullptr);
+    // `session` is the connection it shows for its whole life (none: not connected); the window builds the
+    // views anew for another.
+    explicit KeyWatchView(model::ConnectionSession *session, QWidget *parent = nullptr);
 
-    void setSession(model::ConnectionSession *session);
     model::KeyWatch *watch() const { return m_watch; }
     // Adds a policy's subject to the list and selects it; false (and the reason shown) if refused.
     bool watchSubject(const QString &policy, const QByteArray &subject);
@@ -43,6 +44,7 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
+    void followSession(model::ConnectionSession *session);
     void addFromForm();
     void showParameterField(); // for a seed layout
     void updatePolicies(const model::RateSample &sample);

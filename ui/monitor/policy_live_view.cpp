@@ -60,7 +60,7 @@ void selectData(QComboBox *box, qint64 value)
 
 } // namespace
 
-PolicyLiveView::PolicyLiveView(QWidget *parent)
+PolicyLiveView::PolicyLiveView(model::ConnectionSession *session, QWidget *parent)
     : QWidget(parent)
 {
     m_policy = new QComboBox(this);
@@ -233,13 +233,14 @@ PolicyLiveView::PolicyLiveView(QWidget *parent)
             Q_EMIT watchRequested(policy(), m_top->item(selected.first()->row(), 0)->data(Qt::UserRole).toByteArray());
     });
     showState(tr("Not connected."));
+    if (session)
+        followSession(session);
 }
 
-void PolicyLiveView::setSession(model::ConnectionSession *session)
+void PolicyLiveView::followSession(model::ConnectionSession *session)
 {
     m_session = session;
-    delete m_poller;
-    m_poller = new model::TopRejectedPoller(session->client(), session->profile().libraryOwner(), 2000, this);
+    m_poller = session->pollTopRejected(2000, this);
     connect(m_poller, &model::TopRejectedPoller::updated, this, &PolicyLiveView::showTop);
     m_poller->setPolicy(policy());
     if (isVisible())
@@ -477,7 +478,7 @@ void PolicyLiveView::showTopList()
     m_topNote->setText(note);
     m_top->setRowCount(int(subjects.size()));
     // Which primary decided matters only when there are several.
-    m_top->setColumnHidden(2, !m_session || m_session->client()->primaries().size() < 2);
+    m_top->setColumnHidden(2, !m_session || m_session->primaries().size() < 2);
     const QLocale locale;
     for (int row = 0; row < subjects.size(); ++row) {
         const model::RejectedSubject &subject = subjects.at(row);

@@ -24,9 +24,10 @@ class TimeSeriesChart;
 class PolicyLiveView : public QWidget {
     Q_OBJECT
 public:
-    explicit PolicyLiveView(QWidget *parent = nullptr);
+    // `session` is the connection it shows for its whole life (none: not connected); the window builds the
+    // views anew for another.
+    explicit PolicyLiveView(model::ConnectionSession *session, QWidget *parent = nullptr);
 
-    void setSession(model::ConnectionSession *session);
     void showPolicy(const QString &policy);
     QString policy() const;
     QString stateText() const;
@@ -52,6 +53,7 @@ protected:
     void hideEvent(QHideEvent *event) override;
 
 private:
+    void followSession(model::ConnectionSession *session);
     void showState(const QString &text);
     void showShadowBadge();
     void showDefinition();

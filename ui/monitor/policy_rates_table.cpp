@@ -60,7 +60,7 @@ protected:
 
 } // namespace
 
-PolicyRatesTable::PolicyRatesTable(QWidget *parent)
+PolicyRatesTable::PolicyRatesTable(model::ConnectionSession *session, QWidget *parent)
     : QWidget(parent)
 {
     auto *title = new QLabel(tr("<b>Policies, live</b>"), this);
@@ -119,14 +119,13 @@ PolicyRatesTable::PolicyRatesTable(QWidget *parent)
     layout->addWidget(m_status);
     layout->addWidget(m_view, 1);
     m_clock.start();
+    if (session)
+        followSession(session);
 }
 
-void PolicyRatesTable::setSession(model::ConnectionSession *session)
+void PolicyRatesTable::followSession(model::ConnectionSession *session)
 {
     m_session = session;
-    delete m_ranked;
-    delete m_model;
-    m_sent.clear();
     m_model = new PolicyRatesModel(session->rates(), this);
     m_ranked = new RankedPolicies(this);
     m_ranked->setSourceModel(m_model);
@@ -134,7 +133,7 @@ void PolicyRatesTable::setSession(model::ConnectionSession *session)
     m_ranked->setDynamicSortFilter(true);
     m_view->setModel(m_ranked);
     m_model->setTopSubjects(
-        new model::TopSubjects(session->client(), session->profile().libraryOwner(), session->rates(), m_model));
+        session->topSubjects(m_model));
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &PolicyRatesTable::updateActions);
     connect(m_model, &QAbstractItemModel::dataChanged, this, &PolicyRatesTable::updateActions);
     updateActions();
@@ -230,7 +229,7 @@ void PolicyRatesTable::showLoad()
     if (!m_session)
         return;
     const qint64 now = m_clock.elapsed();
-    m_sent.emplace_back(now, m_session->client()->commandsSent());
+    m_sent.emplace_back(now, m_session->commandsSent());
     while (m_sent.size() > 2 && m_sent.front().first < now - loadWindowMs)
         m_sent.pop_front();
     if (m_sent.size() < 2 || now == m_sent.front().first)

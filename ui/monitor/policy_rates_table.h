@@ -28,9 +28,10 @@ namespace sluice::ui {
 class PolicyRatesTable : public QWidget {
     Q_OBJECT
 public:
-    explicit PolicyRatesTable(QWidget *parent = nullptr);
+    // `session` is the connection it shows for its whole life (none: not connected); the window builds the
+    // views anew for another.
+    explicit PolicyRatesTable(model::ConnectionSession *session, QWidget *parent = nullptr);
 
-    void setSession(model::ConnectionSession *session);
     QTableView *view() const { return m_view; }
     QString statusText() const;
     QString loadText() const;
@@ -44,6 +45,7 @@ Q_SIGNALS:
     void watchRequested(const QString &policy, const QByteArray &subject);
 
 private:
+    void followSession(model::ConnectionSession *session);
     void takeSample(const model::RateSample &sample);
     void showLoad();
     void showTotals(const model::RateSample &sample);

@@ -19,7 +19,7 @@ void commitPolicyChanges(QWidget *parent, model::ConnectionSession *session, con
     guardWrite(parent, session->profile(), what, [parent, guarded, changes, done, expectedNames] {
         if (!guarded)
             return;
-        model::PolicyStore(guarded->client(), guarded->profile().ns)
+        guarded->policyStore()
             .commit(changes, model::operatorIdentity(QStringLiteral("sluice")), parent, done, expectedNames);
     });
 }

@@ -477,7 +477,7 @@ void PolicyEditor::showConflict(const Policy &mine)
         return;
     // What is stored now under the name the save was based on (or, for a new one, under its name).
     const QString storedName = m_base ? m_base->name : mine.name;
-    model::PolicyStore(m_session->client(), m_session->profile().ns)
+    m_session->policyStore()
         .read(storedName, this, [this, mine](const model::PolicyStore::ReadResult &stored) {
             if (stored.failure) {
                 setSaveError(

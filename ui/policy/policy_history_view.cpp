@@ -35,7 +35,7 @@ const std::optional<model::Policy> &entryVersion(const model::AuditEntry &entry)
 
 } // namespace
 
-PolicyHistoryView::PolicyHistoryView(QWidget *parent)
+PolicyHistoryView::PolicyHistoryView(model::ConnectionSession *session, QWidget *parent)
     : QWidget(parent)
     , m_model(new model::AuditModel(this))
 {
@@ -91,14 +91,14 @@ PolicyHistoryView::PolicyHistoryView(QWidget *parent)
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &PolicyHistoryView::updateActions);
     connect(m_model, &QAbstractItemModel::modelReset, this, &PolicyHistoryView::updateActions);
     updateActions();
+    if (session)
+        followSession(session);
 }
 
-void PolicyHistoryView::setSession(model::ConnectionSession *session)
+void PolicyHistoryView::followSession(model::ConnectionSession *session)
 {
     m_session = session;
-    m_model->setEntries({});
-    delete m_follower;
-    m_follower = new model::AuditFollower(session->client(), session->profile().ns, followIntervalMs, this);
+    m_follower = session->followAudit(followIntervalMs, this);
     connect(m_follower, &model::AuditFollower::newestChanged, this, &PolicyHistoryView::refresh);
     if (isVisible())
         m_follower->start();
@@ -138,7 +138,7 @@ void PolicyHistoryView::refresh()
         return;
     m_status->setText(tr("Reading the audit log\u2026"));
     const QString policy = m_policy;
-    model::AuditLog(m_session->client(), m_session->profile().ns)
+    m_session->auditLog()
         .read(policy, shownEntries, this, [this, policy](const model::AuditLog::ReadResult &read) {
             if (policy != m_policy)
                 return; // another policy was asked for meanwhile
@@ -237,7 +237,7 @@ void PolicyHistoryView::rollBackSelected()
     if (!m_session || rows.size() != 1 || !m_model->entry(rows.first()).after)
         return;
     const model::AuditEntry entry = m_model->entry(rows.first());
-    model::PolicyStore(m_session->client(), m_session->profile().ns)
+    m_session->policyStore()
         .read(entry.policy, this, [this, entry](const model::PolicyStore::ReadResult &stored) {
             if (stored.failure) {
                 m_status->setText(tr("Cannot read \u201c%1\u201d: %2").arg(entry.policy, stored.failure->message));

@@ -21,9 +21,10 @@ namespace sluice::ui {
 class PolicyHistoryView : public QWidget {
     Q_OBJECT
 public:
-    explicit PolicyHistoryView(QWidget *parent = nullptr);
+    // `session` is the connection it shows for its whole life (none: not connected); the window builds the
+    // views anew for another.
+    explicit PolicyHistoryView(model::ConnectionSession *session, QWidget *parent = nullptr);
 
-    void setSession(model::ConnectionSession *session);
     // Shows one policy's history (every entry when empty) and rereads it.
     void showPolicy(const QString &policy);
     void refresh();
@@ -43,6 +44,7 @@ protected:
     void hideEvent(QHideEvent *event) override;
 
 private:
+    void followSession(model::ConnectionSession *session);
     QVector<int> selectedRows() const;
     void updateActions();
 

@@ -125,7 +125,7 @@ void PolicyImportDialog::readStoredAndPlan(const QString &notice)
     m_summary->setText(tr("Comparing with the stored policies\u2026"));
     m_summary->setStyleSheet(QString());
     m_apply->setEnabled(false);
-    model::PolicyStore(m_session->client(), m_session->profile().ns)
+    m_session->policyStore()
         .list(this, [this](const model::PolicyStore::ListResult &listed) {
             if (listed.failure) {
                 showProblems(tr("Cannot compare with the stored policies; nothing will change."),

@@ -35,7 +35,7 @@ constexpr int refreshIntervalMs = 5000;
 
 } // namespace
 
-PolicyPanel::PolicyPanel(QWidget *parent)
+PolicyPanel::PolicyPanel(model::ConnectionSession *session, QWidget *parent)
     : QWidget(parent)
     , m_model(new PolicyListModel(this))
     , m_proxy(new QSortFilterProxyModel(this))
@@ -67,7 +67,6 @@ PolicyPanel::PolicyPanel(QWidget *parent)
     m_publishWarning->setWordWrap(true);
     m_publishWarning->setStyleSheet(bannerStyle(Tone::Warning));
     m_publishWarning->setTextInteractionFlags(Qt::LinksAccessibleByMouse);
-    m_publishWarning->hide();
     connect(m_publishWarning, &QLabel::linkActivated, this, &PolicyPanel::publishRequested);
     layout->addWidget(m_publishWarning);
 
@@ -139,13 +138,13 @@ PolicyPanel::PolicyPanel(QWidget *parent)
             refresh();
     });
     updateActions();
+    if (session)
+        followSession(session);
 }
 
-void PolicyPanel::setSession(model::ConnectionSession *session)
+void PolicyPanel::followSession(model::ConnectionSession *session)
 {
     m_session = session;
-    m_model->setPolicies({});
-    m_model->setPublished({}, false);
     m_publishWarning->hide();
     connect(session->libraryWatch(), &model::LibraryWatch::checked, this, &PolicyPanel::showLibraryReport);
     connect(session, &model::ConnectionSession::ready, this, [this] { refresh(); });
@@ -166,7 +165,7 @@ void PolicyPanel::refresh()
     if (!m_session || m_refreshing)
         return;
     m_refreshing = true;
-    model::PolicyStore(m_session->client(), m_session->profile().ns)
+    m_session->policyStore()
         .list(this, [this](const model::PolicyStore::ListResult &listed) {
             m_refreshing = false;
             if (listed.failure) {

@@ -23,9 +23,10 @@ namespace sluice::ui {
 class PolicyPanel : public QWidget {
     Q_OBJECT
 public:
-    explicit PolicyPanel(QWidget *parent = nullptr);
+    // `session` is the connection it shows for its whole life (none: not connected); the window builds the
+    // views anew for another.
+    explicit PolicyPanel(model::ConnectionSession *session, QWidget *parent = nullptr);
 
-    void setSession(model::ConnectionSession *session);
     void refresh();
 
     model::PolicyListModel *listModel() const { return m_model; }
@@ -50,6 +51,7 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
+    void followSession(model::ConnectionSession *session);
     void showLibraryReport(const model::LibraryWatch::Report &report);
     void updateActions();
     void afterWrite(const QString &select);

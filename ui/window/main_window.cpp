@@ -150,16 +150,17 @@ QAbstractButton *MainWindow::buttonOf(QAction *action) const
 // Every tab starts empty: nothing in it comes from a server until a session reports.
 void MainWindow::createViews()
 {
+    model::ConnectionSession *session = m_session.get();
     m_overview = new ServerOverview(m_tabs);
-    m_rates = new PolicyRatesTable(m_overview);
+    m_rates = new PolicyRatesTable(session, m_overview);
     m_overview->setLiveSection(m_rates);
-    m_live = new PolicyLiveView(m_tabs);
-    m_keyWatch = new KeyWatchView(m_tabs);
-    m_inspector = new KeyInspectorView(m_tabs);
-    m_fire = new FireView(m_tabs);
-    m_policies = new PolicyPanel(m_tabs);
-    m_deployment = new DeploymentView(m_tabs);
-    m_history = new PolicyHistoryView(m_tabs);
+    m_live = new PolicyLiveView(session, m_tabs);
+    m_keyWatch = new KeyWatchView(session, m_tabs);
+    m_inspector = new KeyInspectorView(session, m_tabs);
+    m_fire = new FireView(session, m_tabs);
+    m_policies = new PolicyPanel(session, m_tabs);
+    m_deployment = new DeploymentView(session, m_tabs);
+    m_history = new PolicyHistoryView(session, m_tabs);
     m_tabs->addTab(m_overview, tr("&Overview"));
     m_tabs->addTab(m_live, tr("Liv&e"));
     m_tabs->addTab(m_keyWatch, tr("&Watched keys"));
@@ -192,20 +193,17 @@ void MainWindow::createViews()
 
 // Nothing another server showed may survive a switch: its figures, warnings, hover readouts, lists and
 // choices go with the views that held them, and fresh ones wait for the new server.
-void MainWindow::replaceViews()
+void MainWindow::deleteViews()
 {
-    const int shownTab = m_tabs->currentIndex();
     for (QWidget *view : std::initializer_list<QWidget *>{m_overview, m_live, m_keyWatch, m_inspector, m_fire,
                                                           m_policies, m_deployment, m_history})
         delete view; // its tab goes with it
-    createViews();
-    m_tabs->setCurrentIndex(shownTab);
 }
 
 MainWindow::~MainWindow()
 {
     // The session's last replies may still report to the window: close it while the window is whole.
-    delete m_session;
+    m_session.reset();
 }
 
 void MainWindow::setProfileStorage(QSettings *settings, model::SecretStore *secrets)
@@ -215,13 +213,14 @@ void MainWindow::setProfileStorage(QSettings *settings, model::SecretStore *secr
     m_connectionsAction->setEnabled(settings && secrets);
 }
 
-void MainWindow::setSession(model::ConnectionSession *session)
+void MainWindow::setSession(std::unique_ptr<model::ConnectionSession> owned)
 {
-    if (m_session)
-        replaceViews(); // while the old session is whole: the views let go of it
-    delete m_session;
-    m_session = session;
-    session->setParent(this);
+    const int shownTab = m_tabs->currentIndex();
+    deleteViews(); // while the old session is whole: they let go of it first
+    m_session = std::move(owned);
+    model::ConnectionSession *session = m_session.get();
+    createViews();
+    m_tabs->setCurrentIndex(shownTab);
     setMonitor(session->monitor());
     const model::ConnectionProfile &profile = session->profile();
     QStringList badges{session->label()};
@@ -236,23 +235,15 @@ void MainWindow::setSession(model::ConnectionSession *session)
     m_driftBanner->hide();
     connect(session->libraryWatch(), &model::LibraryWatch::checked, this, &MainWindow::showLibraryReport);
     connect(session, &model::ConnectionSession::nodesChanged, this, &MainWindow::showNodeStates);
-    m_rates->setSession(session);
-    m_live->setSession(session);
-    m_keyWatch->setSession(session);
-    m_inspector->setSession(session);
-    m_fire->setSession(session);
-    m_policies->setSession(session);
-    m_deployment->setSession(session);
-    m_history->setSession(session);
     session->start();
 }
 
-void MainWindow::openProfileSession(const model::ConnectionProfile &profile, const model::ConnectionOptions &resolved)
+void MainWindow::openProfileSession(const model::ConnectionProfile &profile, const model::ConnectionSecrets &secrets)
 {
-    auto *session = new model::ConnectionSession(profile, resolved);
+    auto session = std::make_unique<model::ConnectionSession>(profile, secrets);
     if (!m_rateHistoryDirectory.isEmpty())
         session->keepRateHistory(m_rateHistoryDirectory);
-    setSession(session);
+    setSession(std::move(session));
     if (m_settings)
         model::ProfileSettings(m_settings).setLastUsed(profile.name); // what the next start opens
 }

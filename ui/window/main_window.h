@@ -10,6 +10,7 @@
 #include <QPointer>
 
 #include <functional>
+#include <memory>
 
 class QAbstractButton;
 class QLabel;
@@ -37,14 +38,15 @@ public:
 
     // Where connection profiles and their secrets live; without it there is no connection manager.
     void setProfileStorage(QSettings *settings, model::SecretStore *secrets);
-    // Takes the session over (and closes the previous one); the window shows its profile, state and drift.
-    void setSession(model::ConnectionSession *session);
-    model::ConnectionSession *session() const { return m_session; }
+    // Takes the session over (and closes the previous one, after the views that showed it); the window shows
+    // its profile, state and drift, in views built anew for it.
+    void setSession(std::unique_ptr<model::ConnectionSession> session);
+    model::ConnectionSession *session() const { return m_session.get(); }
     // Where sessions on saved profiles keep their rate history between runs (none when empty: the
     // sandbox and --url connections keep none).
     void setRateHistoryDirectory(const QString &directory) { m_rateHistoryDirectory = directory; }
     // A session on a saved profile, keeping its rate history; the window takes it over.
-    void openProfileSession(const model::ConnectionProfile &profile, const model::ConnectionOptions &resolved);
+    void openProfileSession(const model::ConnectionProfile &profile, const model::ConnectionSecrets &secrets);
     // The window works before it has a server (the sandbox may still be starting).
     void setMonitor(model::ServerMonitor *monitor);
     void showStartupMessage(const QString &message, bool isError);
@@ -65,7 +67,7 @@ public:
 
 private:
     void createViews();
-    void replaceViews();
+    void deleteViews();
     void showHealth(model::ServerMonitor::Health health, const QString &problem);
     void showStatus(const model::ServerStatus &status);
     void showNodeStates();
@@ -86,7 +88,7 @@ private:
     DeploymentView *m_deployment = nullptr;
     PolicyHistoryView *m_history = nullptr;
     QPointer<model::ServerMonitor> m_monitor; // may go with the session that owned it
-    model::ConnectionSession *m_session = nullptr;
+    std::unique_ptr<model::ConnectionSession> m_session;
     QSettings *m_settings = nullptr;
     model::SecretStore *m_secrets = nullptr;
     QString m_rateHistoryDirectory;
