@@ -604,13 +604,15 @@ private Q_SLOTS:
         // F5 presses the Refresh of the tab in front, and is off where there is nothing to read again.
         auto *tabs = test::child<QTabWidget>(window.get(), "mainTabs");
         auto *refresh = window->findChild<QAction *>(QStringLiteral("refreshAction"));
-        for (QWidget *tab :
-             {static_cast<QWidget *>(window->keyInspector()), static_cast<QWidget *>(window->deploymentView()),
-              static_cast<QWidget *>(window->historyView())}) {
+        const std::pair<QWidget *, QAction *> tabRefreshes[] = {
+            {window->keyInspector(), window->keyInspector()->refreshAction()},
+            {window->deploymentView(), window->deploymentView()->refreshAction()},
+            {window->historyView(), window->historyView()->refreshAction()}};
+        for (const auto &[tab, tabRefresh] : tabRefreshes) {
             tabs->setCurrentWidget(tab);
             auto *button = test::child<QPushButton>(tab, "refreshButton");
             QTRY_VERIFY(button->isEnabled() && refresh->isEnabled());
-            QSignalSpy pressed(button, &QAbstractButton::clicked);
+            QSignalSpy pressed(tabRefresh, &QAction::triggered);
             QTest::keyClick(window.get(), Qt::Key_F5);
             QTRY_COMPARE(pressed.count(), 1);
         }
@@ -620,7 +622,7 @@ private Q_SLOTS:
         // Dry run from the Limiter menu: the Deployment tab in front, its review open.
         auto *dryRun = window->findChild<QAction *>(QStringLiteral("dryRunAction"));
         QTRY_VERIFY(test::child<QPushButton>(window->deploymentView(), "dryRunButton")->isEnabled());
-        Q_EMIT qobject_cast<QMenu *>(dryRun->parent())->aboutToShow();
+        QCOMPARE(dryRun, window->deploymentView()->dryRunAction()); // the menu entry is the button's own command
         QVERIFY(dryRun->isEnabled());
         dryRun->trigger();
         QDialog *review = nullptr;
@@ -634,7 +636,6 @@ private Q_SLOTS:
             QTRY_VERIFY(test::child<QPushButton>(window->policyPanel(),
                                                  QByteArray(name).replace("Action", "Button").constData())
                             ->isEnabled());
-            Q_EMIT qobject_cast<QMenu *>(action->parent())->aboutToShow();
             QVERIFY2(action->isEnabled(), name);
             bool asked = false;
             QTimer answer;
@@ -650,6 +651,21 @@ private Q_SLOTS:
             QVERIFY2(asked, name);
             QCOMPARE(tabs->currentWidget(), static_cast<QWidget *>(window->policyPanel()));
         }
+
+        // After a connection switch the menus hold the new views' commands, once each, in the same places.
+        const auto entries = [&window] {
+            QStringList found;
+            for (const QAction *title : window->menuBar()->actions())
+                for (const QAction *entry : title->menu()->actions())
+                    found << (entry->isSeparator() ? QStringLiteral("-") : entry->objectName());
+            return found;
+        };
+        const QStringList before = entries();
+        window->setSession(std::make_unique<model::ConnectionSession>(profileFor(ns), profileFor(ns).options));
+        QCOMPARE(entries(), before);
+        auto *fileMenu = window->menuBar()->actions().constFirst()->menu();
+        QVERIFY(fileMenu->actions().contains(window->policyPanel()->importAction()));
+        QVERIFY(window->findChild<QAction *>(QStringLiteral("dryRunAction")) == window->deploymentView()->dryRunAction());
     }
 
     // The Overview row alone says who is limited, by which limit and why: the policy's limit in words

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/widgets/banner.h"
 #include "ui/deploy/deployment_view.h"
 
 #include "model/format/units.h"
@@ -8,6 +9,8 @@
 #include "ui/widgets/tone_delegate.h"
 #include "ui/connection/write_guard.h"
 
+#include "ui/widgets/action_button.h"
+#include <QAction>
 #include <QDateTime>
 #include <QDialog>
 #include <QHBoxLayout>
@@ -43,12 +46,14 @@ DeploymentView::DeploymentView(model::ConnectionSession *session, QWidget *paren
     m_refresh = addButton(tr("Refresh"), "refreshButton");
     m_dryRun = addButton(tr("Dry run\u2026"), "dryRunButton");
     m_publish = addButton(tr("Publish\u2026"), "deploymentPublishButton");
+    m_refreshAction = new QAction(tr("Refresh"), this);
+    pressesAction(m_refresh, m_refreshAction);
+    m_dryRunAction = new QAction(tr("&Dry run\u2026"), this);
+    m_dryRunAction->setObjectName(QStringLiteral("dryRunAction"));
+    pressesAction(m_dryRun, m_dryRunAction);
     layout->addLayout(header);
 
-    m_warning = new QLabel(this);
-    m_warning->setObjectName(QStringLiteral("deploymentWarning"));
-    m_warning->setWordWrap(true);
-    m_warning->setStyleSheet(bannerStyle(Tone::Warning));
+    m_warning = new Banner(Tone::Warning, QStringLiteral("deploymentWarning"), this);
     m_warning->hide();
     layout->addWidget(m_warning);
 
@@ -74,8 +79,11 @@ DeploymentView::DeploymentView(model::ConnectionSession *session, QWidget *paren
     m_status->setWordWrap(true);
     layout->addWidget(m_status);
 
-    connect(m_refresh, &QPushButton::clicked, this, &DeploymentView::refresh);
-    connect(m_dryRun, &QPushButton::clicked, this, &DeploymentView::dryRun);
+    connect(m_refreshAction, &QAction::triggered, this, &DeploymentView::refresh);
+    connect(m_dryRunAction, &QAction::triggered, this, [this] {
+        showPage(this);
+        dryRun();
+    });
     connect(m_publish, &QPushButton::clicked, this, &DeploymentView::publish);
     updateActions();
     if (session)
@@ -99,8 +107,8 @@ void DeploymentView::updateActions()
 {
     const bool connected = m_session;
     const bool writable = connected && !m_session->profile().readOnly;
-    m_refresh->setEnabled(connected && !m_publishing);
-    m_dryRun->setEnabled(connected);
+    m_refreshAction->setEnabled(connected && !m_publishing);
+    m_dryRunAction->setEnabled(connected);
     m_publish->setEnabled(writable && !m_publishing);
     m_publish->setToolTip(connected && !writable ? tr("This connection is read-only.") : QString());
 }

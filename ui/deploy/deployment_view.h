@@ -9,6 +9,7 @@
 #include <QWidget>
 
 class QLabel;
+class QAction;
 class QPushButton;
 class QTableView;
 
@@ -30,6 +31,9 @@ public:
     void refresh();
     void publish();
     void dryRun();
+    // Refresh (the window's F5 when this tab is in front) and Dry run (also in the Limiter menu).
+    QAction *refreshAction() const { return m_refreshAction; }
+    QAction *dryRunAction() const { return m_dryRunAction; }
 
 Q_SIGNALS:
     void published();
@@ -51,6 +55,7 @@ private:
     QTableView *m_table;
     QLabel *m_status;
     QPushButton *m_refresh, *m_dryRun, *m_publish;
+    QAction *m_refreshAction, *m_dryRunAction;
     bool m_publishing = false;
 };
 

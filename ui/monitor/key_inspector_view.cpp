@@ -8,6 +8,8 @@
 #include "ui/widgets/state_palette.h"
 #include "ui/connection/write_guard.h"
 
+#include "ui/widgets/action_button.h"
+#include <QAction>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -76,6 +78,8 @@ KeyInspectorView::KeyInspectorView(model::ConnectionSession *session, QWidget *p
     m_refresh = new QPushButton(tr("Refresh"), this);
     m_refresh->setObjectName(QStringLiteral("refreshButton"));
     m_refresh->setToolTip(tr("Read every bucket shown again (F5, View → Refresh)."));
+    m_refreshAction = new QAction(tr("Refresh"), this);
+    pressesAction(m_refresh, m_refreshAction);
     auto *footer = new QHBoxLayout;
     footer->addWidget(m_status, 1);
     footer->addWidget(m_refresh);
@@ -103,7 +107,7 @@ KeyInspectorView::KeyInspectorView(model::ConnectionSession *session, QWidget *p
             Q_EMIT watchRequested(m_model->bucket(row).bucket.policy, m_model->bucket(row).bucket.subject);
     });
     connect(m_reset, &QPushButton::clicked, this, &KeyInspectorView::resetSelected);
-    connect(m_refresh, &QPushButton::clicked, this, [this] {
+    connect(m_refreshAction, &QAction::triggered, this, [this] {
         if (m_model)
             m_model->rereadAll();
     });

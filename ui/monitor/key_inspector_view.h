@@ -10,6 +10,7 @@
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QAction;
 class QPushButton;
 class QTableView;
 
@@ -24,6 +25,8 @@ public:
     // `session` is the connection it shows for its whole life (none: not connected); the window builds the
     // views anew for another.
     explicit KeyInspectorView(model::ConnectionSession *session, QWidget *parent = nullptr);
+    // Reads every bucket shown again (the window's F5 when this tab is in front).
+    QAction *refreshAction() const { return m_refreshAction; }
 
     // Browses with the form's filter; false (and why, shown) when the filter is refused.
     bool scan();
@@ -62,6 +65,7 @@ private:
     QPushButton *m_watch;
     QPushButton *m_reset;
     QPushButton *m_refresh;
+    QAction *m_refreshAction;
 };
 
 } // namespace sluice::ui

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/widgets/banner.h"
 #include "ui/monitor/policy_live_view.h"
 
 #include "model/format/units.h"
@@ -126,12 +127,9 @@ PolicyLiveView::PolicyLiveView(model::ConnectionSession *session, QWidget *paren
     m_state->setObjectName(QStringLiteral("liveState"));
     m_state->setWordWrap(true);
 
-    m_shadowBadge = new QLabel(tr("<b>Shadow \u2013 would reject</b>: this policy lets every call through; its "
-                                  "rejected/s and most rejected subjects are the calls it would reject."),
-                               this);
-    m_shadowBadge->setObjectName(QStringLiteral("liveShadowBadge"));
-    m_shadowBadge->setWordWrap(true);
-    m_shadowBadge->setStyleSheet(bannerStyle(Tone::Info));
+    m_shadowBadge = new Banner(Tone::Info, QStringLiteral("liveShadowBadge"), this);
+    m_shadowBadge->setText(tr("<b>Shadow \u2013 would reject</b>: this policy lets every call through; its "
+                              "rejected/s and most rejected subjects are the calls it would reject."));
     m_shadowBadge->hide();
 
     m_definition = new QLabel(this);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/widgets/banner.h"
 #include "ui/monitor/server_overview.h"
 #include "ui/widgets/state_palette.h"
 
@@ -28,9 +29,7 @@ QString placeholder()
 ServerOverview::ServerOverview(QWidget *parent)
     : QWidget(parent)
 {
-    m_banner = new QLabel(this);
-    m_banner->setObjectName(QStringLiteral("connectionBanner"));
-    m_banner->setWordWrap(true);
+    m_banner = new Banner(Tone::Info, QStringLiteral("connectionBanner"), this);
     m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_banner->setContentsMargins(10, 8, 10, 8);
 
@@ -124,7 +123,7 @@ QString ServerOverview::bannerText() const
 void ServerOverview::setBanner(const QString &text, Tone tone)
 {
     m_banner->setText(text);
-    m_banner->setStyleSheet(bannerStyle(tone) + QStringLiteral(" border:1px solid %1;").arg(toneColor(tone).name()));
+    m_banner->setTone(tone);
 }
 
 void ServerOverview::showHealth(ServerMonitor::Health health, const QString &problem)

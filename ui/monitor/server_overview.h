@@ -13,6 +13,8 @@ class QVBoxLayout;
 
 namespace sluice::ui {
 
+class Banner;
+
 // The server page: where Sluice is connected, whether it can reach the server, and what the server
 // reports about itself (version, mode, load, memory, persistence).
 class ServerOverview : public QWidget {
@@ -36,7 +38,7 @@ private:
 
     QPointer<model::ServerMonitor> m_monitor; // may go with the session that owned it
     QVBoxLayout *m_layout = nullptr;
-    QLabel *m_banner = nullptr;
+    Banner *m_banner = nullptr;
     QLabel *m_address = nullptr;
     QLabel *m_version = nullptr;
     QLabel *m_mode = nullptr;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/widgets/banner.h"
 #include "ui/policy/policy_editor.h"
 #include "ui/widgets/state_palette.h"
 
@@ -200,16 +201,12 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
     m_typicalCost->setToolTip(tr("Not stored: the cost callers usually pass, for the warnings below."));
     form->addRow(tr("Typical cost"), m_typicalCost);
 
-    m_summary = named(new QLabel(this), "policySummary");
-    m_summary->setWordWrap(true);
-    m_summary->setStyleSheet(bannerStyle(Tone::Info));
+    m_summary = new Banner(Tone::Info, QStringLiteral("policySummary"), this);
     layout->addWidget(m_summary);
 
     auto *lintRow = new QHBoxLayout;
-    m_lint = named(new QLabel(this), "lintWarnings");
-    m_lint->setWordWrap(true);
+    m_lint = new Banner(Tone::Warning, QStringLiteral("lintWarnings"), this);
     m_lint->setTextFormat(Qt::RichText);
-    m_lint->setStyleSheet(bannerStyle(Tone::Warning));
     m_useSlidingWindow = named(new QPushButton(tr("Use a sliding window"), this), "useSlidingWindowButton");
     connect(m_useSlidingWindow, &QPushButton::clicked, this, [this] {
         m_algorithm->setCurrentIndex(m_algorithm->findData(static_cast<int>(Algorithm::SlidingWindow)));

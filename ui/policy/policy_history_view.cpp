@@ -6,6 +6,8 @@
 #include "ui/policy/policy_commit.h"
 #include "ui/policy/policy_diff_dialog.h"
 
+#include "ui/widgets/action_button.h"
+#include <QAction>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -54,6 +56,8 @@ PolicyHistoryView::PolicyHistoryView(model::ConnectionSession *session, QWidget 
     m_refresh = new QPushButton(tr("Refresh"), this);
     m_refresh->setObjectName(QStringLiteral("refreshButton"));
     toolbar->addWidget(m_refresh);
+    m_refreshAction = new QAction(tr("Refresh"), this);
+    pressesAction(m_refresh, m_refreshAction);
     toolbar->addStretch();
     m_compare = new QPushButton(tr("Compare\u2026"), this);
     m_compare->setObjectName(QStringLiteral("compareButton"));
@@ -85,7 +89,7 @@ PolicyHistoryView::PolicyHistoryView(model::ConnectionSession *session, QWidget 
             [this] { showPolicy(m_policyFilter->currentText().trimmed()); });
     connect(m_policyFilter, &QComboBox::activated, this,
             [this] { showPolicy(m_policyFilter->currentText().trimmed()); });
-    connect(m_refresh, &QPushButton::clicked, this, &PolicyHistoryView::refresh);
+    connect(m_refreshAction, &QAction::triggered, this, &PolicyHistoryView::refresh);
     connect(m_compare, &QPushButton::clicked, this, &PolicyHistoryView::compareSelected);
     connect(m_rollback, &QPushButton::clicked, this, &PolicyHistoryView::rollBackSelected);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &PolicyHistoryView::updateActions);

@@ -10,6 +10,7 @@
 
 class QComboBox;
 class QLabel;
+class QAction;
 class QPushButton;
 class QTableView;
 
@@ -24,6 +25,8 @@ public:
     // `session` is the connection it shows for its whole life (none: not connected); the window builds the
     // views anew for another.
     explicit PolicyHistoryView(model::ConnectionSession *session, QWidget *parent = nullptr);
+    // Reads the log again (the window's F5 when this tab is in front).
+    QAction *refreshAction() const { return m_refreshAction; }
 
     // Shows one policy's history (every entry when empty) and rereads it.
     void showPolicy(const QString &policy);
@@ -54,6 +57,7 @@ private:
     QComboBox *m_policyFilter;
     QTableView *m_table;
     QPushButton *m_compare, *m_rollback, *m_refresh;
+    QAction *m_refreshAction;
     QLabel *m_status;
     QString m_policy;
     QString m_notice; // what the last action did, shown above the next reading's count

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/widgets/banner.h"
 #include "ui/policy/policy_panel.h"
 
 #include "model/policy/policy_file.h"
@@ -11,6 +12,7 @@
 #include "ui/widgets/state_palette.h"
 #include "ui/widgets/tone_delegate.h"
 
+#include "ui/widgets/action_button.h"
 #include <QAction>
 #include <QFile>
 #include <QFileDialog>
@@ -60,12 +62,15 @@ PolicyPanel::PolicyPanel(model::ConnectionSession *session, QWidget *parent)
     m_history = addButton(tr("History"), "policyHistoryButton");
     m_import = addButton(tr("Import\u2026"), "importPoliciesButton");
     m_export = addButton(tr("Export\u2026"), "exportPoliciesButton");
+    m_importAction = new QAction(tr("&Import policies\u2026"), this);
+    m_importAction->setObjectName(QStringLiteral("importPoliciesAction"));
+    pressesAction(m_import, m_importAction);
+    m_exportAction = new QAction(tr("&Export policies\u2026"), this);
+    m_exportAction->setObjectName(QStringLiteral("exportPoliciesAction"));
+    pressesAction(m_export, m_exportAction);
     layout->addLayout(toolbar);
 
-    m_publishWarning = new QLabel(this);
-    m_publishWarning->setObjectName(QStringLiteral("publishWarning"));
-    m_publishWarning->setWordWrap(true);
-    m_publishWarning->setStyleSheet(bannerStyle(Tone::Warning));
+    m_publishWarning = new Banner(Tone::Warning, QStringLiteral("publishWarning"), this);
     m_publishWarning->setTextInteractionFlags(Qt::LinksAccessibleByMouse);
     connect(m_publishWarning, &QLabel::linkActivated, this, &PolicyPanel::publishRequested);
     layout->addWidget(m_publishWarning);
@@ -117,13 +122,15 @@ PolicyPanel::PolicyPanel(model::ConnectionSession *session, QWidget *parent)
     connect(m_edit, &QPushButton::clicked, this, &PolicyPanel::editSelected);
     connect(m_delete, &QPushButton::clicked, this, &PolicyPanel::deleteSelected);
     connect(m_history, &QPushButton::clicked, this, [this] { Q_EMIT historyRequested(selectedName()); });
-    connect(m_import, &QPushButton::clicked, this, [this] {
+    connect(m_importAction, &QAction::triggered, this, [this] {
+        showPage(this);
         const QString path = QFileDialog::getOpenFileName(this, tr("Import policies"), QString(),
                                                           tr("Policy files (*.json);;All files (*)"));
         if (!path.isEmpty())
             importFile(path);
     });
-    connect(m_export, &QPushButton::clicked, this, [this] {
+    connect(m_exportAction, &QAction::triggered, this, [this] {
+        showPage(this);
         const QString path = QFileDialog::getSaveFileName(this, tr("Export policies"), QStringLiteral("policies.json"),
                                                           tr("Policy files (*.json)"));
         if (path.isEmpty())
@@ -234,12 +241,12 @@ void PolicyPanel::updateActions()
     const bool writable = connected && !m_session->profile().readOnly;
     const bool selected = !selectedName().isEmpty();
     m_new->setEnabled(writable);
-    m_import->setEnabled(writable);
+    m_importAction->setEnabled(writable);
     m_delete->setEnabled(writable && selected);
     m_edit->setEnabled(selected);
     m_edit->setText(writable ? tr("Edit\u2026") : tr("View\u2026"));
     m_history->setEnabled(connected);
-    m_export->setEnabled(connected && m_model->rowCount() > 0);
+    m_exportAction->setEnabled(connected && m_model->rowCount() > 0);
     const QString readOnly = writable || !connected ? QString() : tr("This connection is read-only.");
     for (QPushButton *button : {m_new, m_import, m_delete})
         button->setToolTip(readOnly);

@@ -11,6 +11,7 @@
 
 class QLabel;
 class QLineEdit;
+class QAction;
 class QPushButton;
 class QSortFilterProxyModel;
 class QTableView;
@@ -28,6 +29,10 @@ public:
     explicit PolicyPanel(model::ConnectionSession *session, QWidget *parent = nullptr);
 
     void refresh();
+
+    // Import and export, as the File menu and this tab's buttons both offer them.
+    QAction *importAction() const { return m_importAction; }
+    QAction *exportAction() const { return m_exportAction; }
 
     model::PolicyListModel *listModel() const { return m_model; }
     QTableView *table() const { return m_table; }
@@ -65,6 +70,7 @@ private:
     QLabel *m_publishWarning;
     QLabel *m_status;
     QPushButton *m_new, *m_edit, *m_delete, *m_history, *m_import, *m_export;
+    QAction *m_importAction, *m_exportAction;
     QTimer m_refreshTimer;
     bool m_refreshing = false;
 };

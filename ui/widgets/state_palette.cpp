@@ -59,7 +59,7 @@ QString textStyle(Tone tone, bool bold)
 
 QString bannerStyle(Tone tone)
 {
-    return QStringLiteral("background:%1; color:%2; padding:6px 10px; border-radius:4px;")
+    return QStringLiteral("background:%1; color:%2; padding:6px 10px; border:1px solid %2; border-radius:4px;")
         .arg(toneFill(tone).name(), toneColor(tone).name());
 }
 

@@ -23,7 +23,8 @@ enum class Tone {
 QColor toneColor(Tone tone);
 // A fill behind text of the tone (banners, diff rows): pale on a light palette, deep on a dark one.
 QColor toneFill(Tone tone);
-// Style sheets built from the two: "color:...;" (bold when asked), and a banner with its fill.
+// Style sheets built from the two: "color:...;" (bold when asked), and a banner (ui/widgets/banner.h) with its
+// fill and a border in the tone.
 QString textStyle(Tone tone, bool bold = false);
 QString bannerStyle(Tone tone);
 // True when the application palette is dark (its window colour is darker than its text).

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "ui/widgets/banner.h"
 #include "ui/window/main_window.h"
 #include "ui/widgets/state_palette.h"
 
@@ -38,11 +39,8 @@ MainWindow::MainWindow(QWidget *parent)
     auto *layout = new QVBoxLayout(central);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
-    m_driftBanner = new QLabel(central);
-    m_driftBanner->setObjectName(QStringLiteral("driftBanner"));
-    m_driftBanner->setWordWrap(true);
+    m_driftBanner = new Banner(Tone::Error, QStringLiteral("driftBanner"), central);
     m_driftBanner->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_driftBanner->setStyleSheet(bannerStyle(Tone::Error));
     m_driftBanner->hide();
     m_tabs = new QTabWidget(central);
     m_tabs->setObjectName(QStringLiteral("mainTabs"));
@@ -52,20 +50,14 @@ MainWindow::MainWindow(QWidget *parent)
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
-    QMenu *fileMenu = menuBar()->addMenu(tr("&File"));
+    QMenu *fileMenu = m_fileMenu = menuBar()->addMenu(tr("&File"));
     m_connectionsAction = fileMenu->addAction(tr("&Connections\u2026"));
     m_connectionsAction->setObjectName(QStringLiteral("connectionsAction"));
     m_connectionsAction->setShortcut(QKeySequence(tr("Ctrl+Shift+O")));
     m_connectionsAction->setEnabled(false);
     connect(m_connectionsAction, &QAction::triggered, this, &MainWindow::openConnectionManager);
     fileMenu->addSeparator();
-    addButtonAction(
-        fileMenu, tr("&Import policies\u2026"), "importPoliciesAction", [this] { return m_policies; },
-        "importPoliciesButton");
-    addButtonAction(
-        fileMenu, tr("&Export policies\u2026"), "exportPoliciesAction", [this] { return m_policies; },
-        "exportPoliciesButton");
-    fileMenu->addSeparator();
+    m_fileViewActions = fileMenu->addSeparator(); // the Policies tab's Import and Export go before it
     QAction *quit = fileMenu->addAction(tr("&Quit"));
     quit->setShortcut(QKeySequence::Quit);
     connect(quit, &QAction::triggered, this, &QWidget::close);
@@ -77,17 +69,24 @@ MainWindow::MainWindow(QWidget *parent)
         connect(showTab, &QAction::triggered, m_tabs, [this, index] { m_tabs->setCurrentIndex(index); });
     }
     viewMenu->addSeparator();
-    // F5 reads the tab in front again, where a tab has something to read again (its Refresh button).
-    addButtonAction(
-        viewMenu, tr("&Refresh"), "refreshAction", [this] { return m_tabs->currentWidget(); }, "refreshButton",
-        QKeySequence::Refresh);
-    QMenu *limiterMenu = menuBar()->addMenu(tr("&Limiter"));
-    m_publishAction = limiterMenu->addAction(tr("&Publish library\u2026"));
+    // F5 reads the tab in front again, where a tab has something to read again: on wherever it has (its
+    // Refresh may be busy a moment, the shortcut must not die with it), pressing it only when it is enabled.
+    m_refreshAction = viewMenu->addAction(tr("&Refresh"));
+    m_refreshAction->setObjectName(QStringLiteral("refreshAction"));
+    m_refreshAction->setShortcut(QKeySequence::Refresh);
+    connect(m_refreshAction, &QAction::triggered, this, [this] {
+        QAction *tabRefresh = m_tabRefreshActions.value(m_tabs->currentWidget());
+        if (tabRefresh && tabRefresh->isEnabled())
+            tabRefresh->trigger();
+    });
+    connect(m_tabs, &QTabWidget::currentChanged, m_refreshAction,
+            [this] { m_refreshAction->setEnabled(m_tabRefreshActions.contains(m_tabs->currentWidget())); });
+    m_limiterMenu = menuBar()->addMenu(tr("&Limiter"));
+    m_publishAction = m_limiterMenu->addAction(tr("&Publish library\u2026"));
     m_publishAction->setObjectName(QStringLiteral("publishAction"));
     m_publishAction->setEnabled(false);
     connect(m_publishAction, &QAction::triggered, this, &MainWindow::publishLibrary);
-    addButtonAction(
-        limiterMenu, tr("&Dry run\u2026"), "dryRunAction", [this] { return m_deployment; }, "dryRunButton");
+    addViewActions();
     QMenu *helpMenu = menuBar()->addMenu(tr("&Help"));
     connect(helpMenu->addAction(tr("&About Sluice")), &QAction::triggered, this, &MainWindow::showAbout);
 
@@ -111,40 +110,16 @@ MainWindow::MainWindow(QWidget *parent)
     resize(960, 600);
 }
 
-// A menu entry for a tab's button: it shows the tab and presses the button, so both do one thing. Without
-// a shortcut it takes the button's enabled state when its menu opens; with one, it stays enabled wherever the
-// tab in front has the button (the button may be busy a moment, the shortcut must not die with it).
-QAction *MainWindow::addButtonAction(QMenu *menu, const QString &text, const char *name, std::function<QWidget *()> tab,
-                                     const char *button, const QKeySequence &shortcut)
+// The tabs' own commands in the menus: the same QActions their buttons press, so each is one command with
+// one enabled state. A view's actions leave the menus with it; the next views' take their places.
+void MainWindow::addViewActions()
 {
-    QAction *action = menu->addAction(text);
-    action->setObjectName(QLatin1String(name));
-    action->setProperty("button", QByteArray(button));
-    m_buttonActions.insert(action, std::move(tab));
-    connect(action, &QAction::triggered, this, [this, action] {
-        QAbstractButton *pressed = buttonOf(action);
-        if (!pressed || !pressed->isEnabled())
-            return;
-        m_tabs->setCurrentWidget(m_buttonActions.value(action)());
-        pressed->click();
-    });
-    if (shortcut.isEmpty()) {
-        connect(menu, &QMenu::aboutToShow, action, [this, action] {
-            const QAbstractButton *pressed = buttonOf(action);
-            action->setEnabled(pressed && pressed->isEnabled());
-        });
-    } else {
-        action->setShortcut(shortcut);
-        action->setEnabled(false);
-        connect(m_tabs, &QTabWidget::currentChanged, action, [this, action] { action->setEnabled(buttonOf(action) != nullptr); });
-    }
-    return action;
-}
-
-QAbstractButton *MainWindow::buttonOf(QAction *action) const
-{
-    QWidget *tab = m_buttonActions.value(action)();
-    return tab ? tab->findChild<QAbstractButton *>(QLatin1String(action->property("button").toByteArray())) : nullptr;
+    m_fileMenu->insertActions(m_fileViewActions, {m_policies->importAction(), m_policies->exportAction()});
+    m_limiterMenu->addAction(m_deployment->dryRunAction());
+    m_tabRefreshActions = {{m_inspector, m_inspector->refreshAction()},
+                           {m_deployment, m_deployment->refreshAction()},
+                           {m_history, m_history->refreshAction()}};
+    m_refreshAction->setEnabled(m_tabRefreshActions.contains(m_tabs->currentWidget()));
 }
 
 // Every tab starts empty: nothing in it comes from a server until a session reports.
@@ -220,6 +195,7 @@ void MainWindow::setSession(std::unique_ptr<model::ConnectionSession> owned)
     m_session = std::move(owned);
     model::ConnectionSession *session = m_session.get();
     createViews();
+    addViewActions();
     m_tabs->setCurrentIndex(shownTab);
     setMonitor(session->monitor());
     const model::ConnectionProfile &profile = session->profile();

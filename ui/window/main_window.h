@@ -73,9 +73,7 @@ private:
     void showNodeStates();
     void showLibraryReport(const model::LibraryWatch::Report &report);
     void showAbout();
-    QAction *addButtonAction(QMenu *menu, const QString &text, const char *name, std::function<QWidget *()> tab,
-                             const char *button, const QKeySequence &shortcut = {});
-    QAbstractButton *buttonOf(QAction *action) const;
+    void addViewActions();
 
     QTabWidget *m_tabs = nullptr;
     ServerOverview *m_overview = nullptr;
@@ -94,7 +92,11 @@ private:
     QString m_rateHistoryDirectory;
     QAction *m_connectionsAction = nullptr;
     QAction *m_publishAction = nullptr;
-    QHash<QAction *, std::function<QWidget *()>> m_buttonActions; // each entry's tab, looked up when used
+    QMenu *m_fileMenu = nullptr;
+    QMenu *m_limiterMenu = nullptr;
+    QAction *m_fileViewActions = nullptr; // where the views' File entries go
+    QAction *m_refreshAction = nullptr;
+    QHash<QWidget *, QAction *> m_tabRefreshActions; // each tab's own Refresh, for F5
     QLabel *m_driftBanner = nullptr;
     QLabel *m_profileLabel = nullptr;
     QLabel *m_stateLabel = nullptr;
