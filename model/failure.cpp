@@ -14,16 +14,12 @@ Failure Failure::fromReply(const redis::RedisReply &reply)
 {
     using Client = redis::RedisReply::Failure;
     switch (reply.failure) {
-    case Client::NotConnected:
-        return {Kind::Unreachable, reply.failureMessage};
-    case Client::Timeout:
-        return {Kind::TimedOut, reply.failureMessage};
+    case Client::NotConnected: return {Kind::Unreachable, reply.failureMessage};
+    case Client::Timeout: return {Kind::TimedOut, reply.failureMessage};
     case Client::Disconnected: return {Kind::Unreachable, reply.failureMessage};
     case Client::NoReply: return {Kind::TimedOut, reply.failureMessage};
-    case Client::Refused:
-        return {Kind::Refused, reply.failureMessage};
-    case Client::None:
-        break;
+    case Client::Refused: return {Kind::Refused, reply.failureMessage};
+    case Client::None: break;
     }
     const QString text = reply.value.toString();
     if (text.startsWith(conflictPrefix))

@@ -7,6 +7,8 @@ namespace sluice::redis {
 
 namespace {
 
+// Grouped by kind by hand, which a formatter would undo.
+// clang-format off
 // Commands that never change data, plus the connection's own session commands.
 const QSet<QByteArray> readCommands = {
     "PING", "ECHO", "INFO", "TIME", "DBSIZE", "ROLE", "LASTSAVE", "HELLO", "AUTH", "SELECT", "READONLY",
@@ -34,6 +36,7 @@ const QSet<QByteArray> readSubcommands = {
     "SENTINEL GET-MASTER-ADDR-BY-NAME", "SENTINEL MASTERS", "SENTINEL MASTER", "SENTINEL REPLICAS",
     "SENTINEL SENTINELS",
 };
+// clang-format on
 
 } // namespace
 

@@ -51,16 +51,13 @@ std::optional<QByteArray> routingKey(const QByteArrayList &args)
     if (args.size() < 2)
         return std::nullopt;
     switch (keyPosition(args.first())) {
-    case KeyPosition::FirstArgument:
-        return args.at(1);
-    case KeyPosition::AfterSubcommand:
-        return args.size() > 2 ? std::optional<QByteArray>(args.at(2)) : std::nullopt;
+    case KeyPosition::FirstArgument: return args.at(1);
+    case KeyPosition::AfterSubcommand: return args.size() > 2 ? std::optional<QByteArray>(args.at(2)) : std::nullopt;
     case KeyPosition::Scripted:
         if (args.size() < 4 || args.at(2).toLongLong() <= 0)
             return std::nullopt;
         return args.at(3);
-    case KeyPosition::None:
-        break;
+    case KeyPosition::None: break;
     }
     return std::nullopt;
 }

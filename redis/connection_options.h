@@ -36,7 +36,7 @@ struct ConnectionOptions {
     QString certFile;
     QString keyFile;
     QString keyPassphrase; // for an encrypted keyFile; a secret like the password
-    QString serverName; // SNI and verification name; defaults to host
+    QString serverName;    // SNI and verification name; defaults to host
     bool verifyPeer = true;
 
     // Sentinel: when sentinels is not empty, host and port are whatever primary they name for

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QRandomGenerator>
+
 #include <algorithm>
 
 namespace sluice::redis {

@@ -180,7 +180,9 @@ void RedisClient::discover()
 {
     if (!m_main)
         return;
-    sendOn(m_main, {"CLUSTER", "SHARDS"}, this, [this](const RedisReply &reply) {
+    sendOn(
+        m_main, {"CLUSTER", "SHARDS"}, this,
+        [this](const RedisReply &reply) {
         if (m_state == State::Disconnected || m_kind != Kind::Unknown)
             return;
         if (reply.failure != RedisReply::Failure::None) {
@@ -205,7 +207,8 @@ void RedisClient::discover()
         }
         m_kind = Kind::Cluster;
         applyShards(reply, m_main->options().address());
-    }, m_options.connectTimeoutMs + m_options.commandTimeoutMs);
+        },
+        m_options.connectTimeoutMs + m_options.commandTimeoutMs);
 }
 
 void RedisClient::applyShards(const RedisReply &reply, const QString &from)
@@ -278,7 +281,9 @@ void RedisClient::refreshFrom(QStringList candidates)
         return;
     }
     const QString node = candidates.takeFirst();
-    sendOn(m_nodes.value(node), {"CLUSTER", "SHARDS"}, this, [this, node, candidates](const RedisReply &reply) {
+    sendOn(
+        m_nodes.value(node), {"CLUSTER", "SHARDS"}, this,
+        [this, node, candidates](const RedisReply &reply) {
         if (m_state == State::Disconnected)
             return;
         if (!reply.ok()) {
@@ -292,7 +297,8 @@ void RedisClient::refreshFrom(QStringList candidates)
             m_refreshAgain = false;
             refreshTopology();
         }
-    }, m_options.commandTimeoutMs);
+        },
+        m_options.commandTimeoutMs);
 }
 
 // --- Sentinel: ask each sentinel in turn for the service's primary ---
@@ -422,7 +428,7 @@ void RedisClient::checkParked()
     if (m_parked.empty())
         m_parkedTimer.stop();
     const QString message = m_lastError.isEmpty() ? tr("timed out waiting for a connection")
-                                                   : tr("timed out waiting for a connection (%1)").arg(m_lastError);
+                                                  : tr("timed out waiting for a connection (%1)").arg(m_lastError);
     for (Parked &command : expired)
         command.fail(failure(RedisReply::Failure::Timeout, message));
 }
@@ -600,13 +606,14 @@ void RedisClient::dispatch(const std::shared_ptr<Routed> &command)
         return;
     }
     if (command->askNode) {
-        sendOn(connection, {"ASKING"}, this, [](const RedisReply &) {}, remaining);
+        sendOn(
+            connection, {"ASKING"}, this, [](const RedisReply &) {}, remaining);
         command->askNode.reset();
     }
     const QString &via = connection->address();
-    sendOn(connection, command->args, this, [this, command, via](const RedisReply &reply) {
-        onRoutedReply(command, via, reply);
-    }, remaining);
+    sendOn(
+        connection, command->args, this,
+        [this, command, via](const RedisReply &reply) { onRoutedReply(command, via, reply); }, remaining);
 }
 
 void RedisClient::sendOn(RedisConnection *connection, const QByteArrayList &args, QObject *context, Callback callback,

@@ -128,9 +128,9 @@ private:
     quint64 m_commandsSent = 0;
     bool m_routable = false; // the main node is known: commands can be handed to connections
 
-    RedisConnection *m_main = nullptr;              // standalone server, Sentinel primary, Cluster seed
-    QHash<QString, RedisConnection *> m_nodes;       // by address, Cluster nodes and the main node
-    QVector<RedisConnection *> m_slotOwners;         // Cluster: per slot, empty until known
+    RedisConnection *m_main = nullptr;         // standalone server, Sentinel primary, Cluster seed
+    QHash<QString, RedisConnection *> m_nodes; // by address, Cluster nodes and the main node
+    QVector<RedisConnection *> m_slotOwners;   // Cluster: per slot, empty until known
     QStringList m_primaries;
     bool m_refreshing = false;
     bool m_refreshAgain = false;
@@ -138,7 +138,7 @@ private:
     bool m_resolving = false;
     RedisConnection *m_sentinel = nullptr; // the sentinel that answered last
     int m_sentinelIndex = -1;
-    QTimer m_sentinelPoll;      // asks the Sentinels now and then, for failovers nobody noticed
+    QTimer m_sentinelPoll; // asks the Sentinels now and then, for failovers nobody noticed
     QTimer m_resolveRetry;
     ReconnectBackoff m_resolveBackoff;
 

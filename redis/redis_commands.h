@@ -29,11 +29,13 @@ public:
 
     virtual void send(const QByteArrayList &args, QObject *context, Callback callback, int timeoutMs = -1) = 0;
     virtual void sendForKey(const QByteArray &key, const QByteArrayList &args, QObject *context, Callback callback,
-                            int timeoutMs = -1) = 0;
-    virtual void sendToPrimaries(const QByteArrayList &args, QObject *context, FanOutCallback done,
-                                 int timeoutMs = -1) = 0;
+                            int timeoutMs = -1)
+        = 0;
+    virtual void sendToPrimaries(const QByteArrayList &args, QObject *context, FanOutCallback done, int timeoutMs = -1)
+        = 0;
     virtual void sendToNode(const QString &node, const QByteArrayList &args, QObject *context, Callback callback,
-                            int timeoutMs = -1) = 0;
+                            int timeoutMs = -1)
+        = 0;
     // The primaries as host:port (or the socket path), in slot order; empty until known.
     virtual QStringList primaries() const = 0;
 };

@@ -19,9 +19,8 @@ RedisConnection::RedisConnection(const ConnectionOptions &options, QObject *pare
     m_timeoutTimer.setSingleShot(true);
     connect(&m_timeoutTimer, &QTimer::timeout, this, &RedisConnection::checkTimeouts);
     m_connectTimer.setSingleShot(true);
-    connect(&m_connectTimer, &QTimer::timeout, this, [this] {
-        onTransportFailed(tr("no answer within %1 ms").arg(m_options.connectTimeoutMs));
-    });
+    connect(&m_connectTimer, &QTimer::timeout, this,
+            [this] { onTransportFailed(tr("no answer within %1 ms").arg(m_options.connectTimeoutMs)); });
     m_reconnectTimer.setSingleShot(true);
     connect(&m_reconnectTimer, &QTimer::timeout, this, &RedisConnection::startAttempt);
 }
@@ -130,11 +129,9 @@ void RedisConnection::sendHandshake()
     if (m_options.database != 0) {
         internal({QByteArrayLiteral("SELECT"), QByteArray::number(m_options.database)},
                  [this](const RedisReply &reply) {
-                     if (reply.failure == RedisReply::Failure::None && reply.value.isError())
-                         failFatally(tr("cannot select database %1: %2")
-                                         .arg(m_options.database)
-                                         .arg(reply.value.toString()));
-                 });
+            if (reply.failure == RedisReply::Failure::None && reply.value.isError())
+                failFatally(tr("cannot select database %1: %2").arg(m_options.database).arg(reply.value.toString()));
+        });
     }
     // A server without functions cannot run anything Sluice sends; INFO refused to a user is no reason.
     internal({QByteArrayLiteral("INFO"), QByteArrayLiteral("server")}, [this](const RedisReply &reply) {
@@ -312,9 +309,8 @@ void RedisConnection::checkTimeouts()
     const bool inFlightExpired = std::any_of(m_inFlight.begin(), m_inFlight.end(),
                                              [now](const PendingCommand &c) { return c.deadlineMs <= now; });
     if (inFlightExpired) {
-        const QString reason = m_handshakeDone
-            ? tr("no reply within %1 ms").arg(m_options.commandTimeoutMs)
-            : tr("no answer within %1 ms").arg(m_options.connectTimeoutMs);
+        const QString reason = m_handshakeDone ? tr("no reply within %1 ms").arg(m_options.commandTimeoutMs)
+                                               : tr("no answer within %1 ms").arg(m_options.connectTimeoutMs);
         // Told apart from a broken connection: a read that gets no reply timed out.
         failAll(m_inFlight, RedisReply::Failure::NoReply, reason);
         if (!self)
@@ -332,9 +328,8 @@ void RedisConnection::checkTimeouts()
         it = m_waiting.erase(it);
         RedisReply reply;
         reply.failure = RedisReply::Failure::Timeout;
-        reply.failureMessage = m_lastError.isEmpty()
-            ? tr("timed out waiting for a connection")
-            : tr("timed out waiting for a connection (%1)").arg(m_lastError);
+        reply.failureMessage = m_lastError.isEmpty() ? tr("timed out waiting for a connection")
+                                                     : tr("timed out waiting for a connection (%1)").arg(m_lastError);
         finish(command, reply);
         if (!self)
             return;
@@ -357,8 +352,7 @@ void RedisConnection::finish(PendingCommand &command, const RedisReply &reply)
         command.callback(reply);
 }
 
-void RedisConnection::failAll(std::deque<PendingCommand> &queue, RedisReply::Failure failure,
-                              const QString &message)
+void RedisConnection::failAll(std::deque<PendingCommand> &queue, RedisReply::Failure failure, const QString &message)
 {
     std::deque<PendingCommand> failing;
     failing.swap(queue);

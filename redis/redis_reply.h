@@ -13,14 +13,7 @@ struct RedisReply {
     // not run. Disconnected: it was written and then the connection broke; NoReply: it was written
     // and no reply came in time. Either way it may have run. Refused: the client would not send it
     // (a write on a read-only client).
-    enum class Failure {
-        None,
-        Timeout,
-        Disconnected,
-        NoReply,
-        NotConnected,
-        Refused
-    };
+    enum class Failure { None, Timeout, Disconnected, NoReply, NotConnected, Refused };
 
     RespValue value;
     Failure failure = Failure::None;

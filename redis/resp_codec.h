@@ -4,6 +4,7 @@
 #include "redis/resp_value.h"
 
 #include <QByteArrayList>
+
 #include <optional>
 
 struct redisReader;

@@ -16,9 +16,9 @@ RespValue RespValue::fromHiredis(const redisReply *reply)
     case REDIS_REPLY_STRING:
     case REDIS_REPLY_STATUS:
     case REDIS_REPLY_ERROR:
-        value.type = reply->type == REDIS_REPLY_STRING   ? Type::String
-                     : reply->type == REDIS_REPLY_STATUS ? Type::Status
-                                                         : Type::Error;
+        value.type = reply->type == REDIS_REPLY_STRING ? Type::String
+            : reply->type == REDIS_REPLY_STATUS        ? Type::Status
+                                                       : Type::Error;
         value.bytes = QByteArray(reply->str, static_cast<qsizetype>(reply->len));
         break;
     case REDIS_REPLY_ARRAY:
@@ -27,9 +27,7 @@ RespValue RespValue::fromHiredis(const redisReply *reply)
         for (size_t i = 0; i < reply->elements; ++i)
             value.elements.append(fromHiredis(reply->element[i]));
         break;
-    default:
-        value.type = Type::Nil;
-        break;
+    default: value.type = Type::Nil; break;
     }
     return value;
 }

@@ -15,7 +15,7 @@ struct RespValue {
 
     Type type = Type::Nil;
     qint64 integer = 0;
-    QByteArray bytes;           // String, Status and Error payloads
+    QByteArray bytes;            // String, Status and Error payloads
     QVector<RespValue> elements; // Array items
 
     static RespValue fromHiredis(const redisReply *reply);

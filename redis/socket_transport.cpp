@@ -102,9 +102,8 @@ void SocketTransport::openTcpOrTls()
     }
     socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
     socket->setSocketOption(QAbstractSocket::KeepAliveOption, 1);
-    connect(socket, &QAbstractSocket::errorOccurred, this, [this, socket](QAbstractSocket::SocketError) {
-        fail(socket->errorString());
-    });
+    connect(socket, &QAbstractSocket::errorOccurred, this,
+            [this, socket](QAbstractSocket::SocketError) { fail(socket->errorString()); });
     connect(socket, &QIODevice::readyRead, this, &SocketTransport::readyRead);
     m_device = socket;
 
@@ -182,7 +181,8 @@ void SocketTransport::fail(const QString &reason)
     m_failed = true;
     // Always from the event loop, so a failure found inside open() reaches a caller that has
     // returned from it, like every other failure.
-    QMetaObject::invokeMethod(this, [this, reason] { Q_EMIT failed(reason); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, reason] { Q_EMIT failed(reason); }, Qt::QueuedConnection);
 }
 
 } // namespace sluice::redis

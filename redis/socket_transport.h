@@ -23,8 +23,8 @@ public:
     QByteArray readAll();
 
 Q_SIGNALS:
-    void opened();                         // connected, and for TLS the handshake verified
-    void failed(const QString &reason);    // could not open, or broke while open
+    void opened();                      // connected, and for TLS the handshake verified
+    void failed(const QString &reason); // could not open, or broke while open
     void readyRead();
 
 private:

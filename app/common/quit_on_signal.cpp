@@ -29,8 +29,7 @@ void quitOnTerminationSignals(QCoreApplication *app)
     auto *notifier = new QSocketNotifier(signalPipe[0], QSocketNotifier::Read, app);
     QObject::connect(notifier, &QSocketNotifier::activated, app, [app] {
         char byte;
-        while (::read(signalPipe[0], &byte, 1) > 0) {
-        }
+        while (::read(signalPipe[0], &byte, 1) > 0) { }
         app->quit();
     });
     struct sigaction action = {};

@@ -2,8 +2,8 @@
 // sluicectl acl ROLE: the ACL SETUSER line of a least-privilege Redis user for one namespace, printed, never
 // sent (the rules themselves are in model/deploy/acl_roles.*).
 
-#include "app/ctl/ctl_request.h"
 #include "app/common/exit_codes.h"
+#include "app/ctl/ctl_request.h"
 #include "model/deploy/acl_roles.h"
 
 #include <QCoreApplication>

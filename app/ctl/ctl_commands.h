@@ -13,23 +13,10 @@ namespace sluice::app {
 // What a command does to Redis decides whether a profile lets it run (read-only, production).
 // Test traffic writes (a read-only profile refuses it) but asks for --yes on production only
 // when it spends real subjects' buckets.
-enum class Access {
-    Offline,
-    Reads,
-    Writes,
-    WritesUnlessDryRun,
-    FiresTraffic
-};
+enum class Access { Offline, Reads, Writes, WritesUnlessDryRun, FiresTraffic };
 
 // The groups of the top-level help, in the order it lists them.
-enum class CommandGroup {
-    Policies,
-    Deployment,
-    Live,
-    TestTraffic,
-    Connection,
-    Help
-};
+enum class CommandGroup { Policies, Deployment, Live, TestTraffic, Connection, Help };
 
 struct CtlExample {
     QString commandLine; // after "sluicectl "

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // sluicectl fire and bench: the test-fire panel in a terminal, on the same engine.
 
-#include "app/ctl/ctl_request.h"
 #include "app/common/exit_codes.h"
+#include "app/ctl/ctl_request.h"
 #include "app/ctl/text_table.h"
 #include "model/fire/fire_engine.h"
 #include "model/policy/policy_store.h"
@@ -70,8 +70,9 @@ void resolveTargets(const CtlRequest &request, std::function<void(QVector<model:
                 return; // failed already
             if (result.failure || !result.policy) {
                 *pending = -1;
-                return fail(request, result.failure.value_or(model::Failure::serverError(
-                                         tr("no policy named \"%1\" is stored").arg(request.args.at(i)))));
+                return fail(request,
+                            result.failure.value_or(model::Failure::serverError(
+                                tr("no policy named \"%1\" is stored").arg(request.args.at(i)))));
             }
             (*targets)[i] = model::FireTarget::forPolicy(*result.policy);
             if (--*pending == 0)
@@ -102,14 +103,24 @@ void printProgress(const model::FireReport &report)
 void printSummary(const model::FireReport &report, const QString &keySpace)
 {
     ctlOut() << report.plan().describe() << " (" << keySpace << ')' << Qt::endl;
-    const TextTable table({{"TARGET", -44}, {"SENT", 9}, {"ALLOWED", 9}, {"MODEL", 9}, {"DEVIATION", 9},
-                           {"REJECTED", 9}, {"ERRORS", 7}, {"RATE/S", 10}, {"P50_MS", 8}, {"P95_MS", 8},
-                           {"P99_MS", 8}, {"MAX_MS", 8}},
+    const TextTable table({{"TARGET", -44},
+                           {"SENT", 9},
+                           {"ALLOWED", 9},
+                           {"MODEL", 9},
+                           {"DEVIATION", 9},
+                           {"REJECTED", 9},
+                           {"ERRORS", 7},
+                           {"RATE/S", 10},
+                           {"P50_MS", 8},
+                           {"P95_MS", 8},
+                           {"P99_MS", 8},
+                           {"MAX_MS", 8}},
                           1);
     ctlOut() << table.header() << Qt::endl;
     for (int target = 0; target < report.targetCount(); ++target) {
         const model::FireSummary s = report.summary(target);
-        const QString deviation = QStringLiteral("%1%2%").arg(s.deviationPercent >= 0 ? QStringLiteral("+") : QString())
+        const QString deviation = QStringLiteral("%1%2%")
+                                      .arg(s.deviationPercent >= 0 ? QStringLiteral("+") : QString())
                                       .arg(s.deviationPercent, 0, 'f', 2);
         ctlOut() << table.row({s.target, QString::number(s.sent), QString::number(s.allowed),
                                QString::number(s.expectedAllowed), deviation, QString::number(s.rejected),
@@ -165,7 +176,9 @@ void run(const CtlRequest &request, bool bench)
                 printSummary(report, keySpace);
                 if (bench)
                     ctlOut() << tr("%1 calls answered a second, %2 connections x %3 in flight; command: %4")
-                                    .arg(answeredPerSecond, 0, 'f', 0).arg(plan.connections).arg(plan.pipeline)
+                                    .arg(answeredPerSecond, 0, 'f', 0)
+                                    .arg(plan.connections)
+                                    .arg(plan.pipeline)
                                     .arg(QString::fromUtf8(engine->sampleCommand().join(' ')))
                              << Qt::endl;
             }

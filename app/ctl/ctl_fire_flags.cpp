@@ -142,7 +142,8 @@ bool CtlFireFlags::read(const QCommandLineParser &parser, bool saturate, const Q
         const double seconds = duration.toDouble(&ok);
         if (!ok || !std::isfinite(seconds) || seconds <= 0 || seconds > model::fire_limits::maxDurationMs / 1000.0)
             return fail(tr("--duration must be a number of seconds from 0.1 to %1, not \"%2\"")
-                            .arg(model::fire_limits::maxDurationMs / 1000).arg(duration));
+                            .arg(model::fire_limits::maxDurationMs / 1000)
+                            .arg(duration));
         plan.durationMs = std::llround(seconds * 1000);
     }
     if (parser.isSet(m_seed)) {

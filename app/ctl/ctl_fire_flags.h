@@ -10,7 +10,7 @@ namespace sluice::app {
 
 // What sluicectl fire and bench were asked for, before their targets are looked up.
 struct CtlFireSettings {
-    model::FirePlan plan;  // everything but the targets
+    model::FirePlan plan;   // everything but the targets
     qint64 clockSkewMs = 0; // for ms_token_bucket and interval_token_bucket targets
     QString csvFile;
 };

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // sluicectl history and rollback: the audit log, and restoring an earlier version of a policy.
 
-#include "app/ctl/ctl_request.h"
 #include "app/common/exit_codes.h"
+#include "app/ctl/ctl_request.h"
 #include "app/ctl/text_table.h"
 #include "model/policy/audit_log.h"
 #include "model/policy/policy_diff.h"
@@ -76,11 +76,10 @@ void runHistory(const CtlRequest &request)
                 {{"WHEN", -20}, {"WHO", -28}, {"POLICY", -20}, {"ACTION", -8}, {"VERSION", 7}, {"CHANGE", 0}}, 2);
             ctlOut() << table.header() << Qt::endl;
             for (const model::AuditEntry &entry : entries)
-                ctlOut() << table.row({QDateTime::fromMSecsSinceEpoch(entry.atMs, Qt::UTC).toString(Qt::ISODate),
-                                       entry.who, entry.policy.isEmpty() ? QStringLiteral("(library)") : entry.policy,
-                                       entry.action,
-                                       entry.version > 0 ? QString::number(entry.version) : QStringLiteral("-"),
-                                       entry.changeText()})
+                ctlOut() << table.row(
+                    {QDateTime::fromMSecsSinceEpoch(entry.atMs, Qt::UTC).toString(Qt::ISODate), entry.who,
+                     entry.policy.isEmpty() ? QStringLiteral("(library)") : entry.policy, entry.action,
+                     entry.version > 0 ? QString::number(entry.version) : QStringLiteral("-"), entry.changeText()})
                          << Qt::endl;
         }
         QCoreApplication::exit(ExitOk);
@@ -100,8 +99,9 @@ void runRollback(const CtlRequest &request)
             return entry.version == version && entry.after.has_value();
         });
         if (found == entries.end()) {
-            return fail(request, model::Failure::serverError(
-                                     tr("the audit log has no version %1 of policy \"%2\"").arg(version).arg(policy)));
+            return fail(request,
+                        model::Failure::serverError(
+                            tr("the audit log has no version %1 of policy \"%2\"").arg(version).arg(policy)));
         }
         const model::Policy target = *found->after;
         model::PolicyStore(request.client, request.ns)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // sluicectl keys and reset-key: the key inspector in a terminal (keys --layout: app/ctl/ctl_seed_keys.cpp).
 
-#include "app/ctl/ctl_request.h"
 #include "app/common/exit_codes.h"
+#include "app/ctl/ctl_request.h"
 #include "app/ctl/text_table.h"
 #include "model/limiter/bucket_key.h"
 #include "model/limiter/bucket_reset.h"
@@ -46,8 +46,14 @@ void whenPolicyKnown(const CtlRequest &request, const QString &policy, std::func
     });
 }
 
-const TextTable bucketTable({{"SUBJECT", -24}, {"POLICY", -20}, {"ALGORITHM", -15}, {"AVAILABLE", 13},
-                             {"FULL_IN_MS", 12}, {"TTL_MS", 12}, {"ALLOWED", 10}, {"REJECTED", 10}},
+const TextTable bucketTable({{"SUBJECT", -24},
+                             {"POLICY", -20},
+                             {"ALGORITHM", -15},
+                             {"AVAILABLE", 13},
+                             {"FULL_IN_MS", 12},
+                             {"TTL_MS", 12},
+                             {"ALLOWED", 10},
+                             {"REJECTED", 10}},
                             1);
 
 void printBucket(const model::InspectedBucket &row, bool json)
@@ -126,16 +132,16 @@ void runResetKey(const CtlRequest &request)
     if (!model::isValidSubject(subject))
         return failUsage(request, tr("a subject is 1 to %1 bytes and has no { or }").arg(model::maxSubjectBytes));
     whenReady(request, [=] {
-        model::resetBucket(request.client, request.owner(), policy, subject, request.who,
-                           QCoreApplication::instance(), [=](const std::optional<model::Failure> &failure) {
-                               if (failure)
-                                   return fail(request, *failure, tr("the bucket was not reset"));
-                               ctlOut() << tr("reset the bucket of \"%1\" under \"%2\": it is full again (recorded in "
-                                              "the audit log)")
-                                               .arg(QString::fromUtf8(subject), policy)
-                                        << Qt::endl;
-                               QCoreApplication::exit(ExitOk);
-                           });
+        model::resetBucket(request.client, request.owner(), policy, subject, request.who, QCoreApplication::instance(),
+                           [=](const std::optional<model::Failure> &failure) {
+            if (failure)
+                return fail(request, *failure, tr("the bucket was not reset"));
+            ctlOut() << tr("reset the bucket of \"%1\" under \"%2\": it is full again (recorded in "
+                           "the audit log)")
+                            .arg(QString::fromUtf8(subject), policy)
+                     << Qt::endl;
+            QCoreApplication::exit(ExitOk);
+        });
     });
 }
 

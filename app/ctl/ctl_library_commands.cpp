@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // sluicectl publish, status and acquire: the limiter library on every primary, and one decision.
 
-#include "app/ctl/ctl_request.h"
 #include "app/common/exit_codes.h"
+#include "app/ctl/ctl_request.h"
 #include "app/ctl/text_table.h"
 #include "model/deploy/library_publisher.h"
 #include "model/limiter/bucket_key.h"
@@ -29,12 +29,9 @@ QString tr(const char *text)
 QString persistenceName(NodeLibrary::Persistence persistence)
 {
     switch (persistence) {
-    case NodeLibrary::Persistence::Persisted:
-        return tr("yes");
-    case NodeLibrary::Persistence::None:
-        return tr("NONE");
-    case NodeLibrary::Persistence::Unknown:
-        break;
+    case NodeLibrary::Persistence::Persisted: return tr("yes");
+    case NodeLibrary::Persistence::None: return tr("NONE");
+    case NodeLibrary::Persistence::Unknown: break;
     }
     return tr("unknown");
 }
@@ -298,8 +295,9 @@ void runAcquire(const CtlRequest &request)
         if (!reply.ok() || fields.size() < 6)
             return fail(request, model::Failure::fromWriteReply(reply));
         // One policy: a seventh element is the concurrency lease id or the leaky bucket's delay.
-        QStringList names{QStringLiteral("allowed"), QStringLiteral("remaining"), QStringLiteral("retry_after_ms"),
-                          QStringLiteral("reset_after_ms"), QStringLiteral("limit"), QStringLiteral("policy")};
+        QStringList names{QStringLiteral("allowed"),        QStringLiteral("remaining"),
+                          QStringLiteral("retry_after_ms"), QStringLiteral("reset_after_ms"),
+                          QStringLiteral("limit"),          QStringLiteral("policy")};
         if (fields.size() > 6)
             names << (fields.at(6).isInteger() ? QStringLiteral("delay_ms") : QStringLiteral("lease"));
         QJsonObject object;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // sluicectl metrics: the namespace's counts and library states for Prometheus, printed once or served.
 
-#include "app/ctl/ctl_request.h"
 #include "app/common/exit_codes.h"
-#include "app/ctl/metrics_endpoint.h"
 #include "app/common/quit_on_signal.h"
+#include "app/ctl/ctl_request.h"
+#include "app/ctl/metrics_endpoint.h"
 #include "model/metrics/metrics_exposition.h"
 
 #include <QCoreApplication>

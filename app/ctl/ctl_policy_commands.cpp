@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // sluicectl apply, policies and export: the stored policies as files and tables.
 
-#include "app/ctl/ctl_request.h"
 #include "app/common/exit_codes.h"
+#include "app/ctl/ctl_request.h"
 #include "app/ctl/text_table.h"
 #include "model/policy/policy_diff.h"
 #include "model/policy/policy_file.h"
@@ -217,8 +217,14 @@ void runPolicies(const CtlRequest &request)
         } else if (policies.isEmpty() && listed.damaged.isEmpty()) {
             ctlOut() << tr("no policies in namespace \"%1\"").arg(request.ns) << Qt::endl;
         } else {
-            const TextTable table({{"NAME", -20}, {"ALGORITHM", -14}, {"LIMIT", 10}, {"WINDOW_MS", 10},
-                                   {"WINDOW_START", -12}, {"BURST", 10}, {"SHADOW", -6}, {"VERSION", 7},
+            const TextTable table({{"NAME", -20},
+                                   {"ALGORITHM", -14},
+                                   {"LIMIT", 10},
+                                   {"WINDOW_MS", 10},
+                                   {"WINDOW_START", -12},
+                                   {"BURST", 10},
+                                   {"SHADOW", -6},
+                                   {"VERSION", 7},
                                    {"UPDATED", 0}},
                                   2);
             ctlOut() << table.header() << Qt::endl;
@@ -261,8 +267,7 @@ void runExport(const CtlRequest &request)
         }
         if (const auto failure = model::writeWholeFile(request.args.first(), document))
             return fail(request, *failure);
-        ctlOut() << tr("exported %1 policies to %2").arg(policies.size()).arg(request.args.first())
-                 << Qt::endl;
+        ctlOut() << tr("exported %1 policies to %2").arg(policies.size()).arg(request.args.first()) << Qt::endl;
         QCoreApplication::exit(ExitOk);
     });
 }

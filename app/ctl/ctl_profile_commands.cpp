@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // sluicectl profiles: the connection profiles the dashboard saved, which --profile NAME uses.
 
-#include "app/ctl/ctl_request.h"
 #include "app/common/exit_codes.h"
+#include "app/ctl/ctl_request.h"
 #include "model/connection/connection_profile.h"
 
 #include <QCoreApplication>

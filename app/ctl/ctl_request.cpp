@@ -24,17 +24,13 @@ QString wording(const CtlRequest &request, const Failure &failure)
     if (target.isEmpty())
         return failure.message;
     switch (failure.kind) {
-    case Failure::Kind::Unreachable:
-        return tr("cannot connect to %1: %2").arg(target, failure.message);
-    case Failure::Kind::TimedOut:
-        return tr("%1 did not answer in time: %2").arg(target, failure.message);
-    case Failure::Kind::OutcomeUnknown:
-        return tr("no answer from %1: %2").arg(target, failure.message);
+    case Failure::Kind::Unreachable: return tr("cannot connect to %1: %2").arg(target, failure.message);
+    case Failure::Kind::TimedOut: return tr("%1 did not answer in time: %2").arg(target, failure.message);
+    case Failure::Kind::OutcomeUnknown: return tr("no answer from %1: %2").arg(target, failure.message);
     case Failure::Kind::Refused:
     case Failure::Kind::Conflict:
     case Failure::Kind::Invalid:
-    case Failure::Kind::ServerError:
-        break;
+    case Failure::Kind::ServerError: break;
     }
     return failure.message;
 }
@@ -68,19 +64,13 @@ QTextStream &ctlErr()
 int exitCodeFor(Failure::Kind kind)
 {
     switch (kind) {
-    case Failure::Kind::Unreachable:
-        return ExitCannotConnect;
+    case Failure::Kind::Unreachable: return ExitCannotConnect;
     case Failure::Kind::OutcomeUnknown: return ExitOutcomeUnknown;
-    case Failure::Kind::TimedOut:
-        return ExitTimeout;
-    case Failure::Kind::Refused:
-        return ExitRefused;
-    case Failure::Kind::Conflict:
-        return ExitConflict;
-    case Failure::Kind::Invalid:
-        return ExitInvalidInput;
-    case Failure::Kind::ServerError:
-        break;
+    case Failure::Kind::TimedOut: return ExitTimeout;
+    case Failure::Kind::Refused: return ExitRefused;
+    case Failure::Kind::Conflict: return ExitConflict;
+    case Failure::Kind::Invalid: return ExitInvalidInput;
+    case Failure::Kind::ServerError: break;
     }
     return ExitFailure;
 }
@@ -131,15 +121,14 @@ void whenReady(const CtlRequest &request, std::function<void()> then)
     auto *context = new QObject(QCoreApplication::instance());
     QObject::connect(request.client, &redis::RedisClient::stateChanged, context,
                      [=](redis::RedisClient::State state, const QString &reason) {
-                         if (state == redis::RedisClient::State::Ready) {
-                             delete context;
-                             then();
-                         } else if (state == redis::RedisClient::State::Failed
-                                    || state == redis::RedisClient::State::Disconnected) {
-                             delete context;
-                             fail(request, {model::Failure::Kind::Unreachable, reason});
-                         }
-                     });
+        if (state == redis::RedisClient::State::Ready) {
+            delete context;
+            then();
+        } else if (state == redis::RedisClient::State::Failed || state == redis::RedisClient::State::Disconnected) {
+            delete context;
+            fail(request, {model::Failure::Kind::Unreachable, reason});
+        }
+    });
 }
 
 } // namespace sluice::app

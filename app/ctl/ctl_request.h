@@ -20,26 +20,26 @@ namespace sluice::app {
 // What one sluicectl command gets to work with. A command ends the process by calling
 // QCoreApplication::exit() with one of app/common/exit_codes.h.
 struct CtlRequest {
-    QString command; // its name, for messages
+    QString command;                      // its name, for messages
     redis::RedisClient *client = nullptr; // null for commands that need no server
     redis::ConnectionOptions target;      // where the flags and profile point (acl reads its user and database)
-    QStringList args;  // the command's own positional arguments
-    QString ns;        // admin key namespace
-    QString who;       // recorded in audit entries
+    QStringList args;                     // the command's own positional arguments
+    QString ns;                           // admin key namespace
+    QString who;                          // recorded in audit entries
     bool dryRun = false;
     bool prune = false;
     bool allowEmpty = false; // publish: even a library that serves no policy
     bool allowDrop = false;  // publish: even one without policies in use
     bool takeOver = false;   // publish: even over a library this namespace and database did not publish
     bool json = false;
-    QString cost;      // acquire --cost, passed on as given (the library checks it)
-    QString interval;  // watch --interval, checked by the command
-    QString duration;  // watch --duration
-    QString match;     // keys --match, a subject glob
-    QString limit;     // keys --limit
-    QString layout;    // keys --layout, a seed layout (and its parameters)
-    QString listen;    // metrics serve --listen, checked by the command
-    QString top;       // metrics --top
+    QString cost;         // acquire --cost, passed on as given (the library checks it)
+    QString interval;     // watch --interval, checked by the command
+    QString duration;     // watch --duration
+    QString match;        // keys --match, a subject glob
+    QString limit;        // keys --limit
+    QString layout;       // keys --layout, a seed layout (and its parameters)
+    QString listen;       // metrics serve --listen, checked by the command
+    QString top;          // metrics --top
     CtlFireSettings fire; // fire and bench
 
     model::LibraryOwner owner() const { return {ns, target.database}; }

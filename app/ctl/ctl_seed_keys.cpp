@@ -2,8 +2,8 @@
 // sluicectl keys --layout: the buckets of a seed layout, found by the keys that name them, each refilled to
 // now when the parameters its callers use are given.
 
-#include "app/ctl/ctl_request.h"
 #include "app/common/exit_codes.h"
+#include "app/ctl/ctl_request.h"
 #include "app/ctl/text_table.h"
 #include "model/limiter/seed_bucket.h"
 #include "model/monitor/key_scanner.h"

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // sluicectl watch: the dashboard's overview in a terminal, for an operator on SSH.
 
-#include "app/ctl/ctl_request.h"
 #include "app/common/exit_codes.h"
-#include "app/ctl/text_table.h"
 #include "app/common/quit_on_signal.h"
+#include "app/ctl/ctl_request.h"
+#include "app/ctl/text_table.h"
 #include "model/monitor/policy_rate_sampler.h"
 
 #include <QCoreApplication>
@@ -49,9 +49,9 @@ void printTable(const model::RateSample &sample, bool clearScreen)
         ctlOut() << "\x1b[H\x1b[2J";
     ctlOut() << QDateTime::fromMSecsSinceEpoch(sample.endMs, Qt::UTC).toString(Qt::ISODateWithMs)
              << tr("  (%1 s)").arg(sample.spanMs / 1000.0, 0, 'f', 2) << Qt::endl;
-    const TextTable table({{"POLICY", -24}, {"ALLOWED/S", 11}, {"REJECTED/S", 11}, {"REJECTED", 9}, {"ALLOWED", 10},
-                           {"REJECTED", 10}},
-                          1);
+    const TextTable table(
+        {{"POLICY", -24}, {"ALLOWED/S", 11}, {"REJECTED/S", 11}, {"REJECTED", 9}, {"ALLOWED", 10}, {"REJECTED", 10}},
+        1);
     ctlOut() << table.header() << Qt::endl;
     for (const model::PolicyRate &rate : ranked(sample.policies))
         ctlOut() << table.row({rate.policy, QString::number(rate.point.allowedPerSecond(), 'f', 1),
@@ -83,10 +83,11 @@ void runWatch(const CtlRequest &request)
     if (!request.interval.isEmpty()
         && (!ok || intervalMs < model::PolicyRateSampler::kMinIntervalMs
             || intervalMs > model::PolicyRateSampler::kMaxIntervalMs))
-        return failUsage(request, tr("--interval must be a whole number of ms from %1 to %2, not \"%3\"")
-                        .arg(model::PolicyRateSampler::kMinIntervalMs)
-                        .arg(model::PolicyRateSampler::kMaxIntervalMs)
-                        .arg(request.interval));
+        return failUsage(request,
+                         tr("--interval must be a whole number of ms from %1 to %2, not \"%3\"")
+                             .arg(model::PolicyRateSampler::kMinIntervalMs)
+                             .arg(model::PolicyRateSampler::kMaxIntervalMs)
+                             .arg(request.interval));
     double durationS = 0; // 0: until interrupted
     if (!request.duration.isEmpty()) {
         durationS = request.duration.toDouble(&ok);
@@ -112,8 +113,9 @@ void runWatch(const CtlRequest &request)
             ctlErr() << "sluicectl: watch: " << problem << Qt::endl;
         if (sample.spanMs == 0) { // nothing counted: every primary failed
             if (*samplesSeen == 0 && sample.missingNodes.isEmpty())
-                return fail(request, model::Failure::serverError(
-                                         tr("nothing to watch on %1").arg(request.client->options().redactedUrl())));
+                return fail(request,
+                            model::Failure::serverError(
+                                tr("nothing to watch on %1").arg(request.client->options().redactedUrl())));
             return;
         }
         model::RateSample shown = sample;
@@ -146,20 +148,18 @@ void runWatch(const CtlRequest &request)
     };
     QObject::connect(request.client, &redis::RedisClient::stateChanged, sampler,
                      [=](redis::RedisClient::State state, const QString &reason) {
-                         using State = redis::RedisClient::State;
-                         const QString target = request.client->options().redactedUrl();
-                         if (!*connected && state == State::Ready)
-                             begin();
-                         else if (!*connected && (state == State::Failed || state == State::Disconnected)) {
-                             fail(request, {model::Failure::Kind::Unreachable, reason});
-                             QObject::disconnect(request.client, nullptr, sampler, nullptr);
-                         }
-                         else if (*connected && state == State::Ready)
-                             ctlErr() << tr("sluicectl: watch: connected to %1 again").arg(target) << Qt::endl;
-                         else if (*connected && state == State::Reconnecting)
-                             ctlErr() << tr("sluicectl: watch: lost %1 (%2); reconnecting").arg(target, reason)
-                                      << Qt::endl;
-                     });
+        using State = redis::RedisClient::State;
+        const QString target = request.client->options().redactedUrl();
+        if (!*connected && state == State::Ready)
+            begin();
+        else if (!*connected && (state == State::Failed || state == State::Disconnected)) {
+            fail(request, {model::Failure::Kind::Unreachable, reason});
+            QObject::disconnect(request.client, nullptr, sampler, nullptr);
+        } else if (*connected && state == State::Ready)
+            ctlErr() << tr("sluicectl: watch: connected to %1 again").arg(target) << Qt::endl;
+        else if (*connected && state == State::Reconnecting)
+            ctlErr() << tr("sluicectl: watch: lost %1 (%2); reconnecting").arg(target, reason) << Qt::endl;
+    });
     if (request.client->state() == redis::RedisClient::State::Ready)
         begin();
 }

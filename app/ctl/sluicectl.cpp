@@ -2,13 +2,13 @@
 // sluicectl: what the GUI can do, for operators who script. Errors go to stderr and the exit code
 // says what kind of failure it was (app/common/exit_codes.h).
 
+#include "app/common/exit_codes.h"
 #include "app/ctl/ctl_commands.h"
 #include "app/ctl/ctl_connection_flags.h"
 #include "app/ctl/ctl_fire_flags.h"
 #include "app/ctl/ctl_help.h"
 #include "app/ctl/ctl_options.h"
 #include "app/ctl/ctl_request.h"
-#include "app/common/exit_codes.h"
 #include "model/connection/connection_profile.h"
 #include "model/connection/key_namespace.h"
 #include "model/connection/keychain_secret_store.h"
@@ -172,7 +172,8 @@ int main(int argc, char *argv[])
         return usageError(QCoreApplication::translate("sluicectl", "bad --namespace: %1").arg(problem->message));
     request.target = options;
     if (command->access == app::Access::Offline) {
-        QMetaObject::invokeMethod(&app, [command, request] { command->run(request); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            &app, [command, request] { command->run(request); }, Qt::QueuedConnection);
         return QCoreApplication::exec();
     }
 
@@ -226,7 +227,8 @@ int main(int argc, char *argv[])
         });
     } else {
         // From inside the event loop, so a command that finishes at once can still exit it.
-        QMetaObject::invokeMethod(&app, [start, options]() mutable { start(options); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            &app, [start, options]() mutable { start(options); }, Qt::QueuedConnection);
     }
     const int code = QCoreApplication::exec();
     client.reset(); // before the keychain and the application

@@ -214,11 +214,12 @@ int main(int argc, char *argv[])
         sandbox->setDataDirectory(parser.value(options.sandboxData));
     window.showStartupMessage(QApplication::translate("main", "Starting the sandbox Redis\u2026"), false);
     QObject::connect(sandbox, &app::SandboxRedis::ready, &window, [&window, sandbox](quint16 port) {
-        QTextStream(stdout) << "sluice: sandbox Redis listening on 127.0.0.1:" << port << " in "
-                            << sandbox->directory() << Qt::endl;
+        QTextStream(stdout) << "sluice: sandbox Redis listening on 127.0.0.1:" << port << " in " << sandbox->directory()
+                            << Qt::endl;
         redis::ConnectionOptions sandboxOptions;
         sandboxOptions.port = port;
-        window.setSession(std::make_unique<model::ConnectionSession>(unsavedProfile(QStringLiteral("sandbox")), sandboxOptions));
+        window.setSession(
+            std::make_unique<model::ConnectionSession>(unsavedProfile(QStringLiteral("sandbox")), sandboxOptions));
         // Demo policies and traffic, on a connection of their own so the monitor's stays light.
         auto *demoClient = new redis::RedisClient(sandboxOptions, &window);
         demoClient->open();

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/sluice/sandbox_demo.h"
 
-#include "model/limiter/bucket_key.h"
 #include "model/deploy/library_publisher.h"
+#include "model/limiter/bucket_key.h"
 #include "model/policy/policy_store.h"
 #include "redis/redis_client.h"
 
@@ -16,8 +16,8 @@ const QString kWho = QStringLiteral("sluice sandbox");
 constexpr int kTickMs = 100;
 constexpr int kMaxInFlight = 500; // a slow server gets fewer calls, never a growing queue
 
-model::Policy demoPolicy(const char *name, model::Algorithm algorithm, qint64 limit, qint64 windowMs,
-                         qint64 burst, const char *description, bool shadow = false)
+model::Policy demoPolicy(const char *name, model::Algorithm algorithm, qint64 limit, qint64 windowMs, qint64 burst,
+                         const char *description, bool shadow = false)
 {
     model::Policy policy;
     policy.name = QString::fromLatin1(name);

@@ -119,13 +119,20 @@ void SandboxRedis::launch()
     m_log.clear();
     m_port = pickFreeLoopbackPort();
     const bool persist = !m_dataDirectory.isEmpty();
-    QStringList args{QStringLiteral("--port"), QString::number(m_port),
-                     QStringLiteral("--bind"), QStringLiteral("127.0.0.1"),
-                     QStringLiteral("--protected-mode"), QStringLiteral("yes"),
-                     QStringLiteral("--daemonize"), QStringLiteral("no"),
-                     QStringLiteral("--dir"), directory(),
-                     QStringLiteral("--logfile"), QString(),
-                     QStringLiteral("--appendonly"), persist ? QStringLiteral("yes") : QStringLiteral("no")};
+    QStringList args{QStringLiteral("--port"),
+                     QString::number(m_port),
+                     QStringLiteral("--bind"),
+                     QStringLiteral("127.0.0.1"),
+                     QStringLiteral("--protected-mode"),
+                     QStringLiteral("yes"),
+                     QStringLiteral("--daemonize"),
+                     QStringLiteral("no"),
+                     QStringLiteral("--dir"),
+                     directory(),
+                     QStringLiteral("--logfile"),
+                     QString(),
+                     QStringLiteral("--appendonly"),
+                     persist ? QStringLiteral("yes") : QStringLiteral("no")};
     if (!persist)
         args << QStringLiteral("--save") << QString();
     m_process->setArguments(args);

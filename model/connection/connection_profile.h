@@ -31,7 +31,7 @@ struct ConnectionProfile {
     redis::ConnectionOptions options; // options.password and keyPassphrase stay empty here
     QString ns = QStringLiteral("sluice");
     Environment environment = Environment::Dev;
-    bool readOnly = false; // refuses every write
+    bool readOnly = false;    // refuses every write
     bool savePassword = true; // the password and key passphrase live in the keychain; false: asked for at each connect
 
     // The limiter library this profile's namespace and database publish and call.

@@ -53,7 +53,7 @@ public:
     bool isReady() const;
     // Each node's own connection, as the status bar's tooltip lists it.
     struct NodeReport {
-        QString node;      // host:port or the socket path
+        QString node; // host:port or the socket path
         bool primary = false;
         bool ready = false;
         QString state;     // "ready", "connecting", ...

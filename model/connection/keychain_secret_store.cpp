@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/connection/keychain_secret_store.h"
 
-#include <qt6keychain/keychain.h>
-
 #include <QPointer>
+#include <qt6keychain/keychain.h>
 
 namespace sluice::model {
 
@@ -15,19 +14,18 @@ void runJob(QKeychain::Job *job, QObject *context, SecretStore::Callback done)
     job->setAutoDelete(true);
     // Never fall back to a plain-text settings file when no keychain answers.
     job->setInsecureFallback(false);
-    QObject::connect(job, &QKeychain::Job::finished, context,
-                     [done = std::move(done)](QKeychain::Job *finished) {
-                         SecretStore::Result result;
-                         const QKeychain::Error error = finished->error();
-                         result.notFound = error == QKeychain::EntryNotFound;
-                         if (error == QKeychain::AccessDenied || error == QKeychain::AccessDeniedByUser)
-                             result.failure = Failure{Failure::Kind::Refused, finished->errorString()};
-                         else if (error != QKeychain::NoError && !result.notFound)
-                             result.failure = Failure{Failure::Kind::Unreachable, finished->errorString()};
-                         if (auto *reader = qobject_cast<QKeychain::ReadPasswordJob *>(finished); reader && result.ok())
-                             result.secret = reader->textData();
-                         done(result);
-                     });
+    QObject::connect(job, &QKeychain::Job::finished, context, [done = std::move(done)](QKeychain::Job *finished) {
+        SecretStore::Result result;
+        const QKeychain::Error error = finished->error();
+        result.notFound = error == QKeychain::EntryNotFound;
+        if (error == QKeychain::AccessDenied || error == QKeychain::AccessDeniedByUser)
+            result.failure = Failure{Failure::Kind::Refused, finished->errorString()};
+        else if (error != QKeychain::NoError && !result.notFound)
+            result.failure = Failure{Failure::Kind::Unreachable, finished->errorString()};
+        if (auto *reader = qobject_cast<QKeychain::ReadPasswordJob *>(finished); reader && result.ok())
+            result.secret = reader->textData();
+        done(result);
+    });
     job->start();
 }
 

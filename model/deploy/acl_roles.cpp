@@ -17,10 +17,9 @@ const Commands kConnect = {"ping", "client|setname"};
 
 // Everything the limiter library runs (lua/limiter/, lua/clock.lua), beside FCALL itself; PTTL is
 // sluice_inspect's. tst_acl_roles checks this list against the Lua sources.
-const Commands kLimiterCalls
-    = {"fcall",   "time",      "get",    "set",  "setrange",         "hincrby", "hlen",    "hgetall", "hdel",
-       "pexpire", "pexpireat", "zrange", "zadd", "zremrangebyscore", "zrem",    "zincrby", "zscore",  "pttl",
-       "incrby",  "decrby"};
+const Commands kLimiterCalls = {"fcall",   "time",    "get",     "set",       "setrange", "hincrby", "hlen",
+                                "hgetall", "hdel",    "pexpire", "pexpireat", "zrange",   "zadd",    "zremrangebyscore",
+                                "zrem",    "zincrby", "zscore",  "pttl",      "incrby",   "decrby"};
 
 // The read-only functions (sluice_peek, sluice_inspect, sluice_stats, sluice_top, sluice_version), and
 // the seed layouts' raw reads of the key watch (GET, PTTL).

@@ -25,8 +25,7 @@ QString describe(const RedisClient &client, const QString &serverMode)
         return QCoreApplication::translate("sluice::model::DeploymentProbe", "primary %1 of Sentinel service \"%2\"")
             .arg(primaries.value(0), client.options().sentinelService);
     case RedisClient::Kind::Standalone:
-    case RedisClient::Kind::Unknown:
-        break;
+    case RedisClient::Kind::Unknown: break;
     }
     return serverMode; // "standalone", or "sentinel" when pointed at a sentinel itself
 }

@@ -17,7 +17,7 @@ struct LibraryRecord {
     qint64 publishedAtMs = 0;
     QString publishedBy;
     qint64 policyCount = 0;
-    QVector<Policy> policies; // the definitions it published, when the record keeps them
+    QVector<Policy> policies;   // the definitions it published, when the record keeps them
     bool policiesKnown = false; // false for records written before they were kept
 };
 
@@ -52,11 +52,7 @@ struct DeploymentStatus {
     // Published: a record exists. NeverPublished: no record and no primary runs a sluice library.
     // DataLost: no record, yet a primary runs one: the store, the audit log and the record were
     // flushed or lost in a restart without persistence, while the functions survived.
-    enum class History {
-        Published,
-        NeverPublished,
-        DataLost
-    };
+    enum class History { Published, NeverPublished, DataLost };
 
     LibraryRecord published;
     QVector<NodeLibrary> nodes;
@@ -97,14 +93,13 @@ struct PublishPreview {
 
 struct PublishResult {
     LimiterLibrary library;
-    QVector<NodeLibrary> nodes; // each primary after loading, verified with sluice_version
+    QVector<NodeLibrary> nodes;     // each primary after loading, verified with sluice_version
     QVector<DamagedPolicy> damaged; // stored policies left out because they cannot be read
     // Nothing was published: a conflict, an unreadable store, or Refused (see PublishAllowance).
     std::optional<Failure> failure;
     PublishAllowance needs; // when Refused: what would let it through
     bool ok() const;
 };
-
 
 // Compiles the stored policies into the limiter library, loads it on every primary and verifies it
 // there; reports each primary's library against the published record (drift).

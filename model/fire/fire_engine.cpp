@@ -34,7 +34,7 @@ constexpr qint64 maxInFlight = 50'000;
 QByteArray newRunId()
 {
     return QByteArray::number(QDateTime::currentMSecsSinceEpoch(), 36) + '-'
-         + QByteArray::number(QRandomGenerator::global()->bounded(36 * 36 * 36), 36);
+        + QByteArray::number(QRandomGenerator::global()->bounded(36 * 36 * 36), 36);
 }
 
 } // namespace
@@ -73,9 +73,10 @@ public:
         }
         QTimer::singleShot(connectTimeoutMs, this, [this] {
             if (!m_connected)
-                fail({Failure::Kind::Unreachable, FireEngine::tr("could not connect within %1 s: %2")
-                                                      .arg(connectTimeoutMs / 1000)
-                                                      .arg(m_clients.front()->lastError())});
+                fail({Failure::Kind::Unreachable,
+                      FireEngine::tr("could not connect within %1 s: %2")
+                          .arg(connectTimeoutMs / 1000)
+                          .arg(m_clients.front()->lastError())});
         });
         m_updates->callOnTimeout(this, [this] { post(); });
         m_updates->start(updateEveryMs);
@@ -116,7 +117,7 @@ private:
                 return fail(failure.prefixed(FireEngine::tr("the server's clock could not be read")));
             }
             const qint64 serverUs = reply.value.elements.at(0).toString().toLongLong() * 1'000'000
-                                  + reply.value.elements.at(1).toString().toLongLong();
+                + reply.value.elements.at(1).toString().toLongLong();
             m_serverUsAtZero = serverUs - (askedNs + answeredNs) / 2 / 1000;
             loadScripts();
         });
@@ -207,14 +208,13 @@ private:
             const bool admits = model->admit(serverMs, m_plan.cost) || (m_plan.realKeys && definition.policy.shadow);
             ++(admits ? counts.expectedAllowed : counts.expectedRejected);
             ++m_inFlight;
-            m_clients.at(connection)->send(
-                m_commands[target].command(subject, serverMs + skew), this,
-                [this, target, bin, sentNs, connection, unanswered](const redis::RedisReply &reply) {
-                    answered(target, bin, sentNs, reply);
-                    if ((!unanswered || --*unanswered == 0) && m_plan.shape == FireShape::Saturate && !m_sendingOver)
-                        sendCall(connection, -1);
-                },
-                callTimeoutMs);
+            auto onReply = [this, target, bin, sentNs, connection, unanswered](const redis::RedisReply &reply) {
+                answered(target, bin, sentNs, reply);
+                if ((!unanswered || --*unanswered == 0) && m_plan.shape == FireShape::Saturate && !m_sendingOver)
+                    sendCall(connection, -1);
+            };
+            m_clients.at(connection)
+                ->send(m_commands[target].command(subject, serverMs + skew), this, onReply, callTimeoutMs);
         }
     }
 
@@ -224,7 +224,8 @@ private:
         const qint64 latencyNs = m_clock.nsecsElapsed() - m_startNs - sentNs;
         FireBin &counts = binAt(target, bin);
         const std::optional<bool> admitted = reply.failure == redis::RedisReply::Failure::None
-            ? m_commands[target].admitted(reply.value) : std::nullopt;
+            ? m_commands[target].admitted(reply.value)
+            : std::nullopt;
         if (admitted) {
             ++(*admitted ? counts.allowed : counts.rejected);
             ++m_answered[target];
@@ -333,7 +334,10 @@ private:
     int m_firstDirtyBin = INT_MAX;
 };
 
-FireEngine::FireEngine(QObject *parent) : QObject(parent) {}
+FireEngine::FireEngine(QObject *parent)
+    : QObject(parent)
+{
+}
 
 FireEngine::~FireEngine()
 {

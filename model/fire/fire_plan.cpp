@@ -31,16 +31,11 @@ bool isRate(double rate)
 QString fireShapeName(FireShape shape)
 {
     switch (shape) {
-    case FireShape::Constant:
-        return QStringLiteral("constant");
-    case FireShape::Bursts:
-        return QStringLiteral("bursts");
-    case FireShape::Ramp:
-        return QStringLiteral("ramp");
-    case FireShape::Poisson:
-        return QStringLiteral("poisson");
-    case FireShape::Saturate:
-        return QStringLiteral("saturate");
+    case FireShape::Constant: return QStringLiteral("constant");
+    case FireShape::Bursts: return QStringLiteral("bursts");
+    case FireShape::Ramp: return QStringLiteral("ramp");
+    case FireShape::Poisson: return QStringLiteral("poisson");
+    case FireShape::Saturate: return QStringLiteral("saturate");
     }
     return {};
 }
@@ -113,12 +108,9 @@ QStringList FirePlan::pacingProblems() const
 int FirePlan::subjectOf(qint64 index, std::mt19937_64 &random) const
 {
     switch (subjects) {
-    case FireSubjects::One:
-        break;
-    case FireSubjects::Rotation:
-        return static_cast<int>(index % subjectCount);
-    case FireSubjects::Random:
-        return std::uniform_int_distribution<int>(0, subjectCount - 1)(random);
+    case FireSubjects::One: break;
+    case FireSubjects::Rotation: return static_cast<int>(index % subjectCount);
+    case FireSubjects::Random: return std::uniform_int_distribution<int>(0, subjectCount - 1)(random);
     }
     return 0;
 }
@@ -133,21 +125,13 @@ QString FirePlan::describe() const
     const QLocale locale = QLocale::c();
     QString pace;
     switch (shape) {
-    case FireShape::Constant:
-        pace = tr("%1/s constant").arg(locale.toString(rate, 'g', 7));
-        break;
-    case FireShape::Poisson:
-        pace = tr("%1/s Poisson").arg(locale.toString(rate, 'g', 7));
-        break;
+    case FireShape::Constant: pace = tr("%1/s constant").arg(locale.toString(rate, 'g', 7)); break;
+    case FireShape::Poisson: pace = tr("%1/s Poisson").arg(locale.toString(rate, 'g', 7)); break;
     case FireShape::Ramp:
         pace = tr("ramp %1/s to %2/s").arg(locale.toString(rate, 'g', 7), locale.toString(rampToRate, 'g', 7));
         break;
-    case FireShape::Bursts:
-        pace = tr("bursts of %1 every %2").arg(burstSize).arg(durationText(burstEveryMs));
-        break;
-    case FireShape::Saturate:
-        pace = tr("as fast as possible, %1 in flight per connection").arg(pipeline);
-        break;
+    case FireShape::Bursts: pace = tr("bursts of %1 every %2").arg(burstSize).arg(durationText(burstEveryMs)); break;
+    case FireShape::Saturate: pace = tr("as fast as possible, %1 in flight per connection").arg(pipeline); break;
     }
     const QString who = subjects == FireSubjects::One ? tr("subject \"%1\"").arg(QString::fromUtf8(subject))
         : subjects == FireSubjects::Rotation          ? tr("%1 subjects in rotation").arg(subjectCount)
@@ -159,7 +143,11 @@ QString FirePlan::describe() const
         .arg(realKeys ? tr(", real keys") : QString());
 }
 
-FireSchedule::FireSchedule(const FirePlan &plan) : m_plan(plan), m_random(plan.seed ^ 0x5eed) {}
+FireSchedule::FireSchedule(const FirePlan &plan)
+    : m_plan(plan)
+    , m_random(plan.seed ^ 0x5eed)
+{
+}
 
 qint64 FireSchedule::nextNs()
 {
@@ -167,14 +155,9 @@ qint64 FireSchedule::nextNs()
     const double duration = plan.durationMs / 1000.0;
     double seconds = 0;
     switch (plan.shape) {
-    case FireShape::Saturate:
-        return -1;
-    case FireShape::Constant:
-        seconds = m_index / plan.rate;
-        break;
-    case FireShape::Bursts:
-        seconds = (m_index / plan.burstSize) * (plan.burstEveryMs / 1000.0);
-        break;
+    case FireShape::Saturate: return -1;
+    case FireShape::Constant: seconds = m_index / plan.rate; break;
+    case FireShape::Bursts: seconds = (m_index / plan.burstSize) * (plan.burstEveryMs / 1000.0); break;
     case FireShape::Poisson:
         seconds = m_poissonSeconds;
         m_poissonSeconds += std::exponential_distribution<double>(plan.rate)(m_random);
@@ -205,16 +188,12 @@ qint64 FireSchedule::expectedCalls(const FirePlan &plan)
 {
     const double duration = plan.durationMs / 1000.0;
     switch (plan.shape) {
-    case FireShape::Constant:
-        return static_cast<qint64>(std::ceil(plan.rate * duration));
-    case FireShape::Poisson:
-        return qRound64(plan.rate * duration);
-    case FireShape::Ramp:
-        return static_cast<qint64>(std::ceil((plan.rate + plan.rampToRate) / 2 * duration));
+    case FireShape::Constant: return static_cast<qint64>(std::ceil(plan.rate * duration));
+    case FireShape::Poisson: return qRound64(plan.rate * duration);
+    case FireShape::Ramp: return static_cast<qint64>(std::ceil((plan.rate + plan.rampToRate) / 2 * duration));
     case FireShape::Bursts:
         return static_cast<qint64>(std::ceil(plan.durationMs / double(plan.burstEveryMs))) * plan.burstSize;
-    case FireShape::Saturate:
-        break;
+    case FireShape::Saturate: break;
     }
     return 0;
 }

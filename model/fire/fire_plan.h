@@ -26,7 +26,7 @@ enum class FireSubjects {
     Random,   // one of `subject`-1 ... `subject`-N at random
 };
 
-QString fireShapeName(FireShape shape);      // "constant", "bursts", "ramp", "poisson", "saturate"
+QString fireShapeName(FireShape shape); // "constant", "bursts", "ramp", "poisson", "saturate"
 
 namespace fire_limits {
 constexpr int maxTargets = 4;

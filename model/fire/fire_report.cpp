@@ -166,10 +166,11 @@ QJsonObject FireReport::toJson() const
     json.insert(QStringLiteral("max_lag_ms"), m_last.maxLagMs);
     json.insert(QStringLiteral("seed"), QString::number(m_plan.seed));
     const LatencyHistogram all = allLatency();
-    json.insert(QStringLiteral("latency_ms"), QJsonObject{{QStringLiteral("p50"), milliseconds(all.percentile(0.5))},
-                                                          {QStringLiteral("p95"), milliseconds(all.percentile(0.95))},
-                                                          {QStringLiteral("p99"), milliseconds(all.percentile(0.99))},
-                                                          {QStringLiteral("max"), milliseconds(all.max())}});
+    json.insert(QStringLiteral("latency_ms"),
+                QJsonObject{{QStringLiteral("p50"), milliseconds(all.percentile(0.5))},
+                            {QStringLiteral("p95"), milliseconds(all.percentile(0.95))},
+                            {QStringLiteral("p99"), milliseconds(all.percentile(0.99))},
+                            {QStringLiteral("max"), milliseconds(all.max())}});
     if (m_last.failure)
         json.insert(QStringLiteral("failure"), m_last.failure->message);
     return json;

@@ -29,13 +29,13 @@ struct FireBin {
 // (earlier bins no longer change), the rest is the run so far.
 struct FireUpdate {
     int firstBin = 0;
-    QVector<QVector<FireBin>> bins;          // per target
-    QVector<LatencyHistogram> latency;       // per target, the whole run so far
-    QStringList firstErrors;                 // per target
+    QVector<QVector<FireBin>> bins;    // per target
+    QVector<LatencyHistogram> latency; // per target, the whole run so far
+    QStringList firstErrors;           // per target
     qint64 elapsedMs = 0;
-    qint64 sendingMs = 0;  // from the first call to the end of sending (the achieved rate's span)
+    qint64 sendingMs = 0; // from the first call to the end of sending (the achieved rate's span)
     qint64 inFlight = 0;
-    qint64 maxLagMs = 0;   // the furthest a call was sent behind its schedule
+    qint64 maxLagMs = 0;    // the furthest a call was sent behind its schedule
     bool connected = false; // calls are going out
     bool finished = false;
     std::optional<Failure> failure; // why the run could not start or was cut short
@@ -46,8 +46,8 @@ struct FireSummary {
     QString target;
     qint64 sent = 0, answered = 0, allowed = 0, rejected = 0, errors = 0;
     qint64 expectedAllowed = 0, expectedRejected = 0;
-    double achievedRate = 0;      // calls sent per second
-    double deviationPercent = 0;  // (allowed - expected) / expected
+    double achievedRate = 0;     // calls sent per second
+    double deviationPercent = 0; // (allowed - expected) / expected
     qint64 p50Us = 0, p95Us = 0, p99Us = 0, maxUs = 0;
     double meanUs = 0;
     QString firstError;

@@ -84,7 +84,8 @@ QString FireTarget::label() const
             .arg(policy.limit)
             .arg(windowInWords(policy, true),
                  algorithmUsesBurst(policy.algorithm) && policy.effectiveBurst() != policy.limit
-                     ? tr(", burst %1").arg(policy.effectiveBurst()) : QString());
+                     ? tr(", burst %1").arg(policy.effectiveBurst())
+                     : QString());
     case Kind::SeedScript:
         if (layout == SeedLayout::FixedWindowCounter)
             return tr("%1 (%2 per %3)")
@@ -179,9 +180,7 @@ FireCommands::FireCommands(const FireTarget &target, int index, const LibraryOwn
     case SeedLayout::ScgTokenBucket: // the server's clock, as Sluice's own limiter
         m_tail = {rate, capacity, {}, costText};
         break;
-    case SeedLayout::FixedWindowCounter:
-        m_tail = {rate, seconds};
-        break;
+    case SeedLayout::FixedWindowCounter: m_tail = {rate, seconds}; break;
     case SeedLayout::MsTokenBucket: // the caller's clock (ms) last
         m_tail = {rate, capacity, costText, {}};
         m_callerClockAt = 3;

@@ -72,10 +72,10 @@ public:
 private:
     FireTarget m_target;
     LibraryOwner m_owner;
-    QByteArray m_keyPrefix; // test-fire key space, empty for real keys
-    QByteArray m_script;    // a seed script's source, empty for a policy
-    QByteArrayList m_head;  // before the keys: FCALL <function> 1, or EVALSHA <digest> <key count>
-    QByteArrayList m_tail;  // after the keys: the policy or script arguments and the cost
+    QByteArray m_keyPrefix;         // test-fire key space, empty for real keys
+    QByteArray m_script;            // a seed script's source, empty for a policy
+    QByteArrayList m_head;          // before the keys: FCALL <function> 1, or EVALSHA <digest> <key count>
+    QByteArrayList m_tail;          // after the keys: the policy or script arguments and the cost
     int m_callerClockAt = -1;       // where in m_tail the caller's clock goes, for a script that reads it
     qint64 m_callerClockUnitMs = 1; // the clock in ms, or (1000) in whole seconds
     mutable QByteArray m_lastSubject;

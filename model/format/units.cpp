@@ -44,7 +44,10 @@ QString formatBytes(qint64 bytes)
 
 QString formatDuration(qint64 seconds)
 {
-    struct Unit { qint64 seconds; const char *name; };
+    struct Unit {
+        qint64 seconds;
+        const char *name;
+    };
     static const Unit units[] = {{86400, "d"}, {3600, "h"}, {60, "min"}, {1, "s"}};
     QStringList parts;
     for (const Unit &unit : units) {

@@ -13,7 +13,7 @@ namespace sluice::model {
 // One Sluice bucket as `FCALL_RO sluice_inspect 1 <key> <policy>` reports it.
 struct BucketState {
     QString algorithm;
-    qint64 available = 0;    // units a call could take now
+    qint64 available = 0; // units a call could take now
     qint64 capacity = 0;
     qint64 resetAfterMs = 0; // until the bucket is full again
     qint64 ttlMs = 0;        // the key's PTTL (-2: no key, the bucket is full)

@@ -42,14 +42,14 @@ QByteArray LimiterLibrary::policyTable(const QVector<Policy> &policies)
     std::sort(sorted.begin(), sorted.end(), [](const Policy &a, const Policy &b) { return a.name < b.name; });
     QByteArray table = "local POLICIES = {\n";
     for (const Policy &policy : sorted) {
-        table += "    [" + luaString(policy.name.toUtf8()) + "] = {algorithm = "
-               + luaString(algorithmName(policy.algorithm).toUtf8()) + ", limit = " + QByteArray::number(policy.limit)
-               + ", window_ms = " + QByteArray::number(policy.windowMs)
-               + ", burst = " + QByteArray::number(policy.effectiveBurst())
-               + ", shadow = " + (policy.shadow ? "true" : "false")
-               // Only when set: the table of a library without it reads as before (no drift).
-               + (policy.windowStart == WindowStart::FirstCall ? ", first_call = true" : "")
-               + ", description = " + luaString(policy.description.toUtf8()) + "},\n";
+        table += "    [" + luaString(policy.name.toUtf8())
+            + "] = {algorithm = " + luaString(algorithmName(policy.algorithm).toUtf8())
+            + ", limit = " + QByteArray::number(policy.limit) + ", window_ms = " + QByteArray::number(policy.windowMs)
+            + ", burst = " + QByteArray::number(policy.effectiveBurst()) + ", shadow = "
+            + (policy.shadow ? "true" : "false")
+            // Only when set: the table of a library without it reads as before (no drift).
+            + (policy.windowStart == WindowStart::FirstCall ? ", first_call = true" : "")
+            + ", description = " + luaString(policy.description.toUtf8()) + "},\n";
     }
     return table + "}\n";
 }

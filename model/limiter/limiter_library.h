@@ -13,10 +13,10 @@ namespace sluice::model {
 // a generated header holding the policies. Policy data enters the source only as escaped literals, so
 // no name or description can become Lua code.
 struct LimiterLibrary {
-    qint64 version = 0;  // publish generation; bumped when the digest changes
-    QByteArray digest;   // identifies the policies and code the library runs (not the version)
-    QByteArray source;   // what FUNCTION LOAD receives
-    QByteArray table;    // the generated policy table within it (what a dry run shows)
+    qint64 version = 0; // publish generation; bumped when the digest changes
+    QByteArray digest;  // identifies the policies and code the library runs (not the version)
+    QByteArray source;  // what FUNCTION LOAD receives
+    QByteArray table;   // the generated policy table within it (what a dry run shows)
 
     // The policy table alone, as generated (what a dry run shows).
     static QByteArray policyTable(const QVector<Policy> &policies);

@@ -15,10 +15,17 @@ __extension__ typedef __int128 Int; // exact beyond 2^63 products; GCC and Clang
 class ReferenceLimiter::Model {
 public:
     explicit Model(const Policy &policy)
-        : limit(policy.limit), window(policy.windowMs), burst(policy.effectiveBurst())
+        : limit(policy.limit)
+        , window(policy.windowMs)
+        , burst(policy.effectiveBurst())
     {
     }
-    Model(qint64 limit, qint64 window, qint64 burst) : limit(limit), window(window), burst(burst) {}
+    Model(qint64 limit, qint64 window, qint64 burst)
+        : limit(limit)
+        , window(window)
+        , burst(burst)
+    {
+    }
     virtual ~Model() = default;
 
     virtual bool fits(qint64 t, qint64 cost) const = 0;
@@ -28,7 +35,7 @@ public:
     virtual qint64 available(qint64 t) const = 0;
     virtual bool full(qint64 t) const = 0;
     virtual QByteArray consume(qint64 t, qint64 cost) = 0; // returns the reply's extra element
-    virtual void reject(qint64, qint64) {} // for limiters whose rejections change state
+    virtual void reject(qint64, qint64) { }                // for limiters whose rejections change state
     virtual bool release(const QByteArray &, qint64) { return false; }
 
     const Int limit, window, burst;
@@ -393,45 +400,27 @@ QByteArray Decision::toString() const
 ReferenceLimiter::ReferenceLimiter(const Policy &policy)
 {
     switch (policy.algorithm) {
-    case Algorithm::TokenBucket:
-        m_model = std::make_unique<TokenBucket>(policy);
-        break;
-    case Algorithm::Gcra:
-        m_model = std::make_unique<Gcra>(policy);
-        break;
-    case Algorithm::LeakyBucket:
-        m_model = std::make_unique<LeakyBucket>(policy);
-        break;
+    case Algorithm::TokenBucket: m_model = std::make_unique<TokenBucket>(policy); break;
+    case Algorithm::Gcra: m_model = std::make_unique<Gcra>(policy); break;
+    case Algorithm::LeakyBucket: m_model = std::make_unique<LeakyBucket>(policy); break;
     case Algorithm::FixedWindow:
         if (policy.windowStart == WindowStart::FirstCall)
             m_model = std::make_unique<FirstCallWindow>(policy);
         else
             m_model = std::make_unique<FixedWindow>(policy);
         break;
-    case Algorithm::SlidingWindow:
-        m_model = std::make_unique<SlidingWindow>(policy);
-        break;
-    case Algorithm::SlidingLog:
-        m_model = std::make_unique<SlidingLog>(policy);
-        break;
-    case Algorithm::Concurrency:
-        m_model = std::make_unique<Concurrency>(policy);
-        break;
+    case Algorithm::SlidingWindow: m_model = std::make_unique<SlidingWindow>(policy); break;
+    case Algorithm::SlidingLog: m_model = std::make_unique<SlidingLog>(policy); break;
+    case Algorithm::Concurrency: m_model = std::make_unique<Concurrency>(policy); break;
     }
 }
 
 ReferenceLimiter::ReferenceLimiter(SeedLayout layout, qint64 limit, qint64 windowMs, qint64 burst)
 {
     switch (layout) {
-    case SeedLayout::ScgTokenBucket:
-        m_model = std::make_unique<ScgTokenBucket>(limit, windowMs, burst);
-        break;
-    case SeedLayout::FixedWindowCounter:
-        m_model = std::make_unique<CallCounter>(limit, windowMs, burst);
-        break;
-    case SeedLayout::MsTokenBucket:
-        m_model = std::make_unique<TokenBucket>(limit, windowMs, burst);
-        break;
+    case SeedLayout::ScgTokenBucket: m_model = std::make_unique<ScgTokenBucket>(limit, windowMs, burst); break;
+    case SeedLayout::FixedWindowCounter: m_model = std::make_unique<CallCounter>(limit, windowMs, burst); break;
+    case SeedLayout::MsTokenBucket: m_model = std::make_unique<TokenBucket>(limit, windowMs, burst); break;
     case SeedLayout::IntervalTokenBucket:
         m_model = std::make_unique<IntervalTokenBucket>(limit, windowMs, burst);
         break;

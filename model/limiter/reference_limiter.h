@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "model/policy/policy.h"
 #include "model/limiter/seed_layouts.h"
+#include "model/policy/policy.h"
 
 #include <QByteArray>
 

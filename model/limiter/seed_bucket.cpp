@@ -160,8 +160,7 @@ SeedBucketState seedBucketAt(SeedLayout layout, const SeedBucketReading &reading
         fullAtMs = (last + std::ceil((capacity - state.level) / perWindow) * interval) * 1000;
         break;
     }
-    case SeedLayout::FixedWindowCounter:
-        break;
+    case SeedLayout::FixedWindowCounter: break;
     }
     state.current = true;
     state.capacity = capacity;

@@ -27,14 +27,10 @@ std::optional<QByteArray> between(const QByteArray &key, const QByteArray &prefi
 QString seedLayoutName(SeedLayout layout)
 {
     switch (layout) {
-    case SeedLayout::ScgTokenBucket:
-        return QStringLiteral("scg_token_bucket");
-    case SeedLayout::FixedWindowCounter:
-        return QStringLiteral("fixed_window_counter");
-    case SeedLayout::MsTokenBucket:
-        return QStringLiteral("ms_token_bucket");
-    case SeedLayout::IntervalTokenBucket:
-        return QStringLiteral("interval_token_bucket");
+    case SeedLayout::ScgTokenBucket: return QStringLiteral("scg_token_bucket");
+    case SeedLayout::FixedWindowCounter: return QStringLiteral("fixed_window_counter");
+    case SeedLayout::MsTokenBucket: return QStringLiteral("ms_token_bucket");
+    case SeedLayout::IntervalTokenBucket: return QStringLiteral("interval_token_bucket");
     }
     return {};
 }
@@ -47,14 +43,10 @@ QByteArray seedScript(SeedLayout layout)
 QByteArrayList seedKeys(SeedLayout layout, const QByteArray &id)
 {
     switch (layout) {
-    case SeedLayout::ScgTokenBucket:
-        return {scgPrefix + id + scgTokensSuffix, scgPrefix + id + "}.timestamp"};
-    case SeedLayout::FixedWindowCounter:
-        return {id};
-    case SeedLayout::MsTokenBucket:
-        return {id, id + ":last"};
-    case SeedLayout::IntervalTokenBucket:
-        return {id, id + "_time"};
+    case SeedLayout::ScgTokenBucket: return {scgPrefix + id + scgTokensSuffix, scgPrefix + id + "}.timestamp"};
+    case SeedLayout::FixedWindowCounter: return {id};
+    case SeedLayout::MsTokenBucket: return {id, id + ":last"};
+    case SeedLayout::IntervalTokenBucket: return {id, id + "_time"};
     }
     return {};
 }
@@ -71,15 +63,13 @@ QByteArray seedScanPattern(SeedLayout layout, const QByteArray &idPattern)
 std::optional<QByteArray> seedIdOfKey(SeedLayout layout, const QByteArray &key)
 {
     switch (layout) {
-    case SeedLayout::ScgTokenBucket:
-        return between(key, scgPrefix, scgTokensSuffix);
+    case SeedLayout::ScgTokenBucket: return between(key, scgPrefix, scgTokensSuffix);
     case SeedLayout::FixedWindowCounter:
         if (key.startsWith(scgPrefix))
             return std::nullopt;
         return key;
     case SeedLayout::MsTokenBucket:
-    case SeedLayout::IntervalTokenBucket:
-        return between(key, {}, seedKeys(layout, {}).at(1));
+    case SeedLayout::IntervalTokenBucket: return between(key, {}, seedKeys(layout, {}).at(1));
     }
     return std::nullopt;
 }
@@ -93,12 +83,9 @@ QString seedParameterForm(SeedLayout layout)
 {
     switch (layout) {
     case SeedLayout::ScgTokenBucket:
-    case SeedLayout::MsTokenBucket:
-        return QStringLiteral("RATE_PER_SECOND:CAPACITY");
-    case SeedLayout::FixedWindowCounter:
-        return QStringLiteral("LIMIT:WINDOW_SECONDS");
-    case SeedLayout::IntervalTokenBucket:
-        return QStringLiteral("CAPACITY:ADD:INTERVAL_SECONDS");
+    case SeedLayout::MsTokenBucket: return QStringLiteral("RATE_PER_SECOND:CAPACITY");
+    case SeedLayout::FixedWindowCounter: return QStringLiteral("LIMIT:WINDOW_SECONDS");
+    case SeedLayout::IntervalTokenBucket: return QStringLiteral("CAPACITY:ADD:INTERVAL_SECONDS");
     }
     return {};
 }

@@ -9,10 +9,12 @@ namespace sluice::model {
 
 // A fixed-capacity ring: once full, each append drops the oldest item. Memory grows with the items
 // held (doubling), never past the capacity.
-template <typename T>
-class BoundedRing {
+template <typename T> class BoundedRing {
 public:
-    explicit BoundedRing(int capacity = 0) : m_capacity(capacity) {}
+    explicit BoundedRing(int capacity = 0)
+        : m_capacity(capacity)
+    {
+    }
 
     void append(const T &item)
     {

@@ -77,7 +77,7 @@ private:
     QString m_ns;
     QByteArray m_match;
     std::optional<SeedLayout> m_layout; // browsing a seed layout's buckets
-    QByteArray m_exactKey;   // the one key the filter names, or empty
+    QByteArray m_exactKey;              // the one key the filter names, or empty
     FoundBucket m_exact;
     QVector<Cursor> m_cursors;
     QSet<QByteArray> m_seen; // SCAN may return a key twice

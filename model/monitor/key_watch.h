@@ -16,11 +16,11 @@ namespace sluice::model {
 
 // One reading of a watched bucket.
 struct KeySample {
-    qint64 timeMs = 0;         // Redis time for Sluice buckets, the dashboard's clock for seed layouts
-    double level = 0;          // units available now (Sluice); tokens or count (seed layouts: SeedBucketState)
-    double capacity = -1;      // -1: unknown (a seed layout watched without its parameters)
-    qint64 resetAfterMs = -1;  // until the bucket is full again; -1: unknown
-    quint64 allowed = 0;       // the bucket's own counters (Sluice)
+    qint64 timeMs = 0;        // Redis time for Sluice buckets, the dashboard's clock for seed layouts
+    double level = 0;         // units available now (Sluice); tokens or count (seed layouts: SeedBucketState)
+    double capacity = -1;     // -1: unknown (a seed layout watched without its parameters)
+    qint64 resetAfterMs = -1; // until the bucket is full again; -1: unknown
+    quint64 allowed = 0;      // the bucket's own counters (Sluice)
     quint64 rejected = 0;
     double rejectedPerSecond = 0; // since the previous reading
 };
@@ -28,13 +28,13 @@ struct KeySample {
 // A bucket on the watch list: a Sluice policy's subject, or a key of a seed system's layout.
 struct WatchedKey {
     int id = 0;
-    QString policy;                  // empty for a seed layout
+    QString policy; // empty for a seed layout
     std::optional<SeedLayout> layout;
     std::optional<SeedParameters> parameters; // a seed layout's, when given: its tokens are refilled to now
-    QByteArray subject;              // the Sluice subject, or the seed layout's id / key
-    QByteArray key;                  // the key read
-    QString algorithm;               // as the library reports it (Sluice), or the layout's name
-    QString problem;                 // why the last reading failed; empty when it worked
+    QByteArray subject;                       // the Sluice subject, or the seed layout's id / key
+    QByteArray key;                           // the key read
+    QString algorithm;                        // as the library reports it (Sluice), or the layout's name
+    QString problem;                          // why the last reading failed; empty when it worked
     BoundedRing<KeySample> samples;
 
     QString label() const;
@@ -68,8 +68,8 @@ public:
     int rounds() const { return m_rounds; } // completed rounds
 
 Q_SIGNALS:
-    void keysChanged();        // added or removed
-    void sampled(int id);      // one key got a reading (or a problem)
+    void keysChanged();   // added or removed
+    void sampled(int id); // one key got a reading (or a problem)
     void roundDone();
 
 private:

@@ -115,5 +115,4 @@ private:
     RateSample m_last;
 };
 
-
 } // namespace sluice::model

@@ -87,8 +87,8 @@ void RateHistory::append(const RatePoint &point)
 QVector<RatePoint> RateHistory::points(qint64 fromMs, qint64 toMs) const
 {
     QVector<RatePoint> found;
-    const qint64 recentStart = m_recent.isEmpty() ? std::numeric_limits<qint64>::max()
-                                                  : m_recent.at(0).endMs - m_recent.at(0).spanMs;
+    const qint64 recentStart
+        = m_recent.isEmpty() ? std::numeric_limits<qint64>::max() : m_recent.at(0).endMs - m_recent.at(0).spanMs;
     for (int i = firstEndingFrom(m_consolidated, fromMs); i < m_consolidated.size(); ++i) {
         const RatePoint &point = m_consolidated.at(i);
         if (point.endMs > toMs || point.endMs > recentStart)

@@ -13,7 +13,7 @@ namespace sluice::model {
 struct RatePoint {
     qint64 endMs = 0;
     qint32 spanMs = 0;
-    quint32 allowed = 0;  // saturates at 2^32 - 1
+    quint32 allowed = 0; // saturates at 2^32 - 1
     quint32 rejected = 0;
 
     double allowedPerSecond() const { return spanMs > 0 ? allowed * 1000.0 / spanMs : 0; }

@@ -8,8 +8,7 @@ namespace sluice::model {
 using redis::RedisClient;
 using redis::RedisReply;
 
-ServerMonitor::ServerMonitor(RedisClient *client, const QString &targetLabel, int intervalMs,
-                             QObject *parent)
+ServerMonitor::ServerMonitor(RedisClient *client, const QString &targetLabel, int intervalMs, QObject *parent)
     : QObject(parent)
     , m_client(client)
     , m_targetLabel(targetLabel)
@@ -34,16 +33,10 @@ void ServerMonitor::onConnectionState(RedisClient::State state, const QString &r
         setHealth(Health::Ready, {});
         poll();
         break;
-    case RedisClient::State::Connecting:
-        setHealth(Health::Connecting, {});
-        break;
+    case RedisClient::State::Connecting: setHealth(Health::Connecting, {}); break;
     case RedisClient::State::Reconnecting:
-    case RedisClient::State::Disconnected:
-        setHealth(Health::Unreachable, reason);
-        break;
-    case RedisClient::State::Failed:
-        setHealth(Health::Failed, reason);
-        break;
+    case RedisClient::State::Disconnected: setHealth(Health::Unreachable, reason); break;
+    case RedisClient::State::Failed: setHealth(Health::Failed, reason); break;
     }
 }
 
@@ -61,18 +54,18 @@ void ServerMonitor::poll()
             setHealth(Health::Ready, tr("INFO refused: %1").arg(reply.errorText()));
     });
     m_client->send({QByteArrayLiteral("CONFIG"), QByteArrayLiteral("GET"), QByteArrayLiteral("save")}, this,
-                       [this, info](const RedisReply &reply) {
-                           m_pollOutstanding = false;
-                           if (info->isEmpty())
-                               return;
-                           ServerStatus status = ServerStatus::fromInfo(*info);
-                           const auto &items = reply.value.elements;
-                           status.rdbKnown = reply.ok() && items.size() == 2;
-                           status.rdbEnabled = status.rdbKnown && !items.at(1).bytes.trimmed().isEmpty();
-                           m_status = status;
-                           m_hasStatus = true;
-                           Q_EMIT statusChanged(m_status);
-                       });
+                   [this, info](const RedisReply &reply) {
+        m_pollOutstanding = false;
+        if (info->isEmpty())
+            return;
+        ServerStatus status = ServerStatus::fromInfo(*info);
+        const auto &items = reply.value.elements;
+        status.rdbKnown = reply.ok() && items.size() == 2;
+        status.rdbEnabled = status.rdbKnown && !items.at(1).bytes.trimmed().isEmpty();
+        m_status = status;
+        m_hasStatus = true;
+        Q_EMIT statusChanged(m_status);
+    });
 }
 
 void ServerMonitor::setHealth(Health health, const QString &problem)

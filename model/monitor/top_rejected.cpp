@@ -88,29 +88,28 @@ void TopRejectedPoller::pollNow()
         return;
     m_outstanding = true;
     const QString policy = m_policy;
-    m_client->sendToPrimaries({"FCALL_RO", m_topFunction, "0", policy.toUtf8()},
-                              this, [this, policy](const QVector<RedisClient::NodeReply> &replies) {
-                                  m_outstanding = false;
-                                  if (policy != m_policy)
-                                      return; // the policy changed while this was on its way
-                                  TopRejected top{policy, 0, 0, {}, {}};
-                                  for (const RedisClient::NodeReply &node : replies) {
-                                      QString problem;
-                                      if (node.reply.failure != redis::RedisReply::Failure::None)
-                                          top.problems
-                                              << QStringLiteral("%1: %2").arg(node.node, node.reply.errorText());
-                                      else if (!TopRejected::parseReply(node.reply.value, node.node, &top, &problem))
-                                          top.problems << QStringLiteral("%1: %2").arg(node.node, problem);
-                                  }
-                                  std::stable_sort(top.subjects.begin(), top.subjects.end(),
-                                                   [](const RejectedSubject &a, const RejectedSubject &b) {
-                                                       if (a.rejections != b.rejections)
-                                                           return a.rejections > b.rejections;
-                                                       return a.subject < b.subject;
-                                                   });
-                                  m_last = top;
-                                  Q_EMIT updated(m_last);
-                              });
+    m_client->sendToPrimaries({"FCALL_RO", m_topFunction, "0", policy.toUtf8()}, this,
+                              [this, policy](const QVector<RedisClient::NodeReply> &replies) {
+        m_outstanding = false;
+        if (policy != m_policy)
+            return; // the policy changed while this was on its way
+        TopRejected top{policy, 0, 0, {}, {}};
+        for (const RedisClient::NodeReply &node : replies) {
+            QString problem;
+            if (node.reply.failure != redis::RedisReply::Failure::None)
+                top.problems << QStringLiteral("%1: %2").arg(node.node, node.reply.errorText());
+            else if (!TopRejected::parseReply(node.reply.value, node.node, &top, &problem))
+                top.problems << QStringLiteral("%1: %2").arg(node.node, problem);
+        }
+        std::stable_sort(top.subjects.begin(), top.subjects.end(),
+                         [](const RejectedSubject &a, const RejectedSubject &b) {
+            if (a.rejections != b.rejections)
+                return a.rejections > b.rejections;
+            return a.subject < b.subject;
+        });
+        m_last = top;
+        Q_EMIT updated(m_last);
+    });
 }
 
 } // namespace sluice::model

@@ -12,7 +12,7 @@ namespace sluice::model {
 // One entry of <ns>:audit: a policy created, updated, rolled back or deleted, a library published,
 // or one bucket reset.
 struct AuditEntry {
-    QByteArray id; // the stream id, which orders entries
+    QByteArray id;  // the stream id, which orders entries
     QString policy; // empty for a publish
     QString action; // "create", "update", "rollback", "delete", "publish", "reset"
     QString who;
@@ -22,9 +22,9 @@ struct AuditEntry {
     std::optional<Policy> before;
     std::optional<Policy> after;
     bool replacedDamage = false; // before was a damaged definition, which this change repaired
-    QByteArray publishedDigest; // for a publish
-    QByteArray subject;         // for a reset: the bucket's subject
-    QJsonObject bucketState;    // for a reset: the bucket's state before it (BucketState::toJson)
+    QByteArray publishedDigest;  // for a publish
+    QByteArray subject;          // for a reset: the bucket's subject
+    QJsonObject bucketState;     // for a reset: the bucket's state before it (BucketState::toJson)
 
     // "limit 100 → 200, burst 150 → 300", or what happened as a whole.
     QString changeText() const;

@@ -15,9 +15,9 @@ struct AlgorithmSpelling {
 };
 
 constexpr AlgorithmSpelling spellings[] = {
-    {Algorithm::TokenBucket, "token_bucket"},   {Algorithm::FixedWindow, "fixed_window"},
-    {Algorithm::SlidingLog, "sliding_log"},     {Algorithm::SlidingWindow, "sliding_window"},
-    {Algorithm::LeakyBucket, "leaky_bucket"},   {Algorithm::Gcra, "gcra"},
+    {Algorithm::TokenBucket, "token_bucket"}, {Algorithm::FixedWindow, "fixed_window"},
+    {Algorithm::SlidingLog, "sliding_log"},   {Algorithm::SlidingWindow, "sliding_window"},
+    {Algorithm::LeakyBucket, "leaky_bucket"}, {Algorithm::Gcra, "gcra"},
     {Algorithm::Concurrency, "concurrency"},
 };
 
@@ -78,9 +78,9 @@ std::optional<WindowStart> windowStartFromName(const QString &name)
 
 bool Policy::sameDefinition(const Policy &other) const
 {
-    return name == other.name && algorithm == other.algorithm && limit == other.limit
-        && windowMs == other.windowMs && effectiveBurst() == other.effectiveBurst() && shadow == other.shadow
-        && windowStart == other.windowStart && description == other.description;
+    return name == other.name && algorithm == other.algorithm && limit == other.limit && windowMs == other.windowMs
+        && effectiveBurst() == other.effectiveBurst() && shadow == other.shadow && windowStart == other.windowStart
+        && description == other.description;
 }
 
 QString PolicyError::toString() const
@@ -138,12 +138,14 @@ QVector<PolicyError> validatePolicy(const Policy &policy)
                  .arg(policy.limit)
                  .arg(policy.windowMs));
     if (policy.windowStart != WindowStart::Aligned && policy.algorithm != Algorithm::FixedWindow)
-        fail("window_start", tr("must be aligned for %1: only a fixed window can start at the first call")
-                                 .arg(algorithmName(policy.algorithm)));
+        fail("window_start",
+             tr("must be aligned for %1: only a fixed window can start at the first call")
+                 .arg(algorithmName(policy.algorithm)));
     if (storesOneEntryPerCall(policy.algorithm) && policy.limit > limits::maxStoredEntries)
-        fail("limit", tr("must be at most %1 for %2, which keeps one entry per admitted call")
-                          .arg(limits::maxStoredEntries)
-                          .arg(algorithmName(policy.algorithm)));
+        fail("limit",
+             tr("must be at most %1 for %2, which keeps one entry per admitted call")
+                 .arg(limits::maxStoredEntries)
+                 .arg(algorithmName(policy.algorithm)));
     return errors;
 }
 

@@ -33,11 +33,11 @@ std::optional<WindowStart> windowStartFromName(const QString &name);
 // (splitting products that would pass 2^53), so every value it replies or stores must stay below 2^53:
 // these bounds guarantee that, with room for a sum.
 namespace policy_limits {
-constexpr qint64 maxLimit = 1'000'000'000;            // 1e9 per window
+constexpr qint64 maxLimit = 1'000'000'000; // 1e9 per window
 constexpr qint64 maxBurst = 1'000'000'000;
 constexpr qint64 maxWindowMs = 7LL * 24 * 3600 * 1000; // one week
-constexpr qint64 maxStoredEntries = 100'000;          // sliding_log entries and concurrency leases per key
-constexpr qint64 maxFillMs = 4'503'599'627'370'496;   // 2^52: an empty bucket fills within it (waits, expiry)
+constexpr qint64 maxStoredEntries = 100'000;           // sliding_log entries and concurrency leases per key
+constexpr qint64 maxFillMs = 4'503'599'627'370'496;    // 2^52: an empty bucket fills within it (waits, expiry)
 constexpr int maxDescriptionLength = 1024;
 } // namespace policy_limits
 

@@ -31,11 +31,7 @@ QVector<DefinitionField> definitionFields(const Policy &policy);
 // What one policy becomes between two sets of definitions (a published library and the stored
 // policies, say): added, changed field by field, or removed.
 struct PolicyDelta {
-    enum class Kind {
-        Added,
-        Changed,
-        Removed
-    };
+    enum class Kind { Added, Changed, Removed };
     QString name;
     Kind kind = Kind::Changed;
     QVector<FieldChange> fields; // every field when added; none when removed

@@ -21,8 +21,8 @@ QString tr(const char *text)
     return QCoreApplication::translate("sluice::model::PolicyFile", text);
 }
 
-const QStringList knownFields{QStringLiteral("name"),  QStringLiteral("algorithm"), QStringLiteral("limit"),
-                              QStringLiteral("window_ms"), QStringLiteral("burst"), QStringLiteral("shadow"),
+const QStringList knownFields{QStringLiteral("name"),         QStringLiteral("algorithm"),  QStringLiteral("limit"),
+                              QStringLiteral("window_ms"),    QStringLiteral("burst"),      QStringLiteral("shadow"),
                               QStringLiteral("window_start"), QStringLiteral("description")};
 
 QString jsonTypeName(const QJsonValue &value)
@@ -73,11 +73,10 @@ Policy readPolicy(const QJsonObject &object, int index, QVector<PolicyError> &er
         const double number = value.toDouble();
         // 2^53 bounds the doubles that JSON numbers become without losing a unit.
         if (!value.isDouble() || std::floor(number) != number || std::fabs(number) > 9007199254740992.0) {
-            fail(QLatin1String(field), value.isUndefined()
-                                           ? tr("is required")
-                                           : tr("must be a whole number, not %1").arg(value.isDouble()
-                                                                                          ? QString::number(number)
-                                                                                          : jsonTypeName(value)));
+            fail(QLatin1String(field),
+                 value.isUndefined() ? tr("is required")
+                                     : tr("must be a whole number, not %1")
+                                           .arg(value.isDouble() ? QString::number(number) : jsonTypeName(value)));
             return;
         }
         *target = static_cast<qint64>(number);
@@ -97,7 +96,8 @@ Policy readPolicy(const QJsonObject &object, int index, QVector<PolicyError> &er
     if (!windowStartValue.isUndefined()) {
         const auto start = windowStartFromName(windowStartValue.toString());
         if (!start)
-            fail(QStringLiteral("window_start"), windowStartValue.isString()
+            fail(QStringLiteral("window_start"),
+                 windowStartValue.isString()
                      ? tr("must be \"aligned\" or \"first_call\", not \"%1\"").arg(windowStartValue.toString().left(40))
                      : tr("must be \"aligned\" or \"first_call\", not %1").arg(jsonTypeName(windowStartValue)));
         else

@@ -58,11 +58,7 @@ public:
 
 private:
     // Whose keys an object holds: the file's, a policy's, or a field value's.
-    enum class Level {
-        Top,
-        Policy,
-        Nested
-    };
+    enum class Level { Top, Policy, Nested };
 
     char peek()
     {

@@ -29,13 +29,16 @@ QVector<PolicyWarning> lintPolicy(const Policy &policy, qint64 typicalCost)
     if (policy.windowMs < shortestSensibleWindowMs)
         warnings.append({PolicyWarning::Kind::WindowNearResolution, QStringLiteral("window_ms"),
                          tr("A window of %1 is within ten ticks of the limiter's 1 ms clock: network latency and "
-                            "clock steps decide more than the limit does").arg(durationText(policy.windowMs))});
+                            "clock steps decide more than the limit does")
+                             .arg(durationText(policy.windowMs))});
     // Requests per second the policy admits at its steady rate; beyond what one key can take it never rejects.
     const double perSecond = static_cast<double>(policy.limit) * 1000.0 / static_cast<double>(policy.windowMs);
     if (policy.algorithm != Algorithm::Concurrency && perSecond > static_cast<double>(fastestCallsPerSecond))
         warnings.append({PolicyWarning::Kind::NeverRejects, QStringLiteral("limit"),
                          tr("%1 per second is more than one key can be called (about %2 per second): this limit "
-                            "never rejects").arg(QString::number(perSecond, 'g', 3)).arg(fastestCallsPerSecond)});
+                            "never rejects")
+                             .arg(QString::number(perSecond, 'g', 3))
+                             .arg(fastestCallsPerSecond)});
     if (policy.algorithm == Algorithm::FixedWindow)
         warnings.append({PolicyWarning::Kind::FixedWindowEdges, QStringLiteral("algorithm"),
                          tr("A fixed window admits up to twice the limit around a window's edge (the end of one "

@@ -80,8 +80,9 @@ std::optional<Policy> PolicyStore::fromDefinition(const QString &name, const QHa
     policy.name = name;
     const auto algorithm = algorithmFromName(QString::fromUtf8(map.value("algorithm")));
     if (!algorithm) {
-        *error = where + tr("field \"algorithm\" holds \"%1\", which is not an algorithm")
-                             .arg(QString::fromUtf8(map.value("algorithm").left(40)));
+        *error = where
+            + tr("field \"algorithm\" holds \"%1\", which is not an algorithm")
+                  .arg(QString::fromUtf8(map.value("algorithm").left(40)));
         return std::nullopt;
     }
     policy.algorithm = *algorithm;
@@ -101,8 +102,9 @@ std::optional<Policy> PolicyStore::fromDefinition(const QString &name, const QHa
     const QByteArray windowStart = map.value("window_start", "aligned");
     const auto start = windowStartFromName(QString::fromUtf8(windowStart));
     if (!start) {
-        *error = where + tr("field \"window_start\" holds \"%1\", not aligned or first_call")
-                             .arg(QString::fromUtf8(windowStart.left(40)));
+        *error = where
+            + tr("field \"window_start\" holds \"%1\", not aligned or first_call")
+                  .arg(QString::fromUtf8(windowStart.left(40)));
         return std::nullopt;
     }
     policy.windowStart = *start;
@@ -256,7 +258,8 @@ void PolicyStore::commit(const QVector<PolicyChange> &changes, const QString &wh
         return change.kind != PolicyChange::Kind::Check;
     });
     if (!writes) {
-        QMetaObject::invokeMethod(context, [done] { done({}); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            context, [done] { done({}); }, Qt::QueuedConnection);
         return;
     }
     QByteArrayList keys{m_keys.policies(), m_keys.audit()};

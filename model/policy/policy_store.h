@@ -36,11 +36,7 @@ struct DamagedPolicy {
 // exist yet, -1 = no check. A put that restores an earlier version names it in rollbackTo, and the
 // audit entry says so.
 struct PolicyChange {
-    enum class Kind {
-        Put,
-        Delete,
-        Check
-    };
+    enum class Kind { Put, Delete, Check };
     Kind kind = Kind::Put;
     Policy policy; // for Delete only the name matters
     qint64 expectedVersion = -1;
@@ -54,18 +50,18 @@ struct PolicyChange {
 class PolicyStore {
 public:
     struct ListResult {
-        QVector<Policy> policies; // sorted by name; empty on failure
+        QVector<Policy> policies;       // sorted by name; empty on failure
         QVector<DamagedPolicy> damaged; // sorted by name
         std::optional<Failure> failure;
         QStringList names() const; // of the healthy and the damaged ones: the set a prune read
     };
     struct ReadResult {
-        std::optional<Policy> policy; // nullopt: no such policy (or a failure)
+        std::optional<Policy> policy;         // nullopt: no such policy (or a failure)
         std::optional<DamagedPolicy> damaged; // stored but unreadable (failure says why)
         std::optional<Failure> failure;
     };
     struct CommitResult {
-        QStringList changed; // names that really changed
+        QStringList changed;            // names that really changed
         std::optional<Failure> failure; // Conflict: someone saved in between (says who and which version)
     };
 

@@ -60,9 +60,11 @@ QString describePolicy(const Policy &policy)
     case Algorithm::FixedWindow:
         text = policy.windowStart == WindowStart::FirstCall
             ? tr("At most %1 per %2, counted in windows that open at each subject's first call; up to twice "
-                 "that can pass around a window's edge.").arg(requests(policy.limit), per)
+                 "that can pass around a window's edge.")
+                  .arg(requests(policy.limit), per)
             : tr("At most %1 per %2, counted in windows aligned to the clock; up to twice that can pass "
-                 "around a window's edge.").arg(requests(policy.limit), per);
+                 "around a window's edge.")
+                  .arg(requests(policy.limit), per);
         break;
     case Algorithm::SlidingLog:
         text = tr("At most %1 in any %2, exactly.").arg(requests(policy.limit), durationText(policy.windowMs, true));

@@ -92,14 +92,10 @@ QVariant DeploymentModel::data(const QModelIndex &index, int role) const
     if (role != Qt::DisplayRole)
         return {};
     switch (static_cast<Column>(index.column())) {
-    case Node:
-        return node.node;
-    case State:
-        return row.pending ? tr("loading\u2026") : NodeLibrary::stateName(node.state);
-    case Version:
-        return node.version > 0 ? QVariant(node.version) : QVariant(QString());
-    case Digest:
-        return QString::fromLatin1(node.digest.left(12));
+    case Node: return node.node;
+    case State: return row.pending ? tr("loading\u2026") : NodeLibrary::stateName(node.state);
+    case Version: return node.version > 0 ? QVariant(node.version) : QVariant(QString());
+    case Digest: return QString::fromLatin1(node.digest.left(12));
     case Persistence:
         switch (node.persistence) {
         case NodeLibrary::Persistence::Unknown: return tr("unknown");
@@ -107,19 +103,18 @@ QVariant DeploymentModel::data(const QModelIndex &index, int role) const
         case NodeLibrary::Persistence::Persisted: return tr("persisted");
         }
         break;
-    case Detail:
-        return node.detail;
+    case Detail: return node.detail;
     case Libraries: {
         // Every library the primary runs, with the namespace and database it serves.
         QStringList names;
         for (const LoadedLibrary &library : node.libraries)
-            names << (library.owner ? tr("%1 (%2, db %3)").arg(QString::fromLatin1(library.name), library.owner->ns)
+            names << (library.owner ? tr("%1 (%2, db %3)")
+                                          .arg(QString::fromLatin1(library.name), library.owner->ns)
                                           .arg(library.owner->database)
                                     : tr("%1 (not Sluice's)").arg(QString::fromLatin1(library.name)));
         return names.join(QStringLiteral(", "));
     }
-    case ColumnCount:
-        break;
+    case ColumnCount: break;
     }
     return {};
 }

@@ -117,9 +117,7 @@ QVariant KeyInspectorModel::data(const QModelIndex &index, int role) const
     if (role == Qt::TextAlignmentRole && column != Subject && column != PolicyColumn && column != Algorithm
         && column != Node)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
-    const QString readAt = row.readAtMs > 0
-        ? formatClock(row.readAtMs)
-        : QString();
+    const QString readAt = row.readAtMs > 0 ? formatClock(row.readAtMs) : QString();
     if (role == Qt::ToolTipRole)
         return readAt.isEmpty()
             ? QString::fromUtf8(row.bucket.key)
@@ -131,36 +129,26 @@ QVariant KeyInspectorModel::data(const QModelIndex &index, int role) const
     if (column == ReadAt)
         return readAt;
     switch (column) {
-    case Subject:
-        return QString::fromUtf8(row.bucket.subject);
-    case PolicyColumn:
-        return row.bucket.policy;
-    case Node:
-        return row.bucket.node;
-    default:
-        break;
+    case Subject: return QString::fromUtf8(row.bucket.subject);
+    case PolicyColumn: return row.bucket.policy;
+    case Node: return row.bucket.node;
+    default: break;
     }
     if (!row.state)
         return column == Algorithm ? (row.problem.isEmpty() ? tr("reading\u2026") : row.problem) : QVariant();
     const BucketState &state = *row.state;
     const QLocale locale;
     switch (column) {
-    case Algorithm:
-        return state.algorithm;
-    case Available:
-        return tr("%1 of %2").arg(locale.toString(state.available), locale.toString(state.capacity));
-    case FullIn:
-        return state.resetAfterMs <= 0 ? tr("full") : formatWait(state.resetAfterMs);
+    case Algorithm: return state.algorithm;
+    case Available: return tr("%1 of %2").arg(locale.toString(state.available), locale.toString(state.capacity));
+    case FullIn: return state.resetAfterMs <= 0 ? tr("full") : formatWait(state.resetAfterMs);
     case ExpiresIn:
         if (state.ttlMs == -2)
             return tr("no key (full)"); // expired or reset since the scan found it
         return state.ttlMs == -1 ? tr("never") : formatWait(state.ttlMs);
-    case Allowed:
-        return locale.toString(state.allowed);
-    case Rejected:
-        return locale.toString(state.rejected);
-    default:
-        return {};
+    case Allowed: return locale.toString(state.allowed);
+    case Rejected: return locale.toString(state.rejected);
+    default: return {};
     }
 }
 

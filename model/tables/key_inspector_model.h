@@ -77,8 +77,8 @@ private:
     LibraryOwner m_owner;
     KeyScanner m_scanner;
     QVector<InspectedBucket> m_rows;
-    int m_unread = 0;      // rows of this browse whose sluice_inspect has not answered
-    int m_generation = 0;  // replies for rows of an earlier browse are dropped
+    int m_unread = 0;     // rows of this browse whose sluice_inspect has not answered
+    int m_generation = 0; // replies for rows of an earlier browse are dropped
 };
 
 } // namespace sluice::model

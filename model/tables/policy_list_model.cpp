@@ -113,25 +113,17 @@ QVariant PolicyListModel::data(const QModelIndex &index, int role) const
         return {};
     const bool display = role == Qt::DisplayRole;
     switch (static_cast<Column>(index.column())) {
-    case Name:
-        return policy.name;
-    case AlgorithmColumn:
-        return algorithmName(policy.algorithm);
-    case Limit:
-        return policy.limit;
+    case Name: return policy.name;
+    case AlgorithmColumn: return algorithmName(policy.algorithm);
+    case Limit: return policy.limit;
     case Window:
         if (!display)
             return policy.windowMs;
         return windowInWords(policy);
-    case Burst:
-        return policy.effectiveBurst();
-    case Shadow:
-        return display ? QVariant(policy.shadow ? tr("would reject") : QString())
-                       : QVariant(policy.shadow);
-    case Version:
-        return policy.version;
-    case UpdatedBy:
-        return policy.updatedBy;
+    case Burst: return policy.effectiveBurst();
+    case Shadow: return display ? QVariant(policy.shadow ? tr("would reject") : QString()) : QVariant(policy.shadow);
+    case Version: return policy.version;
+    case UpdatedBy: return policy.updatedBy;
     case UpdatedAt:
         return display ? QVariant(
                    QDateTime::fromMSecsSinceEpoch(policy.updatedAtMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")))
@@ -144,10 +136,8 @@ QVariant PolicyListModel::data(const QModelIndex &index, int role) const
         case PublishState::NotPublished: return display ? tr("no") : QVariant(1);
         }
         break;
-    case Description:
-        return policy.description;
-    case ColumnCount:
-        break;
+    case Description: return policy.description;
+    case ColumnCount: break;
     }
     return {};
 }

@@ -15,16 +15,7 @@ namespace sluice::model {
 class PolicyRatesModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column {
-        Name,
-        Limit,
-        AllowedPerSecond,
-        RejectedPerSecond,
-        RejectedShare,
-        TopSubject,
-        Trend,
-        ColumnCount
-    };
+    enum Column { Name, Limit, AllowedPerSecond, RejectedPerSecond, RejectedShare, TopSubject, Trend, ColumnCount };
     enum Role {
         SortRole = Qt::UserRole, // raw numbers
         NameRole,                // the policy, in every column

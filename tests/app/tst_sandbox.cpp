@@ -157,9 +157,9 @@ private Q_SLOTS:
         // The scraper, the attacked login and the flooding partner get limited; the others pass.
         QVERIFY(sluice::test::spinUntil(
             [&] {
-                return readCounts() && counts.value("api").second > 0 && counts.value("login").second > 0
-                    && counts.value("webhooks").second > 0 && counts.value("search").second > 0
-                    && counts.value("payments").first > 0 && counts.value("exports").first > 0;
+            return readCounts() && counts.value("api").second > 0 && counts.value("login").second > 0
+                && counts.value("webhooks").second > 0 && counts.value("search").second > 0
+                && counts.value("payments").first > 0 && counts.value("exports").first > 0;
             },
             20000));
         const sluice::redis::RedisReply audit = command(sluice.port, {"XLEN", "{sluice}:audit"});

@@ -66,13 +66,13 @@ private Q_SLOTS:
     {
         SLUICE_REQUIRE_SERVICE(seeds, "SLUICE_TEST_CLUSTER_SEEDS", "Redis Cluster");
         SLUICE_REQUIRE_SERVICE(sentinel, "SLUICE_TEST_SENTINEL", "Redis Sentinel");
-        const Run cluster = sluicectl({QStringLiteral("-u"),
-                                       QStringLiteral("redis://") + seeds.section(QLatin1Char(','), 0, 0),
-                                       QStringLiteral("ping")});
+        const Run cluster
+            = sluicectl({QStringLiteral("-u"), QStringLiteral("redis://") + seeds.section(QLatin1Char(','), 0, 0),
+                         QStringLiteral("ping")});
         QCOMPARE(cluster.exitCode, 0);
         QVERIFY2(cluster.out.contains(QLatin1String("cluster of 3 primaries")), qPrintable(cluster.out));
-        const Run sentinelRun = sluicectl({QStringLiteral("-u"), QStringLiteral("redis://") + sentinel,
-                                           QStringLiteral("ping")});
+        const Run sentinelRun
+            = sluicectl({QStringLiteral("-u"), QStringLiteral("redis://") + sentinel, QStringLiteral("ping")});
         QCOMPARE(sentinelRun.exitCode, 0);
         QVERIFY2(sentinelRun.out.trimmed().endsWith(QLatin1String("sentinel")), qPrintable(sentinelRun.out));
         // Through the sentinel, to the primary it names.
@@ -597,8 +597,9 @@ private Q_SLOTS:
         const QString ns = QStringLiteral("ctl-") + QUuid::createUuid().toString(QUuid::WithoutBraces);
         QTemporaryDir dir;
         const QString file = dir.filePath(QStringLiteral("bad.json"));
-        QVERIFY(writeFile(file, js("{'policies': [{'name': 'ok', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000},"
-                                   "{'name': 'bad', 'algorithm': 'gcra', 'limit': 0, 'window_ms': 1000}]}")));
+        QVERIFY(writeFile(file,
+                          js("{'policies': [{'name': 'ok', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000},"
+                             "{'name': 'bad', 'algorithm': 'gcra', 'limit': 0, 'window_ms': 1000}]}")));
         const Run run
             = sluicectl({QStringLiteral("-u"), url, QStringLiteral("--namespace"), ns, QStringLiteral("apply"), file});
         QCOMPARE(run.exitCode, 5);

@@ -22,8 +22,8 @@
 
 using namespace sluice;
 using test::die;
-using test::out;
 using test::mustRun;
+using test::out;
 
 namespace {
 
@@ -104,8 +104,8 @@ void measure(test::RedisProcess &server)
     const QString unfilled = test::fillBuckets(
         client, QStringLiteral("sluice"), totalKeys,
         [](int i) {
-            const QString policy = i < sparseKeys ? QStringLiteral("login") : QStringLiteral("api");
-            return test::BucketAddress{policy, "user-" + QByteArray::number(i)};
+        const QString policy = i < sparseKeys ? QStringLiteral("login") : QStringLiteral("api");
+        return test::BucketAddress{policy, "user-" + QByteArray::number(i)};
         },
         test::privateServerEnded);
     if (!unfilled.isEmpty())
@@ -155,8 +155,7 @@ void measure(test::RedisProcess &server)
             for (const redis::RespValue &arg : fields.at(3).elements)
                 args << arg.bytes;
             slowSteps << args;
-        }
-        else if (name == "FCALL_RO")
+        } else if (name == "FCALL_RO")
             inspect.us << fields.at(2).integer;
     }
     // A step logged over 1 ms is run again (the keyspace has not changed, so the cursor examines the

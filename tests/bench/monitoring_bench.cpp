@@ -9,8 +9,8 @@
 // cannot measure (a command failed, the server died), never on a figure; each server and its folder
 // go on every way out.
 
-#include "model/limiter/bucket_key.h"
 #include "model/connection/connection_session.h"
+#include "model/limiter/bucket_key.h"
 #include "model/monitor/key_watch.h"
 #include "support/bench_support.h"
 #include "support/event_loop_watchdog.h"
@@ -20,8 +20,8 @@
 #include "support/traffic_support.h"
 #include "support/window_support.h"
 #include "ui/monitor/key_watch_view.h"
-#include "ui/window/main_window.h"
 #include "ui/monitor/policy_live_view.h"
+#include "ui/window/main_window.h"
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -36,8 +36,8 @@
 
 using namespace sluice;
 using test::die;
-using test::out;
 using test::mustRun;
+using test::out;
 
 namespace {
 
@@ -179,7 +179,9 @@ void livePhases(test::RedisProcess &server)
     window->keyWatchView()->select(window->keyWatchView()->watch()->keys().first().id);
 
     out() << QStringLiteral("live: %1 policies, %2 watched buckets, 1 Hz, traffic 1,000 acquires/s, %3 s per tab\n")
-                 .arg(livePolicies).arg(watchedKeys).arg(phaseSeconds);
+                 .arg(livePolicies)
+                 .arg(watchedKeys)
+                 .arg(phaseSeconds);
     out() << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
                  .arg(QStringLiteral("tab in view"), -16)
                  .arg(QStringLiteral("commands/s"), 11)
@@ -189,9 +191,8 @@ void livePhases(test::RedisProcess &server)
                  .arg(QStringLiteral("max stall ms"), 13);
     double worstCore = 0;
     qint64 worstStall = 0;
-    const std::pair<const char *, QWidget *> views[] = {{"Overview", tabs->widget(0)},
-                                                        {"Live", window->liveView()},
-                                                        {"Watched keys", window->keyWatchView()}};
+    const std::pair<const char *, QWidget *> views[]
+        = {{"Overview", tabs->widget(0)}, {"Live", window->liveView()}, {"Watched keys", window->keyWatchView()}};
     for (const auto &[name, view] : views) {
         tabs->setCurrentWidget(view);
         runFor(2000); // settle: the tab's first reads and layout
@@ -258,7 +259,9 @@ void memoryPhase(test::RedisProcess &server)
     mustRun(admin, {"FCALL", "sluice_test_set_clock", "0", QByteArray::number(clockMs)});
     const QString unfilled = test::fillBuckets(
         admin, QStringLiteral("sluice"), watchedKeys,
-        [](int i) { return test::BucketAddress{policyName("m", i % memoryPolicies), subjectOf(i)}; },
+        [](int i) {
+        return test::BucketAddress{policyName("m", i % memoryPolicies), subjectOf(i)};
+        },
         test::privateServerEnded);
     if (!unfilled.isEmpty())
         die(QStringLiteral("cannot create the watched buckets: %1").arg(unfilled));

@@ -8,8 +8,8 @@
 // standalone, where one library holds them) per policy. The fixed window is run in both window starts:
 // aligned to the clock and opened at the subject's first call.
 
-#include "model/limiter/bucket_key.h"
 #include "model/deploy/library_publisher.h"
+#include "model/limiter/bucket_key.h"
 #include "model/policy/policy_store.h"
 #include "support/limiter_support.h"
 #include "support/redis_process.h"
@@ -152,8 +152,8 @@ private Q_SLOTS:
             QVERIFY(test::openAndWait(*connections.back()));
         }
         // (A first-call window opens with the burst and lasts a minute: no boundary to avoid.)
-        const bool windowed = (algorithm == Algorithm::FixedWindow && policy != kFirstCall)
-                           || algorithm == Algorithm::SlidingWindow;
+        const bool windowed
+            = (algorithm == Algorithm::FixedWindow && policy != kFirstCall) || algorithm == Algorithm::SlidingWindow;
         if (windowed)
             awayFromMinuteBoundary();
         const PolicyCounts before = cluster ? PolicyCounts{} : policyCounts(*connections.front(), owner, policy);
@@ -189,7 +189,7 @@ private Q_SLOTS:
         QCOMPARE(allowed + rejected, clients * callsEach);
 
         const bool refills = algorithm == Algorithm::TokenBucket || algorithm == Algorithm::Gcra
-                          || algorithm == Algorithm::LeakyBucket;
+            || algorithm == Algorithm::LeakyBucket;
         qInfo("%d admitted of %d in %lld ms", allowed, clients * callsEach, elapsedMs);
         if (refills) {
             // Every token that refills during the burst is taken at once; the server's span is

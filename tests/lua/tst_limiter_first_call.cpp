@@ -242,9 +242,9 @@ private Q_SLOTS:
             const QByteArray key = bucketKey(QStringLiteral("fc"), "was-aligned-" + QByteArray::number(attempt));
             const qint64 before = serverMs();
             const qint64 id = before / kWindowMs, lastMs = (id + 1) * kWindowMs - 1;
-            QVERIFY(call({"HSET", key, "a", "7", "r", "1", QByteArray::number(id - 1), "3", QByteArray::number(id),
-                          "2"})
-                        .ok());
+            QVERIFY(
+                call({"HSET", key, "a", "7", "r", "1", QByteArray::number(id - 1), "3", QByteArray::number(id), "2"})
+                    .ok());
             QVERIFY(call({"PEXPIREAT", key, QByteArray::number(lastMs + kWindowMs + 1)}).ok());
             const QVector<qint64> peeked = fcall("sluice_peek", {key, "fc"});
             QCOMPARE(call({"TYPE", key}).value.bytes, QByteArray("hash")); // a peek changes nothing

@@ -114,23 +114,23 @@ private Q_SLOTS:
         QTest::newRow("brace in subject") << acquire({"1", "sluice:tb:{a}b}", "tb"}) << "without braces";
         QTest::newRow("no hash tag") << acquire({"1", "sluice:tb:u", "tb"}) << "is not a bucket";
         QTest::newRow("policy named twice") << acquire({"2", tb, tb, "tb", "tb"}) << "named twice";
-        QTest::newRow("wrong type: list") << acquire({"1", bucketKey(QStringLiteral("tb"), "list"), "tb"})
-                                          << "does not hold a token_bucket bucket";
+        QTest::newRow("wrong type: list")
+            << acquire({"1", bucketKey(QStringLiteral("tb"), "list"), "tb"}) << "does not hold a token_bucket bucket";
         QTest::newRow("foreign string") << acquire({"1", bucketKey(QStringLiteral("tb"), "text"), "tb"})
                                         << "does not hold a token_bucket bucket";
         QTest::newRow("foreign hash") << acquire({"1", bucketKey(QStringLiteral("fw"), "hash"), "fw"})
                                       << "does not hold a fixed_window bucket";
-        QTest::newRow("foreign sorted set") << acquire({"1", bucketKey(QStringLiteral("sl"), "zset"), "sl"})
-                                            << "does not hold a sliding_log bucket";
-        QTest::newRow("second key wrong type") << acquire({"2", bucketKey(QStringLiteral("fw"), "u"),
-                                                           bucketKey(QStringLiteral("tb"), "list"), "fw", "tb"})
-                                               << "does not hold a token_bucket bucket";
+        QTest::newRow("foreign sorted set")
+            << acquire({"1", bucketKey(QStringLiteral("sl"), "zset"), "sl"}) << "does not hold a sliding_log bucket";
+        QTest::newRow("second key wrong type")
+            << acquire({"2", bucketKey(QStringLiteral("fw"), "u"), bucketKey(QStringLiteral("tb"), "list"), "fw", "tb"})
+            << "does not hold a token_bucket bucket";
         QTest::newRow("peek: unknown policy")
             << QByteArrayList{"FCALL_RO", "sluice_peek", "1", tb, "nope"} << "unknown policy";
-        QTest::newRow("release: not a lease") << QByteArrayList{"FCALL", "sluice_release", "1", cc, "cc", "abc"}
-                                              << "lease must be a lease id";
-        QTest::newRow("release: wrong policy") << QByteArrayList{"FCALL", "sluice_release", "1", tb, "tb", "1-1:1"}
-                                               << "is not a concurrency policy";
+        QTest::newRow("release: not a lease")
+            << QByteArrayList{"FCALL", "sluice_release", "1", cc, "cc", "abc"} << "lease must be a lease id";
+        QTest::newRow("release: wrong policy")
+            << QByteArrayList{"FCALL", "sluice_release", "1", tb, "tb", "1-1:1"} << "is not a concurrency policy";
         auto top = [](QByteArrayList rest) { return QByteArrayList{"FCALL_RO", "sluice_top", "0"} + rest; };
         QTest::newRow("top: no policy") << top({}) << "expected <policy> [count]";
         QTest::newRow("top: unknown policy") << top({"nope"}) << "unknown policy \"nope\"";
@@ -321,8 +321,8 @@ private Q_SLOTS:
     {
         // window_start first_call through sluice_check: a plain count living the window from its first call,
         // as a stored first-call policy keeps it; aligned (said or not) is the hash of epoch windows.
-        const QByteArrayList firstCall{"FCALL", "sluice_check", "1", "mine:{w}", "fixed_window", "2", "400", "2", "1",
-                                       "first_call"};
+        const QByteArrayList firstCall{"FCALL", "sluice_check", "1", "mine:{w}", "fixed_window",
+                                       "2",     "400",          "2", "1",        "first_call"};
         QCOMPARE(call(firstCall).value.elements.at(0).integer, 1);
         QCOMPARE(call(firstCall).value.elements.at(0).integer, 1);
         const RedisReply third = call(firstCall);
@@ -333,8 +333,8 @@ private Q_SLOTS:
         const qint64 ttl = call({"PTTL", "mine:{w}"}).value.integer;
         QVERIFY2(ttl > 0 && ttl < 400, qPrintable(QString::number(ttl)));
         for (const QByteArray &start : {QByteArray("aligned"), QByteArray()}) {
-            QByteArrayList aligned{"FCALL", "sluice_check", "1", "mine:{" + start + "a}", "fixed_window", "2", "400",
-                                   "2", "1"};
+            QByteArrayList aligned{
+                "FCALL", "sluice_check", "1", "mine:{" + start + "a}", "fixed_window", "2", "400", "2", "1"};
             if (!start.isEmpty())
                 aligned << start;
             QCOMPARE(call(aligned).value.elements.at(0).integer, 1);
@@ -686,18 +686,18 @@ private Q_SLOTS:
                                    "local server = redis\n"
                                    "local time_reply\n"
                                    "local redis = {call = function() return time_reply end}\n"
-                                   + model::luaSource(QStringLiteral("clock.lua"))
-                                   + "\nserver.register_function('clock_check', function(_, args)\n"
-                                     "    time_reply = {args[1], args[2]}\n"
-                                     "    return now_ms()\n"
-                                     "end)\n";
+            + model::luaSource(QStringLiteral("clock.lua"))
+            + "\nserver.register_function('clock_check', function(_, args)\n"
+              "    time_reply = {args[1], args[2]}\n"
+              "    return now_ms()\n"
+              "end)\n";
         QVERIFY(call({"FUNCTION", "LOAD", "REPLACE", library}).ok());
         const QVector<std::tuple<QByteArray, QByteArray, qint64>> readings{
-            {"1700000000", "0", 1700000000000},         {"1700000000", "7", 1700000000000},
-            {"1700000000", "999", 1700000000000},       {"1700000000", "1000", 1700000000001},
-            {"1700000000", "12345", 1700000000012},     {"1700000000", "99999", 1700000000099},
-            {"1700000000", "100000", 1700000000100},    {"1700000000", "999999", 1700000000999},
-            {"1700000001", "500000", 1700000001500},    {"1699999999", "1", 1699999999000},
+            {"1700000000", "0", 1700000000000},      {"1700000000", "7", 1700000000000},
+            {"1700000000", "999", 1700000000000},    {"1700000000", "1000", 1700000000001},
+            {"1700000000", "12345", 1700000000012},  {"1700000000", "99999", 1700000000099},
+            {"1700000000", "100000", 1700000000100}, {"1700000000", "999999", 1700000000999},
+            {"1700000001", "500000", 1700000001500}, {"1699999999", "1", 1699999999000},
             {"1699999999", "654321", 1699999999654},
         };
         for (const auto &[seconds, micros, expected] : readings)

@@ -18,9 +18,9 @@
 
 using namespace sluice;
 using model::Algorithm;
+using model::Decision;
 using redis::RedisConnection;
 using redis::RedisReply;
-using model::Decision;
 
 Q_DECLARE_METATYPE(sluice::model::Algorithm)
 
@@ -53,7 +53,9 @@ QByteArray describe(const Step &step)
 class TrafficGenerator {
 public:
     TrafficGenerator(const model::Policy &policy, quint32 seed, qint64 start)
-        : m_policy(policy), m_random(seed), m_now(start)
+        : m_policy(policy)
+        , m_random(seed)
+        , m_now(start)
     {
         for (const QByteArray &subject : {QByteArray("alice"), QByteArray("bob"), QByteArray("carol")})
             m_models.emplace(subject, std::make_unique<model::ReferenceLimiter>(policy));
@@ -91,7 +93,7 @@ private:
     qint64 capacity() const
     {
         const bool usesBurst = m_policy.algorithm == Algorithm::TokenBucket || m_policy.algorithm == Algorithm::Gcra
-                            || m_policy.algorithm == Algorithm::LeakyBucket;
+            || m_policy.algorithm == Algorithm::LeakyBucket;
         return usesBurst ? m_policy.effectiveBurst() : m_policy.limit;
     }
 
@@ -198,10 +200,10 @@ class TestLimiterReference : public QObject {
                     ++pending;
                     m_connection->send({"FCALL", "sluice_test_set_clock", "0", QByteArray::number(clock)}, this,
                                        [&pending, &mismatch](const RedisReply &reply) {
-                                           --pending;
-                                           if (!reply.ok() && mismatch.isEmpty())
-                                               mismatch = "setting the clock failed: " + reply.errorText().toUtf8();
-                                       });
+                        --pending;
+                        if (!reply.ok() && mismatch.isEmpty())
+                            mismatch = "setting the clock failed: " + reply.errorText().toUtf8();
+                    });
                 }
                 const QByteArray key = test::bucketKey(policy.name, step.subject);
                 QByteArrayList command;
@@ -423,7 +425,7 @@ private Q_SLOTS:
                                            mismatch = why.toUtf8();
                                        else if (!(actual == expected))
                                            mismatch = "call " + QByteArray::number(done + i) + ": library "
-                                                    + actual.toString() + ", model " + expected.toString();
+                                               + actual.toString() + ", model " + expected.toString();
                                    });
             }
             QVERIFY(test::spinUntil([&pending] { return pending == 0; }, 120000));

@@ -37,14 +37,11 @@ class TestSeedScripts : public QObject {
         const QByteArray perWindow = QByteArray::number(bucket.limit), capacity = QByteArray::number(bucket.burst);
         const QByteArray seconds = QByteArray::number(nowMs / 1000), costText = QByteArray::number(cost);
         switch (layout) {
-        case SeedLayout::ScgTokenBucket:
-            return {perWindow, capacity, seconds, costText};
-        case SeedLayout::MsTokenBucket:
-            return {perWindow, capacity, costText, QByteArray::number(nowMs)};
+        case SeedLayout::ScgTokenBucket: return {perWindow, capacity, seconds, costText};
+        case SeedLayout::MsTokenBucket: return {perWindow, capacity, costText, QByteArray::number(nowMs)};
         case SeedLayout::IntervalTokenBucket:
             return {capacity, perWindow, QByteArray::number(bucket.windowMs / 1000), seconds, costText};
-        case SeedLayout::FixedWindowCounter:
-            break;
+        case SeedLayout::FixedWindowCounter: break;
         }
         return {};
     }
@@ -53,16 +50,13 @@ class TestSeedScripts : public QObject {
     static std::pair<bool, std::optional<qint64>> verdict(SeedLayout layout, const redis::RespValue &reply)
     {
         switch (layout) {
-        case SeedLayout::ScgTokenBucket:
-            return {reply.elements.at(0).integer == 1, reply.elements.at(1).integer};
-        case SeedLayout::MsTokenBucket:
-            return {reply.integer == 1, std::nullopt};
+        case SeedLayout::ScgTokenBucket: return {reply.elements.at(0).integer == 1, reply.elements.at(1).integer};
+        case SeedLayout::MsTokenBucket: return {reply.integer == 1, std::nullopt};
         case SeedLayout::IntervalTokenBucket:
             if (reply.integer == -1)
                 return {false, std::nullopt};
             return {true, reply.integer};
-        case SeedLayout::FixedWindowCounter:
-            break;
+        case SeedLayout::FixedWindowCounter: break;
         }
         return {};
     }

@@ -32,8 +32,8 @@ model::PolicyStore::CommitResult commit(test::ScriptedCommands &redis)
 {
     return test::awaitCallback<model::PolicyStore::CommitResult>(
         [&](QObject *context, auto done) {
-            model::PolicyStore(&redis, QStringLiteral("t")).commit({{model::PolicyChange::Kind::Put, apiPolicy(), 0}},
-                                                                  QStringLiteral("tester"), context, done);
+        model::PolicyStore(&redis, QStringLiteral("t"))
+            .commit({{model::PolicyChange::Kind::Put, apiPolicy(), 0}}, QStringLiteral("tester"), context, done);
         },
         {});
 }
@@ -117,8 +117,9 @@ private Q_SLOTS:
     {
         test::ScriptedCommands redis;
         redis.queue("SMEMBERS", test::arrayReply({"api", "web"}));
-        redis.queue("HGETALL", test::arrayReply({"algorithm", "token_bucket", "limit", "100", "window_ms", "60000",
-                                                 "burst", "100", "shadow", "0", "version", "1"}));
+        redis.queue("HGETALL",
+                    test::arrayReply({"algorithm", "token_bucket", "limit", "100", "window_ms", "60000", "burst", "100",
+                                      "shadow", "0", "version", "1"}));
         redis.queue("HGETALL", test::failedReply(RedisReply::Failure::NotConnected, QStringLiteral("node down")));
         const auto listed = test::awaitCallback<model::PolicyStore::ListResult>(
             [&](QObject *context, auto done) { model::PolicyStore(&redis, QStringLiteral("t")).list(context, done); },

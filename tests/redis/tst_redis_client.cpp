@@ -45,8 +45,8 @@ public:
 
     QHash<QByteArray, qint64> acknowledged; // successful INCRs per key
     qint64 succeeded = 0;
-    QStringList failures;     // outcome known to be "not done"
-    QStringList uncertain;    // lost with its connection: may have run
+    QStringList failures;  // outcome known to be "not done"
+    QStringList uncertain; // lost with its connection: may have run
 
 private:
     void next()

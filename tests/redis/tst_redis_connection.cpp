@@ -225,7 +225,10 @@ private Q_SLOTS:
         // Sent while the server is down: queued, then answered once it is back.
         RedisReply reply;
         bool answered = false;
-        connection.send({"PING"}, this, [&](const RedisReply &r) { reply = r; answered = true; });
+        connection.send({"PING"}, this, [&](const RedisReply &r) {
+            reply = r;
+            answered = true;
+        });
         QVERIFY(server.restart());
         QTRY_VERIFY_WITH_TIMEOUT(answered, 15000);
         QVERIFY2(reply.ok(), qPrintable(reply.errorText()));

@@ -3,10 +3,10 @@
 
 #include "redis/resp_codec.h"
 
-#include <hiredis/hiredis.h>
-
 #include <QRandomGenerator>
 #include <QTest>
+#include <hiredis/hiredis.h>
+
 #include <vector>
 
 using sluice::redis::encodeCommand;
@@ -23,10 +23,7 @@ private Q_SLOTS:
         QCOMPARE(encoded, QByteArray(expected, sizeof expected - 1));
     }
 
-    void encodesEmptyArgument()
-    {
-        QCOMPARE(encodeCommand({"GET", ""}), QByteArray("*2\r\n$3\r\nGET\r\n$0\r\n\r\n"));
-    }
+    void encodesEmptyArgument() { QCOMPARE(encodeCommand({"GET", ""}), QByteArray("*2\r\n$3\r\nGET\r\n$0\r\n\r\n")); }
 
     // Long arguments and many of them (lengths and counts of several digits), against hiredis's own
     // formatter as the oracle.

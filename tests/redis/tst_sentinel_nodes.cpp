@@ -29,9 +29,9 @@ private Q_SLOTS:
         const auto address = syncCommand(sentinelConnection, {"SENTINEL", "GET-MASTER-ADDR-BY-NAME", service.toUtf8()});
         QVERIFY2(address.ok(), qPrintable(address.errorText()));
         QCOMPARE(address.value.elements.size(), 2);
-        const QString primaryUrl = QStringLiteral("redis://%1:%2")
-                                       .arg(address.value.elements.at(0).toString(),
-                                            address.value.elements.at(1).toString());
+        const QString primaryUrl
+            = QStringLiteral("redis://%1:%2")
+                  .arg(address.value.elements.at(0).toString(), address.value.elements.at(1).toString());
 
         RedisConnection primary(test::optionsFor(primaryUrl));
         QVERIFY2(openAndWait(primary), qPrintable(primary.lastError()));

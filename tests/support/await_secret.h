@@ -8,8 +8,7 @@ namespace sluice::test {
 
 // Runs one SecretStore call, `start(context, done)`, and waits for its answer (tests only), or
 // gives up after 10 s.
-template <typename Start>
-model::SecretStore::Result awaitSecret(Start start)
+template <typename Start> model::SecretStore::Result awaitSecret(Start start)
 {
     model::SecretStore::Result noAnswer;
     noAnswer.failure

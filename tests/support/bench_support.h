@@ -45,5 +45,4 @@ QHash<QByteArray, qint64> commandMicroseconds(const QByteArray &commandstats);
 // fails or the private server ends.
 redis::RespValue mustRun(redis::RedisClient &client, const QByteArrayList &command);
 
-
 } // namespace sluice::test

@@ -33,8 +33,7 @@ public:
     }
 
 private:
-    template <typename Act>
-    void answer(QObject *context, Callback done, Act act)
+    template <typename Act> void answer(QObject *context, Callback done, Act act)
     {
         QTimer::singleShot(0, context, [this, done, act] {
             Result result;

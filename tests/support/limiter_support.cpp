@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "model/limiter/bucket_key.h"
 #include "support/limiter_support.h"
 
+#include "model/limiter/bucket_key.h"
 #include "support/sync_command.h"
 
 #include <QFile>

@@ -3,8 +3,8 @@
 
 #include "model/limiter/bucket_key.h"
 #include "model/limiter/limiter_library.h"
-#include "redis/redis_connection.h"
 #include "model/limiter/reference_limiter.h"
+#include "redis/redis_connection.h"
 
 namespace sluice::test {
 

@@ -7,8 +7,7 @@ namespace sluice::test {
 
 namespace {
 
-template <typename Result>
-Result noAnswer(const QString &from)
+template <typename Result> Result noAnswer(const QString &from)
 {
     Result result;
     result.failure = model::Failure{model::Failure::Kind::TimedOut, QStringLiteral("no answer from the %1").arg(from)};

@@ -11,8 +11,7 @@ using redis::RedisReply;
 
 namespace {
 
-template <class Sender>
-RedisReply sendAndWait(Sender &sender, const QByteArrayList &args, int waitMs)
+template <class Sender> RedisReply sendAndWait(Sender &sender, const QByteArrayList &args, int waitMs)
 {
     QEventLoop loop;
     RedisReply result;
@@ -30,8 +29,7 @@ RedisReply sendAndWait(Sender &sender, const QByteArrayList &args, int waitMs)
     return result;
 }
 
-template <class Opener>
-bool openAndWaitFor(Opener &opener, int waitMs)
+template <class Opener> bool openAndWaitFor(Opener &opener, int waitMs)
 {
     using State = typename Opener::State;
     QEventLoop loop;

@@ -11,8 +11,7 @@ namespace sluice::test {
 
 // Sends one command and spins a local event loop until it ends (tests only: production code never
 // waits like this). Returns a Timeout failure if nothing came back within waitMs.
-redis::RedisReply syncCommand(redis::RedisConnection &connection, const QByteArrayList &args,
-                              int waitMs = 10000);
+redis::RedisReply syncCommand(redis::RedisConnection &connection, const QByteArrayList &args, int waitMs = 10000);
 redis::RedisReply syncCommand(redis::RedisClient &client, const QByteArrayList &args, int waitMs = 10000);
 
 // Runs the event loop until `condition` holds (checked every millisecond) or waitMs passes; returns
@@ -26,8 +25,7 @@ bool openAndWait(redis::RedisClient &client, int waitMs = 10000);
 // Runs one asynchronous call, `start(context, done)`, and spins until `done` is called (tests only);
 // returns `noAnswer` when nothing came within waitMs. The context goes away on return, so a late
 // answer is dropped rather than written to a dead frame.
-template <typename Result, typename Start>
-Result awaitCallback(Start start, Result noAnswer, int waitMs = 10000)
+template <typename Result, typename Start> Result awaitCallback(Start start, Result noAnswer, int waitMs = 10000)
 {
     std::optional<Result> answer;
     QObject context;

@@ -8,11 +8,11 @@
 
 // Reads the address of a service that the test command (./dev.sh test) started. A missing service
 // fails the test with its name: it is never skipped silently.
-#define SLUICE_REQUIRE_SERVICE(variable, envName, serviceName)                                           \
-    const QString variable = qEnvironmentVariable(envName);                                              \
-    if (variable.isEmpty())                                                                              \
-        QFAIL(qPrintable(QStringLiteral("%1 is not available: %2 is not set. Run the suite with "       \
-                                        "./dev.sh test, which starts it.")                               \
+#define SLUICE_REQUIRE_SERVICE(variable, envName, serviceName)                                                         \
+    const QString variable = qEnvironmentVariable(envName);                                                            \
+    if (variable.isEmpty())                                                                                            \
+        QFAIL(qPrintable(QStringLiteral("%1 is not available: %2 is not set. Run the suite with "                      \
+                                        "./dev.sh test, which starts it.")                                             \
                              .arg(QLatin1String(serviceName), QLatin1String(envName))));
 
 namespace sluice::test {

@@ -42,7 +42,9 @@ QString sendBounded(redis::RedisClient &client, int calls, const std::function<Q
         }
     };
     sendCall = [&](int call, int attempt) {
-        client.send(commandOf(call), &context, [&, call, attempt](const redis::RedisReply &reply) {
+        client.send(
+            commandOf(call), &context,
+            [&, call, attempt](const redis::RedisReply &reply) {
             const bool failed = reply.failure != redis::RedisReply::Failure::None;
             if (failed && attempt < pacing.attempts) {
                 QTimer::singleShot(retryDelayMs * attempt, &context,
@@ -59,15 +61,18 @@ QString sendBounded(redis::RedisClient &client, int calls, const std::function<Q
                               .arg(reply.errorText());
             onReply(call, reply);
             topUp();
-        }, pacing.timeoutMs);
+            },
+            pacing.timeoutMs);
     };
     topUp();
     // No overall limit: every command has its own deadline, so the run ends.
-    spinUntil([&] {
+    spinUntil(
+        [&] {
         if (stopped.isEmpty() && pacing.giveUpWhen)
             stopped = pacing.giveUpWhen();
         return answered == calls || !stopped.isEmpty();
-    }, INT_MAX);
+        },
+        INT_MAX);
     return stopped;
 }
 
@@ -101,13 +106,13 @@ QString fillBuckets(redis::RedisClient &client, const QString &ns, int calls,
     return sendBounded(
         client, calls,
         [&](int i) {
-            const BucketAddress bucket = bucketOf(i);
-            return acquireCommand(client, ns, bucket.policy, bucket.subject);
+        const BucketAddress bucket = bucketOf(i);
+        return acquireCommand(client, ns, bucket.policy, bucket.subject);
         },
         [&](int call, const redis::RedisReply &reply) {
-            if (reply.failure == redis::RedisReply::Failure::None && reply.value.isError() && refused.isEmpty())
-                refused = QStringLiteral("acquire %1 refused: %2").arg(call).arg(reply.errorText());
-        },
+        if (reply.failure == redis::RedisReply::Failure::None && reply.value.isError() && refused.isEmpty())
+            refused = QStringLiteral("acquire %1 refused: %2").arg(call).arg(reply.errorText());
+    },
         pacing);
 }
 

@@ -13,8 +13,7 @@
 
 namespace sluice::test {
 
-template <typename Widget>
-Widget *child(QWidget *parent, const char *name)
+template <typename Widget> Widget *child(QWidget *parent, const char *name)
 {
     auto *found = parent->findChild<Widget *>(QLatin1String(name));
     if (!found)
@@ -34,7 +33,6 @@ inline void typeInto(QWidget *parent, const char *name, const QString &text)
         QTest::keyClicks(edit, text);
     else
         edit->insert(text); // QTest types ASCII only: anything else arrives as a paste would
-
 }
 
 // Clicks an enabled button; a disabled one fails the calling test.
@@ -46,8 +44,7 @@ inline void click(QWidget *parent, const char *name)
 }
 
 // The top-level dialog of a kind that is open now, by object name.
-template <typename Dialog>
-Dialog *openDialog(const char *name)
+template <typename Dialog> Dialog *openDialog(const char *name)
 {
     for (QWidget *widget : QApplication::topLevelWidgets())
         if (auto *dialog = qobject_cast<Dialog *>(widget);

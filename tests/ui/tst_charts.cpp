@@ -3,8 +3,8 @@
 // to a day, value axes from 0 to a round top, an empty chart that says so in words instead of
 // 00:00:00 ticks, and a latency histogram whose labels never overlap at any width.
 
-#include "ui/widgets/chart_scale.h"
 #include "ui/fire/latency_bars.h"
+#include "ui/widgets/chart_scale.h"
 #include "ui/widgets/time_series_chart.h"
 
 #include <QTest>

@@ -211,15 +211,27 @@ private Q_SLOTS:
         QTest::addColumn<QString>("field");
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("message");
-        QTest::newRow("empty name") << "nameEdit" << "" << "the name must be";
-        QTest::newRow("name with slash") << "nameEdit" << "a/b" << "the name must be";
-        QTest::newRow("empty host") << "hostEdit" << "" << "the host is empty";
+        QTest::newRow("empty name") << "nameEdit"
+                                    << ""
+                                    << "the name must be";
+        QTest::newRow("name with slash") << "nameEdit"
+                                         << "a/b"
+                                         << "the name must be";
+        QTest::newRow("empty host") << "hostEdit"
+                                    << ""
+                                    << "the host is empty";
         QTest::newRow("credentials in host") << "hostEdit"
                                              << "admin:S3cr3t@h"
                                              << "the host must be a name";
-        QTest::newRow("bad namespace") << "namespaceEdit" << "has space" << "the namespace must be";
-        QTest::newRow("bad url scheme") << "urlEdit" << "http://example.com" << "URL:";
-        QTest::newRow("url port out of range") << "urlEdit" << "redis://127.0.0.1:70000" << "URL:";
+        QTest::newRow("bad namespace") << "namespaceEdit"
+                                       << "has space"
+                                       << "the namespace must be";
+        QTest::newRow("bad url scheme") << "urlEdit"
+                                        << "http://example.com"
+                                        << "URL:";
+        QTest::newRow("url port out of range") << "urlEdit"
+                                               << "redis://127.0.0.1:70000"
+                                               << "URL:";
     }
     void invalidInputIsExplainedAndNotSaved()
     {
@@ -414,8 +426,9 @@ private Q_SLOTS:
         QTRY_VERIFY(window.session()->isReady());
         // The session's own connection refuses the write too, whoever asks it (allowed all a publish may be).
         std::optional<model::PublishResult> bypassed;
-        window.session()->publisher({true, true, true}).publish(QStringLiteral("test"), this,
-                                              [&](const model::PublishResult &result) { bypassed = result; });
+        window.session()
+            ->publisher({true, true, true})
+            .publish(QStringLiteral("test"), this, [&](const model::PublishResult &result) { bypassed = result; });
         QTRY_VERIFY(bypassed.has_value());
         QVERIFY(bypassed->failure.has_value());
         QVERIFY2(bypassed->failure->message.contains(QLatin1String("read-only")),

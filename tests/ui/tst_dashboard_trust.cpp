@@ -23,14 +23,14 @@
 #include "ui/deploy/deployment_view.h"
 #include "ui/monitor/key_inspector_view.h"
 #include "ui/monitor/key_watch_view.h"
-#include "ui/window/main_window.h"
-#include "ui/policy/policy_history_view.h"
 #include "ui/monitor/policy_live_view.h"
-#include "ui/policy/policy_panel.h"
 #include "ui/monitor/policy_rates_table.h"
 #include "ui/monitor/server_overview.h"
+#include "ui/policy/policy_history_view.h"
+#include "ui/policy/policy_panel.h"
 #include "ui/widgets/state_palette.h"
 #include "ui/widgets/time_series_chart.h"
+#include "ui/window/main_window.h"
 
 #include <QAbstractButton>
 #include <QAbstractItemView>
@@ -604,10 +604,10 @@ private Q_SLOTS:
         // F5 presses the Refresh of the tab in front, and is off where there is nothing to read again.
         auto *tabs = test::child<QTabWidget>(window.get(), "mainTabs");
         auto *refresh = window->findChild<QAction *>(QStringLiteral("refreshAction"));
-        const std::pair<QWidget *, QAction *> tabRefreshes[] = {
-            {window->keyInspector(), window->keyInspector()->refreshAction()},
-            {window->deploymentView(), window->deploymentView()->refreshAction()},
-            {window->historyView(), window->historyView()->refreshAction()}};
+        const std::pair<QWidget *, QAction *> tabRefreshes[]
+            = {{window->keyInspector(), window->keyInspector()->refreshAction()},
+               {window->deploymentView(), window->deploymentView()->refreshAction()},
+               {window->historyView(), window->historyView()->refreshAction()}};
         for (const auto &[tab, tabRefresh] : tabRefreshes) {
             tabs->setCurrentWidget(tab);
             auto *button = test::child<QPushButton>(tab, "refreshButton");
@@ -665,7 +665,8 @@ private Q_SLOTS:
         QCOMPARE(entries(), before);
         auto *fileMenu = window->menuBar()->actions().constFirst()->menu();
         QVERIFY(fileMenu->actions().contains(window->policyPanel()->importAction()));
-        QVERIFY(window->findChild<QAction *>(QStringLiteral("dryRunAction")) == window->deploymentView()->dryRunAction());
+        QVERIFY(window->findChild<QAction *>(QStringLiteral("dryRunAction"))
+                == window->deploymentView()->dryRunAction());
     }
 
     // The Overview row alone says who is limited, by which limit and why: the policy's limit in words

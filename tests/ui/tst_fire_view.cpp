@@ -18,8 +18,8 @@
 #include "ui/fire/fire_target_picker.h"
 #include "ui/fire/fire_view.h"
 #include "ui/fire/latency_bars.h"
-#include "ui/window/main_window.h"
 #include "ui/widgets/time_series_chart.h"
+#include "ui/window/main_window.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -126,9 +126,10 @@ private Q_SLOTS:
         const auto window = openWindow();
         showFire(window.get());
         const QString other = test::uniqueNamespace("firegui-other-");
-        QVERIFY(test::storeAndPublish(*m_client, other,
-                                      {test::makePolicy(QStringLiteral("other-bucket"), Algorithm::TokenBucket, 5, 1000)})
-                    .isEmpty());
+        QVERIFY(
+            test::storeAndPublish(*m_client, other,
+                                  {test::makePolicy(QStringLiteral("other-bucket"), Algorithm::TokenBucket, 5, 1000)})
+                .isEmpty());
         model::ConnectionProfile profile = window->session()->profile();
         profile.ns = other;
         window->setSession(std::make_unique<model::ConnectionSession>(profile, profile.options));
@@ -202,9 +203,8 @@ private Q_SLOTS:
         // runs. More than one is a fault.
         for (const model::FireSummary &summary : {fixed, sliding}) {
             QVERIFY2(std::abs(summary.allowed - summary.expectedAllowed) <= 1,
-                     qPrintable(QStringLiteral("%1 allowed, %2 expected")
-                                    .arg(summary.allowed)
-                                    .arg(summary.expectedAllowed)));
+                     qPrintable(
+                         QStringLiteral("%1 allowed, %2 expected").arg(summary.allowed).arg(summary.expectedAllowed)));
         }
         QCOMPARE(test::child<QTableWidget>(view, "fireSummary")->item(1, 0)->text(), QStringLiteral("orders-sliding"));
 

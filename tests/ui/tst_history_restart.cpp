@@ -12,9 +12,9 @@
 #include "support/sync_command.h"
 #include "support/test_services.h"
 #include "support/traffic_support.h"
-#include "ui/window/main_window.h"
 #include "ui/monitor/policy_live_view.h"
 #include "ui/widgets/time_series_chart.h"
+#include "ui/window/main_window.h"
 
 #include <QComboBox>
 #include <QDateTime>

@@ -19,10 +19,10 @@
 #include "support/widget_driving.h"
 #include "support/window_support.h"
 #include "ui/monitor/key_watch_view.h"
-#include "ui/window/main_window.h"
 #include "ui/monitor/policy_live_view.h"
 #include "ui/monitor/policy_rates_table.h"
 #include "ui/widgets/time_series_chart.h"
+#include "ui/window/main_window.h"
 
 #include <QApplication>
 #include <QChartView>
@@ -113,10 +113,7 @@ private Q_SLOTS:
         QVERIFY(test::openAndWait(*m_traffic));
     }
 
-    void init()
-    {
-        m_namespace = test::uniqueNamespace("live-");
-    }
+    void init() { m_namespace = test::uniqueNamespace("live-"); }
 
     void overviewRanksByRejectionsAndMatchesTheTraffic()
     {
@@ -154,7 +151,8 @@ private Q_SLOTS:
         QCOMPARE(shown(view, QStringLiteral("quiet"), PolicyRatesModel::RejectedShare).toString(),
                  QStringLiteral("\u2013"));
         QVERIFY(shown(view, QStringLiteral("api"), PolicyRatesModel::AllowedPerSecond, Qt::ToolTipRole)
-                    .toString().startsWith(QLatin1String("10 allowed and 40 rejected")));
+                    .toString()
+                    .startsWith(QLatin1String("10 allowed and 40 rejected")));
 
         // What matters now changes: search is rejected most, api not at all; the order follows.
         const Fired searchAgain = fire(QStringLiteral("search"), "s", 90);

@@ -7,8 +7,8 @@
 #include "support/event_loop_watchdog.h"
 #include "support/redis_process.h"
 #include "support/test_services.h"
-#include "ui/window/main_window.h"
 #include "ui/monitor/server_overview.h"
+#include "ui/window/main_window.h"
 #include "ui/window/window_state.h"
 
 #include <QLabel>

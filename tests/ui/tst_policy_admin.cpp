@@ -19,12 +19,12 @@
 #include "support/widget_driving.h"
 #include "support/window_support.h"
 #include "ui/deploy/deployment_view.h"
-#include "ui/window/main_window.h"
 #include "ui/policy/policy_editor.h"
 #include "ui/policy/policy_history_view.h"
 #include "ui/policy/policy_import_dialog.h"
 #include "ui/policy/policy_panel.h"
 #include "ui/widgets/state_palette.h"
+#include "ui/window/main_window.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -32,11 +32,11 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QScrollBar>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
-#include <QTabWidget>
-#include <QScrollBar>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -75,7 +75,8 @@ bool cellDrawnIn(QTableView *table, int row, int column, const QColor &colour)
         for (int x = 0; x < image.width(); ++x) {
             const QColor pixel = image.pixelColor(x, y);
             if (std::abs(pixel.red() - colour.red()) + std::abs(pixel.green() - colour.green())
-                    + std::abs(pixel.blue() - colour.blue()) <= 12)
+                    + std::abs(pixel.blue() - colour.blue())
+                <= 12)
                 return true;
         }
     }
@@ -176,10 +177,7 @@ class TestPolicyAdmin : public QObject {
     }
 
     // A main window on its own session, with the policy list read.
-    QString store(const Policy &policy)
-    {
-        return test::storePolicy(*m_observer, m_namespace, policy);
-    }
+    QString store(const Policy &policy) { return test::storePolicy(*m_observer, m_namespace, policy); }
 
     static Policy policy(const QString &name, qint64 limit, qint64 windowMs, qint64 burst = 0)
     {
@@ -222,10 +220,7 @@ private Q_SLOTS:
         QVERIFY(test::openAndWait(*m_observer));
     }
 
-    void init()
-    {
-        m_namespace = test::uniqueNamespace("admin-");
-    }
+    void init() { m_namespace = test::uniqueNamespace("admin-"); }
 
     void createEditRenameDeleteAndRollBackThroughTheForms()
     {

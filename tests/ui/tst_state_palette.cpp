@@ -53,9 +53,8 @@ struct ToneUse {
     Tone tone;
     double minimumContrast;
 };
-const ToneUse allTones[] = {{Tone::Ok, 4.5},      {Tone::Warning, 4.5},  {Tone::Error, 4.5},
-                            {Tone::Info, 4.5},    {Tone::Muted, 4.5},    {Tone::Allowed, 3.0},
-                            {Tone::Rejected, 3.0}, {Tone::Level, 3.0}};
+const ToneUse allTones[] = {{Tone::Ok, 4.5},    {Tone::Warning, 4.5}, {Tone::Error, 4.5},    {Tone::Info, 4.5},
+                            {Tone::Muted, 4.5}, {Tone::Allowed, 3.0}, {Tone::Rejected, 3.0}, {Tone::Level, 3.0}};
 
 } // namespace
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/connection/connection_manager.h"
-#include "ui/widgets/state_palette.h"
 
 #include "model/deploy/deployment_probe.h"
 #include "ui/connection/profile_form.h"
+#include "ui/widgets/state_palette.h"
 
 #include <QDialogButtonBox>
 #include <QHBoxLayout>
@@ -271,8 +271,8 @@ void ConnectionManager::storeTypedSecrets(const ConnectionProfile &profile)
         forgetSecrets(profile); // asked for each time: nothing of this profile stays in the keychain
         return;
     }
-    const QList<QPair<QString, QString>> entries = {{profile.passwordKey(), typed.password},
-                                                    {profile.keyPassphraseKey(), typed.keyPassphrase}};
+    const QList<QPair<QString, QString>> entries
+        = {{profile.passwordKey(), typed.password}, {profile.keyPassphraseKey(), typed.keyPassphrase}};
     for (const auto &[key, secret] : entries) {
         if (secret.isEmpty())
             continue; // unchanged

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/connection/profile_form.h"
+
 #include "ui/widgets/state_palette.h"
 
 #include <QCheckBox>
@@ -20,8 +21,7 @@ using model::ConnectionRoute;
 
 namespace {
 
-template <typename Widget>
-Widget *named(Widget *widget, const char *name)
+template <typename Widget> Widget *named(Widget *widget, const char *name)
 {
     widget->setObjectName(QLatin1String(name));
     return widget;
@@ -84,8 +84,7 @@ ProfileForm::ProfileForm(QWidget *parent)
     m_password = named(new QLineEdit(authBox), "passwordEdit");
     m_password->setEchoMode(QLineEdit::Password);
     m_password->setPlaceholderText(tr("unchanged"));
-    m_savePassword
-        = named(new QCheckBox(tr("Keep the secrets in the keychain"), authBox), "savePasswordCheck");
+    m_savePassword = named(new QCheckBox(tr("Keep the secrets in the keychain"), authBox), "savePasswordCheck");
     m_savePassword->setToolTip(
         tr("The password and the client key's passphrase. Unchecked: asked for at each connection, never stored."));
     authForm->addRow(tr("User"), m_user);

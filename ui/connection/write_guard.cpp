@@ -34,9 +34,9 @@ void ask(QWidget *parent, const model::ConnectionProfile &profile, const QString
         : tr("Really %1?").arg(what);
     if (!detail.isEmpty())
         text += QStringLiteral("\n\n") + detail;
-    auto *confirm = new QMessageBox(QMessageBox::Warning,
-                                    profile.writesNeedConfirmation() ? tr("Production") : tr("Confirm"), text,
-                                    QMessageBox::Yes | QMessageBox::Cancel, parent);
+    auto *confirm
+        = new QMessageBox(QMessageBox::Warning, profile.writesNeedConfirmation() ? tr("Production") : tr("Confirm"),
+                          text, QMessageBox::Yes | QMessageBox::Cancel, parent);
     confirm->setObjectName(QStringLiteral("writeConfirmation"));
     confirm->setDefaultButton(QMessageBox::Cancel);
     confirm->setAttribute(Qt::WA_DeleteOnClose);

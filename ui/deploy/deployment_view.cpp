@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ui/widgets/banner.h"
 #include "ui/deploy/deployment_view.h"
 
 #include "model/format/units.h"
 #include "model/policy/operator_identity.h"
+#include "ui/connection/write_guard.h"
 #include "ui/deploy/publish_review_dialog.h"
+#include "ui/widgets/action_button.h"
+#include "ui/widgets/banner.h"
 #include "ui/widgets/state_palette.h"
 #include "ui/widgets/tone_delegate.h"
-#include "ui/connection/write_guard.h"
 
-#include "ui/widgets/action_button.h"
 #include <QAction>
 #include <QDateTime>
 #include <QDialog>
@@ -181,17 +181,16 @@ void DeploymentView::review(std::function<void(const model::PublishPreview &)> t
 {
     m_status->setText(tr("Reading what a publish would change\u2026"));
     const QPointer<model::ConnectionSession> session = m_session;
-    session->publisher()
-        .preview(this, [this, session, then](const model::PublishPreview &preview) {
-            if (session != m_session)
-                return; // the connection changed while reading
-            if (preview.failure) {
-                m_status->setText(tr("Cannot read what a publish would change: %1").arg(preview.failure->message));
-                return;
-            }
-            m_status->clear();
-            then(preview);
-        });
+    session->publisher().preview(this, [this, session, then](const model::PublishPreview &preview) {
+        if (session != m_session)
+            return; // the connection changed while reading
+        if (preview.failure) {
+            m_status->setText(tr("Cannot read what a publish would change: %1").arg(preview.failure->message));
+            return;
+        }
+        m_status->clear();
+        then(preview);
+    });
 }
 
 void DeploymentView::publish()

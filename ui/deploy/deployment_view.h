@@ -2,8 +2,8 @@
 #pragma once
 
 #include "model/connection/connection_session.h"
-#include "model/tables/deployment_model.h"
 #include "model/deploy/library_watch.h"
+#include "model/tables/deployment_model.h"
 
 #include <QPointer>
 #include <QWidget>

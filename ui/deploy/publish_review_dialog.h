@@ -14,10 +14,7 @@ namespace sluice::ui {
 class PublishReviewDialog : public QDialog {
     Q_OBJECT
 public:
-    enum class Purpose {
-        DryRun,
-        Publish
-    };
+    enum class Purpose { DryRun, Publish };
 
     PublishReviewDialog(const model::PublishPreview &preview, const model::ConnectionProfile &profile, Purpose purpose,
                         QWidget *parent = nullptr);

@@ -51,7 +51,8 @@ QVector<Field> parameterFields(model::SeedLayout layout)
 } // namespace
 
 FireTargetPicker::FireTargetPicker(const QString &name, bool optional, QWidget *parent)
-    : QWidget(parent), m_optional(optional)
+    : QWidget(parent)
+    , m_optional(optional)
 {
     m_choice = new QComboBox(this);
     m_choice->setObjectName(name + QStringLiteral("Choice"));

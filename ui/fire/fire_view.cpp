@@ -4,13 +4,13 @@
 #include "model/format/units.h"
 #include "model/policy/policy_store.h"
 #include "model/whole_file.h"
-#include "ui/widgets/column_widths.h"
-#include "ui/widgets/count_field.h"
+#include "ui/connection/write_guard.h"
 #include "ui/fire/fire_target_picker.h"
 #include "ui/fire/latency_bars.h"
+#include "ui/widgets/column_widths.h"
+#include "ui/widgets/count_field.h"
 #include "ui/widgets/state_palette.h"
 #include "ui/widgets/time_series_chart.h"
-#include "ui/connection/write_guard.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -42,8 +42,16 @@ constexpr int maxChartPoints = 1200;
 enum ChartSeries { ExpectedAllowedSeries, ExpectedRejectedSeries, AllowedSeries, RejectedSeries, ChartSeriesCount };
 
 // Latency percentiles of all calls are beside the histogram, so the table keeps to the counts.
-enum SummaryColumn { TargetColumn, SentColumn, AllowedColumn, DeviationColumn, RejectedColumn, ErrorsColumn, RateColumn,
-                     SummaryColumns };
+enum SummaryColumn {
+    TargetColumn,
+    SentColumn,
+    AllowedColumn,
+    DeviationColumn,
+    RejectedColumn,
+    ErrorsColumn,
+    RateColumn,
+    SummaryColumns
+};
 
 QString milliseconds(qint64 microseconds)
 {
@@ -202,9 +210,11 @@ FireView::FireView(model::ConnectionSession *session, QWidget *parent)
     m_summary->setFixedHeight(m_summary->horizontalHeader()->sizeHint().height()
                               + 2 * m_summary->verticalHeader()->defaultSectionSize() + 6);
     setColumnWidths(m_summary, TargetColumn,
-                    {{SentColumn, QStringLiteral("100,000")}, {AllowedColumn, QStringLiteral("10,000 (10,000)")},
+                    {{SentColumn, QStringLiteral("100,000")},
+                     {AllowedColumn, QStringLiteral("10,000 (10,000)")},
                      {DeviationColumn, QStringLiteral("+10.00%")},
-                     {RejectedColumn, QStringLiteral("100,000")}, {ErrorsColumn, QStringLiteral("100")},
+                     {RejectedColumn, QStringLiteral("100,000")},
+                     {ErrorsColumn, QStringLiteral("100")},
                      {RateColumn, QStringLiteral("100,000.0")}});
     results->addWidget(m_summary);
 
@@ -414,7 +424,8 @@ void FireView::showProgress()
     }
     if (report.connected() && !report.finished())
         m_status->setText(tr("Firing: %1 of %2 s, %3 calls sent, %4 in flight (%5).")
-                              .arg(report.elapsedMs() / 1000.0, 0, 'f', 1).arg(plan.durationMs / 1000.0, 0, 'f', 1)
+                              .arg(report.elapsedMs() / 1000.0, 0, 'f', 1)
+                              .arg(plan.durationMs / 1000.0, 0, 'f', 1)
                               .arg(locale.toString(sent), locale.toString(report.inFlight()), plan.describe()));
 }
 

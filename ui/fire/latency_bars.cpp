@@ -10,7 +10,8 @@
 
 namespace sluice::ui {
 
-LatencyBars::LatencyBars(QWidget *parent) : QWidget(parent)
+LatencyBars::LatencyBars(QWidget *parent)
+    : QWidget(parent)
 {
     setMinimumHeight(90);
     setToolTip(tr("Each bar: the share of calls answered within its step and above the one before."));

@@ -3,12 +3,12 @@
 
 #include "model/limiter/bucket_reset.h"
 #include "model/policy/operator_identity.h"
+#include "ui/connection/write_guard.h"
+#include "ui/widgets/action_button.h"
 #include "ui/widgets/column_widths.h"
 #include "ui/widgets/long_names.h"
 #include "ui/widgets/state_palette.h"
-#include "ui/connection/write_guard.h"
 
-#include "ui/widgets/action_button.h"
 #include <QAction>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -257,9 +257,8 @@ void KeyInspectorView::resetSelected()
         if (!session)
             return;
         m_status->setText(tr("Resetting the bucket of \u201c%1\u201d\u2026").arg(subject));
-        session->resetBucket(bucket.policy, bucket.subject,
-                           model::operatorIdentity(QStringLiteral("sluice")), this,
-                           [this, bucket, subject](const std::optional<model::Failure> &failure) {
+        session->resetBucket(bucket.policy, bucket.subject, model::operatorIdentity(QStringLiteral("sluice")), this,
+                             [this, bucket, subject](const std::optional<model::Failure> &failure) {
             if (failure) {
                 showError(tr("Reset failed: %1").arg(failure->message));
                 updateStatus();

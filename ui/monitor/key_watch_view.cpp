@@ -39,20 +39,16 @@ enum Column {
     ColumnCount
 };
 
-constexpr qint64 shownSpanMs = 60 * 1000; // a bucket changes within seconds: one minute, readings visible
+constexpr qint64 shownSpanMs = 60 * 1000;  // a bucket changes within seconds: one minute, readings visible
 constexpr int seedRole = Qt::UserRole + 1; // the source combo: a seed layout, not a policy
 
 QString seedLayoutTitle(SeedLayout layout)
 {
     switch (layout) {
-    case SeedLayout::ScgTokenBucket:
-        return QObject::tr("Spring Cloud Gateway token bucket (id)");
-    case SeedLayout::FixedWindowCounter:
-        return QObject::tr("INCR + EXPIRE counter (key)");
-    case SeedLayout::MsTokenBucket:
-        return QObject::tr("Millisecond token bucket (key)");
-    case SeedLayout::IntervalTokenBucket:
-        return QObject::tr("Interval-refill token bucket (key)");
+    case SeedLayout::ScgTokenBucket: return QObject::tr("Spring Cloud Gateway token bucket (id)");
+    case SeedLayout::FixedWindowCounter: return QObject::tr("INCR + EXPIRE counter (key)");
+    case SeedLayout::MsTokenBucket: return QObject::tr("Millisecond token bucket (key)");
+    case SeedLayout::IntervalTokenBucket: return QObject::tr("Interval-refill token bucket (key)");
     }
     return {};
 }
@@ -360,11 +356,9 @@ void KeyWatchView::showRow(int row)
 void KeyWatchView::markStale(int row, const model::WatchedKey &key)
 {
     const bool stale = !key.problem.isEmpty() && !key.samples.isEmpty();
-    const QString asOf = stale
-        ? tr("Not the present: %1. These are the figures read at %2.")
-              .arg(key.problem,
-                   model::formatClock(key.samples.last().timeMs))
-        : QString();
+    const QString asOf = stale ? tr("Not the present: %1. These are the figures read at %2.")
+                                     .arg(key.problem, model::formatClock(key.samples.last().timeMs))
+                               : QString();
     for (int column = AlgorithmColumn; column < m_table->columnCount(); ++column) {
         QTableWidgetItem *item = m_table->item(row, column);
         if (!item || column == KeyColumn)

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ui/widgets/banner.h"
 #include "ui/monitor/policy_live_view.h"
 
 #include "model/format/units.h"
@@ -7,6 +6,7 @@
 #include "model/monitor/rejected_tally.h"
 #include "model/policy/policy_summary.h"
 #include "model/whole_file.h"
+#include "ui/widgets/banner.h"
 #include "ui/widgets/column_widths.h"
 #include "ui/widgets/long_names.h"
 #include "ui/widgets/state_palette.h"
@@ -73,15 +73,26 @@ PolicyLiveView::PolicyLiveView(model::ConnectionSession *session, QWidget *paren
     m_interval->setObjectName(QStringLiteral("liveInterval"));
     m_interval->setAccessibleName(tr("Sampling interval"));
     m_interval->setToolTip(tr("How often every policy is sampled (the overview too)."));
-    addChoices(m_interval, {{tr("250 ms"), 250}, {tr("500 ms"), 500}, {tr("1 s"), 1000}, {tr("2 s"), 2000},
-                            {tr("5 s"), 5000}, {tr("10 s"), 10000}}, 1000);
+    addChoices(m_interval,
+               {{tr("250 ms"), 250},
+                {tr("500 ms"), 500},
+                {tr("1 s"), 1000},
+                {tr("2 s"), 2000},
+                {tr("5 s"), 5000},
+                {tr("10 s"), 10000}},
+               1000);
     m_retention = new QComboBox(this);
     m_retention->setObjectName(QStringLiteral("liveRetention"));
     m_retention->setAccessibleName(tr("History kept"));
     m_retention->setToolTip(tr("How long samples are kept (in bounded ring buffers; past an hour of samples, "
                                "older ones are kept as sums over longer steps)."));
-    addChoices(m_retention, {{tr("5 minutes"), 5 * minute}, {tr("15 minutes"), 15 * minute}, {tr("1 hour"), hour},
-                             {tr("6 hours"), 6 * hour}, {tr("24 hours"), 24 * hour}}, hour);
+    addChoices(m_retention,
+               {{tr("5 minutes"), 5 * minute},
+                {tr("15 minutes"), 15 * minute},
+                {tr("1 hour"), hour},
+                {tr("6 hours"), 6 * hour},
+                {tr("24 hours"), 24 * hour}},
+               hour);
     m_span = new QComboBox(this);
     m_span->setObjectName(QStringLiteral("liveSpan"));
     m_span->setAccessibleName(tr("Time span shown"));
@@ -327,10 +338,8 @@ void PolicyLiveView::setPaused(bool paused)
     if (!paused) {
         showState({});
         redraw();
-    }
-    else
-        showState(tr("Paused at %1; sampling goes on.")
-                      .arg(model::formatClock(m_lastEndMs)));
+    } else
+        showState(tr("Paused at %1; sampling goes on.").arg(model::formatClock(m_lastEndMs)));
 }
 
 void PolicyLiveView::showState(const QString &text)
@@ -530,10 +539,9 @@ bool PolicyLiveView::exportPng(const QString &path, QString *error) const
 void PolicyLiveView::chooseExportFile(bool png)
 {
     const QString stem = policy().isEmpty() ? QStringLiteral("sluice") : policy();
-    const QString path = QFileDialog::getSaveFileName(
-        this, png ? tr("Save chart") : tr("Save samples"),
-        stem + (png ? QStringLiteral(".png") : QStringLiteral(".csv")),
-        png ? tr("PNG images (*.png)") : tr("CSV files (*.csv)"));
+    const QString path = QFileDialog::getSaveFileName(this, png ? tr("Save chart") : tr("Save samples"),
+                                                      stem + (png ? QStringLiteral(".png") : QStringLiteral(".csv")),
+                                                      png ? tr("PNG images (*.png)") : tr("CSV files (*.csv)"));
     if (path.isEmpty())
         return;
     QString error;

@@ -132,8 +132,7 @@ void PolicyRatesTable::followSession(model::ConnectionSession *session)
     m_ranked->setSortRole(PolicyRatesModel::SortRole);
     m_ranked->setDynamicSortFilter(true);
     m_view->setModel(m_ranked);
-    m_model->setTopSubjects(
-        session->topSubjects(m_model));
+    m_model->setTopSubjects(session->topSubjects(m_model));
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &PolicyRatesTable::updateActions);
     connect(m_model, &QAbstractItemModel::dataChanged, this, &PolicyRatesTable::updateActions);
     updateActions();

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ui/widgets/banner.h"
 #include "ui/monitor/server_overview.h"
-#include "ui/widgets/state_palette.h"
 
 #include "model/format/units.h"
+#include "ui/widgets/banner.h"
+#include "ui/widgets/state_palette.h"
 
 #include <QFormLayout>
 #include <QGridLayout>
@@ -54,8 +54,7 @@ ServerOverview::ServerOverview(QWidget *parent)
     m_rdb = addRow(persistenceForm, tr("RDB snapshots"), QStringLiteral("overviewRdb"));
     m_aof = addRow(persistenceForm, tr("Append-only file"), QStringLiteral("overviewAof"));
     m_persistenceWarning = new QLabel(
-        tr("Nothing is persisted: a restart of this server loses its data and its function library."),
-        persistenceBox);
+        tr("Nothing is persisted: a restart of this server loses its data and its function library."), persistenceBox);
     m_persistenceWarning->setObjectName(QStringLiteral("persistenceWarning"));
     m_persistenceWarning->setWordWrap(true);
     m_persistenceWarning->setStyleSheet(textStyle(Tone::Warning));
@@ -130,9 +129,7 @@ void ServerOverview::showHealth(ServerMonitor::Health health, const QString &pro
 {
     const QString target = m_monitor->targetLabel();
     switch (health) {
-    case ServerMonitor::Health::Connecting:
-        setBanner(tr("Connecting to %1\u2026").arg(target), Tone::Info);
-        break;
+    case ServerMonitor::Health::Connecting: setBanner(tr("Connecting to %1\u2026").arg(target), Tone::Info); break;
     case ServerMonitor::Health::Ready:
         if (problem.isEmpty())
             setBanner(tr("Connected to %1.").arg(target), Tone::Ok);
@@ -142,13 +139,11 @@ void ServerOverview::showHealth(ServerMonitor::Health health, const QString &pro
     case ServerMonitor::Health::Unreachable:
         setBanner((m_monitor->hasStatus() ? tr("Cannot reach %1: %2. Retrying in the background; the figures "
                                                "below are the last ones received.")
-                                            : tr("Cannot reach %1: %2. Retrying in the background."))
+                                          : tr("Cannot reach %1: %2. Retrying in the background."))
                       .arg(target, problem.isEmpty() ? tr("connection lost") : problem),
                   Tone::Error);
         break;
-    case ServerMonitor::Health::Failed:
-        setBanner(tr("Gave up on %1: %2").arg(target, problem), Tone::Error);
-        break;
+    case ServerMonitor::Health::Failed: setBanner(tr("Gave up on %1: %2").arg(target, problem), Tone::Error); break;
     }
 }
 
@@ -158,17 +153,17 @@ void ServerOverview::showStatus(const ServerStatus &status)
     m_version->setText(status.server.known() ? status.server.displayName() : placeholder());
     m_mode->setText(status.server.mode);
     m_role->setText(status.role == QLatin1String("master") ? tr("primary")
-                    : status.role == QLatin1String("slave") ? tr("replica")
-                                                             : (status.role.isEmpty() ? placeholder() : status.role));
+                        : status.role == QLatin1String("slave")
+                        ? tr("replica")
+                        : (status.role.isEmpty() ? placeholder() : status.role));
     m_uptime->setText(model::formatDuration(status.uptimeSeconds));
     m_clients->setText(locale.toString(status.connectedClients));
     m_ops->setText(locale.toString(status.opsPerSecond));
-    m_memory->setText(tr("%1 (%2)").arg(model::formatBytes(status.usedMemoryBytes),
-                                        model::formatBytes(status.peakMemoryBytes)));
+    m_memory->setText(
+        tr("%1 (%2)").arg(model::formatBytes(status.usedMemoryBytes), model::formatBytes(status.peakMemoryBytes)));
     m_maxMemory->setText(status.maxMemoryBytes > 0 ? model::formatBytes(status.maxMemoryBytes) : tr("none"));
     m_keys->setText(locale.toString(status.keys));
-    m_rdb->setText(!status.rdbKnown ? tr("unknown (CONFIG not permitted)")
-                                    : status.rdbEnabled ? tr("on") : tr("off"));
+    m_rdb->setText(!status.rdbKnown ? tr("unknown (CONFIG not permitted)") : status.rdbEnabled ? tr("on") : tr("off"));
     m_aof->setText(status.aofEnabled ? tr("on") : tr("off"));
     m_persistenceWarning->setVisible(status.rdbKnown && !status.rdbEnabled && !status.aofEnabled);
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/policy/conflict_dialog.h"
-#include "ui/widgets/state_palette.h"
 
 #include "model/format/units.h"
 #include "model/policy/policy_diff.h"
+#include "ui/widgets/state_palette.h"
 
 #include <QDialogButtonBox>
 #include <QHeaderView>
@@ -27,8 +27,7 @@ ConflictDialog::ConflictDialog(const std::optional<model::Policy> &base, const s
         intro = tr("\u201c%1\u201d was deleted after you opened it. Nothing of yours was saved.").arg(mine.name);
     else if (!base)
         intro = tr("%1 created \u201c%2\u201d at %3 while you were writing yours. Nothing of yours was saved.")
-                    .arg(theirs->updatedBy, theirs->name,
-                         model::formatClock(theirs->updatedAtMs));
+                    .arg(theirs->updatedBy, theirs->name, model::formatClock(theirs->updatedAtMs));
     else
         intro
             = tr("%1 saved \u201c%2\u201d (version %3) at %4, after you opened version %5. Nothing of yours was saved.")

@@ -19,8 +19,8 @@ void commitPolicyChanges(QWidget *parent, model::ConnectionSession *session, con
     guardWrite(parent, session->profile(), what, [parent, guarded, changes, done, expectedNames] {
         if (!guarded)
             return;
-        guarded->policyStore()
-            .commit(changes, model::operatorIdentity(QStringLiteral("sluice")), parent, done, expectedNames);
+        guarded->policyStore().commit(changes, model::operatorIdentity(QStringLiteral("sluice")), parent, done,
+                                      expectedNames);
     });
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/policy/policy_diff_dialog.h"
+
 #include "ui/widgets/state_palette.h"
 
 #include <QDialogButtonBox>

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ui/widgets/banner.h"
 #include "ui/policy/policy_editor.h"
-#include "ui/widgets/state_palette.h"
 
 #include "model/policy/policy_diff.h"
 #include "model/policy/policy_lint.h"
@@ -9,6 +7,8 @@
 #include "ui/policy/conflict_dialog.h"
 #include "ui/policy/policy_commit.h"
 #include "ui/policy/policy_diff_dialog.h"
+#include "ui/widgets/banner.h"
+#include "ui/widgets/state_palette.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -45,8 +45,7 @@ QString trEditor(const char *text)
     return QCoreApplication::translate("sluice::ui::PolicyEditor", text);
 }
 
-template <typename Widget>
-Widget *named(Widget *widget, const char *name)
+template <typename Widget> Widget *named(Widget *widget, const char *name)
 {
     widget->setObjectName(QLatin1String(name));
     return widget;
@@ -242,8 +241,7 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
              {static_cast<QWidget *>(m_name), static_cast<QWidget *>(m_algorithm), static_cast<QWidget *>(m_limit),
               static_cast<QWidget *>(m_windowCount), static_cast<QWidget *>(m_windowUnit),
               static_cast<QWidget *>(m_burst), static_cast<QWidget *>(m_windowStart), static_cast<QWidget *>(m_shadow),
-              static_cast<QWidget *>(m_description),
-              static_cast<QWidget *>(m_useSlidingWindow)})
+              static_cast<QWidget *>(m_description), static_cast<QWidget *>(m_useSlidingWindow)})
             field->setEnabled(false);
         m_saveButton->setToolTip(tr("This connection is read-only."));
     }
@@ -356,8 +354,8 @@ std::optional<Policy> PolicyEditor::readForm(FieldErrors *errors) const
     // What only the whole policy can tell (products that must stay exact, stored entries).
     for (const model::PolicyError &problem : model::validatePolicy(policy)) {
         QString &slot = problem.field == QLatin1String("burst") ? errors->burst
-                      : problem.field == QLatin1String("window_ms") ? errors->window
-                      : problem.field == QLatin1String("name") ? errors->name
+            : problem.field == QLatin1String("window_ms")       ? errors->window
+            : problem.field == QLatin1String("name")            ? errors->name
                                                                 : errors->limit;
         slot = problem.message;
     }
@@ -474,17 +472,16 @@ void PolicyEditor::showConflict(const Policy &mine)
         return;
     // What is stored now under the name the save was based on (or, for a new one, under its name).
     const QString storedName = m_base ? m_base->name : mine.name;
-    m_session->policyStore()
-        .read(storedName, this, [this, mine](const model::PolicyStore::ReadResult &stored) {
-            if (stored.failure) {
-                setSaveError(
-                    tr("Someone saved in between, and reading their version failed: %1").arg(stored.failure->message));
-                return;
-            }
-            auto *dialog = new ConflictDialog(m_base, stored.policy, mine, this);
-            dialog->setAttribute(Qt::WA_DeleteOnClose);
-            connect(dialog, &ConflictDialog::chosen, this,
-                    [this, mine, theirs = stored.policy](ConflictDialog::Choice choice) {
+    m_session->policyStore().read(storedName, this, [this, mine](const model::PolicyStore::ReadResult &stored) {
+        if (stored.failure) {
+            setSaveError(
+                tr("Someone saved in between, and reading their version failed: %1").arg(stored.failure->message));
+            return;
+        }
+        auto *dialog = new ConflictDialog(m_base, stored.policy, mine, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &ConflictDialog::chosen, this,
+                [this, mine, theirs = stored.policy](ConflictDialog::Choice choice) {
             switch (choice) {
             case ConflictDialog::Choice::Reload:
                 if (!theirs) {
@@ -513,9 +510,9 @@ void PolicyEditor::showConflict(const Policy &mine)
                 m_takenNames.removeAll(m_base->name);
             setWindowTitle(m_base ? tr("Policy \u201c%1\u201d").arg(m_base->name) : tr("New policy"));
             revalidate();
-            });
-            dialog->open();
         });
+        dialog->open();
+    });
 }
 
 } // namespace sluice::ui

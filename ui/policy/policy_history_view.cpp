@@ -2,11 +2,11 @@
 #include "ui/policy/policy_history_view.h"
 
 #include "model/policy/policy_diff.h"
-#include "ui/widgets/long_names.h"
 #include "ui/policy/policy_commit.h"
 #include "ui/policy/policy_diff_dialog.h"
-
 #include "ui/widgets/action_button.h"
+#include "ui/widgets/long_names.h"
+
 #include <QAction>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -142,34 +142,33 @@ void PolicyHistoryView::refresh()
         return;
     m_status->setText(tr("Reading the audit log\u2026"));
     const QString policy = m_policy;
-    m_session->auditLog()
-        .read(policy, shownEntries, this, [this, policy](const model::AuditLog::ReadResult &read) {
-            if (policy != m_policy)
-                return; // another policy was asked for meanwhile
-            if (read.failure) {
-                m_status->setText(tr("Cannot read the history: %1").arg(read.failure->message));
-                return;
-            }
-            m_model->setEntries(read.entries);
-            if (policy.isEmpty()) {
-                QStringList names;
-                for (const model::AuditEntry &entry : read.entries)
-                    if (!entry.policy.isEmpty() && !names.contains(entry.policy))
-                        names << entry.policy;
-                std::sort(names.begin(), names.end());
-                m_policyFilter->clear();
-                m_policyFilter->addItems(names);
-                m_policyFilter->setEditText(QString());
-            }
-            const QString scope = policy.isEmpty() ? tr("all policies") : tr("\u201c%1\u201d").arg(policy);
-            const QString notice = std::exchange(m_notice, QString());
-            m_status->setText((notice.isEmpty() ? QString() : notice + QLatin1Char(' '))
-                              + (read.entries.isEmpty() ? tr("No history for %1.").arg(scope)
-                                     : read.complete    ? tr("Entries for %1: %2").arg(scope).arg(read.entries.size())
-                                                        : tr("The newest entries for %1: %2 (older ones are not shown)")
-                                                           .arg(scope)
-                                                           .arg(read.entries.size())));
-        });
+    m_session->auditLog().read(policy, shownEntries, this, [this, policy](const model::AuditLog::ReadResult &read) {
+        if (policy != m_policy)
+            return; // another policy was asked for meanwhile
+        if (read.failure) {
+            m_status->setText(tr("Cannot read the history: %1").arg(read.failure->message));
+            return;
+        }
+        m_model->setEntries(read.entries);
+        if (policy.isEmpty()) {
+            QStringList names;
+            for (const model::AuditEntry &entry : read.entries)
+                if (!entry.policy.isEmpty() && !names.contains(entry.policy))
+                    names << entry.policy;
+            std::sort(names.begin(), names.end());
+            m_policyFilter->clear();
+            m_policyFilter->addItems(names);
+            m_policyFilter->setEditText(QString());
+        }
+        const QString scope = policy.isEmpty() ? tr("all policies") : tr("\u201c%1\u201d").arg(policy);
+        const QString notice = std::exchange(m_notice, QString());
+        m_status->setText((notice.isEmpty() ? QString() : notice + QLatin1Char(' '))
+                          + (read.entries.isEmpty() ? tr("No history for %1.").arg(scope)
+                                 : read.complete    ? tr("Entries for %1: %2").arg(scope).arg(read.entries.size())
+                                                    : tr("The newest entries for %1: %2 (older ones are not shown)")
+                                                       .arg(scope)
+                                                       .arg(read.entries.size())));
+    });
 }
 
 QVector<int> PolicyHistoryView::selectedRows() const
@@ -241,57 +240,55 @@ void PolicyHistoryView::rollBackSelected()
     if (!m_session || rows.size() != 1 || !m_model->entry(rows.first()).after)
         return;
     const model::AuditEntry entry = m_model->entry(rows.first());
-    m_session->policyStore()
-        .read(entry.policy, this, [this, entry](const model::PolicyStore::ReadResult &stored) {
-            if (stored.failure) {
-                m_status->setText(tr("Cannot read \u201c%1\u201d: %2").arg(entry.policy, stored.failure->message));
+    m_session->policyStore().read(entry.policy, this, [this, entry](const model::PolicyStore::ReadResult &stored) {
+        if (stored.failure) {
+            m_status->setText(tr("Cannot read \u201c%1\u201d: %2").arg(entry.policy, stored.failure->message));
+            return;
+        }
+        const model::Policy &target = *entry.after;
+        if (stored.policy && stored.policy->sameDefinition(target)) {
+            m_status->setText(
+                tr("\u201c%1\u201d already has the definition of version %2.").arg(entry.policy).arg(entry.version));
+            return;
+        }
+        PolicyDiffDialog::Content content;
+        content.title = tr("Roll back");
+        content.intro = stored.policy
+            ? tr("Roll \u201c%1\u201d back from version %2 to the definition of version %3? The rollback is saved "
+                 "as a new version "
+                 "and audited.")
+                  .arg(entry.policy)
+                  .arg(stored.policy->version)
+                  .arg(entry.version)
+            : tr("\u201c%1\u201d is deleted. Recreate it with the definition of version %2?")
+                  .arg(entry.policy)
+                  .arg(entry.version);
+        content.beforeLabel
+            = stored.policy ? tr("Stored (version %1)").arg(stored.policy->version) : tr("Stored (deleted)");
+        content.afterLabel = tr("Version %1").arg(entry.version);
+        content.changes = model::diffPolicies(stored.policy ? &*stored.policy : nullptr, &target);
+        content.confirmText = tr("Roll back");
+        auto *dialog = new PolicyDiffDialog(content, this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        const qint64 expected = stored.policy ? stored.policy->version : 0;
+        connect(dialog, &QDialog::accepted, this, [this, entry, target, expected] {
+            if (!m_session)
                 return;
-            }
-            const model::Policy &target = *entry.after;
-            if (stored.policy && stored.policy->sameDefinition(target)) {
-                m_status->setText(tr("\u201c%1\u201d already has the definition of version %2.")
-                                      .arg(entry.policy)
-                                      .arg(entry.version));
-                return;
-            }
-            PolicyDiffDialog::Content content;
-            content.title = tr("Roll back");
-            content.intro = stored.policy
-                ? tr("Roll \u201c%1\u201d back from version %2 to the definition of version %3? The rollback is saved "
-                     "as a new version "
-                     "and audited.")
-                      .arg(entry.policy)
-                      .arg(stored.policy->version)
-                      .arg(entry.version)
-                : tr("\u201c%1\u201d is deleted. Recreate it with the definition of version %2?")
-                      .arg(entry.policy)
-                      .arg(entry.version);
-            content.beforeLabel
-                = stored.policy ? tr("Stored (version %1)").arg(stored.policy->version) : tr("Stored (deleted)");
-            content.afterLabel = tr("Version %1").arg(entry.version);
-            content.changes = model::diffPolicies(stored.policy ? &*stored.policy : nullptr, &target);
-            content.confirmText = tr("Roll back");
-            auto *dialog = new PolicyDiffDialog(content, this);
-            dialog->setAttribute(Qt::WA_DeleteOnClose);
-            const qint64 expected = stored.policy ? stored.policy->version : 0;
-            connect(dialog, &QDialog::accepted, this, [this, entry, target, expected] {
-                if (!m_session)
-                    return;
-                model::PolicyChange change{model::PolicyChange::Kind::Put, target, expected, entry.version};
-                commitPolicyChanges(this, m_session,
-                                    tr("roll \u201c%1\u201d back to version %2").arg(entry.policy).arg(entry.version),
-                                    {change},
-                                    [this, entry](const model::PolicyStore::CommitResult &result) {
+            model::PolicyChange change{model::PolicyChange::Kind::Put, target, expected, entry.version};
+            commitPolicyChanges(this, m_session,
+                                tr("roll \u201c%1\u201d back to version %2").arg(entry.policy).arg(entry.version),
+                                {change},
+                                [this, entry](const model::PolicyStore::CommitResult &result) {
                 m_notice = !result.failure
                     ? tr("Rolled \u201c%1\u201d back to version %2.").arg(entry.policy).arg(entry.version)
                     : tr("Not rolled back: %1").arg(result.failure->message);
                 if (!result.failure)
                     Q_EMIT changed();
                 refresh();
-                });
             });
-            dialog->open();
         });
+        dialog->open();
+    });
 }
 
 } // namespace sluice::ui

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/policy/policy_import_dialog.h"
-#include "ui/widgets/state_palette.h"
 
 #include "model/policy/policy_diff.h"
 #include "ui/policy/policy_commit.h"
+#include "ui/widgets/state_palette.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
@@ -125,17 +125,16 @@ void PolicyImportDialog::readStoredAndPlan(const QString &notice)
     m_summary->setText(tr("Comparing with the stored policies\u2026"));
     m_summary->setStyleSheet(QString());
     m_apply->setEnabled(false);
-    m_session->policyStore()
-        .list(this, [this](const model::PolicyStore::ListResult &listed) {
-            if (listed.failure) {
-                showProblems(tr("Cannot compare with the stored policies; nothing will change."),
-                             {listed.failure->message});
-                return;
-            }
-            m_stored = listed;
-            m_planned = true;
-            showPlan();
-        });
+    m_session->policyStore().list(this, [this](const model::PolicyStore::ListResult &listed) {
+        if (listed.failure) {
+            showProblems(tr("Cannot compare with the stored policies; nothing will change."),
+                         {listed.failure->message});
+            return;
+        }
+        m_stored = listed;
+        m_planned = true;
+        showPlan();
+    });
 }
 
 void PolicyImportDialog::showPlan()
@@ -209,7 +208,8 @@ void PolicyImportDialog::apply()
         [this](const model::PolicyStore::CommitResult &result) {
         if (result.failure && result.failure->kind == model::Failure::Kind::Conflict) {
             readStoredAndPlan(tr("Someone saved in between (%1); nothing was applied. The preview below is made again "
-                                 "from the stored policies as they are now.").arg(result.failure->message));
+                                 "from the stored policies as they are now.")
+                                  .arg(result.failure->message));
             return;
         }
         if (result.failure) {

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ui/widgets/banner.h"
 #include "ui/policy/policy_panel.h"
 
 #include "model/policy/policy_file.h"
 #include "model/policy/policy_store.h"
 #include "model/whole_file.h"
-#include "ui/widgets/long_names.h"
 #include "ui/policy/policy_commit.h"
 #include "ui/policy/policy_editor.h"
 #include "ui/policy/policy_import_dialog.h"
+#include "ui/widgets/action_button.h"
+#include "ui/widgets/banner.h"
+#include "ui/widgets/long_names.h"
 #include "ui/widgets/state_palette.h"
 #include "ui/widgets/tone_delegate.h"
 
-#include "ui/widgets/action_button.h"
 #include <QAction>
 #include <QFile>
 #include <QFileDialog>
@@ -172,32 +172,31 @@ void PolicyPanel::refresh()
     if (!m_session || m_refreshing)
         return;
     m_refreshing = true;
-    m_session->policyStore()
-        .list(this, [this](const model::PolicyStore::ListResult &listed) {
-            m_refreshing = false;
-            if (listed.failure) {
-                // Keep showing what was last read; say why it may be stale.
-                m_status->setText(tr("Cannot read the policies: %1").arg(listed.failure->message));
-                m_status->setStyleSheet(textStyle(Tone::Error));
-                return;
-            }
-            m_model->setPolicies(listed.policies);
-            QStringList damaged;
-            for (const model::DamagedPolicy &policy : listed.damaged)
-                damaged << tr("%1 (%2)").arg(policy.name, policy.problem);
-            m_status->setStyleSheet(damaged.isEmpty() ? QString() : textStyle(Tone::Warning));
-            if (!damaged.isEmpty())
-                m_status->setText(tr("Policies: %1. Damaged (not listed here, and a publish leaves them out): %2. "
-                                     "Import a policy file that defines them to repair them, or one without them "
-                                     "(pruning) to delete them.")
-                                      .arg(m_model->rowCount())
-                                      .arg(damaged.join(QStringLiteral("; "))));
-            else
-                m_status->setText(m_model->rowCount() == 0
-                                      ? tr("No policies yet. Create one with New\u2026 or import a policy file.")
-                                      : tr("Policies: %1").arg(m_model->rowCount()));
-            updateActions();
-        });
+    m_session->policyStore().list(this, [this](const model::PolicyStore::ListResult &listed) {
+        m_refreshing = false;
+        if (listed.failure) {
+            // Keep showing what was last read; say why it may be stale.
+            m_status->setText(tr("Cannot read the policies: %1").arg(listed.failure->message));
+            m_status->setStyleSheet(textStyle(Tone::Error));
+            return;
+        }
+        m_model->setPolicies(listed.policies);
+        QStringList damaged;
+        for (const model::DamagedPolicy &policy : listed.damaged)
+            damaged << tr("%1 (%2)").arg(policy.name, policy.problem);
+        m_status->setStyleSheet(damaged.isEmpty() ? QString() : textStyle(Tone::Warning));
+        if (!damaged.isEmpty())
+            m_status->setText(tr("Policies: %1. Damaged (not listed here, and a publish leaves them out): %2. "
+                                 "Import a policy file that defines them to repair them, or one without them "
+                                 "(pruning) to delete them.")
+                                  .arg(m_model->rowCount())
+                                  .arg(damaged.join(QStringLiteral("; "))));
+        else
+            m_status->setText(m_model->rowCount() == 0
+                                  ? tr("No policies yet. Create one with New\u2026 or import a policy file.")
+                                  : tr("Policies: %1").arg(m_model->rowCount()));
+        updateActions();
+    });
 }
 
 void PolicyPanel::showLibraryReport(const model::LibraryWatch::Report &report)

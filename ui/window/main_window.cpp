@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ui/widgets/banner.h"
 #include "ui/window/main_window.h"
-#include "ui/widgets/state_palette.h"
 
-#include "model/format/units.h"
 #include "model/deploy/library_publisher.h"
+#include "model/format/units.h"
 #include "model/policy/operator_identity.h"
 #include "ui/connection/connection_manager.h"
 #include "ui/deploy/deployment_view.h"
 #include "ui/fire/fire_view.h"
 #include "ui/monitor/key_inspector_view.h"
 #include "ui/monitor/key_watch_view.h"
-#include "ui/policy/policy_history_view.h"
 #include "ui/monitor/policy_live_view.h"
-#include "ui/policy/policy_panel.h"
 #include "ui/monitor/policy_rates_table.h"
 #include "ui/monitor/server_overview.h"
+#include "ui/policy/policy_history_view.h"
+#include "ui/policy/policy_panel.h"
+#include "ui/widgets/banner.h"
+#include "ui/widgets/state_palette.h"
 
 #include <QAbstractButton>
 #include <QApplication>
@@ -283,9 +283,7 @@ void MainWindow::showHealth(ServerMonitor::Health health, const QString &problem
     QString text;
     Tone tone = Tone::Info;
     switch (health) {
-    case ServerMonitor::Health::Connecting:
-        text = tr("Connecting");
-        break;
+    case ServerMonitor::Health::Connecting: text = tr("Connecting"); break;
     case ServerMonitor::Health::Ready:
         text = tr("Connected");
         tone = Tone::Ok;

@@ -3,8 +3,8 @@
 // deletes a password through QtKeychain; a profile's password reaches Redis from there and never
 // reaches the settings file or the log.
 
-#include "model/connection/keychain_secret_store.h"
 #include "model/connection/connection_profile.h"
+#include "model/connection/keychain_secret_store.h"
 #include "model/connection/profile_secrets.h"
 #include "model/connection/secret_store.h"
 #include "redis/redis_client.h"

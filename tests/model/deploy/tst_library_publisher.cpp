@@ -4,9 +4,9 @@
 // flushed library, an older one, a foreign one, a restarted server that lost it) and its repair,
 // the persistence warning, and the dry-run preview.
 
-#include "model/limiter/bucket_key.h"
 #include "model/deploy/library_publisher.h"
 #include "model/deploy/node_order.h"
+#include "model/limiter/bucket_key.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"
@@ -42,7 +42,10 @@ RedisReply onNode(RedisClient &client, const QString &node, const QByteArrayList
     RedisReply result;
     bool done = false;
     QObject context;
-    client.sendToNode(node, args, &context, [&](const RedisReply &reply) { result = reply; done = true; });
+    client.sendToNode(node, args, &context, [&](const RedisReply &reply) {
+        result = reply;
+        done = true;
+    });
     test::spinUntil([&] { return done; });
     return result;
 }
@@ -278,8 +281,9 @@ private Q_SLOTS:
         QFile script(QStringLiteral(":/lua/library_record.lua"));
         QVERIFY(script.open(QIODevice::ReadOnly));
         const model::AdminKeys keys(m_ns);
-        const RedisReply late = syncCommand(*m_cluster, {"EVAL", script.readAll(), "2", keys.library(), keys.audit(),
-                                                         "0", "1", "feed", "source", "dave", "1"});
+        const RedisReply late = syncCommand(
+            *m_cluster,
+            {"EVAL", script.readAll(), "2", keys.library(), keys.audit(), "0", "1", "feed", "source", "dave", "1"});
         QVERIFY(late.value.isError());
         QCOMPARE(late.errorText(), QStringLiteral("CONFLICT 1"));
         QCOMPARE(syncCommand(*m_cluster, {"HGET", keys.library(), "published_by"}).value.bytes, QByteArray("carol"));

@@ -5,8 +5,8 @@
 // run can be stopped, survives a server restart, fails clearly when nothing can be tested; the
 // report exports what it shows.
 
-#include "model/limiter/bucket_key.h"
 #include "model/fire/fire_engine.h"
+#include "model/limiter/bucket_key.h"
 #include "model/monitor/policy_rate_sampler.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
@@ -68,8 +68,12 @@ class TestFireEngine : public QObject {
         for (int target = 0; target < report.targetCount(); ++target) {
             const model::FireSummary summary = report.summary(target);
             const QString what = QStringLiteral("%1: allowed %2, model %3, rejected %4, errors %5 (%6)")
-                                     .arg(summary.target).arg(summary.allowed).arg(summary.expectedAllowed)
-                                     .arg(summary.rejected).arg(summary.errors).arg(summary.firstError);
+                                     .arg(summary.target)
+                                     .arg(summary.allowed)
+                                     .arg(summary.expectedAllowed)
+                                     .arg(summary.rejected)
+                                     .arg(summary.errors)
+                                     .arg(summary.firstError);
             QVERIFY2(summary.errors == 0, qPrintable(what));
             QCOMPARE(summary.sent, calls);
             QCOMPARE(summary.answered, calls);
@@ -109,10 +113,7 @@ private Q_SLOTS:
         QVERIFY(test::openAndWait(*m_client));
     }
 
-    void init()
-    {
-        m_ns = test::uniqueNamespace("fire-");
-    }
+    void init() { m_ns = test::uniqueNamespace("fire-"); }
 
     void everyAlgorithmAnswersAsItsModelExpects_data()
     {
@@ -462,7 +463,7 @@ private Q_SLOTS:
         for (const auto &bar : latency.bars())
             counted += bar.count;
         QCOMPARE(counted, 10000);
-        QCOMPARE(latency.bars().first().count, 10);          // 1..10 µs
+        QCOMPARE(latency.bars().first().count, 10); // 1..10 µs
         QCOMPARE(latency.bars().last().toUs, 10000);
         model::LatencyHistogram other;
         other.add(50000);

@@ -5,9 +5,9 @@
 // primaries, the seed systems' keys can be watched, and bad entries are refused.
 
 #include "model/limiter/bucket_key.h"
+#include "model/limiter/limiter_library.h"
 #include "model/monitor/key_watch.h"
 #include "model/monitor/level_projection.h"
-#include "model/limiter/limiter_library.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"
@@ -68,10 +68,7 @@ private Q_SLOTS:
         QVERIFY(test::openAndWait(*m_client));
     }
 
-    void init()
-    {
-        m_ns = test::uniqueNamespace("watch-");
-    }
+    void init() { m_ns = test::uniqueNamespace("watch-"); }
 
     void everyAlgorithmsLevelIsWhatPeekSays()
     {
@@ -114,8 +111,9 @@ private Q_SLOTS:
 
     void rejectionsPerSecondAndTheProjectedRefillFollowTheBucket()
     {
-        storeAndPublish(*m_client, {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 10, 1000, 10),
-                                    test::makePolicy(QStringLiteral("fw"), Algorithm::FixedWindow, 5, 2000)});
+        storeAndPublish(*m_client,
+                        {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 10, 1000, 10),
+                         test::makePolicy(QStringLiteral("fw"), Algorithm::FixedWindow, 5, 2000)});
         KeyWatch watch(m_client.get(), owner());
         sluice::model::Failure error;
         const int api = watch.addSubject(QStringLiteral("api"), "dave", &error);

@@ -5,8 +5,8 @@
 // series stay within their bounds.
 
 #include "model/monitor/policy_rate_sampler.h"
-#include "model/policy/policy_store.h"
 #include "model/monitor/top_rejected.h"
+#include "model/policy/policy_store.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"
@@ -64,8 +64,8 @@ class TestPolicyRates : public QObject {
     std::optional<RateSample> readOnce(PolicyRateSampler &sampler)
     {
         std::optional<RateSample> produced;
-        QMetaObject::Connection connection = connect(&sampler, &PolicyRateSampler::sampled,
-                                                     [&](const RateSample &sample) { produced = sample; });
+        QMetaObject::Connection connection
+            = connect(&sampler, &PolicyRateSampler::sampled, [&](const RateSample &sample) { produced = sample; });
         const int before = sampler.readings();
         sampler.sampleNow();
         test::spinUntil([&] { return sampler.readings() > before; });
@@ -81,15 +81,13 @@ private Q_SLOTS:
         QVERIFY(test::openAndWait(*m_client));
     }
 
-    void init()
-    {
-        m_ns = test::uniqueNamespace("rates-");
-    }
+    void init() { m_ns = test::uniqueNamespace("rates-"); }
 
     void everySampleHoldsExactlyTheDecisionsBetweenReadings()
     {
-        storeAndPublish(*m_client, {test::makePolicy(QStringLiteral("api"), Algorithm::FixedWindow, 20, 60000),
-                                    test::makePolicy(QStringLiteral("idle"), Algorithm::TokenBucket, 5, 1000)});
+        storeAndPublish(*m_client,
+                        {test::makePolicy(QStringLiteral("api"), Algorithm::FixedWindow, 20, 60000),
+                         test::makePolicy(QStringLiteral("idle"), Algorithm::TokenBucket, 5, 1000)});
         RedisClient traffic(m_redis.options());
         QVERIFY(test::openAndWait(traffic));
         PolicyRateSampler sampler(m_client.get(), owner());
@@ -137,8 +135,9 @@ private Q_SLOTS:
 
         // A changed policy is a new library: its counts restart from zero, and what it decided
         // after the previous reading is this sample's, not a negative difference.
-        storeAndPublish(*m_client, {test::makePolicy(QStringLiteral("api"), Algorithm::FixedWindow, 11, 60000),
-                                    test::makePolicy(QStringLiteral("new"), Algorithm::FixedWindow, 1, 60000)});
+        storeAndPublish(*m_client,
+                        {test::makePolicy(QStringLiteral("api"), Algorithm::FixedWindow, 11, 60000),
+                         test::makePolicy(QStringLiteral("new"), Algorithm::FixedWindow, 1, 60000)});
         const Fired api = fire(*m_client, m_ns, QStringLiteral("api"), 5, 1);
         const Fired added = fire(*m_client, m_ns, QStringLiteral("new"), 3, 1);
         const std::optional<RateSample> sample = readOnce(sampler);

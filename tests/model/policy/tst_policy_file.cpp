@@ -174,10 +174,10 @@ private Q_SLOTS:
         QTest::newRow("sliding log too large")
             << (js("{'policies': [{'name': 'log', 'algorithm': 'sliding_log', 'limit': 100001, 'window_ms': 1000}]}"))
             << "field \"limit\": must be at most 100000 for sliding_log";
-        QTest::newRow("duplicate")
-            << (js("{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1},"
-               "{'name': 'a', 'algorithm': 'gcra', 'limit': 2, 'window_ms': 1}]}"))
-            << "policy \"a\", field \"name\": appears more than once";
+        QTest::newRow("duplicate") << (js(
+            "{'policies': [{'name': 'a', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1},"
+            "{'name': 'a', 'algorithm': 'gcra', 'limit': 2, 'window_ms': 1}]}"))
+                                   << "policy \"a\", field \"name\": appears more than once";
         // QJsonDocument keeps the last of two equal keys, however the key is spelled.
         QTest::newRow("duplicate field") << policy(js("'limit': 100, 'limit': 7, 'window_ms': 1000"))
                                          << "policy \"api\", field \"limit\": is given more than once";
@@ -256,9 +256,9 @@ private Q_SLOTS:
 
     void oneBadPolicySpoilsTheFile()
     {
-        const PolicyFile file = PolicyFile::parse(
-            js("{'policies': [{'name': 'good', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000},"
-               "{'name': 'bad', 'algorithm': 'gcra', 'limit': 0, 'window_ms': 1000}]}"));
+        const PolicyFile file
+            = PolicyFile::parse(js("{'policies': [{'name': 'good', 'algorithm': 'gcra', 'limit': 1, 'window_ms': 1000},"
+                                   "{'name': 'bad', 'algorithm': 'gcra', 'limit': 0, 'window_ms': 1000}]}"));
         QVERIFY(!file.ok());
         QVERIFY(file.policies.isEmpty());
         QCOMPARE(file.errors.size(), 1);

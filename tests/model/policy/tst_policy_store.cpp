@@ -50,7 +50,10 @@ class TestPolicyStore : public QObject {
         PolicyStore store(m_connection.get(), m_namespace);
         PolicyStore::CommitResult result;
         bool finished = false;
-        store.commit(changes, who, this, [&](const PolicyStore::CommitResult &r) { result = r; finished = true; });
+        store.commit(changes, who, this, [&](const PolicyStore::CommitResult &r) {
+            result = r;
+            finished = true;
+        });
         if (!QTest::qWaitFor([&] { return finished; }, 10000))
             result.failure
                 = sluice::model::Failure{sluice::model::Failure::Kind::TimedOut, QStringLiteral("no answer")};
@@ -62,7 +65,10 @@ class TestPolicyStore : public QObject {
         PolicyStore store(m_connection.get(), m_namespace);
         PolicyStore::ListResult result;
         bool finished = false;
-        store.list(this, [&](const PolicyStore::ListResult &r) { result = r; finished = true; });
+        store.list(this, [&](const PolicyStore::ListResult &r) {
+            result = r;
+            finished = true;
+        });
         if (!QTest::qWaitFor([&] { return finished; }, 10000))
             result.failure
                 = sluice::model::Failure{sluice::model::Failure::Kind::TimedOut, QStringLiteral("no answer")};

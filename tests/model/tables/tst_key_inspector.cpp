@@ -5,10 +5,10 @@
 // recorded in the audit log and leaves the bucket full; a Cluster is browsed on every primary.
 
 #include "model/limiter/bucket_key.h"
-#include "model/policy/audit_log.h"
 #include "model/limiter/bucket_reset.h"
-#include "model/tables/key_inspector_model.h"
 #include "model/limiter/limiter_library.h"
+#include "model/policy/audit_log.h"
+#include "model/tables/key_inspector_model.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"
@@ -92,15 +92,13 @@ private Q_SLOTS:
         QVERIFY(test::openAndWait(*m_client));
     }
 
-    void init()
-    {
-        m_ns = test::uniqueNamespace("inspect-");
-    }
+    void init() { m_ns = test::uniqueNamespace("inspect-"); }
 
     void browsingFindsEveryBucketOnceAPageAtATime()
     {
-        storeAndPublish(*m_client, {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 5),
-                                    test::makePolicy(QStringLiteral("login"), Algorithm::FixedWindow, 3, 3600000)});
+        storeAndPublish(*m_client,
+                        {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 5),
+                         test::makePolicy(QStringLiteral("login"), Algorithm::FixedWindow, 3, 3600000)});
         fire(*m_client, QStringLiteral("api"), 3000, [](int i) { return "user-" + QByteArray::number(i); });
         fire(*m_client, QStringLiteral("login"), 5 * 40, [](int i) { return "ip-" + QByteArray::number(i % 40); });
         // Keys that are not buckets of this namespace: admin keys (stored above), a plain key, another
@@ -149,8 +147,9 @@ private Q_SLOTS:
 
     void filtersNarrowByPolicyAndSubjectPattern()
     {
-        storeAndPublish(*m_client, {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 5),
-                                    test::makePolicy(QStringLiteral("api.v2"), Algorithm::SlidingWindow, 5, 60000)});
+        storeAndPublish(*m_client,
+                        {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 5),
+                         test::makePolicy(QStringLiteral("api.v2"), Algorithm::SlidingWindow, 5, 60000)});
         const QByteArrayList subjects{"alice", "alfred", "bob", "a*b", "a?b", "x:y"};
         for (const QString &policy : {QStringLiteral("api"), QStringLiteral("api.v2")})
             fire(*m_client, policy, int(subjects.size()), [&](int i) { return subjects.at(i); });

@@ -70,18 +70,23 @@ class TestPolicyModels : public QObject {
         using Commit = model::PolicyStore::CommitResult;
         Commit none;
         none.failure = sluice::model::Failure{sluice::model::Failure::Kind::TimedOut, QStringLiteral("no answer")};
-        return sluice::model::messageOf(test::awaitCallback<Commit>([&](QObject *context, auto done) {
-                   model::PolicyStore(m_client.get(), m_namespace).commit(changes, who, context, done);
-               }, none).failure);
+        return sluice::model::messageOf(test::awaitCallback<Commit>(
+                                            [&](QObject *context, auto done) {
+            model::PolicyStore(m_client.get(), m_namespace).commit(changes, who, context, done);
+                                            },
+                                            none)
+                                            .failure);
     }
 
     model::AuditLog::ReadResult readAudit(const QString &policy, int maxEntries)
     {
         model::AuditLog::ReadResult none;
         none.failure = sluice::model::Failure{sluice::model::Failure::Kind::TimedOut, QStringLiteral("no answer")};
-        return test::awaitCallback<model::AuditLog::ReadResult>([&](QObject *context, auto done) {
+        return test::awaitCallback<model::AuditLog::ReadResult>(
+            [&](QObject *context, auto done) {
             model::AuditLog(m_client.get(), m_namespace).read(policy, maxEntries, context, done);
-        }, none, 30000);
+            },
+            none, 30000);
     }
 
 private Q_SLOTS:
@@ -193,8 +198,9 @@ private Q_SLOTS:
         model::NodeLibrary added;
         added.node = QStringLiteral("127.0.0.1:27102");
         deployment.setNodeResult(added);
-        QCOMPARE(nodes(), strings({"127.0.0.1:9000", "127.0.0.1:27101", "127.0.0.1:27102", "127.0.0.1:27103",
-                                   "127.0.0.2:7000"}));
+        QCOMPARE(
+            nodes(),
+            strings({"127.0.0.1:9000", "127.0.0.1:27101", "127.0.0.1:27102", "127.0.0.1:27103", "127.0.0.2:7000"}));
         deployment.startPublish({QStringLiteral("127.0.0.2:7000"), QStringLiteral("127.0.0.1:9000")});
         QCOMPARE(nodes(), strings({"127.0.0.1:9000", "127.0.0.2:7000"}));
     }
