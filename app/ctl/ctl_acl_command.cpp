@@ -49,7 +49,7 @@ void runAcl(const CtlRequest &request)
                     .arg(QLatin1String(model::kAclPasswordPlaceholder))
              << Qt::endl
              << model::aclSetUserLine(*role, request.ns, user, request.target.database) << Qt::endl;
-    QCoreApplication::exit(ExitOk);
+    request.finish(ExitOk);
 }
 
 } // namespace sluice::app

@@ -193,7 +193,7 @@ void run(const CtlRequest &request, bool bench)
                 return fail(
                     request,
                     model::Failure::serverError(tr("%1 calls failed (the first error is shown above)").arg(errors)));
-            QCoreApplication::exit(ExitOk);
+            request.finish(ExitOk);
         });
     });
 }

@@ -82,7 +82,7 @@ void runHistory(const CtlRequest &request)
                      entry.version > 0 ? QString::number(entry.version) : QStringLiteral("-"), entry.changeText()})
                          << Qt::endl;
         }
-        QCoreApplication::exit(ExitOk);
+        request.finish(ExitOk);
     });
 }
 
@@ -114,7 +114,7 @@ void runRollback(const CtlRequest &request)
                 ctlOut()
                     << tr("\"%1\" already has the definition of version %2: nothing to do").arg(policy).arg(version)
                     << Qt::endl;
-                QCoreApplication::exit(ExitOk);
+                request.finish(ExitOk);
                 return;
             }
             for (const model::FieldChange &change :
@@ -123,7 +123,7 @@ void runRollback(const CtlRequest &request)
                          << Qt::endl;
             if (request.dryRun) {
                 ctlOut() << tr("dry run: nothing was changed") << Qt::endl;
-                QCoreApplication::exit(ExitOk);
+                request.finish(ExitOk);
                 return;
             }
             const qint64 storedVersion = stored.policy ? stored.policy->version
@@ -137,7 +137,7 @@ void runRollback(const CtlRequest &request)
                     return fail(request, *result.failure, tr("nothing was rolled back"));
                 ctlOut() << tr("rolled \"%1\" back to the definition of version %2").arg(policy).arg(version)
                          << Qt::endl;
-                QCoreApplication::exit(ExitOk);
+                request.finish(ExitOk);
                 });
             });
     });

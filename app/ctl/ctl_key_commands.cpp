@@ -115,7 +115,7 @@ void runKeys(const CtlRequest &request)
             }
             if (!model->scanner().atEnd() || model->rowCount() > limit)
                 ctlErr() << tr("sluicectl: keys: stopped at --limit %1; more buckets may match").arg(limit) << Qt::endl;
-            QCoreApplication::exit(problems.isEmpty() ? ExitOk : ExitFailure);
+            request.finish(problems.isEmpty() ? ExitOk : ExitFailure);
         });
         model::Failure refused;
         if (!model->browse(filter, &refused))
@@ -140,7 +140,7 @@ void runResetKey(const CtlRequest &request)
                            "the audit log)")
                             .arg(QString::fromUtf8(subject), policy)
                      << Qt::endl;
-            QCoreApplication::exit(ExitOk);
+            request.finish(ExitOk);
         });
     });
 }

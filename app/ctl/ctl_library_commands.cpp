@@ -125,7 +125,7 @@ void reportPreview(const CtlRequest &request, const model::PublishPreview &previ
                                               {QStringLiteral("changes"), changes},
                                               {QStringLiteral("policy_table"), QString::fromUtf8(library.table)}})
                         .toJson(QJsonDocument::Indented);
-        QCoreApplication::exit(ExitOk);
+        request.finish(ExitOk);
         return;
     }
     ctlOut() << (published == 0 ? tr("would publish version %1 (digest %2), the first in this namespace")
@@ -147,7 +147,7 @@ void reportPreview(const CtlRequest &request, const model::PublishPreview &previ
     for (const model::PolicyDelta &delta : preview.changes)
         printPolicyChange(actionOf(delta), delta.name, delta.fields);
     ctlOut() << tr("dry run: nothing was loaded") << Qt::endl;
-    QCoreApplication::exit(ExitOk);
+    request.finish(ExitOk);
 }
 
 // The flag that lets a refused publish through.
@@ -186,7 +186,7 @@ void reportPublish(const CtlRequest &request, const model::PublishResult &result
     }
     if (!result.ok())
         ctlErr() << tr("sluicectl: not every primary runs the published library") << Qt::endl;
-    QCoreApplication::exit(result.ok() ? ExitOk : ExitDrift);
+    request.finish(result.ok() ? ExitOk : ExitDrift);
 }
 
 void reportStatus(const CtlRequest &request, const model::DeploymentStatus &status)
@@ -256,7 +256,7 @@ void reportStatus(const CtlRequest &request, const model::DeploymentStatus &stat
     if (status.drift())
         ctlErr() << tr("sluicectl: drift: not every primary runs the published library; publish to restore it")
                  << Qt::endl;
-    QCoreApplication::exit(status.drift() ? ExitDrift : ExitOk);
+    request.finish(status.drift() ? ExitDrift : ExitOk);
 }
 
 } // namespace
@@ -319,7 +319,7 @@ void runAcquire(const CtlRequest &request)
         }
         if (request.json)
             ctlOut() << QJsonDocument(object).toJson(QJsonDocument::Compact) << Qt::endl;
-        QCoreApplication::exit(fields.at(0).integer == 1 ? ExitOk : ExitRejected);
+        request.finish(fields.at(0).integer == 1 ? ExitOk : ExitRejected);
     });
 }
 

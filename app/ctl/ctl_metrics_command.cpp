@@ -53,12 +53,12 @@ bool parseListen(const QString &listen, std::string *bindAddress)
 void printOnce(const CtlRequest &request, model::MetricsScraper *scraper)
 {
     whenReady(request, [request, scraper] {
-        scraper->scrape([](const model::MetricsSnapshot &snapshot) {
+        scraper->scrape([request](const model::MetricsSnapshot &snapshot) {
             warnAbout(snapshot);
             ctlOut() << QString::fromStdString(
                 model::exposition(model::metricFamilies(snapshot, snapshot.problems.isEmpty() ? 0 : 1)));
             ctlOut().flush();
-            QCoreApplication::exit(ExitOk);
+            request.finish(ExitOk);
         });
     });
 }

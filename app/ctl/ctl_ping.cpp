@@ -24,7 +24,7 @@ void runPing(const CtlRequest &request)
             ctlOut() << QCoreApplication::translate("sluicectl", "PONG from %1: %2, %3")
                             .arg(target, probe.server.displayName(), probe.description)
                      << Qt::endl;
-        QCoreApplication::exit(ExitOk);
+        request.finish(ExitOk);
     });
 }
 

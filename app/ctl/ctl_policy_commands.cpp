@@ -171,7 +171,7 @@ void runApply(const CtlRequest &request)
                                             : tr("dry run: changes are pending; nothing was changed"))
                          << Qt::endl;
             }
-            QCoreApplication::exit(plan.isEmpty() ? ExitOk : ExitChangesPending);
+            request.finish(plan.isEmpty() ? ExitOk : ExitChangesPending);
             return;
         }
         if (!request.json)
@@ -189,7 +189,7 @@ void runApply(const CtlRequest &request)
             } else {
                 ctlOut() << appliedSummary(plan, result.changed) << Qt::endl;
             }
-            QCoreApplication::exit(ExitOk);
+            request.finish(ExitOk);
                 },
                 plan.expectedNames);
     });
@@ -250,7 +250,7 @@ void runPolicies(const CtlRequest &request)
                                        QString::number(damaged.version), damaged.problem})
                          << Qt::endl;
         }
-        QCoreApplication::exit(ExitOk);
+        request.finish(ExitOk);
     });
 }
 
@@ -262,13 +262,13 @@ void runExport(const CtlRequest &request)
         if (request.args.isEmpty()) {
             ctlOut() << QString::fromUtf8(document);
             ctlOut().flush();
-            QCoreApplication::exit(ExitOk);
+            request.finish(ExitOk);
             return;
         }
         if (const auto failure = model::writeWholeFile(request.args.first(), document))
             return fail(request, *failure);
         ctlOut() << tr("exported %1 policies to %2").arg(policies.size()).arg(request.args.first()) << Qt::endl;
-        QCoreApplication::exit(ExitOk);
+        request.finish(ExitOk);
     });
 }
 

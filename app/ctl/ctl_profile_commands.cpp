@@ -38,7 +38,7 @@ void runProfiles(const CtlRequest &request)
                                  profile.readOnly ? QStringLiteral("  read-only") : QString())
                      << Qt::endl;
     }
-    QCoreApplication::exit(ExitOk);
+    request.finish(ExitOk);
 }
 
 } // namespace sluice::app

@@ -6,6 +6,8 @@
 #include <QCoreApplication>
 #include <QJsonDocument>
 
+#include <utility>
+
 namespace sluice::app {
 
 using model::Failure;
@@ -51,14 +53,33 @@ QString howToCheck(const QString &command)
 
 QTextStream &ctlOut()
 {
-    static QTextStream stream(stdout);
-    return stream;
+    return *CtlStreams::out();
 }
 
 QTextStream &ctlErr()
 {
-    static QTextStream stream(stderr);
-    return stream;
+    return *CtlStreams::err();
+}
+
+CtlStreams::CtlStreams(QTextStream &out, QTextStream &err)
+    : m_previousOut(std::exchange(current().out, &out))
+    , m_previousErr(std::exchange(current().err, &err))
+{
+}
+
+CtlStreams::~CtlStreams()
+{
+    current().out->flush();
+    current().err->flush();
+    current() = {m_previousOut, m_previousErr};
+}
+
+CtlStreams::Pair &CtlStreams::current()
+{
+    static QTextStream standardOut(stdout);
+    static QTextStream standardErr(stderr);
+    static Pair streams{&standardOut, &standardErr};
+    return streams;
 }
 
 int exitCodeFor(Failure::Kind kind)
@@ -92,13 +113,13 @@ int report(const CtlRequest &request, const Failure &failure, const QString &unc
 
 void fail(const CtlRequest &request, const Failure &failure, const QString &unchanged)
 {
-    QCoreApplication::exit(report(request, failure, unchanged));
+    request.finish(report(request, failure, unchanged));
 }
 
 void failUsage(const CtlRequest &request, const QString &message)
 {
     ctlErr() << QStringLiteral("sluicectl: %1: ").arg(request.command) << message << Qt::endl;
-    QCoreApplication::exit(ExitUsage);
+    request.finish(ExitUsage);
 }
 
 void printBucketJson(QJsonObject bucket, const std::optional<QJsonObject> &state, const QString &problem)

@@ -17,10 +17,11 @@
 
 namespace sluice::app {
 
-// What one sluicectl command gets to work with. A command ends the process by calling
-// QCoreApplication::exit() with one of app/common/exit_codes.h.
+// What one sluicectl command gets to work with. A command ends by calling finish() once with one of
+// app/common/exit_codes.h: runSluicectl() returns that code (the command never ends the process).
 struct CtlRequest {
-    QString command;                      // its name, for messages
+    QString command; // its name, for messages
+    std::function<void(int exitCode)> finish;
     redis::RedisClient *client = nullptr; // null for commands that need no server
     redis::ConnectionOptions target;      // where the flags and profile point (acl reads its user and database)
     QStringList args;                     // the command's own positional arguments
@@ -45,8 +46,29 @@ struct CtlRequest {
     model::LibraryOwner owner() const { return {ns, target.database}; }
 };
 
+// Where the running command writes: standard output and error, or the streams runSluicectl() was given.
 QTextStream &ctlOut();
 QTextStream &ctlErr();
+// Points ctlOut() and ctlErr() at other streams while it lives (flushed, then the previous ones back).
+class CtlStreams {
+public:
+    CtlStreams(QTextStream &out, QTextStream &err);
+    ~CtlStreams();
+    CtlStreams(const CtlStreams &) = delete;
+    CtlStreams &operator=(const CtlStreams &) = delete;
+
+    static QTextStream *out() { return current().out; }
+    static QTextStream *err() { return current().err; }
+
+private:
+    struct Pair {
+        QTextStream *out;
+        QTextStream *err;
+    };
+    static Pair &current();
+    QTextStream *m_previousOut;
+    QTextStream *m_previousErr;
+};
 // The one table from a failure's kind to sluicectl's exit code (app/common/exit_codes.h).
 int exitCodeFor(model::Failure::Kind kind);
 // Ends a command that failed, the one way: "sluicectl: COMMAND: MESSAGE" on stderr (naming the

@@ -155,7 +155,7 @@ void listSeedBuckets(const CtlRequest &request, const LayoutChoice &choice, int 
                 ctlErr() << tr("sluicectl: keys: not scanned: %1").arg(problem) << Qt::endl;
             if (listing->dropped || (listing->listed >= limit && !scanner->atEnd()))
                 ctlErr() << tr("sluicectl: keys: stopped at --limit %1; more buckets may match").arg(limit) << Qt::endl;
-            QCoreApplication::exit(problems.isEmpty() ? ExitOk : ExitFailure);
+            request.finish(problems.isEmpty() ? ExitOk : ExitFailure);
         };
         const auto printReady = [=] {
             using Outcome = model::SeedBucketRead::Outcome;

@@ -136,7 +136,7 @@ void runWatch(const CtlRequest &request)
         else
             printTable(shown, clearScreen);
         if (samplesWanted > 0 && ++*samplesSeen >= samplesWanted)
-            QCoreApplication::exit(ExitOk);
+            request.finish(ExitOk);
     });
     // Wait for the connection (the first reading is the baseline, so the first sample comes one
     // interval later), then keep going through reconnects.

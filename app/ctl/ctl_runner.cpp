@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/ctl/ctl_runner.h"
+
+#include "app/common/exit_codes.h"
+#include "app/ctl/ctl_commands.h"
+#include "app/ctl/ctl_connection_flags.h"
+#include "app/ctl/ctl_fire_flags.h"
+#include "app/ctl/ctl_help.h"
+#include "app/ctl/ctl_options.h"
+#include "app/ctl/ctl_request.h"
+#include "model/connection/connection_profile.h"
+#include "model/connection/key_namespace.h"
+#include "model/connection/keychain_secret_store.h"
+#include "model/connection/profile_secrets.h"
+#include "model/policy/operator_identity.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QEventLoop>
+#include <QLoggingCategory>
+#include <QPointer>
+
+#include <memory>
+#include <optional>
+
+using namespace sluice;
+using app::ctlErr;
+using app::ctlOut;
+
+namespace {
+
+int usageError(const QString &message)
+{
+    ctlErr() << "sluicectl: " << message << Qt::endl
+             << QCoreApplication::translate("sluicectl", "Try 'sluicectl --help'.") << Qt::endl;
+    return app::ExitUsage;
+}
+
+// sluicectl help [COMMAND] [--commands | --options COMMAND].
+int printHelp(const app::CtlHelp &help, const QCommandLineParser &parser, const app::CtlOptions &flags,
+              const QStringList &arguments)
+{
+    if (parser.isSet(flags.commandNames)) {
+        if (!arguments.isEmpty())
+            return usageError(QCoreApplication::translate("sluicectl", "help --commands takes no command"));
+        ctlOut() << help.commandNames().join(QLatin1Char('\n')) << Qt::endl;
+        return app::ExitOk;
+    }
+    if (arguments.isEmpty()) {
+        if (parser.isSet(flags.optionNames))
+            return usageError(QCoreApplication::translate("sluicectl", "usage: sluicectl help --options COMMAND"));
+        ctlOut() << help.topLevel();
+        return app::ExitOk;
+    }
+    const app::CtlCommand *command = app::findCtlCommand(arguments.constFirst());
+    if (!command)
+        return usageError(
+            QCoreApplication::translate("sluicectl", "unknown command \"%1\"").arg(arguments.constFirst()));
+    if (parser.isSet(flags.optionNames))
+        ctlOut() << help.optionSpellings(*command).join(QLatin1Char('\n')) << Qt::endl;
+    else
+        ctlOut() << help.commandPage(*command);
+    return app::ExitOk;
+}
+
+} // namespace
+
+namespace sluice::app {
+
+int runSluicectl(const QStringList &arguments, QTextStream &out, QTextStream &err)
+{
+    const CtlStreams streams(out, err);
+    QCommandLineParser parser;
+    const app::CtlOptions flags;
+    const app::CtlConnectionFlags connectionFlags;
+    const app::CtlFireFlags fireFlags;
+    const app::CtlHelp help(flags.general(), connectionFlags.options(), flags.commandOptions() + fireFlags.options());
+    parser.addOptions(flags.general() + connectionFlags.options() + flags.commandOptions() + fireFlags.options());
+    parser.addPositionalArgument(QStringLiteral("command"),
+                                 QCoreApplication::translate("sluicectl", "What to do (see Commands)."));
+
+    if (!parser.parse(arguments))
+        return usageError(parser.errorText());
+    if (parser.isSet(flags.version)) {
+        ctlOut() << "sluicectl " << QStringLiteral(SLUICE_VERSION) << Qt::endl;
+        return app::ExitOk;
+    }
+    if (parser.isSet(flags.verbose))
+        QLoggingCategory::setFilterRules(QStringLiteral("sluice.*.debug=true"));
+
+    QStringList positional = parser.positionalArguments();
+    if (positional.isEmpty())
+        return parser.isSet(flags.help) ? printHelp(help, parser, flags, {})
+                                        : usageError(QCoreApplication::translate("sluicectl", "no command given"));
+    const QString name = positional.takeFirst();
+    const app::CtlCommand *command = app::findCtlCommand(name);
+    if (!command)
+        return usageError(QCoreApplication::translate("sluicectl", "unknown command \"%1\"").arg(name));
+    if (parser.isSet(flags.help))
+        return printHelp(help, parser, flags, {name});
+    const QString unexpected = help.unexpectedOption(*command, parser.optionNames());
+    if (!unexpected.isEmpty())
+        return usageError(
+            QCoreApplication::translate("sluicectl",
+                                        "%1 does not take %2 (sluicectl help %1 lists "
+                                        "its options)")
+                .arg(name, (unexpected.size() == 1 ? QStringLiteral("-") : QStringLiteral("--")) + unexpected));
+    if (positional.size() < command->minArgs || positional.size() > command->maxArgs)
+        return usageError(QCoreApplication::translate("sluicectl", "usage: sluicectl %1 (sluicectl help %2 says more)")
+                              .arg(QStringList{name, command->arguments}.join(QLatin1Char(' ')).trimmed(), name));
+    if (!command->run)
+        return printHelp(help, parser, flags, positional);
+
+    // The command's end: once, from inside the loop below (or before it runs, which the loop then skips).
+    QEventLoop loop;
+    struct Ending {
+        QPointer<QEventLoop> loop;
+        std::optional<int> code;
+    };
+    auto ending = std::make_shared<Ending>(Ending{&loop, std::nullopt});
+    app::CtlRequest request;
+    request.command = name;
+    request.finish = [ending](int code) {
+        if (ending->code)
+            return;
+        ending->code = code;
+        if (ending->loop)
+            ending->loop->exit(code);
+    };
+    request.args = positional;
+    request.json = parser.isSet(flags.json);
+    request.dryRun = parser.isSet(flags.dryRun);
+    request.prune = parser.isSet(flags.prune);
+    request.allowEmpty = parser.isSet(flags.allowEmpty);
+    request.allowDrop = parser.isSet(flags.allowDrop);
+    request.takeOver = parser.isSet(flags.takeOver);
+    request.cost = parser.value(flags.cost);
+    request.interval = parser.value(flags.interval);
+    request.duration = parser.value(flags.duration);
+    request.match = parser.value(flags.match);
+    request.limit = parser.value(flags.limit);
+    request.listen = parser.value(flags.listen);
+    request.top = parser.value(flags.top);
+    request.layout = parser.value(flags.layout);
+    request.who = model::operatorIdentity(QStringLiteral("sluicectl"));
+    if (command->access == app::Access::FiresTraffic) {
+        QString error;
+        if (!fireFlags.read(parser, command->run == app::runBench, request.cost, request.duration, &request.fire,
+                            &error))
+            return usageError(error);
+    }
+
+    redis::ConnectionOptions options;
+    std::optional<model::ConnectionProfile> profile;
+    if (parser.isSet(flags.profile)) {
+        if (connectionFlags.givesUrl(parser))
+            return usageError(
+                QCoreApplication::translate("sluicectl", "--profile and -u both say where to connect; give one"));
+        const auto settings = model::ProfileSettings::openShared();
+        profile = model::ProfileSettings(settings.get()).profile(parser.value(flags.profile));
+        if (!profile)
+            return usageError(QCoreApplication::translate("sluicectl",
+                                                          "no usable connection profile named \"%1\" in %2 "
+                                                          "(sluicectl profiles lists them)")
+                                  .arg(parser.value(flags.profile), settings->fileName()));
+        options = profile->options;
+    }
+    QString error, warning;
+    if (!connectionFlags.read(parser, &options, &error, &warning))
+        return usageError(error);
+    if (!warning.isEmpty())
+        ctlErr() << "sluicectl: " << warning << Qt::endl;
+    if (!options.verifyPeer)
+        ctlErr() << QCoreApplication::translate(
+            "sluicectl", "sluicectl: warning: --insecure: the server's certificate is not verified")
+                 << Qt::endl;
+    bool timeoutOk = false;
+    const int timeoutMs = parser.value(flags.timeout).toInt(&timeoutOk);
+    if (!timeoutOk || timeoutMs <= 0)
+        return usageError(QCoreApplication::translate("sluicectl", "--timeout must be a positive number of ms"));
+    options.connectTimeoutMs = timeoutMs;
+    options.commandTimeoutMs = timeoutMs;
+    options.clientName = QStringLiteral("sluicectl");
+    request.ns = parser.isSet(flags.ns) || !profile ? parser.value(flags.ns) : profile->ns;
+    if (const auto problem = model::namespaceProblem(request.ns))
+        return usageError(QCoreApplication::translate("sluicectl", "bad --namespace: %1").arg(problem->message));
+    request.target = options;
+    // A command runs from inside the loop, so one that ends at once still ends it.
+    const auto runLoop = [&loop, ending] { return ending->code ? *ending->code : loop.exec(); };
+    if (command->access == app::Access::Offline) {
+        QMetaObject::invokeMethod(
+            &loop, [command, request] { command->run(request); }, Qt::QueuedConnection);
+        return runLoop();
+    }
+
+    const bool writes = command->access == app::Access::Writes || command->access == app::Access::FiresTraffic
+        || (command->access == app::Access::WritesUnlessDryRun && !request.dryRun);
+    const bool asksOnProduction
+        = writes && (command->access != app::Access::FiresTraffic || request.fire.plan.realKeys);
+    // Refused before anything is sent, so before the event loop: the code comes straight back.
+    if (profile && writes && profile->readOnly) {
+        return app::report(request,
+                           {model::Failure::Kind::Refused,
+                            QCoreApplication::translate("sluicectl", "profile \"%1\" is read-only and %2 writes")
+                                .arg(profile->name, command->name)});
+    }
+    if (profile && asksOnProduction && profile->writesNeedConfirmation() && !parser.isSet(flags.yes)) {
+        return app::report(request,
+                           {model::Failure::Kind::Refused,
+                            QCoreApplication::translate("sluicectl",
+                                                        "profile \"%1\" is production and %2 writes: "
+                                                        "add --yes to confirm")
+                                .arg(profile->name, command->name)});
+    }
+
+    std::unique_ptr<redis::RedisClient> client;
+    auto start = [&client, command, request,
+                  readOnly = profile && profile->readOnly](const redis::ConnectionOptions &resolved) mutable {
+        client = std::make_unique<redis::RedisClient>(resolved);
+        client->setAutoReconnect(false);
+        client->setReadOnly(readOnly);
+        client->open();
+        request.client = client.get();
+        command->run(request);
+    };
+    model::KeychainSecretStore keychain;
+    if (profile && !connectionFlags.givesPassword(parser)) {
+        // The profile's own secrets first; REDISCLI_AUTH and SLUICE_TLS_KEY_PASSPHRASE when the keychain has none.
+        model::readProfileSecrets(keychain, *profile, &loop,
+                                  [options, start, name = profile->name](const model::ProfileSecrets &secrets) mutable {
+            if (secrets.password)
+                options.password = *secrets.password;
+            if (secrets.keyPassphrase)
+                options.keyPassphrase = *secrets.keyPassphrase;
+            if (!secrets.keychainError.isEmpty() && options.password.isEmpty())
+                ctlErr() << QCoreApplication::translate("sluicectl",
+                                                        "sluicectl: the keychain did not answer (%1); "
+                                                        "connecting to profile \"%2\" without its password "
+                                                        "(REDISCLI_AUTH can give it)")
+                                .arg(secrets.keychainError, name)
+                         << Qt::endl;
+            start(options);
+        });
+    } else {
+        QMetaObject::invokeMethod(
+            &loop, [start, options]() mutable { start(options); }, Qt::QueuedConnection);
+    }
+    const int code = runLoop();
+    client.reset(); // before the keychain
+    return code;
+}
+
+} // namespace sluice::app
