@@ -40,8 +40,31 @@ struct CtlCommand {
     void (*run)(const CtlRequest &) = nullptr; // none for help, which needs no request
 };
 
+// Every command, in the order the top-level help lists them; each is defined in app/ctl/commands/ beside its code.
 const std::vector<CtlCommand> &ctlCommands();
 const CtlCommand *findCtlCommand(const QString &name);
 QString groupTitle(CommandGroup group);
+// Option long names, for a command's `options`; fireOptionNames() are the ones fire and bench share.
+QStringList optionNames(std::initializer_list<const char *> names);
+QStringList fireOptionNames();
+
+CtlCommand applyCommand();
+CtlCommand policiesCommand();
+CtlCommand exportCommand();
+CtlCommand historyCommand();
+CtlCommand rollbackCommand();
+CtlCommand publishCommand();
+CtlCommand statusCommand();
+CtlCommand aclCommand();
+CtlCommand watchCommand();
+CtlCommand metricsCommand();
+CtlCommand keysCommand();
+CtlCommand resetKeyCommand();
+CtlCommand acquireCommand();
+CtlCommand fireCommand();
+CtlCommand benchCommand();
+CtlCommand pingCommand();
+CtlCommand profilesCommand();
+CtlCommand helpCommand();
 
 } // namespace sluice::app

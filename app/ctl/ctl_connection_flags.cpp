@@ -1,18 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/ctl/ctl_connection_flags.h"
 
+#include "app/ctl/ctl_tr.h"
+
 #include <QCoreApplication>
 
 namespace sluice::app {
-
-namespace {
-
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluicectl", text);
-}
-
-} // namespace
 
 CtlConnectionFlags::CtlConnectionFlags()
     : m_url({QStringLiteral("u"), QStringLiteral("url")},

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/ctl/ctl_fire_flags.h"
 
+#include "app/ctl/ctl_tr.h"
+
 #include <QCoreApplication>
 
 #include <cmath>
@@ -8,11 +10,6 @@
 namespace sluice::app {
 
 namespace {
-
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluicectl", text);
-}
 
 QCommandLineOption option(const char *name, const char *help, const char *value = nullptr)
 {

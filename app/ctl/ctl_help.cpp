@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/ctl/ctl_help.h"
 
+#include "app/ctl/ctl_tr.h"
+
 #include <QCoreApplication>
 
 #include <optional>
@@ -11,11 +13,6 @@ namespace {
 
 constexpr int pageWidth = 79;
 constexpr int optionColumn = 26;
-
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluicectl", text);
-}
 
 // `words` joined by spaces into lines of at most `width - indent` characters, each indented by
 // `indent`; a word never breaks.

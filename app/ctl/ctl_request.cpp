@@ -14,11 +14,6 @@ using model::Failure;
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluicectl", text);
-}
-
 // The failure's message as sluicectl words it: connection failures name the server.
 QString wording(const CtlRequest &request, const Failure &failure)
 {

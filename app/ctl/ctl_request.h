@@ -2,6 +2,7 @@
 #pragma once
 
 #include "app/ctl/ctl_fire_flags.h"
+#include "app/ctl/ctl_tr.h"
 #include "model/failure.h"
 #include "model/limiter/library_owner.h"
 #include "model/policy/policy_diff.h"
@@ -83,31 +84,7 @@ void failUsage(const CtlRequest &request, const QString &message);
 // One bucket as a line of JSON: the fields that name it, then its state's, or "error" and why it could
 // not be read.
 void printBucketJson(QJsonObject bucket, const std::optional<QJsonObject> &state, const QString &problem);
-// One policy's planned change and its fields in the words the form and the diffs use: "update   api",
-// then "    Limit         100 -> 200"; a created or repaired policy lists its new fields alone.
-void printPolicyChange(const QString &action, const QString &name, const QVector<model::FieldChange> &fields);
-// The same for --json: each field by its policy-file name, with its old and new text.
-QJsonArray fieldChangesToJson(const QVector<model::FieldChange> &fields);
 // Runs `then` once the client is ready (scanning needs the primaries), or fails the command.
 void whenReady(const CtlRequest &request, std::function<void()> then);
-
-void runPing(const CtlRequest &request);
-void runApply(const CtlRequest &request);
-void runPolicies(const CtlRequest &request);
-void runExport(const CtlRequest &request);
-void runHistory(const CtlRequest &request);
-void runRollback(const CtlRequest &request);
-void runPublish(const CtlRequest &request);
-void runStatus(const CtlRequest &request);
-void runAcquire(const CtlRequest &request);
-void runWatch(const CtlRequest &request);
-void runMetrics(const CtlRequest &request);
-void runKeys(const CtlRequest &request);
-void runSeedKeys(const CtlRequest &request, int limit); // keys --layout, `limit` from --limit
-void runResetKey(const CtlRequest &request);
-void runFire(const CtlRequest &request);
-void runBench(const CtlRequest &request);
-void runProfiles(const CtlRequest &request); // needs no client
-void runAcl(const CtlRequest &request);      // needs no client
 
 } // namespace sluice::app

@@ -145,8 +145,8 @@ int runSluicectl(const QStringList &arguments, QTextStream &out, QTextStream &er
     request.who = model::operatorIdentity(QStringLiteral("sluicectl"));
     if (command->access == app::Access::FiresTraffic) {
         QString error;
-        if (!fireFlags.read(parser, command->run == app::runBench, request.cost, request.duration, &request.fire,
-                            &error))
+        if (!fireFlags.read(parser, command->name == QLatin1String("bench"), request.cost, request.duration,
+                            &request.fire, &error))
             return usageError(error);
     }
 

@@ -2,6 +2,8 @@
 // sluicectl keys --layout: the buckets of a seed layout, found by the keys that name them, each refilled to
 // now when the parameters its callers use are given.
 
+#include "app/ctl/ctl_seed_keys.h"
+
 #include "app/common/exit_codes.h"
 #include "app/ctl/ctl_request.h"
 #include "app/ctl/text_table.h"
@@ -18,11 +20,6 @@
 namespace sluice::app {
 
 namespace {
-
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluicectl", text);
-}
 
 // A seed layout's buckets: the counter's count, the buckets' tokens.
 TextTable seedTable(model::SeedLayout layout)

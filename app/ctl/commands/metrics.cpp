@@ -3,6 +3,7 @@
 
 #include "app/common/exit_codes.h"
 #include "app/common/quit_on_signal.h"
+#include "app/ctl/ctl_commands.h"
 #include "app/ctl/ctl_request.h"
 #include "app/ctl/metrics_endpoint.h"
 #include "model/metrics/metrics_exposition.h"
@@ -17,11 +18,6 @@
 namespace sluice::app {
 
 namespace {
-
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluicectl", text);
-}
 
 const QString defaultListen = QStringLiteral("127.0.0.1:9786");
 
@@ -113,8 +109,6 @@ void serve(const CtlRequest &request, model::MetricsScraper *scraper)
                      [exposer, endpoint]() mutable { exposer.reset(); });
 }
 
-} // namespace
-
 void runMetrics(const CtlRequest &request)
 {
     if (!request.args.isEmpty() && request.args.first() != QLatin1String("serve"))
@@ -136,6 +130,29 @@ void runMetrics(const CtlRequest &request)
         printOnce(request, scraper);
     else
         serve(request, scraper);
+}
+
+} // namespace
+
+CtlCommand metricsCommand()
+{
+    return {
+        QStringLiteral("metrics"),
+        CommandGroup::Live,
+        0,
+        1,
+        Access::Reads,
+        QStringLiteral("[serve]"),
+        tr("expose the limiter's counts to Prometheus"),
+        tr("Print the namespace's metrics once in the Prometheus text format (for node_exporter's textfile "
+           "collector), or with serve answer Prometheus scrapes over HTTP until interrupted: per policy its allowed "
+           "and rejected totals and its limit, per primary its library state. Reads only; docs/monitoring.md lists "
+           "the metrics."),
+        optionNames({"listen", "top"}),
+        {{QStringLiteral("metrics"), tr("one exposition on stdout")},
+         {QStringLiteral("--profile prod metrics serve --listen 127.0.0.1:9786"), tr("an exporter for Prometheus")},
+         {QStringLiteral("metrics serve --top 10"), tr("with each policy's ten most rejected subjects")}},
+        runMetrics};
 }
 
 } // namespace sluice::app

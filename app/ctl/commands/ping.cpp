@@ -2,12 +2,15 @@
 // sluicectl ping: proves the server answers, then says what it is.
 
 #include "app/common/exit_codes.h"
+#include "app/ctl/ctl_commands.h"
 #include "app/ctl/ctl_request.h"
 #include "model/deploy/deployment_probe.h"
 
 #include <QCoreApplication>
 
 namespace sluice::app {
+
+namespace {
 
 void runPing(const CtlRequest &request)
 {
@@ -26,6 +29,24 @@ void runPing(const CtlRequest &request)
                      << Qt::endl;
         request.finish(ExitOk);
     });
+}
+
+} // namespace
+
+CtlCommand pingCommand()
+{
+    return {QStringLiteral("ping"),
+            CommandGroup::Connection,
+            0,
+            0,
+            Access::Reads,
+            QString(),
+            tr("check that the server answers"),
+            tr("Check that the server answers; print its version and mode."),
+            {},
+            {{QStringLiteral("ping"), tr("the server at 127.0.0.1:6379")},
+             {QStringLiteral("-u rediss://redis.example:6380 --cacert ca.pem ping"), tr("a TLS server")}},
+            runPing};
 }
 
 } // namespace sluice::app

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// sluicectl keys and reset-key: the key inspector in a terminal (keys --layout: app/ctl/ctl_seed_keys.cpp).
+// sluicectl keys: the key inspector in a terminal (keys --layout: app/ctl/ctl_seed_keys.cpp).
 
 #include "app/common/exit_codes.h"
+#include "app/ctl/ctl_commands.h"
 #include "app/ctl/ctl_request.h"
+#include "app/ctl/ctl_seed_keys.h"
 #include "app/ctl/text_table.h"
 #include "model/limiter/bucket_key.h"
 #include "model/limiter/bucket_reset.h"
@@ -17,12 +19,8 @@ namespace sluice::app {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluicectl", text);
-}
-
 constexpr int defaultLimit = 1000;
+
 constexpr int maxLimit = 10000000;
 
 // Runs `then` once the client is ready and `policy` (when named) is stored, or fails the command: a
@@ -80,8 +78,6 @@ void printBucket(const model::InspectedBucket &row, bool json)
              << Qt::endl;
 }
 
-} // namespace
-
 void runKeys(const CtlRequest &request)
 {
     bool ok = true;
@@ -123,26 +119,24 @@ void runKeys(const CtlRequest &request)
     });
 }
 
-void runResetKey(const CtlRequest &request)
+} // namespace
+
+CtlCommand keysCommand()
 {
-    const QString policy = request.args.at(0);
-    const QByteArray subject = request.args.at(1).toUtf8();
-    if (!model::isValidPolicyName(policy))
-        return failUsage(request, tr("\"%1\" is not a policy name").arg(policy));
-    if (!model::isValidSubject(subject))
-        return failUsage(request, tr("a subject is 1 to %1 bytes and has no { or }").arg(model::maxSubjectBytes));
-    whenReady(request, [=] {
-        model::resetBucket(request.client, request.owner(), policy, subject, request.who, QCoreApplication::instance(),
-                           [=](const std::optional<model::Failure> &failure) {
-            if (failure)
-                return fail(request, *failure, tr("the bucket was not reset"));
-            ctlOut() << tr("reset the bucket of \"%1\" under \"%2\": it is full again (recorded in "
-                           "the audit log)")
-                            .arg(QString::fromUtf8(subject), policy)
-                     << Qt::endl;
-            request.finish(ExitOk);
-        });
-    });
+    return {QStringLiteral("keys"),
+            CommandGroup::Live,
+            0,
+            1,
+            Access::Reads,
+            QStringLiteral("[POLICY]"),
+            tr("list bucket keys and their state"),
+            tr("List bucket keys and their state (SCAN on every primary, a bounded page at a time); --json prints one "
+               "object per bucket; --layout lists a seed layout's buckets instead, refilled to now when its callers' "
+               "parameters are given."),
+            optionNames({"match", "limit", "layout", "json"}),
+            {{QStringLiteral("keys login --match 'user:*' --limit 50"), tr("fifty of login's buckets")},
+             {QStringLiteral("keys --layout scg:10:20"), tr("Spring Cloud Gateway buckets, refilled to now")}},
+            runKeys};
 }
 
 } // namespace sluice::app

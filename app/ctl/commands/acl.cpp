@@ -3,6 +3,7 @@
 // sent (the rules themselves are in model/deploy/acl_roles.*).
 
 #include "app/common/exit_codes.h"
+#include "app/ctl/ctl_commands.h"
 #include "app/ctl/ctl_request.h"
 #include "model/deploy/acl_roles.h"
 
@@ -13,19 +14,12 @@ namespace sluice::app {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluicectl", text);
-}
-
 // ACL user names are one argument of ACL SETUSER and one word of an ACL file: no spaces, nothing unprintable.
 bool isUsableAclUser(const QString &name)
 {
     static const QRegularExpression printable(QRegularExpression::anchoredPattern(QStringLiteral("[!-~]{1,128}")));
     return printable.match(name).hasMatch();
 }
-
-} // namespace
 
 void runAcl(const CtlRequest &request)
 {
@@ -50,6 +44,25 @@ void runAcl(const CtlRequest &request)
              << Qt::endl
              << model::aclSetUserLine(*role, request.ns, user, request.target.database) << Qt::endl;
     request.finish(ExitOk);
+}
+
+} // namespace
+
+CtlCommand aclCommand()
+{
+    return {QStringLiteral("acl"),
+            CommandGroup::Deployment,
+            1,
+            1,
+            Access::Offline,
+            QStringLiteral("service|dashboard|operator"),
+            tr("print a least-privilege Redis user"),
+            tr("Print the ACL SETUSER line of a least-privilege Redis user for the namespace: a service calling the "
+               "limiter, the read-only dashboard, or an operator who applies and publishes. Sends nothing."),
+            {},
+            {{QStringLiteral("acl service --user checkout"), tr("a user for a service that calls the limiter")},
+             {QStringLiteral("acl dashboard --namespace teamb -n 1"), tr("a read-only user for teamb in database 1")}},
+            runAcl};
 }
 
 } // namespace sluice::app

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// sluicectl fire and bench: the test-fire panel in a terminal, on the same engine.
+// What sluicectl fire and bench run: the test-fire panel in a terminal, on the same engine.
+
+#include "app/ctl/ctl_fire_run.h"
 
 #include "app/common/exit_codes.h"
 #include "app/ctl/ctl_request.h"
@@ -17,11 +19,6 @@
 namespace sluice::app {
 
 namespace {
-
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluicectl", text);
-}
 
 QString ms(qint64 microseconds)
 {
@@ -200,14 +197,9 @@ void run(const CtlRequest &request, bool bench)
 
 } // namespace
 
-void runFire(const CtlRequest &request)
+void fireTraffic(const CtlRequest &request, bool bench)
 {
-    run(request, false);
-}
-
-void runBench(const CtlRequest &request)
-{
-    run(request, true);
+    run(request, bench);
 }
 
 } // namespace sluice::app

@@ -3,6 +3,7 @@
 
 #include "app/common/exit_codes.h"
 #include "app/common/quit_on_signal.h"
+#include "app/ctl/ctl_commands.h"
 #include "app/ctl/ctl_request.h"
 #include "app/ctl/text_table.h"
 #include "model/monitor/policy_rate_sampler.h"
@@ -19,11 +20,6 @@
 namespace sluice::app {
 
 namespace {
-
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluicectl", text);
-}
 
 // Most rejections first, then most admissions: what an operator looks at first.
 QVector<model::PolicyRate> ranked(QVector<model::PolicyRate> rates)
@@ -73,8 +69,6 @@ void printJson(const model::RateSample &sample)
         ctlOut() << QJsonDocument(object).toJson(QJsonDocument::Compact) << Qt::endl;
     }
 }
-
-} // namespace
 
 void runWatch(const CtlRequest &request)
 {
@@ -162,6 +156,25 @@ void runWatch(const CtlRequest &request)
     });
     if (request.client->state() == redis::RedisClient::State::Ready)
         begin();
+}
+
+} // namespace
+
+CtlCommand watchCommand()
+{
+    return {QStringLiteral("watch"),
+            CommandGroup::Live,
+            0,
+            64,
+            Access::Reads,
+            QStringLiteral("[POLICY...]"),
+            tr("show allowed and rejected calls per second, live"),
+            tr("Show each policy's allowed and rejected decisions per second, live, most rejections first. --json "
+               "prints one object per policy per sample."),
+            optionNames({"interval", "duration", "json"}),
+            {{QStringLiteral("watch"), tr("every policy, once a second, until interrupted")},
+             {QStringLiteral("watch login --interval 250 --duration 30 --json"), tr("one policy, as JSON lines")}},
+            runWatch};
 }
 
 } // namespace sluice::app

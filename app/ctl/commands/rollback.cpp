@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// sluicectl history and rollback: the audit log, and restoring an earlier version of a policy.
+// sluicectl rollback: an earlier version of a policy saved as its new version.
 
 #include "app/common/exit_codes.h"
+#include "app/ctl/ctl_commands.h"
+#include "app/ctl/ctl_policies.h"
 #include "app/ctl/ctl_request.h"
 #include "app/ctl/text_table.h"
 #include "model/policy/audit_log.h"
@@ -17,74 +19,6 @@
 namespace sluice::app {
 
 namespace {
-
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluicectl", text);
-}
-
-// The audit stream keeps about 10,000 entries; a policy's history is never longer.
-constexpr int wholeHistory = 10000;
-
-void withHistory(const CtlRequest &request, const QString &policy,
-                 std::function<void(const QVector<model::AuditEntry> &)> next)
-{
-    model::AuditLog(request.client, request.ns)
-        .read(policy, wholeHistory, QCoreApplication::instance(),
-              [request, next](const model::AuditLog::ReadResult &read) {
-        if (read.failure)
-            return fail(request, *read.failure);
-        next(read.entries);
-        });
-}
-
-QJsonValue definitionJson(const std::optional<model::Policy> &policy)
-{
-    return policy ? QJsonValue(model::policyToJson(*policy)) : QJsonValue();
-}
-
-} // namespace
-
-void runHistory(const CtlRequest &request)
-{
-    const QString policy = request.args.value(0);
-    withHistory(request, policy, [request](const QVector<model::AuditEntry> &entries) {
-        if (request.json) {
-            QJsonArray list;
-            for (const model::AuditEntry &entry : entries) {
-                QJsonObject object{{QStringLiteral("id"), QString::fromLatin1(entry.id)},
-                                   {QStringLiteral("policy"), entry.policy},
-                                   {QStringLiteral("action"), entry.action},
-                                   {QStringLiteral("who"), entry.who},
-                                   {QStringLiteral("at"), static_cast<double>(entry.atMs)},
-                                   {QStringLiteral("version"), static_cast<double>(entry.version)},
-                                   {QStringLiteral("old"), definitionJson(entry.before)},
-                                   {QStringLiteral("new"), definitionJson(entry.after)}};
-                if (entry.rollbackTo > 0)
-                    object.insert(QStringLiteral("rollback_to"), static_cast<double>(entry.rollbackTo));
-                if (entry.action == QLatin1String("reset")) {
-                    object.insert(QStringLiteral("subject"), QString::fromUtf8(entry.subject));
-                    object.insert(QStringLiteral("old"), entry.bucketState);
-                }
-                list.append(object);
-            }
-            ctlOut() << QJsonDocument(list).toJson(QJsonDocument::Indented);
-        } else if (entries.isEmpty()) {
-            ctlOut() << tr("no history in namespace \"%1\"").arg(request.ns) << Qt::endl;
-        } else {
-            const TextTable table(
-                {{"WHEN", -20}, {"WHO", -28}, {"POLICY", -20}, {"ACTION", -8}, {"VERSION", 7}, {"CHANGE", 0}}, 2);
-            ctlOut() << table.header() << Qt::endl;
-            for (const model::AuditEntry &entry : entries)
-                ctlOut() << table.row(
-                    {QDateTime::fromMSecsSinceEpoch(entry.atMs, Qt::UTC).toString(Qt::ISODate), entry.who,
-                     entry.policy.isEmpty() ? QStringLiteral("(library)") : entry.policy, entry.action,
-                     entry.version > 0 ? QString::number(entry.version) : QStringLiteral("-"), entry.changeText()})
-                         << Qt::endl;
-        }
-        request.finish(ExitOk);
-    });
-}
 
 void runRollback(const CtlRequest &request)
 {
@@ -141,6 +75,25 @@ void runRollback(const CtlRequest &request)
                 });
             });
     });
+}
+
+} // namespace
+
+CtlCommand rollbackCommand()
+{
+    return {QStringLiteral("rollback"),
+            CommandGroup::Policies,
+            2,
+            2,
+            Access::WritesUnlessDryRun,
+            QStringLiteral("POLICY VERSION"),
+            tr("save an earlier version as the policy's new version"),
+            tr("Save an earlier version's definition as the policy's new version (audited). Publish afterwards for "
+               "services to see it."),
+            optionNames({"dry-run"}),
+            {{QStringLiteral("rollback login 3 --dry-run"), tr("show what version 3 would change")},
+             {QStringLiteral("rollback login 3"), tr("bring version 3's definition back")}},
+            runRollback};
 }
 
 } // namespace sluice::app

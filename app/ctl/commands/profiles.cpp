@@ -2,6 +2,7 @@
 // sluicectl profiles: the connection profiles the dashboard saved, which --profile NAME uses.
 
 #include "app/common/exit_codes.h"
+#include "app/ctl/ctl_commands.h"
 #include "app/ctl/ctl_request.h"
 #include "model/connection/connection_profile.h"
 
@@ -11,6 +12,8 @@
 #include <QJsonObject>
 
 namespace sluice::app {
+
+namespace {
 
 void runProfiles(const CtlRequest &request)
 {
@@ -39,6 +42,23 @@ void runProfiles(const CtlRequest &request)
                      << Qt::endl;
     }
     request.finish(ExitOk);
+}
+
+} // namespace
+
+CtlCommand profilesCommand()
+{
+    return {QStringLiteral("profiles"),
+            CommandGroup::Connection,
+            0,
+            0,
+            Access::Offline,
+            QString(),
+            tr("list the dashboard's connection profiles"),
+            tr("List the connection profiles saved by the dashboard, for --profile."),
+            optionNames({"json"}),
+            {{QStringLiteral("profiles"), tr("the profiles --profile can name")}},
+            runProfiles};
 }
 
 } // namespace sluice::app

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// sluicectl acquire: one decision, taken as a service would take it.
+
+#include "app/common/exit_codes.h"
+#include "app/ctl/ctl_commands.h"
+#include "app/ctl/ctl_nodes.h"
+#include "app/ctl/ctl_request.h"
+#include "app/ctl/text_table.h"
+#include "model/deploy/library_publisher.h"
+#include "model/limiter/bucket_key.h"
+#include "model/limiter/reference_limiter.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace sluice::app {
+
+namespace {
+
+void runAcquire(const CtlRequest &request)
+{
+    const QString policy = request.args.at(0);
+    const QByteArray subject = request.args.at(1).toUtf8();
+    if (!model::isValidSubject(subject))
+        return failUsage(request, tr("a subject is 1 to %1 bytes and has no { or }").arg(model::maxSubjectBytes));
+    const QByteArray key = model::bucketKey(request.ns, policy, subject);
+    QByteArrayList command{"FCALL", request.owner().function("acquire"), "1", key, policy.toUtf8()};
+    if (!request.cost.isEmpty())
+        command << request.cost.toUtf8();
+    request.client->send(command, QCoreApplication::instance(), [request](const redis::RedisReply &reply) {
+        const QVector<redis::RespValue> &fields = reply.value.elements;
+        if (!reply.ok() || fields.size() < 6)
+            return fail(request, model::Failure::fromWriteReply(reply));
+        // One policy: a seventh element is the concurrency lease id or the leaky bucket's delay.
+        QStringList names{QStringLiteral("allowed"),        QStringLiteral("remaining"),
+                          QStringLiteral("retry_after_ms"), QStringLiteral("reset_after_ms"),
+                          QStringLiteral("limit"),          QStringLiteral("policy")};
+        if (fields.size() > 6)
+            names << (fields.at(6).isInteger() ? QStringLiteral("delay_ms") : QStringLiteral("lease"));
+        QJsonObject object;
+        for (qsizetype i = 0; i < names.size(); ++i) {
+            const redis::RespValue &field = fields.at(i);
+            const QJsonValue value = i == 0 ? QJsonValue(field.integer == 1)
+                : field.isInteger()         ? QJsonValue(static_cast<double>(field.integer))
+                                            : QJsonValue(QString::fromUtf8(field.bytes));
+            object.insert(names.at(i), value);
+            // retry_after_ms -2 (the JSON keeps it, as the library replies): the call's cost is above what the
+            // policy admits at once, so no wait lets it pass.
+            const bool never = i == 2 && field.integer == model::retryNeverMs;
+            if (!request.json)
+                ctlOut() << QStringLiteral("%1  %2")
+                                .arg(names.at(i), -15)
+                                .arg(never ? tr("never (cost above what the policy admits at once)")
+                                           : value.toVariant().toString())
+                         << Qt::endl;
+        }
+        if (request.json)
+            ctlOut() << QJsonDocument(object).toJson(QJsonDocument::Compact) << Qt::endl;
+        request.finish(fields.at(0).integer == 1 ? ExitOk : ExitRejected);
+    });
+}
+
+} // namespace
+
+CtlCommand acquireCommand()
+{
+    return {QStringLiteral("acquire"),
+            CommandGroup::TestTraffic,
+            2,
+            2,
+            Access::Writes,
+            QStringLiteral("POLICY SUBJECT"),
+            tr("take one decision and print it"),
+            tr("Take one decision from a policy for a subject, as a service would, and print it; exit 11 when it is a "
+               "rejection."),
+            optionNames({"cost", "json"}),
+            {{QStringLiteral("acquire login alice"), tr("one call for alice")},
+             {QStringLiteral("acquire upload alice --cost 5 --json"), tr("a call of cost 5, as JSON")}},
+            runAcquire};
+}
+
+} // namespace sluice::app

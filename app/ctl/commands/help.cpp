@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// sluicectl help: its table entry; the runner prints the help (app/ctl/ctl_help.cpp).
+
+#include "app/ctl/ctl_commands.h"
+
+namespace sluice::app {
+
+CtlCommand helpCommand()
+{
+    return {QStringLiteral("help"),
+            CommandGroup::Help,
+            0,
+            1,
+            Access::Offline,
+            QStringLiteral("[COMMAND]"),
+            tr("show this help, or a command's"),
+            tr("Show sluicectl's help, or a command's: its options and examples. --commands and --options COMMAND "
+               "print names one a line, for shell completion."),
+            optionNames({"commands", "options"}),
+            {{QStringLiteral("help apply"), tr("apply's options and examples")},
+             {QStringLiteral("help --options fire"), tr("the option names fire takes")}}};
+}
+
+} // namespace sluice::app

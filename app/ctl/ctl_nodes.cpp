@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/ctl/ctl_nodes.h"
+
+#include "app/ctl/ctl_request.h"
+#include "app/ctl/text_table.h"
+
+#include <QDateTime>
+#include <QJsonObject>
+
+namespace sluice::app {
+
+using model::NodeLibrary;
+
+QString persistenceName(NodeLibrary::Persistence persistence)
+{
+    switch (persistence) {
+    case NodeLibrary::Persistence::Persisted: return tr("yes");
+    case NodeLibrary::Persistence::None: return tr("NONE");
+    case NodeLibrary::Persistence::Unknown: break;
+    }
+    return tr("unknown");
+}
+
+void printNodes(const QVector<NodeLibrary> &nodes)
+{
+    const TextTable table({{"NODE", -21}, {"STATE", -11}, {"VERSION", 7}, {"DIGEST", -16}, {"PERSISTED", 0}}, 2);
+    ctlOut() << table.header() << Qt::endl;
+    for (const NodeLibrary &node : nodes) {
+        ctlOut() << table.row({node.node, NodeLibrary::stateName(node.state),
+                               node.version > 0 ? QString::number(node.version) : QStringLiteral("-"),
+                               node.digest.isEmpty() ? QStringLiteral("-") : QString::fromLatin1(node.digest),
+                               persistenceName(node.persistence)})
+                 << Qt::endl;
+        if (!node.detail.isEmpty() && node.state != NodeLibrary::State::Current)
+            ctlOut() << "    " << node.detail << Qt::endl;
+        for (const model::LoadedLibrary &library : node.libraries)
+            ctlOut() << "    " << tr("library %1").arg(library.describe()) << Qt::endl;
+    }
+    for (const NodeLibrary &node : nodes)
+        if (node.persistence == NodeLibrary::Persistence::None)
+            ctlErr() << tr("sluicectl: warning: %1 persists nothing (no save points, no append-only file): a restart "
+                           "loses the library and every bucket")
+                            .arg(node.node)
+                     << Qt::endl;
+}
+
+QString historyName(model::DeploymentStatus::History history)
+{
+    switch (history) {
+    case model::DeploymentStatus::History::Published: return QStringLiteral("published");
+    case model::DeploymentStatus::History::NeverPublished: return QStringLiteral("never_published");
+    case model::DeploymentStatus::History::DataLost: return QStringLiteral("data_lost");
+    }
+    return {};
+}
+
+QJsonArray librariesToJson(const QVector<model::LoadedLibrary> &libraries)
+{
+    QJsonArray list;
+    for (const model::LoadedLibrary &library : libraries) {
+        QJsonValue owner;
+        if (library.owner)
+            owner = QJsonObject{{QStringLiteral("namespace"), library.owner->ns},
+                                {QStringLiteral("database"), library.owner->database},
+                                {QStringLiteral("version"), static_cast<double>(library.version)}};
+        list.append(
+            QJsonObject{{QStringLiteral("name"), QString::fromLatin1(library.name)}, {QStringLiteral("owner"), owner}});
+    }
+    return list;
+}
+
+QJsonArray nodesToJson(const QVector<NodeLibrary> &nodes)
+{
+    QJsonArray list;
+    for (const NodeLibrary &node : nodes)
+        list.append(QJsonObject{{QStringLiteral("node"), node.node},
+                                {QStringLiteral("state"), NodeLibrary::stateName(node.state)},
+                                {QStringLiteral("version"), static_cast<double>(node.version)},
+                                {QStringLiteral("digest"), QString::fromLatin1(node.digest)},
+                                {QStringLiteral("detail"), node.detail},
+                                {QStringLiteral("persisted"), persistenceName(node.persistence)},
+                                {QStringLiteral("libraries"), librariesToJson(node.libraries)}});
+    return list;
+}
+
+} // namespace sluice::app
