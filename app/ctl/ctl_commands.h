@@ -38,6 +38,8 @@ struct CtlCommand {
     QStringList options;
     std::vector<CtlExample> examples;
     void (*run)(const CtlRequest &) = nullptr; // none for help, which needs no request
+    // For a write: the read-only commands that show whether it took effect when its answer was lost.
+    QString checkAfterLostAnswer = {};
 };
 
 // Every command, in the order the top-level help lists them; each is defined in app/ctl/commands/ beside its code.

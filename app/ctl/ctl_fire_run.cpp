@@ -149,7 +149,7 @@ void run(const CtlRequest &request, bool bench)
         auto lastPrintedSecond = std::make_shared<qint64>(0);
         QObject::connect(engine, &model::FireEngine::updated, engine, [=] {
             const qint64 second = engine->report().elapsedMs() / 1000;
-            if (!request.json && engine->report().connected() && second > *lastPrintedSecond) {
+            if (!request.isSet("json") && engine->report().connected() && second > *lastPrintedSecond) {
                 *lastPrintedSecond = second;
                 printProgress(engine->report());
             }
@@ -167,7 +167,7 @@ void run(const CtlRequest &request, bool bench)
                 json.insert(QStringLiteral("ops_per_second"), answeredPerSecond);
                 json.insert(QStringLiteral("command"), QString::fromUtf8(engine->sampleCommand().join(' ')));
             }
-            if (request.json) {
+            if (request.isSet("json")) {
                 ctlOut() << QJsonDocument(json).toJson(QJsonDocument::Compact) << Qt::endl;
             } else {
                 printSummary(report, keySpace);

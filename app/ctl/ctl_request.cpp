@@ -2,6 +2,7 @@
 #include "app/ctl/ctl_request.h"
 
 #include "app/common/exit_codes.h"
+#include "app/ctl/ctl_commands.h"
 
 #include <QCoreApplication>
 #include <QJsonDocument>
@@ -30,18 +31,6 @@ QString wording(const CtlRequest &request, const Failure &failure)
     case Failure::Kind::ServerError: break;
     }
     return failure.message;
-}
-
-// The read-only commands that show whether a write whose answer was lost took effect.
-QString howToCheck(const QString &command)
-{
-    if (command == QLatin1String("apply") || command == QLatin1String("rollback"))
-        return QStringLiteral("sluicectl policies; sluicectl history");
-    if (command == QLatin1String("publish"))
-        return QStringLiteral("sluicectl status");
-    if (command == QLatin1String("reset-key"))
-        return QStringLiteral("sluicectl history; sluicectl keys");
-    return {};
 }
 
 } // namespace
@@ -98,7 +87,8 @@ int report(const CtlRequest &request, const Failure &failure, const QString &unc
     if (failure.kind == Failure::Kind::OutcomeUnknown) {
         ctlErr() << prefix << tr("the answer was lost, so the outcome is unknown: it may have been applied")
                  << Qt::endl;
-        if (const QString check = howToCheck(request.command); !check.isEmpty())
+        const CtlCommand *command = findCtlCommand(request.command);
+        if (const QString check = command ? command->checkAfterLostAnswer : QString(); !check.isEmpty())
             ctlErr() << prefix << tr("see what happened with: %1").arg(check) << Qt::endl;
     } else if (!unchanged.isEmpty()) {
         ctlErr() << prefix << unchanged << Qt::endl;

@@ -8,6 +8,7 @@
 #include "model/policy/policy_diff.h"
 #include "redis/redis_client.h"
 
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QStringList>
@@ -28,23 +29,16 @@ struct CtlRequest {
     QStringList args;                     // the command's own positional arguments
     QString ns;                           // admin key namespace
     QString who;                          // recorded in audit entries
-    bool dryRun = false;
-    bool prune = false;
-    bool allowEmpty = false; // publish: even a library that serves no policy
-    bool allowDrop = false;  // publish: even one without policies in use
-    bool takeOver = false;   // publish: even over a library this namespace and database did not publish
-    bool json = false;
-    QString cost;         // acquire --cost, passed on as given (the library checks it)
-    QString interval;     // watch --interval, checked by the command
-    QString duration;     // watch --duration
-    QString match;        // keys --match, a subject glob
-    QString limit;        // keys --limit
-    QString layout;       // keys --layout, a seed layout (and its parameters)
-    QString listen;       // metrics serve --listen, checked by the command
-    QString top;          // metrics --top
-    CtlFireSettings fire; // fire and bench
+    // The options of the command's own (its table's `options`) that were given, by long name; a flag's value is
+    // empty. The general and connection options are read before the command runs.
+    QHash<QString, QString> options;
+    // fire and bench: their settings, read before they run because test traffic on real keys asks for --yes
+    // on a production profile.
+    CtlFireSettings fire;
 
     model::LibraryOwner owner() const { return {ns, target.database}; }
+    bool isSet(const char *option) const { return options.contains(QLatin1String(option)); }
+    QString option(const char *name) const { return options.value(QLatin1String(name)); }
 };
 
 // Where the running command writes: standard output and error, or the streams runSluicectl() was given.

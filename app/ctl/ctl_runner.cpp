@@ -128,25 +128,15 @@ int runSluicectl(const QStringList &arguments, QTextStream &out, QTextStream &er
             ending->loop->exit(code);
     };
     request.args = positional;
-    request.json = parser.isSet(flags.json);
-    request.dryRun = parser.isSet(flags.dryRun);
-    request.prune = parser.isSet(flags.prune);
-    request.allowEmpty = parser.isSet(flags.allowEmpty);
-    request.allowDrop = parser.isSet(flags.allowDrop);
-    request.takeOver = parser.isSet(flags.takeOver);
-    request.cost = parser.value(flags.cost);
-    request.interval = parser.value(flags.interval);
-    request.duration = parser.value(flags.duration);
-    request.match = parser.value(flags.match);
-    request.limit = parser.value(flags.limit);
-    request.listen = parser.value(flags.listen);
-    request.top = parser.value(flags.top);
-    request.layout = parser.value(flags.layout);
+    for (const QString &option : command->options) {
+        if (parser.isSet(option))
+            request.options.insert(option, parser.value(option));
+    }
     request.who = model::operatorIdentity(QStringLiteral("sluicectl"));
     if (command->access == app::Access::FiresTraffic) {
         QString error;
-        if (!fireFlags.read(parser, command->name == QLatin1String("bench"), request.cost, request.duration,
-                            &request.fire, &error))
+        if (!fireFlags.read(parser, command->name == QLatin1String("bench"), parser.value(flags.cost),
+                            parser.value(flags.duration), &request.fire, &error))
             return usageError(error);
     }
 
@@ -194,7 +184,7 @@ int runSluicectl(const QStringList &arguments, QTextStream &out, QTextStream &er
     }
 
     const bool writes = command->access == app::Access::Writes || command->access == app::Access::FiresTraffic
-        || (command->access == app::Access::WritesUnlessDryRun && !request.dryRun);
+        || (command->access == app::Access::WritesUnlessDryRun && !request.isSet("dry-run"));
     const bool asksOnProduction
         = writes && (command->access != app::Access::FiresTraffic || request.fire.plan.realKeys);
     // Refused before anything is sent, so before the event loop: the code comes straight back.

@@ -121,7 +121,7 @@ void listSeedBuckets(const CtlRequest &request, const LayoutChoice &choice, int 
 {
     whenReady(request, [=] {
         auto *scanner = new model::KeyScanner(request.client, request.ns, QCoreApplication::instance());
-        if (!request.json)
+        if (!request.isSet("json"))
             ctlOut() << seedTable(choice.layout).header() << Qt::endl;
         if (!choice.parameters && choice.layout != model::SeedLayout::FixedWindowCounter)
             ctlErr() << tr("sluicectl: keys: tokens as stored at each bucket's last call: its keys do not hold the "
@@ -169,7 +169,7 @@ void listSeedBuckets(const CtlRequest &request, const LayoutChoice &choice, int 
                     continue;
                 }
                 ++listing->listed;
-                printSeedBucket(choice, listing->found.at(listing->printed), read, request.json);
+                printSeedBucket(choice, listing->found.at(listing->printed), read, request.isSet("json"));
             }
         };
         QObject::connect(scanner, &model::KeyScanner::found, scanner, [=](const QVector<model::FoundBucket> &buckets) {
@@ -190,7 +190,7 @@ void listSeedBuckets(const CtlRequest &request, const LayoutChoice &choice, int 
             finishOrFetch();
         });
         model::Failure refused;
-        if (!scanner->startSeed(choice.layout, request.match, &refused))
+        if (!scanner->startSeed(choice.layout, request.option("match"), &refused))
             return fail(request, refused);
         scanner->fetch(limit);
     });
@@ -203,7 +203,7 @@ void runSeedKeys(const CtlRequest &request, int limit)
     if (!request.args.isEmpty())
         return failUsage(request, tr("--layout lists a seed layout's buckets: it takes no POLICY"));
     QString problem;
-    const std::optional<LayoutChoice> choice = parseLayout(request.layout, &problem);
+    const std::optional<LayoutChoice> choice = parseLayout(request.option("layout"), &problem);
     if (!choice)
         return failUsage(request, problem);
     listSeedBuckets(request, *choice, limit);

@@ -28,8 +28,8 @@ void runAcquire(const CtlRequest &request)
         return failUsage(request, tr("a subject is 1 to %1 bytes and has no { or }").arg(model::maxSubjectBytes));
     const QByteArray key = model::bucketKey(request.ns, policy, subject);
     QByteArrayList command{"FCALL", request.owner().function("acquire"), "1", key, policy.toUtf8()};
-    if (!request.cost.isEmpty())
-        command << request.cost.toUtf8();
+    if (!request.option("cost").isEmpty())
+        command << request.option("cost").toUtf8();
     request.client->send(command, QCoreApplication::instance(), [request](const redis::RedisReply &reply) {
         const QVector<redis::RespValue> &fields = reply.value.elements;
         if (!reply.ok() || fields.size() < 6)
@@ -50,14 +50,14 @@ void runAcquire(const CtlRequest &request)
             // retry_after_ms -2 (the JSON keeps it, as the library replies): the call's cost is above what the
             // policy admits at once, so no wait lets it pass.
             const bool never = i == 2 && field.integer == model::retryNeverMs;
-            if (!request.json)
+            if (!request.isSet("json"))
                 ctlOut() << QStringLiteral("%1  %2")
                                 .arg(names.at(i), -15)
                                 .arg(never ? tr("never (cost above what the policy admits at once)")
                                            : value.toVariant().toString())
                          << Qt::endl;
         }
-        if (request.json)
+        if (request.isSet("json"))
             ctlOut() << QJsonDocument(object).toJson(QJsonDocument::Compact) << Qt::endl;
         request.finish(fields.at(0).integer == 1 ? ExitOk : ExitRejected);
     });

@@ -74,7 +74,7 @@ QJsonObject planToJson(const CtlRequest &request, const QVector<PlannedChange> &
                                    {QStringLiteral("fields"), fieldChangesToJson(change.fields)}});
     }
     return {{QStringLiteral("namespace"), request.ns},
-            {QStringLiteral("dry_run"), request.dryRun},
+            {QStringLiteral("dry_run"), request.isSet("dry-run")},
             {QStringLiteral("pending"), pending},
             {QStringLiteral("changes"), changes}};
 }
@@ -107,10 +107,10 @@ void runApply(const CtlRequest &request)
     }
 
     withStoredPolicies(request, [request, parsed](const PolicyStore::ListResult &stored) {
-        const model::PolicyPlan plan = model::PolicyPlan::between(stored, parsed.policies, request.prune);
+        const model::PolicyPlan plan = model::PolicyPlan::between(stored, parsed.policies, request.isSet("prune"));
         const QVector<PlannedChange> described = describe(plan, stored);
-        if (request.dryRun || plan.isEmpty()) {
-            if (request.json) {
+        if (request.isSet("dry-run") || plan.isEmpty()) {
+            if (request.isSet("json")) {
                 ctlOut()
                     << QJsonDocument(planToJson(request, described, !plan.isEmpty())).toJson(QJsonDocument::Indented);
             } else {
@@ -122,7 +122,7 @@ void runApply(const CtlRequest &request)
             request.finish(plan.isEmpty() ? ExitOk : ExitChangesPending);
             return;
         }
-        if (!request.json)
+        if (!request.isSet("json"))
             printPlan(described);
         PolicyStore(request.client, request.ns)
             .commit(
@@ -130,7 +130,7 @@ void runApply(const CtlRequest &request)
                 [request, plan, described](const PolicyStore::CommitResult &result) {
             if (result.failure)
                 return fail(request, *result.failure, tr("nothing was applied"));
-            if (request.json) {
+            if (request.isSet("json")) {
                 QJsonObject json = planToJson(request, described, false);
                 json.insert(QStringLiteral("applied"), QJsonArray::fromStringList(result.changed));
                 ctlOut() << QJsonDocument(json).toJson(QJsonDocument::Indented);
@@ -147,21 +147,24 @@ void runApply(const CtlRequest &request)
 
 CtlCommand applyCommand()
 {
-    return {QStringLiteral("apply"),
-            CommandGroup::Policies,
-            1,
-            1,
-            Access::WritesUnlessDryRun,
-            QStringLiteral("FILE"),
-            tr("make the stored policies match a policy file, or change nothing"),
-            tr("Make the stored policies match a JSON policy file in one atomic commit, or change nothing when another "
-               "change came in between (exit 6). With --prune, stored policies the file lacks are deleted. --dry-run "
-               "prints each field's old and new value and exits 10 when changes are pending."),
-            optionNames({"dry-run", "prune", "json"}),
-            {{QStringLiteral("apply policies.json --dry-run"), tr("show what would change, field by field")},
-             {QStringLiteral("apply policies.json --prune"), tr("make the store equal the file, deleting the rest")},
-             {QStringLiteral("--profile prod --yes apply policies.json"), tr("apply through a production profile")}},
-            runApply};
+    CtlCommand command{
+        QStringLiteral("apply"),
+        CommandGroup::Policies,
+        1,
+        1,
+        Access::WritesUnlessDryRun,
+        QStringLiteral("FILE"),
+        tr("make the stored policies match a policy file, or change nothing"),
+        tr("Make the stored policies match a JSON policy file in one atomic commit, or change nothing when another "
+           "change came in between (exit 6). With --prune, stored policies the file lacks are deleted. --dry-run "
+           "prints each field's old and new value and exits 10 when changes are pending."),
+        optionNames({"dry-run", "prune", "json"}),
+        {{QStringLiteral("apply policies.json --dry-run"), tr("show what would change, field by field")},
+         {QStringLiteral("apply policies.json --prune"), tr("make the store equal the file, deleting the rest")},
+         {QStringLiteral("--profile prod --yes apply policies.json"), tr("apply through a production profile")}},
+        runApply};
+    command.checkAfterLostAnswer = QStringLiteral("sluicectl policies; sluicectl history");
+    return command;
 }
 
 } // namespace sluice::app

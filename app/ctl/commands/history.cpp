@@ -29,7 +29,7 @@ void runHistory(const CtlRequest &request)
 {
     const QString policy = request.args.value(0);
     withHistory(request, policy, [request](const QVector<model::AuditEntry> &entries) {
-        if (request.json) {
+        if (request.isSet("json")) {
             QJsonArray list;
             for (const model::AuditEntry &entry : entries) {
                 QJsonObject object{{QStringLiteral("id"), QString::fromLatin1(entry.id)},

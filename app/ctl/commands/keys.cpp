@@ -81,13 +81,14 @@ void printBucket(const model::InspectedBucket &row, bool json)
 void runKeys(const CtlRequest &request)
 {
     bool ok = true;
-    const int limit = request.limit.isEmpty() ? defaultLimit : request.limit.toInt(&ok);
+    const int limit = request.option("limit").isEmpty() ? defaultLimit : request.option("limit").toInt(&ok);
     if (!ok || limit < 1 || limit > maxLimit)
         return failUsage(
-            request, tr("--limit must be a whole number from 1 to %1, not \"%2\"").arg(maxLimit).arg(request.limit));
-    if (!request.layout.isEmpty())
+            request,
+            tr("--limit must be a whole number from 1 to %1, not \"%2\"").arg(maxLimit).arg(request.option("limit")));
+    if (!request.option("layout").isEmpty())
         return runSeedKeys(request, limit);
-    const model::BucketFilter filter{request.args.value(0), request.match};
+    const model::BucketFilter filter{request.args.value(0), request.option("match")};
     model::Failure invalid;
     if (filter.matchPattern(request.ns, &invalid).isEmpty())
         return failUsage(request, invalid.message);
@@ -95,13 +96,13 @@ void runKeys(const CtlRequest &request)
     whenPolicyKnown(request, filter.policy, [=] {
         auto *model = new model::KeyInspectorModel(request.client, request.owner(), QCoreApplication::instance());
         auto printed = std::make_shared<int>(0);
-        if (!request.json) {
+        if (!request.isSet("json")) {
             ctlOut() << bucketTable.header() << Qt::endl;
         }
         // Each page is printed once read; the next is asked for only while the limit allows.
         QObject::connect(model, &model::KeyInspectorModel::pageLoaded, model, [=] {
             for (; *printed < model->rowCount() && *printed < limit; ++*printed)
-                printBucket(model->bucket(*printed), request.json);
+                printBucket(model->bucket(*printed), request.isSet("json"));
             const QStringList problems = model->scanner().problems();
             for (const QString &problem : problems)
                 ctlErr() << tr("sluicectl: keys: not scanned: %1").arg(problem) << Qt::endl;

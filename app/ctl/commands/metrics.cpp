@@ -62,7 +62,7 @@ void printOnce(const CtlRequest &request, model::MetricsScraper *scraper)
 void serve(const CtlRequest &request, model::MetricsScraper *scraper)
 {
     std::string bindAddress;
-    const QString listen = request.listen.isEmpty() ? defaultListen : request.listen;
+    const QString listen = request.option("listen").isEmpty() ? defaultListen : request.option("listen");
     if (!parseListen(listen, &bindAddress))
         return failUsage(request,
                          tr("--listen must be ADDRESS:PORT with an IP address (e.g. 127.0.0.1:9786 or "
@@ -114,16 +114,16 @@ void runMetrics(const CtlRequest &request)
     if (!request.args.isEmpty() && request.args.first() != QLatin1String("serve"))
         return failUsage(request, tr("metrics takes serve or nothing, not \"%1\"").arg(request.args.first()));
     int top = 0;
-    if (!request.top.isEmpty()) {
+    if (!request.option("top").isEmpty()) {
         bool ok = false;
-        top = request.top.toInt(&ok);
+        top = request.option("top").toInt(&ok);
         if (!ok || top < 1 || top > model::MetricsScraper::kMaxTopPerPolicy)
             return failUsage(request,
                              tr("--top must be a whole number from 1 to %1, not \"%2\"")
                                  .arg(model::MetricsScraper::kMaxTopPerPolicy)
-                                 .arg(request.top));
+                                 .arg(request.option("top")));
     }
-    if (request.args.isEmpty() && !request.listen.isEmpty())
+    if (request.args.isEmpty() && !request.option("listen").isEmpty())
         return failUsage(request, tr("--listen goes with metrics serve"));
     auto *scraper = new model::MetricsScraper(request.client, request.owner(), top, QCoreApplication::instance());
     if (request.args.isEmpty())

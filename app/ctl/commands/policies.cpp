@@ -29,7 +29,7 @@ void runPolicies(const CtlRequest &request)
 {
     withStoredPolicies(request, [request](const PolicyStore::ListResult &listed) {
         const QVector<model::Policy> &policies = listed.policies;
-        if (request.json) {
+        if (request.isSet("json")) {
             QJsonArray list;
             for (const model::Policy &policy : policies) {
                 QJsonObject object = model::policyToJson(policy);

@@ -19,7 +19,7 @@ void runProfiles(const CtlRequest &request)
 {
     const auto settings = model::ProfileSettings::openShared();
     const QVector<model::ConnectionProfile> profiles = model::ProfileSettings(settings.get()).profiles();
-    if (request.json) {
+    if (request.isSet("json")) {
         QJsonArray array;
         for (const model::ConnectionProfile &profile : profiles)
             array << QJsonObject{

@@ -37,7 +37,7 @@ void reportPreview(const CtlRequest &request, const model::PublishPreview &previ
     static const char *const actions[] = {"create", "update", "delete"};
     auto actionOf
         = [](const model::PolicyDelta &delta) { return QLatin1String(actions[static_cast<int>(delta.kind)]); };
-    if (request.json) {
+    if (request.isSet("json")) {
         QJsonArray changes;
         for (const model::PolicyDelta &delta : preview.changes)
             changes.append(QJsonObject{{QStringLiteral("name"), delta.name},
@@ -97,7 +97,7 @@ void reportPublish(const CtlRequest &request, const model::PublishResult &result
                     tr("nothing was published"));
     if (result.failure)
         return fail(request, *result.failure, tr("nothing was published"));
-    if (request.json) {
+    if (request.isSet("json")) {
         ctlOut() << QJsonDocument(QJsonObject{{QStringLiteral("version"), static_cast<double>(result.library.version)},
                                               {QStringLiteral("digest"), QString::fromLatin1(result.library.digest)},
                                               {QStringLiteral("nodes"), nodesToJson(result.nodes)}})
@@ -116,10 +116,11 @@ void reportPublish(const CtlRequest &request, const model::PublishResult &result
 
 void runPublish(const CtlRequest &request)
 {
-    const LibraryPublisher publisher(request.client, request.owner(),
-                                     {request.allowEmpty, request.allowDrop, request.takeOver});
+    const LibraryPublisher publisher(
+        request.client, request.owner(),
+        {request.isSet("allow-empty"), request.isSet("allow-drop"), request.isSet("take-over")});
     auto *app = QCoreApplication::instance();
-    if (request.dryRun)
+    if (request.isSet("dry-run"))
         publisher.preview(app, [request](const model::PublishPreview &preview) { reportPreview(request, preview); });
     else
         publisher.publish(request.who, app,
@@ -130,23 +131,26 @@ void runPublish(const CtlRequest &request)
 
 CtlCommand publishCommand()
 {
-    return {QStringLiteral("publish"),
-            CommandGroup::Deployment,
-            0,
-            0,
-            Access::WritesUnlessDryRun,
-            QString(),
-            tr("load the policies' limiter library on every primary"),
-            tr("Compile the stored policies into the namespace's limiter library and load it on every primary. Refuses "
-               "a library that serves no policy, drops policies in use or replaces a library it did not publish, "
-               "unless allowed (exit 8)."),
-            optionNames({"dry-run", "allow-empty", "allow-drop", "take-over", "json"}),
-            {{QStringLiteral("publish --dry-run"),
-              tr("show what a publish would change against the published version, field by field (--json adds "
-                 "the generated policy table)")},
-             {QStringLiteral("publish"), tr("load it on every primary")},
-             {QStringLiteral("publish --take-over"), tr("replace a library another owner published")}},
-            runPublish};
+    CtlCommand command{
+        QStringLiteral("publish"),
+        CommandGroup::Deployment,
+        0,
+        0,
+        Access::WritesUnlessDryRun,
+        QString(),
+        tr("load the policies' limiter library on every primary"),
+        tr("Compile the stored policies into the namespace's limiter library and load it on every primary. Refuses "
+           "a library that serves no policy, drops policies in use or replaces a library it did not publish, "
+           "unless allowed (exit 8)."),
+        optionNames({"dry-run", "allow-empty", "allow-drop", "take-over", "json"}),
+        {{QStringLiteral("publish --dry-run"),
+          tr("show what a publish would change against the published version, field by field (--json adds "
+             "the generated policy table)")},
+         {QStringLiteral("publish"), tr("load it on every primary")},
+         {QStringLiteral("publish --take-over"), tr("replace a library another owner published")}},
+        runPublish};
+    command.checkAfterLostAnswer = QStringLiteral("sluicectl status");
+    return command;
 }
 
 } // namespace sluice::app

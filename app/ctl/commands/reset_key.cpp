@@ -44,17 +44,19 @@ void runResetKey(const CtlRequest &request)
 
 CtlCommand resetKeyCommand()
 {
-    return {QStringLiteral("reset-key"),
-            CommandGroup::Live,
-            2,
-            2,
-            Access::Writes,
-            QStringLiteral("POLICY SUBJECT"),
-            tr("empty one subject's bucket"),
-            tr("Delete one subject's bucket so it is full again (audited)."),
-            {},
-            {{QStringLiteral("reset-key login alice"), tr("let alice in again at once")}},
-            runResetKey};
+    CtlCommand command{QStringLiteral("reset-key"),
+                       CommandGroup::Live,
+                       2,
+                       2,
+                       Access::Writes,
+                       QStringLiteral("POLICY SUBJECT"),
+                       tr("empty one subject's bucket"),
+                       tr("Delete one subject's bucket so it is full again (audited)."),
+                       {},
+                       {{QStringLiteral("reset-key login alice"), tr("let alice in again at once")}},
+                       runResetKey};
+    command.checkAfterLostAnswer = QStringLiteral("sluicectl history; sluicectl keys");
+    return command;
 }
 
 } // namespace sluice::app

@@ -55,7 +55,7 @@ void runRollback(const CtlRequest &request)
                  model::diffPolicies(stored.policy ? &*stored.policy : nullptr, &target))
                 ctlOut() << QStringLiteral("%1  %2 -> %3").arg(change.field, -12).arg(change.before, change.after)
                          << Qt::endl;
-            if (request.dryRun) {
+            if (request.isSet("dry-run")) {
                 ctlOut() << tr("dry run: nothing was changed") << Qt::endl;
                 request.finish(ExitOk);
                 return;
@@ -81,19 +81,22 @@ void runRollback(const CtlRequest &request)
 
 CtlCommand rollbackCommand()
 {
-    return {QStringLiteral("rollback"),
-            CommandGroup::Policies,
-            2,
-            2,
-            Access::WritesUnlessDryRun,
-            QStringLiteral("POLICY VERSION"),
-            tr("save an earlier version as the policy's new version"),
-            tr("Save an earlier version's definition as the policy's new version (audited). Publish afterwards for "
-               "services to see it."),
-            optionNames({"dry-run"}),
-            {{QStringLiteral("rollback login 3 --dry-run"), tr("show what version 3 would change")},
-             {QStringLiteral("rollback login 3"), tr("bring version 3's definition back")}},
-            runRollback};
+    CtlCommand command{
+        QStringLiteral("rollback"),
+        CommandGroup::Policies,
+        2,
+        2,
+        Access::WritesUnlessDryRun,
+        QStringLiteral("POLICY VERSION"),
+        tr("save an earlier version as the policy's new version"),
+        tr("Save an earlier version's definition as the policy's new version (audited). Publish afterwards for "
+           "services to see it."),
+        optionNames({"dry-run"}),
+        {{QStringLiteral("rollback login 3 --dry-run"), tr("show what version 3 would change")},
+         {QStringLiteral("rollback login 3"), tr("bring version 3's definition back")}},
+        runRollback};
+    command.checkAfterLostAnswer = QStringLiteral("sluicectl policies; sluicectl history");
+    return command;
 }
 
 } // namespace sluice::app

@@ -29,7 +29,7 @@ void reportStatus(const CtlRequest &request, const model::DeploymentStatus &stat
         return fail(request, *status.failure);
     const model::LibraryRecord &published = status.published;
     const model::DeploymentStatus::History history = status.history();
-    if (request.json) {
+    if (request.isSet("json")) {
         QJsonArray damaged;
         for (const model::DamagedPolicy &policy : status.damaged)
             damaged.append(

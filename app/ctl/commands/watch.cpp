@@ -73,21 +73,22 @@ void printJson(const model::RateSample &sample)
 void runWatch(const CtlRequest &request)
 {
     bool ok = false;
-    const int intervalMs = request.interval.isEmpty() ? 1000 : request.interval.toInt(&ok);
-    if (!request.interval.isEmpty()
+    const int intervalMs = request.option("interval").isEmpty() ? 1000 : request.option("interval").toInt(&ok);
+    if (!request.option("interval").isEmpty()
         && (!ok || intervalMs < model::PolicyRateSampler::kMinIntervalMs
             || intervalMs > model::PolicyRateSampler::kMaxIntervalMs))
         return failUsage(request,
                          tr("--interval must be a whole number of ms from %1 to %2, not \"%3\"")
                              .arg(model::PolicyRateSampler::kMinIntervalMs)
                              .arg(model::PolicyRateSampler::kMaxIntervalMs)
-                             .arg(request.interval));
+                             .arg(request.option("interval")));
     double durationS = 0; // 0: until interrupted
-    if (!request.duration.isEmpty()) {
-        durationS = request.duration.toDouble(&ok);
+    if (!request.option("duration").isEmpty()) {
+        durationS = request.option("duration").toDouble(&ok);
         if (!ok || !std::isfinite(durationS) || durationS <= 0 || durationS > 366 * 86400.0)
-            return failUsage(request,
-                             tr("--duration must be a positive number of seconds, not \"%1\"").arg(request.duration));
+            return failUsage(
+                request,
+                tr("--duration must be a positive number of seconds, not \"%1\"").arg(request.option("duration")));
     }
     // Whole samples: a duration is the number of intervals it covers, at least one.
     const qint64 samplesWanted
@@ -97,7 +98,7 @@ void runWatch(const CtlRequest &request)
     auto *sampler = new model::PolicyRateSampler(request.client, request.owner(), QCoreApplication::instance());
     sampler->setIntervalMs(intervalMs);
     sampler->setRetentionMs(model::PolicyRateSampler::kMinRetentionMs);
-    const bool clearScreen = !request.json && ::isatty(STDOUT_FILENO);
+    const bool clearScreen = !request.isSet("json") && ::isatty(STDOUT_FILENO);
     auto samplesSeen = std::make_shared<qint64>(0);
     QObject::connect(sampler, &model::PolicyRateSampler::sampled, sampler, [=](const model::RateSample &sample) {
         for (const QString &node : sample.missingNodes)
@@ -125,7 +126,7 @@ void runWatch(const CtlRequest &request)
                                [&](const model::PolicyRate &rate) { return !request.args.contains(rate.policy); }),
                 shown.policies.end());
         }
-        if (request.json)
+        if (request.isSet("json"))
             printJson(shown);
         else
             printTable(shown, clearScreen);
