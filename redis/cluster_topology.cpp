@@ -18,10 +18,10 @@ quint16 crc16(const char *data, qsizetype length)
     return crc;
 }
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluice::redis::ClusterTopology", text);
-}
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::redis::ClusterTopology)
+};
 
 } // namespace
 
@@ -47,7 +47,7 @@ const ClusterNode *ClusterShard::primary() const
 std::optional<ClusterTopology> ClusterTopology::fromShards(const RespValue &reply, bool tls, QString *error)
 {
     if (!reply.isArray() || reply.elements.isEmpty()) {
-        *error = tr("CLUSTER SHARDS did not answer a list of shards");
+        *error = Text::tr("CLUSTER SHARDS did not answer a list of shards");
         return std::nullopt;
     }
     ClusterTopology topology;
@@ -55,14 +55,14 @@ std::optional<ClusterTopology> ClusterTopology::fromShards(const RespValue &repl
         const RespValue *slots = shardValue.field("slots");
         const RespValue *nodes = shardValue.field("nodes");
         if (!slots || !nodes || slots->elements.size() % 2 != 0) {
-            *error = tr("CLUSTER SHARDS answered a shard without slots or nodes");
+            *error = Text::tr("CLUSTER SHARDS answered a shard without slots or nodes");
             return std::nullopt;
         }
         ClusterShard shard;
         for (qsizetype i = 0; i < slots->elements.size(); i += 2) {
             const qint64 first = slots->elements.at(i).integer, last = slots->elements.at(i + 1).integer;
             if (first < 0 || last < first || last >= clusterSlotCount) {
-                *error = tr("CLUSTER SHARDS answered the slot range %1-%2").arg(first).arg(last);
+                *error = Text::tr("CLUSTER SHARDS answered the slot range %1-%2").arg(first).arg(last);
                 return std::nullopt;
             }
             shard.slotRanges.append({static_cast<int>(first), static_cast<int>(last)});
@@ -76,7 +76,7 @@ std::optional<ClusterTopology> ClusterTopology::fromShards(const RespValue &repl
             const RespValue *role = nodeValue.field("role");
             const RespValue *health = nodeValue.field("health");
             if (!id || !port || !role || (!ip && !endpoint)) {
-                *error = tr("CLUSTER SHARDS answered a node without id, address, port or role");
+                *error = Text::tr("CLUSTER SHARDS answered a node without id, address, port or role");
                 return std::nullopt;
             }
             node.id = id->toString();

@@ -40,14 +40,14 @@ const CtlCommand *findCtlCommand(const QString &name)
 QString groupTitle(CommandGroup group)
 {
     switch (group) {
-    case CommandGroup::Policies: return tr("Policies");
-    case CommandGroup::Deployment: return tr("Deployment");
-    case CommandGroup::Live: return tr("Live");
-    case CommandGroup::TestTraffic: return tr("Test traffic");
-    case CommandGroup::Connection: return tr("Connection");
+    case CommandGroup::Policies: return Ctl::tr("Policies");
+    case CommandGroup::Deployment: return Ctl::tr("Deployment");
+    case CommandGroup::Live: return Ctl::tr("Live");
+    case CommandGroup::TestTraffic: return Ctl::tr("Test traffic");
+    case CommandGroup::Connection: return Ctl::tr("Connection");
     case CommandGroup::Help: break;
     }
-    return tr("Help");
+    return Ctl::tr("Help");
 }
 
 } // namespace sluice::app

@@ -13,8 +13,8 @@ namespace {
 
 QCommandLineOption option(const char *name, const char *help, const char *value = nullptr)
 {
-    return value ? QCommandLineOption(QLatin1String(name), tr(help), QLatin1String(value))
-                 : QCommandLineOption(QLatin1String(name), tr(help));
+    return value ? QCommandLineOption(QLatin1String(name), Ctl::tr(help), QLatin1String(value))
+                 : QCommandLineOption(QLatin1String(name), Ctl::tr(help));
 }
 
 constexpr model::FireShape namedShapes[]
@@ -61,18 +61,19 @@ bool CtlFireFlags::read(const QCommandLineParser &parser, bool saturate, const Q
     auto count = [&](const QCommandLineOption &flag, qint64 *value) {
         bool ok = false;
         *value = parser.value(flag).toLongLong(&ok);
-        return ok || fail(tr("--%1 must be a whole number, not \"%2\"").arg(flag.names().first(), parser.value(flag)));
+        return ok
+            || fail(Ctl::tr("--%1 must be a whole number, not \"%2\"").arg(flag.names().first(), parser.value(flag)));
     };
     auto number = [&](const QCommandLineOption &flag, double *value) {
         bool ok = false;
         *value = parser.value(flag).toDouble(&ok);
         return (ok && std::isfinite(*value))
-            || fail(tr("--%1 must be a number, not \"%2\"").arg(flag.names().first(), parser.value(flag)));
+            || fail(Ctl::tr("--%1 must be a number, not \"%2\"").arg(flag.names().first(), parser.value(flag)));
     };
 
     const int subjectFlags = int(parser.isSet(m_subject)) + int(parser.isSet(m_subjects)) + int(parser.isSet(m_random));
     if (subjectFlags > 1)
-        return fail(tr("give one of --subject, --subjects and --random"));
+        return fail(Ctl::tr("give one of --subject, --subjects and --random"));
     qint64 value = 0;
     if (parser.isSet(m_subject)) {
         plan.subject = parser.value(m_subject).toUtf8();
@@ -98,17 +99,18 @@ bool CtlFireFlags::read(const QCommandLineParser &parser, bool saturate, const Q
             const auto named = std::find_if(std::begin(namedShapes), std::end(namedShapes),
                                             [&](model::FireShape s) { return model::fireShapeName(s) == shape; });
             if (named == std::end(namedShapes))
-                return fail(tr("--shape must be constant, bursts, ramp or poisson, not \"%1\"").arg(shape));
+                return fail(Ctl::tr("--shape must be constant, bursts, ramp or poisson, not \"%1\"").arg(shape));
             plan.shape = *named;
         }
         const bool bursts = plan.shape == model::FireShape::Bursts;
         if (bursts != (parser.isSet(m_burst) && parser.isSet(m_every))
             || (!bursts && (parser.isSet(m_burst) || parser.isSet(m_every))))
-            return fail(tr("--burst and --every go together, with --shape bursts"));
+            return fail(Ctl::tr("--burst and --every go together, with --shape bursts"));
         if ((plan.shape == model::FireShape::Ramp) != parser.isSet(m_rampTo))
-            return fail(tr("--ramp-to goes with --shape ramp, and a ramp needs it"));
+            return fail(Ctl::tr("--ramp-to goes with --shape ramp, and a ramp needs it"));
         if (bursts != !parser.isSet(m_rate))
-            return fail(bursts ? tr("bursts are paced by --burst and --every, not --rate") : tr("fire needs --rate"));
+            return fail(bursts ? Ctl::tr("bursts are paced by --burst and --every, not --rate")
+                               : Ctl::tr("fire needs --rate"));
         if (!bursts && !number(m_rate, &plan.rate))
             return false;
         if (plan.shape == model::FireShape::Ramp && !number(m_rampTo, &plan.rampToRate))
@@ -132,13 +134,13 @@ bool CtlFireFlags::read(const QCommandLineParser &parser, bool saturate, const Q
         bool ok = false;
         plan.cost = cost.toLongLong(&ok);
         if (!ok)
-            return fail(tr("--cost must be a whole number, not \"%1\"").arg(cost));
+            return fail(Ctl::tr("--cost must be a whole number, not \"%1\"").arg(cost));
     }
     if (!duration.isEmpty()) {
         bool ok = false;
         const double seconds = duration.toDouble(&ok);
         if (!ok || !std::isfinite(seconds) || seconds <= 0 || seconds > model::fire_limits::maxDurationMs / 1000.0)
-            return fail(tr("--duration must be a number of seconds from 0.1 to %1, not \"%2\"")
+            return fail(Ctl::tr("--duration must be a number of seconds from 0.1 to %1, not \"%2\"")
                             .arg(model::fire_limits::maxDurationMs / 1000)
                             .arg(duration));
         plan.durationMs = std::llround(seconds * 1000);
@@ -147,7 +149,7 @@ bool CtlFireFlags::read(const QCommandLineParser &parser, bool saturate, const Q
         bool ok = false;
         plan.seed = parser.value(m_seed).toULongLong(&ok);
         if (!ok || plan.seed == 0)
-            return fail(tr("--seed must be a whole number above 0, not \"%1\"").arg(parser.value(m_seed)));
+            return fail(Ctl::tr("--seed must be a whole number above 0, not \"%1\"").arg(parser.value(m_seed)));
     }
     plan.realKeys = parser.isSet(m_realKeys);
     settings->csvFile = parser.value(m_csv);

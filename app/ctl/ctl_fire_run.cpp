@@ -41,11 +41,12 @@ void resolveTargets(const CtlRequest &request, std::function<void(QVector<model:
             (*targets)[i] = *seed;
             (*targets)[i].clockSkewMs = model::seedLayoutReadsCallerClock(seed->layout) ? request.fire.clockSkewMs : 0;
         } else if (!model::isValidPolicyName(name)) {
-            return failUsage(request,
-                             tr("\"%1\" is neither a policy name nor a seed script (scg_token_bucket:RATE:CAPACITY, "
-                                "fixed_window_counter:LIMIT:WINDOW_SECONDS, ms_token_bucket:RATE:CAPACITY, "
-                                "interval_token_bucket:CAPACITY:ADD:INTERVAL_SECONDS)")
-                                 .arg(name));
+            return failUsage(
+                request,
+                Ctl::tr("\"%1\" is neither a policy name nor a seed script (scg_token_bucket:RATE:CAPACITY, "
+                        "fixed_window_counter:LIMIT:WINDOW_SECONDS, ms_token_bucket:RATE:CAPACITY, "
+                        "interval_token_bucket:CAPACITY:ADD:INTERVAL_SECONDS)")
+                    .arg(name));
         } else {
             ++*pending;
         }
@@ -54,8 +55,8 @@ void resolveTargets(const CtlRequest &request, std::function<void(QVector<model:
             return t.kind == model::FireTarget::Kind::SeedScript && model::seedLayoutReadsCallerClock(t.layout);
         }))
         return failUsage(request,
-                         tr("--clock-skew is for ms_token_bucket and interval_token_bucket targets, which "
-                            "read their callers' clocks"));
+                         Ctl::tr("--clock-skew is for ms_token_bucket and interval_token_bucket targets, which "
+                                 "read their callers' clocks"));
     if (*pending == 0)
         return done(*targets);
     const model::PolicyStore store(request.client, request.ns);
@@ -69,7 +70,7 @@ void resolveTargets(const CtlRequest &request, std::function<void(QVector<model:
                 *pending = -1;
                 return fail(request,
                             result.failure.value_or(model::Failure::serverError(
-                                tr("no policy named \"%1\" is stored").arg(request.args.at(i)))));
+                                Ctl::tr("no policy named \"%1\" is stored").arg(request.args.at(i)))));
             }
             (*targets)[i] = model::FireTarget::forPolicy(*result.policy);
             if (--*pending == 0)
@@ -80,20 +81,20 @@ void resolveTargets(const CtlRequest &request, std::function<void(QVector<model:
 
 void printProgress(const model::FireReport &report)
 {
-    QString line = tr("%1 s").arg(report.elapsedMs() / 1000.0, 5, 'f', 1);
+    QString line = Ctl::tr("%1 s").arg(report.elapsedMs() / 1000.0, 5, 'f', 1);
     for (int target = 0; target < report.targetCount(); ++target) {
         const model::FireSummary s = report.summary(target);
-        line += tr("  %1: sent %2, allowed %3 (model %4), rejected %5")
+        line += Ctl::tr("  %1: sent %2, allowed %3 (model %4), rejected %5")
                     .arg(report.plan().targets.at(target).policy.name)
                     .arg(s.sent)
                     .arg(s.allowed)
                     .arg(s.expectedAllowed)
                     .arg(s.rejected);
         if (s.errors)
-            line += tr(", errors %1").arg(s.errors);
+            line += Ctl::tr(", errors %1").arg(s.errors);
     }
     const model::LatencyHistogram latency = report.allLatency();
-    ctlErr() << line << tr("  p50 %1 ms, p99 %2 ms").arg(ms(latency.percentile(0.5)), ms(latency.percentile(0.99)))
+    ctlErr() << line << Ctl::tr("  p50 %1 ms, p99 %2 ms").arg(ms(latency.percentile(0.5)), ms(latency.percentile(0.99)))
              << Qt::endl;
 }
 
@@ -125,10 +126,10 @@ void printSummary(const model::FireReport &report, const QString &keySpace)
                                ms(s.p95Us), ms(s.p99Us), ms(s.maxUs)})
                  << Qt::endl;
         if (!s.firstError.isEmpty())
-            ctlOut() << tr("  first error: %1").arg(s.firstError) << Qt::endl;
+            ctlOut() << Ctl::tr("  first error: %1").arg(s.firstError) << Qt::endl;
     }
     if (report.maxLagMs() > 0)
-        ctlOut() << tr("calls went out up to %1 ms behind their schedule").arg(report.maxLagMs()) << Qt::endl;
+        ctlOut() << Ctl::tr("calls went out up to %1 ms behind their schedule").arg(report.maxLagMs()) << Qt::endl;
 }
 
 // Runs the plan on the engine and reports it; `bench` adds the throughput figures.
@@ -144,8 +145,9 @@ void run(const CtlRequest &request, bool bench)
         if (const auto refused
             = engine->start(plan, request.client->options(), request.ns, request.client->isReadOnly()))
             return fail(request, *refused);
-        const QString keySpace
-            = plan.realKeys ? tr("real keys") : tr("test-fire keys %1*").arg(QString::fromUtf8(engine->keyPrefix()));
+        const QString keySpace = plan.realKeys
+            ? Ctl::tr("real keys")
+            : Ctl::tr("test-fire keys %1*").arg(QString::fromUtf8(engine->keyPrefix()));
         auto lastPrintedSecond = std::make_shared<qint64>(0);
         QObject::connect(engine, &model::FireEngine::updated, engine, [=] {
             const qint64 second = engine->report().elapsedMs() / 1000;
@@ -172,7 +174,7 @@ void run(const CtlRequest &request, bool bench)
             } else {
                 printSummary(report, keySpace);
                 if (bench)
-                    ctlOut() << tr("%1 calls answered a second, %2 connections x %3 in flight; command: %4")
+                    ctlOut() << Ctl::tr("%1 calls answered a second, %2 connections x %3 in flight; command: %4")
                                     .arg(answeredPerSecond, 0, 'f', 0)
                                     .arg(plan.connections)
                                     .arg(plan.pipeline)
@@ -187,9 +189,9 @@ void run(const CtlRequest &request, bool bench)
             if (csvFailure)
                 return fail(request, *csvFailure);
             if (errors > 0)
-                return fail(
-                    request,
-                    model::Failure::serverError(tr("%1 calls failed (the first error is shown above)").arg(errors)));
+                return fail(request,
+                            model::Failure::serverError(
+                                Ctl::tr("%1 calls failed (the first error is shown above)").arg(errors)));
             request.finish(ExitOk);
         });
     });

@@ -102,8 +102,8 @@ QList<QCommandLineOption> CtlHelp::optionsOf(const CtlCommand &command) const
 
 QString CtlHelp::topLevel() const
 {
-    QString text = tr("Usage: sluicectl [options] COMMAND [arguments]\n"
-                      "Command-line control for Sluice rate limiters in Redis.\n");
+    QString text = Ctl::tr("Usage: sluicectl [options] COMMAND [arguments]\n"
+                           "Command-line control for Sluice rate limiters in Redis.\n");
     int nameWidth = 0;
     for (const CtlCommand &command : ctlCommands())
         nameWidth = std::max(nameWidth, static_cast<int>(command.name.size()));
@@ -118,20 +118,21 @@ QString CtlHelp::topLevel() const
             += (QStringLiteral("  ") + command.name).leftJustified(column) + wrapped(command.brief, column).mid(column);
     }
     text += QLatin1Char('\n')
-        + wrapped(tr("Run 'sluicectl help COMMAND' or 'sluicectl COMMAND --help' for a command's options and "
-                     "examples."),
+        + wrapped(Ctl::tr("Run 'sluicectl help COMMAND' or 'sluicectl COMMAND --help' for a command's options and "
+                          "examples."),
                   0);
-    text += QLatin1Char('\n') + tr("General options (every command):\n") + optionLines(m_general);
-    text += QLatin1Char('\n') + tr("Connection options (as redis-cli names them):\n") + optionLines(m_connection);
-    text += QLatin1Char('\n') + tr("Exit codes:\n")
-        + wrapped(tr("0 ok, 1 failed, 2 usage error, 3 cannot connect (or a server older than Redis 7), 4 timeout, 5 "
-                     "invalid input (a file, an "
-                     "unknown policy), 6 conflict (nothing changed), 7 drift (a primary does not run the published "
-                     "library), 8 refused (a write on a read-only profile, on a "
-                     "production one without --yes, or a "
-                     "publish that would serve no policy, drop ones in use or take over another's library), 9 "
-                     "outcome unknown (a write was sent and its answer lost: it may have been applied), 10 changes "
-                     "pending (apply --dry-run), 11 rejected (acquire)."),
+    text += QLatin1Char('\n') + Ctl::tr("General options (every command):\n") + optionLines(m_general);
+    text += QLatin1Char('\n') + Ctl::tr("Connection options (as redis-cli names them):\n") + optionLines(m_connection);
+    text += QLatin1Char('\n') + Ctl::tr("Exit codes:\n")
+        + wrapped(Ctl::tr(
+                      "0 ok, 1 failed, 2 usage error, 3 cannot connect (or a server older than Redis 7), 4 timeout, 5 "
+                      "invalid input (a file, an "
+                      "unknown policy), 6 conflict (nothing changed), 7 drift (a primary does not run the published "
+                      "library), 8 refused (a write on a read-only profile, on a "
+                      "production one without --yes, or a "
+                      "publish that would serve no policy, drop ones in use or take over another's library), 9 "
+                      "outcome unknown (a write was sent and its answer lost: it may have been applied), 10 changes "
+                      "pending (apply --dry-run), 11 rejected (acquire)."),
                   2);
     return text;
 }
@@ -146,18 +147,18 @@ QString CtlHelp::commandPage(const CtlCommand &command) const
         synopsis << (option.valueName().isEmpty()
                          ? QStringLiteral("[--%1]").arg(longName(option))
                          : QStringLiteral("[--%1 %2]").arg(longName(option), option.valueName().toUpper()));
-    QString text = tr("Usage: ") + wrapped(synopsis, 7).mid(7);
+    QString text = Ctl::tr("Usage: ") + wrapped(synopsis, 7).mid(7);
     text += QLatin1Char('\n') + wrapped(command.summary, 0);
     if (!options.isEmpty())
-        text += QLatin1Char('\n') + tr("Options:\n") + optionLines(options);
+        text += QLatin1Char('\n') + Ctl::tr("Options:\n") + optionLines(options);
     if (!command.examples.empty()) {
-        text += QLatin1Char('\n') + tr("Examples:\n");
+        text += QLatin1Char('\n') + Ctl::tr("Examples:\n");
         for (const CtlExample &example : command.examples)
             text += QStringLiteral("  sluicectl %1\n").arg(example.commandLine) + wrapped(example.explanation, 6);
     }
     text += QLatin1Char('\n')
-        + wrapped(tr("Every command also takes the general and connection options (--timeout, --namespace, "
-                     "--profile, --yes, --verbose, -u, -h, -p, -a, --tls, ...): see 'sluicectl --help'."),
+        + wrapped(Ctl::tr("Every command also takes the general and connection options (--timeout, --namespace, "
+                          "--profile, --yes, --verbose, -u, -h, -p, -a, --tls, ...): see 'sluicectl --help'."),
                   0);
     return text;
 }

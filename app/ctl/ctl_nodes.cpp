@@ -14,11 +14,11 @@ using model::NodeLibrary;
 QString persistenceName(NodeLibrary::Persistence persistence)
 {
     switch (persistence) {
-    case NodeLibrary::Persistence::Persisted: return tr("yes");
-    case NodeLibrary::Persistence::None: return tr("NONE");
+    case NodeLibrary::Persistence::Persisted: return Ctl::tr("yes");
+    case NodeLibrary::Persistence::None: return Ctl::tr("NONE");
     case NodeLibrary::Persistence::Unknown: break;
     }
-    return tr("unknown");
+    return Ctl::tr("unknown");
 }
 
 void printNodes(const QVector<NodeLibrary> &nodes)
@@ -34,12 +34,13 @@ void printNodes(const QVector<NodeLibrary> &nodes)
         if (!node.detail.isEmpty() && node.state != NodeLibrary::State::Current)
             ctlOut() << "    " << node.detail << Qt::endl;
         for (const model::LoadedLibrary &library : node.libraries)
-            ctlOut() << "    " << tr("library %1").arg(library.describe()) << Qt::endl;
+            ctlOut() << "    " << Ctl::tr("library %1").arg(library.describe()) << Qt::endl;
     }
     for (const NodeLibrary &node : nodes)
         if (node.persistence == NodeLibrary::Persistence::None)
-            ctlErr() << tr("sluicectl: warning: %1 persists nothing (no save points, no append-only file): a restart "
-                           "loses the library and every bucket")
+            ctlErr() << Ctl::tr(
+                            "sluicectl: warning: %1 persists nothing (no save points, no append-only file): a restart "
+                            "loses the library and every bucket")
                             .arg(node.node)
                      << Qt::endl;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/ctl/ctl_policies.h"
 
+#include "app/ctl/ctl_tr.h"
 #include "app/ctl/text_table.h"
 
 #include <QCoreApplication>
@@ -17,8 +18,8 @@ constexpr int wholeHistory = 10000;
 void warnDamaged(const CtlRequest &request, const QVector<model::DamagedPolicy> &damaged)
 {
     for (const model::DamagedPolicy &policy : damaged)
-        ctlErr() << tr("sluicectl: %1: warning: policy \"%2\" is damaged (%3): apply a file that defines it to "
-                       "repair it, or apply --prune a file without it to delete it")
+        ctlErr() << Ctl::tr("sluicectl: %1: warning: policy \"%2\" is damaged (%3): apply a file that defines it to "
+                            "repair it, or apply --prune a file without it to delete it")
                         .arg(request.command, policy.name, policy.problem)
                  << Qt::endl;
 }

@@ -22,9 +22,9 @@ QString wording(const CtlRequest &request, const Failure &failure)
     if (target.isEmpty())
         return failure.message;
     switch (failure.kind) {
-    case Failure::Kind::Unreachable: return tr("cannot connect to %1: %2").arg(target, failure.message);
-    case Failure::Kind::TimedOut: return tr("%1 did not answer in time: %2").arg(target, failure.message);
-    case Failure::Kind::OutcomeUnknown: return tr("no answer from %1: %2").arg(target, failure.message);
+    case Failure::Kind::Unreachable: return Ctl::tr("cannot connect to %1: %2").arg(target, failure.message);
+    case Failure::Kind::TimedOut: return Ctl::tr("%1 did not answer in time: %2").arg(target, failure.message);
+    case Failure::Kind::OutcomeUnknown: return Ctl::tr("no answer from %1: %2").arg(target, failure.message);
     case Failure::Kind::Refused:
     case Failure::Kind::Conflict:
     case Failure::Kind::Invalid:
@@ -85,11 +85,11 @@ int report(const CtlRequest &request, const Failure &failure, const QString &unc
     const QString prefix = QStringLiteral("sluicectl: %1: ").arg(request.command);
     ctlErr() << prefix << wording(request, failure) << Qt::endl;
     if (failure.kind == Failure::Kind::OutcomeUnknown) {
-        ctlErr() << prefix << tr("the answer was lost, so the outcome is unknown: it may have been applied")
+        ctlErr() << prefix << Ctl::tr("the answer was lost, so the outcome is unknown: it may have been applied")
                  << Qt::endl;
         const CtlCommand *command = findCtlCommand(request.command);
         if (const QString check = command ? command->checkAfterLostAnswer : QString(); !check.isEmpty())
-            ctlErr() << prefix << tr("see what happened with: %1").arg(check) << Qt::endl;
+            ctlErr() << prefix << Ctl::tr("see what happened with: %1").arg(check) << Qt::endl;
     } else if (!unchanged.isEmpty()) {
         ctlErr() << prefix << unchanged << Qt::endl;
     }

@@ -61,14 +61,15 @@ std::optional<LayoutChoice> parseLayout(const QString &text, QString *problem)
         choice.parameters = model::parseSeedParameters(layout, text.section(QLatin1Char(':'), 1));
         if (!choice.parameters) {
             *problem
-                = tr("--layout %1 takes the parameters its callers use as %1:%2, whole numbers from 1 (got \"%3\")")
+                = Ctl::tr(
+                      "--layout %1 takes the parameters its callers use as %1:%2, whole numbers from 1 (got \"%3\")")
                       .arg(name, model::seedParameterForm(layout), text);
             return std::nullopt;
         }
         return choice;
     }
-    *problem = tr("--layout must be one of %1, optionally with the layout's parameters (e.g. "
-                  "interval:CAPACITY:ADD:INTERVAL_SECONDS), not \"%2\"")
+    *problem = Ctl::tr("--layout must be one of %1, optionally with the layout's parameters (e.g. "
+                       "interval:CAPACITY:ADD:INTERVAL_SECONDS), not \"%2\"")
                    .arg(names.join(QStringLiteral(", ")), text);
     return std::nullopt;
 }
@@ -77,7 +78,7 @@ QString seedLevelText(const model::SeedBucketState &state)
 {
     const QString level = QString::number(state.level, 'g', 12);
     if (!state.current)
-        return tr("%1 (stored)").arg(level);
+        return Ctl::tr("%1 (stored)").arg(level);
     return state.capacity >= 0 ? QStringLiteral("%1/%2").arg(level, QString::number(state.capacity, 'g', 12)) : level;
 }
 
@@ -102,7 +103,7 @@ void printSeedBucket(const LayoutChoice &choice, const model::FoundBucket &bucke
     }
     if (!state) {
         ctlOut() << QStringLiteral("%1 ").arg(QString::fromUtf8(bucket.subject), -30)
-                 << tr("unreadable: %1").arg(read.problem) << Qt::endl;
+                 << Ctl::tr("unreadable: %1").arg(read.problem) << Qt::endl;
         return;
     }
     ctlOut() << seedTable(choice.layout)
@@ -124,8 +125,9 @@ void listSeedBuckets(const CtlRequest &request, const LayoutChoice &choice, int 
         if (!request.isSet("json"))
             ctlOut() << seedTable(choice.layout).header() << Qt::endl;
         if (!choice.parameters && choice.layout != model::SeedLayout::FixedWindowCounter)
-            ctlErr() << tr("sluicectl: keys: tokens as stored at each bucket's last call: its keys do not hold the "
-                           "rate; give it (--layout %1:%2) to see them refilled to now")
+            ctlErr() << Ctl::tr(
+                            "sluicectl: keys: tokens as stored at each bucket's last call: its keys do not hold the "
+                            "rate; give it (--layout %1:%2) to see them refilled to now")
                             .arg(choice.name, model::seedParameterForm(choice.layout))
                      << Qt::endl;
         struct Listing {
@@ -149,9 +151,10 @@ void listSeedBuckets(const CtlRequest &request, const LayoutChoice &choice, int 
             }
             const QStringList problems = scanner->problems();
             for (const QString &problem : problems)
-                ctlErr() << tr("sluicectl: keys: not scanned: %1").arg(problem) << Qt::endl;
+                ctlErr() << Ctl::tr("sluicectl: keys: not scanned: %1").arg(problem) << Qt::endl;
             if (listing->dropped || (listing->listed >= limit && !scanner->atEnd()))
-                ctlErr() << tr("sluicectl: keys: stopped at --limit %1; more buckets may match").arg(limit) << Qt::endl;
+                ctlErr() << Ctl::tr("sluicectl: keys: stopped at --limit %1; more buckets may match").arg(limit)
+                         << Qt::endl;
             request.finish(problems.isEmpty() ? ExitOk : ExitFailure);
         };
         const auto printReady = [=] {
@@ -201,7 +204,7 @@ void listSeedBuckets(const CtlRequest &request, const LayoutChoice &choice, int 
 void runSeedKeys(const CtlRequest &request, int limit)
 {
     if (!request.args.isEmpty())
-        return failUsage(request, tr("--layout lists a seed layout's buckets: it takes no POLICY"));
+        return failUsage(request, Ctl::tr("--layout lists a seed layout's buckets: it takes no POLICY"));
     QString problem;
     const std::optional<LayoutChoice> choice = parseLayout(request.option("layout"), &problem);
     if (!choice)

@@ -2,14 +2,12 @@
 #pragma once
 
 #include <QCoreApplication>
-#include <QString>
 
 namespace sluice::app {
 
-// sluicectl's strings, all under the translation context "sluicectl".
-inline QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluicectl", text);
-}
+// sluicectl's strings, all under the translation context "sluicectl": Ctl::tr("...").
+struct Ctl {
+    Q_DECLARE_TR_FUNCTIONS(sluicectl)
+};
 
 } // namespace sluice::app

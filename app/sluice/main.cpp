@@ -4,6 +4,7 @@
 
 #include "app/common/exit_codes.h"
 #include "app/common/quit_on_signal.h"
+#include "app/common/translations.h"
 #include "app/sluice/sandbox_demo.h"
 #include "app/sluice/sandbox_redis.h"
 #include "model/connection/connection_session.h"
@@ -110,6 +111,7 @@ int main(int argc, char *argv[])
     QApplication app(argc, argv);
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/sluice.svg")));
     app::quitOnTerminationSignals(&app);
+    app::installTranslations(&app);
 
     const GuiOptions options;
     QCommandLineParser parser;

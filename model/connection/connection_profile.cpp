@@ -14,10 +14,10 @@ namespace {
 
 using Transport = redis::ConnectionOptions::Transport;
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluice::model::ConnectionProfile", text);
-}
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::model::ConnectionProfile)
+};
 
 const QString group = QStringLiteral("profiles");
 
@@ -92,7 +92,7 @@ QStringList ConnectionProfile::setSentinelList(const QString &list)
             items << item.trimmed();
     options.sentinels.clear();
     if (items.isEmpty())
-        return {tr("a Sentinel profile needs at least one sentinel as host:port")};
+        return {Text::tr("a Sentinel profile needs at least one sentinel as host:port")};
     QStringList found;
     for (int i = 0; i < items.size(); ++i) {
         redis::HostPort sentinel;
@@ -100,7 +100,7 @@ QStringList ConnectionProfile::setSentinelList(const QString &list)
         if (redis::HostPort::parse(items.at(i), &sentinel, &error))
             options.sentinels << sentinel;
         else
-            found << tr("sentinel %1 of %2: %3").arg(i + 1).arg(items.size()).arg(error);
+            found << Text::tr("sentinel %1 of %2: %3").arg(i + 1).arg(items.size()).arg(error);
     }
     return found;
 }
@@ -130,33 +130,34 @@ QStringList ConnectionProfile::problems() const
         QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_.-][A-Za-z0-9 _.-]{0,63}")));
     QStringList found;
     if (!nameRule.match(name).hasMatch())
-        found << tr("the name must be 1 to 64 letters, digits, spaces, '_', '.' or '-', not starting with a space");
+        found << Text::tr(
+            "the name must be 1 to 64 letters, digits, spaces, '_', '.' or '-', not starting with a space");
     if (const auto problem = namespaceProblem(ns))
         found << problem->message;
     if (!options.password.isEmpty() || !options.keyPassphrase.isEmpty())
-        found << tr("passwords and key passphrases are kept in the keychain, never in the profile");
+        found << Text::tr("passwords and key passphrases are kept in the keychain, never in the profile");
     if (options.usesSentinel()) {
         if (options.sentinelService.trimmed().isEmpty())
-            found << tr("a Sentinel profile needs the service name");
+            found << Text::tr("a Sentinel profile needs the service name");
         if (options.transport == Transport::Unix)
-            found << tr("sentinels are reached over TCP or TLS, not a unix socket");
+            found << Text::tr("sentinels are reached over TCP or TLS, not a unix socket");
     } else if (options.transport == Transport::Unix) {
         if (options.socketPath.trimmed().isEmpty())
-            found << tr("a unix socket profile needs the socket path");
+            found << Text::tr("a unix socket profile needs the socket path");
     } else {
         if (options.host.trimmed().isEmpty())
-            found << tr("the host is empty");
+            found << Text::tr("the host is empty");
         else if (!redis::HostPort::isValidHost(options.host.trimmed()))
-            found << tr("the host must be a name or address alone (no user, password, brackets or spaces)");
+            found << Text::tr("the host must be a name or address alone (no user, password, brackets or spaces)");
         if (options.port == 0)
-            found << tr("the port must be between 1 and 65535");
+            found << Text::tr("the port must be between 1 and 65535");
     }
     if (options.database < 0)
-        found << tr("the database must be 0 or more");
+        found << Text::tr("the database must be 0 or more");
     if (options.certFile.isEmpty() != options.keyFile.isEmpty())
-        found << tr("a client certificate and its key go together");
+        found << Text::tr("a client certificate and its key go together");
     if (options.transport != Transport::Tls && (!options.caFile.isEmpty() || !options.certFile.isEmpty()))
-        found << tr("certificate files need TLS");
+        found << Text::tr("certificate files need TLS");
     return found;
 }
 
@@ -239,7 +240,7 @@ bool ProfileSettings::save(const ConnectionProfile &profile, const QString &prev
     const QStringList existing = m_settings->childGroups();
     m_settings->endGroup();
     if (profile.name != previousName && existing.contains(profile.name)) {
-        *failure = {Failure::Kind::Conflict, tr("a profile named \"%1\" already exists").arg(profile.name)};
+        *failure = {Failure::Kind::Conflict, Text::tr("a profile named \"%1\" already exists").arg(profile.name)};
         return false;
     }
     if (!previousName.isEmpty())

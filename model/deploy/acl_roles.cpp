@@ -51,10 +51,10 @@ QStringList commandRules(std::initializer_list<Commands> groups)
     return rules;
 }
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluice::model::AclRoles", text);
-}
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::model::AclRoles)
+};
 
 } // namespace
 
@@ -85,14 +85,15 @@ QString aclRoleSummary(AclRole role, const QString &ns)
 {
     switch (role) {
     case AclRole::Service:
-        return tr("calls the limiter (FCALL, FCALL_RO) on the bucket keys %1:*; no admin key, no other key").arg(ns);
+        return Text::tr("calls the limiter (FCALL, FCALL_RO) on the bucket keys %1:*; no admin key, no other key")
+            .arg(ns);
     case AclRole::Dashboard:
-        return tr("reads what the dashboard shows for namespace %1 (status, library, policies, history, rates, "
-                  "keys); writes nothing")
+        return Text::tr("reads what the dashboard shows for namespace %1 (status, library, policies, history, rates, "
+                        "keys); writes nothing")
             .arg(ns);
     case AclRole::Operator:
-        return tr("the dashboard's reads plus apply, rollback, publish, reset-key, acquire and test fire in "
-                  "namespace %1")
+        return Text::tr("the dashboard's reads plus apply, rollback, publish, reset-key, acquire and test fire in "
+                        "namespace %1")
             .arg(ns);
     }
     return {};

@@ -21,10 +21,10 @@ using redis::RespValue;
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluice::model::LibraryPublisher", text);
-}
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::model::LibraryPublisher)
+};
 
 bool isConnectionFailure(const RedisReply &reply)
 {
@@ -50,8 +50,9 @@ void readRecord(RedisCommands *admin, const QString &ns, bool withDefinitions, Q
     admin->send(command, context, [done, expected = command.size() - 2](const RedisReply &reply) {
         LibraryRecord record;
         if (!reply.ok() || reply.value.elements.size() != expected) {
-            const Failure failure = reply.ok() ? Failure::serverError(tr("not a record")) : Failure::fromReply(reply);
-            done(record, failure.prefixed(tr("cannot read the published library record")));
+            const Failure failure
+                = reply.ok() ? Failure::serverError(Text::tr("not a record")) : Failure::fromReply(reply);
+            done(record, failure.prefixed(Text::tr("cannot read the published library record")));
             return;
         }
         const QVector<RespValue> &fields = reply.value.elements;
@@ -149,8 +150,8 @@ void inspectNode(RedisCommands *client, const QString &node, const LibraryOwner 
         result.node = node;
         if (!list.ok()) {
             result.state = NodeLibrary::State::Unreachable;
-            result.detail
-                = isConnectionFailure(list) ? list.errorText() : tr("cannot list functions: %1").arg(list.errorText());
+            result.detail = isConnectionFailure(list) ? list.errorText()
+                                                      : Text::tr("cannot list functions: %1").arg(list.errorText());
             done(result);
             return;
         }
@@ -179,14 +180,15 @@ void inspectNode(RedisCommands *client, const QString &node, const LibraryOwner 
             }
             if (!ours) {
                 result.state = NodeLibrary::State::Missing;
-                result.detail = tr("no library named %1").arg(QString::fromLatin1(owner.libraryName()));
+                result.detail = Text::tr("no library named %1").arg(QString::fromLatin1(owner.libraryName()));
             } else if (!ours->owner) {
                 result.state = NodeLibrary::State::Foreign;
-                result.detail = tr("the library named %1 is not a Sluice library").arg(QString::fromLatin1(ours->name));
+                result.detail
+                    = Text::tr("the library named %1 is not a Sluice library").arg(QString::fromLatin1(ours->name));
             } else if (*ours->owner != owner) {
                 result.state = NodeLibrary::State::Foreign;
                 result.version = ours->version;
-                result.detail = tr("the library named %1 serves %2 (version %3)")
+                result.detail = Text::tr("the library named %1 serves %2 (version %3)")
                                     .arg(QString::fromLatin1(ours->name), ours->owner->describe())
                                     .arg(ours->version);
             } else {
@@ -195,8 +197,9 @@ void inspectNode(RedisCommands *client, const QString &node, const LibraryOwner 
                 const bool current = !expectedDigest.isEmpty() && result.digest == expectedDigest;
                 result.state = current ? NodeLibrary::State::Current : NodeLibrary::State::Stale;
                 if (!current)
-                    result.detail
-                        = tr("runs version %1 (digest %2)").arg(result.version).arg(QString::fromLatin1(result.digest));
+                    result.detail = Text::tr("runs version %1 (digest %2)")
+                                        .arg(result.version)
+                                        .arg(QString::fromLatin1(result.digest));
             }
             qCDebug(lcPublish, "%s: %s %s%s", qUtf8Printable(node), owner.libraryName().constData(),
                     qUtf8Printable(NodeLibrary::stateName(result.state)),
@@ -292,8 +295,9 @@ void recordAndLoad(RedisCommands *client, const LibraryOwner &owner, const QStri
             const Failure failure = Failure::fromWriteReply(recorded);
             result.failure = failure.kind == Failure::Kind::Conflict
                 ? Failure{failure.kind,
-                          tr("someone else published version %1 in between; nothing was loaded").arg(failure.message)}
-                : failure.prefixed(tr("cannot record the publish"));
+                          Text::tr("someone else published version %1 in between; nothing was loaded")
+                              .arg(failure.message)}
+                : failure.prefixed(Text::tr("cannot record the publish"));
             done(result);
             return;
         }
@@ -312,7 +316,7 @@ void recordAndLoad(RedisCommands *client, const LibraryOwner &owner, const QStri
                 if (!loaded.ok()) {
                     // The node keeps whatever it ran before; report that, with the reason.
                     inspectNode(client, node, owner, library.digest, context, [loaded, reported](NodeLibrary state) {
-                        state.detail = tr("load failed: %1").arg(loaded.errorText());
+                        state.detail = Text::tr("load failed: %1").arg(loaded.errorText());
                         if (state.state == NodeLibrary::State::Current)
                             state.state = NodeLibrary::State::Stale;
                         reported(state);
@@ -340,14 +344,14 @@ void loadUnlessRefused(RedisCommands *client, const LibraryOwner &owner, const P
     QSet<QString> running;
     for (const NodeLibrary &node : nodes) {
         if (node.state == NodeLibrary::State::Foreign)
-            others << tr("%1: %2").arg(node.node, node.detail);
+            others << Text::tr("%1: %2").arg(node.node, node.detail);
         if (node.state == NodeLibrary::State::Current || node.state == NodeLibrary::State::Stale)
             running.insert(node.node);
     }
     if (!others.isEmpty() && !allowance.takeOver) {
         result.failure = Failure{Failure::Kind::Refused,
-                                 tr("publishing would replace a library that %1 did not publish, and break its "
-                                    "callers (%2)")
+                                 Text::tr("publishing would replace a library that %1 did not publish, and break its "
+                                          "callers (%2)")
                                      .arg(owner.describe(), others.join(QStringLiteral("; ")))};
         result.needs.takeOver = true;
         qCDebug(lcPublish, "refused: %s", qUtf8Printable(result.failure->message));
@@ -365,8 +369,8 @@ void loadUnlessRefused(RedisCommands *client, const LibraryOwner &owner, const P
             return;
         }
         result.failure = Failure{Failure::Kind::Refused,
-                                 tr("the new library would drop %1, which answered calls in the last minute: "
-                                    "their callers would get errors")
+                                 Text::tr("the new library would drop %1, which answered calls in the last minute: "
+                                          "their callers would get errors")
                                      .arg(dropped.join(QStringLiteral(", ")))};
         result.needs.dropInUse = true;
         qCDebug(lcPublish, "refused: %s", qUtf8Printable(result.failure->message));
@@ -379,11 +383,11 @@ void loadUnlessRefused(RedisCommands *client, const LibraryOwner &owner, const P
 QString NodeLibrary::stateName(State state)
 {
     switch (state) {
-    case State::Current: return tr("current");
-    case State::Stale: return tr("stale");
-    case State::Missing: return tr("missing");
-    case State::Foreign: return tr("foreign");
-    case State::Unreachable: return tr("unreachable");
+    case State::Current: return Text::tr("current");
+    case State::Stale: return Text::tr("stale");
+    case State::Missing: return Text::tr("missing");
+    case State::Foreign: return Text::tr("foreign");
+    case State::Unreachable: return Text::tr("unreachable");
     }
     return {};
 }
@@ -391,8 +395,8 @@ QString NodeLibrary::stateName(State state)
 QString LoadedLibrary::describe() const
 {
     if (!owner)
-        return tr("%1: not a Sluice library").arg(QString::fromLatin1(name));
-    return tr("%1: %2, version %3").arg(QString::fromLatin1(name), owner->describe()).arg(version);
+        return Text::tr("%1: not a Sluice library").arg(QString::fromLatin1(name));
+    return Text::tr("%1: %2, version %3").arg(QString::fromLatin1(name), owner->describe()).arg(version);
 }
 
 bool DeploymentStatus::drift() const
@@ -471,18 +475,19 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
         }
         if (!reviewed.isEmpty() && nextLibrary(snapshot, owner).digest != reviewed) {
             result.failure = Failure{Failure::Kind::Conflict,
-                                     tr("the stored policies changed after you reviewed them; review the changes "
-                                        "again before publishing")};
+                                     Text::tr("the stored policies changed after you reviewed them; review the changes "
+                                              "again before publishing")};
             done(result);
             return;
         }
         if (snapshot.policies.isEmpty() && !allowance.empty) {
-            result.failure = Failure{Failure::Kind::Refused,
-                                     tr("namespace \"%1\" stores no policies, so the library would serve none and "
-                                        "every service call to it would fail; if the server restarted without "
-                                        "persistence, the policies were lost with its data: apply your last export, "
-                                        "then publish")
-                                         .arg(owner.ns)};
+            result.failure
+                = Failure{Failure::Kind::Refused,
+                          Text::tr("namespace \"%1\" stores no policies, so the library would serve none and "
+                                   "every service call to it would fail; if the server restarted without "
+                                   "persistence, the policies were lost with its data: apply your last export, "
+                                   "then publish")
+                              .arg(owner.ns)};
             result.needs.empty = true;
             qCDebug(lcPublish, "refused: %s", qUtf8Printable(result.failure->message));
             done(result);

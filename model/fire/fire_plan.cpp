@@ -14,10 +14,10 @@ namespace sluice::model {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluice::model::FirePlan", text);
-}
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::model::FirePlan)
+};
 
 constexpr qint64 nsPerSecond = 1'000'000'000;
 
@@ -49,16 +49,16 @@ QStringList FirePlan::targetProblems() const
 {
     QStringList found;
     if (targets.isEmpty() || targets.size() > fire_limits::maxTargets)
-        found << tr("name from 1 to %1 targets to fire at").arg(fire_limits::maxTargets);
+        found << Text::tr("name from 1 to %1 targets to fire at").arg(fire_limits::maxTargets);
     for (int i = 0; i < targets.size(); ++i) {
         const FireTarget &target = targets.at(i);
         const QString problem = target.problem(cost);
         if (!problem.isEmpty())
-            found << tr("%1: %2").arg(target.policy.name, problem);
+            found << Text::tr("%1: %2").arg(target.policy.name, problem);
         // Real keys are the target's own: two targets on the same keys would spend each other's.
         for (int j = 0; j < i && realKeys; ++j)
             if (targets.at(j).kind == target.kind && targets.at(j).policy.name == target.policy.name)
-                found << tr("%1 is named twice: with real keys both would spend the same buckets")
+                found << Text::tr("%1 is named twice: with real keys both would spend the same buckets")
                              .arg(target.policy.name);
     }
     return found;
@@ -68,38 +68,39 @@ QStringList FirePlan::pacingProblems() const
 {
     QStringList found;
     if (!isValidSubject(subject) || subject.size() > 200)
-        found << tr("the subject must be 1 to 200 bytes without braces");
+        found << Text::tr("the subject must be 1 to 200 bytes without braces");
     if (subjects != FireSubjects::One && (subjectCount < 1 || subjectCount > fire_limits::maxSubjects))
-        found << tr("the number of subjects must be from 1 to %1").arg(fire_limits::maxSubjects);
+        found << Text::tr("the number of subjects must be from 1 to %1").arg(fire_limits::maxSubjects);
     switch (shape) {
     case FireShape::Constant:
     case FireShape::Poisson:
         if (!isRate(rate))
-            found << tr("the rate must be above 0 and at most %1 calls a second").arg(fire_limits::maxRate, 0, 'f', 0);
+            found << Text::tr("the rate must be above 0 and at most %1 calls a second")
+                         .arg(fire_limits::maxRate, 0, 'f', 0);
         break;
     case FireShape::Ramp:
         if (!std::isfinite(rate) || !std::isfinite(rampToRate) || rate < 0 || rampToRate < 0
             || std::max(rate, rampToRate) > fire_limits::maxRate || std::max(rate, rampToRate) == 0)
-            found << tr("a ramp runs between two rates from 0 to %1 calls a second, not both 0")
+            found << Text::tr("a ramp runs between two rates from 0 to %1 calls a second, not both 0")
                          .arg(fire_limits::maxRate, 0, 'f', 0);
         break;
     case FireShape::Bursts:
         if (burstSize < 1 || burstSize > fire_limits::maxBurstSize)
-            found << tr("a burst is from 1 to %1 calls").arg(fire_limits::maxBurstSize);
+            found << Text::tr("a burst is from 1 to %1 calls").arg(fire_limits::maxBurstSize);
         if (burstEveryMs < 1 || burstEveryMs > fire_limits::maxDurationMs)
-            found << tr("bursts come every 1 to %1 ms").arg(fire_limits::maxDurationMs);
+            found << Text::tr("bursts come every 1 to %1 ms").arg(fire_limits::maxDurationMs);
         break;
     case FireShape::Saturate:
         if (pipeline < 1 || pipeline > fire_limits::maxPipeline)
-            found << tr("the pipeline holds from 1 to %1 calls per connection").arg(fire_limits::maxPipeline);
+            found << Text::tr("the pipeline holds from 1 to %1 calls per connection").arg(fire_limits::maxPipeline);
         break;
     }
     if (connections < 1 || connections > fire_limits::maxConnections)
-        found << tr("use from 1 to %1 connections").arg(fire_limits::maxConnections);
+        found << Text::tr("use from 1 to %1 connections").arg(fire_limits::maxConnections);
     if (cost < 1 || cost > policy_limits::maxLimit)
-        found << tr("the cost must be from 1 to %1").arg(policy_limits::maxLimit);
+        found << Text::tr("the cost must be from 1 to %1").arg(policy_limits::maxLimit);
     if (durationMs < fire_limits::minDurationMs || durationMs > fire_limits::maxDurationMs)
-        found << tr("the duration must be from %1 ms to %2 s")
+        found << Text::tr("the duration must be from %1 ms to %2 s")
                      .arg(fire_limits::minDurationMs)
                      .arg(fire_limits::maxDurationMs / 1000);
     return found;
@@ -125,22 +126,24 @@ QString FirePlan::describe() const
     const QLocale locale = QLocale::c();
     QString pace;
     switch (shape) {
-    case FireShape::Constant: pace = tr("%1/s constant").arg(locale.toString(rate, 'g', 7)); break;
-    case FireShape::Poisson: pace = tr("%1/s Poisson").arg(locale.toString(rate, 'g', 7)); break;
+    case FireShape::Constant: pace = Text::tr("%1/s constant").arg(locale.toString(rate, 'g', 7)); break;
+    case FireShape::Poisson: pace = Text::tr("%1/s Poisson").arg(locale.toString(rate, 'g', 7)); break;
     case FireShape::Ramp:
-        pace = tr("ramp %1/s to %2/s").arg(locale.toString(rate, 'g', 7), locale.toString(rampToRate, 'g', 7));
+        pace = Text::tr("ramp %1/s to %2/s").arg(locale.toString(rate, 'g', 7), locale.toString(rampToRate, 'g', 7));
         break;
-    case FireShape::Bursts: pace = tr("bursts of %1 every %2").arg(burstSize).arg(durationText(burstEveryMs)); break;
-    case FireShape::Saturate: pace = tr("as fast as possible, %1 in flight per connection").arg(pipeline); break;
+    case FireShape::Bursts:
+        pace = Text::tr("bursts of %1 every %2").arg(burstSize).arg(durationText(burstEveryMs));
+        break;
+    case FireShape::Saturate: pace = Text::tr("as fast as possible, %1 in flight per connection").arg(pipeline); break;
     }
-    const QString who = subjects == FireSubjects::One ? tr("subject \"%1\"").arg(QString::fromUtf8(subject))
-        : subjects == FireSubjects::Rotation          ? tr("%1 subjects in rotation").arg(subjectCount)
-                                                      : tr("random of %1 subjects").arg(subjectCount);
-    return tr("%1 for %2, %3, %4 connection(s), cost %5%6")
+    const QString who = subjects == FireSubjects::One ? Text::tr("subject \"%1\"").arg(QString::fromUtf8(subject))
+        : subjects == FireSubjects::Rotation          ? Text::tr("%1 subjects in rotation").arg(subjectCount)
+                                                      : Text::tr("random of %1 subjects").arg(subjectCount);
+    return Text::tr("%1 for %2, %3, %4 connection(s), cost %5%6")
         .arg(pace, durationText(durationMs), who)
         .arg(connections)
         .arg(cost)
-        .arg(realKeys ? tr(", real keys") : QString());
+        .arg(realKeys ? Text::tr(", real keys") : QString());
 }
 
 FireSchedule::FireSchedule(const FirePlan &plan)

@@ -13,10 +13,10 @@ namespace sluice::model {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluice::model::FireTarget", text);
-}
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::model::FireTarget)
+};
 
 qint64 capacity(const Policy &policy)
 {
@@ -65,13 +65,13 @@ std::optional<FireTarget> FireTarget::fromSeedSpec(const QString &spec, QString 
             continue;
         const auto parameters = parseSeedParameters(layout, spec.section(QLatin1Char(':'), 1));
         if (!parameters) {
-            *problem = tr("a seed script is named as %1:%2 with whole numbers from 1 (got \"%3\")")
+            *problem = Text::tr("a seed script is named as %1:%2 with whole numbers from 1 (got \"%3\")")
                            .arg(name, seedParameterForm(layout), spec);
             return std::nullopt;
         }
         return forSeedScript(layout, parameters->limit, parameters->windowMs, parameters->burst);
     }
-    *problem = tr("\"%1\" is not a seed script (%2)").arg(spec, names.join(QStringLiteral(", ")));
+    *problem = Text::tr("\"%1\" is not a seed script (%2)").arg(spec, names.join(QStringLiteral(", ")));
     return std::nullopt;
 }
 
@@ -84,23 +84,23 @@ QString FireTarget::label() const
             .arg(policy.limit)
             .arg(windowInWords(policy, true),
                  algorithmUsesBurst(policy.algorithm) && policy.effectiveBurst() != policy.limit
-                     ? tr(", burst %1").arg(policy.effectiveBurst())
+                     ? Text::tr(", burst %1").arg(policy.effectiveBurst())
                      : QString());
     case Kind::SeedScript:
         if (layout == SeedLayout::FixedWindowCounter)
-            return tr("%1 (%2 per %3)")
+            return Text::tr("%1 (%2 per %3)")
                 .arg(seedLayoutName(layout))
                 .arg(policy.limit)
                 .arg(durationText(policy.windowMs, true));
-        const QString clocks = clockSkewMs > 0 ? tr(", clocks %1 ms apart").arg(clockSkewMs) : QString();
+        const QString clocks = clockSkewMs > 0 ? Text::tr(", clocks %1 ms apart").arg(clockSkewMs) : QString();
         if (layout == SeedLayout::IntervalTokenBucket)
-            return tr("%1 (%2 every %3, capacity %4%5)")
+            return Text::tr("%1 (%2 every %3, capacity %4%5)")
                 .arg(seedLayoutName(layout))
                 .arg(policy.limit)
                 .arg(durationText(policy.windowMs, true))
                 .arg(policy.burst)
                 .arg(clocks);
-        return tr("%1 (%2/s, capacity %3%4)")
+        return Text::tr("%1 (%2/s, capacity %3%4)")
             .arg(seedLayoutName(layout))
             .arg(policy.limit)
             .arg(policy.burst)
@@ -116,21 +116,22 @@ QString FireTarget::problem(qint64 cost) const
         if (!errors.isEmpty())
             return errors.first().toString();
         if (cost > capacity(policy))
-            return tr("cost %1 exceeds %2, the most policy \"%3\" admits at once")
+            return Text::tr("cost %1 exceeds %2, the most policy \"%3\" admits at once")
                 .arg(cost)
                 .arg(capacity(policy))
                 .arg(policy.name);
         return {};
     }
     if (layout == SeedLayout::FixedWindowCounter && cost != 1)
-        return tr("the INCR counter counts calls, not costs: cost must be 1");
+        return Text::tr("the INCR counter counts calls, not costs: cost must be 1");
     if (layout != SeedLayout::FixedWindowCounter && cost > policy.burst)
-        return tr("cost %1 exceeds the capacity %2").arg(cost).arg(policy.burst);
+        return Text::tr("cost %1 exceeds the capacity %2").arg(cost).arg(policy.burst);
     if (clockSkewMs < 0 || clockSkewMs > 3'600'000)
-        return tr("clock skew must be from 0 to 3600000 ms");
+        return Text::tr("clock skew must be from 0 to 3600000 ms");
     if (clockSkewMs > 0 && !seedLayoutReadsCallerClock(layout))
-        return tr("%1 reads the server's clock: clock skew applies to the buckets that read their callers' clocks "
-                  "(ms_token_bucket, interval_token_bucket)")
+        return Text::tr(
+                   "%1 reads the server's clock: clock skew applies to the buckets that read their callers' clocks "
+                   "(ms_token_bucket, interval_token_bucket)")
             .arg(seedLayoutName(layout));
     return {};
 }

@@ -17,10 +17,10 @@ using redis::RedisReply;
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluice::model::BucketReset", text);
-}
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::model::BucketReset)
+};
 
 } // namespace
 
@@ -29,14 +29,15 @@ void resetBucket(redis::RedisCommands *client, const LibraryOwner &owner, const 
                  std::function<void(const std::optional<Failure> &)> done)
 {
     if (!isValidPolicyName(policy) || !isValidSubject(subject)) {
-        done(Failure::invalid(tr("not a bucket: a policy name and a subject of 1 to %1 bytes without { or } are needed")
-                                  .arg(maxSubjectBytes)));
+        done(Failure::invalid(
+            Text::tr("not a bucket: a policy name and a subject of 1 to %1 bytes without { or } are needed")
+                .arg(maxSubjectBytes)));
         return;
     }
     const QByteArray key = bucketKey(owner.ns, policy, subject);
     client->sendForKey(key, BucketState::inspectCommand(owner, key, policy), context, [=](const RedisReply &inspected) {
         if (inspected.failure != RedisReply::Failure::None) {
-            done(Failure::fromReply(inspected).reworded(tr("cannot read the bucket: %1; nothing was reset")));
+            done(Failure::fromReply(inspected).reworded(Text::tr("cannot read the bucket: %1; nothing was reset")));
             return;
         }
         // A bucket the library cannot read (its policy unpublished, a key of another type) can be
@@ -56,7 +57,7 @@ void resetBucket(redis::RedisCommands *client, const LibraryOwner &owner, const 
         client->send(record, context, [=](const RedisReply &recorded) {
             if (!recorded.ok()) {
                 done(Failure::fromReply(recorded).reworded(
-                    tr("cannot record the reset in the audit log: %1; nothing was reset")));
+                    Text::tr("cannot record the reset in the audit log: %1; nothing was reset")));
                 return;
             }
             client->sendForKey(key, {"DEL", key}, context, [=](const RedisReply &deleted) {
@@ -64,7 +65,8 @@ void resetBucket(redis::RedisCommands *client, const LibraryOwner &owner, const 
                     done(std::nullopt);
                 else
                     done(Failure::fromWriteReply(deleted).prefixed(
-                        tr("the audit log records the reset, but deleting %1 failed").arg(QString::fromUtf8(key))));
+                        Text::tr("the audit log records the reset, but deleting %1 failed")
+                            .arg(QString::fromUtf8(key))));
             });
         });
     });

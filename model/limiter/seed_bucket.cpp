@@ -14,10 +14,10 @@ using redis::RespValue;
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluice::model::SeedBucket", text);
-}
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::model::SeedBucket)
+};
 
 std::optional<double> finiteNumber(const RespValue &value)
 {
@@ -58,7 +58,7 @@ SeedBucketRead decodeReading(SeedLayout layout, const QByteArrayList &keys, cons
             return notRead(Outcome::Failed, reply.errorText());
     const QString key = QString::fromUtf8(keys.first());
     if (replies.at(0).value.isNil())
-        return notRead(Outcome::Missing, tr("%1 does not exist (idle, or never used)").arg(key));
+        return notRead(Outcome::Missing, Text::tr("%1 does not exist (idle, or never used)").arg(key));
     SeedBucketRead read;
     read.outcome = Outcome::Read;
     SeedBucketReading &reading = read.reading;
@@ -66,22 +66,24 @@ SeedBucketRead decodeReading(SeedLayout layout, const QByteArrayList &keys, cons
         bool whole = false;
         reading.stored = double(replies.at(0).value.bytes.toLongLong(&whole));
         if (!whole)
-            return notRead(Outcome::Foreign, tr("%1 does not hold a whole number (not an INCR counter)").arg(key));
+            return notRead(Outcome::Foreign,
+                           Text::tr("%1 does not hold a whole number (not an INCR counter)").arg(key));
         const QByteArrayList paired = pairedKeys(keys.first());
         for (int i = 0; i < paired.size(); ++i)
             if (replies.at(2 + i).value.integer > 0)
-                return notRead(
-                    Outcome::Foreign,
-                    tr("%1 is a key of a bucket with %2, not a counter").arg(key, QString::fromUtf8(paired.at(i))));
+                return notRead(Outcome::Foreign,
+                               Text::tr("%1 is a key of a bucket with %2, not a counter")
+                                   .arg(key, QString::fromUtf8(paired.at(i))));
     } else {
         const std::optional<double> stored = finiteNumber(replies.at(0).value);
         if (!stored)
-            return notRead(Outcome::Foreign, tr("%1 does not hold a number").arg(key));
+            return notRead(Outcome::Foreign, Text::tr("%1 does not hold a number").arg(key));
         reading.stored = *stored;
         if (!replies.at(2).value.isNil()) {
             reading.stamp = finiteNumber(replies.at(2).value);
             if (!reading.stamp)
-                return notRead(Outcome::Foreign, tr("%1 does not hold a number").arg(QString::fromUtf8(keys.at(1))));
+                return notRead(Outcome::Foreign,
+                               Text::tr("%1 does not hold a number").arg(QString::fromUtf8(keys.at(1))));
         }
     }
     // -2: the key expired between the two commands.

@@ -14,10 +14,10 @@ using redis::RespValue;
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluice::model::KeyScanner", text);
-}
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::model::KeyScanner)
+};
 
 bool isGlobSpecial(char c)
 {
@@ -41,15 +41,15 @@ constexpr int maxPatternBytes = 256;
 bool isUsableGlob(const QByteArray &glob, const QString &what, Failure *failure)
 {
     if (glob.size() > maxPatternBytes) {
-        *failure = Failure::invalid(tr("A %1 pattern is at most %2 bytes.").arg(what).arg(maxPatternBytes));
+        *failure = Failure::invalid(Text::tr("A %1 pattern is at most %2 bytes.").arg(what).arg(maxPatternBytes));
         return false;
     }
     qsizetype trailingEscapes = 0;
     while (trailingEscapes < glob.size() && glob.at(glob.size() - 1 - trailingEscapes) == '\\')
         ++trailingEscapes;
     if (trailingEscapes % 2 == 1) {
-        *failure
-            = Failure::invalid(tr("A %1 pattern cannot end in a lone \\ (it escapes the next character).").arg(what));
+        *failure = Failure::invalid(
+            Text::tr("A %1 pattern cannot end in a lone \\ (it escapes the next character).").arg(what));
         return false;
     }
     return true;
@@ -60,15 +60,15 @@ bool isUsableGlob(const QByteArray &glob, const QString &what, Failure *failure)
 QByteArray BucketFilter::matchPattern(const QString &ns, Failure *failure) const
 {
     if (!policy.isEmpty() && !isValidPolicyName(policy)) {
-        *failure = Failure::invalid(tr("\u201c%1\u201d is not a policy name.").arg(policy));
+        *failure = Failure::invalid(Text::tr("\u201c%1\u201d is not a policy name.").arg(policy));
         return {};
     }
     const QByteArray subject = subjectPattern.toUtf8();
     if (subject.contains('{') || subject.contains('}')) {
-        *failure = Failure::invalid(tr("A subject pattern has no { or }: subjects never contain them."));
+        *failure = Failure::invalid(Text::tr("A subject pattern has no { or }: subjects never contain them."));
         return {};
     }
-    if (!isUsableGlob(subject, tr("subject"), failure))
+    if (!isUsableGlob(subject, Text::tr("subject"), failure))
         return {};
     return escapeGlob(ns.toUtf8()) + ':' + (policy.isEmpty() ? QByteArray("*") : escapeGlob(policy.toUtf8())) + ":{"
         + (subject.isEmpty() ? QByteArray("*") : subject) + '}';
@@ -104,7 +104,7 @@ bool KeyScanner::start(const BucketFilter &filter, Failure *failure)
 bool KeyScanner::startSeed(SeedLayout layout, const QString &idPattern, Failure *failure)
 {
     const QByteArray id = idPattern.toUtf8();
-    if (!isUsableGlob(id, tr("key"), failure) || !startOn(m_client->primaries(), failure))
+    if (!isUsableGlob(id, Text::tr("key"), failure) || !startOn(m_client->primaries(), failure))
         return false;
     m_match = seedScanPattern(layout, id);
     m_layout = layout;
@@ -115,7 +115,7 @@ bool KeyScanner::startSeed(SeedLayout layout, const QString &idPattern, Failure 
 bool KeyScanner::startOn(const QStringList &nodes, Failure *failure)
 {
     if (m_client->primaries().isEmpty() || m_client->state() != redis::RedisClient::State::Ready) {
-        *failure = {Failure::Kind::Unreachable, tr("Not connected.")};
+        *failure = {Failure::Kind::Unreachable, Text::tr("Not connected.")};
         return false;
     }
     ++m_generation;
@@ -186,7 +186,7 @@ void KeyScanner::lookUp()
         Cursor &cursor = m_cursors.first();
         cursor.done = true;
         if (!reply.ok() || !reply.value.isInteger())
-            cursor.problem = reply.ok() ? tr("unexpected reply to EXISTS") : reply.errorText();
+            cursor.problem = reply.ok() ? Text::tr("unexpected reply to EXISTS") : reply.errorText();
         else if (reply.value.integer == 1)
             Q_EMIT found({m_exact});
         Q_EMIT fetchDone();
@@ -213,7 +213,7 @@ void KeyScanner::takeStep(int index, const RedisReply &reply)
         && reply.value.elements.at(1).isArray();
     if (!wellFormed) {
         cursor.done = true;
-        cursor.problem = reply.ok() ? tr("unexpected reply to SCAN") : reply.errorText();
+        cursor.problem = reply.ok() ? Text::tr("unexpected reply to SCAN") : reply.errorText();
     } else {
         cursor.position = reply.value.elements.at(0).bytes;
         cursor.done = cursor.position == "0";

@@ -26,10 +26,10 @@ QVector<RatePoint> allPoints(const RateHistory &history)
     return history.points(std::numeric_limits<qint64>::min(), std::numeric_limits<qint64>::max());
 }
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluice::model::PolicyRateSampler", text);
-}
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::model::PolicyRateSampler)
+};
 
 } // namespace
 
@@ -42,7 +42,7 @@ std::optional<StatsReading> StatsReading::parse(const RespValue &reply, QString 
     const QVector<RespValue> &fields = reply.elements;
     if (!reply.isArray() || fields.size() < 2 || (fields.size() - 2) % 4 != 0 || !fields.at(0).isInteger()
         || !fields.at(1).isInteger()) {
-        *problem = tr("unexpected reply to sluice_stats");
+        *problem = Text::tr("unexpected reply to sluice_stats");
         return std::nullopt;
     }
     StatsReading reading;
@@ -52,7 +52,7 @@ std::optional<StatsReading> StatsReading::parse(const RespValue &reply, QString 
         const RespValue &allowed = fields.at(i + 1);
         const RespValue &rejected = fields.at(i + 2);
         if (!allowed.isInteger() || !rejected.isInteger() || allowed.integer < 0 || rejected.integer < 0) {
-            *problem = tr("unexpected reply to sluice_stats");
+            *problem = Text::tr("unexpected reply to sluice_stats");
             return std::nullopt;
         }
         reading.totals.insert(QString::fromUtf8(fields.at(i).bytes),

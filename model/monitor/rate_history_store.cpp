@@ -26,10 +26,10 @@ constexpr int kDigestBytes = 32; // SHA-256 of everything before it
 constexpr qint64 kHeaderBytes = 64 * 1024;
 constexpr qint64 kNameBytes = 4 + 2 * 64 + 4;
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluice::model::RateHistoryStore", text);
-}
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::model::RateHistoryStore)
+};
 
 bool inWindow(const RatePoint &point, qint64 nowMs, qint64 retentionMs)
 {
@@ -115,16 +115,16 @@ RateSeries RateHistoryStore::decode(const QByteArray &bytes, qint64 nowMs, qint6
     quint16 version = 0;
     in >> magic >> version;
     if (in.status() != QDataStream::Ok || magic != kMagic) {
-        *reason = tr("not a Sluice rate history file");
+        *reason = Text::tr("not a Sluice rate history file");
         return {};
     }
     if (version != kFormatVersion) {
-        *reason = tr("format version %1; this build reads version %2").arg(version).arg(kFormatVersion);
+        *reason = Text::tr("format version %1; this build reads version %2").arg(version).arg(kFormatVersion);
         return {};
     }
     const QByteArray body = bytes.left(std::max<qsizetype>(0, bytes.size() - kDigestBytes));
     if (QCryptographicHash::hash(body, QCryptographicHash::Sha256) != bytes.right(kDigestBytes)) {
-        *reason = tr("damaged or cut short (its checksum does not match)");
+        *reason = Text::tr("damaged or cut short (its checksum does not match)");
         return {};
     }
     QString profile, ns;
@@ -134,17 +134,17 @@ RateSeries RateHistoryStore::decode(const QByteArray &bytes, qint64 nowMs, qint6
     quint32 policies = 0;
     in >> profile >> ns >> database >> address >> savedMs >> policies;
     if (in.status() != QDataStream::Ok) {
-        *reason = tr("damaged (its header cannot be read)");
+        *reason = Text::tr("damaged (its header cannot be read)");
         return {};
     }
     if (profile != m_identity.profile || ns != m_identity.ns || database != m_identity.database) {
-        *reason = tr("recorded for profile \u201c%1\u201d, namespace \u201c%2\u201d, database %3")
+        *reason = Text::tr("recorded for profile \u201c%1\u201d, namespace \u201c%2\u201d, database %3")
                       .arg(profile, ns)
                       .arg(database);
         return {};
     }
     if (address != addressDigest()) {
-        *reason = tr("recorded for another server address");
+        *reason = Text::tr("recorded for another server address");
         return {};
     }
     RateSeries series;
@@ -154,7 +154,7 @@ RateSeries RateHistoryStore::decode(const QByteArray &bytes, qint64 nowMs, qint6
         in >> policy >> count;
         if (in.status() != QDataStream::Ok || !isValidPolicyName(policy) || series.count(policy)
             || qint64(count) * kPointBytes > body.size() - in.device()->pos()) {
-            *reason = tr("damaged (policy %1 of %2 cannot be read)").arg(i + 1).arg(policies);
+            *reason = Text::tr("damaged (policy %1 of %2 cannot be read)").arg(i + 1).arg(policies);
             return {};
         }
         QVector<RatePoint> &points = series[policy];
@@ -164,7 +164,7 @@ RateSeries RateHistoryStore::decode(const QByteArray &bytes, qint64 nowMs, qint6
             RatePoint point;
             in >> point.endMs >> point.spanMs >> point.allowed >> point.rejected;
             if (point.spanMs <= 0 || point.endMs <= previousEnd) {
-                *reason = tr("damaged (the points of %1 are not in time order)").arg(policy);
+                *reason = Text::tr("damaged (the points of %1 are not in time order)").arg(policy);
                 return {};
             }
             previousEnd = point.endMs;
@@ -173,7 +173,7 @@ RateSeries RateHistoryStore::decode(const QByteArray &bytes, qint64 nowMs, qint6
         }
     }
     if (in.status() != QDataStream::Ok || in.device()->pos() != body.size()) {
-        *reason = tr("damaged (its length does not match its contents)");
+        *reason = Text::tr("damaged (its length does not match its contents)");
         return {};
     }
     return series;
@@ -186,7 +186,7 @@ RateSeries RateHistoryStore::load(qint64 nowMs, qint64 retentionMs, QString *rea
     if (!file.exists())
         return {};
     if (file.size() > kMaxFileBytes) {
-        *reason = tr("larger than the %1 MiB a history file may take").arg(kMaxFileBytes / (1024 * 1024));
+        *reason = Text::tr("larger than the %1 MiB a history file may take").arg(kMaxFileBytes / (1024 * 1024));
         return {};
     }
     if (!file.open(QIODevice::ReadOnly)) {
@@ -200,7 +200,7 @@ std::optional<Failure> RateHistoryStore::save(const RateSeries &series, qint64 n
 {
     const QString directory = QFileInfo(m_path).absolutePath();
     if (!QDir().mkpath(directory))
-        return Failure::serverError(tr("cannot create the folder %1").arg(directory));
+        return Failure::serverError(Text::tr("cannot create the folder %1").arg(directory));
     QFile::setPermissions(directory, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
     return writeWholeFile(m_path, encode(series, nowMs, retentionMs), QFileDevice::ReadOwner | QFileDevice::WriteOwner);
 }

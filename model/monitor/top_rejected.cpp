@@ -15,10 +15,10 @@ using redis::RespValue;
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluice::model::TopRejectedPoller", text);
-}
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::model::TopRejectedPoller)
+};
 
 } // namespace
 
@@ -31,7 +31,7 @@ bool TopRejected::parseReply(const RespValue &reply, const QString &node, TopRej
     const QVector<RespValue> &fields = reply.elements;
     if (!reply.isArray() || fields.size() < 2 || (fields.size() - 2) % 3 != 0 || !fields.at(0).isInteger()
         || !fields.at(1).isInteger()) {
-        *problem = tr("unexpected reply to sluice_top");
+        *problem = Text::tr("unexpected reply to sluice_top");
         return false;
     }
     QVector<RejectedSubject> subjects;
@@ -40,7 +40,7 @@ bool TopRejected::parseReply(const RespValue &reply, const QString &node, TopRej
         const RespValue &over = fields.at(i + 2);
         if (fields.at(i).isArray() || !count.isInteger() || !over.isInteger() || count.integer < 1 || over.integer < 0
             || over.integer > count.integer) {
-            *problem = tr("unexpected reply to sluice_top");
+            *problem = Text::tr("unexpected reply to sluice_top");
             return false;
         }
         subjects.append({fields.at(i).bytes, quint64(count.integer), quint64(over.integer), node});

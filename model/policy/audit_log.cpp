@@ -16,10 +16,10 @@ using redis::RespValue;
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluice::model::AuditLog", text);
-}
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::model::AuditLog)
+};
 
 // Entries read per XREVRANGE: bounded, so one read never blocks the server for long.
 constexpr int pageSize = 500;
@@ -33,7 +33,7 @@ std::optional<Policy> decodeDefinition(const QString &name, const QByteArray &js
     const QJsonDocument document = QJsonDocument::fromJson(json);
     if (!document.isObject()) {
         *ok = false;
-        *error = tr("audit entry for \"%1\": a definition that is not a JSON object").arg(name);
+        *error = Text::tr("audit entry for \"%1\": a definition that is not a JSON object").arg(name);
         return std::nullopt;
     }
     QHash<QByteArray, QByteArray> fields;
@@ -50,15 +50,15 @@ std::optional<Policy> decodeDefinition(const QString &name, const QByteArray &js
 QString AuditEntry::changeText() const
 {
     if (action == QLatin1String("publish"))
-        return tr("published library version %1").arg(version);
+        return Text::tr("published library version %1").arg(version);
     if (action == QLatin1String("delete"))
-        return tr("deleted");
+        return Text::tr("deleted");
     if (action == QLatin1String("reset")) {
         const QString subjectText = QString::fromUtf8(subject);
         if (bucketState.contains(QLatin1String("unreadable")))
-            return tr("reset the bucket of \u201c%1\u201d (its state was unreadable: %2)")
+            return Text::tr("reset the bucket of \u201c%1\u201d (its state was unreadable: %2)")
                 .arg(subjectText, bucketState.value(QLatin1String("unreadable")).toString());
-        return tr("reset the bucket of \u201c%1\u201d (%2 of %3 available, %4 rejected)")
+        return Text::tr("reset the bucket of \u201c%1\u201d (%2 of %3 available, %4 rejected)")
             .arg(subjectText)
             .arg(bucketState.value(QLatin1String("available")).toInteger())
             .arg(bucketState.value(QLatin1String("capacity")).toInteger())
@@ -66,11 +66,11 @@ QString AuditEntry::changeText() const
     }
     QStringList parts;
     if (action == QLatin1String("rollback"))
-        parts << tr("rolled back to version %1").arg(rollbackTo);
+        parts << Text::tr("rolled back to version %1").arg(rollbackTo);
     if (replacedDamage)
-        parts << tr("repaired a damaged definition");
+        parts << Text::tr("repaired a damaged definition");
     else if (action == QLatin1String("create"))
-        return tr("created");
+        return Text::tr("created");
     const auto changes = diffPolicies(before ? &*before : nullptr, after ? &*after : nullptr);
     for (const FieldChange &change : changes)
         parts << QStringLiteral("%1 %2 \u2192 %3").arg(change.label, change.before, change.after);
@@ -86,7 +86,7 @@ AuditLog::AuditLog(redis::RedisCommands *client, const QString &ns)
 std::optional<AuditEntry> AuditLog::decode(const RespValue &element, QString *error)
 {
     if (element.elements.size() != 2 || element.elements.at(1).elements.size() % 2 != 0) {
-        *error = tr("an audit entry that is not a stream entry");
+        *error = Text::tr("an audit entry that is not a stream entry");
         return std::nullopt;
     }
     QHash<QByteArray, QByteArray> fields;
@@ -109,7 +109,7 @@ std::optional<AuditEntry> AuditLog::decode(const RespValue &element, QString *er
     if (entry.action == QLatin1String("reset")) {
         const QJsonDocument state = QJsonDocument::fromJson(fields.value("old"));
         if (!state.isObject()) {
-            *error = tr("audit entry for \"%1\": a reset without the bucket's state").arg(entry.policy);
+            *error = Text::tr("audit entry for \"%1\": a reset without the bucket's state").arg(entry.policy);
             return std::nullopt;
         }
         entry.subject = fields.value("subject");
@@ -143,8 +143,9 @@ void readPage(redis::RedisCommands *client, const QByteArray &key, const QByteAr
                  [=](const RedisReply &reply) {
         AuditLog::ReadResult &result = scan->result;
         if (!reply.ok() || !reply.value.isArray()) {
-            const Failure failure = reply.ok() ? Failure::serverError(tr("not a stream")) : Failure::fromReply(reply);
-            result.failure = failure.prefixed(tr("cannot read the audit log"));
+            const Failure failure
+                = reply.ok() ? Failure::serverError(Text::tr("not a stream")) : Failure::fromReply(reply);
+            result.failure = failure.prefixed(Text::tr("cannot read the audit log"));
             result.entries.clear();
             done(result);
             return;

@@ -21,10 +21,10 @@ constexpr AlgorithmSpelling spellings[] = {
     {Algorithm::Concurrency, "concurrency"},
 };
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluice::model::Policy", text);
-}
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::model::Policy)
+};
 
 bool storesOneEntryPerCall(Algorithm algorithm)
 {
@@ -87,11 +87,11 @@ QString PolicyError::toString() const
 {
     QString where;
     if (!policy.isEmpty() && !field.isEmpty())
-        where = tr("policy \"%1\", field \"%2\": ").arg(policy, field);
+        where = Text::tr("policy \"%1\", field \"%2\": ").arg(policy, field);
     else if (!policy.isEmpty())
-        where = tr("policy \"%1\": ").arg(policy);
+        where = Text::tr("policy \"%1\": ").arg(policy);
     else if (!field.isEmpty())
-        where = tr("field \"%1\": ").arg(field);
+        where = Text::tr("field \"%1\": ").arg(field);
     return where + message;
 }
 
@@ -112,16 +112,16 @@ QVector<PolicyError> validatePolicy(const Policy &policy)
     };
 
     if (!isValidPolicyName(policy.name))
-        fail("name", tr("must be 1 to 64 letters, digits, '_', '.' or '-'"));
+        fail("name", Text::tr("must be 1 to 64 letters, digits, '_', '.' or '-'"));
     if (policy.limit < 1 || policy.limit > limits::maxLimit)
-        fail("limit", tr("must be a whole number from 1 to %1").arg(limits::maxLimit));
+        fail("limit", Text::tr("must be a whole number from 1 to %1").arg(limits::maxLimit));
     if (policy.windowMs < 1 || policy.windowMs > limits::maxWindowMs)
         fail("window_ms",
-             tr("must be a whole number of milliseconds from 1 to %1 (one week)").arg(limits::maxWindowMs));
+             Text::tr("must be a whole number of milliseconds from 1 to %1 (one week)").arg(limits::maxWindowMs));
     if (policy.burst < 0 || policy.burst > limits::maxBurst)
-        fail("burst", tr("must be a whole number from 1 to %1").arg(limits::maxBurst));
+        fail("burst", Text::tr("must be a whole number from 1 to %1").arg(limits::maxBurst));
     if (policy.description.size() > limits::maxDescriptionLength)
-        fail("description", tr("must be at most %1 characters").arg(limits::maxDescriptionLength));
+        fail("description", Text::tr("must be at most %1 characters").arg(limits::maxDescriptionLength));
     if (!errors.isEmpty())
         return errors;
 
@@ -132,18 +132,18 @@ QVector<PolicyError> validatePolicy(const Policy &policy)
     if (algorithmUsesBurst(policy.algorithm)
         && (burst * policy.windowMs + policy.limit - 1) / policy.limit > limits::maxFillMs)
         fail("burst",
-             tr("must be at most %1 with a limit of %2 per %3 ms: an empty bucket must refill within 2^52 "
-                "ms (burst / limit windows, about 142,700 years)")
+             Text::tr("must be at most %1 with a limit of %2 per %3 ms: an empty bucket must refill within 2^52 "
+                      "ms (burst / limit windows, about 142,700 years)")
                  .arg(limits::maxFillMs * policy.limit / policy.windowMs)
                  .arg(policy.limit)
                  .arg(policy.windowMs));
     if (policy.windowStart != WindowStart::Aligned && policy.algorithm != Algorithm::FixedWindow)
         fail("window_start",
-             tr("must be aligned for %1: only a fixed window can start at the first call")
+             Text::tr("must be aligned for %1: only a fixed window can start at the first call")
                  .arg(algorithmName(policy.algorithm)));
     if (storesOneEntryPerCall(policy.algorithm) && policy.limit > limits::maxStoredEntries)
         fail("limit",
-             tr("must be at most %1 for %2, which keeps one entry per admitted call")
+             Text::tr("must be at most %1 for %2, which keeps one entry per admitted call")
                  .arg(limits::maxStoredEntries)
                  .arg(algorithmName(policy.algorithm)));
     return errors;

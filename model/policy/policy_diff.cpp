@@ -11,23 +11,23 @@ namespace sluice::model {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluice::model::PolicyDiff", text);
-}
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::model::PolicyDiff)
+};
 
 } // namespace
 
 QVector<DefinitionField> definitionFields(const Policy &policy)
 {
-    return {{QStringLiteral("name"), tr("Name"), policy.name},
-            {QStringLiteral("algorithm"), tr("Algorithm"), algorithmName(policy.algorithm)},
-            {QStringLiteral("limit"), tr("Limit"), formatCount(policy.limit)},
-            {QStringLiteral("window_ms"), tr("Window"), durationText(policy.windowMs)},
-            {QStringLiteral("burst"), tr("Burst"), formatCount(policy.effectiveBurst())},
-            {QStringLiteral("shadow"), tr("Shadow"), policy.shadow ? tr("on") : tr("off")},
-            {QStringLiteral("window_start"), tr("Window start"), windowStartText(policy)},
-            {QStringLiteral("description"), tr("Description"), policy.description}};
+    return {{QStringLiteral("name"), Text::tr("Name"), policy.name},
+            {QStringLiteral("algorithm"), Text::tr("Algorithm"), algorithmName(policy.algorithm)},
+            {QStringLiteral("limit"), Text::tr("Limit"), formatCount(policy.limit)},
+            {QStringLiteral("window_ms"), Text::tr("Window"), durationText(policy.windowMs)},
+            {QStringLiteral("burst"), Text::tr("Burst"), formatCount(policy.effectiveBurst())},
+            {QStringLiteral("shadow"), Text::tr("Shadow"), policy.shadow ? Text::tr("on") : Text::tr("off")},
+            {QStringLiteral("window_start"), Text::tr("Window start"), windowStartText(policy)},
+            {QStringLiteral("description"), Text::tr("Description"), policy.description}};
 }
 
 QVector<FieldChange> diffPolicies(const Policy *before, const Policy *after)

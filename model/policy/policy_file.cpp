@@ -16,10 +16,10 @@ namespace sluice::model {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluice::model::PolicyFile", text);
-}
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::model::PolicyFile)
+};
 
 const QStringList knownFields{QStringLiteral("name"),         QStringLiteral("algorithm"),  QStringLiteral("limit"),
                               QStringLiteral("window_ms"),    QStringLiteral("burst"),      QStringLiteral("shadow"),
@@ -50,20 +50,21 @@ Policy readPolicy(const QJsonObject &object, int index, QVector<PolicyError> &er
 
     for (auto it = object.begin(); it != object.end(); ++it)
         if (!knownFields.contains(it.key()))
-            fail(it.key(), tr("is not a policy field (known: %1)").arg(knownFields.join(QStringLiteral(", "))));
+            fail(it.key(), Text::tr("is not a policy field (known: %1)").arg(knownFields.join(QStringLiteral(", "))));
 
     if (!nameValue.isString())
-        fail(QStringLiteral("name"), tr("is required and must be a string, not %1").arg(jsonTypeName(nameValue)));
+        fail(QStringLiteral("name"), Text::tr("is required and must be a string, not %1").arg(jsonTypeName(nameValue)));
 
     const QJsonValue algorithmValue = object.value(QLatin1String("algorithm"));
     if (!algorithmValue.isString()) {
         fail(QStringLiteral("algorithm"),
-             tr("is required and must be a string, not %1").arg(jsonTypeName(algorithmValue)));
+             Text::tr("is required and must be a string, not %1").arg(jsonTypeName(algorithmValue)));
     } else if (const auto algorithm = algorithmFromName(algorithmValue.toString())) {
         policy.algorithm = *algorithm;
     } else {
         fail(QStringLiteral("algorithm"),
-             tr("\"%1\" is not one of %2").arg(algorithmValue.toString(), algorithmNames().join(QStringLiteral(", "))));
+             Text::tr("\"%1\" is not one of %2")
+                 .arg(algorithmValue.toString(), algorithmNames().join(QStringLiteral(", "))));
     }
 
     auto readWhole = [&](const char *field, bool required, qint64 *target) {
@@ -74,14 +75,14 @@ Policy readPolicy(const QJsonObject &object, int index, QVector<PolicyError> &er
         // 2^53 bounds the doubles that JSON numbers become without losing a unit.
         if (!value.isDouble() || std::floor(number) != number || std::fabs(number) > 9007199254740992.0) {
             fail(QLatin1String(field),
-                 value.isUndefined() ? tr("is required")
-                                     : tr("must be a whole number, not %1")
+                 value.isUndefined() ? Text::tr("is required")
+                                     : Text::tr("must be a whole number, not %1")
                                            .arg(value.isDouble() ? QString::number(number) : jsonTypeName(value)));
             return;
         }
         *target = static_cast<qint64>(number);
         if (*target < 1)
-            fail(QLatin1String(field), tr("must be positive, not %1").arg(*target));
+            fail(QLatin1String(field), Text::tr("must be positive, not %1").arg(*target));
     };
     readWhole("limit", true, &policy.limit);
     readWhole("window_ms", true, &policy.windowMs);
@@ -89,7 +90,7 @@ Policy readPolicy(const QJsonObject &object, int index, QVector<PolicyError> &er
 
     const QJsonValue shadowValue = object.value(QLatin1String("shadow"));
     if (!shadowValue.isUndefined() && !shadowValue.isBool())
-        fail(QStringLiteral("shadow"), tr("must be true or false, not %1").arg(jsonTypeName(shadowValue)));
+        fail(QStringLiteral("shadow"), Text::tr("must be true or false, not %1").arg(jsonTypeName(shadowValue)));
     policy.shadow = shadowValue.toBool(false);
 
     const QJsonValue windowStartValue = object.value(QLatin1String("window_start"));
@@ -98,15 +99,16 @@ Policy readPolicy(const QJsonObject &object, int index, QVector<PolicyError> &er
         if (!start)
             fail(QStringLiteral("window_start"),
                  windowStartValue.isString()
-                     ? tr("must be \"aligned\" or \"first_call\", not \"%1\"").arg(windowStartValue.toString().left(40))
-                     : tr("must be \"aligned\" or \"first_call\", not %1").arg(jsonTypeName(windowStartValue)));
+                     ? Text::tr("must be \"aligned\" or \"first_call\", not \"%1\"")
+                           .arg(windowStartValue.toString().left(40))
+                     : Text::tr("must be \"aligned\" or \"first_call\", not %1").arg(jsonTypeName(windowStartValue)));
         else
             policy.windowStart = *start;
     }
 
     const QJsonValue descriptionValue = object.value(QLatin1String("description"));
     if (!descriptionValue.isUndefined() && !descriptionValue.isString())
-        fail(QStringLiteral("description"), tr("must be a string, not %1").arg(jsonTypeName(descriptionValue)));
+        fail(QStringLiteral("description"), Text::tr("must be a string, not %1").arg(jsonTypeName(descriptionValue)));
     policy.description = descriptionValue.toString();
 
     // Range and consistency checks only make sense once every field has the right type.
@@ -127,21 +129,24 @@ PolicyFile PolicyFile::parse(const QByteArray &json)
         // Bytes that are not UTF-8 stop QJsonDocument there; the text check has named their policy and field.
         if (parseError.error != QJsonParseError::IllegalUTF8String || file.errors.isEmpty())
             file.errors.append(
-                {{}, {}, tr("not valid JSON at byte %1: %2").arg(parseError.offset).arg(parseError.errorString())});
+                {{},
+                 {},
+                 Text::tr("not valid JSON at byte %1: %2").arg(parseError.offset).arg(parseError.errorString())});
         return file;
     }
     if (!document.isObject()) {
-        file.errors.append({{}, {}, tr("the file must hold a JSON object with a \"policies\" array")});
+        file.errors.append({{}, {}, Text::tr("the file must hold a JSON object with a \"policies\" array")});
         return file;
     }
     const QJsonObject root = document.object();
     for (auto it = root.begin(); it != root.end(); ++it)
         if (it.key() != QLatin1String("policies"))
-            file.errors.append({{}, it.key(), tr("is not known at the top level (only \"policies\")")});
+            file.errors.append({{}, it.key(), Text::tr("is not known at the top level (only \"policies\")")});
     const QJsonValue list = root.value(QLatin1String("policies"));
     if (!list.isArray()) {
-        file.errors.append(
-            {{}, QStringLiteral("policies"), tr("is required and must be an array, not %1").arg(jsonTypeName(list))});
+        file.errors.append({{},
+                            QStringLiteral("policies"),
+                            Text::tr("is required and must be an array, not %1").arg(jsonTypeName(list))});
         return file;
     }
 
@@ -149,13 +154,14 @@ PolicyFile PolicyFile::parse(const QByteArray &json)
     const QJsonArray array = list.toArray();
     for (int i = 0; i < array.size(); ++i) {
         if (!array.at(i).isObject()) {
-            file.errors.append(
-                {QStringLiteral("#%1").arg(i + 1), {}, tr("must be an object, not %1").arg(jsonTypeName(array.at(i)))});
+            file.errors.append({QStringLiteral("#%1").arg(i + 1),
+                                {},
+                                Text::tr("must be an object, not %1").arg(jsonTypeName(array.at(i)))});
             continue;
         }
         Policy policy = readPolicy(array.at(i).toObject(), i, file.errors);
         if (seen.contains(policy.name))
-            file.errors.append({policy.name, QStringLiteral("name"), tr("appears more than once in the file")});
+            file.errors.append({policy.name, QStringLiteral("name"), Text::tr("appears more than once in the file")});
         seen.insert(policy.name);
         file.policies.append(policy);
     }

@@ -12,10 +12,10 @@ namespace sluice::model {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluice::model::PolicyFile", text);
-}
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::model::PolicyFile)
+};
 
 // As deep as QJsonDocument goes.
 constexpr int maxDepth = 1024;
@@ -142,7 +142,7 @@ private:
                 return false;
             const QString memberField = level == Level::Nested ? field : displayed(key.value);
             if (!key.problem.isEmpty())
-                report(memberField, tr("this key %1").arg(key.problem));
+                report(memberField, Text::tr("this key %1").arg(key.problem));
             if (keys.contains(key.value))
                 report(memberField, duplicateKey(level, key.value));
             keys.insert(key.value);
@@ -162,11 +162,11 @@ private:
     static QString duplicateKey(Level level, const QString &key)
     {
         switch (level) {
-        case Level::Top: return tr("is given more than once at the top level");
-        case Level::Policy: return tr("is given more than once in this policy (JSON keeps one value per key)");
+        case Level::Top: return Text::tr("is given more than once at the top level");
+        case Level::Policy: return Text::tr("is given more than once in this policy (JSON keeps one value per key)");
         case Level::Nested: break;
         }
-        return tr("holds the key \"%1\" more than once").arg(displayed(key));
+        return Text::tr("holds the key \"%1\" more than once").arg(displayed(key));
     }
 
     // A key fit to print: a lone surrogate shown as the replacement character.
@@ -212,12 +212,13 @@ private:
             return false;
         ++m_pos;
         if (!utf8)
-            out->problem = tr("holds bytes that are not UTF-8 (the string at byte %1)").arg(start);
+            out->problem = Text::tr("holds bytes that are not UTF-8 (the string at byte %1)").arg(start);
         else if (const char16_t lone = loneSurrogate(out->value))
-            out->problem = tr("holds \\u%1, half of a UTF-16 surrogate pair, alone: it is no character (the string "
-                              "at byte %2)")
-                               .arg(QString::number(lone, 16))
-                               .arg(start);
+            out->problem
+                = Text::tr("holds \\u%1, half of a UTF-16 surrogate pair, alone: it is no character (the string "
+                           "at byte %2)")
+                      .arg(QString::number(lone, 16))
+                      .arg(start);
         return true;
     }
 

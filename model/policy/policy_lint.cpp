@@ -9,10 +9,10 @@ namespace sluice::model {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluice::model::PolicyLint", text);
-}
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::model::PolicyLint)
+};
 
 } // namespace
 
@@ -23,29 +23,29 @@ QVector<PolicyWarning> lintPolicy(const Policy &policy, qint64 typicalCost)
     const qint64 capacity = burst ? policy.effectiveBurst() : policy.limit;
     if (typicalCost > capacity)
         warnings.append({PolicyWarning::Kind::BurstBelowCost, burst ? QStringLiteral("burst") : QStringLiteral("limit"),
-                         tr("%1 is smaller than a typical cost of %2: such a request is always rejected")
-                             .arg(burst ? tr("Burst") : tr("Limit"))
+                         Text::tr("%1 is smaller than a typical cost of %2: such a request is always rejected")
+                             .arg(burst ? Text::tr("Burst") : Text::tr("Limit"))
                              .arg(typicalCost)});
     if (policy.windowMs < shortestSensibleWindowMs)
         warnings.append({PolicyWarning::Kind::WindowNearResolution, QStringLiteral("window_ms"),
-                         tr("A window of %1 is within ten ticks of the limiter's 1 ms clock: network latency and "
-                            "clock steps decide more than the limit does")
+                         Text::tr("A window of %1 is within ten ticks of the limiter's 1 ms clock: network latency and "
+                                  "clock steps decide more than the limit does")
                              .arg(durationText(policy.windowMs))});
     // Requests per second the policy admits at its steady rate; beyond what one key can take it never rejects.
     const double perSecond = static_cast<double>(policy.limit) * 1000.0 / static_cast<double>(policy.windowMs);
     if (policy.algorithm != Algorithm::Concurrency && perSecond > static_cast<double>(fastestCallsPerSecond))
         warnings.append({PolicyWarning::Kind::NeverRejects, QStringLiteral("limit"),
-                         tr("%1 per second is more than one key can be called (about %2 per second): this limit "
-                            "never rejects")
+                         Text::tr("%1 per second is more than one key can be called (about %2 per second): this limit "
+                                  "never rejects")
                              .arg(QString::number(perSecond, 'g', 3))
                              .arg(fastestCallsPerSecond)});
     if (policy.algorithm == Algorithm::FixedWindow)
         warnings.append({PolicyWarning::Kind::FixedWindowEdges, QStringLiteral("algorithm"),
-                         tr("A fixed window admits up to twice the limit around a window's edge (the end of one "
-                            "window and the start of the next); a sliding window does not")});
+                         Text::tr("A fixed window admits up to twice the limit around a window's edge (the end of one "
+                                  "window and the start of the next); a sliding window does not")});
     if (policy.shadow)
         warnings.append({PolicyWarning::Kind::ShadowOn, QStringLiteral("shadow"),
-                         tr("Shadow mode is on: rejections are counted but every request passes")});
+                         Text::tr("Shadow mode is on: rejections are counted but every request passes")});
     return warnings;
 }
 

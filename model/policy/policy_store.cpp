@@ -16,17 +16,17 @@ using redis::RespValue;
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluice::model::PolicyStore", text);
-}
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::model::PolicyStore)
+};
 
 bool readWhole(const QHash<QByteArray, QByteArray> &map, const char *field, qint64 *target, QString *error)
 {
     bool ok = false;
     *target = map.value(field).toLongLong(&ok);
     if (!ok) {
-        *error = tr("field \"%1\" holds \"%2\", not a whole number")
+        *error = Text::tr("field \"%1\" holds \"%2\", not a whole number")
                      .arg(QLatin1String(field), QString::fromUtf8(map.value(field).left(40)));
         return false;
     }
@@ -75,13 +75,13 @@ QByteArrayList PolicyStore::definitionFields(const Policy &policy)
 std::optional<Policy> PolicyStore::fromDefinition(const QString &name, const QHash<QByteArray, QByteArray> &map,
                                                   QString *error)
 {
-    const QString where = tr("stored policy \"%1\": ").arg(name);
+    const QString where = Text::tr("stored policy \"%1\": ").arg(name);
     Policy policy;
     policy.name = name;
     const auto algorithm = algorithmFromName(QString::fromUtf8(map.value("algorithm")));
     if (!algorithm) {
         *error = where
-            + tr("field \"algorithm\" holds \"%1\", which is not an algorithm")
+            + Text::tr("field \"algorithm\" holds \"%1\", which is not an algorithm")
                   .arg(QString::fromUtf8(map.value("algorithm").left(40)));
         return std::nullopt;
     }
@@ -95,7 +95,7 @@ std::optional<Policy> PolicyStore::fromDefinition(const QString &name, const QHa
     }
     const QByteArray shadow = map.value("shadow");
     if (shadow != "0" && shadow != "1") {
-        *error = where + tr("field \"shadow\" holds \"%1\", not 0 or 1").arg(QString::fromUtf8(shadow.left(40)));
+        *error = where + Text::tr("field \"shadow\" holds \"%1\", not 0 or 1").arg(QString::fromUtf8(shadow.left(40)));
         return std::nullopt;
     }
     policy.shadow = shadow == "1";
@@ -103,7 +103,7 @@ std::optional<Policy> PolicyStore::fromDefinition(const QString &name, const QHa
     const auto start = windowStartFromName(QString::fromUtf8(windowStart));
     if (!start) {
         *error = where
-            + tr("field \"window_start\" holds \"%1\", not aligned or first_call")
+            + Text::tr("field \"window_start\" holds \"%1\", not aligned or first_call")
                   .arg(QString::fromUtf8(windowStart.left(40)));
         return std::nullopt;
     }
@@ -111,7 +111,7 @@ std::optional<Policy> PolicyStore::fromDefinition(const QString &name, const QHa
     policy.description = QString::fromUtf8(map.value("description"));
     const QVector<PolicyError> problems = validatePolicy(policy);
     if (!problems.isEmpty()) {
-        *error = tr("stored %1").arg(problems.first().toString());
+        *error = Text::tr("stored %1").arg(problems.first().toString());
         return std::nullopt;
     }
     return policy;
@@ -120,7 +120,7 @@ std::optional<Policy> PolicyStore::fromDefinition(const QString &name, const QHa
 std::optional<Policy> PolicyStore::fromHash(const QString &name, const RespValue &hash, QString *error)
 {
     if (!hash.isArray() || hash.elements.size() % 2 != 0) {
-        *error = tr("stored policy \"%1\": not a hash").arg(name);
+        *error = Text::tr("stored policy \"%1\": not a hash").arg(name);
         return std::nullopt;
     }
     QHash<QByteArray, QByteArray> map;
@@ -132,14 +132,14 @@ std::optional<Policy> PolicyStore::fromHash(const QString &name, const RespValue
         return std::nullopt;
     const std::optional<qint64> version = storedVersion(map.value("version"));
     if (!version) {
-        *error = tr("stored policy \"%1\": field \"version\" holds \"%2\", not a version")
+        *error = Text::tr("stored policy \"%1\": field \"version\" holds \"%2\", not a version")
                      .arg(name, QString::fromUtf8(map.value("version").left(40)));
         return std::nullopt;
     }
     policy->version = *version;
     QString fieldError;
     if (!readWhole(map, "updated_at", &policy->updatedAtMs, &fieldError)) {
-        *error = tr("stored policy \"%1\": ").arg(name) + fieldError;
+        *error = Text::tr("stored policy \"%1\": ").arg(name) + fieldError;
         return std::nullopt;
     }
     policy->updatedBy = QString::fromUtf8(map.value("updated_by"));
@@ -176,8 +176,9 @@ void listAttempt(redis::RedisCommands *client, const AdminKeys &keys, int attemp
 {
     client->send({"SMEMBERS", keys.policies()}, context, [=](const RedisReply &names) {
         if (!names.ok() || !names.value.isArray()) {
-            const Failure failure = names.ok() ? Failure::serverError(tr("not a set")) : Failure::fromReply(names);
-            done({{}, {}, failure.prefixed(tr("cannot list policies"))});
+            const Failure failure
+                = names.ok() ? Failure::serverError(Text::tr("not a set")) : Failure::fromReply(names);
+            done({{}, {}, failure.prefixed(Text::tr("cannot list policies"))});
             return;
         }
         if (names.value.elements.isEmpty()) {
@@ -192,12 +193,14 @@ void listAttempt(redis::RedisCommands *client, const AdminKeys &keys, int attemp
             const QString name = QString::fromUtf8(nameValue.bytes);
             client->send({"HGETALL", keys.policy(name)}, context, [=](const RedisReply &hash) {
                 if (hash.failure != RedisReply::Failure::None) {
-                    result->failure = Failure::fromReply(hash).prefixed(tr("cannot read policy \"%1\"").arg(name));
+                    result->failure
+                        = Failure::fromReply(hash).prefixed(Text::tr("cannot read policy \"%1\"").arg(name));
                 } else if (hash.value.isError()) {
-                    result->damaged.append({name, tr("its key is not a hash (%1)").arg(hash.value.toString()), 0});
+                    result->damaged.append(
+                        {name, Text::tr("its key is not a hash (%1)").arg(hash.value.toString()), 0});
                 } else if (hash.value.elements.isEmpty()) {
                     *vanished = true;
-                    result->damaged.append({name, tr("its name is listed, but its hash is missing"), 0});
+                    result->damaged.append({name, Text::tr("its name is listed, but its hash is missing"), 0});
                 } else {
                     QString error;
                     if (auto policy = PolicyStore::fromHash(name, hash.value, &error))
@@ -237,7 +240,7 @@ void PolicyStore::read(const QString &name, QObject *context, std::function<void
     m_client->send({"HGETALL", m_keys.policy(name)}, context, [name, done](const RedisReply &hash) {
         ReadResult result;
         if (!hash.ok()) {
-            result.failure = Failure::fromReply(hash).prefixed(tr("cannot read policy \"%1\"").arg(name));
+            result.failure = Failure::fromReply(hash).prefixed(Text::tr("cannot read policy \"%1\"").arg(name));
         } else if (!hash.value.elements.isEmpty()) {
             QString error;
             result.policy = fromHash(name, hash.value, &error);
@@ -285,7 +288,7 @@ void PolicyStore::commit(const QVector<PolicyChange> &changes, const QString &wh
         if (!reply.ok()) {
             result.failure = Failure::fromWriteReply(reply);
             if (result.failure->kind == Failure::Kind::Conflict)
-                result.failure = result.failure->prefixed(tr("someone else saved in between"));
+                result.failure = result.failure->prefixed(Text::tr("someone else saved in between"));
         } else {
             for (const RespValue &name : reply.value.elements)
                 result.changed << QString::fromUtf8(name.bytes);

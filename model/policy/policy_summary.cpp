@@ -9,14 +9,14 @@ namespace sluice::model {
 
 namespace {
 
-QString tr(const char *text, int n = -1)
-{
-    return QCoreApplication::translate("sluice::model::PolicySummary", text, nullptr, n);
-}
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::model::PolicySummary)
+};
 
 QString requests(qint64 n)
 {
-    return n == 1 ? tr("1 request") : tr("%1 requests").arg(formatCount(n));
+    return n == 1 ? Text::tr("1 request") : Text::tr("%1 requests").arg(formatCount(n));
 }
 
 } // namespace
@@ -37,10 +37,10 @@ QString durationText(qint64 ms, bool singular)
             continue;
         const qint64 n = ms / unit.ms;
         if (n == 1)
-            return singular ? tr(unit.one) : tr("1 %1").arg(tr(unit.one));
-        return tr("%1 %2").arg(formatCount(n), tr(unit.many));
+            return singular ? Text::tr(unit.one) : Text::tr("1 %1").arg(Text::tr(unit.one));
+        return Text::tr("%1 %2").arg(formatCount(n), Text::tr(unit.many));
     }
-    return tr("%1 ms").arg(formatCount(ms));
+    return Text::tr("%1 ms").arg(formatCount(ms));
 }
 
 QString describePolicy(const Policy &policy)
@@ -50,64 +50,66 @@ QString describePolicy(const Policy &policy)
     QString text;
     switch (policy.algorithm) {
     case Algorithm::TokenBucket:
-        text = tr("Up to %1 at once, then %2 per %3 as tokens refill.")
+        text = Text::tr("Up to %1 at once, then %2 per %3 as tokens refill.")
                    .arg(requests(burst), formatCount(policy.limit), per);
         break;
     case Algorithm::Gcra:
-        text = tr("Up to %1 at once, then %2 per %3, evenly spaced.")
+        text = Text::tr("Up to %1 at once, then %2 per %3, evenly spaced.")
                    .arg(requests(burst), formatCount(policy.limit), per);
         break;
     case Algorithm::FixedWindow:
         text = policy.windowStart == WindowStart::FirstCall
-            ? tr("At most %1 per %2, counted in windows that open at each subject's first call; up to twice "
-                 "that can pass around a window's edge.")
+            ? Text::tr("At most %1 per %2, counted in windows that open at each subject's first call; up to twice "
+                       "that can pass around a window's edge.")
                   .arg(requests(policy.limit), per)
-            : tr("At most %1 per %2, counted in windows aligned to the clock; up to twice that can pass "
-                 "around a window's edge.")
+            : Text::tr("At most %1 per %2, counted in windows aligned to the clock; up to twice that can pass "
+                       "around a window's edge.")
                   .arg(requests(policy.limit), per);
         break;
     case Algorithm::SlidingLog:
-        text = tr("At most %1 in any %2, exactly.").arg(requests(policy.limit), durationText(policy.windowMs, true));
+        text = Text::tr("At most %1 in any %2, exactly.")
+                   .arg(requests(policy.limit), durationText(policy.windowMs, true));
         break;
     case Algorithm::SlidingWindow:
-        text = tr("About %1 in any %2, estimated from the current and previous window.")
+        text = Text::tr("About %1 in any %2, estimated from the current and previous window.")
                    .arg(requests(policy.limit), durationText(policy.windowMs, true));
         break;
     case Algorithm::LeakyBucket:
-        text = tr("Queues up to %1 and lets %2 through per %3; a queued request is told how long to wait, "
-                  "one that does not fit is rejected.")
+        text = Text::tr("Queues up to %1 and lets %2 through per %3; a queued request is told how long to wait, "
+                        "one that does not fit is rejected.")
                    .arg(requests(burst), formatCount(policy.limit), per);
         break;
     case Algorithm::Concurrency:
-        text = tr("At most %1 in flight at once; a lease not released ends after %2.")
+        text = Text::tr("At most %1 in flight at once; a lease not released ends after %2.")
                    .arg(requests(policy.limit), durationText(policy.windowMs));
         break;
     }
     if (policy.shadow)
-        text += QLatin1Char(' ') + tr("Shadow mode: rejections are only counted, every request passes.");
+        text += QLatin1Char(' ') + Text::tr("Shadow mode: rejections are only counted, every request passes.");
     return text;
 }
 
 QString windowInWords(const Policy &policy, bool singular)
 {
     const QString window = durationText(policy.windowMs, singular);
-    return policy.windowStart == WindowStart::FirstCall ? tr("%1 from the first call").arg(window) : window;
+    return policy.windowStart == WindowStart::FirstCall ? Text::tr("%1 from the first call").arg(window) : window;
 }
 
 QString windowStartText(const Policy &policy)
 {
     if (policy.algorithm != Algorithm::FixedWindow)
         return {};
-    return policy.windowStart == WindowStart::FirstCall ? tr("at the first call") : tr("aligned to the clock");
+    return policy.windowStart == WindowStart::FirstCall ? Text::tr("at the first call")
+                                                        : Text::tr("aligned to the clock");
 }
 
 QString limitInWords(const Policy &policy)
 {
     if (policy.algorithm == Algorithm::Concurrency)
-        return tr("%1 at once").arg(formatCount(policy.limit));
-    const QString rate = tr("%1 per %2").arg(formatCount(policy.limit), durationText(policy.windowMs, true));
+        return Text::tr("%1 at once").arg(formatCount(policy.limit));
+    const QString rate = Text::tr("%1 per %2").arg(formatCount(policy.limit), durationText(policy.windowMs, true));
     return algorithmUsesBurst(policy.algorithm) && policy.effectiveBurst() != policy.limit
-        ? tr("%1, burst %2").arg(rate, formatCount(policy.effectiveBurst()))
+        ? Text::tr("%1, burst %2").arg(rate, formatCount(policy.effectiveBurst()))
         : rate;
 }
 

@@ -8,18 +8,19 @@ namespace sluice::ui {
 
 namespace {
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("sluice::ui::WriteGuard", text);
-}
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::ui::WriteGuard)
+};
 
 void ask(QWidget *parent, const model::ConnectionProfile &profile, const QString &what, bool alwaysAsk,
          const QString &detail, std::function<void()> proceed)
 {
     if (profile.readOnly) {
-        auto *refused = new QMessageBox(
-            QMessageBox::Information, tr("Read-only connection"),
-            tr("\u201c%1\u201d is read-only, so Sluice will not %2.").arg(profile.name, what), QMessageBox::Ok, parent);
+        auto *refused
+            = new QMessageBox(QMessageBox::Information, Text::tr("Read-only connection"),
+                              Text::tr("\u201c%1\u201d is read-only, so Sluice will not %2.").arg(profile.name, what),
+                              QMessageBox::Ok, parent);
         refused->setObjectName(QStringLiteral("writeRefused"));
         refused->setAttribute(Qt::WA_DeleteOnClose);
         refused->open();
@@ -30,13 +31,13 @@ void ask(QWidget *parent, const model::ConnectionProfile &profile, const QString
         return;
     }
     QString text = profile.writesNeedConfirmation()
-        ? tr("\u201c%1\u201d is a production connection.\n\nReally %2?").arg(profile.name, what)
-        : tr("Really %1?").arg(what);
+        ? Text::tr("\u201c%1\u201d is a production connection.\n\nReally %2?").arg(profile.name, what)
+        : Text::tr("Really %1?").arg(what);
     if (!detail.isEmpty())
         text += QStringLiteral("\n\n") + detail;
-    auto *confirm
-        = new QMessageBox(QMessageBox::Warning, profile.writesNeedConfirmation() ? tr("Production") : tr("Confirm"),
-                          text, QMessageBox::Yes | QMessageBox::Cancel, parent);
+    auto *confirm = new QMessageBox(QMessageBox::Warning,
+                                    profile.writesNeedConfirmation() ? Text::tr("Production") : Text::tr("Confirm"),
+                                    text, QMessageBox::Yes | QMessageBox::Cancel, parent);
     confirm->setObjectName(QStringLiteral("writeConfirmation"));
     confirm->setDefaultButton(QMessageBox::Cancel);
     confirm->setAttribute(Qt::WA_DeleteOnClose);

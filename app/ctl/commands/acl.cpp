@@ -26,20 +26,21 @@ void runAcl(const CtlRequest &request)
     const std::optional<model::AclRole> role = model::aclRoleNamed(request.args.value(0));
     if (!role) {
         failUsage(request,
-                  tr("unknown role \"%1\"; the roles are: %2")
+                  Ctl::tr("unknown role \"%1\"; the roles are: %2")
                       .arg(request.args.value(0), model::aclRoleNames().join(QStringLiteral(", "))));
         return;
     }
     const QString user = request.target.user.isEmpty() ? model::defaultAclUser(*role, request.ns) : request.target.user;
     if (!isUsableAclUser(user)) {
-        failUsage(request, tr("--user must be 1 to 128 printable characters without spaces"));
+        failUsage(request, Ctl::tr("--user must be 1 to 128 printable characters without spaces"));
         return;
     }
     ctlOut() << QStringLiteral("# %1 (%2): %3")
                     .arg(user, model::aclRoleName(*role), model::aclRoleSummary(*role, request.ns))
              << Qt::endl
-             << tr("# %1 stands for the password: write it there, or replace >%1 with # and the password's SHA-256 "
-                   "in hex.")
+             << Ctl::tr(
+                    "# %1 stands for the password: write it there, or replace >%1 with # and the password's SHA-256 "
+                    "in hex.")
                     .arg(QLatin1String(model::kAclPasswordPlaceholder))
              << Qt::endl
              << model::aclSetUserLine(*role, request.ns, user, request.target.database) << Qt::endl;
@@ -50,19 +51,20 @@ void runAcl(const CtlRequest &request)
 
 CtlCommand aclCommand()
 {
-    return {QStringLiteral("acl"),
-            CommandGroup::Deployment,
-            1,
-            1,
-            Access::Offline,
-            QStringLiteral("service|dashboard|operator"),
-            tr("print a least-privilege Redis user"),
-            tr("Print the ACL SETUSER line of a least-privilege Redis user for the namespace: a service calling the "
-               "limiter, the read-only dashboard, or an operator who applies and publishes. Sends nothing."),
-            {},
-            {{QStringLiteral("acl service --user checkout"), tr("a user for a service that calls the limiter")},
-             {QStringLiteral("acl dashboard --namespace teamb -n 1"), tr("a read-only user for teamb in database 1")}},
-            runAcl};
+    return {
+        QStringLiteral("acl"),
+        CommandGroup::Deployment,
+        1,
+        1,
+        Access::Offline,
+        QStringLiteral("service|dashboard|operator"),
+        Ctl::tr("print a least-privilege Redis user"),
+        Ctl::tr("Print the ACL SETUSER line of a least-privilege Redis user for the namespace: a service calling the "
+                "limiter, the read-only dashboard, or an operator who applies and publishes. Sends nothing."),
+        {},
+        {{QStringLiteral("acl service --user checkout"), Ctl::tr("a user for a service that calls the limiter")},
+         {QStringLiteral("acl dashboard --namespace teamb -n 1"), Ctl::tr("a read-only user for teamb in database 1")}},
+        runAcl};
 }
 
 } // namespace sluice::app

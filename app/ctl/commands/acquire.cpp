@@ -25,7 +25,7 @@ void runAcquire(const CtlRequest &request)
     const QString policy = request.args.at(0);
     const QByteArray subject = request.args.at(1).toUtf8();
     if (!model::isValidSubject(subject))
-        return failUsage(request, tr("a subject is 1 to %1 bytes and has no { or }").arg(model::maxSubjectBytes));
+        return failUsage(request, Ctl::tr("a subject is 1 to %1 bytes and has no { or }").arg(model::maxSubjectBytes));
     const QByteArray key = model::bucketKey(request.ns, policy, subject);
     QByteArrayList command{"FCALL", request.owner().function("acquire"), "1", key, policy.toUtf8()};
     if (!request.option("cost").isEmpty())
@@ -53,7 +53,7 @@ void runAcquire(const CtlRequest &request)
             if (!request.isSet("json"))
                 ctlOut() << QStringLiteral("%1  %2")
                                 .arg(names.at(i), -15)
-                                .arg(never ? tr("never (cost above what the policy admits at once)")
+                                .arg(never ? Ctl::tr("never (cost above what the policy admits at once)")
                                            : value.toVariant().toString())
                          << Qt::endl;
         }
@@ -67,19 +67,20 @@ void runAcquire(const CtlRequest &request)
 
 CtlCommand acquireCommand()
 {
-    return {QStringLiteral("acquire"),
-            CommandGroup::TestTraffic,
-            2,
-            2,
-            Access::Writes,
-            QStringLiteral("POLICY SUBJECT"),
-            tr("take one decision and print it"),
-            tr("Take one decision from a policy for a subject, as a service would, and print it; exit 11 when it is a "
-               "rejection."),
-            optionNames({"cost", "json"}),
-            {{QStringLiteral("acquire login alice"), tr("one call for alice")},
-             {QStringLiteral("acquire upload alice --cost 5 --json"), tr("a call of cost 5, as JSON")}},
-            runAcquire};
+    return {
+        QStringLiteral("acquire"),
+        CommandGroup::TestTraffic,
+        2,
+        2,
+        Access::Writes,
+        QStringLiteral("POLICY SUBJECT"),
+        Ctl::tr("take one decision and print it"),
+        Ctl::tr("Take one decision from a policy for a subject, as a service would, and print it; exit 11 when it is a "
+                "rejection."),
+        optionNames({"cost", "json"}),
+        {{QStringLiteral("acquire login alice"), Ctl::tr("one call for alice")},
+         {QStringLiteral("acquire upload alice --cost 5 --json"), Ctl::tr("a call of cost 5, as JSON")}},
+        runAcquire};
 }
 
 } // namespace sluice::app

@@ -86,7 +86,7 @@ QString appliedSummary(const model::PolicyPlan &plan, const QStringList &changed
         return std::count_if(names.begin(), names.end(),
                              [&changed](const QString &name) { return changed.contains(name); });
     };
-    return tr("applied: %1 created, %2 updated, %3 deleted")
+    return Ctl::tr("applied: %1 created, %2 updated, %3 deleted")
         .arg(count(plan.created))
         .arg(count(plan.updated))
         .arg(count(plan.deleted));
@@ -97,13 +97,13 @@ void runApply(const CtlRequest &request)
     const QString path = request.args.value(0);
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
-        return fail(request, model::Failure::invalid(tr("cannot read %1: %2").arg(path, file.errorString())));
+        return fail(request, model::Failure::invalid(Ctl::tr("cannot read %1: %2").arg(path, file.errorString())));
     const model::PolicyFile parsed = model::PolicyFile::parse(file.readAll());
     if (!parsed.ok()) {
         QStringList problems;
         for (const model::PolicyError &error : parsed.errors)
-            problems << tr("%1: %2").arg(path, error.toString());
-        return fail(request, model::Failure::invalid(problems.join(QLatin1Char('\n'))), tr("nothing was applied"));
+            problems << Ctl::tr("%1: %2").arg(path, error.toString());
+        return fail(request, model::Failure::invalid(problems.join(QLatin1Char('\n'))), Ctl::tr("nothing was applied"));
     }
 
     withStoredPolicies(request, [request, parsed](const PolicyStore::ListResult &stored) {
@@ -115,8 +115,8 @@ void runApply(const CtlRequest &request)
                     << QJsonDocument(planToJson(request, described, !plan.isEmpty())).toJson(QJsonDocument::Indented);
             } else {
                 printPlan(described);
-                ctlOut() << (plan.isEmpty() ? tr("already up to date")
-                                            : tr("dry run: changes are pending; nothing was changed"))
+                ctlOut() << (plan.isEmpty() ? Ctl::tr("already up to date")
+                                            : Ctl::tr("dry run: changes are pending; nothing was changed"))
                          << Qt::endl;
             }
             request.finish(plan.isEmpty() ? ExitOk : ExitChangesPending);
@@ -129,7 +129,7 @@ void runApply(const CtlRequest &request)
                 plan.changes, request.who, QCoreApplication::instance(),
                 [request, plan, described](const PolicyStore::CommitResult &result) {
             if (result.failure)
-                return fail(request, *result.failure, tr("nothing was applied"));
+                return fail(request, *result.failure, Ctl::tr("nothing was applied"));
             if (request.isSet("json")) {
                 QJsonObject json = planToJson(request, described, false);
                 json.insert(QStringLiteral("applied"), QJsonArray::fromStringList(result.changed));
@@ -154,14 +154,15 @@ CtlCommand applyCommand()
         1,
         Access::WritesUnlessDryRun,
         QStringLiteral("FILE"),
-        tr("make the stored policies match a policy file, or change nothing"),
-        tr("Make the stored policies match a JSON policy file in one atomic commit, or change nothing when another "
-           "change came in between (exit 6). With --prune, stored policies the file lacks are deleted. --dry-run "
-           "prints each field's old and new value and exits 10 when changes are pending."),
+        Ctl::tr("make the stored policies match a policy file, or change nothing"),
+        Ctl::tr(
+            "Make the stored policies match a JSON policy file in one atomic commit, or change nothing when another "
+            "change came in between (exit 6). With --prune, stored policies the file lacks are deleted. --dry-run "
+            "prints each field's old and new value and exits 10 when changes are pending."),
         optionNames({"dry-run", "prune", "json"}),
-        {{QStringLiteral("apply policies.json --dry-run"), tr("show what would change, field by field")},
-         {QStringLiteral("apply policies.json --prune"), tr("make the store equal the file, deleting the rest")},
-         {QStringLiteral("--profile prod --yes apply policies.json"), tr("apply through a production profile")}},
+        {{QStringLiteral("apply policies.json --dry-run"), Ctl::tr("show what would change, field by field")},
+         {QStringLiteral("apply policies.json --prune"), Ctl::tr("make the store equal the file, deleting the rest")},
+         {QStringLiteral("--profile prod --yes apply policies.json"), Ctl::tr("apply through a production profile")}},
         runApply};
     command.checkAfterLostAnswer = QStringLiteral("sluicectl policies; sluicectl history");
     return command;

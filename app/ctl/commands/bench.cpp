@@ -23,13 +23,13 @@ CtlCommand benchCommand()
             1,
             Access::FiresTraffic,
             QStringLiteral("TARGET"),
-            tr("measure the most calls a second the server answers"),
-            tr("Measure the most calls a second the server answers (pipelined, several connections), with latency "
-               "percentiles."),
+            Ctl::tr("measure the most calls a second the server answers"),
+            Ctl::tr("Measure the most calls a second the server answers (pipelined, several connections), with latency "
+                    "percentiles."),
             fireOptionNames() + optionNames({"pipeline"}),
-            {{QStringLiteral("bench login"), tr("4 connections, 16 calls in flight each, 10 s")},
+            {{QStringLiteral("bench login"), Ctl::tr("4 connections, 16 calls in flight each, 10 s")},
              {QStringLiteral("bench login --concurrency 8 --pipeline 32 --random 100000"),
-              tr("more load over many subjects")}},
+              Ctl::tr("more load over many subjects")}},
             runBench};
 }
 

@@ -38,7 +38,7 @@ void runExport(const CtlRequest &request)
         }
         if (const auto failure = model::writeWholeFile(request.args.first(), document))
             return fail(request, *failure);
-        ctlOut() << tr("exported %1 policies to %2").arg(policies.size()).arg(request.args.first()) << Qt::endl;
+        ctlOut() << Ctl::tr("exported %1 policies to %2").arg(policies.size()).arg(request.args.first()) << Qt::endl;
         request.finish(ExitOk);
     });
 }
@@ -47,19 +47,21 @@ void runExport(const CtlRequest &request)
 
 CtlCommand exportCommand()
 {
-    return {QStringLiteral("export"),
-            CommandGroup::Policies,
-            0,
-            1,
-            Access::Reads,
-            QStringLiteral("[FILE]"),
-            tr("write the stored policies as a policy file"),
-            tr("Write the stored policies as a policy file that apply takes back; to FILE (whole or not at all), or to "
-               "standard output."),
-            {},
-            {{QStringLiteral("export backup.json"), tr("a backup to restore with apply")},
-             {QStringLiteral("export | jq '.policies[].name'"), tr("the names, through jq")}},
-            runExport};
+    return {
+        QStringLiteral("export"),
+        CommandGroup::Policies,
+        0,
+        1,
+        Access::Reads,
+        QStringLiteral("[FILE]"),
+        Ctl::tr("write the stored policies as a policy file"),
+        Ctl::tr(
+            "Write the stored policies as a policy file that apply takes back; to FILE (whole or not at all), or to "
+            "standard output."),
+        {},
+        {{QStringLiteral("export backup.json"), Ctl::tr("a backup to restore with apply")},
+         {QStringLiteral("export | jq '.policies[].name'"), Ctl::tr("the names, through jq")}},
+        runExport};
 }
 
 } // namespace sluice::app

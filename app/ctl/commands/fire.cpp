@@ -17,22 +17,23 @@ void runFire(const CtlRequest &request)
 
 CtlCommand fireCommand()
 {
-    return {QStringLiteral("fire"),
-            CommandGroup::TestTraffic,
-            1,
-            2,
-            Access::FiresTraffic,
-            QStringLiteral("TARGET [TARGET2]"),
-            tr("fire test traffic and compare it with the model"),
-            tr("Fire test traffic at a policy (or a seed script, e.g. scg_token_bucket:10:20), two side by side; "
-               "compare what passed with the reference model; latency percentiles."),
-            optionNames({"rate", "shape", "burst", "every", "ramp-to", "clock-skew"}) + fireOptionNames(),
-            {{QStringLiteral("fire login --rate 50 --duration 20"), tr("50 calls a second for 20 s at one subject")},
-             {QStringLiteral("fire login scg_token_bucket:10:20 --rate 30 --random 100"),
-              tr("a policy beside a seed script, random subjects")},
-             {QStringLiteral("fire login --shape bursts --burst 40 --every 2000 --csv run.csv"),
-              tr("bursts, with the curves in a CSV file")}},
-            runFire};
+    return {
+        QStringLiteral("fire"),
+        CommandGroup::TestTraffic,
+        1,
+        2,
+        Access::FiresTraffic,
+        QStringLiteral("TARGET [TARGET2]"),
+        Ctl::tr("fire test traffic and compare it with the model"),
+        Ctl::tr("Fire test traffic at a policy (or a seed script, e.g. scg_token_bucket:10:20), two side by side; "
+                "compare what passed with the reference model; latency percentiles."),
+        optionNames({"rate", "shape", "burst", "every", "ramp-to", "clock-skew"}) + fireOptionNames(),
+        {{QStringLiteral("fire login --rate 50 --duration 20"), Ctl::tr("50 calls a second for 20 s at one subject")},
+         {QStringLiteral("fire login scg_token_bucket:10:20 --rate 30 --random 100"),
+          Ctl::tr("a policy beside a seed script, random subjects")},
+         {QStringLiteral("fire login --shape bursts --burst 40 --every 2000 --csv run.csv"),
+          Ctl::tr("bursts, with the curves in a CSV file")}},
+        runFire};
 }
 
 } // namespace sluice::app

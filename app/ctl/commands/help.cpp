@@ -13,12 +13,12 @@ CtlCommand helpCommand()
             1,
             Access::Offline,
             QStringLiteral("[COMMAND]"),
-            tr("show this help, or a command's"),
-            tr("Show sluicectl's help, or a command's: its options and examples. --commands and --options COMMAND "
-               "print names one a line, for shell completion."),
+            Ctl::tr("show this help, or a command's"),
+            Ctl::tr("Show sluicectl's help, or a command's: its options and examples. --commands and --options COMMAND "
+                    "print names one a line, for shell completion."),
             optionNames({"commands", "options"}),
-            {{QStringLiteral("help apply"), tr("apply's options and examples")},
-             {QStringLiteral("help --options fire"), tr("the option names fire takes")}}};
+            {{QStringLiteral("help apply"), Ctl::tr("apply's options and examples")},
+             {QStringLiteral("help --options fire"), Ctl::tr("the option names fire takes")}}};
 }
 
 } // namespace sluice::app

@@ -50,7 +50,7 @@ void runHistory(const CtlRequest &request)
             }
             ctlOut() << QJsonDocument(list).toJson(QJsonDocument::Indented);
         } else if (entries.isEmpty()) {
-            ctlOut() << tr("no history in namespace \"%1\"").arg(request.ns) << Qt::endl;
+            ctlOut() << Ctl::tr("no history in namespace \"%1\"").arg(request.ns) << Qt::endl;
         } else {
             const TextTable table(
                 {{"WHEN", -20}, {"WHO", -28}, {"POLICY", -20}, {"ACTION", -8}, {"VERSION", 7}, {"CHANGE", 0}}, 2);
@@ -76,11 +76,11 @@ CtlCommand historyCommand()
             1,
             Access::Reads,
             QStringLiteral("[POLICY]"),
-            tr("show who changed what, and when"),
-            tr("Show the audit log (who changed what, when), newest first."),
+            Ctl::tr("show who changed what, and when"),
+            Ctl::tr("Show the audit log (who changed what, when), newest first."),
             optionNames({"json"}),
-            {{QStringLiteral("history"), tr("every change, newest first")},
-             {QStringLiteral("history login --json"), tr("one policy's changes, as JSON")}},
+            {{QStringLiteral("history"), Ctl::tr("every change, newest first")},
+             {QStringLiteral("history login --json"), Ctl::tr("one policy's changes, as JSON")}},
             runHistory};
 }
 

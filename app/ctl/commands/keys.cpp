@@ -36,8 +36,8 @@ void whenPolicyKnown(const CtlRequest &request, const QString &policy, std::func
                     return fail(request, *stored.failure);
                 if (!stored.policy && !stored.damaged)
                     return fail(request,
-                                model::Failure::invalid(tr("no policy \"%1\" in namespace \"%2\" "
-                                                           "(sluicectl policies lists them)")
+                                model::Failure::invalid(Ctl::tr("no policy \"%1\" in namespace \"%2\" "
+                                                                "(sluicectl policies lists them)")
                                                             .arg(policy, request.ns)));
                 then();
             });
@@ -67,7 +67,7 @@ void printBucket(const model::InspectedBucket &row, bool json)
     }
     if (!row.state) {
         ctlOut() << QStringLiteral("%1 %2 ").arg(QString::fromUtf8(bucket.subject), -24).arg(bucket.policy, -20)
-                 << tr("unreadable: %1").arg(row.problem) << Qt::endl;
+                 << Ctl::tr("unreadable: %1").arg(row.problem) << Qt::endl;
         return;
     }
     const model::BucketState &state = *row.state;
@@ -83,9 +83,10 @@ void runKeys(const CtlRequest &request)
     bool ok = true;
     const int limit = request.option("limit").isEmpty() ? defaultLimit : request.option("limit").toInt(&ok);
     if (!ok || limit < 1 || limit > maxLimit)
-        return failUsage(
-            request,
-            tr("--limit must be a whole number from 1 to %1, not \"%2\"").arg(maxLimit).arg(request.option("limit")));
+        return failUsage(request,
+                         Ctl::tr("--limit must be a whole number from 1 to %1, not \"%2\"")
+                             .arg(maxLimit)
+                             .arg(request.option("limit")));
     if (!request.option("layout").isEmpty())
         return runSeedKeys(request, limit);
     const model::BucketFilter filter{request.args.value(0), request.option("match")};
@@ -105,13 +106,14 @@ void runKeys(const CtlRequest &request)
                 printBucket(model->bucket(*printed), request.isSet("json"));
             const QStringList problems = model->scanner().problems();
             for (const QString &problem : problems)
-                ctlErr() << tr("sluicectl: keys: not scanned: %1").arg(problem) << Qt::endl;
+                ctlErr() << Ctl::tr("sluicectl: keys: not scanned: %1").arg(problem) << Qt::endl;
             if (*printed < limit && model->canFetchMore({})) {
                 model->fetchMore({});
                 return;
             }
             if (!model->scanner().atEnd() || model->rowCount() > limit)
-                ctlErr() << tr("sluicectl: keys: stopped at --limit %1; more buckets may match").arg(limit) << Qt::endl;
+                ctlErr() << Ctl::tr("sluicectl: keys: stopped at --limit %1; more buckets may match").arg(limit)
+                         << Qt::endl;
             request.finish(problems.isEmpty() ? ExitOk : ExitFailure);
         });
         model::Failure refused;
@@ -124,20 +126,21 @@ void runKeys(const CtlRequest &request)
 
 CtlCommand keysCommand()
 {
-    return {QStringLiteral("keys"),
-            CommandGroup::Live,
-            0,
-            1,
-            Access::Reads,
-            QStringLiteral("[POLICY]"),
-            tr("list bucket keys and their state"),
-            tr("List bucket keys and their state (SCAN on every primary, a bounded page at a time); --json prints one "
-               "object per bucket; --layout lists a seed layout's buckets instead, refilled to now when its callers' "
-               "parameters are given."),
-            optionNames({"match", "limit", "layout", "json"}),
-            {{QStringLiteral("keys login --match 'user:*' --limit 50"), tr("fifty of login's buckets")},
-             {QStringLiteral("keys --layout scg:10:20"), tr("Spring Cloud Gateway buckets, refilled to now")}},
-            runKeys};
+    return {
+        QStringLiteral("keys"),
+        CommandGroup::Live,
+        0,
+        1,
+        Access::Reads,
+        QStringLiteral("[POLICY]"),
+        Ctl::tr("list bucket keys and their state"),
+        Ctl::tr("List bucket keys and their state (SCAN on every primary, a bounded page at a time); --json prints one "
+                "object per bucket; --layout lists a seed layout's buckets instead, refilled to now when its callers' "
+                "parameters are given."),
+        optionNames({"match", "limit", "layout", "json"}),
+        {{QStringLiteral("keys login --match 'user:*' --limit 50"), Ctl::tr("fifty of login's buckets")},
+         {QStringLiteral("keys --layout scg:10:20"), Ctl::tr("Spring Cloud Gateway buckets, refilled to now")}},
+        runKeys};
 }
 
 } // namespace sluice::app

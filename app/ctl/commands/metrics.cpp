@@ -65,8 +65,8 @@ void serve(const CtlRequest &request, model::MetricsScraper *scraper)
     const QString listen = request.option("listen").isEmpty() ? defaultListen : request.option("listen");
     if (!parseListen(listen, &bindAddress))
         return failUsage(request,
-                         tr("--listen must be ADDRESS:PORT with an IP address (e.g. 127.0.0.1:9786 or "
-                            "[::1]:9786), not \"%1\"")
+                         Ctl::tr("--listen must be ADDRESS:PORT with an IP address (e.g. 127.0.0.1:9786 or "
+                                 "[::1]:9786), not \"%1\"")
                              .arg(listen));
     // An exporter outlives Redis restarts and failovers: it answers sluice_up 0 meanwhile.
     request.client->setAutoReconnect(true);
@@ -76,7 +76,7 @@ void serve(const CtlRequest &request, model::MetricsScraper *scraper)
     } catch (const std::exception &error) {
         return fail(request,
                     model::Failure::serverError(
-                        tr("cannot listen on %1: %2").arg(listen, QString::fromLocal8Bit(error.what()))));
+                        Ctl::tr("cannot listen on %1: %2").arg(listen, QString::fromLocal8Bit(error.what()))));
     }
     // A scrape's commands each wait up to --timeout; a primary that does not answer is left out of the
     // rest of the scrape, so two of them bound it. Never past 9.5 s: Prometheus gives up on a scrape
@@ -85,7 +85,7 @@ void serve(const CtlRequest &request, model::MetricsScraper *scraper)
     auto endpoint = std::make_shared<MetricsEndpoint>(scraper, request.ns, wait);
     exposer->RegisterCollectable(endpoint);
     const QString port = QString::number(exposer->GetListeningPorts().at(0));
-    ctlErr() << tr("sluicectl: metrics: serving http://%1:%2/metrics for namespace %3 on %4 (Ctrl-C stops)")
+    ctlErr() << Ctl::tr("sluicectl: metrics: serving http://%1:%2/metrics for namespace %3 on %4 (Ctrl-C stops)")
                     .arg(listen.left(listen.lastIndexOf(QLatin1Char(':'))), port, request.ns,
                          request.client->options().redactedUrl())
              << Qt::endl;
@@ -98,8 +98,8 @@ void serve(const CtlRequest &request, model::MetricsScraper *scraper)
         if (ready == *wasReady)
             return;
         *wasReady = ready;
-        ctlErr() << (ready ? tr("sluicectl: metrics: connected to %1").arg(target)
-                           : tr("sluicectl: metrics: lost %1 (%2); scrapes answer sluice_up 0 until it is back")
+        ctlErr() << (ready ? Ctl::tr("sluicectl: metrics: connected to %1").arg(target)
+                           : Ctl::tr("sluicectl: metrics: lost %1 (%2); scrapes answer sluice_up 0 until it is back")
                                  .arg(target, reason))
                  << Qt::endl;
     });
@@ -112,19 +112,19 @@ void serve(const CtlRequest &request, model::MetricsScraper *scraper)
 void runMetrics(const CtlRequest &request)
 {
     if (!request.args.isEmpty() && request.args.first() != QLatin1String("serve"))
-        return failUsage(request, tr("metrics takes serve or nothing, not \"%1\"").arg(request.args.first()));
+        return failUsage(request, Ctl::tr("metrics takes serve or nothing, not \"%1\"").arg(request.args.first()));
     int top = 0;
     if (!request.option("top").isEmpty()) {
         bool ok = false;
         top = request.option("top").toInt(&ok);
         if (!ok || top < 1 || top > model::MetricsScraper::kMaxTopPerPolicy)
             return failUsage(request,
-                             tr("--top must be a whole number from 1 to %1, not \"%2\"")
+                             Ctl::tr("--top must be a whole number from 1 to %1, not \"%2\"")
                                  .arg(model::MetricsScraper::kMaxTopPerPolicy)
                                  .arg(request.option("top")));
     }
     if (request.args.isEmpty() && !request.option("listen").isEmpty())
-        return failUsage(request, tr("--listen goes with metrics serve"));
+        return failUsage(request, Ctl::tr("--listen goes with metrics serve"));
     auto *scraper = new model::MetricsScraper(request.client, request.owner(), top, QCoreApplication::instance());
     if (request.args.isEmpty())
         printOnce(request, scraper);
@@ -143,15 +143,17 @@ CtlCommand metricsCommand()
         1,
         Access::Reads,
         QStringLiteral("[serve]"),
-        tr("expose the limiter's counts to Prometheus"),
-        tr("Print the namespace's metrics once in the Prometheus text format (for node_exporter's textfile "
-           "collector), or with serve answer Prometheus scrapes over HTTP until interrupted: per policy its allowed "
-           "and rejected totals and its limit, per primary its library state. Reads only; docs/monitoring.md lists "
-           "the metrics."),
+        Ctl::tr("expose the limiter's counts to Prometheus"),
+        Ctl::tr(
+            "Print the namespace's metrics once in the Prometheus text format (for node_exporter's textfile "
+            "collector), or with serve answer Prometheus scrapes over HTTP until interrupted: per policy its allowed "
+            "and rejected totals and its limit, per primary its library state. Reads only; docs/monitoring.md lists "
+            "the metrics."),
         optionNames({"listen", "top"}),
-        {{QStringLiteral("metrics"), tr("one exposition on stdout")},
-         {QStringLiteral("--profile prod metrics serve --listen 127.0.0.1:9786"), tr("an exporter for Prometheus")},
-         {QStringLiteral("metrics serve --top 10"), tr("with each policy's ten most rejected subjects")}},
+        {{QStringLiteral("metrics"), Ctl::tr("one exposition on stdout")},
+         {QStringLiteral("--profile prod metrics serve --listen 127.0.0.1:9786"),
+          Ctl::tr("an exporter for Prometheus")},
+         {QStringLiteral("metrics serve --top 10"), Ctl::tr("with each policy's ten most rejected subjects")}},
         runMetrics};
 }
 

@@ -41,11 +41,11 @@ CtlCommand pingCommand()
             0,
             Access::Reads,
             QString(),
-            tr("check that the server answers"),
-            tr("Check that the server answers; print its version and mode."),
+            Ctl::tr("check that the server answers"),
+            Ctl::tr("Check that the server answers; print its version and mode."),
             {},
-            {{QStringLiteral("ping"), tr("the server at 127.0.0.1:6379")},
-             {QStringLiteral("-u rediss://redis.example:6380 --cacert ca.pem ping"), tr("a TLS server")}},
+            {{QStringLiteral("ping"), Ctl::tr("the server at 127.0.0.1:6379")},
+             {QStringLiteral("-u rediss://redis.example:6380 --cacert ca.pem ping"), Ctl::tr("a TLS server")}},
             runPing};
 }
 

@@ -45,7 +45,7 @@ void runPolicies(const CtlRequest &request)
                                         {QStringLiteral("version"), static_cast<double>(damaged.version)}});
             ctlOut() << QJsonDocument(list).toJson(QJsonDocument::Indented);
         } else if (policies.isEmpty() && listed.damaged.isEmpty()) {
-            ctlOut() << tr("no policies in namespace \"%1\"").arg(request.ns) << Qt::endl;
+            ctlOut() << Ctl::tr("no policies in namespace \"%1\"").arg(request.ns) << Qt::endl;
         } else {
             const TextTable table({{"NAME", -20},
                                    {"ALGORITHM", -14},
@@ -76,7 +76,7 @@ void runPolicies(const CtlRequest &request)
             }
             const QString none = QStringLiteral("-");
             for (const model::DamagedPolicy &damaged : listed.damaged)
-                ctlOut() << table.row({damaged.name, tr("DAMAGED"), none, none, none, none, none,
+                ctlOut() << table.row({damaged.name, Ctl::tr("DAMAGED"), none, none, none, none, none,
                                        QString::number(damaged.version), damaged.problem})
                          << Qt::endl;
         }
@@ -94,11 +94,11 @@ CtlCommand policiesCommand()
             0,
             Access::Reads,
             QString(),
-            tr("list the stored policies"),
-            tr("List the stored policies with their version; damaged ones are listed apart with what is wrong."),
+            Ctl::tr("list the stored policies"),
+            Ctl::tr("List the stored policies with their version; damaged ones are listed apart with what is wrong."),
             optionNames({"json"}),
-            {{QStringLiteral("policies"), tr("a table of the stored policies")},
-             {QStringLiteral("--namespace teamb policies --json"), tr("another namespace's policies, as JSON")}},
+            {{QStringLiteral("policies"), Ctl::tr("a table of the stored policies")},
+             {QStringLiteral("--namespace teamb policies --json"), Ctl::tr("another namespace's policies, as JSON")}},
             runPolicies};
 }
 

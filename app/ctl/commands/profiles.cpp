@@ -54,10 +54,10 @@ CtlCommand profilesCommand()
             0,
             Access::Offline,
             QString(),
-            tr("list the dashboard's connection profiles"),
-            tr("List the connection profiles saved by the dashboard, for --profile."),
+            Ctl::tr("list the dashboard's connection profiles"),
+            Ctl::tr("List the connection profiles saved by the dashboard, for --profile."),
             optionNames({"json"}),
-            {{QStringLiteral("profiles"), tr("the profiles --profile can name")}},
+            {{QStringLiteral("profiles"), Ctl::tr("the profiles --profile can name")}},
             runProfiles};
 }
 

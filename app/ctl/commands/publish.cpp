@@ -29,7 +29,7 @@ void reportPreview(const CtlRequest &request, const model::PublishPreview &previ
     if (preview.failure)
         return fail(request, *preview.failure);
     for (const model::DamagedPolicy &damaged : preview.damaged)
-        ctlErr() << tr("sluicectl: publish: warning: policy \"%1\" is damaged (%2) and would be left out")
+        ctlErr() << Ctl::tr("sluicectl: publish: warning: policy \"%1\" is damaged (%2) and would be left out")
                         .arg(damaged.name, damaged.problem)
                  << Qt::endl;
     const model::LimiterLibrary &library = preview.library;
@@ -53,25 +53,26 @@ void reportPreview(const CtlRequest &request, const model::PublishPreview &previ
         request.finish(ExitOk);
         return;
     }
-    ctlOut() << (published == 0 ? tr("would publish version %1 (digest %2), the first in this namespace")
+    ctlOut() << (published == 0 ? Ctl::tr("would publish version %1 (digest %2), the first in this namespace")
                                       .arg(library.version)
                                       .arg(QString::fromLatin1(library.digest))
-                                : tr("would publish version %1 (digest %2) over version %3")
+                                : Ctl::tr("would publish version %1 (digest %2) over version %3")
                                       .arg(library.version)
                                       .arg(QString::fromLatin1(library.digest))
                                       .arg(published))
              << Qt::endl;
     if (!preview.changesKnown())
-        ctlOut() << tr("version %1 was published before its definitions were recorded: every stored policy is "
-                       "listed as created")
+        ctlOut() << Ctl::tr("version %1 was published before its definitions were recorded: every stored policy is "
+                            "listed as created")
                         .arg(published)
                  << Qt::endl;
     if (preview.changes.isEmpty())
-        ctlOut() << tr("no policy changes: publishing loads version %1 again on every primary").arg(library.version)
-                 << Qt::endl;
+        ctlOut()
+            << Ctl::tr("no policy changes: publishing loads version %1 again on every primary").arg(library.version)
+            << Qt::endl;
     for (const model::PolicyDelta &delta : preview.changes)
         printPolicyChange(actionOf(delta), delta.name, delta.fields);
-    ctlOut() << tr("dry run: nothing was loaded") << Qt::endl;
+    ctlOut() << Ctl::tr("dry run: nothing was loaded") << Qt::endl;
     request.finish(ExitOk);
 }
 
@@ -79,38 +80,38 @@ void reportPreview(const CtlRequest &request, const model::PublishPreview &previ
 QString overrideHint(const model::PublishAllowance &needs)
 {
     if (needs.empty)
-        return tr("add --allow-empty to publish a library that serves no policy");
+        return Ctl::tr("add --allow-empty to publish a library that serves no policy");
     if (needs.dropInUse)
-        return tr("add --allow-drop to drop policies in use");
-    return tr("add --take-over to replace it");
+        return Ctl::tr("add --allow-drop to drop policies in use");
+    return Ctl::tr("add --take-over to replace it");
 }
 
 void reportPublish(const CtlRequest &request, const model::PublishResult &result)
 {
     for (const model::DamagedPolicy &damaged : result.damaged)
-        ctlErr() << tr("sluicectl: publish: warning: policy \"%1\" is damaged (%2) and is not in the library")
+        ctlErr() << Ctl::tr("sluicectl: publish: warning: policy \"%1\" is damaged (%2) and is not in the library")
                         .arg(damaged.name, damaged.problem)
                  << Qt::endl;
     if (result.failure && result.failure->kind == model::Failure::Kind::Refused)
         return fail(request,
-                    {result.failure->kind, tr("%1 (%2)").arg(result.failure->message, overrideHint(result.needs))},
-                    tr("nothing was published"));
+                    {result.failure->kind, Ctl::tr("%1 (%2)").arg(result.failure->message, overrideHint(result.needs))},
+                    Ctl::tr("nothing was published"));
     if (result.failure)
-        return fail(request, *result.failure, tr("nothing was published"));
+        return fail(request, *result.failure, Ctl::tr("nothing was published"));
     if (request.isSet("json")) {
         ctlOut() << QJsonDocument(QJsonObject{{QStringLiteral("version"), static_cast<double>(result.library.version)},
                                               {QStringLiteral("digest"), QString::fromLatin1(result.library.digest)},
                                               {QStringLiteral("nodes"), nodesToJson(result.nodes)}})
                         .toJson(QJsonDocument::Indented);
     } else {
-        ctlOut() << tr("published version %1 (digest %2)")
+        ctlOut() << Ctl::tr("published version %1 (digest %2)")
                         .arg(result.library.version)
                         .arg(QString::fromLatin1(result.library.digest))
                  << Qt::endl;
         printNodes(result.nodes);
     }
     if (!result.ok())
-        ctlErr() << tr("sluicectl: not every primary runs the published library") << Qt::endl;
+        ctlErr() << Ctl::tr("sluicectl: not every primary runs the published library") << Qt::endl;
     request.finish(result.ok() ? ExitOk : ExitDrift);
 }
 
@@ -138,16 +139,17 @@ CtlCommand publishCommand()
         0,
         Access::WritesUnlessDryRun,
         QString(),
-        tr("load the policies' limiter library on every primary"),
-        tr("Compile the stored policies into the namespace's limiter library and load it on every primary. Refuses "
-           "a library that serves no policy, drops policies in use or replaces a library it did not publish, "
-           "unless allowed (exit 8)."),
+        Ctl::tr("load the policies' limiter library on every primary"),
+        Ctl::tr(
+            "Compile the stored policies into the namespace's limiter library and load it on every primary. Refuses "
+            "a library that serves no policy, drops policies in use or replaces a library it did not publish, "
+            "unless allowed (exit 8)."),
         optionNames({"dry-run", "allow-empty", "allow-drop", "take-over", "json"}),
         {{QStringLiteral("publish --dry-run"),
-          tr("show what a publish would change against the published version, field by field (--json adds "
-             "the generated policy table)")},
-         {QStringLiteral("publish"), tr("load it on every primary")},
-         {QStringLiteral("publish --take-over"), tr("replace a library another owner published")}},
+          Ctl::tr("show what a publish would change against the published version, field by field (--json adds "
+                  "the generated policy table)")},
+         {QStringLiteral("publish"), Ctl::tr("load it on every primary")},
+         {QStringLiteral("publish --take-over"), Ctl::tr("replace a library another owner published")}},
         runPublish};
     command.checkAfterLostAnswer = QStringLiteral("sluicectl status");
     return command;

@@ -23,16 +23,16 @@ void runResetKey(const CtlRequest &request)
     const QString policy = request.args.at(0);
     const QByteArray subject = request.args.at(1).toUtf8();
     if (!model::isValidPolicyName(policy))
-        return failUsage(request, tr("\"%1\" is not a policy name").arg(policy));
+        return failUsage(request, Ctl::tr("\"%1\" is not a policy name").arg(policy));
     if (!model::isValidSubject(subject))
-        return failUsage(request, tr("a subject is 1 to %1 bytes and has no { or }").arg(model::maxSubjectBytes));
+        return failUsage(request, Ctl::tr("a subject is 1 to %1 bytes and has no { or }").arg(model::maxSubjectBytes));
     whenReady(request, [=] {
         model::resetBucket(request.client, request.owner(), policy, subject, request.who, QCoreApplication::instance(),
                            [=](const std::optional<model::Failure> &failure) {
             if (failure)
-                return fail(request, *failure, tr("the bucket was not reset"));
-            ctlOut() << tr("reset the bucket of \"%1\" under \"%2\": it is full again (recorded in "
-                           "the audit log)")
+                return fail(request, *failure, Ctl::tr("the bucket was not reset"));
+            ctlOut() << Ctl::tr("reset the bucket of \"%1\" under \"%2\": it is full again (recorded in "
+                                "the audit log)")
                             .arg(QString::fromUtf8(subject), policy)
                      << Qt::endl;
             request.finish(ExitOk);
@@ -50,10 +50,10 @@ CtlCommand resetKeyCommand()
                        2,
                        Access::Writes,
                        QStringLiteral("POLICY SUBJECT"),
-                       tr("empty one subject's bucket"),
-                       tr("Delete one subject's bucket so it is full again (audited)."),
+                       Ctl::tr("empty one subject's bucket"),
+                       Ctl::tr("Delete one subject's bucket so it is full again (audited)."),
                        {},
-                       {{QStringLiteral("reset-key login alice"), tr("let alice in again at once")}},
+                       {{QStringLiteral("reset-key login alice"), Ctl::tr("let alice in again at once")}},
                        runResetKey};
     command.checkAfterLostAnswer = QStringLiteral("sluicectl history; sluicectl keys");
     return command;

@@ -26,7 +26,8 @@ void runRollback(const CtlRequest &request)
     bool numeric = false;
     const qint64 version = request.args.value(1).toLongLong(&numeric);
     if (!numeric || version < 1) {
-        return failUsage(request, tr("VERSION must be a whole number from 1, not \"%1\"").arg(request.args.value(1)));
+        return failUsage(request,
+                         Ctl::tr("VERSION must be a whole number from 1, not \"%1\"").arg(request.args.value(1)));
     }
     withHistory(request, policy, [request, policy, version](const QVector<model::AuditEntry> &entries) {
         const auto found = std::find_if(entries.begin(), entries.end(), [version](const model::AuditEntry &entry) {
@@ -35,7 +36,7 @@ void runRollback(const CtlRequest &request)
         if (found == entries.end()) {
             return fail(request,
                         model::Failure::serverError(
-                            tr("the audit log has no version %1 of policy \"%2\"").arg(version).arg(policy)));
+                            Ctl::tr("the audit log has no version %1 of policy \"%2\"").arg(version).arg(policy)));
         }
         const model::Policy target = *found->after;
         model::PolicyStore(request.client, request.ns)
@@ -45,9 +46,10 @@ void runRollback(const CtlRequest &request)
             if (stored.failure && !stored.damaged)
                 return fail(request, *stored.failure);
             if (stored.policy && stored.policy->sameDefinition(target)) {
-                ctlOut()
-                    << tr("\"%1\" already has the definition of version %2: nothing to do").arg(policy).arg(version)
-                    << Qt::endl;
+                ctlOut() << Ctl::tr("\"%1\" already has the definition of version %2: nothing to do")
+                                .arg(policy)
+                                .arg(version)
+                         << Qt::endl;
                 request.finish(ExitOk);
                 return;
             }
@@ -56,7 +58,7 @@ void runRollback(const CtlRequest &request)
                 ctlOut() << QStringLiteral("%1  %2 -> %3").arg(change.field, -12).arg(change.before, change.after)
                          << Qt::endl;
             if (request.isSet("dry-run")) {
-                ctlOut() << tr("dry run: nothing was changed") << Qt::endl;
+                ctlOut() << Ctl::tr("dry run: nothing was changed") << Qt::endl;
                 request.finish(ExitOk);
                 return;
             }
@@ -68,8 +70,8 @@ void runRollback(const CtlRequest &request)
                 .commit({change}, request.who, QCoreApplication::instance(),
                         [request, policy, version](const model::PolicyStore::CommitResult &result) {
                 if (result.failure)
-                    return fail(request, *result.failure, tr("nothing was rolled back"));
-                ctlOut() << tr("rolled \"%1\" back to the definition of version %2").arg(policy).arg(version)
+                    return fail(request, *result.failure, Ctl::tr("nothing was rolled back"));
+                ctlOut() << Ctl::tr("rolled \"%1\" back to the definition of version %2").arg(policy).arg(version)
                          << Qt::endl;
                 request.finish(ExitOk);
                 });
@@ -88,12 +90,12 @@ CtlCommand rollbackCommand()
         2,
         Access::WritesUnlessDryRun,
         QStringLiteral("POLICY VERSION"),
-        tr("save an earlier version as the policy's new version"),
-        tr("Save an earlier version's definition as the policy's new version (audited). Publish afterwards for "
-           "services to see it."),
+        Ctl::tr("save an earlier version as the policy's new version"),
+        Ctl::tr("Save an earlier version's definition as the policy's new version (audited). Publish afterwards for "
+                "services to see it."),
         optionNames({"dry-run"}),
-        {{QStringLiteral("rollback login 3 --dry-run"), tr("show what version 3 would change")},
-         {QStringLiteral("rollback login 3"), tr("bring version 3's definition back")}},
+        {{QStringLiteral("rollback login 3 --dry-run"), Ctl::tr("show what version 3 would change")},
+         {QStringLiteral("rollback login 3"), Ctl::tr("bring version 3's definition back")}},
         runRollback};
     command.checkAfterLostAnswer = QStringLiteral("sluicectl policies; sluicectl history");
     return command;

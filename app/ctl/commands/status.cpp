@@ -48,24 +48,25 @@ void reportStatus(const CtlRequest &request, const model::DeploymentStatus &stat
                                     {QStringLiteral("nodes"), nodesToJson(status.nodes)}})
                         .toJson(QJsonDocument::Indented);
     } else {
-        ctlOut() << tr("library %1 serves %2; services call %3")
+        ctlOut() << Ctl::tr("library %1 serves %2; services call %3")
                         .arg(QString::fromLatin1(request.owner().libraryName()), request.owner().describe(),
                              QString::fromLatin1(request.owner().function("acquire")))
                  << Qt::endl;
         if (history == model::DeploymentStatus::History::NeverPublished)
-            ctlOut() << tr("never published in namespace \"%1\"; %2 policies stored")
+            ctlOut() << Ctl::tr("never published in namespace \"%1\"; %2 policies stored")
                             .arg(request.ns)
                             .arg(status.storedPolicies)
                      << Qt::endl;
         else if (history == model::DeploymentStatus::History::DataLost)
-            ctlOut() << tr("the stored policies, audit log and publish record of namespace \"%1\" are gone, but "
-                           "primaries still run a published library: the data was flushed or lost in a restart "
-                           "without persistence. Restore it with: sluicectl apply LAST_EXPORT.json, then sluicectl "
-                           "publish")
+            ctlOut() << Ctl::tr(
+                            "the stored policies, audit log and publish record of namespace \"%1\" are gone, but "
+                            "primaries still run a published library: the data was flushed or lost in a restart "
+                            "without persistence. Restore it with: sluicectl apply LAST_EXPORT.json, then sluicectl "
+                            "publish")
                             .arg(request.ns)
                      << Qt::endl;
         else
-            ctlOut() << tr("published version %1 (digest %2), %3 policies, at %4 by %5")
+            ctlOut() << Ctl::tr("published version %1 (digest %2), %3 policies, at %4 by %5")
                             .arg(published.version)
                             .arg(QString::fromLatin1(published.digest))
                             .arg(published.policyCount)
@@ -74,21 +75,21 @@ void reportStatus(const CtlRequest &request, const model::DeploymentStatus &stat
                      << Qt::endl;
         if (status.storedDiffers)
             ctlOut() << (history == model::DeploymentStatus::History::Published
-                             ? tr("the stored policies differ from the published library: publish to apply them")
-                             : tr("the stored policies were never published: publish to serve them"))
+                             ? Ctl::tr("the stored policies differ from the published library: publish to apply them")
+                             : Ctl::tr("the stored policies were never published: publish to serve them"))
                      << Qt::endl;
         for (const model::DamagedPolicy &policy : status.damaged)
-            ctlOut() << tr("policy \"%1\" is damaged (%2) and cannot be published until apply repairs it")
+            ctlOut() << Ctl::tr("policy \"%1\" is damaged (%2) and cannot be published until apply repairs it")
                             .arg(policy.name, policy.problem)
                      << Qt::endl;
         printNodes(status.nodes);
         if (history == model::DeploymentStatus::History::NeverPublished && status.persistsNothing())
-            ctlErr() << tr("sluicectl: status: if policies were published here before a restart, they were lost "
-                           "with the data; restore them with sluicectl apply LAST_EXPORT.json, then publish")
+            ctlErr() << Ctl::tr("sluicectl: status: if policies were published here before a restart, they were lost "
+                                "with the data; restore them with sluicectl apply LAST_EXPORT.json, then publish")
                      << Qt::endl;
     }
     if (status.drift())
-        ctlErr() << tr("sluicectl: drift: not every primary runs the published library; publish to restore it")
+        ctlErr() << Ctl::tr("sluicectl: drift: not every primary runs the published library; publish to restore it")
                  << Qt::endl;
     request.finish(status.drift() ? ExitDrift : ExitOk);
 }
@@ -110,11 +111,11 @@ CtlCommand statusCommand()
             0,
             Access::Reads,
             QString(),
-            tr("show each primary's library and drift"),
-            tr("Show each primary's limiter libraries and whether they run the published one; exit 7 on drift."),
+            Ctl::tr("show each primary's library and drift"),
+            Ctl::tr("Show each primary's limiter libraries and whether they run the published one; exit 7 on drift."),
             optionNames({"json"}),
-            {{QStringLiteral("status"), tr("each primary's library, current or not")},
-             {QStringLiteral("status --json"), tr("the same as JSON, for monitoring")}},
+            {{QStringLiteral("status"), Ctl::tr("each primary's library, current or not")},
+             {QStringLiteral("status --json"), Ctl::tr("the same as JSON, for monitoring")}},
             runStatus};
 }
 

@@ -44,7 +44,7 @@ void printTable(const model::RateSample &sample, bool clearScreen)
     if (clearScreen)
         ctlOut() << "\x1b[H\x1b[2J";
     ctlOut() << QDateTime::fromMSecsSinceEpoch(sample.endMs, Qt::UTC).toString(Qt::ISODateWithMs)
-             << tr("  (%1 s)").arg(sample.spanMs / 1000.0, 0, 'f', 2) << Qt::endl;
+             << Ctl::tr("  (%1 s)").arg(sample.spanMs / 1000.0, 0, 'f', 2) << Qt::endl;
     const TextTable table(
         {{"POLICY", -24}, {"ALLOWED/S", 11}, {"REJECTED/S", 11}, {"REJECTED", 9}, {"ALLOWED", 10}, {"REJECTED", 10}},
         1);
@@ -78,7 +78,7 @@ void runWatch(const CtlRequest &request)
         && (!ok || intervalMs < model::PolicyRateSampler::kMinIntervalMs
             || intervalMs > model::PolicyRateSampler::kMaxIntervalMs))
         return failUsage(request,
-                         tr("--interval must be a whole number of ms from %1 to %2, not \"%3\"")
+                         Ctl::tr("--interval must be a whole number of ms from %1 to %2, not \"%3\"")
                              .arg(model::PolicyRateSampler::kMinIntervalMs)
                              .arg(model::PolicyRateSampler::kMaxIntervalMs)
                              .arg(request.option("interval")));
@@ -88,7 +88,7 @@ void runWatch(const CtlRequest &request)
         if (!ok || !std::isfinite(durationS) || durationS <= 0 || durationS > 366 * 86400.0)
             return failUsage(
                 request,
-                tr("--duration must be a positive number of seconds, not \"%1\"").arg(request.option("duration")));
+                Ctl::tr("--duration must be a positive number of seconds, not \"%1\"").arg(request.option("duration")));
     }
     // Whole samples: a duration is the number of intervals it covers, at least one.
     const qint64 samplesWanted
@@ -102,7 +102,7 @@ void runWatch(const CtlRequest &request)
     auto samplesSeen = std::make_shared<qint64>(0);
     QObject::connect(sampler, &model::PolicyRateSampler::sampled, sampler, [=](const model::RateSample &sample) {
         for (const QString &node : sample.missingNodes)
-            ctlErr() << tr("sluicectl: watch: %1 did not answer; its decisions are counted when it does").arg(node)
+            ctlErr() << Ctl::tr("sluicectl: watch: %1 did not answer; its decisions are counted when it does").arg(node)
                      << Qt::endl;
         for (const QString &problem : sample.problems)
             ctlErr() << "sluicectl: watch: " << problem << Qt::endl;
@@ -110,7 +110,7 @@ void runWatch(const CtlRequest &request)
             if (*samplesSeen == 0 && sample.missingNodes.isEmpty())
                 return fail(request,
                             model::Failure::serverError(
-                                tr("nothing to watch on %1").arg(request.client->options().redactedUrl())));
+                                Ctl::tr("nothing to watch on %1").arg(request.client->options().redactedUrl())));
             return;
         }
         model::RateSample shown = sample;
@@ -120,7 +120,7 @@ void runWatch(const CtlRequest &request)
                                  [&](const model::PolicyRate &rate) { return rate.policy == wanted; }))
                     return fail(
                         request,
-                        model::Failure::serverError(tr("the published library has no policy \"%1\"").arg(wanted)));
+                        model::Failure::serverError(Ctl::tr("the published library has no policy \"%1\"").arg(wanted)));
             shown.policies.erase(
                 std::remove_if(shown.policies.begin(), shown.policies.end(),
                                [&](const model::PolicyRate &rate) { return !request.args.contains(rate.policy); }),
@@ -151,9 +151,9 @@ void runWatch(const CtlRequest &request)
             fail(request, {model::Failure::Kind::Unreachable, reason});
             QObject::disconnect(request.client, nullptr, sampler, nullptr);
         } else if (*connected && state == State::Ready)
-            ctlErr() << tr("sluicectl: watch: connected to %1 again").arg(target) << Qt::endl;
+            ctlErr() << Ctl::tr("sluicectl: watch: connected to %1 again").arg(target) << Qt::endl;
         else if (*connected && state == State::Reconnecting)
-            ctlErr() << tr("sluicectl: watch: lost %1 (%2); reconnecting").arg(target, reason) << Qt::endl;
+            ctlErr() << Ctl::tr("sluicectl: watch: lost %1 (%2); reconnecting").arg(target, reason) << Qt::endl;
     });
     if (request.client->state() == redis::RedisClient::State::Ready)
         begin();
@@ -169,12 +169,12 @@ CtlCommand watchCommand()
             64,
             Access::Reads,
             QStringLiteral("[POLICY...]"),
-            tr("show allowed and rejected calls per second, live"),
-            tr("Show each policy's allowed and rejected decisions per second, live, most rejections first. --json "
-               "prints one object per policy per sample."),
+            Ctl::tr("show allowed and rejected calls per second, live"),
+            Ctl::tr("Show each policy's allowed and rejected decisions per second, live, most rejections first. --json "
+                    "prints one object per policy per sample."),
             optionNames({"interval", "duration", "json"}),
-            {{QStringLiteral("watch"), tr("every policy, once a second, until interrupted")},
-             {QStringLiteral("watch login --interval 250 --duration 30 --json"), tr("one policy, as JSON lines")}},
+            {{QStringLiteral("watch"), Ctl::tr("every policy, once a second, until interrupted")},
+             {QStringLiteral("watch login --interval 250 --duration 30 --json"), Ctl::tr("one policy, as JSON lines")}},
             runWatch};
 }
 
