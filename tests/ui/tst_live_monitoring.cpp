@@ -24,6 +24,7 @@
 #include "ui/widgets/time_series_chart.h"
 #include "ui/window/main_window.h"
 
+#include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QChartView>
 #include <QComboBox>
@@ -33,6 +34,7 @@
 #include <QMouseEvent>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
@@ -123,6 +125,12 @@ private Q_SLOTS:
                  test::makePolicy(QStringLiteral("quiet"), Algorithm::TokenBucket, 5, 1000)});
         auto window = test::openMainWindow(profile());
         QTableView *view = window->policyRates()->view();
+        // The rates model and the ranking proxy the overview shows it through, checked on every change below.
+        auto *ranked = qobject_cast<QSortFilterProxyModel *>(view->model());
+        QVERIFY(ranked && qobject_cast<PolicyRatesModel *>(ranked->sourceModel()));
+        QAbstractItemModelTester ratesTester(ranked->sourceModel(),
+                                             QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester rankedTester(ranked, QAbstractItemModelTester::FailureReportingMode::QtTest);
         model::ConnectionSession *session = window->session();
         QTRY_VERIFY_WITH_TIMEOUT(session->rates()->lastSample().spanMs > 0, 5000);
         QCOMPARE(view->model()->rowCount(), 3);

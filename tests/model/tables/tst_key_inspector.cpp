@@ -16,6 +16,7 @@
 #include "support/test_services.h"
 #include "support/traffic_support.h"
 
+#include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -116,6 +117,10 @@ private Q_SLOTS:
 
         const int pages = loadAll(model);
         QVERIFY2(pages > 1, "several pages");
+        // The whole model checked (the tester would have fetched the pages itself above), then every row read again.
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.rereadAll();
+        QVERIFY(pageLoaded(model));
         QCOMPARE(model.rowCount(), 3040);
         QCOMPARE(shownKeys(model).size(), 3040);
         QVERIFY(model.scanner().atEnd());
@@ -286,6 +291,7 @@ private Q_SLOTS:
         storeAndPublish(*m_client, {test::makePolicy(QStringLiteral("login"), Algorithm::FixedWindow, 3, 3600000)});
         fire(*m_client, QStringLiteral("login"), 5, [](int) { return QByteArray("eve"); });
         KeyInspectorModel model(m_client.get(), owner());
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         sluice::model::Failure error;
         QVERIFY(model.browse({QStringLiteral("login"), QStringLiteral("eve")}, &error));
         QVERIFY(pageLoaded(model));
