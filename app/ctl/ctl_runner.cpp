@@ -63,6 +63,138 @@ int printHelp(const app::CtlHelp &help, const QCommandLineParser &parser, const 
     return app::ExitOk;
 }
 
+// Where the command connects: a saved profile's options or the connection flags', with --timeout. The usage
+// error's exit code when the command line says it wrongly.
+std::optional<int> readTarget(const QCommandLineParser &parser, const app::CtlOptions &flags,
+                              const app::CtlConnectionFlags &connectionFlags, redis::ConnectionOptions *target,
+                              std::optional<model::ConnectionProfile> *chosen)
+{
+    redis::ConnectionOptions &options = *target;
+    std::optional<model::ConnectionProfile> &profile = *chosen;
+    if (parser.isSet(flags.profile)) {
+        if (connectionFlags.givesUrl(parser))
+            return usageError(
+                QCoreApplication::translate("sluicectl", "--profile and -u both say where to connect; give one"));
+        const auto settings = model::ProfileSettings::openShared();
+        profile = model::ProfileSettings(settings.get()).profile(parser.value(flags.profile));
+        if (!profile)
+            return usageError(QCoreApplication::translate("sluicectl",
+                                                          "no usable connection profile named \"%1\" in %2 "
+                                                          "(sluicectl profiles lists them)")
+                                  .arg(parser.value(flags.profile), settings->fileName()));
+        options = profile->options;
+    }
+    QString error, warning;
+    if (!connectionFlags.read(parser, &options, &error, &warning))
+        return usageError(error);
+    if (!warning.isEmpty())
+        ctlErr() << "sluicectl: " << warning << Qt::endl;
+    if (!options.verifyPeer)
+        ctlErr() << QCoreApplication::translate(
+            "sluicectl", "sluicectl: warning: --insecure: the server's certificate is not verified")
+                 << Qt::endl;
+    bool timeoutOk = false;
+    const int timeoutMs = parser.value(flags.timeout).toInt(&timeoutOk);
+    if (!timeoutOk || timeoutMs <= 0)
+        return usageError(QCoreApplication::translate("sluicectl", "--timeout must be a positive number of ms"));
+    options.connectTimeoutMs = timeoutMs;
+    options.commandTimeoutMs = timeoutMs;
+    options.clientName = QStringLiteral("sluicectl");
+    return std::nullopt;
+}
+
+// A write the profile refuses (read-only, or production without --yes), refused before anything is sent: its
+// exit code.
+std::optional<int> refusedByProfile(const app::CtlRequest &request, const app::CtlCommand *command,
+                                    const std::optional<model::ConnectionProfile> &profile, bool confirmed)
+{
+    const bool writes = command->access == app::Access::Writes || command->access == app::Access::FiresTraffic
+        || (command->access == app::Access::WritesUnlessDryRun && !request.isSet("dry-run"));
+    const bool asksOnProduction
+        = writes && (command->access != app::Access::FiresTraffic || request.fire.plan.realKeys);
+    if (profile && writes && profile->readOnly) {
+        return app::report(request,
+                           {model::Failure::Kind::Refused,
+                            QCoreApplication::translate("sluicectl", "profile \"%1\" is read-only and %2 writes")
+                                .arg(profile->name, command->name)});
+    }
+    if (profile && asksOnProduction && profile->writesNeedConfirmation() && !confirmed) {
+        return app::report(request,
+                           {model::Failure::Kind::Refused,
+                            QCoreApplication::translate("sluicectl",
+                                                        "profile \"%1\" is production and %2 writes: "
+                                                        "add --yes to confirm")
+                                .arg(profile->name, command->name)});
+    }
+    return std::nullopt;
+}
+
+// A command's end: its exit code, once. The loop it runs in returns it, and is not entered when the code came first.
+class CommandEnd {
+public:
+    explicit CommandEnd(QEventLoop *loop)
+        : m_loop(loop)
+    {
+    }
+    void finish(int code)
+    {
+        if (m_code)
+            return;
+        m_code = code;
+        if (m_loop)
+            m_loop->exit(code);
+    }
+    int wait() { return m_code ? *m_code : m_loop->exec(); }
+
+private:
+    QPointer<QEventLoop> m_loop; // gone when a late reply finishes a command whose caller has returned
+    std::optional<int> m_code;
+};
+
+// A command's connection: the keychain its profile's secrets may come from, and the client (closed first).
+struct CommandConnection {
+    model::KeychainSecretStore keychain;
+    std::unique_ptr<redis::RedisClient> client;
+};
+
+// Opens the command's client, with the profile's secrets unless the flags give a password, from inside the loop
+// of `context`, then runs the command on it.
+void connectAndRun(CommandConnection *connection, const app::CtlCommand *command, app::CtlRequest request,
+                   redis::ConnectionOptions options, const std::optional<model::ConnectionProfile> &profile,
+                   bool secretsFromFlags, QObject *context)
+{
+    auto start = [connection, command, request,
+                  readOnly = profile && profile->readOnly](const redis::ConnectionOptions &resolved) mutable {
+        connection->client = std::make_unique<redis::RedisClient>(resolved);
+        connection->client->setAutoReconnect(false);
+        connection->client->setReadOnly(readOnly);
+        connection->client->open();
+        request.client = connection->client.get();
+        command->run(request);
+    };
+    if (profile && !secretsFromFlags) {
+        // The profile's own secrets first; REDISCLI_AUTH and SLUICE_TLS_KEY_PASSPHRASE when the keychain has none.
+        model::readProfileSecrets(connection->keychain, *profile, context,
+                                  [options, start, name = profile->name](const model::ProfileSecrets &secrets) mutable {
+            if (secrets.password)
+                options.password = *secrets.password;
+            if (secrets.keyPassphrase)
+                options.keyPassphrase = *secrets.keyPassphrase;
+            if (!secrets.keychainError.isEmpty() && options.password.isEmpty())
+                ctlErr() << QCoreApplication::translate("sluicectl",
+                                                        "sluicectl: the keychain did not answer (%1); "
+                                                        "connecting to profile \"%2\" without its password "
+                                                        "(REDISCLI_AUTH can give it)")
+                                .arg(secrets.keychainError, name)
+                         << Qt::endl;
+            start(options);
+        });
+    } else {
+        QMetaObject::invokeMethod(
+            context, [start, options]() mutable { start(options); }, Qt::QueuedConnection);
+    }
+}
+
 } // namespace
 
 namespace sluice::app {
@@ -111,22 +243,11 @@ int runSluicectl(const QStringList &arguments, QTextStream &out, QTextStream &er
     if (!command->run)
         return printHelp(help, parser, flags, positional);
 
-    // The command's end: once, from inside the loop below (or before it runs, which the loop then skips).
     QEventLoop loop;
-    struct Ending {
-        QPointer<QEventLoop> loop;
-        std::optional<int> code;
-    };
-    auto ending = std::make_shared<Ending>(Ending{&loop, std::nullopt});
+    auto end = std::make_shared<CommandEnd>(&loop);
     app::CtlRequest request;
     request.command = name;
-    request.finish = [ending](int code) {
-        if (ending->code)
-            return;
-        ending->code = code;
-        if (ending->loop)
-            ending->loop->exit(code);
-    };
+    request.finish = [end](int code) { end->finish(code); };
     request.args = positional;
     for (const QString &option : command->options) {
         if (parser.isSet(option))
@@ -142,102 +263,25 @@ int runSluicectl(const QStringList &arguments, QTextStream &out, QTextStream &er
 
     redis::ConnectionOptions options;
     std::optional<model::ConnectionProfile> profile;
-    if (parser.isSet(flags.profile)) {
-        if (connectionFlags.givesUrl(parser))
-            return usageError(
-                QCoreApplication::translate("sluicectl", "--profile and -u both say where to connect; give one"));
-        const auto settings = model::ProfileSettings::openShared();
-        profile = model::ProfileSettings(settings.get()).profile(parser.value(flags.profile));
-        if (!profile)
-            return usageError(QCoreApplication::translate("sluicectl",
-                                                          "no usable connection profile named \"%1\" in %2 "
-                                                          "(sluicectl profiles lists them)")
-                                  .arg(parser.value(flags.profile), settings->fileName()));
-        options = profile->options;
-    }
-    QString error, warning;
-    if (!connectionFlags.read(parser, &options, &error, &warning))
-        return usageError(error);
-    if (!warning.isEmpty())
-        ctlErr() << "sluicectl: " << warning << Qt::endl;
-    if (!options.verifyPeer)
-        ctlErr() << QCoreApplication::translate(
-            "sluicectl", "sluicectl: warning: --insecure: the server's certificate is not verified")
-                 << Qt::endl;
-    bool timeoutOk = false;
-    const int timeoutMs = parser.value(flags.timeout).toInt(&timeoutOk);
-    if (!timeoutOk || timeoutMs <= 0)
-        return usageError(QCoreApplication::translate("sluicectl", "--timeout must be a positive number of ms"));
-    options.connectTimeoutMs = timeoutMs;
-    options.commandTimeoutMs = timeoutMs;
-    options.clientName = QStringLiteral("sluicectl");
+    if (const auto wrong = readTarget(parser, flags, connectionFlags, &options, &profile))
+        return *wrong;
     request.ns = parser.isSet(flags.ns) || !profile ? parser.value(flags.ns) : profile->ns;
     if (const auto problem = model::namespaceProblem(request.ns))
         return usageError(QCoreApplication::translate("sluicectl", "bad --namespace: %1").arg(problem->message));
     request.target = options;
     // A command runs from inside the loop, so one that ends at once still ends it.
-    const auto runLoop = [&loop, ending] { return ending->code ? *ending->code : loop.exec(); };
     if (command->access == app::Access::Offline) {
         QMetaObject::invokeMethod(
             &loop, [command, request] { command->run(request); }, Qt::QueuedConnection);
-        return runLoop();
+        return end->wait();
     }
 
-    const bool writes = command->access == app::Access::Writes || command->access == app::Access::FiresTraffic
-        || (command->access == app::Access::WritesUnlessDryRun && !request.isSet("dry-run"));
-    const bool asksOnProduction
-        = writes && (command->access != app::Access::FiresTraffic || request.fire.plan.realKeys);
-    // Refused before anything is sent, so before the event loop: the code comes straight back.
-    if (profile && writes && profile->readOnly) {
-        return app::report(request,
-                           {model::Failure::Kind::Refused,
-                            QCoreApplication::translate("sluicectl", "profile \"%1\" is read-only and %2 writes")
-                                .arg(profile->name, command->name)});
-    }
-    if (profile && asksOnProduction && profile->writesNeedConfirmation() && !parser.isSet(flags.yes)) {
-        return app::report(request,
-                           {model::Failure::Kind::Refused,
-                            QCoreApplication::translate("sluicectl",
-                                                        "profile \"%1\" is production and %2 writes: "
-                                                        "add --yes to confirm")
-                                .arg(profile->name, command->name)});
-    }
+    if (const auto refused = refusedByProfile(request, command, profile, parser.isSet(flags.yes)))
+        return *refused;
 
-    std::unique_ptr<redis::RedisClient> client;
-    auto start = [&client, command, request,
-                  readOnly = profile && profile->readOnly](const redis::ConnectionOptions &resolved) mutable {
-        client = std::make_unique<redis::RedisClient>(resolved);
-        client->setAutoReconnect(false);
-        client->setReadOnly(readOnly);
-        client->open();
-        request.client = client.get();
-        command->run(request);
-    };
-    model::KeychainSecretStore keychain;
-    if (profile && !connectionFlags.givesPassword(parser)) {
-        // The profile's own secrets first; REDISCLI_AUTH and SLUICE_TLS_KEY_PASSPHRASE when the keychain has none.
-        model::readProfileSecrets(keychain, *profile, &loop,
-                                  [options, start, name = profile->name](const model::ProfileSecrets &secrets) mutable {
-            if (secrets.password)
-                options.password = *secrets.password;
-            if (secrets.keyPassphrase)
-                options.keyPassphrase = *secrets.keyPassphrase;
-            if (!secrets.keychainError.isEmpty() && options.password.isEmpty())
-                ctlErr() << QCoreApplication::translate("sluicectl",
-                                                        "sluicectl: the keychain did not answer (%1); "
-                                                        "connecting to profile \"%2\" without its password "
-                                                        "(REDISCLI_AUTH can give it)")
-                                .arg(secrets.keychainError, name)
-                         << Qt::endl;
-            start(options);
-        });
-    } else {
-        QMetaObject::invokeMethod(
-            &loop, [start, options]() mutable { start(options); }, Qt::QueuedConnection);
-    }
-    const int code = runLoop();
-    client.reset(); // before the keychain
-    return code;
+    CommandConnection connection;
+    connectAndRun(&connection, command, request, options, profile, connectionFlags.givesPassword(parser), &loop);
+    return end->wait();
 }
 
 } // namespace sluice::app

@@ -101,6 +101,42 @@ model::ConnectionProfile unsavedProfile(const QString &name)
 
 } // namespace
 
+// The embedded default: a sandbox Redis of the app's own in a temporary folder (or `dataDirectory`), with demo
+// policies and traffic; stopped before the window goes.
+int runOnSandbox(QApplication *app, ui::MainWindow &window, const QString &dataDirectory)
+{
+    auto *sandbox = new app::SandboxRedis(app);
+    if (!dataDirectory.isEmpty())
+        sandbox->setDataDirectory(dataDirectory);
+    window.showStartupMessage(QApplication::translate("main", "Starting the sandbox Redis\u2026"), false);
+    QObject::connect(sandbox, &app::SandboxRedis::ready, &window, [&window, sandbox](quint16 port) {
+        QTextStream(stdout) << "sluice: sandbox Redis listening on 127.0.0.1:" << port << " in " << sandbox->directory()
+                            << Qt::endl;
+        redis::ConnectionOptions sandboxOptions;
+        sandboxOptions.port = port;
+        window.setSession(
+            std::make_unique<model::ConnectionSession>(unsavedProfile(QStringLiteral("sandbox")), sandboxOptions));
+        // Demo policies and traffic, on a connection of their own so the monitor's stays light.
+        auto *demoClient = new redis::RedisClient(sandboxOptions, &window);
+        demoClient->open();
+        auto *demo = new app::SandboxDemo(demoClient, &window);
+        QObject::connect(demo, &app::SandboxDemo::failed, &window,
+                         [](const QString &reason) { QTextStream(stderr) << "sluice: " << reason << Qt::endl; });
+        QObject::connect(demo, &app::SandboxDemo::trafficStarted, &window, [] {
+            QTextStream(stdout) << "sluice: sandbox demo policies published; demo traffic running" << Qt::endl;
+        });
+        demo->start();
+    });
+    QObject::connect(sandbox, &app::SandboxRedis::failed, &window, [&window](const QString &reason) {
+        QTextStream(stderr) << "sluice: " << reason << Qt::endl;
+        window.showStartupMessage(reason, true);
+    });
+    sandbox->start();
+    const int code = QApplication::exec();
+    delete sandbox; // stop the server before the window and the event loop go away
+    return code;
+}
+
 int main(int argc, char *argv[])
 {
     QApplication::setApplicationName(QStringLiteral("Sluice"));
@@ -211,34 +247,6 @@ int main(int argc, char *argv[])
         return QApplication::exec();
     }
 
-    auto *sandbox = new app::SandboxRedis(&app);
-    if (parser.isSet(options.sandboxData))
-        sandbox->setDataDirectory(parser.value(options.sandboxData));
-    window.showStartupMessage(QApplication::translate("main", "Starting the sandbox Redis\u2026"), false);
-    QObject::connect(sandbox, &app::SandboxRedis::ready, &window, [&window, sandbox](quint16 port) {
-        QTextStream(stdout) << "sluice: sandbox Redis listening on 127.0.0.1:" << port << " in " << sandbox->directory()
-                            << Qt::endl;
-        redis::ConnectionOptions sandboxOptions;
-        sandboxOptions.port = port;
-        window.setSession(
-            std::make_unique<model::ConnectionSession>(unsavedProfile(QStringLiteral("sandbox")), sandboxOptions));
-        // Demo policies and traffic, on a connection of their own so the monitor's stays light.
-        auto *demoClient = new redis::RedisClient(sandboxOptions, &window);
-        demoClient->open();
-        auto *demo = new app::SandboxDemo(demoClient, &window);
-        QObject::connect(demo, &app::SandboxDemo::failed, &window,
-                         [](const QString &reason) { QTextStream(stderr) << "sluice: " << reason << Qt::endl; });
-        QObject::connect(demo, &app::SandboxDemo::trafficStarted, &window, [] {
-            QTextStream(stdout) << "sluice: sandbox demo policies published; demo traffic running" << Qt::endl;
-        });
-        demo->start();
-    });
-    QObject::connect(sandbox, &app::SandboxRedis::failed, &window, [&window](const QString &reason) {
-        QTextStream(stderr) << "sluice: " << reason << Qt::endl;
-        window.showStartupMessage(reason, true);
-    });
-    sandbox->start();
-    const int code = QApplication::exec();
-    delete sandbox; // stop the server before the window and the event loop go away
-    return code;
+    return runOnSandbox(&app, window,
+                        parser.isSet(options.sandboxData) ? parser.value(options.sandboxData) : QString());
 }

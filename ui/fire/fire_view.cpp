@@ -75,6 +75,29 @@ QDoubleSpinBox *rateBox(QWidget *parent, const char *name, double value, const Q
 FireView::FireView(model::ConnectionSession *session, QWidget *parent)
     : QWidget(parent)
 {
+    QWidget *formScroll = createForm();
+    QLayout *results = createResults();
+    auto *layout = new QHBoxLayout(this);
+    layout->setContentsMargins(12, 12, 12, 12);
+    layout->addWidget(formScroll);
+    layout->addLayout(results, 1);
+
+    connect(m_start, &QPushButton::clicked, this, &FireView::start);
+    connect(m_stop, &QPushButton::clicked, this, &FireView::stop);
+    connect(m_export, &QPushButton::clicked, this, &FireView::chooseExportFile);
+    connect(m_shape, &QComboBox::currentIndexChanged, this, &FireView::showShapeFields);
+    connect(m_subjects, &QComboBox::currentIndexChanged, this, &FireView::showShapeFields);
+    for (FireTargetPicker *picker : {m_first, m_second})
+        connect(picker, &FireTargetPicker::changed, this, [this] { showError({}); });
+    showShapeFields();
+    updateActions();
+    if (session)
+        followSession(session);
+}
+
+// What to fire and how, Fire/Stop/Export, the error line and the latency, in a scrolling column.
+QWidget *FireView::createForm()
+{
     m_first = new FireTargetPicker(QStringLiteral("fireTarget"), false, this);
     m_second = new FireTargetPicker(QStringLiteral("fireVersus"), true, this);
     m_second->setToolTip(tr("Fire the same calls at a second target at once, to compare them."));
@@ -174,7 +197,12 @@ FireView::FireView(model::ConnectionSession *session, QWidget *parent)
     formScroll->setFrameShape(QFrame::NoFrame);
     formScroll->setFixedWidth(330);
     formScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    return formScroll;
+}
 
+// The status line, each target's chart beside its model, and the summary table.
+QLayout *FireView::createResults()
+{
     m_status = new QLabel(
         tr("Choose a target and press Fire. Test-fire keys are its own: no real subject's tokens are spent."), this);
     m_status->setObjectName(QStringLiteral("fireStatus"));
@@ -217,23 +245,7 @@ FireView::FireView(model::ConnectionSession *session, QWidget *parent)
                      {ErrorsColumn, QStringLiteral("100")},
                      {RateColumn, QStringLiteral("100,000.0")}});
     results->addWidget(m_summary);
-
-    auto *layout = new QHBoxLayout(this);
-    layout->setContentsMargins(12, 12, 12, 12);
-    layout->addWidget(formScroll);
-    layout->addLayout(results, 1);
-
-    connect(m_start, &QPushButton::clicked, this, &FireView::start);
-    connect(m_stop, &QPushButton::clicked, this, &FireView::stop);
-    connect(m_export, &QPushButton::clicked, this, &FireView::chooseExportFile);
-    connect(m_shape, &QComboBox::currentIndexChanged, this, &FireView::showShapeFields);
-    connect(m_subjects, &QComboBox::currentIndexChanged, this, &FireView::showShapeFields);
-    for (FireTargetPicker *picker : {m_first, m_second})
-        connect(picker, &FireTargetPicker::changed, this, [this] { showError({}); });
-    showShapeFields();
-    updateActions();
-    if (session)
-        followSession(session);
+    return results;
 }
 
 void FireView::followSession(model::ConnectionSession *session)

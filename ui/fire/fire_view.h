@@ -12,6 +12,7 @@ class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QPushButton;
 class QSpinBox;
@@ -54,6 +55,8 @@ protected:
 
 private:
     void followSession(model::ConnectionSession *session);
+    QWidget *createForm();
+    QLayout *createResults();
     void loadPolicies();
     void showShapeFields();
     void startEngine(const model::FirePlan &plan);

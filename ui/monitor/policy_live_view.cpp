@@ -64,6 +64,69 @@ void selectData(QComboBox *box, qint64 value)
 PolicyLiveView::PolicyLiveView(model::ConnectionSession *session, QWidget *parent)
     : QWidget(parent)
 {
+    QLayout *controls = createControls();
+    m_state = new QLabel(this);
+    m_state->setObjectName(QStringLiteral("liveState"));
+    m_state->setWordWrap(true);
+
+    m_shadowBadge = new Banner(Tone::Info, QStringLiteral("liveShadowBadge"), this);
+    m_shadowBadge->setText(tr("<b>Shadow \u2013 would reject</b>: this policy lets every call through; its "
+                              "rejected/s and most rejected subjects are the calls it would reject."));
+    m_shadowBadge->hide();
+
+    m_definition = new QLabel(this);
+    m_definition->setObjectName(QStringLiteral("liveDefinition"));
+    m_definition->setWordWrap(true);
+    m_definition->setTextFormat(Qt::PlainText);
+
+    QWidget *chartBox = createChartBox();
+    QWidget *topBox = createTopList();
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(chartBox);
+    split->addWidget(topBox);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(12, 12, 12, 12);
+    layout->addLayout(controls);
+    layout->addWidget(m_definition);
+    layout->addWidget(m_state);
+    layout->addWidget(m_shadowBadge);
+    layout->addWidget(split, 1);
+
+    connect(m_policy, &QComboBox::currentTextChanged, this, [this](const QString &policy) {
+        if (m_poller)
+            m_poller->setPolicy(policy);
+        m_chart->resetZoom();
+        redraw();
+        showShadowBadge();
+        showDefinition();
+    });
+    connect(m_interval, &QComboBox::currentIndexChanged, this, &PolicyLiveView::applyInterval);
+    connect(m_retention, &QComboBox::currentIndexChanged, this, &PolicyLiveView::applyRetention);
+    connect(m_span, &QComboBox::currentIndexChanged, this, [this] {
+        m_chart->resetZoom();
+        redraw();
+    });
+    connect(m_pause, &QPushButton::toggled, this, &PolicyLiveView::setPaused);
+    connect(m_resetZoom, &QPushButton::clicked, m_chart, &TimeSeriesChart::resetZoom);
+    connect(m_chart, &TimeSeriesChart::zoomChanged, m_resetZoom, &QPushButton::setEnabled);
+    connect(m_top, &QTableWidget::itemSelectionChanged, this,
+            [this] { m_watch->setEnabled(!m_top->selectedItems().isEmpty()); });
+    connect(m_watch, &QPushButton::clicked, this, [this] {
+        const QList<QTableWidgetItem *> selected = m_top->selectedItems();
+        if (!selected.isEmpty())
+            Q_EMIT watchRequested(policy(), m_top->item(selected.first()->row(), 0)->data(Qt::UserRole).toByteArray());
+    });
+    showState(tr("Not connected."));
+    if (session)
+        followSession(session);
+}
+
+// The policy, the sampling interval, how long samples are kept, the span shown, Pause.
+QLayout *PolicyLiveView::createControls()
+{
     m_policy = new QComboBox(this);
     m_policy->setObjectName(QStringLiteral("livePolicy"));
     m_policy->setAccessibleName(tr("Policy shown"));
@@ -106,16 +169,6 @@ PolicyLiveView::PolicyLiveView(model::ConnectionSession *session, QWidget *paren
     m_pause = new QPushButton(tr("Pause"), this);
     m_pause->setObjectName(QStringLiteral("livePause"));
     m_pause->setCheckable(true);
-    m_resetZoom = new QPushButton(tr("Reset zoom"), this);
-    m_resetZoom->setObjectName(QStringLiteral("liveResetZoom"));
-    m_resetZoom->setEnabled(false);
-    auto *png = new QPushButton(tr("Save PNG\u2026"), this);
-    png->setObjectName(QStringLiteral("liveExportPng"));
-    png->setToolTip(tr("Save the chart as an image."));
-    auto *csv = new QPushButton(tr("Save CSV\u2026"), this);
-    csv->setObjectName(QStringLiteral("liveExportCsv"));
-    csv->setToolTip(tr("Save the samples shown as CSV."));
-
     auto *controls = new QHBoxLayout;
     controls->addWidget(new QLabel(tr("Policy:"), this));
     controls->addWidget(m_policy);
@@ -128,25 +181,21 @@ PolicyLiveView::PolicyLiveView(model::ConnectionSession *session, QWidget *paren
     controls->addWidget(m_span);
     controls->addStretch(1);
     controls->addWidget(m_pause);
-    auto *chartActions = new QHBoxLayout;
-    chartActions->addStretch(1);
-    chartActions->addWidget(m_resetZoom);
-    chartActions->addWidget(png);
-    chartActions->addWidget(csv);
+    return controls;
+}
 
-    m_state = new QLabel(this);
-    m_state->setObjectName(QStringLiteral("liveState"));
-    m_state->setWordWrap(true);
-
-    m_shadowBadge = new Banner(Tone::Info, QStringLiteral("liveShadowBadge"), this);
-    m_shadowBadge->setText(tr("<b>Shadow \u2013 would reject</b>: this policy lets every call through; its "
-                              "rejected/s and most rejected subjects are the calls it would reject."));
-    m_shadowBadge->hide();
-
-    m_definition = new QLabel(this);
-    m_definition->setObjectName(QStringLiteral("liveDefinition"));
-    m_definition->setWordWrap(true);
-    m_definition->setTextFormat(Qt::PlainText);
+// The chart with its zoom and export buttons.
+QWidget *PolicyLiveView::createChartBox()
+{
+    m_resetZoom = new QPushButton(tr("Reset zoom"), this);
+    m_resetZoom->setObjectName(QStringLiteral("liveResetZoom"));
+    m_resetZoom->setEnabled(false);
+    auto *png = new QPushButton(tr("Save PNG\u2026"), this);
+    png->setObjectName(QStringLiteral("liveExportPng"));
+    png->setToolTip(tr("Save the chart as an image."));
+    auto *csv = new QPushButton(tr("Save CSV\u2026"), this);
+    csv->setObjectName(QStringLiteral("liveExportCsv"));
+    csv->setToolTip(tr("Save the samples shown as CSV."));
 
     m_chart = new TimeSeriesChart(this);
     m_chart->addSeries({tr("allowed/s"), toneColor(Tone::Allowed)});
@@ -158,6 +207,24 @@ PolicyLiveView::PolicyLiveView(model::ConnectionSession *session, QWidget *paren
                              "interval of its first decision."));
     m_chart->setMinimumHeight(260);
 
+    auto *chartActions = new QHBoxLayout;
+    chartActions->addStretch(1);
+    chartActions->addWidget(m_resetZoom);
+    chartActions->addWidget(png);
+    chartActions->addWidget(csv);
+    auto *chartBox = new QWidget(this);
+    auto *chartLayout = new QVBoxLayout(chartBox);
+    chartLayout->setContentsMargins(0, 0, 0, 0);
+    chartLayout->addWidget(m_chart, 1);
+    chartLayout->addLayout(chartActions);
+    connect(png, &QPushButton::clicked, this, [this] { chooseExportFile(true); });
+    connect(csv, &QPushButton::clicked, this, [this] { chooseExportFile(false); });
+    return chartBox;
+}
+
+// The policy's most rejected subjects, over a window the operator picks, and Watch subject.
+QWidget *PolicyLiveView::createTopList()
+{
     auto *topBox = new QWidget(this);
     auto *topTitle = new QLabel(tr("<b>Most rejected subjects</b>"), topBox);
     m_topWindow = new QComboBox(topBox);
@@ -196,54 +263,7 @@ PolicyLiveView::PolicyLiveView(model::ConnectionSession *session, QWidget *paren
     topLayout->addWidget(m_watch, 0, Qt::AlignRight);
 
     topBox->setMinimumWidth(260);
-    auto *chartBox = new QWidget(this);
-    auto *chartLayout = new QVBoxLayout(chartBox);
-    chartLayout->setContentsMargins(0, 0, 0, 0);
-    chartLayout->addWidget(m_chart, 1);
-    chartLayout->addLayout(chartActions);
-    auto *split = new QSplitter(Qt::Horizontal, this);
-    split->addWidget(chartBox);
-    split->addWidget(topBox);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 1);
-
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(12, 12, 12, 12);
-    layout->addLayout(controls);
-    layout->addWidget(m_definition);
-    layout->addWidget(m_state);
-    layout->addWidget(m_shadowBadge);
-    layout->addWidget(split, 1);
-
-    connect(m_policy, &QComboBox::currentTextChanged, this, [this](const QString &policy) {
-        if (m_poller)
-            m_poller->setPolicy(policy);
-        m_chart->resetZoom();
-        redraw();
-        showShadowBadge();
-        showDefinition();
-    });
-    connect(m_interval, &QComboBox::currentIndexChanged, this, &PolicyLiveView::applyInterval);
-    connect(m_retention, &QComboBox::currentIndexChanged, this, &PolicyLiveView::applyRetention);
-    connect(m_span, &QComboBox::currentIndexChanged, this, [this] {
-        m_chart->resetZoom();
-        redraw();
-    });
-    connect(m_pause, &QPushButton::toggled, this, &PolicyLiveView::setPaused);
-    connect(m_resetZoom, &QPushButton::clicked, m_chart, &TimeSeriesChart::resetZoom);
-    connect(m_chart, &TimeSeriesChart::zoomChanged, m_resetZoom, &QPushButton::setEnabled);
-    connect(png, &QPushButton::clicked, this, [this] { chooseExportFile(true); });
-    connect(csv, &QPushButton::clicked, this, [this] { chooseExportFile(false); });
-    connect(m_top, &QTableWidget::itemSelectionChanged, this,
-            [this] { m_watch->setEnabled(!m_top->selectedItems().isEmpty()); });
-    connect(m_watch, &QPushButton::clicked, this, [this] {
-        const QList<QTableWidgetItem *> selected = m_top->selectedItems();
-        if (!selected.isEmpty())
-            Q_EMIT watchRequested(policy(), m_top->item(selected.first()->row(), 0)->data(Qt::UserRole).toByteArray());
-    });
-    showState(tr("Not connected."));
-    if (session)
-        followSession(session);
+    return topBox;
 }
 
 void PolicyLiveView::followSession(model::ConnectionSession *session)

@@ -11,6 +11,7 @@
 
 class QComboBox;
 class QLabel;
+class QLayout;
 class QPushButton;
 class QTableWidget;
 
@@ -54,6 +55,9 @@ protected:
 
 private:
     void followSession(model::ConnectionSession *session);
+    QLayout *createControls();
+    QWidget *createChartBox();
+    QWidget *createTopList();
     void showState(const QString &text);
     void showShadowBadge();
     void showDefinition();

@@ -119,9 +119,70 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
         m_takenNames.removeAll(existing->name);
 
     auto *layout = new QVBoxLayout(this);
+    layout->addLayout(createFields());
+
+    m_summary = new Banner(Tone::Info, QStringLiteral("policySummary"), this);
+    layout->addWidget(m_summary);
+
+    auto *lintRow = new QHBoxLayout;
+    m_lint = new Banner(Tone::Warning, QStringLiteral("lintWarnings"), this);
+    m_lint->setTextFormat(Qt::RichText);
+    m_useSlidingWindow = named(new QPushButton(tr("Use a sliding window"), this), "useSlidingWindowButton");
+    connect(m_useSlidingWindow, &QPushButton::clicked, this, [this] {
+        m_algorithm->setCurrentIndex(m_algorithm->findData(static_cast<int>(Algorithm::SlidingWindow)));
+    });
+    lintRow->addWidget(m_lint, 1);
+    lintRow->addWidget(m_useSlidingWindow, 0, Qt::AlignTop);
+    layout->addLayout(lintRow);
+
+    m_saveStatus = errorLabel(this, "saveStatus");
+    m_saveStatus->hide();
+    layout->addWidget(m_saveStatus);
+    layout->addStretch();
+
+    auto *buttons = new QDialogButtonBox(this);
+    m_saveButton = named(buttons->addButton(tr("Review and save\u2026"), QDialogButtonBox::AcceptRole), "saveButton");
+    buttons->addButton(m_writable ? QDialogButtonBox::Cancel : QDialogButtonBox::Close);
+    connect(m_saveButton, &QPushButton::clicked, this, &PolicyEditor::save);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    layout->addWidget(buttons);
+
+    if (existing) {
+        loadPolicy(*existing);
+    } else {
+        Policy fresh;
+        fresh.algorithm = Algorithm::TokenBucket;
+        fresh.limit = 100;
+        fresh.windowMs = 60'000;
+        loadPolicy(fresh);
+        m_burst->clear();
+    }
+    if (!m_writable) {
+        for (QWidget *field :
+             {static_cast<QWidget *>(m_name), static_cast<QWidget *>(m_algorithm), static_cast<QWidget *>(m_limit),
+              static_cast<QWidget *>(m_windowCount), static_cast<QWidget *>(m_windowUnit),
+              static_cast<QWidget *>(m_burst), static_cast<QWidget *>(m_windowStart), static_cast<QWidget *>(m_shadow),
+              static_cast<QWidget *>(m_description), static_cast<QWidget *>(m_useSlidingWindow)})
+            field->setEnabled(false);
+        m_saveButton->setToolTip(tr("This connection is read-only."));
+    }
+
+    for (QLineEdit *edit : {m_name, m_limit, m_windowCount, m_burst, m_description})
+        connect(edit, &QLineEdit::textChanged, this, &PolicyEditor::revalidate);
+    connect(m_algorithm, &QComboBox::currentIndexChanged, this, &PolicyEditor::algorithmChanged);
+    connect(m_windowUnit, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
+    connect(m_windowStart, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
+    connect(m_shadow, &QCheckBox::toggled, this, &PolicyEditor::revalidate);
+    connect(m_typicalCost, &QSpinBox::valueChanged, this, &PolicyEditor::revalidate);
+    algorithmChanged();
+    resize(680, 440);
+}
+
+// The policy's fields, each with its error beside it, in the vocabulary the diffs and sluicectl use.
+QFormLayout *PolicyEditor::createFields()
+{
     auto *form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    layout->addLayout(form);
 
     auto fieldWithError = [this](QWidget *field, QLabel *error, QWidget *extra = nullptr) {
         auto *row = new QWidget(this);
@@ -199,62 +260,7 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
     m_typicalCost->setMaximumWidth(160);
     m_typicalCost->setToolTip(tr("Not stored: the cost callers usually pass, for the warnings below."));
     form->addRow(tr("Typical cost"), m_typicalCost);
-
-    m_summary = new Banner(Tone::Info, QStringLiteral("policySummary"), this);
-    layout->addWidget(m_summary);
-
-    auto *lintRow = new QHBoxLayout;
-    m_lint = new Banner(Tone::Warning, QStringLiteral("lintWarnings"), this);
-    m_lint->setTextFormat(Qt::RichText);
-    m_useSlidingWindow = named(new QPushButton(tr("Use a sliding window"), this), "useSlidingWindowButton");
-    connect(m_useSlidingWindow, &QPushButton::clicked, this, [this] {
-        m_algorithm->setCurrentIndex(m_algorithm->findData(static_cast<int>(Algorithm::SlidingWindow)));
-    });
-    lintRow->addWidget(m_lint, 1);
-    lintRow->addWidget(m_useSlidingWindow, 0, Qt::AlignTop);
-    layout->addLayout(lintRow);
-
-    m_saveStatus = errorLabel(this, "saveStatus");
-    m_saveStatus->hide();
-    layout->addWidget(m_saveStatus);
-    layout->addStretch();
-
-    auto *buttons = new QDialogButtonBox(this);
-    m_saveButton = named(buttons->addButton(tr("Review and save\u2026"), QDialogButtonBox::AcceptRole), "saveButton");
-    buttons->addButton(m_writable ? QDialogButtonBox::Cancel : QDialogButtonBox::Close);
-    connect(m_saveButton, &QPushButton::clicked, this, &PolicyEditor::save);
-    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    layout->addWidget(buttons);
-
-    if (existing) {
-        loadPolicy(*existing);
-    } else {
-        Policy fresh;
-        fresh.algorithm = Algorithm::TokenBucket;
-        fresh.limit = 100;
-        fresh.windowMs = 60'000;
-        loadPolicy(fresh);
-        m_burst->clear();
-    }
-    if (!m_writable) {
-        for (QWidget *field :
-             {static_cast<QWidget *>(m_name), static_cast<QWidget *>(m_algorithm), static_cast<QWidget *>(m_limit),
-              static_cast<QWidget *>(m_windowCount), static_cast<QWidget *>(m_windowUnit),
-              static_cast<QWidget *>(m_burst), static_cast<QWidget *>(m_windowStart), static_cast<QWidget *>(m_shadow),
-              static_cast<QWidget *>(m_description), static_cast<QWidget *>(m_useSlidingWindow)})
-            field->setEnabled(false);
-        m_saveButton->setToolTip(tr("This connection is read-only."));
-    }
-
-    for (QLineEdit *edit : {m_name, m_limit, m_windowCount, m_burst, m_description})
-        connect(edit, &QLineEdit::textChanged, this, &PolicyEditor::revalidate);
-    connect(m_algorithm, &QComboBox::currentIndexChanged, this, &PolicyEditor::algorithmChanged);
-    connect(m_windowUnit, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
-    connect(m_windowStart, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
-    connect(m_shadow, &QCheckBox::toggled, this, &PolicyEditor::revalidate);
-    connect(m_typicalCost, &QSpinBox::valueChanged, this, &PolicyEditor::revalidate);
-    algorithmChanged();
-    resize(680, 440);
+    return form;
 }
 
 void PolicyEditor::loadPolicy(const Policy &policy)

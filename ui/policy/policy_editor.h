@@ -12,6 +12,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -42,6 +43,7 @@ Q_SIGNALS:
     void saved(const QString &name);
 
 private:
+    QFormLayout *createFields();
     struct FieldErrors {
         QString name, limit, window, burst, description;
         bool any() const;
