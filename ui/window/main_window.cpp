@@ -17,7 +17,6 @@
 #include "ui/widgets/banner.h"
 #include "ui/widgets/state_palette.h"
 
-#include <QAbstractButton>
 #include <QApplication>
 #include <QLabel>
 #include <QMenuBar>

@@ -9,10 +9,8 @@
 #include <QMainWindow>
 #include <QPointer>
 
-#include <functional>
 #include <memory>
 
-class QAbstractButton;
 class QLabel;
 class QMenu;
 class QSettings;
