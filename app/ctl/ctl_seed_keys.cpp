@@ -192,9 +192,8 @@ void listSeedBuckets(const CtlRequest &request, const LayoutChoice &choice, int 
             listing->fetching = false;
             finishOrFetch();
         });
-        model::Failure refused;
-        if (!scanner->startSeed(choice.layout, request.option("match"), &refused))
-            return fail(request, refused);
+        if (const auto refused = scanner->startSeed(choice.layout, request.option("match")))
+            return fail(request, *refused);
         scanner->fetch(limit);
     });
 }

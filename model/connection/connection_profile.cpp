@@ -229,20 +229,16 @@ std::optional<ConnectionProfile> ProfileSettings::profile(const QString &name) c
     return profile;
 }
 
-bool ProfileSettings::save(const ConnectionProfile &profile, const QString &previousName, Failure *failure)
+std::optional<Failure> ProfileSettings::save(const ConnectionProfile &profile, const QString &previousName)
 {
     const QStringList problems = profile.problems();
-    if (!problems.isEmpty()) {
-        *failure = Failure::invalid(problems.join(QLatin1String("; ")));
-        return false;
-    }
+    if (!problems.isEmpty())
+        return Failure::invalid(problems.join(QLatin1String("; ")));
     m_settings->beginGroup(group);
     const QStringList existing = m_settings->childGroups();
     m_settings->endGroup();
-    if (profile.name != previousName && existing.contains(profile.name)) {
-        *failure = {Failure::Kind::Conflict, Text::tr("a profile named \"%1\" already exists").arg(profile.name)};
-        return false;
-    }
+    if (profile.name != previousName && existing.contains(profile.name))
+        return Failure{Failure::Kind::Conflict, Text::tr("a profile named \"%1\" already exists").arg(profile.name)};
     if (!previousName.isEmpty())
         remove(previousName);
     remove(profile.name);
@@ -270,7 +266,7 @@ bool ProfileSettings::save(const ConnectionProfile &profile, const QString &prev
     m_settings->setValue(QStringLiteral("save_password"), profile.savePassword);
     m_settings->endGroup();
     m_settings->sync();
-    return true;
+    return std::nullopt;
 }
 
 void ProfileSettings::setLastUsed(const QString &name)

@@ -71,9 +71,9 @@ public:
 
     QVector<ConnectionProfile> profiles() const; // sorted by name; unreadable entries are left out
     std::optional<ConnectionProfile> profile(const QString &name) const;
-    // Saves `profile`, replacing `previousName` when renaming (empty for a new one); false and
-    // False and *failure on an invalid profile or a name already taken, and then nothing changes.
-    bool save(const ConnectionProfile &profile, const QString &previousName, Failure *failure);
+    // Saves `profile`, replacing `previousName` when renaming (empty for a new one), or says why
+    // not (an invalid profile, a name already taken), and then nothing changes.
+    [[nodiscard]] std::optional<Failure> save(const ConnectionProfile &profile, const QString &previousName);
     void remove(const QString &name);
     // The profile the dashboard last connected with (what it opens when started with no target).
     void setLastUsed(const QString &name);

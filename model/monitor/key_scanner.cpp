@@ -37,39 +37,36 @@ QByteArray escapeGlob(const QByteArray &text)
 
 constexpr int maxPatternBytes = 256;
 
-// Whether a glob can stand inside a longer pattern; if not, *failure says why.
-bool isUsableGlob(const QByteArray &glob, const QString &what, Failure *failure)
+// Why a glob cannot stand inside a longer pattern, or nothing when it can.
+std::optional<QString> globProblem(const QByteArray &glob, const QString &what)
 {
-    if (glob.size() > maxPatternBytes) {
-        *failure = Failure::invalid(Text::tr("A %1 pattern is at most %2 bytes.").arg(what).arg(maxPatternBytes));
-        return false;
-    }
+    if (glob.size() > maxPatternBytes)
+        return Text::tr("A %1 pattern is at most %2 bytes.").arg(what).arg(maxPatternBytes);
     qsizetype trailingEscapes = 0;
     while (trailingEscapes < glob.size() && glob.at(glob.size() - 1 - trailingEscapes) == '\\')
         ++trailingEscapes;
-    if (trailingEscapes % 2 == 1) {
-        *failure = Failure::invalid(
-            Text::tr("A %1 pattern cannot end in a lone \\ (it escapes the next character).").arg(what));
-        return false;
-    }
-    return true;
+    if (trailingEscapes % 2 == 1)
+        return Text::tr("A %1 pattern cannot end in a lone \\ (it escapes the next character).").arg(what);
+    return std::nullopt;
 }
 
 } // namespace
 
-QByteArray BucketFilter::matchPattern(const QString &ns, Failure *failure) const
+std::optional<QByteArray> BucketFilter::matchPattern(const QString &ns, QString *problem) const
 {
     if (!policy.isEmpty() && !isValidPolicyName(policy)) {
-        *failure = Failure::invalid(Text::tr("\u201c%1\u201d is not a policy name.").arg(policy));
-        return {};
+        *problem = Text::tr("\u201c%1\u201d is not a policy name.").arg(policy);
+        return std::nullopt;
     }
     const QByteArray subject = subjectPattern.toUtf8();
     if (subject.contains('{') || subject.contains('}')) {
-        *failure = Failure::invalid(Text::tr("A subject pattern has no { or }: subjects never contain them."));
-        return {};
+        *problem = Text::tr("A subject pattern has no { or }: subjects never contain them.");
+        return std::nullopt;
     }
-    if (!isUsableGlob(subject, Text::tr("subject"), failure))
-        return {};
+    if (const auto unusable = globProblem(subject, Text::tr("subject"))) {
+        *problem = *unusable;
+        return std::nullopt;
+    }
     return escapeGlob(ns.toUtf8()) + ':' + (policy.isEmpty() ? QByteArray("*") : escapeGlob(policy.toUtf8())) + ":{"
         + (subject.isEmpty() ? QByteArray("*") : subject) + '}';
 }
@@ -81,43 +78,44 @@ KeyScanner::KeyScanner(redis::RedisClient *client, const QString &ns, QObject *p
 {
 }
 
-bool KeyScanner::start(const BucketFilter &filter, Failure *failure)
+std::optional<Failure> KeyScanner::start(const BucketFilter &filter)
 {
-    const QByteArray match = filter.matchPattern(m_ns, failure);
-    if (match.isEmpty())
-        return false;
+    QString problem;
+    const std::optional<QByteArray> match = filter.matchPattern(m_ns, &problem);
+    if (!match)
+        return Failure::invalid(problem);
     const QByteArray subject = filter.subjectPattern.toUtf8();
     const bool wildcards = std::any_of(subject.cbegin(), subject.cend(), isGlobSpecial);
     const QByteArray exactKey = filter.policy.isEmpty() || subject.isEmpty() || wildcards
         ? QByteArray()
         : bucketKey(m_ns, filter.policy, subject);
     const FoundBucket exact{exactKey, filter.policy, subject, m_client->primaryForKey(exactKey)};
-    if (!startOn(exactKey.isEmpty() ? m_client->primaries() : QStringList{exact.node}, failure))
-        return false;
-    m_match = match;
+    if (auto notStarted = startOn(exactKey.isEmpty() ? m_client->primaries() : QStringList{exact.node}))
+        return notStarted;
+    m_match = *match;
     m_layout.reset();
     m_exactKey = exactKey;
     m_exact = exact;
-    return true;
+    return std::nullopt;
 }
 
-bool KeyScanner::startSeed(SeedLayout layout, const QString &idPattern, Failure *failure)
+std::optional<Failure> KeyScanner::startSeed(SeedLayout layout, const QString &idPattern)
 {
     const QByteArray id = idPattern.toUtf8();
-    if (!isUsableGlob(id, Text::tr("key"), failure) || !startOn(m_client->primaries(), failure))
-        return false;
+    if (const auto unusable = globProblem(id, Text::tr("key")))
+        return Failure::invalid(*unusable);
+    if (auto notStarted = startOn(m_client->primaries()))
+        return notStarted;
     m_match = seedScanPattern(layout, id);
     m_layout = layout;
     m_exactKey.clear();
-    return true;
+    return std::nullopt;
 }
 
-bool KeyScanner::startOn(const QStringList &nodes, Failure *failure)
+std::optional<Failure> KeyScanner::startOn(const QStringList &nodes)
 {
-    if (m_client->primaries().isEmpty() || m_client->state() != redis::RedisClient::State::Ready) {
-        *failure = {Failure::Kind::Unreachable, Text::tr("Not connected.")};
-        return false;
-    }
+    if (m_client->primaries().isEmpty() || m_client->state() != redis::RedisClient::State::Ready)
+        return Failure{Failure::Kind::Unreachable, Text::tr("Not connected.")};
     ++m_generation;
     m_cursors.clear();
     for (const QString &node : nodes) {
@@ -129,7 +127,7 @@ bool KeyScanner::startOn(const QStringList &nodes, Failure *failure)
     m_wanted = 0;
     m_outstanding = 0;
     m_steps = 0;
-    return true;
+    return std::nullopt;
 }
 
 bool KeyScanner::atEnd() const

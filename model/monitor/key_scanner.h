@@ -8,6 +8,8 @@
 #include <QObject>
 #include <QSet>
 
+#include <optional>
+
 namespace sluice::model {
 
 // Which bucket keys to browse: one policy's or every policy's, by a glob on the subject.
@@ -15,8 +17,8 @@ struct BucketFilter {
     QString policy;         // empty: every policy
     QString subjectPattern; // Redis glob (*, ?, [...], \ escapes); empty: every subject
 
-    // The SCAN MATCH pattern within `ns`, or empty and why the filter cannot be used.
-    QByteArray matchPattern(const QString &ns, Failure *failure) const;
+    // The SCAN MATCH pattern within `ns`, or nothing and why the filter cannot be used.
+    std::optional<QByteArray> matchPattern(const QString &ns, QString *problem) const;
 };
 
 struct FoundBucket {
@@ -39,11 +41,11 @@ public:
 
     KeyScanner(redis::RedisClient *client, const QString &ns, QObject *parent = nullptr);
 
-    // Starts over with a new filter on the primaries the client knows now; false and why when
-    // the filter is not valid or nothing is connected. Nothing is sent until fetch().
-    bool start(const BucketFilter &filter, Failure *failure);
+    // Starts over with a new filter on the primaries the client knows now, or says why not (the
+    // filter is not valid, or nothing is connected). Nothing is sent until fetch().
+    [[nodiscard]] std::optional<Failure> start(const BucketFilter &filter);
     // The same for a seed layout's buckets whose id matches `idPattern` (a Redis glob; empty: any).
-    bool startSeed(SeedLayout layout, const QString &idPattern, Failure *failure);
+    [[nodiscard]] std::optional<Failure> startSeed(SeedLayout layout, const QString &idPattern);
     // Scans on until at least `wanted` more buckets are found, every primary is done, or the
     // step budget is spent; found() as replies come, then fetchDone().
     void fetch(int wanted);
@@ -70,7 +72,7 @@ private:
     void step(int index);
     void takeStep(int index, const redis::RedisReply &reply);
     void lookUp();
-    bool startOn(const QStringList &nodes, Failure *failure);
+    [[nodiscard]] std::optional<Failure> startOn(const QStringList &nodes);
     bool decode(FoundBucket *bucket) const; // its policy and subject (or seed id); false when not a bucket key
 
     redis::RedisClient *m_client;

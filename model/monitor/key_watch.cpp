@@ -37,60 +37,49 @@ int KeyWatch::capacity() const
     return int(std::max<qint64>(2, m_retentionMs / m_timer.interval()));
 }
 
-int KeyWatch::addSubject(const QString &policy, const QByteArray &subject, Failure *failure)
+std::optional<Failure> KeyWatch::addSubject(const QString &policy, const QByteArray &subject)
 {
-    if (!isValidPolicyName(policy)) {
-        *failure = Failure::invalid(tr("Choose a policy."));
-        return -1;
-    }
-    if (!isValidSubject(subject)) {
-        *failure = Failure::invalid(tr("A subject is 1 to %1 bytes and has no { or }.").arg(maxSubjectBytes));
-        return -1;
-    }
+    if (!isValidPolicyName(policy))
+        return Failure::invalid(tr("Choose a policy."));
+    if (!isValidSubject(subject))
+        return Failure::invalid(tr("A subject is 1 to %1 bytes and has no { or }.").arg(maxSubjectBytes));
     WatchedKey key;
     key.policy = policy;
     key.subject = subject;
     key.key = bucketKey(m_owner.ns, policy, subject);
-    return add(std::move(key), failure);
+    return add(std::move(key));
 }
 
-int KeyWatch::addSeedKey(SeedLayout layout, const QByteArray &id, const std::optional<SeedParameters> &parameters,
-                         Failure *failure)
+std::optional<Failure> KeyWatch::addSeedKey(SeedLayout layout, const QByteArray &id,
+                                            const std::optional<SeedParameters> &parameters)
 {
-    if (id.isEmpty()) {
-        *failure
-            = Failure::invalid(tr("Name the key (for the Spring Cloud Gateway layout, the id between the braces)."));
-        return -1;
-    }
+    if (id.isEmpty())
+        return Failure::invalid(tr("Name the key (for the Spring Cloud Gateway layout, the id between the braces)."));
     WatchedKey key;
     key.layout = layout;
     key.parameters = parameters;
     key.subject = id;
     key.key = seedKeys(layout, id).first();
     key.algorithm = seedLayoutName(layout);
-    return add(std::move(key), failure);
+    return add(std::move(key));
 }
 
-int KeyWatch::add(WatchedKey key, Failure *failure)
+std::optional<Failure> KeyWatch::add(WatchedKey key)
 {
     const auto same = std::find_if(m_keys.cbegin(), m_keys.cend(), [&](const WatchedKey &watched) {
         return watched.key == key.key && watched.policy == key.policy;
     });
-    if (same != m_keys.cend()) {
-        *failure = Failure::invalid(tr("%1 is already watched.").arg(key.label()));
-        return -1;
-    }
-    if (m_keys.size() >= kMaxKeys) {
-        *failure = Failure::invalid(tr("At most %1 keys can be watched at once; remove one first.").arg(kMaxKeys));
-        return -1;
-    }
+    if (same != m_keys.cend())
+        return Failure::invalid(tr("%1 is already watched.").arg(key.label()));
+    if (m_keys.size() >= kMaxKeys)
+        return Failure::invalid(tr("At most %1 keys can be watched at once; remove one first.").arg(kMaxKeys));
     key.id = m_nextId++;
     key.samples = BoundedRing<KeySample>(capacity());
     m_keys.append(std::move(key));
     Q_EMIT keysChanged();
     if (m_timer.isActive())
         pollNow();
-    return m_keys.last().id;
+    return std::nullopt;
 }
 
 void KeyWatch::remove(int id)

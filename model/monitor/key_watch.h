@@ -51,10 +51,11 @@ public:
 
     KeyWatch(redis::RedisClient *client, const LibraryOwner &owner, QObject *parent = nullptr);
 
-    // The new entry's id, or -1 and why (already watched, too many, bad subject).
-    int addSubject(const QString &policy, const QByteArray &subject, Failure *failure);
-    int addSeedKey(SeedLayout layout, const QByteArray &id, const std::optional<SeedParameters> &parameters,
-                   Failure *failure);
+    // Watches a key, the new entry then last in keys(), or says why not (already watched, too
+    // many, bad subject).
+    [[nodiscard]] std::optional<Failure> addSubject(const QString &policy, const QByteArray &subject);
+    [[nodiscard]] std::optional<Failure> addSeedKey(SeedLayout layout, const QByteArray &id,
+                                                    const std::optional<SeedParameters> &parameters);
     void remove(int id);
     const QVector<WatchedKey> &keys() const { return m_keys; }
     const WatchedKey *key(int id) const;
@@ -73,7 +74,7 @@ Q_SIGNALS:
     void roundDone();
 
 private:
-    int add(WatchedKey key, Failure *failure);
+    std::optional<Failure> add(WatchedKey key);
     void read(const WatchedKey &key, const std::shared_ptr<int> &outstanding);
     void takeInspect(int id, const redis::RedisReply &reply);
     void takeSeed(int id, const SeedBucketRead &read, qint64 timeMs);

@@ -21,10 +21,10 @@ KeyInspectorModel::KeyInspectorModel(redis::RedisClient *client, const LibraryOw
     connect(&m_scanner, &KeyScanner::fetchDone, this, &KeyInspectorModel::finishPageIfRead);
 }
 
-bool KeyInspectorModel::browse(const BucketFilter &filter, Failure *failure)
+std::optional<Failure> KeyInspectorModel::browse(const BucketFilter &filter)
 {
-    if (!m_scanner.start(filter, failure))
-        return false;
+    if (auto notStarted = m_scanner.start(filter))
+        return notStarted;
     beginResetModel();
     ++m_generation;
     m_rows.clear();
@@ -32,7 +32,7 @@ bool KeyInspectorModel::browse(const BucketFilter &filter, Failure *failure)
     endResetModel();
     m_scanner.fetch(kPageSize);
     Q_EMIT loadingChanged();
-    return true;
+    return std::nullopt;
 }
 
 int KeyInspectorModel::rowOf(const QByteArray &key) const

@@ -44,9 +44,9 @@ public:
 
     KeyInspectorModel(redis::RedisClient *client, const LibraryOwner &owner, QObject *parent = nullptr);
 
-    // Starts browsing afresh (the first page is fetched at once); false and why when the filter
-    // is not valid or nothing is connected, and the rows stay as they were.
-    bool browse(const BucketFilter &filter, Failure *failure);
+    // Starts browsing afresh (the first page is fetched at once), or says why not (the filter is
+    // not valid, or nothing is connected), and then the rows stay as they were.
+    [[nodiscard]] std::optional<Failure> browse(const BucketFilter &filter);
     const KeyScanner &scanner() const { return m_scanner; }
     bool isLoading() const { return m_scanner.isFetching() || m_unread > 0; }
     const InspectedBucket &bucket(int row) const { return m_rows.at(row); }

@@ -44,9 +44,8 @@ Browse browse(redis::RedisClient &client, const model::BucketFilter &filter, boo
     model::KeyInspectorModel inspector(&client, model::LibraryOwner{});
     QElapsedTimer clock;
     clock.start();
-    model::Failure refused;
-    if (!inspector.browse(filter, &refused))
-        die(refused.message);
+    if (const auto refused = inspector.browse(filter))
+        die(refused->message);
     for (;;) {
         test::spinUntil([&] { return !inspector.isLoading() || !test::privateServerEnded().isEmpty(); }, 120000);
         if (inspector.isLoading())

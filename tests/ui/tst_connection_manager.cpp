@@ -94,9 +94,8 @@ class TestConnectionManager : public QObject {
         profile.name = name;
         profile.options = options;
         profile.options.password.clear();
-        sluice::model::Failure error;
-        if (!ProfileSettings(m_settings.get()).save(profile, {}, &error))
-            qWarning("%s", qPrintable(error.message));
+        if (const auto failure = ProfileSettings(m_settings.get()).save(profile, {}))
+            qWarning("%s", qPrintable(failure->message));
         return profile;
     }
 
@@ -353,8 +352,7 @@ private Q_SLOTS:
         // A profile that never saves its password asks each time, and says so.
         ConnectionProfile asking = *ProfileSettings(m_settings.get()).profile(QStringLiteral("acl"));
         asking.savePassword = false;
-        sluice::model::Failure error;
-        QVERIFY(ProfileSettings(m_settings.get()).save(asking, asking.name, &error));
+        QCOMPARE(sluice::model::messageOf(ProfileSettings(m_settings.get()).save(asking, asking.name)), QString());
         m_secrets.available = true;
         ui::ConnectionManager again(m_settings.get(), &m_secrets);
         again.show();

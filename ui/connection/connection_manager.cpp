@@ -179,8 +179,7 @@ void ConnectionManager::addProfile()
 {
     ConnectionProfile profile;
     profile.name = unusedName(tr("new profile"));
-    model::Failure failure;
-    if (ProfileSettings(m_settings).save(profile, {}, &failure))
+    if (!ProfileSettings(m_settings).save(profile, {}))
         reload(profile.name);
 }
 
@@ -191,8 +190,7 @@ void ConnectionManager::duplicateProfile()
         return;
     ConnectionProfile copy = *source;
     copy.name = unusedName(tr("%1 copy").arg(source->name));
-    model::Failure failure;
-    if (!ProfileSettings(m_settings).save(copy, {}, &failure))
+    if (ProfileSettings(m_settings).save(copy, {}))
         return;
     copySecrets(*source, copy, false);
     reload(copy.name);
@@ -225,9 +223,8 @@ bool ConnectionManager::saveProfile()
     if (!m_form->problems().isEmpty())
         return false;
     const auto previous = ProfileSettings(m_settings).profile(m_storedName);
-    model::Failure failure;
-    if (!ProfileSettings(m_settings).save(profile, m_storedName, &failure)) {
-        m_problems->setText(QStringLiteral("\u2022 ") + failure.message);
+    if (const auto failure = ProfileSettings(m_settings).save(profile, m_storedName)) {
+        m_problems->setText(QStringLiteral("\u2022 ") + failure->message);
         m_problems->show();
         return false;
     }

@@ -172,9 +172,8 @@ bool KeyInspectorView::scan()
     if (m_policy->currentIndex() > 0)
         filter.policy = m_policy->currentText();
     filter.subjectPattern = m_pattern->text().trimmed();
-    model::Failure failure;
-    if (!m_model->browse(filter, &failure)) {
-        showError(failure.message);
+    if (const auto failure = m_model->browse(filter)) {
+        showError(failure->message);
         return false;
     }
     m_browsed = true;

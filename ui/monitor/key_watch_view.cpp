@@ -200,12 +200,7 @@ bool KeyWatchView::watchSubject(const QString &policy, const QByteArray &subject
 {
     if (!m_watch)
         return false;
-    model::Failure failure;
-    const int id = m_watch->addSubject(policy, subject, &failure);
-    showError(failure.message);
-    if (id > 0)
-        select(id);
-    return id > 0;
+    return showAdded(m_watch->addSubject(policy, subject));
 }
 
 bool KeyWatchView::watchSeedKey(SeedLayout layout, const QByteArray &id,
@@ -213,12 +208,15 @@ bool KeyWatchView::watchSeedKey(SeedLayout layout, const QByteArray &id,
 {
     if (!m_watch)
         return false;
-    model::Failure failure;
-    const int added = m_watch->addSeedKey(layout, id, parameters, &failure);
-    showError(failure.message);
-    if (added > 0)
-        select(added);
-    return added > 0;
+    return showAdded(m_watch->addSeedKey(layout, id, parameters));
+}
+
+bool KeyWatchView::showAdded(const std::optional<model::Failure> &refused)
+{
+    showError(model::messageOf(refused));
+    if (!refused)
+        select(m_watch->keys().last().id);
+    return !refused;
 }
 
 void KeyWatchView::addFromForm()

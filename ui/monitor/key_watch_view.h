@@ -54,6 +54,7 @@ private:
     void showRow(int row); // the row's key as last read
     void redrawChart();
     void showError(const QString &error);
+    bool showAdded(const std::optional<model::Failure> &refused); // selects the new key, or shows why not
 
     QPointer<model::ConnectionSession> m_session;
     model::KeyWatch *m_watch = nullptr;

@@ -90,9 +90,9 @@ void runKeys(const CtlRequest &request)
     if (!request.option("layout").isEmpty())
         return runSeedKeys(request, limit);
     const model::BucketFilter filter{request.args.value(0), request.option("match")};
-    model::Failure invalid;
-    if (filter.matchPattern(request.ns, &invalid).isEmpty())
-        return failUsage(request, invalid.message);
+    QString invalid;
+    if (!filter.matchPattern(request.ns, &invalid))
+        return failUsage(request, invalid);
 
     whenPolicyKnown(request, filter.policy, [=] {
         auto *model = new model::KeyInspectorModel(request.client, request.owner(), QCoreApplication::instance());
@@ -116,9 +116,8 @@ void runKeys(const CtlRequest &request)
                          << Qt::endl;
             request.finish(problems.isEmpty() ? ExitOk : ExitFailure);
         });
-        model::Failure refused;
-        if (!model->browse(filter, &refused))
-            fail(request, refused);
+        if (const auto refused = model->browse(filter))
+            fail(request, *refused);
     });
 }
 

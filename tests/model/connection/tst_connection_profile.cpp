@@ -59,9 +59,10 @@ private Q_SLOTS:
         const ConnectionProfile saved = tlsSentinelProfile();
         {
             QSettings settings(settingsPath(), QSettings::IniFormat);
-            sluice::model::Failure error;
-            QVERIFY2(ProfileSettings(&settings).save(saved, {}, &error), qPrintable(error.message));
-            QVERIFY(ProfileSettings(&settings).save(plainProfile(QStringLiteral("dev box")), {}, &error));
+            QCOMPARE(sluice::model::messageOf(ProfileSettings(&settings).save(saved, {})), QString());
+            QCOMPARE(
+                sluice::model::messageOf(ProfileSettings(&settings).save(plainProfile(QStringLiteral("dev box")), {})),
+                QString());
         }
         QSettings settings(settingsPath(), QSettings::IniFormat);
         const QVector<ConnectionProfile> profiles = ProfileSettings(&settings).profiles();
@@ -91,18 +92,20 @@ private Q_SLOTS:
     {
         QSettings settings(settingsPath(), QSettings::IniFormat);
         ProfileSettings profiles(&settings);
-        sluice::model::Failure error;
-        QVERIFY(profiles.save(plainProfile(QStringLiteral("a")), {}, &error));
-        QVERIFY(profiles.save(plainProfile(QStringLiteral("b")), {}, &error));
-        QVERIFY(!profiles.save(plainProfile(QStringLiteral("b")), QStringLiteral("a"), &error));
-        QVERIFY2(error.message.contains(QLatin1String("already exists")), qPrintable(error.message));
-        QVERIFY(!profiles.save(plainProfile(QStringLiteral("b")), {}, &error));
-        QVERIFY(profiles.save(plainProfile(QStringLiteral("c")), QStringLiteral("a"), &error));
+        QCOMPARE(sluice::model::messageOf(profiles.save(plainProfile(QStringLiteral("a")), {})), QString());
+        QCOMPARE(sluice::model::messageOf(profiles.save(plainProfile(QStringLiteral("b")), {})), QString());
+        const auto taken = profiles.save(plainProfile(QStringLiteral("b")), QStringLiteral("a"));
+        QVERIFY(taken);
+        QVERIFY2(taken->message.contains(QLatin1String("already exists")), qPrintable(taken->message));
+        QVERIFY(profiles.save(plainProfile(QStringLiteral("b")), {}));
+        QCOMPARE(sluice::model::messageOf(profiles.save(plainProfile(QStringLiteral("c")), QStringLiteral("a"))),
+                 QString());
         QVERIFY(!profiles.profile(QStringLiteral("a")));
         QVERIFY(profiles.profile(QStringLiteral("c")));
         ConnectionProfile edited = plainProfile(QStringLiteral("c"));
         edited.options.port = 7000;
-        QVERIFY(profiles.save(edited, QStringLiteral("c"), &error)); // saving in place is no duplicate
+        QCOMPARE(sluice::model::messageOf(profiles.save(edited, QStringLiteral("c"))),
+                 QString()); // saving in place is no duplicate
         QCOMPARE(profiles.profile(QStringLiteral("c"))->options.port, quint16(7000));
         profiles.remove(QStringLiteral("c"));
         QCOMPARE(profiles.profiles().size(), 1);
@@ -161,10 +164,10 @@ private Q_SLOTS:
         QFETCH(QString, expected);
         QSettings settings(settingsPath(), QSettings::IniFormat);
         ProfileSettings profiles(&settings);
-        sluice::model::Failure error;
-        QVERIFY(profiles.save(plainProfile(QStringLiteral("kept")), {}, &error));
-        QVERIFY(!profiles.save(profile, QStringLiteral("kept"), &error));
-        QVERIFY2(error.message.contains(expected), qPrintable(error.message));
+        QCOMPARE(sluice::model::messageOf(profiles.save(plainProfile(QStringLiteral("kept")), {})), QString());
+        const auto refused = profiles.save(profile, QStringLiteral("kept"));
+        QVERIFY(refused);
+        QVERIFY2(refused->message.contains(expected), qPrintable(refused->message));
         QCOMPARE(profiles.profiles().size(), 1);
         QCOMPARE(profiles.profiles().first().name, QStringLiteral("kept"));
     }
@@ -173,8 +176,9 @@ private Q_SLOTS:
     {
         {
             QSettings settings(settingsPath(), QSettings::IniFormat);
-            sluice::model::Failure error;
-            QVERIFY(ProfileSettings(&settings).save(plainProfile(QStringLiteral("good")), {}, &error));
+            QCOMPARE(
+                sluice::model::messageOf(ProfileSettings(&settings).save(plainProfile(QStringLiteral("good")), {})),
+                QString());
             settings.setValue(QStringLiteral("profiles/pigeon/transport"), QStringLiteral("carrier-pigeon"));
             settings.setValue(QStringLiteral("profiles/pigeon/host"), QStringLiteral("h"));
             settings.setValue(QStringLiteral("profiles/staged/transport"), QStringLiteral("tcp"));

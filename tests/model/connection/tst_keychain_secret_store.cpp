@@ -107,8 +107,7 @@ private Q_SLOTS:
         profile.options.user = admin.section(QLatin1Char(':'), 0, 0);
         {
             QSettings settings(settingsPath, QSettings::IniFormat);
-            sluice::model::Failure error;
-            QVERIFY2(sluice::model::ProfileSettings(&settings).save(profile, {}, &error), qPrintable(error.message));
+            QCOMPARE(sluice::model::messageOf(sluice::model::ProfileSettings(&settings).save(profile, {})), QString());
         }
         auto written = sluice::test::awaitSecret([&](QObject *context, SecretStore::Callback done) {
             store.write(profile.passwordKey(), password, context, done);

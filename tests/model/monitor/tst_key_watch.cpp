@@ -22,8 +22,21 @@ using namespace sluice;
 using model::Algorithm;
 using model::KeySample;
 using model::KeyWatch;
+using model::messageOf;
 using model::SeedLayout;
 using redis::RedisClient;
+
+namespace {
+
+// The id of the key just added; a refusal ends the run with its reason (no id to go on with).
+int added(const KeyWatch &watch, const std::optional<model::Failure> &refused)
+{
+    if (refused)
+        qFatal("the watch refused a key: %s", qPrintable(refused->message));
+    return watch.keys().last().id;
+}
+
+} // namespace
 
 class TestKeyWatch : public QObject {
     Q_OBJECT
@@ -84,9 +97,8 @@ private Q_SLOTS:
         };
         storeAndPublish(*m_client, policies);
         KeyWatch watch(m_client.get(), owner());
-        sluice::model::Failure error;
         for (const model::Policy &policy : policies)
-            QVERIFY2(watch.addSubject(policy.name, "carol", &error) > 0, qPrintable(error.message));
+            QCOMPARE(messageOf(watch.addSubject(policy.name, "carol")), QString());
         QVERIFY(round(watch)); // before any traffic: full
         for (const model::WatchedKey &key : watch.keys()) {
             QVERIFY2(key.problem.isEmpty(), qPrintable(key.problem));
@@ -115,8 +127,7 @@ private Q_SLOTS:
                         {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 10, 1000, 10),
                          test::makePolicy(QStringLiteral("fw"), Algorithm::FixedWindow, 5, 2000)});
         KeyWatch watch(m_client.get(), owner());
-        sluice::model::Failure error;
-        const int api = watch.addSubject(QStringLiteral("api"), "dave", &error);
+        const int api = added(watch, watch.addSubject(QStringLiteral("api"), "dave"));
         QVERIFY(round(watch));
         const int rejected = fire(*m_client, QStringLiteral("api"), "dave", 15);
         QVERIFY(rejected >= 4 && rejected <= 5); // one token may come back while firing
@@ -167,10 +178,9 @@ private Q_SLOTS:
         QVERIFY(test::openAndWait(cluster));
         storeAndPublish(cluster, {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 20)});
         KeyWatch watch(&cluster, owner());
-        sluice::model::Failure error;
         for (int i = 0; i < 9; ++i) {
             const QByteArray subject = "user-" + QByteArray::number(i);
-            QVERIFY(watch.addSubject(QStringLiteral("api"), subject, &error) > 0);
+            QCOMPARE(messageOf(watch.addSubject(QStringLiteral("api"), subject)), QString());
             fire(cluster, QStringLiteral("api"), subject, i);
         }
         QVERIFY(round(watch));
@@ -202,16 +212,16 @@ private Q_SLOTS:
                      {"10", "2", "60", QByteArray::number(nowSeconds - 130), "10"})
                     .ok());
         KeyWatch watch(m_client.get(), owner());
-        sluice::model::Failure error;
-        const int scg = watch.addSeedKey(SeedLayout::ScgTokenBucket, "gw-user", std::nullopt, &error);
-        const int counter = watch.addSeedKey(SeedLayout::FixedWindowCounter, "api:seller9", std::nullopt, &error);
-        const int ms = watch.addSeedKey(SeedLayout::MsTokenBucket, "bucket:b", std::nullopt, &error);
-        const int missing = watch.addSeedKey(SeedLayout::FixedWindowCounter, "api:nobody", std::nullopt, &error);
-        const int stored = watch.addSeedKey(SeedLayout::IntervalTokenBucket, "quota:b", std::nullopt, &error);
+        const int scg = added(watch, watch.addSeedKey(SeedLayout::ScgTokenBucket, "gw-user", std::nullopt));
+        const int counter = added(watch, watch.addSeedKey(SeedLayout::FixedWindowCounter, "api:seller9", std::nullopt));
+        const int ms = added(watch, watch.addSeedKey(SeedLayout::MsTokenBucket, "bucket:b", std::nullopt));
+        const int missing = added(watch, watch.addSeedKey(SeedLayout::FixedWindowCounter, "api:nobody", std::nullopt));
+        const int stored = added(watch, watch.addSeedKey(SeedLayout::IntervalTokenBucket, "quota:b", std::nullopt));
         // The same bucket refilled to now: two whole batches in 130 s, full after three more (at 300 s).
         KeyWatch refilling(m_client.get(), owner());
-        const int refilled = refilling.addSeedKey(SeedLayout::IntervalTokenBucket, "quota:b",
-                                                  model::SeedParameters{2, 60000, 10}, &error);
+        const int refilled = added(
+            refilling,
+            refilling.addSeedKey(SeedLayout::IntervalTokenBucket, "quota:b", model::SeedParameters{2, 60000, 10}));
         QVERIFY(round(watch));
         QVERIFY(round(refilling));
         QCOMPARE(watch.key(scg)->samples.last().level, 4.0);
@@ -228,9 +238,9 @@ private Q_SLOTS:
         QVERIFY2(watch.key(missing)->problem.contains(QLatin1String("does not exist")),
                  qPrintable(watch.key(missing)->problem));
         QVERIFY(test::syncCommand(*m_client, {"SET", "api:text", "lots"}).ok());
-        const int text = watch.addSeedKey(SeedLayout::FixedWindowCounter, "api:text", std::nullopt, &error);
+        const int text = added(watch, watch.addSeedKey(SeedLayout::FixedWindowCounter, "api:text", std::nullopt));
         // An interval bucket's time key holds a whole number too, but it is not taken for a counter.
-        const int time = watch.addSeedKey(SeedLayout::FixedWindowCounter, "quota:b_time", std::nullopt, &error);
+        const int time = added(watch, watch.addSeedKey(SeedLayout::FixedWindowCounter, "quota:b_time", std::nullopt));
         QVERIFY(round(watch));
         QVERIFY2(watch.key(text)->problem.contains(QLatin1String("does not hold a whole number")),
                  qPrintable(watch.key(text)->problem));
@@ -241,20 +251,16 @@ private Q_SLOTS:
     void badEntriesAreRefused()
     {
         KeyWatch watch(m_client.get(), owner());
-        sluice::model::Failure error;
-        QCOMPARE(watch.addSubject(QString(), "x", &error), -1);
-        QCOMPARE(error.message, QStringLiteral("Choose a policy."));
-        QCOMPARE(watch.addSubject(QStringLiteral("api"), "", &error), -1);
-        QCOMPARE(watch.addSubject(QStringLiteral("api"), "a{b", &error), -1);
-        QVERIFY(error.message.contains(QLatin1String("no { or }")));
-        QCOMPARE(watch.addSeedKey(SeedLayout::MsTokenBucket, "", std::nullopt, &error), -1);
-        QVERIFY(watch.addSubject(QStringLiteral("api"), "x", &error) > 0);
-        QCOMPARE(watch.addSubject(QStringLiteral("api"), "x", &error), -1);
-        QVERIFY(error.message.contains(QLatin1String("already watched")));
+        QCOMPARE(messageOf(watch.addSubject(QString(), "x")), QStringLiteral("Choose a policy."));
+        QVERIFY(watch.addSubject(QStringLiteral("api"), ""));
+        QVERIFY(messageOf(watch.addSubject(QStringLiteral("api"), "a{b")).contains(QLatin1String("no { or }")));
+        QVERIFY(watch.addSeedKey(SeedLayout::MsTokenBucket, "", std::nullopt));
+        QCOMPARE(messageOf(watch.addSubject(QStringLiteral("api"), "x")), QString());
+        QVERIFY(messageOf(watch.addSubject(QStringLiteral("api"), "x")).contains(QLatin1String("already watched")));
         for (int i = 1; i < KeyWatch::kMaxKeys; ++i)
-            QVERIFY(watch.addSubject(QStringLiteral("api"), "s" + QByteArray::number(i), &error) > 0);
-        QCOMPARE(watch.addSubject(QStringLiteral("api"), "one-too-many", &error), -1);
-        QVERIFY(error.message.contains(QLatin1String("At most 200")));
+            QCOMPARE(messageOf(watch.addSubject(QStringLiteral("api"), "s" + QByteArray::number(i))), QString());
+        QVERIFY(
+            messageOf(watch.addSubject(QStringLiteral("api"), "one-too-many")).contains(QLatin1String("At most 200")));
         QCOMPARE(watch.keys().size(), KeyWatch::kMaxKeys);
     }
 };
