@@ -17,7 +17,7 @@ build_packages=(
   libqt6svg6 libqt6opengl6-dev libgl-dev libvulkan-dev libxkbcommon-dev
   libhiredis-dev qtkeychain-qt6-dev libsecret-1-0 libssl-dev
   redis-server redis-tools fonts-dejavu-core
-  help2man librsvg2-bin bash-completion dpkg-dev file prometheus-cpp-dev
+  help2man librsvg2-bin bash-completion dpkg-dev file prometheus-cpp-dev zlib1g-dev
 )
 test_packages=(openssl dbus dbus-bin gnome-keyring procps valgrind python3-redis nodejs npm
   lintian desktop-file-utils appstream man-db prometheus clang-format-14)

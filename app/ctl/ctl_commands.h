@@ -12,8 +12,8 @@ namespace sluice::app {
 
 // What a command does to Redis decides whether a profile lets it run (read-only, production).
 // Test traffic writes (a read-only profile refuses it) but asks for --yes on production only
-// when it spends real subjects' buckets.
-enum class Access { Offline, Reads, Writes, WritesUnlessDryRun, FiresTraffic };
+// when it spends real subjects' buckets. ReadsWhenNamed connects only when --policy names stored policies.
+enum class Access { Offline, Reads, ReadsWhenNamed, Writes, WritesUnlessDryRun, FiresTraffic };
 
 // The groups of the top-level help, in the order it lists them.
 enum class CommandGroup { Policies, Deployment, Live, TestTraffic, Connection, Help };
@@ -51,6 +51,8 @@ QStringList optionNames(std::initializer_list<const char *> names);
 QStringList fireOptionNames();
 
 CtlCommand applyCommand();
+CtlCommand replayCommand();
+CtlCommand suggestCommand();
 CtlCommand policiesCommand();
 CtlCommand exportCommand();
 CtlCommand historyCommand();

@@ -23,12 +23,20 @@ constexpr model::FireShape namedShapes[]
 } // namespace
 
 CtlFireFlags::CtlFireFlags()
-    : m_subject(option("subject", "The one subject to fire at. Default: test-fire.", "name"))
+    : m_subject(option("subject",
+                       "fire and bench: the one subject to fire at (default: test-fire). replay and suggest: the log "
+                       "field that names the subject: remote_addr (the default for nginx formats), remote_user, a "
+                       "logged header such as http_x_forwarded_for (its first address), a JSON key (a.b for a "
+                       "nested one) or a CSV column (default: subject).",
+                       "name"))
     , m_subjects(option("subjects", "N subjects in rotation (test-fire-1 ... test-fire-N).", "n"))
     , m_random(option("random", "A random one of N subjects for each call.", "n"))
     , m_rate(option("rate", "Calls a second (the mean for poisson, the start of a ramp).", "r"))
     , m_shape(option("shape", "constant, bursts, ramp or poisson. Default: constant.", "shape"))
-    , m_burst(option("burst", "With --shape bursts: calls in each burst.", "n"))
+    , m_burst(option("burst",
+                     "fire and bench, with --shape bursts: calls in each burst. suggest: a fixed burst for every "
+                     "limit tried (default: the limit itself).",
+                     "n"))
     , m_every(option("every", "With --shape bursts: ms from one burst to the next.", "ms"))
     , m_rampTo(option("ramp-to", "With --shape ramp: the rate at the end.", "r"))
     , m_concurrency(option("concurrency", "Connections to send on. Default: 1 (fire), 4 (bench).", "c"))

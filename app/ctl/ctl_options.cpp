@@ -50,7 +50,10 @@ CtlOptions::CtlOptions()
                       "Publish even over a library this namespace and database did not publish (another owner's or "
                       "not Sluice's; its callers get errors)."))
     , json(option(names("json"), "Print JSON."))
-    , cost(option(names("cost"), "Units each call takes. Default: 1.", "n"))
+    , cost(option(names("cost"),
+                  "Units each call takes. Default: 1. For replay and suggest: the log field that holds each request's "
+                  "cost (bytes, tokens); default: every request costs 1.",
+                  "n|field"))
     , interval(option(names("interval"), "Milliseconds between samples, 250 to 10000. Default: 1000.", "ms"))
     , duration(option(names("duration"),
                       "Seconds to run, then exit. Default: watch until interrupted; fire and bench 10.", "s"))
@@ -71,6 +74,42 @@ CtlOptions::CtlOptions()
     , commandNames(option(names("commands"), "Print the command names, one a line (for shell completion)."))
     , optionNames(option(names("options"),
                          "Print the options COMMAND takes, one a line, general ones included (for shell completion)."))
+    , format(option(names("format"),
+                    "The logs' format: auto (told from the first line), combined (nginx's and Apache's default), "
+                    "nginx (its log_format given by --log-format), jsonl (a JSON object a line) or csv (with a "
+                    "header line). Default: auto.",
+                    "format"))
+    , logFormat(option(names("log-format"),
+                       "The nginx log_format definition the logs were written with, as in nginx.conf: "
+                       "'$remote_addr - $remote_user [$time_local] \"$request\" $status $msec'.",
+                       "definition"))
+    , time(option(names("time"),
+                  "The field that holds the time: nginx's msec, time_iso8601 or time_local (the first the format "
+                  "has, by default), a JSON key or a CSV column. Default: time.",
+                  "field"))
+    , route(option(names("route"),
+                   "Replay only requests whose request line (nginx's $request, a JSON or CSV \"path\") matches this "
+                   "regular expression, so a policy for one endpoint sees only its traffic.",
+                   "regex"))
+    , reorderWindow(option(names("reorder-window"),
+                           "Seconds by which lines may be out of time order (merged logs) and still be put in "
+                           "order; a line later than that is counted as malformed. Default: 60.",
+                           "s"))
+    , maxSubjects(option(names("max-subjects"),
+                         "Stop with an error past this many distinct subjects (each takes about 100 bytes). "
+                         "Default: 10000000.",
+                         "n"))
+    , policy(option(names("policy"), "Replay against this stored policy (repeat for more).", "name"))
+    , define(option(names("define"),
+                    "Replay against the policies of this policy file (the format apply reads); needs no server.",
+                    "file"))
+    , algorithm(
+          option(names("algorithm"), "The algorithm to choose a limit for (token_bucket, fixed_window, ...).", "name"))
+    , window(option(names("window"), "The policy's window: 500ms, 30s, 1m, 1h or 1d.", "duration"))
+    , burstFactor(option(names("burst-factor"), "The burst as this many times the limit tried, e.g. 1.5.", "f"))
+    , rejectAtMost(
+          option(names("reject-at-most"), "The share the suggested limit may reject at most: 1% or 0.01.", "share"))
+    , of(option(names("of"), "What --reject-at-most counts: requests or subjects. Default: requests.", "what"))
 {
 }
 
@@ -86,8 +125,10 @@ QList<QCommandLineOption> CtlOptions::general() const
 
 QList<QCommandLineOption> CtlOptions::commandOptions() const
 {
-    return {dryRun,   prune, allowEmpty, allowDrop, takeOver, json, cost,         interval,
-            duration, match, limit,      layout,    listen,   top,  commandNames, optionNames};
+    return {dryRun,       prune, allowEmpty,    allowDrop,   takeOver, json,         cost,        interval, duration,
+            match,        limit, layout,        listen,      top,      commandNames, optionNames, format,   logFormat,
+            time,         route, reorderWindow, maxSubjects, policy,   define,       algorithm,   window,   burstFactor,
+            rejectAtMost, of};
 }
 
 } // namespace sluice::app

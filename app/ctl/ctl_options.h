@@ -21,6 +21,9 @@ struct CtlOptions {
     // Taken by some commands
     QCommandLineOption dryRun, prune, allowEmpty, allowDrop, takeOver, json, cost, interval, duration, match, limit,
         layout, listen, top, commandNames, optionNames;
+    // Reading access logs (replay, suggest)
+    QCommandLineOption format, logFormat, time, route, reorderWindow, maxSubjects, policy, define, algorithm, window,
+        burstFactor, rejectAtMost, of;
 };
 
 } // namespace sluice::app

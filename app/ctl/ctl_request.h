@@ -31,14 +31,19 @@ struct CtlRequest {
     QString who;                          // recorded in audit entries
     // The options of the command's own (its table's `options`) that were given, by long name; a flag's value is
     // empty. The general and connection options are read before the command runs.
-    QHash<QString, QString> options;
+    QHash<QString, QStringList> options; // every value of an option given more than once, in order
     // fire and bench: their settings, read before they run because test traffic on real keys asks for --yes
     // on a production profile.
     CtlFireSettings fire;
 
     model::LibraryOwner owner() const { return {ns, target.database}; }
     bool isSet(const char *option) const { return options.contains(QLatin1String(option)); }
-    QString option(const char *name) const { return options.value(QLatin1String(name)); }
+    QString option(const char *name) const // the last value given
+    {
+        const QStringList values = optionValues(name);
+        return values.isEmpty() ? QString() : values.last();
+    }
+    QStringList optionValues(const char *name) const { return options.value(QLatin1String(name)); }
 };
 
 // Where the running command writes: standard output and error, or the streams runSluicectl() was given.

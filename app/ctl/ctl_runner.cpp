@@ -251,7 +251,8 @@ int runSluicectl(const QStringList &arguments, QTextStream &out, QTextStream &er
     request.args = positional;
     for (const QString &option : command->options) {
         if (parser.isSet(option))
-            request.options.insert(option, parser.value(option));
+            request.options.insert(option,
+                                   parser.values(option).isEmpty() ? QStringList{QString()} : parser.values(option));
     }
     request.who = model::operatorIdentity(QStringLiteral("sluicectl"));
     if (command->access == app::Access::FiresTraffic) {
@@ -270,7 +271,8 @@ int runSluicectl(const QStringList &arguments, QTextStream &out, QTextStream &er
         return usageError(QCoreApplication::translate("sluicectl", "bad --namespace: %1").arg(problem->message));
     request.target = options;
     // A command runs from inside the loop, so one that ends at once still ends it.
-    if (command->access == app::Access::Offline) {
+    if (command->access == app::Access::Offline
+        || (command->access == app::Access::ReadsWhenNamed && !request.isSet("policy"))) {
         QMetaObject::invokeMethod(
             &loop, [command, request] { command->run(request); }, Qt::QueuedConnection);
         return end->wait();

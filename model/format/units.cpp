@@ -4,6 +4,7 @@
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QLocale>
+#include <QRegularExpression>
 #include <QStringList>
 
 #include <cmath>
@@ -77,6 +78,24 @@ QString formatWait(qint64 ms)
 QString formatClock(qint64 ms)
 {
     return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss"));
+}
+
+std::optional<qint64> parseDurationMs(const QString &text)
+{
+    static const QRegularExpression form(QStringLiteral("^\\s*(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|min|h|d)?\\s*$"));
+    const QRegularExpressionMatch match = form.match(text);
+    if (!match.hasMatch())
+        return std::nullopt;
+    const QString unit = match.captured(2);
+    const qint64 scale = unit.isEmpty() || unit == QLatin1String("ms") ? 1
+        : unit == QLatin1String("s")                                   ? 1000
+        : unit == QLatin1String("h")                                   ? 3600000
+        : unit == QLatin1String("d")                                   ? 86400000
+                                                                       : 60000;
+    const double ms = match.captured(1).toDouble() * double(scale);
+    if (ms > 9e15 || ms != std::floor(ms))
+        return std::nullopt;
+    return qint64(ms);
 }
 
 } // namespace sluice::model

@@ -3,6 +3,8 @@
 
 #include <QString>
 
+#include <optional>
+
 namespace sluice::model {
 
 // "4,251": a whole number with the locale's grouping, the one format for counts, limits and sizes.
@@ -19,5 +21,9 @@ QString formatDuration(qint64 seconds);
 QString formatWait(qint64 ms);
 // The local time of day of an instant (ms since the epoch), "14:03:27": when a figure was read.
 QString formatClock(qint64 ms);
+
+// "500ms", "30s", "1.5s", "1m", "2h", "1d" (or a bare number of milliseconds) as milliseconds; none when
+// the text is no such duration.
+std::optional<qint64> parseDurationMs(const QString &text);
 
 } // namespace sluice::model

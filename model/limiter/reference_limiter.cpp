@@ -480,4 +480,14 @@ bool ReferenceLimiter::release(const QByteArray &lease, qint64 now)
     return m_model->release(lease, now);
 }
 
+qint64 ReferenceLimiter::available(qint64 now) const
+{
+    return m_model->available(now);
+}
+
+bool ReferenceLimiter::isFull(qint64 now) const
+{
+    return m_model->full(now);
+}
+
 } // namespace sluice::model

@@ -51,6 +51,9 @@ public:
     // acquire() without working out the reply's waits, for callers that need only the verdict.
     bool admit(qint64 nowMs, qint64 cost);
     bool release(const QByteArray &lease, qint64 nowMs); // true when the lease was still held
+    qint64 available(qint64 nowMs) const;                // whole units a call could take now
+    // As good as new: a new bucket would decide every later call the same (the library's key may expire).
+    bool isFull(qint64 nowMs) const;
 
     class Model;
 
