@@ -10,6 +10,28 @@ local function count_never(p, key, st, now)
     if redis_call('PTTL', key) ~= -2 then p.impl.apply(p, key, st, 'reject', now) end
 end
 
+-- The shadow twins of live policy `p` decide its call too, each on its own bucket of the same subject
+-- and as if it alone decided: what one admits it consumes whatever `p` answered, so its counts are
+-- those a replay of the same traffic predicts. A twin never changes the reply; one whose bucket
+-- cannot be read (a key of another type) is skipped.
+local function decide_twins(key, p, cost, now)
+    local subject = sub(key, #p.prefix + 1)
+    for i = 1, #p.twins do
+        local t = p.twins[i]
+        local twin_key = t.prefix .. subject
+        if cost > t.capacity then
+            record_rejection(t, twin_key, now)
+        else
+            local ok = t.impl.acquire(t, twin_key, now, cost, true)
+            if ok then
+                record_admission(t, now)
+            elseif ok == false then
+                record_rejection(t, twin_key, now)
+            end
+        end
+    end
+end
+
 -- All-or-nothing over the policies: a call passes when no enforcing (non-shadow) policy rejects
 -- it. Then every policy that admits it consumes, and shadow policies that would reject count a
 -- rejection. When it is rejected nothing is consumed anywhere; each policy that rejected counts
@@ -72,6 +94,7 @@ local function decide(keys, policies, cost, peek)
             end
         end
         if not blocked and q.extra then reply[#reply + 1] = extra or q.extra end
+        if q.twins then decide_twins(keys[i], q, cost, now) end
     end
     return reply
 end
@@ -83,6 +106,7 @@ local function decide_one(key, p, cost, lean)
     local now = now_ms()
     local ok, units, retry, reset, extra = p.impl.acquire(p, key, now, cost, lean)
     if ok == nil then return fail(units) end
+    if p.twins then decide_twins(key, p, cost, now) end
     local s = p.stats
     if ok then
         if s then -- record_admission(), written out: a Lua call costs about as much as the counting

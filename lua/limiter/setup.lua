@@ -17,6 +17,16 @@ local function setup()
         NAMES[#NAMES + 1] = name
     end
     table.sort(NAMES)
+    -- Each live policy's shadow twins, by name. A twin whose live policy is not in this library (it was
+    -- deleted) is an ordinary shadow policy that nothing calls.
+    for _, name in ipairs(NAMES) do
+        local twin = POLICIES[name]
+        local live = twin.shadow_of and POLICIES[twin.shadow_of]
+        if live and not live.shadow then
+            live.twins = live.twins or {}
+            live.twins[#live.twins + 1] = twin
+        end
+    end
     ready = true
 end
 

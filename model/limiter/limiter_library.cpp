@@ -49,6 +49,7 @@ QByteArray LimiterLibrary::policyTable(const QVector<Policy> &policies)
             + (policy.shadow ? "true" : "false")
             // Only when set: the table of a library without it reads as before (no drift).
             + (policy.windowStart == WindowStart::FirstCall ? ", first_call = true" : "")
+            + (policy.shadowOf.isEmpty() ? QByteArray() : ", shadow_of = " + luaString(policy.shadowOf.toUtf8()))
             + ", description = " + luaString(policy.description.toUtf8()) + "},\n";
     }
     return table + "}\n";

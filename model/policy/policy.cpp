@@ -80,7 +80,7 @@ bool Policy::sameDefinition(const Policy &other) const
 {
     return name == other.name && algorithm == other.algorithm && limit == other.limit && windowMs == other.windowMs
         && effectiveBurst() == other.effectiveBurst() && shadow == other.shadow && windowStart == other.windowStart
-        && description == other.description;
+        && shadowOf == other.shadowOf && description == other.description;
 }
 
 QString PolicyError::toString() const
@@ -141,11 +141,40 @@ QVector<PolicyError> validatePolicy(const Policy &policy)
         fail("window_start",
              Text::tr("must be aligned for %1: only a fixed window can start at the first call")
                  .arg(algorithmName(policy.algorithm)));
+    if (!policy.shadowOf.isEmpty()) {
+        if (!isValidPolicyName(policy.shadowOf) || policy.shadowOf == policy.name)
+            fail("shadow_of", Text::tr("must name another policy"));
+        else if (!policy.shadow)
+            fail("shadow_of", Text::tr("needs shadow on: a twin only measures, its live policy decides"));
+        else if (policy.algorithm == Algorithm::Concurrency)
+            fail("shadow_of", Text::tr("cannot be set for concurrency: no caller would release a twin's leases"));
+    }
     if (storesOneEntryPerCall(policy.algorithm) && policy.limit > limits::maxStoredEntries)
         fail("limit",
              Text::tr("must be at most %1 for %2, which keeps one entry per admitted call")
                  .arg(limits::maxStoredEntries)
                  .arg(algorithmName(policy.algorithm)));
+    return errors;
+}
+
+QVector<PolicyError> twinProblems(const QVector<Policy> &policies)
+{
+    QHash<QString, const Policy *> byName;
+    for (const Policy &policy : policies)
+        byName.insert(policy.name, &policy);
+    QVector<PolicyError> errors;
+    for (const Policy &policy : policies) {
+        if (policy.shadowOf.isEmpty())
+            continue;
+        const Policy *live = byName.value(policy.shadowOf);
+        const auto fail = [&](const QString &message) {
+            errors.append({policy.name, QStringLiteral("shadow_of"), message});
+        };
+        if (!live)
+            fail(Text::tr("names \"%1\", which is not a policy").arg(policy.shadowOf));
+        else if (live->shadow)
+            fail(Text::tr("names \"%1\", a shadow policy: a twin follows a live one").arg(policy.shadowOf));
+    }
     return errors;
 }
 

@@ -49,6 +49,10 @@ struct Policy {
     qint64 burst = 0; // 0 in input means "same as limit"
     bool shadow = false;
     WindowStart windowStart = WindowStart::Aligned; // fixed_window only
+    // A shadow twin: the live policy whose every call this shadow policy also decides, as if it alone
+    // decided it, on the same subject, so a candidate limit sees live traffic without a service changing
+    // its calls. Empty: an ordinary policy.
+    QString shadowOf;
     QString description;
 
     // Bookkeeping the store keeps beside the definition.
@@ -73,5 +77,8 @@ bool isValidPolicyName(const QString &name);
 
 // Every problem with the definition; empty when it is valid.
 QVector<PolicyError> validatePolicy(const Policy &policy);
+// What is wrong between policies meant to be stored together: a shadow twin whose live policy is not
+// among them, is itself a shadow policy, or is a twin.
+QVector<PolicyError> twinProblems(const QVector<Policy> &policies);
 
 } // namespace sluice::model

@@ -27,6 +27,7 @@ QVector<DefinitionField> definitionFields(const Policy &policy)
             {QStringLiteral("burst"), Text::tr("Burst"), formatCount(policy.effectiveBurst())},
             {QStringLiteral("shadow"), Text::tr("Shadow"), policy.shadow ? Text::tr("on") : Text::tr("off")},
             {QStringLiteral("window_start"), Text::tr("Window start"), windowStartText(policy)},
+            {QStringLiteral("shadow_of"), Text::tr("Shadow of"), policy.shadowOf},
             {QStringLiteral("description"), Text::tr("Description"), policy.description}};
 }
 

@@ -21,9 +21,10 @@ struct Text {
     Q_DECLARE_TR_FUNCTIONS(sluice::model::PolicyFile)
 };
 
-const QStringList knownFields{QStringLiteral("name"),         QStringLiteral("algorithm"),  QStringLiteral("limit"),
-                              QStringLiteral("window_ms"),    QStringLiteral("burst"),      QStringLiteral("shadow"),
-                              QStringLiteral("window_start"), QStringLiteral("description")};
+const QStringList knownFields{
+    QStringLiteral("name"),         QStringLiteral("algorithm"), QStringLiteral("limit"),
+    QStringLiteral("window_ms"),    QStringLiteral("burst"),     QStringLiteral("shadow"),
+    QStringLiteral("window_start"), QStringLiteral("shadow_of"), QStringLiteral("description")};
 
 QString jsonTypeName(const QJsonValue &value)
 {
@@ -106,6 +107,11 @@ Policy readPolicy(const QJsonObject &object, int index, QVector<PolicyError> &er
             policy.windowStart = *start;
     }
 
+    const QJsonValue shadowOfValue = object.value(QLatin1String("shadow_of"));
+    if (!shadowOfValue.isUndefined() && !shadowOfValue.isString())
+        fail(QStringLiteral("shadow_of"), Text::tr("must be a policy name, not %1").arg(jsonTypeName(shadowOfValue)));
+    policy.shadowOf = shadowOfValue.toString();
+
     const QJsonValue descriptionValue = object.value(QLatin1String("description"));
     if (!descriptionValue.isUndefined() && !descriptionValue.isString())
         fail(QStringLiteral("description"), Text::tr("must be a string, not %1").arg(jsonTypeName(descriptionValue)));
@@ -180,6 +186,8 @@ QJsonObject policyToJson(const Policy &policy)
                        {QStringLiteral("shadow"), policy.shadow}};
     if (policy.algorithm == Algorithm::FixedWindow)
         object.insert(QStringLiteral("window_start"), windowStartName(policy.windowStart));
+    if (!policy.shadowOf.isEmpty())
+        object.insert(QStringLiteral("shadow_of"), policy.shadowOf);
     if (!policy.description.isEmpty())
         object.insert(QStringLiteral("description"), policy.description);
     return object;

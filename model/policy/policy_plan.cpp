@@ -54,6 +54,10 @@ PolicyPlan PolicyPlan::between(const PolicyStore::ListResult &stored, const QVec
         }
     }
     plan.changes += checks;
+    QHash<QString, Policy> after = prune ? QHash<QString, Policy>() : storedByName;
+    for (const Policy &policy : desired)
+        after.insert(policy.name, policy);
+    plan.problems = twinProblems(after.values());
     return plan;
 }
 

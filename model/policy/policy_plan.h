@@ -17,6 +17,9 @@ struct PolicyPlan {
     QStringList deleted;  // only when pruning (damaged ones too)
     QStringList unchanged;
     std::optional<QStringList> expectedNames; // when pruning: the stored names planned against
+    // What would be wrong between the policies stored after it (a shadow twin without its live policy):
+    // a plan with problems is not to be committed.
+    QVector<PolicyError> problems;
 
     // prune: also delete stored policies the desired set lacks.
     static PolicyPlan between(const PolicyStore::ListResult &stored, const QVector<Policy> &desired, bool prune);

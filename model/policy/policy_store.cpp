@@ -69,6 +69,8 @@ QByteArrayList PolicyStore::definitionFields(const Policy &policy)
     // it unchanged writes the same hash (no new version).
     if (policy.windowStart != WindowStart::Aligned)
         fields << "window_start" << windowStartName(policy.windowStart).toUtf8();
+    if (!policy.shadowOf.isEmpty())
+        fields << "shadow_of" << policy.shadowOf.toUtf8();
     return fields;
 }
 
@@ -108,6 +110,7 @@ std::optional<Policy> PolicyStore::fromDefinition(const QString &name, const QHa
         return std::nullopt;
     }
     policy.windowStart = *start;
+    policy.shadowOf = QString::fromUtf8(map.value("shadow_of"));
     policy.description = QString::fromUtf8(map.value("description"));
     const QVector<PolicyError> problems = validatePolicy(policy);
     if (!problems.isEmpty()) {

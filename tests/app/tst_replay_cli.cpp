@@ -6,6 +6,7 @@
 #include "support/redis_process.h"
 #include "support/sluicectl_run.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -275,6 +276,37 @@ private Q_SLOTS:
         const CtlRun offline = sluicectl(
             connect + QStringList{QStringLiteral("replay"), m_log, QStringLiteral("--define"), m_candidates});
         QCOMPARE(offline.exitCode, 0);
+    }
+
+    // "Publish as shadow" from a script: a twin is applied beside its live policy, stored and listed with
+    // its shadow_of; a twin whose live policy the store would not hold is refused, and nothing changes.
+    void shadowTwinsThroughApply()
+    {
+        test::RedisProcess server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        const QStringList connect{QStringLiteral("-p"), QString::number(server.port())};
+        QCOMPARE(sluicectl(connect + QStringList{QStringLiteral("apply"), m_candidates}).exitCode, 0);
+        const QString orphan = path("orphan.json");
+        QVERIFY(writeFile(orphan, R"({"policies": [{"name": "web-twin", "algorithm": "gcra", "limit": 5,
+                                      "window_ms": 1000, "shadow": true, "shadow_of": "web"}]})"));
+        const CtlRun refused = sluicectl(connect + QStringList{QStringLiteral("apply"), orphan});
+        QCOMPARE(refused.exitCode, 5);
+        QVERIFY2(refused.err.contains(QLatin1String("names \"web\", which is not a policy")), qPrintable(refused.err));
+        QVERIFY2(refused.err.contains(QLatin1String("nothing was applied")), qPrintable(refused.err));
+        const QString twin = path("twin.json");
+        QVERIFY(writeFile(twin, R"({"policies": [{"name": "strict-60", "algorithm": "token_bucket", "limit": 60,
+                                    "window_ms": 60000, "shadow": true, "shadow_of": "strict"}]})"));
+        const CtlRun applied = sluicectl(connect + QStringList{QStringLiteral("apply"), twin});
+        QVERIFY2(applied.exitCode == 0, qPrintable(applied.err));
+        const QString exported = path("exported.json");
+        QCOMPARE(sluicectl(connect + QStringList{QStringLiteral("export"), exported}).exitCode, 0);
+        QFile file(exported);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(file.readAll().contains("\"shadow_of\": \"strict\""));
+        // Pruning away the live policy would orphan the twin: refused.
+        const CtlRun pruned
+            = sluicectl(connect + QStringList{QStringLiteral("apply"), twin, QStringLiteral("--prune")});
+        QCOMPARE(pruned.exitCode, 5);
     }
 };
 

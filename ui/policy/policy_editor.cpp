@@ -102,7 +102,8 @@ void showError(QLabel *label, const QString &error)
 
 bool PolicyEditor::FieldErrors::any() const
 {
-    return !name.isEmpty() || !limit.isEmpty() || !window.isEmpty() || !burst.isEmpty() || !description.isEmpty();
+    return !name.isEmpty() || !limit.isEmpty() || !window.isEmpty() || !burst.isEmpty() || !shadowOf.isEmpty()
+        || !description.isEmpty();
 }
 
 PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optional<Policy> &existing,
@@ -162,7 +163,8 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
              {static_cast<QWidget *>(m_name), static_cast<QWidget *>(m_algorithm), static_cast<QWidget *>(m_limit),
               static_cast<QWidget *>(m_windowCount), static_cast<QWidget *>(m_windowUnit),
               static_cast<QWidget *>(m_burst), static_cast<QWidget *>(m_windowStart), static_cast<QWidget *>(m_shadow),
-              static_cast<QWidget *>(m_description), static_cast<QWidget *>(m_useSlidingWindow)})
+              static_cast<QWidget *>(m_shadowOf), static_cast<QWidget *>(m_description),
+              static_cast<QWidget *>(m_useSlidingWindow)})
             field->setEnabled(false);
         m_saveButton->setToolTip(tr("This connection is read-only."));
     }
@@ -173,6 +175,7 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
     connect(m_windowUnit, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
     connect(m_windowStart, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
     connect(m_shadow, &QCheckBox::toggled, this, &PolicyEditor::revalidate);
+    connect(m_shadowOf, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
     connect(m_typicalCost, &QSpinBox::valueChanged, this, &PolicyEditor::revalidate);
     algorithmChanged();
     resize(680, 440);
@@ -250,6 +253,20 @@ QFormLayout *PolicyEditor::createFields()
         = named(new QCheckBox(tr("Shadow mode: count rejections, but let every request pass"), this), "shadowCheck");
     form->addRow(QString(), m_shadow);
 
+    // A shadow twin decides every call of a live policy too (model::Policy::shadowOf): a candidate limit
+    // measured on live traffic without any service changing its calls.
+    m_shadowOfLabel = new QLabel(tr("Shadow of"), this);
+    m_shadowOf = named(new QComboBox(this), "shadowOfCombo");
+    m_shadowOf->addItem(tr("no policy (its own callers only)"), QString());
+    QStringList others = m_takenNames;
+    others.sort();
+    for (const QString &name : std::as_const(others))
+        m_shadowOf->addItem(tr("every call of %1").arg(name), name);
+    m_shadowOf->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+    m_shadowOfLabel->setBuddy(m_shadowOf);
+    m_shadowOfError = errorLabel(this, "shadowOfError");
+    form->addRow(m_shadowOfLabel, fieldWithError(m_shadowOf, m_shadowOfError));
+
     m_description = named(new QLineEdit(this), "descriptionEdit");
     m_descriptionError = errorLabel(this, "descriptionError");
     form->addRow(tr("Description"), m_description);
@@ -283,6 +300,9 @@ void PolicyEditor::loadPolicy(const Policy &policy)
     m_burst->setText(policy.burst > 0 && policy.burst != policy.limit ? QString::number(policy.burst) : QString());
     m_windowStart->setCurrentIndex(m_windowStart->findData(static_cast<int>(policy.windowStart)));
     m_shadow->setChecked(policy.shadow);
+    if (!policy.shadowOf.isEmpty() && m_shadowOf->findData(policy.shadowOf) < 0) // its live policy is gone
+        m_shadowOf->addItem(tr("every call of %1 (not stored)").arg(policy.shadowOf), policy.shadowOf);
+    m_shadowOf->setCurrentIndex(m_shadowOf->findData(policy.shadowOf));
     m_description->setText(policy.description);
 }
 
@@ -333,6 +353,9 @@ std::optional<Policy> PolicyEditor::readForm(FieldErrors *errors) const
     policy.name = m_name->text().trimmed();
     policy.algorithm = static_cast<Algorithm>(m_algorithm->currentData().toInt());
     policy.shadow = m_shadow->isChecked();
+    policy.shadowOf = m_shadowOf->currentData().toString();
+    if (!policy.shadowOf.isEmpty() && !m_takenNames.contains(policy.shadowOf))
+        errors->shadowOf = tr("no policy of that name is stored");
     if (policy.algorithm == Algorithm::FixedWindow)
         policy.windowStart = static_cast<model::WindowStart>(m_windowStart->currentData().toInt());
     policy.description = m_description->text();
@@ -362,6 +385,7 @@ std::optional<Policy> PolicyEditor::readForm(FieldErrors *errors) const
         QString &slot = problem.field == QLatin1String("burst") ? errors->burst
             : problem.field == QLatin1String("window_ms")       ? errors->window
             : problem.field == QLatin1String("name")            ? errors->name
+            : problem.field == QLatin1String("shadow_of")       ? errors->shadowOf
                                                                 : errors->limit;
         slot = problem.message;
     }
@@ -384,6 +408,7 @@ void PolicyEditor::revalidate()
     showError(m_limitError, errors.limit);
     showError(m_windowError, errors.window);
     showError(m_burstError, errors.burst);
+    showError(m_shadowOfError, errors.shadowOf);
     showError(m_descriptionError, errors.description);
     m_saveButton->setEnabled(policy.has_value() && m_writable);
     const auto algorithm = static_cast<Algorithm>(m_algorithm->currentData().toInt());

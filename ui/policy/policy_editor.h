@@ -45,7 +45,7 @@ Q_SIGNALS:
 private:
     QFormLayout *createFields();
     struct FieldErrors {
-        QString name, limit, window, burst, description;
+        QString name, limit, window, burst, shadowOf, description;
         bool any() const;
     };
 
@@ -76,9 +76,11 @@ private:
     QLabel *m_windowStartLabel;
     QComboBox *m_windowStart;
     QCheckBox *m_shadow;
+    QLabel *m_shadowOfLabel;
+    QComboBox *m_shadowOf; // "none", then the other policies' names
     QLineEdit *m_description;
     QSpinBox *m_typicalCost;
-    QLabel *m_nameError, *m_limitError, *m_windowError, *m_burstError, *m_descriptionError;
+    QLabel *m_nameError, *m_limitError, *m_windowError, *m_burstError, *m_shadowOfError, *m_descriptionError;
     QLabel *m_summary;
     QLabel *m_lint;
     QPushButton *m_useSlidingWindow;

@@ -142,6 +142,18 @@ void PolicyImportDialog::showPlan()
     if (!m_planned)
         return;
     m_plan = model::PolicyPlan::between(m_stored, m_file.policies, m_prune->isChecked());
+    if (!m_plan.problems.isEmpty()) {
+        QStringList problems;
+        for (const model::PolicyError &error : std::as_const(m_plan.problems))
+            problems << error.toString();
+        showProblems(tr("With the stored policies the file would leave %1 problem(s); nothing will change until "
+                        "they are fixed.")
+                         .arg(problems.size()),
+                     problems);
+        m_prune->setEnabled(true); // pruning may be what made them, or what mends them
+        m_planned = true;
+        return;
+    }
     m_errors->hide();
     m_preview->show();
     m_prune->setEnabled(true);
@@ -196,7 +208,7 @@ void PolicyImportDialog::showPlan()
 
 bool PolicyImportDialog::canApply() const
 {
-    return m_planned && !m_plan.isEmpty() && m_session && !m_session->profile().readOnly;
+    return m_planned && !m_plan.isEmpty() && m_plan.problems.isEmpty() && m_session && !m_session->profile().readOnly;
 }
 
 void PolicyImportDialog::apply()

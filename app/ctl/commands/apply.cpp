@@ -108,6 +108,13 @@ void runApply(const CtlRequest &request)
 
     withStoredPolicies(request, [request, parsed](const PolicyStore::ListResult &stored) {
         const model::PolicyPlan plan = model::PolicyPlan::between(stored, parsed.policies, request.isSet("prune"));
+        if (!plan.problems.isEmpty()) {
+            QStringList problems;
+            for (const model::PolicyError &error : plan.problems)
+                problems << error.toString();
+            return fail(request, model::Failure::invalid(problems.join(QLatin1Char('\n'))),
+                        Ctl::tr("nothing was applied"));
+        }
         const QVector<PlannedChange> described = describe(plan, stored);
         if (request.isSet("dry-run") || plan.isEmpty()) {
             if (request.isSet("json")) {

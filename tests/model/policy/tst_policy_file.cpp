@@ -78,11 +78,34 @@ private Q_SLOTS:
         c.name = QStringLiteral("mid");
         c.algorithm = Algorithm::FixedWindow;
         c.windowStart = WindowStart::FirstCall;
-        const QByteArray written = writePolicyFile({a, b, c});
+        Policy twin = a;
+        twin.name = QStringLiteral("zeta-twin");
+        twin.shadow = true;
+        twin.shadowOf = QStringLiteral("zeta");
+        const QByteArray written = writePolicyFile({a, b, c, twin});
         QVERIFY(written.contains("\"window_start\": \"first_call\""));
+        QVERIFY(written.contains("\"shadow_of\": \"zeta\""));
         const PolicyFile file = PolicyFile::parse(written);
         QVERIFY2(file.ok(), qPrintable(file.errors.value(0).toString()));
-        QCOMPARE(file.policies.size(), 3);
+        QCOMPARE(file.policies.size(), 4);
+        QVERIFY(file.policies.at(3).sameDefinition(twin));
+        QVERIFY(!file.policies.at(3).sameDefinition([&] {
+            Policy plain = twin;
+            plain.shadowOf.clear();
+            return plain;
+        }()));
+        QVERIFY(sluice::model::twinProblems(file.policies).isEmpty());
+        QCOMPARE(sluice::model::twinProblems({twin}).value(0).toString(),
+                 QStringLiteral("policy \"zeta-twin\", field \"shadow_of\": names \"zeta\", which is not a policy"));
+        QCOMPARE(sluice::model::twinProblems({b,
+                                              [&] {
+            Policy ofShadow = twin;
+            ofShadow.shadowOf = b.name;
+            return ofShadow;
+                                              }()})
+                     .value(0)
+                     .message,
+                 QStringLiteral("names \"alpha\", a shadow policy: a twin follows a live one"));
         QCOMPARE(file.policies.at(0).name, QStringLiteral("alpha")); // sorted by name
         QVERIFY(file.policies.at(0).sameDefinition(b));
         QVERIFY(file.policies.at(1).sameDefinition(c));
@@ -167,6 +190,19 @@ private Q_SLOTS:
             << (js("{'policies': [{'name': 'api', 'algorithm': 'fixed_window', 'limit': 10, 'window_ms': 1000, "
                    "'window_start': true}]}"))
             << "field \"window_start\": must be \"aligned\" or \"first_call\", not a boolean";
+        QTest::newRow("twin not in shadow")
+            << policy(js("'limit': 10, 'window_ms': 1000, 'shadow_of': 'web'"))
+            << "field \"shadow_of\": needs shadow on: a twin only measures, its live policy decides";
+        QTest::newRow("twin of itself") << policy(
+            js("'limit': 10, 'window_ms': 1000, 'shadow': true, 'shadow_of': 'api'"))
+                                        << "field \"shadow_of\": must name another policy";
+        QTest::newRow("twin name a number")
+            << policy(js("'limit': 10, 'window_ms': 1000, 'shadow': true, 'shadow_of': 7"))
+            << "field \"shadow_of\": must be a policy name, not a number";
+        QTest::newRow("concurrency twin")
+            << (js("{'policies': [{'name': 'api', 'algorithm': 'concurrency', 'limit': 10, 'window_ms': 1000, "
+                   "'shadow': true, 'shadow_of': 'web'}]}"))
+            << "field \"shadow_of\": cannot be set for concurrency";
         QTest::newRow("description object") << policy(js("'limit': 10, 'window_ms': 1000, 'description': {}"))
                                             << "field \"description\": must be a string";
         QTest::newRow("typo field") << policy(js("'limit': 10, 'windowms': 1000"))
