@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/replay/log_reader.h"
 
+#include "model/format/subject_text.h"
+
 #include <QCoreApplication>
 
 namespace sluice::model {
@@ -52,6 +54,25 @@ void LogReader::malformed(const Input &input, const QString &reason)
         m_stats.problems.append({input.source->name(), input.source->lineNumber(), reason});
 }
 
+void LogReader::addPreview(const Input &input, QByteArrayView line, LineVerdict verdict, const QString &reason)
+{
+    if (m_stats.preview.size() >= LogReadStats::kPreviewLines)
+        return;
+    PreviewLine shown;
+    shown.source = input.source->name();
+    shown.line = input.source->lineNumber();
+    shown.text = subjectText(line.first(std::min<qsizetype>(line.size(), 240)).toByteArray())
+                     .replace(QStringLiteral("%20"), QStringLiteral(" "));
+    shown.reason = verdict == LineVerdict::Malformed ? reason : QString();
+    shown.skipped = verdict == LineVerdict::Skipped;
+    if (verdict == LineVerdict::Parsed) {
+        shown.ms = input.parsed.time.ms;
+        shown.subject = input.parsed.subject;
+        shown.cost = input.parsed.cost;
+    }
+    m_stats.preview.append(shown);
+}
+
 // Reads the input's next request into its head (none at its end); false when reading must stop.
 bool LogReader::readHead(Input &input)
 {
@@ -66,7 +87,9 @@ bool LogReader::readHead(Input &input)
         }
         ++m_stats.lines;
         if (next == LogSource::Next::TooLong) {
-            malformed(input, Text::tr("longer than %1 bytes").arg(LogSource::kMaxLineBytes));
+            const QString reason = Text::tr("longer than %1 bytes").arg(LogSource::kMaxLineBytes);
+            malformed(input, reason);
+            addPreview(input, "", LineVerdict::Malformed, reason);
             continue;
         }
         if (line.trimmed().isEmpty()) {
@@ -84,6 +107,7 @@ bool LogReader::readHead(Input &input)
         }
         QString problem;
         const LineVerdict verdict = input.parser->parse(line, &input.parsed, &problem);
+        addPreview(input, line, verdict, problem);
         if (verdict == LineVerdict::Skipped) {
             ++m_stats.skipped;
             continue;

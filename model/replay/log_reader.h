@@ -30,8 +30,21 @@ struct LineProblem {
     QString reason;
 };
 
+// One of the first lines read, as the preview shows it.
+struct PreviewLine {
+    QString source;
+    qint64 line = 0;
+    QString text;   // the line as read, cut at 240 characters, its bytes escaped as subjects are
+    QString reason; // why it was not replayed; empty when it parsed (or was left out on purpose)
+    bool skipped = false;
+    qint64 ms = 0; // when parsed
+    QByteArray subject;
+    qint64 cost = 0;
+};
+
 struct LogReadStats {
     static constexpr int kProblemsKept = 20;
+    static constexpr int kPreviewLines = 20;
 
     qint64 lines = 0;     // read, blank ones included
     qint64 malformed = 0; // not replayed: unreadable, too long, or beyond the reorder window
@@ -41,6 +54,7 @@ struct LogReadStats {
     bool secondsSpread = false;    // some lines gave whole seconds, spread evenly over their second
     QVector<LineProblem> problems; // the first kProblemsKept malformed lines
     QStringList formats;           // each log's format, as it was read
+    QVector<PreviewLine> preview;  // the first kPreviewLines lines, whatever became of them
 };
 
 // Reads several logs at once as one stream of arrivals in time order: each log's next line is
@@ -77,6 +91,7 @@ private:
     };
 
     bool readHead(Input &input);
+    void addPreview(const Input &input, QByteArrayView line, LineVerdict verdict, const QString &reason);
     void malformed(const Input &input, const QString &reason);
     bool pullOne();
     void release();

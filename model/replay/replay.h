@@ -16,7 +16,7 @@
 
 namespace sluice::model {
 
-struct SubjectRejections {
+struct ReplayedSubject {
     QByteArray subject;
     quint64 rejected = 0;
 };
@@ -30,7 +30,7 @@ struct CandidateOutcome {
     quint64 rejected = 0;
     quint64 subjects = 0;
     quint64 subjectsRejected = 0;
-    QVector<SubjectRejections> topRejected; // most rejected first
+    QVector<ReplayedSubject> topRejected; // most rejected first
     // Rejections over time, in bins of binMs from the first request (at most kTimeBins).
     qint64 firstMs = 0;
     qint64 binMs = 1000;

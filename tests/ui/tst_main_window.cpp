@@ -142,7 +142,7 @@ private Q_SLOTS:
                      qPrintable(QStringLiteral("Alt+%1 is both %2 and %3").arg(letter, owners.value(letter), label)));
             owners.insert(letter, label);
         }
-        QCOMPARE(tabs->count(), 8);
+        QCOMPARE(tabs->count(), 9);
         for (int index = tabs->count() - 1; index >= 0; --index) {
             QTest::keyClick(&window, static_cast<Qt::Key>(Qt::Key_1 + index), Qt::ControlModifier);
             QTRY_COMPARE(tabs->currentIndex(), index);

@@ -280,6 +280,12 @@ QFormLayout *PolicyEditor::createFields()
     return form;
 }
 
+void PolicyEditor::propose(const Policy &policy)
+{
+    loadPolicy(policy);
+    revalidate();
+}
+
 void PolicyEditor::loadPolicy(const Policy &policy)
 {
     m_name->setText(policy.name);

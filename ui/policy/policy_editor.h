@@ -38,6 +38,8 @@ public:
 
     // Starts the save (diff, gate, commit); what the Save button does.
     void save();
+    // Fills the form with `policy` (a limit chosen elsewhere), keeping the stored version it edits.
+    void propose(const model::Policy &policy);
 
 Q_SIGNALS:
     void saved(const QString &name);

@@ -14,6 +14,7 @@
 #include "ui/monitor/server_overview.h"
 #include "ui/policy/policy_history_view.h"
 #include "ui/policy/policy_panel.h"
+#include "ui/tune/tune_view.h"
 #include "ui/widgets/banner.h"
 #include "ui/widgets/state_palette.h"
 
@@ -60,7 +61,7 @@ MainWindow::MainWindow(QWidget *parent)
     QAction *quit = fileMenu->addAction(tr("&Quit"));
     quit->setShortcut(QKeySequence::Quit);
     connect(quit, &QAction::triggered, this, &QWidget::close);
-    // Each tab on Ctrl+1..8, in tab order; its mnemonic (Alt+letter) is one no menu takes.
+    // Each tab on Ctrl+1..9, in tab order; its mnemonic (Alt+letter) is one no menu takes.
     QMenu *viewMenu = menuBar()->addMenu(tr("&View"));
     for (int index = 0; index < m_tabs->count(); ++index) {
         QAction *showTab = viewMenu->addAction(m_tabs->tabText(index));
@@ -135,6 +136,7 @@ void MainWindow::createViews()
     m_policies = new PolicyPanel(session, m_tabs);
     m_deployment = new DeploymentView(session, m_tabs);
     m_history = new PolicyHistoryView(session, m_tabs);
+    m_tune = new TuneView(session, m_tabs);
     m_tabs->addTab(m_overview, tr("&Overview"));
     m_tabs->addTab(m_live, tr("Liv&e"));
     m_tabs->addTab(m_keyWatch, tr("&Watched keys"));
@@ -143,6 +145,8 @@ void MainWindow::createViews()
     m_tabs->addTab(m_policies, tr("&Policies"));
     m_tabs->addTab(m_deployment, tr("&Deployment"));
     m_tabs->addTab(m_history, tr("Hi&story"));
+    m_tabs->addTab(m_tune, tr("T&une"));
+    connect(m_tune, &TuneView::publishRequested, this, &MainWindow::publishLibrary);
     connect(m_rates, &PolicyRatesTable::policyActivated, this, [this](const QString &policy) {
         m_live->showPolicy(policy);
         m_tabs->setCurrentWidget(m_live);
@@ -170,7 +174,7 @@ void MainWindow::createViews()
 void MainWindow::deleteViews()
 {
     for (QWidget *view : std::initializer_list<QWidget *>{m_overview, m_live, m_keyWatch, m_inspector, m_fire,
-                                                          m_policies, m_deployment, m_history})
+                                                          m_policies, m_deployment, m_history, m_tune})
         delete view; // its tab goes with it
 }
 

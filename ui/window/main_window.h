@@ -21,6 +21,7 @@ namespace sluice::ui {
 class DeploymentView;
 class FireView;
 class PolicyHistoryView;
+class TuneView;
 class KeyInspectorView;
 class KeyWatchView;
 class PolicyLiveView;
@@ -62,6 +63,7 @@ public:
     PolicyPanel *policyPanel() const { return m_policies; }
     DeploymentView *deploymentView() const { return m_deployment; }
     PolicyHistoryView *historyView() const { return m_history; }
+    TuneView *tuneView() const { return m_tune; }
 
 private:
     void createViews();
@@ -83,6 +85,7 @@ private:
     PolicyPanel *m_policies = nullptr;
     DeploymentView *m_deployment = nullptr;
     PolicyHistoryView *m_history = nullptr;
+    TuneView *m_tune = nullptr;
     QPointer<model::ServerMonitor> m_monitor; // may go with the session that owned it
     std::unique_ptr<model::ConnectionSession> m_session;
     QSettings *m_settings = nullptr;

@@ -36,7 +36,7 @@ QString countAndShare(quint64 count, double share)
 QJsonObject outcomeJson(const model::CandidateOutcome &outcome)
 {
     QJsonArray top;
-    for (const model::SubjectRejections &subject : outcome.topRejected)
+    for (const model::ReplayedSubject &subject : outcome.topRejected)
         top << QJsonObject{{QStringLiteral("subject"), model::subjectText(subject.subject)},
                            {QStringLiteral("rejected"), qint64(subject.rejected)}};
     QJsonArray overTime;
@@ -93,7 +93,7 @@ void printOutcomes(const CtlRequest &request, const model::ReplayJob &job)
         if (outcome.topRejected.isEmpty())
             continue;
         QStringList most;
-        for (const model::SubjectRejections &subject : outcome.topRejected)
+        for (const model::ReplayedSubject &subject : outcome.topRejected)
             most << QStringLiteral("%1 (%2)").arg(model::subjectText(subject.subject),
                                                   model::formatCount(qint64(subject.rejected)));
         ctlOut() << Ctl::tr("%1: most rejected: %2").arg(outcome.policy.name, most.join(QLatin1String(", ")))
