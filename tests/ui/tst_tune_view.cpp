@@ -206,7 +206,9 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitFor(
             [&] {
             const auto listed = test::awaitCallback<model::PolicyStore::ListResult>(
-                [&](QObject *context, auto done) { model::PolicyStore(m_client.get(), m_namespace).list(context, done); },
+                [&](QObject *context, auto done) {
+                model::PolicyStore(m_client.get(), m_namespace).list(context, done);
+                },
                 model::PolicyStore::ListResult{});
             for (const model::Policy &policy : listed.policies)
                 if (policy.name == twin)
