@@ -71,7 +71,8 @@ for _, change in ipairs(changes) do
   if not change.listed then change.old = nil end
 end
 
-local DEFINITION = { 'algorithm', 'limit', 'window_ms', 'burst', 'shadow', 'window_start', 'shadow_of', 'description' }
+local DEFINITION = { 'algorithm', 'limit', 'window_ms', 'burst', 'shadow', 'window_start', 'shadow_of',
+                     'predicted_rejected_share', 'description' }
 local function same(old, new)
   if not old then return false end
   for _, field in ipairs(DEFINITION) do

@@ -80,7 +80,8 @@ bool Policy::sameDefinition(const Policy &other) const
 {
     return name == other.name && algorithm == other.algorithm && limit == other.limit && windowMs == other.windowMs
         && effectiveBurst() == other.effectiveBurst() && shadow == other.shadow && windowStart == other.windowStart
-        && shadowOf == other.shadowOf && description == other.description;
+        && shadowOf == other.shadowOf && predictedRejectedShare == other.predictedRejectedShare
+        && description == other.description;
 }
 
 QString PolicyError::toString() const
@@ -149,6 +150,9 @@ QVector<PolicyError> validatePolicy(const Policy &policy)
         else if (policy.algorithm == Algorithm::Concurrency)
             fail("shadow_of", Text::tr("cannot be set for concurrency: no caller would release a twin's leases"));
     }
+    if (policy.predictedRejectedShare != -1
+        && (policy.shadowOf.isEmpty() || !(policy.predictedRejectedShare >= 0 && policy.predictedRejectedShare <= 1)))
+        fail("predicted_rejected_share", Text::tr("must be a share from 0 to 1, on a shadow twin (shadow_of)"));
     if (storesOneEntryPerCall(policy.algorithm) && policy.limit > limits::maxStoredEntries)
         fail("limit",
              Text::tr("must be at most %1 for %2, which keeps one entry per admitted call")

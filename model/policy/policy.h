@@ -53,6 +53,9 @@ struct Policy {
     // decided it, on the same subject, so a candidate limit sees live traffic without a service changing
     // its calls. Empty: an ordinary policy.
     QString shadowOf;
+    // A twin's prediction from the replay it was chosen by: the share of requests it would reject,
+    // 0 to 1, shown beside the share it measures live; -1 when there is none.
+    double predictedRejectedShare = -1;
     QString description;
 
     // Bookkeeping the store keeps beside the definition.

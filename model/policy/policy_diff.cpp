@@ -28,6 +28,8 @@ QVector<DefinitionField> definitionFields(const Policy &policy)
             {QStringLiteral("shadow"), Text::tr("Shadow"), policy.shadow ? Text::tr("on") : Text::tr("off")},
             {QStringLiteral("window_start"), Text::tr("Window start"), windowStartText(policy)},
             {QStringLiteral("shadow_of"), Text::tr("Shadow of"), policy.shadowOf},
+            {QStringLiteral("predicted_rejected_share"), Text::tr("Predicted rejected"),
+             policy.predictedRejectedShare >= 0 ? formatShare(policy.predictedRejectedShare) : QString()},
             {QStringLiteral("description"), Text::tr("Description"), policy.description}};
 }
 

@@ -24,7 +24,8 @@ struct Text {
 const QStringList knownFields{
     QStringLiteral("name"),         QStringLiteral("algorithm"), QStringLiteral("limit"),
     QStringLiteral("window_ms"),    QStringLiteral("burst"),     QStringLiteral("shadow"),
-    QStringLiteral("window_start"), QStringLiteral("shadow_of"), QStringLiteral("description")};
+    QStringLiteral("window_start"), QStringLiteral("shadow_of"), QStringLiteral("predicted_rejected_share"),
+    QStringLiteral("description")};
 
 QString jsonTypeName(const QJsonValue &value)
 {
@@ -112,6 +113,12 @@ Policy readPolicy(const QJsonObject &object, int index, QVector<PolicyError> &er
         fail(QStringLiteral("shadow_of"), Text::tr("must be a policy name, not %1").arg(jsonTypeName(shadowOfValue)));
     policy.shadowOf = shadowOfValue.toString();
 
+    const QJsonValue predictedValue = object.value(QLatin1String("predicted_rejected_share"));
+    if (!predictedValue.isUndefined() && !predictedValue.isDouble())
+        fail(QStringLiteral("predicted_rejected_share"),
+             Text::tr("must be a number from 0 to 1, not %1").arg(jsonTypeName(predictedValue)));
+    policy.predictedRejectedShare = predictedValue.toDouble(-1);
+
     const QJsonValue descriptionValue = object.value(QLatin1String("description"));
     if (!descriptionValue.isUndefined() && !descriptionValue.isString())
         fail(QStringLiteral("description"), Text::tr("must be a string, not %1").arg(jsonTypeName(descriptionValue)));
@@ -188,6 +195,8 @@ QJsonObject policyToJson(const Policy &policy)
         object.insert(QStringLiteral("window_start"), windowStartName(policy.windowStart));
     if (!policy.shadowOf.isEmpty())
         object.insert(QStringLiteral("shadow_of"), policy.shadowOf);
+    if (policy.predictedRejectedShare >= 0)
+        object.insert(QStringLiteral("predicted_rejected_share"), policy.predictedRejectedShare);
     if (!policy.description.isEmpty())
         object.insert(QStringLiteral("description"), policy.description);
     return object;

@@ -71,6 +71,8 @@ QByteArrayList PolicyStore::definitionFields(const Policy &policy)
         fields << "window_start" << windowStartName(policy.windowStart).toUtf8();
     if (!policy.shadowOf.isEmpty())
         fields << "shadow_of" << policy.shadowOf.toUtf8();
+    if (policy.predictedRejectedShare >= 0)
+        fields << "predicted_rejected_share" << QByteArray::number(policy.predictedRejectedShare, 'g', 17);
     return fields;
 }
 
@@ -111,6 +113,16 @@ std::optional<Policy> PolicyStore::fromDefinition(const QString &name, const QHa
     }
     policy.windowStart = *start;
     policy.shadowOf = QString::fromUtf8(map.value("shadow_of"));
+    if (map.contains("predicted_rejected_share")) {
+        bool ok = false;
+        policy.predictedRejectedShare = map.value("predicted_rejected_share").toDouble(&ok);
+        if (!ok) {
+            *error = where
+                + Text::tr("field \"predicted_rejected_share\" holds \"%1\", not a number")
+                      .arg(QString::fromUtf8(map.value("predicted_rejected_share").left(40)));
+            return std::nullopt;
+        }
+    }
     policy.description = QString::fromUtf8(map.value("description"));
     const QVector<PolicyError> problems = validatePolicy(policy);
     if (!problems.isEmpty()) {

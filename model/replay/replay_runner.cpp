@@ -78,6 +78,14 @@ void ReplayRunner::start(const ReplayRequest &request, const std::optional<Sugge
                 result.suggestion
                     = suggester.suggest(suggest->target, suggest->ofSubjects, [&] { return cancel->load(); });
                 result.cancelled = !result.suggestion;
+                if (result.suggestion && result.suggestion->limit) {
+                    Policy policy = suggest->family.policyAt(*result.suggestion->limit);
+                    policy.name = QStringLiteral("suggested-%1").arg(policy.limit);
+                    Replay replayed({policy});
+                    for (const Arrival &arrival : job.arrivals())
+                        replayed.take(arrival);
+                    result.suggested = replayed.outcomes(job.subjects()).first();
+                }
             }
         }
         result.stats = job.stats();

@@ -32,6 +32,9 @@ struct ReplayResult {
     quint32 subjects = 0;
     QVector<CandidateOutcome> outcomes;
     std::optional<Suggestion> suggestion;
+    // The suggested limit replayed as a candidate of its own ("suggested-N"): both shares, over time, its
+    // most rejected subjects.
+    std::optional<CandidateOutcome> suggested;
     std::optional<Failure> failure; // the logs could not be read, or held no line to replay
     bool cancelled = false;
     qint64 elapsedMs = 0;

@@ -124,11 +124,16 @@ void PolicyRatesModel::setPublished(const QVector<Policy> &policies)
     QHash<QString, QString> limits;
     for (const Policy &policy : policies)
         limits.insert(policy.name, limitInWords(policy));
+    QHash<QString, double> predicted;
+    for (const Policy &policy : policies)
+        if (policy.predictedRejectedShare >= 0)
+            predicted.insert(policy.name, policy.predictedRejectedShare);
     const QSet<QString> shadow = shadowPolicyNames(policies);
-    if (shadow == m_shadow && limits == m_limits)
+    if (shadow == m_shadow && limits == m_limits && predicted == m_predicted)
         return;
     m_shadow = shadow;
     m_limits = limits;
+    m_predicted = predicted;
     if (!m_rows.isEmpty())
         Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
 }
@@ -201,6 +206,14 @@ QVariant PolicyRatesModel::data(const QModelIndex &index, int role) const
         case AllowedPerSecond: return formatDecimal(point.allowedPerSecond());
         case RejectedPerSecond: text = formatDecimal(point.rejectedPerSecond()); break;
         case RejectedShare:
+            if (m_predicted.contains(row.rate.policy)) {
+                // A twin: what it measured since the library was loaded beside what its replay predicted.
+                const quint64 decided = row.rate.allowedTotal + row.rate.rejectedTotal;
+                return tr("(%1) predicted %2")
+                    .arg(decided ? formatShare(double(row.rate.rejectedTotal) / double(decided))
+                                 : QStringLiteral("\u2013"),
+                         formatShare(m_predicted.value(row.rate.policy)));
+            }
             if (point.allowed + point.rejected == 0)
                 return QStringLiteral("\u2013");
             text = formatShare(share(point));
@@ -221,6 +234,12 @@ QVariant PolicyRatesModel::data(const QModelIndex &index, int role) const
             : tr("Not in the published library.");
     if (role == Qt::ToolTipRole && !m_staleText.isEmpty())
         return tr("Not the present: %1. These are the last figures counted.").arg(m_staleText);
+    if (role == Qt::ToolTipRole && index.column() == RejectedShare && m_predicted.contains(row.rate.policy))
+        return tr("Shadow twin: of the %1 calls of its live policy it decided since the library was loaded it would "
+                  "have rejected %2; the replay it was chosen by predicted %3 of requests rejected.")
+            .arg(row.rate.allowedTotal + row.rate.rejectedTotal)
+            .arg(row.rate.rejectedTotal)
+            .arg(formatShare(m_predicted.value(row.rate.policy)));
     if (role == Qt::ToolTipRole && shadow)
         return tr("Shadow policy: it rejects nothing. In the last %1 ms it let %2 calls through and would have "
                   "rejected %3 of them; since the library was loaded, %4 and %5.")

@@ -57,7 +57,8 @@ private:
     PolicyRateSampler *m_sampler;
     QVector<Row> m_rows;
     QSet<QString> m_shadow;
-    QHash<QString, QString> m_limits; // in words, by policy
+    QHash<QString, QString> m_limits;   // in words, by policy
+    QHash<QString, double> m_predicted; // a shadow twin's predicted share rejected, by policy
     const TopSubjects *m_top = nullptr;
     QString m_staleText;
     qint64 m_lastSampleEndMs = 0;

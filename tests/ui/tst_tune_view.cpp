@@ -5,6 +5,7 @@
 // while a million lines are replayed; Cancel stops at once; "Publish as shadow" stores the
 // suggestion as a shadow twin of the live policy; every mnemonic of the tab is its own.
 
+#include "model/limiter/library_owner.h"
 #include "model/policy/policy_store.h"
 #include "support/event_loop_watchdog.h"
 #include "support/limiter_support.h"
@@ -14,18 +15,26 @@
 #include "support/test_services.h"
 #include "support/widget_driving.h"
 #include "support/window_support.h"
+#include "ui/monitor/policy_rates_table.h"
 #include "ui/tune/tune_form.h"
 #include "ui/tune/tune_results.h"
 #include "ui/tune/tune_view.h"
 #include "ui/widgets/curve_chart.h"
 
 #include <QAbstractButton>
+#include <QComboBox>
+#include <QDialog>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QMenuBar>
+#include <QRandomGenerator>
+#include <QRegularExpression>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -220,6 +229,112 @@ private Q_SLOTS:
         QVERIFY(stored->shadow);
         QCOMPARE(QString::number(stored->limit), suggested);
         QVERIFY(test::child<QAbstractButton>(view, "tunePublishButton")->isVisible());
+    }
+
+    // The loop closed: a log is replayed, its suggestion published as a shadow twin of the live policy,
+    // the same traffic is sent to the server in real time, and the Overview shows what the twin measured
+    // beside what the replay predicted. Sending in real time moves calls by a millisecond or two against
+    // the log, so the shares may differ a little: within 2 percentage points.
+    void theLoopClosesOnTheOverview()
+    {
+        struct Call {
+            qint64 offsetMs;
+            QByteArray subject;
+        };
+        QVector<Call> calls;
+        QRandomGenerator random(27);
+        for (int k = 0; k < 40; ++k) {
+            const double perSecond = 0.5 + 0.15 * k;
+            for (double at = random.bounded(1000.0); at < 12000;
+                 at += 1000.0 / perSecond * (0.5 + random.generateDouble()))
+                calls.append({qint64(at), "client-" + QByteArray::number(k)});
+        }
+        std::sort(calls.begin(), calls.end(), [](const Call &a, const Call &b) { return a.offsetMs < b.offsetMs; });
+        const qint64 logStart = 1795770000000; // 2026-11-27 09:00 UTC
+        QByteArray log = "time,subject\n";
+        for (const Call &call : std::as_const(calls))
+            log += QByteArray::number(logStart + call.offsetMs) + ',' + call.subject + '\n';
+        const QString path = m_dir.filePath(QStringLiteral("shape.csv"));
+        QVERIFY(writeFile(path, log));
+
+        const auto window = openWindow();
+        ui::TuneView *view = showTune(window.get());
+        view->openLogs({path});
+        view->form()->checkCandidate(QStringLiteral("api"));
+        auto *windowEdit = test::child<QLineEdit>(view, "suggestWindowEdit");
+        windowEdit->setText(QStringLiteral("1s"));
+        test::child<QDoubleSpinBox>(view, "targetSpin")->setValue(10);
+        auto *of = test::child<QComboBox>(view, "ofCombo");
+        of->setCurrentIndex(of->findData(false)); // of requests
+        QVERIFY(view->replay());
+        QVERIFY(finished(view));
+        auto *candidates = view->results()->candidateTable();
+        QCOMPARE(candidates->rowCount(), 2);
+        candidates->selectRow(1);
+        const std::optional<ui::TunedLimit> chosen = view->results()->selected();
+        QVERIFY(chosen && chosen->suggested);
+        QVERIFY2(chosen->rejectedShare > 0.02 && chosen->rejectedShare <= 0.10,
+                 qPrintable(QString::number(chosen->rejectedShare)));
+        view->shadowButton()->click();
+        auto *publish = test::child<QAbstractButton>(view, "tunePublishButton");
+        QVERIFY(QTest::qWaitFor([&] { return publish->isVisible(); }, 10000));
+        publish->click();
+        QDialog *review = nullptr;
+        QTRY_VERIFY((review = test::openDialog<QDialog>("publishReview")));
+        review->accept();
+        const QString twin = QStringLiteral("api-shadow-%1").arg(chosen->policy.limit);
+        const model::LibraryOwner owner{m_namespace, 0};
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+            const redis::RedisReply reply = test::syncCommand(*m_client, {"FCALL_RO", owner.function("policies"), "0"});
+            for (const redis::RespValue &policy : reply.value.elements)
+                if (!policy.elements.isEmpty() && policy.elements.first().toString() == twin)
+                    return true;
+            return false;
+            },
+            10000));
+
+        // The same calls, at the same offsets, on the live policy.
+        QElapsedTimer clock;
+        clock.start();
+        for (const Call &call : std::as_const(calls)) {
+            while (clock.elapsed() < call.offsetMs)
+                QTest::qWait(1);
+            const redis::RedisReply reply = test::syncCommand(
+                *m_client,
+                {"FCALL", owner.function("acquire"), "1", m_namespace.toUtf8() + ":api:{" + call.subject + '}', "api"});
+            QVERIFY2(reply.ok(), qPrintable(reply.errorText()));
+        }
+
+        test::child<QTabWidget>(window.get(), "mainTabs")->setCurrentIndex(0);
+        auto *rates = window->findChild<QTableView *>(QStringLiteral("policyRatesTable"));
+        QVERIFY(rates);
+        QString shown;
+        const QRegularExpression pair(QStringLiteral("^\\(([0-9.]+)%\\) predicted ([0-9.]+)%$"));
+        QVERIFY2(QTest::qWaitFor(
+                     [&] {
+            const QAbstractItemModel *model = rates->model();
+            for (int row = 0; row < model->rowCount(); ++row) {
+                if (model->index(row, 0).data(Qt::UserRole + 1).toString() != twin)
+                    continue;
+                shown = model->index(row, 4).data().toString();
+                const QRegularExpressionMatch match = pair.match(shown);
+                const int decided = calls.size();
+                return match.hasMatch() && decided > 0
+                    && model->index(row, 4)
+                           .data(Qt::ToolTipRole)
+                           .toString()
+                           .contains(QStringLiteral("the %1 calls").arg(decided));
+            }
+            return false;
+                     },
+                     15000),
+                 qPrintable(shown));
+        const QRegularExpressionMatch match = pair.match(shown);
+        const double observed = match.captured(1).toDouble(), predicted = match.captured(2).toDouble();
+        qInfo("%lld calls in 12 s: the twin %s rejected %.1f%% live, its replay predicted %.1f%%",
+              qlonglong(calls.size()), qPrintable(twin), observed, predicted);
+        QVERIFY2(std::abs(observed - predicted) <= 2.0, qPrintable(shown));
     }
 
     // Every Alt+letter of the tab, its form included, belongs to one control, and none is a menu's or a tab's.

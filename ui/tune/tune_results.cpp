@@ -115,7 +115,7 @@ TuneResults::TuneResults(QWidget *parent)
 void TuneResults::clear(const QString &why)
 {
     m_result = {};
-    m_limits.clear();
+    m_outcomes.clear();
     m_preview->setRowCount(0);
     m_candidates->setRowCount(0);
     m_mostRejected->setRowCount(0);
@@ -157,50 +157,38 @@ void TuneResults::showResult(const model::ReplayResult &result, const std::optio
 {
     m_result = result;
     m_suggest = suggest;
-    m_limits.clear();
+    m_outcomes = result.outcomes;
+    if (result.suggested)
+        m_outcomes.append(*result.suggested);
     showPreview(result.stats.preview);
-    for (const model::CandidateOutcome &outcome : result.outcomes)
-        m_limits.append({outcome.policy, outcome.rejectedShare(), outcome.subjectsRejectedShare(), false});
-    if (result.suggestion && result.suggestion->limit && suggest) {
-        model::Policy policy = suggest->family.policyAt(*result.suggestion->limit);
-        policy.name = QStringLiteral("suggested-%1").arg(*result.suggestion->limit);
-        const auto point = std::find_if(result.suggestion->curve.cbegin(), result.suggestion->curve.cend(),
-                                        [&](const model::CurvePoint &p) { return p.limit == policy.limit; });
-        const double share = point != result.suggestion->curve.cend() ? point->rejectedShare : 0;
-        m_limits.append({policy, suggest->ofSubjects ? 0 : share, suggest->ofSubjects ? share : 0, true});
-    }
-    m_candidates->setRowCount(int(m_limits.size()));
-    for (int row = 0; row < m_limits.size(); ++row) {
-        const TunedLimit &limit = m_limits.at(row);
-        const model::Policy &policy = limit.policy;
-        const model::CandidateOutcome *outcome = row < result.outcomes.size() ? &result.outcomes.at(row) : nullptr;
-        const QString rejected = outcome
-            ? QStringLiteral("%1 (%2)").arg(model::formatCount(qint64(outcome->rejected)),
-                                            shareText(limit.rejectedShare))
-            : (m_suggest->ofSubjects ? QStringLiteral("-") : shareText(limit.rejectedShare));
-        const QString subjects = outcome
-            ? QStringLiteral("%1 (%2)").arg(model::formatCount(qint64(outcome->subjectsRejected)),
-                                            shareText(limit.subjectsRejectedShare))
-            : (m_suggest->ofSubjects ? shareText(limit.subjectsRejectedShare) : QStringLiteral("-"));
+    m_candidates->setRowCount(int(m_outcomes.size()));
+    for (int row = 0; row < m_outcomes.size(); ++row) {
+        const model::CandidateOutcome &outcome = m_outcomes.at(row);
+        const model::Policy &policy = outcome.policy;
         setRow(m_candidates, row,
                {policy.name, model::algorithmName(policy.algorithm), model::formatCount(policy.limit),
                 model::formatWait(policy.windowMs),
                 model::algorithmUsesBurst(policy.algorithm) ? model::formatCount(policy.effectiveBurst())
                                                             : QStringLiteral("-"),
-                rejected, subjects},
-               Tone::Ok, limit.suggested);
+                QStringLiteral("%1 (%2)").arg(model::formatCount(qint64(outcome.rejected)),
+                                              shareText(outcome.rejectedShare())),
+                QStringLiteral("%1 (%2)").arg(model::formatCount(qint64(outcome.subjectsRejected)),
+                                              shareText(outcome.subjectsRejectedShare()))},
+               Tone::Ok, result.suggested && row == m_outcomes.size() - 1);
     }
     showCurve();
-    if (!m_limits.isEmpty())
-        m_candidates->selectRow(int(m_limits.size()) - 1);
+    if (!m_outcomes.isEmpty())
+        m_candidates->selectRow(int(m_outcomes.size()) - 1);
 }
 
 std::optional<TunedLimit> TuneResults::selected() const
 {
     const QModelIndexList rows = m_candidates->selectionModel()->selectedRows();
-    if (rows.isEmpty() || rows.first().row() >= m_limits.size())
+    if (rows.isEmpty() || rows.first().row() >= m_outcomes.size())
         return std::nullopt;
-    return m_limits.at(rows.first().row());
+    const model::CandidateOutcome &outcome = m_outcomes.at(rows.first().row());
+    return TunedLimit{outcome.policy, outcome.rejectedShare(), outcome.subjectsRejectedShare(),
+                      m_result.suggested && rows.first().row() == m_outcomes.size() - 1};
 }
 
 void TuneResults::showCurve()

@@ -51,7 +51,7 @@ private:
 
     model::ReplayResult m_result;
     std::optional<model::SuggestRequest> m_suggest;
-    QVector<TunedLimit> m_limits; // one per candidate row
+    QVector<model::CandidateOutcome> m_outcomes; // one per candidate row, the suggestion's last
     QTableWidget *m_preview;
     QTableWidget *m_candidates;
     QTabWidget *m_tabs;

@@ -288,6 +288,7 @@ void TuneView::publishAsShadow()
     twin.name = QStringLiteral("%1-shadow-%2").arg(live->name.left(40)).arg(twin.limit);
     twin.shadow = true;
     twin.shadowOf = live->name;
+    twin.predictedRejectedShare = chosen->rejectedShare;
     twin.windowStart = twin.algorithm == model::Algorithm::FixedWindow ? twin.windowStart : model::WindowStart::Aligned;
     twin.description
         = tr("Replay of %1: predicted %2 of requests and %3 of subjects rejected")
