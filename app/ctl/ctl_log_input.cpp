@@ -9,6 +9,8 @@
 #include <QJsonArray>
 #include <QTimer>
 
+#include <sys/resource.h>
+
 namespace sluice::app {
 
 namespace {
@@ -25,6 +27,13 @@ void replaySlice(const CtlRequest &request, const std::shared_ptr<model::ReplayJ
     if (const auto failure = job->failure())
         return fail(request, *failure);
     done();
+}
+
+// The most memory this process has held, in bytes (Linux reports kilobytes).
+qint64 peakResidentBytes()
+{
+    struct rusage usage { };
+    return getrusage(RUSAGE_SELF, &usage) == 0 ? qint64(usage.ru_maxrss) * 1024 : -1;
 }
 
 QString utcText(qint64 ms)
@@ -112,6 +121,9 @@ void printReadSummary(const CtlRequest &request, const model::LogReadStats &stat
         << Qt::endl;
     for (const QString &format : stats.formats)
         out << Ctl::tr("  read as %1").arg(format) << Qt::endl;
+    out << Ctl::tr("  memory: %1 at most, for %2 subjects")
+               .arg(model::formatBytes(peakResidentBytes()), model::formatCount(subjects))
+        << Qt::endl;
     if (stats.secondsSpread)
         out << Ctl::tr(
             "  the logs give whole seconds: each second's lines were spread evenly over it, in the order read")
@@ -129,10 +141,15 @@ QJsonObject readSummaryJson(const model::LogReadStats &stats, quint32 subjects)
         problems << QJsonObject{{QStringLiteral("source"), problem.source},
                                 {QStringLiteral("line"), problem.line},
                                 {QStringLiteral("reason"), problem.reason}};
-    return {{QStringLiteral("lines"), stats.lines},         {QStringLiteral("malformed"), stats.malformed},
-            {QStringLiteral("skipped"), stats.skipped},     {QStringLiteral("requests"), stats.requests},
-            {QStringLiteral("subjects"), qint64(subjects)}, {QStringLiteral("first_ms"), stats.firstMs},
-            {QStringLiteral("last_ms"), stats.lastMs},      {QStringLiteral("seconds_spread"), stats.secondsSpread},
+    return {{QStringLiteral("lines"), stats.lines},
+            {QStringLiteral("malformed"), stats.malformed},
+            {QStringLiteral("skipped"), stats.skipped},
+            {QStringLiteral("requests"), stats.requests},
+            {QStringLiteral("subjects"), qint64(subjects)},
+            {QStringLiteral("first_ms"), stats.firstMs},
+            {QStringLiteral("last_ms"), stats.lastMs},
+            {QStringLiteral("seconds_spread"), stats.secondsSpread},
+            {QStringLiteral("peak_resident_bytes"), peakResidentBytes()},
             {QStringLiteral("malformed_lines"), problems}};
 }
 

@@ -89,12 +89,16 @@ private Q_SLOTS:
             {QStringLiteral("replay"), m_log, QStringLiteral("--define"), m_candidates, QStringLiteral("--json")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         const QJsonObject document = jsonOf(run);
-        for (const char *field : {"lines", "malformed", "requests", "subjects", "first_ms", "last_ms", "candidates"})
+        for (const char *field :
+             {"lines", "malformed", "requests", "subjects", "first_ms", "last_ms", "peak_resident_bytes", "candidates"})
             QVERIFY2(document.contains(QLatin1String(field)), field);
         QCOMPARE(document[QLatin1String("lines")].toInteger(), qint64(6000));
         QCOMPARE(document[QLatin1String("requests")].toInteger(), qint64(6000));
         QCOMPARE(document[QLatin1String("subjects")].toInteger(), qint64(41));
         QCOMPARE(document[QLatin1String("first_ms")].toInteger(), qint64(1795773600000));
+        // What the replay held at most is reported (a process this size holds tens of MB, never a GB).
+        const qint64 resident = document[QLatin1String("peak_resident_bytes")].toInteger();
+        QVERIFY2(resident > 1'000'000 && resident < 1'000'000'000, qPrintable(QString::number(resident)));
         const QJsonArray candidates = document[QLatin1String("candidates")].toArray();
         QCOMPARE(candidates.size(), 2);
         for (const QJsonValue &value : candidates) {
