@@ -231,6 +231,27 @@ private Q_SLOTS:
         QVERIFY(test::child<QAbstractButton>(view, "tunePublishButton")->isVisible());
     }
 
+    // "Use this limit" opens the policy editor on the policy the suggestion was tuned for, its limit filled in.
+    void useThisLimitOpensTheEditorFilledIn()
+    {
+        const auto window = openWindow();
+        ui::TuneView *view = showTune(window.get());
+        view->openLogs({m_dir.filePath(QStringLiteral("access.log"))});
+        view->form()->checkCandidate(QStringLiteral("api"));
+        QVERIFY(view->replay());
+        QVERIFY(finished(view));
+        view->results()->candidateTable()->selectRow(1);
+        const std::optional<ui::TunedLimit> chosen = view->results()->selected();
+        QVERIFY(chosen && chosen->suggested);
+        view->useButton()->click();
+        QDialog *editor = nullptr;
+        QTRY_VERIFY((editor = test::openDialog<QDialog>("policyEditor")));
+        QCOMPARE(test::child<QLineEdit>(editor, "nameEdit")->text(), QStringLiteral("api"));
+        QCOMPARE(test::child<QLineEdit>(editor, "limitEdit")->text(), QString::number(chosen->policy.limit));
+        QVERIFY(editor->windowTitle().contains(QLatin1String("api"))); // an edit of the stored policy, not a new one
+        editor->reject();
+    }
+
     // The loop closed: a log is replayed, its suggestion published as a shadow twin of the live policy,
     // the same traffic is sent to the server in real time, and the Overview shows what the twin measured
     // beside what the replay predicted. Sending in real time moves calls by a millisecond or two against
