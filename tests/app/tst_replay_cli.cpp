@@ -3,6 +3,7 @@
 // standard input (gzip-compressed too), stored policies from a private redis-server, and the
 // subjects of hostile logs printed so they can be read back.
 
+#include "model/replay/replay_support.h"
 #include "support/redis_process.h"
 #include "support/sluicectl_run.h"
 
@@ -13,8 +14,6 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
-
-#include <zlib.h>
 
 using namespace sluice;
 using test::CtlRun;
@@ -47,21 +46,6 @@ const QByteArray kCandidates = R"({"policies": [
 QJsonObject jsonOf(const CtlRun &run)
 {
     return QJsonDocument::fromJson(run.out.toUtf8()).object();
-}
-
-QByteArray gzipped(const QByteArray &text)
-{
-    QByteArray out(int(compressBound(uLong(text.size()))) + 64, '\0');
-    z_stream stream{};
-    deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-    stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(text.constData()));
-    stream.avail_in = uInt(text.size());
-    stream.next_out = reinterpret_cast<Bytef *>(out.data());
-    stream.avail_out = uInt(out.size());
-    deflate(&stream, Z_FINISH);
-    out.resize(int(stream.total_out));
-    deflateEnd(&stream);
-    return out;
 }
 
 } // namespace
@@ -226,7 +210,7 @@ private Q_SLOTS:
                       {QStringLiteral("replay"), QStringLiteral("-"), QStringLiteral("--define"), m_candidates,
                        QStringLiteral("--json")});
         QVERIFY(process.waitForStarted());
-        process.write(gzipped(combinedLog(60, 10)));
+        process.write(test::gzipped(combinedLog(60, 10)));
         process.closeWriteChannel();
         QVERIFY(process.waitForFinished(60000));
         QCOMPARE(process.exitCode(), 0);

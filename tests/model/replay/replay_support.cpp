@@ -3,7 +3,24 @@
 
 #include <QFile>
 
+#include <zlib.h>
+
 namespace sluice::test {
+
+QByteArray gzipped(const QByteArray &text)
+{
+    QByteArray out(int(compressBound(uLong(text.size()))) + 64, '\0');
+    z_stream stream{};
+    deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+    stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(text.constData()));
+    stream.avail_in = uInt(text.size());
+    stream.next_out = reinterpret_cast<Bytef *>(out.data());
+    stream.avail_out = uInt(out.size());
+    deflate(&stream, Z_FINISH);
+    out.resize(int(stream.total_out));
+    deflateEnd(&stream);
+    return out;
+}
 
 QString writeLog(const QTemporaryDir &dir, const QString &name, const QByteArray &text)
 {

@@ -15,6 +15,9 @@ struct ReplayedCall {
     bool admitted = false;
 };
 
+// `text` gzip-compressed, as gzip writes a .gz file.
+QByteArray gzipped(const QByteArray &text);
+
 // Writes `text` to `name` in `dir`; its path.
 QString writeLog(const QTemporaryDir &dir, const QString &name, const QByteArray &text);
 

@@ -13,8 +13,6 @@
 #include <QProcess>
 #include <QTest>
 
-#include <zlib.h>
-
 using namespace sluice;
 using model::LineVerdict;
 using model::LogFormatKind;
@@ -37,21 +35,6 @@ qint64 peakResidentMiB()
         if (line.startsWith("VmHWM:"))
             return line.mid(6).trimmed().split(' ').value(0).toLongLong() / 1024;
     return -1;
-}
-
-QByteArray gzipped(const QByteArray &text)
-{
-    QByteArray out(int(compressBound(uLong(text.size()))) + 64, '\0');
-    z_stream stream{};
-    deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-    stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(text.constData()));
-    stream.avail_in = uInt(text.size());
-    stream.next_out = reinterpret_cast<Bytef *>(out.data());
-    stream.avail_out = uInt(out.size());
-    deflate(&stream, Z_FINISH);
-    out.resize(int(stream.total_out));
-    deflateEnd(&stream);
-    return out;
 }
 
 // One line through a parser made for `spec`, the line itself standing for the first line.
@@ -311,7 +294,7 @@ private Q_SLOTS:
         QByteArray text = "time,subject\n";
         for (int i = 0; i < 20000; ++i)
             text += QByteArray::number(971211336000LL + i) + ",s" + QByteArray::number(i % 97) + '\n';
-        const QByteArray compressed = gzipped(text);
+        const QByteArray compressed = test::gzipped(text);
         test::ReplayRun whole;
         QString problem;
         const model::Policy policy = test::makePolicy(QStringLiteral("p"), model::Algorithm::TokenBucket, 10, 1000);
