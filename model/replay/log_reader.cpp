@@ -85,6 +85,11 @@ bool LogReader::readHead(Input &input)
                 malformed(input, input.source->problem());
             return true;
         }
+        if (next == LogSource::Next::Skipping) {
+            if (m_cancel && m_cancel->load())
+                return true; // as if the input ended: the caller sees the flag
+            continue;
+        }
         ++m_stats.lines;
         if (next == LogSource::Next::TooLong) {
             const QString reason = Text::tr("longer than %1 bytes").arg(LogSource::kMaxLineBytes);

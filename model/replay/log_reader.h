@@ -10,6 +10,7 @@
 #include <QVector>
 #include <queue>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -75,6 +76,8 @@ public:
     const std::optional<Failure> &failure() const { return m_failure; }
     // How much of the logs is read, 0 to 1; -1 when a size is not known (a pipe).
     double progress() const;
+    // A flag that, once set, ends reading inside a line that never ends (/dev/zero) too.
+    void setCancelFlag(const std::atomic<bool> *cancel) { m_cancel = cancel; }
 
 private:
     struct Input;
@@ -108,6 +111,7 @@ private:
     quint64 m_sequence = 0;
     LogReadStats m_stats;
     std::optional<Failure> m_failure;
+    const std::atomic<bool> *m_cancel = nullptr;
 };
 
 } // namespace sluice::model

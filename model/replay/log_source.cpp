@@ -28,8 +28,13 @@ std::unique_ptr<LogSource> LogSource::open(const QString &path, std::optional<Fa
     std::unique_ptr<LogSource> source(new LogSource);
     const bool standardInput = path == QLatin1String("-");
     source->m_name = standardInput ? Text::tr("standard input") : path;
-    const int fd = standardInput ? ::dup(STDIN_FILENO)
-                                 : ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    // O_NONBLOCK only for the open itself, which a FIFO without a writer would block; reading it then waits
+    // for its writer, as standard input does.
+    const int fd = standardInput
+        ? ::dup(STDIN_FILENO)
+        : ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd >= 0 && !standardInput)
+        ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     if (fd < 0) {
         *failure
             = Failure{Failure::Kind::Invalid,
@@ -89,31 +94,46 @@ bool LogSource::fill()
 
 LogSource::Next LogSource::next(QByteArrayView *line)
 {
-    bool skipping = false;
     for (;;) {
         const char *start = m_buffer.data() + m_begin;
         const void *newline = std::memchr(start, '\n', size_t(m_end - m_begin));
         if (newline) {
             const qsizetype length = static_cast<const char *>(newline) - start;
             m_begin += length + 1;
+            if (m_skipping) { // the end of a line reported as too long
+                m_skipping = false;
+                m_skipped = 0;
+                continue;
+            }
             ++m_lineNumber;
-            if (skipping)
-                return Next::TooLong;
             *line = QByteArrayView(start, length > 0 && start[length - 1] == '\r' ? length - 1 : length);
             return Next::Line;
         }
-        if (m_end - m_begin > kMaxLineBytes) {
-            skipping = true; // drop what is held, keep looking for this line's end
-            m_begin = m_end;
+        if (m_end - m_begin > kMaxLineBytes || (m_skipping && m_end > m_begin)) {
+            m_skipped += m_end - m_begin;
+            m_begin = m_end; // drop what is held of the line, keep looking for its end
+            if (m_skipping && m_skipped > kGiveUpLineBytes) {
+                m_problem = Text::tr("a line goes on past %1 GiB: the rest of the log is not read")
+                                .arg(kGiveUpLineBytes >> 30);
+                m_eof = true;
+                m_skipping = false;
+                return Next::End;
+            }
+            if (m_skipping)
+                return Next::Skipping;
+            m_skipping = true;
+            ++m_lineNumber;
+            return Next::TooLong;
         }
         if (!fill()) {
-            if (m_end == m_begin)
-                return skipping ? (++m_lineNumber, Next::TooLong) : Next::End;
+            if (m_end == m_begin || m_skipping) {
+                m_begin = m_end;
+                m_skipping = false;
+                return Next::End;
+            }
             ++m_lineNumber; // a last line without an end of line
             *line = QByteArrayView(m_buffer.data() + m_begin, m_end - m_begin);
             m_begin = m_end;
-            if (skipping)
-                return Next::TooLong;
             return Next::Line;
         }
     }

@@ -18,8 +18,12 @@ namespace sluice::model {
 class LogSource {
 public:
     static constexpr qsizetype kMaxLineBytes = 64 * 1024;
+    // A line still going past this is no log line (/dev/zero): the rest of the log is not read.
+    static constexpr qint64 kGiveUpLineBytes = qint64(4) << 30;
 
-    enum class Next { Line, TooLong, End };
+    // Skipping: a chunk of a long line's rest was dropped, no line yet (so a caller may stop between chunks
+    // of a line that never ends, such as /dev/zero's).
+    enum class Next { Line, TooLong, Skipping, End };
 
     // The log at `path` ("-" for standard input), or why it cannot be read: a directory, a missing or
     // unreadable file.
@@ -46,6 +50,8 @@ private:
     std::vector<char> m_buffer;
     qsizetype m_begin = 0, m_end = 0;
     bool m_eof = false;
+    bool m_skipping = false; // inside a line already reported as too long
+    qint64 m_skipped = 0;    // bytes of it dropped
     qint64 m_lineNumber = 0;
     qint64 m_bytesRead = 0;
     qint64 m_size = -1;

@@ -29,6 +29,8 @@ public:
     ~ReplayJob();
 
     [[nodiscard]] std::optional<Failure> open();
+    // Set from another thread, it ends a step even inside a line that never ends.
+    void setCancelFlag(const std::atomic<bool> *cancel) { m_reader.setCancelFlag(cancel); }
     // Reads and decides up to `arrivals` more; false once the logs are done or reading failed.
     bool step(int arrivals);
     // Why reading stopped early, or, once done, that no line could be read at all.

@@ -50,6 +50,7 @@ void ReplayRunner::start(const ReplayRequest &request, const std::optional<Sugge
         ReplayRequest replay = request;
         replay.keepArrivals = suggest.has_value();
         ReplayJob job(replay);
+        job.setCancelFlag(cancel.get());
         ReplayResult result;
         result.failure = job.open();
         qint64 lastProgress = -kProgressEveryMs;

@@ -195,6 +195,15 @@ private Q_SLOTS:
         QVERIFY(clock.elapsed() < 1000);
         QVERIFY2(view->statusText().startsWith(QLatin1String("Cancelled after")), qPrintable(view->statusText()));
         QCOMPARE(view->results()->candidateTable()->rowCount(), 0);
+        // Inside a line that never ends, too.
+        view->openLogs({QStringLiteral("/dev/zero")});
+        view->form()->checkCandidate(QStringLiteral("api"));
+        QVERIFY(view->replay());
+        QTest::qWait(200);
+        clock.restart();
+        test::click(view, "replayButton");
+        QVERIFY(finished(view, 5000));
+        QVERIFY2(clock.elapsed() < 1000, qPrintable(QString::number(clock.elapsed())));
     }
 
     void publishAsShadowStoresATwin()

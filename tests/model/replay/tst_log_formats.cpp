@@ -13,6 +13,8 @@
 #include <QProcess>
 #include <QTest>
 
+#include <sys/stat.h>
+
 using namespace sluice;
 using model::LineVerdict;
 using model::LogFormatKind;
@@ -336,6 +338,38 @@ private Q_SLOTS:
             QVERIFY(test::replayLogs({test::writeLog(dir, QStringLiteral("empty"), {})}, LogSpec(), {policy}, &run,
                                      &problem));
             QCOMPARE(run.stats.lines, qint64(0));
+        }
+        {
+            // A device that never ends a line: reported, and the log given up after 4 GiB.
+            test::ReplayRun run;
+            QVERIFY(test::replayLogs({QStringLiteral("/dev/zero")}, LogSpec(), {policy}, &run, &problem));
+            QCOMPARE(run.stats.requests, qint64(0));
+            QVERIFY2(run.stats.problems.last().reason.contains(QLatin1String("past 4 GiB")),
+                     qPrintable(run.stats.problems.last().reason));
+        }
+        {
+            // A FIFO is read as its writer writes, like standard input (one nobody has opened to write reads as
+            // empty rather than block the replay).
+            const QByteArray fifo = QFile::encodeName(dir.filePath(QStringLiteral("fifo")));
+            QCOMPARE(::mkfifo(fifo.constData(), 0600), 0);
+            QProcess writer;
+            writer.start(QStringLiteral("sh"),
+                         {QStringLiteral("-c"), QStringLiteral("printf 'time,subject\\n971211336000,a\\n' > \"$0\""),
+                          QFile::decodeName(fifo)});
+            QVERIFY(writer.waitForStarted());
+            // Until the writer has opened its end, the FIFO reads as empty and nothing is taken from it.
+            qint64 requests = 0;
+            QVERIFY(QTest::qWaitFor(
+                [&] {
+                test::ReplayRun run;
+                requests = test::replayLogs({QFile::decodeName(fifo)}, LogSpec(), {policy}, &run, &problem)
+                    ? run.stats.requests
+                    : -1;
+                return requests != 0;
+                },
+                10000));
+            QVERIFY(writer.waitForFinished(10000));
+            QCOMPARE(requests, qint64(1));
         }
         for (const QString &path : {dir.path(), dir.filePath(QStringLiteral("missing"))}) {
             test::ReplayRun run;
