@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/connection/profile_form.h"
 
+#include "ui/widgets/named.h"
 #include "ui/widgets/state_palette.h"
 
 #include <QCheckBox>
@@ -18,16 +19,6 @@ namespace sluice::ui {
 
 using Environment = model::ConnectionProfile::Environment;
 using model::ConnectionRoute;
-
-namespace {
-
-template <typename Widget> Widget *named(Widget *widget, const char *name)
-{
-    widget->setObjectName(QLatin1String(name));
-    return widget;
-}
-
-} // namespace
 
 ProfileForm::ProfileForm(QWidget *parent)
     : QWidget(parent)

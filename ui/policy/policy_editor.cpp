@@ -8,6 +8,7 @@
 #include "ui/policy/policy_commit.h"
 #include "ui/policy/policy_diff_dialog.h"
 #include "ui/widgets/banner.h"
+#include "ui/widgets/named.h"
 #include "ui/widgets/state_palette.h"
 
 #include <QCheckBox>
@@ -43,12 +44,6 @@ constexpr WindowUnit windowUnits[]
 QString trEditor(const char *text)
 {
     return QCoreApplication::translate("sluice::ui::PolicyEditor", text);
-}
-
-template <typename Widget> Widget *named(Widget *widget, const char *name)
-{
-    widget->setObjectName(QLatin1String(name));
-    return widget;
 }
 
 QLabel *errorLabel(QWidget *parent, const char *name)

@@ -2,6 +2,7 @@
 #include "ui/tune/tune_form.h"
 
 #include "model/format/units.h"
+#include "ui/widgets/named.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -16,16 +17,6 @@
 #include <QVBoxLayout>
 
 namespace sluice::ui {
-
-namespace {
-
-template <typename Widget> Widget *named(Widget *widget, const char *name)
-{
-    widget->setObjectName(QLatin1String(name));
-    return widget;
-}
-
-} // namespace
 
 TuneForm::TuneForm(QWidget *parent)
     : QWidget(parent)
