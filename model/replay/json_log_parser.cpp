@@ -18,9 +18,9 @@ struct Text {
     Q_DECLARE_TR_FUNCTIONS(LogFormat)
 };
 
-QStringList pathOf(const QString &field, const char *fallback)
+QString pathOf(const QString &field, const char *fallback)
 {
-    return field.isEmpty() ? QStringList{QLatin1String(fallback)} : QStringList{field};
+    return field.isEmpty() ? QLatin1String(fallback) : field;
 }
 
 QJsonValue lookUp(const QJsonObject &object, const QString &path)
@@ -70,24 +70,24 @@ LineVerdict JsonLogParser::parse(QByteArrayView line, ParsedLine *out, QString *
         return LineVerdict::Malformed;
     }
     const QJsonObject object = document.object();
-    const QJsonValue time = lookUp(object, m_timePath.first());
+    const QJsonValue time = lookUp(object, m_timePath);
     if (time.isUndefined()) {
-        *problem = Text::tr("no \"%1\" field").arg(m_timePath.first());
+        *problem = Text::tr("no \"%1\" field").arg(m_timePath);
         return LineVerdict::Malformed;
     }
     const std::optional<LogTime> parsed = parseLogTime(textOf(time), problem);
     if (!parsed) {
-        *problem = QStringLiteral("%1: %2").arg(m_timePath.first(), *problem);
+        *problem = QStringLiteral("%1: %2").arg(m_timePath, *problem);
         return LineVerdict::Malformed;
     }
     out->time = *parsed;
-    if (m_rules.wantsRoute() && !m_rules.routeMatches(textOf(lookUp(object, m_routePath.first()))))
+    if (m_rules.wantsRoute() && !m_rules.routeMatches(textOf(lookUp(object, m_routePath))))
         return LineVerdict::Skipped;
-    if (!m_rules.takeSubject(textOf(lookUp(object, m_subjectPath.first())), out, problem)) {
-        *problem = Text::tr("no subject (\"%1\")").arg(m_subjectPath.first());
+    if (!m_rules.takeSubject(textOf(lookUp(object, m_subjectPath)), out, problem)) {
+        *problem = Text::tr("no subject (\"%1\")").arg(m_subjectPath);
         return LineVerdict::Malformed;
     }
-    const QJsonValue cost = m_rules.wantsCost() ? lookUp(object, m_costPath.first()) : QJsonValue();
+    const QJsonValue cost = m_rules.wantsCost() ? lookUp(object, m_costPath) : QJsonValue();
     return m_rules.takeCost(textOf(cost), !cost.isUndefined() && !cost.isNull(), out, problem);
 }
 

@@ -49,8 +49,7 @@ QStringList logFormatNames()
 }
 
 FieldRules::FieldRules(const LogFields &fields)
-    : m_fields(fields)
-    , m_costField(fields.cost)
+    : m_costField(fields.cost)
     , m_filter(fields.routeFilter)
     , m_forwardedFor(fields.subject.contains(QLatin1String("forwarded_for"), Qt::CaseInsensitive)
                      || fields.subject.contains(QLatin1String("forwarded-for"), Qt::CaseInsensitive))

@@ -20,10 +20,8 @@ public:
     bool wantsCost() const { return !m_costField.isEmpty(); }
     bool wantsRoute() const { return !m_filter.pattern().isEmpty(); }
     bool routeMatches(QByteArrayView text) const;
-    const LogFields &fields() const { return m_fields; }
 
 private:
-    LogFields m_fields;
     QString m_costField;
     QRegularExpression m_filter;
     bool m_forwardedFor;
@@ -63,7 +61,7 @@ public:
 
 private:
     FieldRules m_rules;
-    QStringList m_subjectPath, m_timePath, m_costPath, m_routePath;
+    QString m_subjectPath, m_timePath, m_costPath, m_routePath;
 };
 
 class CsvLogParser : public LogParser {

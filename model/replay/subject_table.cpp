@@ -51,9 +51,4 @@ void SubjectTable::grow()
     m_slots.swap(slots);
 }
 
-qint64 SubjectTable::bytesUsed() const
-{
-    return qint64(m_arena.capacity() + m_offsets.capacity() * sizeof(quint64) + m_slots.capacity() * sizeof(quint32));
-}
-
 } // namespace sluice::model

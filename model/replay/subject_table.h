@@ -21,7 +21,6 @@ public:
     quint32 size() const { return quint32(m_offsets.size()); }
     void setCapacity(quint32 capacity) { m_capacity = capacity; }
     quint32 capacity() const { return m_capacity; }
-    qint64 bytesUsed() const;
 
 private:
     QByteArrayView view(quint32 number) const;

@@ -32,7 +32,6 @@ public:
     std::optional<model::ReplayRequest> request(QString *problem) const;
     std::optional<model::SuggestRequest> suggestion(QString *problem) const;
     bool suggests() const;
-    QPushButton *openButton() const { return m_open; }
 
 Q_SIGNALS:
     void openRequested();
