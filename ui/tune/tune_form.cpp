@@ -58,6 +58,7 @@ TuneForm::TuneForm(QWidget *parent)
     auto *candidateLayout = new QVBoxLayout(candidates);
     m_candidates = named(new QListWidget(candidates), "candidateList");
     m_candidates->setMaximumHeight(110);
+    m_candidates->setAccessibleName(tr("Stored policies to replay"));
     candidateLayout->addWidget(m_candidates);
 
     auto *suggest = new QGroupBox(tr("Suggest a limit"), this);

@@ -21,10 +21,11 @@ namespace sluice::ui {
 
 namespace {
 
-QTableWidget *table(QWidget *parent, const char *name, const QStringList &headers)
+QTableWidget *table(QWidget *parent, const char *name, const QString &spokenName, const QStringList &headers)
 {
     auto *widget = new QTableWidget(0, int(headers.size()), parent);
     widget->setObjectName(QLatin1String(name));
+    widget->setAccessibleName(spokenName);
     widget->setHorizontalHeaderLabels(headers);
     widget->setEditTriggers(QAbstractItemView::NoEditTriggers);
     widget->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -56,8 +57,8 @@ QString shareText(double share)
 TuneResults::TuneResults(QWidget *parent)
     : QWidget(parent)
 {
-    m_preview = table(this, "previewTable", {tr("Line"), tr("Read as"), tr("Text")});
-    m_candidates = table(this, "candidateTable",
+    m_preview = table(this, "previewTable", tr("The first lines as read"), {tr("Line"), tr("Read as"), tr("Text")});
+    m_candidates = table(this, "candidateTable", tr("What each candidate would have rejected"),
                          {tr("Candidate"), tr("Algorithm"), tr("Limit"), tr("Window"), tr("Burst"), tr("Rejected"),
                           tr("Subjects rejected")});
     connect(m_candidates, &QTableWidget::itemSelectionChanged, this, [this] {
@@ -87,7 +88,7 @@ TuneResults::TuneResults(QWidget *parent)
     m_overTime->setAxisTitles(tr("per second (log time)"));
     m_overTime->setEmptyText(tr("Select a replayed candidate to see its rejections over the log's time."));
     m_tabs->addTab(m_overTime, tr("Rejections over time"));
-    m_mostRejected = table(m_tabs, "mostRejectedTable", {tr("Subject"), tr("Rejected")});
+    m_mostRejected = table(m_tabs, "mostRejectedTable", tr("Most rejected subjects"), {tr("Subject"), tr("Rejected")});
     m_tabs->addTab(m_mostRejected, tr("Most rejected"));
 
     auto *splitter = new QSplitter(Qt::Vertical, this);
