@@ -102,6 +102,14 @@ class TestTuneView : public QObject {
         return QTest::qWaitFor([&] { return !view->isRunning(); }, waitMs);
     }
 
+    // Replays the small access log against the stored policy api, with the form's suggestion; true once done.
+    bool replayAccessLog(ui::TuneView *view) const
+    {
+        view->openLogs({m_dir.filePath(QStringLiteral("access.log"))});
+        view->form()->checkCandidate(QStringLiteral("api"));
+        return view->replay() && finished(view);
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -123,10 +131,7 @@ private Q_SLOTS:
     {
         const auto window = openWindow();
         ui::TuneView *view = showTune(window.get());
-        view->openLogs({m_dir.filePath(QStringLiteral("access.log"))});
-        view->form()->checkCandidate(QStringLiteral("api"));
-        QVERIFY(view->replay());
-        QVERIFY(finished(view));
+        QVERIFY(replayAccessLog(view));
         QVERIFY2(view->statusText().contains(QLatin1String("20,001 lines (1 malformed")),
                  qPrintable(view->statusText()));
         auto *preview = view->results()->previewTable();
@@ -210,10 +215,7 @@ private Q_SLOTS:
     {
         const auto window = openWindow();
         ui::TuneView *view = showTune(window.get());
-        view->openLogs({m_dir.filePath(QStringLiteral("access.log"))});
-        view->form()->checkCandidate(QStringLiteral("api"));
-        QVERIFY(view->replay());
-        QVERIFY(finished(view));
+        QVERIFY(replayAccessLog(view));
         auto *candidates = view->results()->candidateTable();
         candidates->selectRow(1); // the suggestion
         const QString suggested = candidates->item(1, 2)->text().remove(QLatin1Char(','));
@@ -245,10 +247,7 @@ private Q_SLOTS:
     {
         const auto window = openWindow();
         ui::TuneView *view = showTune(window.get());
-        view->openLogs({m_dir.filePath(QStringLiteral("access.log"))});
-        view->form()->checkCandidate(QStringLiteral("api"));
-        QVERIFY(view->replay());
-        QVERIFY(finished(view));
+        QVERIFY(replayAccessLog(view));
         view->results()->candidateTable()->selectRow(1);
         const std::optional<ui::TunedLimit> chosen = view->results()->selected();
         QVERIFY(chosen && chosen->suggested);

@@ -113,9 +113,8 @@ void TuneForm::setLogs(const QStringList &paths)
 void TuneForm::setStoredPolicies(const QVector<model::Policy> &policies)
 {
     QSet<QString> checked;
-    for (int row = 0; row < m_candidates->count(); ++row)
-        if (m_candidates->item(row)->checkState() == Qt::Checked)
-            checked.insert(m_candidates->item(row)->data(Qt::UserRole).toString());
+    for (const model::Policy &policy : checkedPolicies())
+        checked.insert(policy.name);
     m_stored = policies;
     m_candidates->clear();
     for (const model::Policy &policy : policies) {
@@ -134,6 +133,15 @@ void TuneForm::checkCandidate(const QString &name)
     for (int row = 0; row < m_candidates->count(); ++row)
         if (m_candidates->item(row)->data(Qt::UserRole).toString() == name)
             m_candidates->item(row)->setCheckState(Qt::Checked);
+}
+
+QVector<model::Policy> TuneForm::checkedPolicies() const
+{
+    QVector<model::Policy> checked;
+    for (int row = 0; row < m_candidates->count(); ++row)
+        if (m_candidates->item(row)->checkState() == Qt::Checked)
+            checked.append(m_stored.value(row)); // the list holds m_stored in its order
+    return checked;
 }
 
 bool TuneForm::suggests() const
@@ -168,14 +176,7 @@ std::optional<model::ReplayRequest> TuneForm::request(QString *problem) const
             return std::nullopt;
         }
     }
-    for (int row = 0; row < m_candidates->count(); ++row) {
-        if (m_candidates->item(row)->checkState() != Qt::Checked)
-            continue;
-        const QString name = m_candidates->item(row)->data(Qt::UserRole).toString();
-        for (const model::Policy &policy : m_stored)
-            if (policy.name == name)
-                request.candidates.append(policy);
-    }
+    request.candidates = checkedPolicies();
     if (request.candidates.isEmpty() && !suggests()) {
         *problem = tr("Check a stored policy to replay, or ask for a suggestion.");
         return std::nullopt;

@@ -28,6 +28,8 @@ public:
     // The stored policies offered as candidates (checked ones are replayed).
     void setStoredPolicies(const QVector<model::Policy> &policies);
     void checkCandidate(const QString &name);
+    // The stored policies checked as candidates, in list order.
+    QVector<model::Policy> checkedPolicies() const;
     // The replay the form describes, or why it cannot run.
     std::optional<model::ReplayRequest> request(QString *problem) const;
     std::optional<model::SuggestRequest> suggestion(QString *problem) const;

@@ -229,19 +229,16 @@ void TuneView::updateActions()
     const std::optional<TunedLimit> chosen = running ? std::nullopt : m_results->selected();
     const bool writable = m_session && !m_session->profile().readOnly;
     m_use->setEnabled(chosen.has_value() && writable);
-    m_shadow->setEnabled(chosen.has_value() && writable && livePolicy().has_value());
-    m_shadow->setToolTip(
-        livePolicy() ? QString() : tr("Check the one stored policy the shadow would follow among the candidates."));
+    const bool followsOne = livePolicy().has_value();
+    m_shadow->setEnabled(chosen.has_value() && writable && followsOne);
+    m_shadow->setToolTip(followsOne ? QString()
+                                    : tr("Check the one stored policy the shadow would follow among the candidates."));
 }
 
 std::optional<model::Policy> TuneView::livePolicy() const
 {
-    QString ignored;
-    const std::optional<model::ReplayRequest> request = m_form->request(&ignored);
-    if (!request)
-        return std::nullopt;
     std::optional<model::Policy> live;
-    for (const model::Policy &policy : request->candidates) {
+    for (const model::Policy &policy : m_form->checkedPolicies()) {
         if (policy.shadow)
             continue;
         if (live)
