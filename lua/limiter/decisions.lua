@@ -19,7 +19,11 @@ local function decide_twins(key, p, cost, now)
     for i = 1, #p.twins do
         local t = p.twins[i]
         local twin_key = t.prefix .. subject
-        if cost > t.capacity then
+        local listed
+        if t.special then t, listed = subject_state(t, twin_key, now) end
+        if listed then
+            if listed.ok then record_admission(t, now) else record_rejection(t, twin_key, now) end
+        elseif cost > t.capacity then
             record_rejection(t, twin_key, now)
         else
             local ok = t.impl.acquire(t, twin_key, now, cost, true)
@@ -38,21 +42,33 @@ end
 -- it. The reply describes the deciding policy: the one with the longest wait when rejected (a
 -- policy the call can never pass first), the tightest enforcing one when admitted. A call that
 -- fails (a key of another type) changes nothing at all. Policies of sluice_check have no counts.
+-- A special policy decides with its subject's override, and a listed or blocked subject's call is
+-- decided without its bucket (subject_rules.lua); a real rejection by a policy with a penalty, when
+-- that policy decides, blocks the subject.
 local function decide(keys, policies, cost, peek)
     local now = now_ms()
     local states = {}
     for i = 1, #policies do
-        local p = policies[i]
-        -- A cost above the capacity never fits; its bucket is only read.
-        local never = cost > p.capacity
-        local st, err = p.impl.evaluate(p, keys[i], now, cost, peek or never)
-        if not st then
-            if not peek then
-                for j = 1, i - 1 do policies[j].impl.apply(policies[j], keys[j], states[j], 'none', now) end
-            end
-            return fail(err)
+        local p, st = policies[i], nil
+        if p.special then
+            p, st = subject_state(p, keys[i], now)
+            policies[i] = p
         end
-        if never then st.ok, st.retry, st.never = false, NEVER, true end
+        if not st then
+            -- A cost above the capacity never fits; its bucket is only read.
+            local never = cost > p.capacity
+            local err
+            st, err = p.impl.evaluate(p, keys[i], now, cost, peek or never)
+            if not st then
+                if not peek then
+                    for j = 1, i - 1 do
+                        if not states[j].gate then policies[j].impl.apply(policies[j], keys[j], states[j], 'none', now) end
+                    end
+                end
+                return fail(err)
+            end
+            if never then st.ok, st.retry, st.never = false, NEVER, true end
+        end
         states[i] = st
     end
 
@@ -75,13 +91,19 @@ local function decide(keys, policies, cost, peek)
     end
 
     local p, st = policies[decider], states[decider]
-    local reply = {blocked and 0 or 1, st.units, blocked and st.retry or -1, st.reset, p.limit, p.name}
+    local retry, reset = st.retry, st.reset
+    if blocked and not peek and p.block_ms and not st.never and not st.gate then
+        retry, reset = start_block(p, keys[decider], now, retry, reset)
+    end
+    local reply = {blocked and 0 or 1, st.units, blocked and retry or -1, reset, p.limit, p.name}
     if peek then return reply end
     for i = 1, #policies do
         local q, s = policies[i], states[i]
         local verdict = (not s.ok and 'reject') or (blocked and 'none') or 'consume'
         local extra
-        if s.never then
+        if s.gate then
+            -- decided without the bucket: nothing to write
+        elseif s.never then
             count_never(q, keys[i], s, now)
         else
             extra = q.impl.apply(q, keys[i], s, verdict, now)
@@ -89,8 +111,10 @@ local function decide(keys, policies, cost, peek)
         if q.stats then -- none for sluice_check's parameters: no policy to count for
             if verdict == 'consume' then
                 record_admission(q, now)
+                if s.gate then q.stats.listed = q.stats.listed + 1 end
             elseif verdict == 'reject' then
                 record_rejection(q, keys[i], now)
+                if s.gate == 'deny' then q.stats.denied = q.stats.denied + 1 end
             end
         end
         if not blocked and q.extra then reply[#reply + 1] = extra or q.extra end
@@ -99,11 +123,31 @@ local function decide(keys, policies, cost, peek)
     return reply
 end
 
+-- sluice_allow's reply from a full one: {allowed, remaining, wait_ms}, wait_ms being the retry after a
+-- rejection (NEVER when the call can never pass) and, after an admission, the longest queue delay of
+-- its leaky buckets, else 0.
+local function lean_reply(reply)
+    if reply[1] == 0 then return {0, reply[2], reply[3]} end
+    local wait = 0
+    for i = 7, #reply do wait = max(wait, reply[i]) end
+    return {1, reply[2], wait}
+end
+
 -- One key, one policy: the common call, decided in one pass without the bookkeeping of decide().
 -- Parameters from sluice_check have no policy, so nothing to count per policy. `lean` replies with
 -- sluice_allow's three elements (see lean_reply()) instead of the six of sluice_acquire.
 local function decide_one(key, p, cost, lean)
     local now = now_ms()
+    if p.special then
+        -- A listed or blocked subject, or a cost above what its override admits: the general path.
+        local view, listed = subject_state(p, key, now)
+        if listed or cost > view.capacity then
+            local reply = decide({key}, {p}, cost, false)
+            if lean and not reply.err then return lean_reply(reply) end
+            return reply
+        end
+        p = view
+    end
     local ok, units, retry, reset, extra = p.impl.acquire(p, key, now, cost, lean)
     if ok == nil then return fail(units) end
     if p.twins then decide_twins(key, p, cost, now) end
@@ -133,6 +177,7 @@ local function decide_one(key, p, cost, lean)
             record_rejection(p, key, now)
         end
     end
+    if p.block_ms and not p.shadow then retry, reset = start_block(p, key, now, retry, reset) end
     if lean then
         local reply = p.lean
         if p.shadow then

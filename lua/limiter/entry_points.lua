@@ -1,13 +1,3 @@
--- sluice_allow's reply from a full one: {allowed, remaining, wait_ms}, wait_ms being the retry after a
--- rejection (NEVER when the call can never pass) and, after an admission, the longest queue delay of
--- its leaky buckets, else 0.
-local function lean_reply(reply)
-    if reply[1] == 0 then return {0, reply[2], reply[3]} end
-    local wait = 0
-    for i = 7, #reply do wait = max(wait, reply[i]) end
-    return {1, reply[2], wait}
-end
-
 -- sluice_acquire, and with `lean` sluice_allow (whose callers never pass a third argument).
 local function acquire(keys, args, lean)
     if not ready then setup() end -- registered without register()'s wrapper
@@ -93,6 +83,7 @@ local function release(keys, args)
     local bad_key = check_key(keys[1], p)
     if bad_key then return fail(bad_key) end
     local lease = args[2]
+    if lease == '' then return 0 end -- an admission that held nothing: a shadow's, an allow-listed subject's
     local cost = find(lease, '^%x+:%d+$') and entry_cost(lease)
     if not cost then return fail('lease must be a lease id returned by sluice_acquire, got ' .. shown(lease)) end
     local expiry, err = read('ZSCORE', keys[1], lease)
@@ -113,12 +104,43 @@ local function inspect(keys, args)
     if not policies then return fail(failure) end
     local p = policies[1]
     local now = now_ms()
-    local st, err = p.impl.evaluate(p, keys[1], now, 1, true)
+    -- The subject's override and block, shown beside the bucket that its view reads.
+    local view, entry, blocked = p, nil, 0
+    if p.exact then
+        entry = override_for(p, sub(keys[1], #p.prefix + 1, -2))
+        if entry and entry.view then view = entry.view end
+    end
+    if p.block_ms then blocked = block_left(keys[1], now) end
+    local st, err = view.impl.evaluate(view, keys[1], now, 1, true)
     if not st then return fail(err) end
     local ttl = redis_call('PTTL', keys[1])
-    return {'policy', p.name, 'algorithm', p.algorithm, 'available', st.units, 'capacity', p.capacity,
+    local listed = entry and ({a = 'allow', d = 'deny'})[entry.kind] or ''
+    return {'policy', p.name, 'algorithm', p.algorithm, 'available', st.units, 'capacity', view.capacity,
             'reset_after_ms', st.reset, 'retry_after_ms', st.retry,
-            'allowed', st.allowed, 'rejected', st.rejected, 'ttl_ms', ttl, 'now_ms', now}
+            'allowed', st.allowed, 'rejected', st.rejected, 'ttl_ms', ttl, 'now_ms', now,
+            'limit', view.limit, 'override', entry and written_pattern(entry) or '', 'listed', listed,
+            'blocked_ms', blocked}
+end
+
+-- FCALL_RO sluice_rule_stats 0: [now_ms, epoch_ms, then per policy with overrides or a penalty: name,
+-- calls admitted by an allow override, calls rejected by a deny override (both also in sluice_stats'
+-- totals), blocks started, subjects blocked now (see new_blocks())], since the library was loaded.
+local function rule_stats()
+    local now = now_ms()
+    epoch = epoch or now
+    local reply = {now, epoch}
+    for _, name in ipairs(NAMES) do
+        local p = POLICIES[name]
+        if p.special then
+            local b = p.blocks
+            reply[#reply + 1] = name
+            reply[#reply + 1] = p.stats.listed
+            reply[#reply + 1] = p.stats.denied
+            reply[#reply + 1] = b and b.started or 0
+            reply[#reply + 1] = b and blocked_now(b, now) or 0
+        end
+    end
+    return reply
 end
 
 -- FCALL_RO sluice_stats 0 [since_second]: [now_ms, epoch_ms, then per policy: name, allowed total,
@@ -202,13 +224,14 @@ local function version()
     return {LIBRARY.version, LIBRARY.digest, LIBRARY.code, #NAMES, NAMESPACE, DATABASE}
 end
 
--- FCALL_RO sluice_policies 0: the compiled policy table, one array per policy, sorted by name.
+-- FCALL_RO sluice_policies 0: the compiled policy table, one array per policy, sorted by name: name,
+-- algorithm, limit, window_ms, burst, shadow, description, first_call, overrides, block_ms.
 local function policies()
     local reply = {}
     for _, name in ipairs(NAMES) do
         local p = POLICIES[name]
         reply[#reply + 1] = {name, p.algorithm, p.limit, p.window_ms, p.burst, p.shadow and 1 or 0, p.description,
-                             p.first_call and 1 or 0}
+                             p.first_call and 1 or 0, p.override_count or 0, p.block_ms or 0}
     end
     return reply
 end
@@ -238,5 +261,5 @@ end
 register_all {
     {'acquire', acquire, false, true}, {'allow', allow, false, true}, {'peek', peek, true}, {'check', check}, {'release', release},
     {'inspect', inspect, true}, {'stats', stats, true}, {'top', top, true}, {'version', version, true},
-    {'policies', policies, true},
+    {'policies', policies, true}, {'rule_stats', rule_stats, true},
 }

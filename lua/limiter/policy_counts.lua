@@ -8,8 +8,11 @@ local RING = 64
 local epoch = nil
 local NAMES = {} -- the policy names, sorted
 
+-- `listed` and `denied` count apart the calls a list decided (see subject_rules.lua), already
+-- counted among the allowed and rejected.
 local function new_counts()
-    return {ends = -1, a = 0, r = 0, allowed = 0, rejected = 0, seconds = {}, ring_a = {}, ring_r = {}}
+    return {ends = -1, a = 0, r = 0, allowed = 0, rejected = 0, seconds = {}, ring_a = {}, ring_r = {}, listed = 0,
+            denied = 0}
 end
 
 local function roll(s, now)

@@ -60,7 +60,8 @@ void resetBucket(redis::RedisCommands *client, const LibraryOwner &owner, const 
                     Text::tr("cannot record the reset in the audit log: %1; nothing was reset")));
                 return;
             }
-            client->sendForKey(key, {"DEL", key}, context, [=](const RedisReply &deleted) {
+            // The penalty's block beside the bucket goes too (the same slot: see lua/limiter/subject_rules.lua).
+            client->sendForKey(key, {"DEL", key, key + ":blocked"}, context, [=](const RedisReply &deleted) {
                 if (deleted.ok())
                     done(std::nullopt);
                 else

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/limiter/bucket_state.h"
 
+#include "model/format/subject_text.h"
+#include "model/format/units.h"
 #include "model/limiter/library_problem.h"
 #include "model/limiter/limiter_library.h"
 
@@ -50,12 +52,37 @@ std::optional<BucketState> BucketState::fromReply(const RedisReply &reply, QStri
         ok = ok && algorithm;
         if (algorithm)
             state.algorithm = algorithm->toString();
+        if (reply.value.field("limit")) {
+            state.limit = integerField(reply.value, "limit", &ok);
+            state.blockedMs = integerField(reply.value, "blocked_ms", &ok);
+            const RespValue *override = reply.value.field("override");
+            const RespValue *listed = reply.value.field("listed");
+            ok = ok && override && listed;
+            if (ok) {
+                state.override = override->toString();
+                state.listed = listed->toString();
+            }
+        }
     }
     if (!ok) {
         *problem = QCoreApplication::translate("sluice::model", "unexpected reply to sluice_inspect");
         return std::nullopt;
     }
     return state;
+}
+
+QString BucketState::rulesText() const
+{
+    QStringList rules;
+    if (blockedMs > 0)
+        rules << QCoreApplication::translate("sluice::model", "blocked %1").arg(formatWait(blockedMs));
+    // The pattern is the operator's, but a subject may hold any byte: printed escaped.
+    const QString pattern = subjectText(override.toUtf8());
+    if (!listed.isEmpty())
+        rules << QStringLiteral("%1 (%2)").arg(listed, pattern);
+    else if (!override.isEmpty())
+        rules << QCoreApplication::translate("sluice::model", "override %1").arg(pattern);
+    return rules.join(QStringLiteral(", "));
 }
 
 QJsonObject BucketState::toJson() const
@@ -66,7 +93,10 @@ QJsonObject BucketState::toJson() const
             {QStringLiteral("reset_after_ms"), resetAfterMs},
             {QStringLiteral("ttl_ms"), ttlMs},
             {QStringLiteral("allowed"), qint64(allowed)},
-            {QStringLiteral("rejected"), qint64(rejected)}};
+            {QStringLiteral("rejected"), qint64(rejected)},
+            {QStringLiteral("override"), override},
+            {QStringLiteral("listed"), listed},
+            {QStringLiteral("blocked_ms"), blockedMs}};
 }
 
 } // namespace sluice::model

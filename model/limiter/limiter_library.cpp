@@ -50,6 +50,8 @@ QByteArray LimiterLibrary::policyTable(const QVector<Policy> &policies)
             // Only when set: the table of a library without it reads as before (no drift).
             + (policy.windowStart == WindowStart::FirstCall ? ", first_call = true" : "")
             + (policy.shadowOf.isEmpty() ? QByteArray() : ", shadow_of = " + luaString(policy.shadowOf.toUtf8()))
+            + (policy.overrides.isEmpty() ? QByteArray() : ", overrides = " + luaString(overridesLibraryText(policy)))
+            + (policy.blockMs > 0 ? ", block_ms = " + QByteArray::number(policy.blockMs) : QByteArray())
             + ", description = " + luaString(policy.description.toUtf8()) + "},\n";
     }
     return table + "}\n";

@@ -397,8 +397,17 @@ QByteArray Decision::toString() const
         + (extra.isEmpty() ? "" : ", " + extra) + "]";
 }
 
-ReferenceLimiter::ReferenceLimiter(const Policy &policy)
+ReferenceLimiter::ReferenceLimiter(const Policy &given, const QByteArray &subject)
 {
+    Policy policy = given;
+    if (const SubjectOverride *override = matchingOverride(given.overrides, subject)) {
+        m_listed = override->kind;
+        policy = overriddenPolicy(given, *override);
+    }
+    m_blockMs = policy.shadow ? 0 : policy.blockMs;
+    m_capacity = algorithmUsesBurst(policy.algorithm) ? policy.effectiveBurst() : policy.limit;
+    if (policy.algorithm == Algorithm::LeakyBucket)
+        m_allowedExtra = "0";
     switch (policy.algorithm) {
     case Algorithm::TokenBucket: m_model = std::make_unique<TokenBucket>(policy); break;
     case Algorithm::Gcra: m_model = std::make_unique<Gcra>(policy); break;
@@ -447,16 +456,49 @@ Decision ReferenceLimiter::decide(qint64 now, qint64 cost) const
     return decision;
 }
 
+std::optional<Decision> ReferenceLimiter::gated(qint64 now) const
+{
+    Decision decision;
+    if (m_listed == SubjectOverride::Kind::Allow) {
+        decision.allowed = true;
+        decision.remaining = m_capacity;
+        decision.extra = m_allowedExtra;
+    } else if (m_listed == SubjectOverride::Kind::Deny) {
+        decision.retryAfterMs = retryDeniedMs;
+    } else if (now < m_blockedUntil) {
+        decision.retryAfterMs = decision.resetAfterMs = m_blockedUntil - now;
+    } else {
+        return std::nullopt;
+    }
+    return decision;
+}
+
+void ReferenceLimiter::penalise(qint64 now, Decision *rejection)
+{
+    if (m_blockMs == 0 || rejection->retryAfterMs == retryNeverMs)
+        return;
+    m_blockedUntil = now + m_blockMs;
+    rejection->retryAfterMs = std::max(rejection->retryAfterMs, m_blockMs);
+    rejection->resetAfterMs = std::max(rejection->resetAfterMs, m_blockMs);
+}
+
 Decision ReferenceLimiter::peek(qint64 now, qint64 cost) const
 {
+    if (std::optional<Decision> listedOrBlocked = gated(now)) {
+        listedOrBlocked->extra.clear(); // a peek admits nothing, so holds no lease and queues nowhere
+        return *listedOrBlocked;
+    }
     return decide(now, cost);
 }
 
 Decision ReferenceLimiter::acquire(qint64 now, qint64 cost)
 {
+    if (const std::optional<Decision> listedOrBlocked = gated(now))
+        return *listedOrBlocked;
     Decision decision = decide(now, cost);
     if (!decision.allowed) {
         m_model->reject(now, cost);
+        penalise(now, &decision);
         return decision;
     }
     decision.extra = m_model->consume(now, cost);
@@ -467,8 +509,12 @@ Decision ReferenceLimiter::acquire(qint64 now, qint64 cost)
 
 bool ReferenceLimiter::admit(qint64 now, qint64 cost)
 {
+    if (const std::optional<Decision> listedOrBlocked = gated(now))
+        return listedOrBlocked->allowed;
     if (!m_model->fits(now, cost)) {
         m_model->reject(now, cost);
+        if (m_blockMs > 0 && m_model->canEverFit(cost))
+            m_blockedUntil = now + m_blockMs;
         return false;
     }
     m_model->consume(now, cost);
@@ -482,12 +528,14 @@ bool ReferenceLimiter::release(const QByteArray &lease, qint64 now)
 
 qint64 ReferenceLimiter::available(qint64 now) const
 {
+    if (const std::optional<Decision> listedOrBlocked = gated(now))
+        return listedOrBlocked->remaining;
     return m_model->available(now);
 }
 
 bool ReferenceLimiter::isFull(qint64 now) const
 {
-    return m_model->full(now);
+    return now >= m_blockedUntil && m_model->full(now);
 }
 
 } // namespace sluice::model

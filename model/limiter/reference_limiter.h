@@ -7,6 +7,7 @@
 #include <QByteArray>
 
 #include <memory>
+#include <optional>
 
 namespace sluice::model {
 
@@ -33,9 +34,15 @@ struct Decision {
 // dropped). retry_after and reset_after are then found by searching time, not by formula, so the model
 // shares no arithmetic with the Lua library it checks; a call that no full bucket fits never passes
 // (retryNeverMs).
+//
+// Built for one subject, it also answers as the policy treats that subject: its override (other limits;
+// allow: admitted without consuming, the capacity available; deny: rejected with retryDeniedMs), and the
+// policy's penalty: a real rejection (not in shadow, not a call that can never pass) blocks the subject
+// for block_ms, its reply's waits at least that; while blocked, a call gets 0 available and both waits
+// the time left, and changes nothing. A listed or blocked subject's call is answered whatever its cost.
 class ReferenceLimiter {
 public:
-    explicit ReferenceLimiter(const Policy &policy);
+    explicit ReferenceLimiter(const Policy &policy, const QByteArray &subject = {});
     // A seed layout's script as its code behaves (see lua/compat_*.lua): `limit` per `windowMs`
     // with `burst` for the token buckets (rate per second, window 1000, capacity; for the interval
     // bucket a batch of `limit` every `windowMs`, whole seconds), `limit` per `windowMs` (whole
@@ -59,7 +66,16 @@ public:
 
 private:
     Decision decide(qint64 nowMs, qint64 cost) const;
+    // The answer to a call decided without the bucket (listed, or blocked), if it is one.
+    std::optional<Decision> gated(qint64 nowMs) const;
+    void penalise(qint64 nowMs, Decision *rejection);
+
     std::unique_ptr<Model> m_model;
+    SubjectOverride::Kind m_listed = SubjectOverride::Kind::Limits; // Allow or Deny: decided by the list
+    qint64 m_capacity = 0;     // what an allow-listed subject's reply says is available
+    QByteArray m_allowedExtra; // an allow-listed admission's extra element (leaky bucket 0, concurrency "")
+    qint64 m_blockMs = 0;      // 0 for no penalty, and for a shadow policy
+    qint64 m_blockedUntil = 0;
 };
 
 } // namespace sluice::model

@@ -81,7 +81,7 @@ bool Policy::sameDefinition(const Policy &other) const
     return name == other.name && algorithm == other.algorithm && limit == other.limit && windowMs == other.windowMs
         && effectiveBurst() == other.effectiveBurst() && shadow == other.shadow && windowStart == other.windowStart
         && shadowOf == other.shadowOf && predictedRejectedShare == other.predictedRejectedShare
-        && description == other.description;
+        && overrides == other.overrides && blockMs == other.blockMs && description == other.description;
 }
 
 QString PolicyError::toString() const
@@ -158,6 +158,12 @@ QVector<PolicyError> validatePolicy(const Policy &policy)
              Text::tr("must be at most %1 for %2, which keeps one entry per admitted call")
                  .arg(limits::maxStoredEntries)
                  .arg(algorithmName(policy.algorithm)));
+    if (policy.blockMs < 0 || policy.blockMs > limits::maxBlockMs)
+        fail("block_ms",
+             Text::tr("must be a whole number of milliseconds from 1 to %1 (31 days), or 0 for no penalty")
+                 .arg(limits::maxBlockMs));
+    if (!policy.overrides.isEmpty())
+        errors += overrideProblems(policy);
     return errors;
 }
 
@@ -180,6 +186,13 @@ QVector<PolicyError> twinProblems(const QVector<Policy> &policies)
             fail(Text::tr("names \"%1\", a shadow policy: a twin follows a live one").arg(policy.shadowOf));
     }
     return errors;
+}
+
+PolicyError unknownFieldsProblem(const Policy &stored)
+{
+    return {stored.name, stored.unknownFields.join(QStringLiteral(", ")),
+            Text::tr("was stored by a newer Sluice with fields this version does not know: saving it here would drop "
+                     "them; save it with that version")};
 }
 
 } // namespace sluice::model

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "model/policy/policy_overrides.h"
+
 #include <QByteArray>
 #include <QHash>
 #include <QString>
@@ -39,6 +41,7 @@ constexpr qint64 maxWindowMs = 7LL * 24 * 3600 * 1000; // one week
 constexpr qint64 maxStoredEntries = 100'000;           // sliding_log entries and concurrency leases per key
 constexpr qint64 maxFillMs = 4'503'599'627'370'496;    // 2^52: an empty bucket fills within it (waits, expiry)
 constexpr int maxDescriptionLength = 1024;
+constexpr qint64 maxBlockMs = 31LL * 24 * 3600 * 1000; // a penalty of up to 31 days
 } // namespace policy_limits
 
 struct Policy {
@@ -56,7 +59,15 @@ struct Policy {
     // A twin's prediction from the replay it was chosen by: the share of requests it would reject,
     // 0 to 1, shown beside the share it measures live; -1 when there is none.
     double predictedRejectedShare = -1;
+    // Exceptions for some subjects (other limits, allow, deny), sorted; see SubjectOverride.
+    QVector<SubjectOverride> overrides;
+    // A penalty: once this policy rejects a subject for real, the subject stays rejected this long
+    // (ms; 0: no penalty).
+    qint64 blockMs = 0;
     QString description;
+    // Fields of a stored policy that this version does not know: it refuses to save the policy rather
+    // than drop them (see PolicyPlan).
+    QStringList unknownFields;
 
     // Bookkeeping the store keeps beside the definition.
     qint64 version = 0;
@@ -83,5 +94,7 @@ QVector<PolicyError> validatePolicy(const Policy &policy);
 // What is wrong between policies meant to be stored together: a shadow twin whose live policy is not
 // among them, is itself a shadow policy, or is a twin.
 QVector<PolicyError> twinProblems(const QVector<Policy> &policies);
+// Why a stored policy that holds fields this version does not know cannot be saved by it.
+PolicyError unknownFieldsProblem(const Policy &stored);
 
 } // namespace sluice::model

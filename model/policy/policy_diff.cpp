@@ -30,6 +30,10 @@ QVector<DefinitionField> definitionFields(const Policy &policy)
             {QStringLiteral("shadow_of"), Text::tr("Shadow of"), policy.shadowOf},
             {QStringLiteral("predicted_rejected_share"), Text::tr("Predicted rejected"),
              policy.predictedRejectedShare >= 0 ? formatShare(policy.predictedRejectedShare) : QString()},
+            {QStringLiteral("overrides"), Text::tr("Overrides"),
+             policy.overrides.isEmpty() ? QString() : Text::tr("%n override(s)", nullptr, policy.overrides.size())},
+            {QStringLiteral("block_ms"), Text::tr("Penalty"),
+             policy.blockMs > 0 ? durationText(policy.blockMs) : QString()},
             {QStringLiteral("description"), Text::tr("Description"), policy.description}};
 }
 
@@ -46,8 +50,14 @@ QVector<FieldChange> diffPolicies(const Policy *before, const Policy *after)
         // A field empty on both sides does not apply (a window start of no fixed window, no description).
         if (old.isEmpty() && now.isEmpty())
             continue;
-        if (!before || !after || old != now)
+        if (named.field == QLatin1String("overrides") && before && after) {
+            // Only the overrides that differ: a policy may hold 10,000.
+            const OverrideChanges differing = overrideChanges(before->overrides, after->overrides);
+            if (!differing.before.isEmpty() || !differing.after.isEmpty())
+                changes.append({named.field, named.label, differing.before, differing.after});
+        } else if (!before || !after || old != now) {
             changes.append({named.field, named.label, old, now});
+        }
     }
     return changes;
 }

@@ -25,7 +25,7 @@ const QStringList knownFields{
     QStringLiteral("name"),         QStringLiteral("algorithm"), QStringLiteral("limit"),
     QStringLiteral("window_ms"),    QStringLiteral("burst"),     QStringLiteral("shadow"),
     QStringLiteral("window_start"), QStringLiteral("shadow_of"), QStringLiteral("predicted_rejected_share"),
-    QStringLiteral("description")};
+    QStringLiteral("overrides"),    QStringLiteral("block_ms"),  QStringLiteral("description")};
 
 QString jsonTypeName(const QJsonValue &value)
 {
@@ -89,6 +89,7 @@ Policy readPolicy(const QJsonObject &object, int index, QVector<PolicyError> &er
     readWhole("limit", true, &policy.limit);
     readWhole("window_ms", true, &policy.windowMs);
     readWhole("burst", false, &policy.burst);
+    readWhole("block_ms", false, &policy.blockMs);
 
     const QJsonValue shadowValue = object.value(QLatin1String("shadow"));
     if (!shadowValue.isUndefined() && !shadowValue.isBool())
@@ -118,6 +119,15 @@ Policy readPolicy(const QJsonObject &object, int index, QVector<PolicyError> &er
         fail(QStringLiteral("predicted_rejected_share"),
              Text::tr("must be a number from 0 to 1, not %1").arg(jsonTypeName(predictedValue)));
     policy.predictedRejectedShare = predictedValue.toDouble(-1);
+
+    const QJsonValue overridesValue = object.value(QLatin1String("overrides"));
+    if (!overridesValue.isUndefined()) {
+        QString problem;
+        if (const auto overrides = overridesFromJson(overridesValue, &problem))
+            policy.overrides = *overrides;
+        else
+            fail(QStringLiteral("overrides"), problem);
+    }
 
     const QJsonValue descriptionValue = object.value(QLatin1String("description"));
     if (!descriptionValue.isUndefined() && !descriptionValue.isString())
@@ -197,6 +207,10 @@ QJsonObject policyToJson(const Policy &policy)
         object.insert(QStringLiteral("shadow_of"), policy.shadowOf);
     if (policy.predictedRejectedShare >= 0)
         object.insert(QStringLiteral("predicted_rejected_share"), policy.predictedRejectedShare);
+    if (!policy.overrides.isEmpty())
+        object.insert(QStringLiteral("overrides"), overridesToJson(policy.overrides));
+    if (policy.blockMs > 0)
+        object.insert(QStringLiteral("block_ms"), static_cast<double>(policy.blockMs));
     if (!policy.description.isEmpty())
         object.insert(QStringLiteral("description"), policy.description);
     return object;

@@ -57,7 +57,12 @@ PolicyPlan PolicyPlan::between(const PolicyStore::ListResult &stored, const QVec
     QHash<QString, Policy> after = prune ? QHash<QString, Policy>() : storedByName;
     for (const Policy &policy : desired)
         after.insert(policy.name, policy);
-    plan.problems = twinProblems(after.values());
+    plan.problems = twinProblems(after.values()) + namespaceOverrideProblems(after.values());
+    for (const PolicyChange &change : std::as_const(plan.changes)) {
+        const auto stored = storedByName.constFind(change.policy.name);
+        if (change.kind == PolicyChange::Kind::Put && stored != storedByName.cend() && !stored->unknownFields.isEmpty())
+            plan.problems.append(unknownFieldsProblem(*stored));
+    }
     return plan;
 }
 

@@ -4,7 +4,9 @@
 #include "model/limiter/lua_source.h"
 
 #include <QCoreApplication>
+#include <QJsonDocument>
 #include <QRegularExpression>
+#include <QSet>
 
 #include <algorithm>
 #include <memory>
@@ -43,6 +45,17 @@ std::optional<qint64> storedVersion(const QByteArray &text)
     return text.toLongLong();
 }
 
+// Every field a stored policy's hash may hold: its definition and the store's bookkeeping.
+const QSet<QByteArray> &storedFields()
+{
+    static const QSet<QByteArray> fields{"name",         "algorithm",  "limit",
+                                         "window_ms",    "burst",      "shadow",
+                                         "window_start", "shadow_of",  "predicted_rejected_share",
+                                         "overrides",    "block_ms",   "description",
+                                         "version",      "updated_at", "updated_by"};
+    return fields;
+}
+
 } // namespace
 
 AdminKeys::AdminKeys(const QString &ns)
@@ -73,6 +86,10 @@ QByteArrayList PolicyStore::definitionFields(const Policy &policy)
         fields << "shadow_of" << policy.shadowOf.toUtf8();
     if (policy.predictedRejectedShare >= 0)
         fields << "predicted_rejected_share" << QByteArray::number(policy.predictedRejectedShare, 'g', 17);
+    if (!policy.overrides.isEmpty())
+        fields << "overrides" << QJsonDocument(overridesToJson(policy.overrides)).toJson(QJsonDocument::Compact);
+    if (policy.blockMs > 0)
+        fields << "block_ms" << QByteArray::number(policy.blockMs);
     return fields;
 }
 
@@ -123,7 +140,26 @@ std::optional<Policy> PolicyStore::fromDefinition(const QString &name, const QHa
             return std::nullopt;
         }
     }
+    if (map.contains("overrides")) {
+        QString problem = Text::tr("holds no JSON object");
+        const QJsonDocument document = QJsonDocument::fromJson(map.value("overrides"));
+        const std::optional<QVector<SubjectOverride>> overrides
+            = document.isObject() ? overridesFromJson(document.object(), &problem) : std::nullopt;
+        if (!overrides) {
+            *error = where + Text::tr("field \"overrides\" %1").arg(problem);
+            return std::nullopt;
+        }
+        policy.overrides = *overrides;
+    }
+    if (map.contains("block_ms") && !readWhole(map, "block_ms", &policy.blockMs, &fieldError)) {
+        *error = where + fieldError;
+        return std::nullopt;
+    }
     policy.description = QString::fromUtf8(map.value("description"));
+    for (auto it = map.cbegin(); it != map.cend(); ++it)
+        if (!storedFields().contains(it.key()))
+            policy.unknownFields << QString::fromUtf8(it.key().left(64));
+    policy.unknownFields.sort();
     const QVector<PolicyError> problems = validatePolicy(policy);
     if (!problems.isEmpty()) {
         *error = Text::tr("stored %1").arg(problems.first().toString());

@@ -831,6 +831,62 @@ private Q_SLOTS:
         QVERIFY(entry[QLatin1String("who")].toString().contains(QLatin1String("(sluicectl)")));
     }
 
+    // A penalty and overrides as an operator meets them: the blocked subject and the override that sets a
+    // limit are shown by `keys`, and reset-key lifts the block (audited with what it lifted).
+    void penaltyIsShownAndResetKeyLiftsIt()
+    {
+        sluice::test::RedisProcess server(sluice::test::RedisProcess::Patience::Quick);
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("policies.json"));
+        QVERIFY(writeFile(file,
+                          js("{'policies': [{'name': 'login', 'algorithm': 'token_bucket', 'limit': 2, 'window_ms': "
+                             "3600000, 'block_ms': 600000, 'overrides': {'partner-*': {'limit': 50}, 'ops': 'allow', "
+                             "'abuser-7': 'deny'}}]}")));
+        const QStringList base{QStringLiteral("-u"), QStringLiteral("redis://127.0.0.1:%1").arg(server.port())};
+        QCOMPARE(sluicectl(base + QStringList{QStringLiteral("apply"), file}).exitCode, 0);
+        QCOMPARE(sluicectl(base + QStringList{QStringLiteral("publish")}).exitCode, 0);
+        redis::RedisConnection traffic(server.options());
+        QVERIFY(sluice::test::openAndWait(traffic));
+        const auto acquire = [&](const QByteArray &subject) {
+            return sluice::test::syncCommand(
+                       traffic, {"FCALL", "sluice_acquire", "1", "sluice:login:{" + subject + "}", "login"})
+                .value;
+        };
+        acquire("mallory");
+        acquire("mallory");
+        const redis::RespValue breach = acquire("mallory");
+        QCOMPARE(breach.elements.at(0).integer, 0);
+        QVERIFY(breach.elements.at(2).integer >= 600000); // the block's length, at least
+        acquire("partner-9");
+        QCOMPARE(acquire("abuser-7").elements.at(2).integer, -3);
+
+        const Run blocked = sluicectl(base
+                                      + QStringList{QStringLiteral("keys"), QStringLiteral("--match"),
+                                                    QStringLiteral("mallory"), QStringLiteral("--json")});
+        const QJsonObject mallory = QJsonDocument::fromJson(blocked.out.toUtf8()).object();
+        QVERIFY2(mallory[QLatin1String("blocked_ms")].toInteger() > 590000, qPrintable(blocked.out));
+        const Run table = sluicectl(base + QStringList{QStringLiteral("keys")});
+        QVERIFY2(table.out.contains(QRegularExpression(QStringLiteral("mallory +login .* blocked 9 min 5\\d s"))),
+                 qPrintable(table.out));
+        QVERIFY2(table.out.contains(QRegularExpression(QStringLiteral("partner-9 +login +token_bucket +49/50 .* "
+                                                                      "override partner-\\*\\n"))),
+                 qPrintable(table.out));
+
+        QCOMPARE(
+            sluicectl(base
+                      + QStringList{QStringLiteral("reset-key"), QStringLiteral("login"), QStringLiteral("mallory")})
+                .exitCode,
+            0);
+        QCOMPARE(sluice::test::syncCommand(traffic, {"EXISTS", "sluice:login:{mallory}:blocked"}).value.integer, 0);
+        QCOMPARE(acquire("mallory").elements.at(0).integer, 1);
+        const Run history = sluicectl(
+            base + QStringList{QStringLiteral("history"), QStringLiteral("login"), QStringLiteral("--json")});
+        const QJsonObject reset = QJsonDocument::fromJson(history.out.toUtf8()).array().at(0).toObject();
+        QCOMPARE(reset[QLatin1String("action")].toString(), QStringLiteral("reset"));
+        QVERIFY(reset[QLatin1String("old")].toObject()[QLatin1String("blocked_ms")].toInteger() > 590000);
+    }
+
     // The seed layouts' buckets, each made by its own script: listed by layout, as stored, or refilled
     // to now with the parameters their callers use; no other key is taken for one.
     void keysListTheSeedLayoutsBuckets()

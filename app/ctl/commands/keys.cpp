@@ -51,7 +51,8 @@ const TextTable bucketTable({{"SUBJECT", -24},
                              {"FULL_IN_MS", 12},
                              {"TTL_MS", 12},
                              {"ALLOWED", 10},
-                             {"REJECTED", 10}},
+                             {"REJECTED", 10},
+                             {"RULES", 0}},
                             1);
 
 void printBucket(const model::InspectedBucket &row, bool json)
@@ -74,7 +75,7 @@ void printBucket(const model::InspectedBucket &row, bool json)
     ctlOut() << bucketTable.row({QString::fromUtf8(bucket.subject), bucket.policy, state.algorithm,
                                  QStringLiteral("%1/%2").arg(state.available).arg(state.capacity),
                                  QString::number(state.resetAfterMs), QString::number(state.ttlMs),
-                                 QString::number(state.allowed), QString::number(state.rejected)})
+                                 QString::number(state.allowed), QString::number(state.rejected), state.rulesText()})
              << Qt::endl;
 }
 

@@ -253,6 +253,47 @@ private Q_SLOTS:
             << "field \"description\": holds bytes that are not UTF-8";
         QTest::newRow("truncated sequence") << policy("\"limit\": 1, \"window_ms\": 1, \"description\": \"\xe2\x82\"")
                                             << "field \"description\": holds bytes that are not UTF-8";
+        // Overrides and the penalty: each bad one named, nothing taken.
+        const auto overrides = [&](const QByteArray &object) {
+            return policy(js(("'limit': 10, 'window_ms': 1000, 'overrides': " + object).constData()));
+        };
+        QTest::newRow("overrides not object")
+            << overrides("['a']") << "field \"overrides\": must be an object of subjects";
+        QTest::newRow("override subject with brace")
+            << overrides("{'a{b': 'deny'}") << "\"a{b\" is not a subject (1 to 512 bytes without { or })";
+        QTest::newRow("override empty subject") << overrides("{'': 'deny'}") << "\"\" is not a subject";
+        QTest::newRow("override subject too long")
+            << overrides("{'" + QByteArray(513, 'x') + "': 'deny'}") << "is not a subject (1 to 512 bytes";
+        QTest::newRow("override word") << overrides("{'a': 'block'}")
+                                       << "\"a\": must be \"allow\", \"deny\" or an object of limit and burst";
+        QTest::newRow("override empty object") << overrides("{'a': {}}") << "\"a\": must be \"allow\"";
+        QTest::newRow("override unknown field") << overrides("{'a': {'limit': 5, 'window_ms': 10}}")
+                                                << "\"window_ms\" is not an override field (known: limit, burst)";
+        QTest::newRow("override limit zero")
+            << overrides("{'a': {'limit': 0}}") << "\"a\": limit must be a positive whole number";
+        QTest::newRow("override limit fraction")
+            << overrides("{'a': {'limit': 1.5}}") << "limit must be a positive whole number";
+        QTest::newRow("override limit too large")
+            << overrides("{'batch-*': {'limit': 1000000001}}")
+            << "field \"overrides\": \"batch-*\": limit must be a whole number from 1 to 1000000000";
+        QTest::newRow("override burst unused")
+            << QByteArray(js("{'policies': [{'name': 'api', 'algorithm': 'fixed_window', 'limit': 10, 'window_ms': "
+                             "1000, 'overrides': {'a': {'burst': 5}}}]}"))
+            << "\"a\": burst is not used by fixed_window";
+        QTest::newRow("override burst past 2^52 ms")
+            << policy(js("'limit': 1, 'window_ms': 604800000, 'overrides': {'slow': {'burst': 1000000000}}"))
+            << "\"slow\": burst must be at most 7446427 with a limit of 1 per 604800000 ms";
+        QTest::newRow("override of sliding_log past its entries")
+            << QByteArray(js("{'policies': [{'name': 'api', 'algorithm': 'sliding_log', 'limit': 10, 'window_ms': "
+                             "1000, 'overrides': {'a': {'limit': 100001}}}]}"))
+            << "\"a\": limit must be at most 100000 for sliding_log";
+        QTest::newRow("block_ms negative") << policy(js("'limit': 1, 'window_ms': 1, 'block_ms': -5"))
+                                           << "field \"block_ms\": must be positive, not -5";
+        QTest::newRow("block_ms text") << policy(js("'limit': 1, 'window_ms': 1, 'block_ms': '10m'"))
+                                       << "field \"block_ms\": must be a whole number, not a string";
+        QTest::newRow("block_ms past 31 days") << policy(js("'limit': 1, 'window_ms': 1, 'block_ms': 2678400001"))
+                                               << "field \"block_ms\": must be a whole number of milliseconds from 1 "
+                                                  "to 2678400000 (31 days)";
         QTest::newRow("invalid byte in name")
             << QByteArray("{\"policies\": [{\"name\": \"a\xff\", \"algorithm\": \"gcra\"}]}")
             << "policy \"#1\", field \"name\": holds bytes that are not UTF-8";
@@ -269,6 +310,71 @@ private Q_SLOTS:
         for (const PolicyError &error : file.errors)
             messages << error.toString();
         QVERIFY2(messages.join(QLatin1Char('\n')).contains(expected), qPrintable(messages.join(QLatin1Char('\n'))));
+    }
+
+    // 10,000 overrides are a policy's most; one more is refused, as is a namespace past 100,000.
+    void overridesAreBounded()
+    {
+        Policy policy;
+        policy.name = QStringLiteral("api");
+        policy.limit = 10;
+        policy.windowMs = 1000;
+        for (int i = 0; i < 10000; ++i)
+            policy.overrides.append({"subject-" + QByteArray::number(i), false, SubjectOverride::Kind::Deny, 0, 0});
+        std::sort(policy.overrides.begin(), policy.overrides.end());
+        QVERIFY(validatePolicy(policy).isEmpty());
+        const PolicyFile written = PolicyFile::parse(writePolicyFile({policy}));
+        QVERIFY2(written.ok(), qPrintable(written.errors.value(0).toString()));
+        QVERIFY(written.policies.first().sameDefinition(policy));
+        policy.overrides.append({"one-more", false, SubjectOverride::Kind::Deny, 0, 0});
+        QCOMPARE(validatePolicy(policy).value(0).toString(),
+                 QStringLiteral("policy \"api\", field \"overrides\": holds 10001 overrides; a policy may hold at "
+                                "most 10000"));
+        QVector<Policy> many(10, policy);
+        policy.overrides.removeLast();
+        many.fill(policy);
+        QVERIFY(namespaceOverrideProblems(many).isEmpty());
+        many.append(policy);
+        QCOMPARE(namespaceOverrideProblems(many).value(0).toString(),
+                 QStringLiteral("field \"overrides\": the policies hold 110000 overrides together; a namespace may "
+                                "hold at most 100000"));
+    }
+
+    // The written forms: a prefix ends in '*', an exact subject ending in '*' is written "\*"; the longest
+    // match wins and an exact subject beats a prefix of its length; a limit alone takes a burst that was
+    // the limit along.
+    void overridesMatchAsWritten()
+    {
+        const PolicyFile file = PolicyFile::parse(js(
+            "{'policies': [{'name': 'api', 'algorithm': 'token_bucket', 'limit': 10, 'window_ms': 1000, "
+            "'block_ms': 60000, 'overrides': {'partner-x': {'limit': 1000, 'burst': 2000}, 'batch-*': {'limit': 50}, "
+            "'batch-9*': 'deny', 'batch-9': 'allow', 'star\\\\*': 'deny', '*': {'limit': 5}}}]}"));
+        QVERIFY2(file.ok(), qPrintable(file.errors.value(0).toString()));
+        const Policy &policy = file.policies.first();
+        QCOMPARE(policy.blockMs, 60000);
+        QCOMPARE(policy.overrides.size(), 6);
+        const auto decided = [&](const QByteArray &subject) {
+            const SubjectOverride *match = matchingOverride(policy.overrides, subject);
+            return match ? overrideText(*match) : QStringLiteral("none");
+        };
+        QCOMPARE(decided("partner-x"), QStringLiteral("partner-x: limit 1000, burst 2000"));
+        QCOMPARE(decided("batch-1"), QStringLiteral("batch-*: limit 50"));
+        QCOMPARE(decided("batch-9"), QStringLiteral("batch-9: allow"));
+        QCOMPARE(decided("batch-90"), QStringLiteral("batch-9*: deny"));
+        QCOMPARE(decided("star*"), QStringLiteral("star\\*: deny"));
+        QCOMPARE(decided("stark"), QStringLiteral("*: limit 5"));
+        QCOMPARE(overriddenPolicy(policy, *matchingOverride(policy.overrides, "batch-1")).effectiveBurst(), 50);
+        QVERIFY(writePolicyFile({policy}).contains("\"star\\\\*\": \"deny\""));
+        Policy withBurst = policy;
+        withBurst.burst = 20;
+        QCOMPARE(overriddenPolicy(withBurst, *matchingOverride(policy.overrides, "batch-1")).effectiveBurst(), 20);
+        // Reviews name only the overrides that differ.
+        Policy changed = policy;
+        changed.overrides.removeFirst();
+        changed.overrides.first().limit = 7;
+        const OverrideChanges changes = overrideChanges(policy.overrides, changed.overrides);
+        QCOMPARE(changes.before, QStringLiteral("*: limit 5; batch-*: limit 50"));
+        QCOMPARE(changes.after, QStringLiteral("batch-*: limit 7"));
     }
 
     void textThatIsUnicodeIsKept()

@@ -2,6 +2,7 @@
 // The policy store against a real Redis: atomic optimistic saves, audit entries, no-op re-applies,
 // all-or-nothing batches, deletes, and clear errors for damaged stored data.
 
+#include "model/policy/policy_plan.h"
 #include "model/policy/policy_store.h"
 #include "redis/redis_client.h"
 #include "support/sync_command.h"
@@ -14,7 +15,9 @@ using namespace sluice;
 using model::Algorithm;
 using model::Policy;
 using model::PolicyChange;
+using model::PolicyPlan;
 using model::PolicyStore;
+using model::SubjectOverride;
 using model::WindowStart;
 using redis::RedisClient;
 
@@ -213,6 +216,43 @@ private Q_SLOTS:
         QVERIFY(commit({{PolicyChange::Kind::Delete, policy(QStringLiteral("api"), 0), -1}}).changed.isEmpty());
     }
 
+    // Overrides and a penalty are stored with the definition (the overrides as JSON), read back the same and
+    // audited; a version that does not know a stored field refuses to save that policy rather than drop it.
+    void subjectRulesAreStoredAndUnknownFieldsKept()
+    {
+        Policy ruled = policy(QStringLiteral("login"), 5);
+        ruled.blockMs = 600000;
+        ruled.overrides = {{"abuser-7", false, SubjectOverride::Kind::Deny, 0, 0},
+                           {"batch-", true, SubjectOverride::Kind::Limits, 50, 0},
+                           {"partner-x", false, SubjectOverride::Kind::Limits, 1000, 2000}};
+        QVERIFY(!commit({put(ruled, 0)}).failure);
+        const QByteArray hash = key(":policy:login");
+        QCOMPARE(redisCall({"HGET", hash, "block_ms"}).value.bytes, QByteArray("600000"));
+        QCOMPARE(
+            redisCall({"HGET", hash, "overrides"}).value.bytes,
+            sluice::test::js("{'abuser-7':'deny','batch-*':{'limit':50},'partner-x':{'burst':2000,'limit':1000}}"));
+        const Policy stored = list().policies.first();
+        QVERIFY(stored.sameDefinition(ruled));
+        QVERIFY(stored.unknownFields.isEmpty());
+        const auto audit = redisCall({"XREVRANGE", key(":audit"), "+", "-", "COUNT", "1"});
+        const auto &entry = audit.value.elements.first().elements.at(1).elements;
+        const auto newAt = std::find_if(entry.begin(), entry.end(), [](const auto &v) { return v.bytes == "new"; });
+        QVERIFY(newAt != entry.end() && (newAt + 1)->bytes.contains("\"block_ms\":\"600000\"")
+                && (newAt + 1)->bytes.contains("partner-x"));
+
+        // A field from a newer version: kept, listed, and saving the policy here is refused.
+        QVERIFY(redisCall({"HSET", hash, "quota_zone", "eu"}).ok());
+        const PolicyStore::ListResult withNewer = list();
+        QCOMPARE(withNewer.policies.first().unknownFields, QStringList{QStringLiteral("quota_zone")});
+        Policy edited = withNewer.policies.first();
+        edited.limit = 6;
+        const PolicyPlan plan = PolicyPlan::between(withNewer, {edited}, false);
+        QCOMPARE(plan.problems.value(0).toString(),
+                 QStringLiteral("policy \"login\", field \"quota_zone\": was stored by a newer Sluice with fields this "
+                                "version does not know: saving it here would drop them; save it with that version"));
+        QVERIFY(PolicyPlan::between(withNewer, {withNewer.policies.first()}, false).problems.isEmpty());
+    }
+
     void damagedStoredDataIsReported_data()
     {
         QTest::addColumn<QByteArray>("field");
@@ -224,6 +264,12 @@ private Q_SLOTS:
                                    << QStringLiteral("not an algorithm");
         QTest::newRow("shadow") << QByteArray("shadow") << QByteArray("yes") << QStringLiteral("not 0 or 1");
         QTest::newRow("limit zero") << QByteArray("limit") << QByteArray("0") << QStringLiteral("field \"limit\"");
+        QTest::newRow("overrides not JSON") << QByteArray("overrides") << QByteArray("{partner")
+                                            << QStringLiteral("field \"overrides\" holds no JSON object");
+        QTest::newRow("override subject") << QByteArray("overrides") << sluice::test::js("{'a}':'deny'}")
+                                          << QStringLiteral("\"a}\" is not a subject");
+        QTest::newRow("block_ms text") << QByteArray("block_ms") << QByteArray("soon")
+                                       << QStringLiteral("field \"block_ms\" holds \"soon\", not a whole number");
         QTest::newRow("window start") << QByteArray("window_start") << QByteArray("noon")
                                       << QStringLiteral("field \"window_start\" holds \"noon\", not aligned or "
                                                         "first_call");
