@@ -7,6 +7,68 @@
 -- the middle of a window, those rejections count against the new limit until the window ends.)
 local fixed_window = {}
 
+-- Calendar windows (a policy's `calendar`): days from midnight, weeks from Monday, and months from
+-- anchor_day (on a shorter month its last day), on the server's clock at a fixed offset from UTC
+-- (p.offset_ms). A window's id numbers days, weeks or months since the epoch, so the one before has
+-- id - 1 as for aligned windows. Dates are proleptic Gregorian: days since 1970-01-01 to a date and
+-- back by whole-number arithmetic (the era of 400 years, then the year from March, so that February
+-- and its 29th come last).
+local DAY_MS = 86400000
+
+local function days_from_civil(y, m, d)
+    if m <= 2 then y = y - 1 end
+    local era = floor(y / 400)
+    local year_of_era = y - era * 400
+    local day_of_year = floor((153 * ((m + 9) % 12) + 2) / 5) + d - 1
+    local day_of_era = year_of_era * 365 + floor(year_of_era / 4) - floor(year_of_era / 100) + day_of_year
+    return era * 146097 + day_of_era - 719468
+end
+
+local function civil_from_days(days)
+    days = days + 719468
+    local era = floor(days / 146097)
+    local day_of_era = days - era * 146097
+    local year_of_era = floor((day_of_era - floor(day_of_era / 1460) + floor(day_of_era / 36524)
+        - floor(day_of_era / 146096)) / 365)
+    local day_of_year = day_of_era - (365 * year_of_era + floor(year_of_era / 4) - floor(year_of_era / 100))
+    local march_month = floor((5 * day_of_year + 2) / 153)
+    local m = march_month < 10 and march_month + 3 or march_month - 9
+    return year_of_era + era * 400 + (m <= 2 and 1 or 0), m
+end
+
+-- When the window of month id `k` (year * 12 + month - 1) begins, in ms since the epoch.
+local function month_start(p, k)
+    local y, m = floor(k / 12), k % 12 + 1
+    local first = days_from_civil(y, m, 1)
+    local length = days_from_civil(m == 12 and y + 1 or y, m == 12 and 1 or m + 1, 1) - first
+    local day = p.anchor_day
+    if day > length then day = length end
+    return (first + day - 1) * DAY_MS - p.offset_ms
+end
+
+local function calendar_id(p, now)
+    local day = floor((now + p.offset_ms) / DAY_MS)
+    if p.calendar == 'day' then return day end
+    if p.calendar == 'week' then return floor((day + 3) / 7) end -- 1970-01-01 was a Thursday
+    local y, m = civil_from_days(day)
+    local k = y * 12 + m - 1
+    if now < month_start(p, k) then k = k - 1 end
+    return k
+end
+
+-- When calendar window `id` ends: the next one's start.
+local function calendar_end(p, id)
+    if p.calendar == 'day' then return (id + 1) * DAY_MS - p.offset_ms end
+    if p.calendar == 'week' then return ((id + 1) * 7 - 3) * DAY_MS - p.offset_ms end
+    return month_start(p, id + 1)
+end
+
+-- A bucket lives one idle window after the window `id`: to the end of the next.
+local function window_expiry(p, id)
+    if p.calendar then return calendar_end(p, id + 1) end
+    return (id + 2) * p.window_ms
+end
+
 -- A window's count read back: the units admitted in it and the rejections it holds.
 local function window_split(p, count)
     if count > p.limit then return p.limit, count - p.limit end
@@ -47,7 +109,8 @@ end
 -- `count` is the window's count before this call. A call counted ahead (not peeking) is in the
 -- hash `field`; `fresh` says it is the window's first; `stays` that it stays there if rejected.
 local function window_outcome(p, id, count, cost, now, peek, field, fresh, previous, allowed, rejected)
-    local ok, units, retry, reset = window_numbers(p, window_split(p, count), cost, (id + 1) * p.window_ms - now, peek)
+    local ends = p.calendar and calendar_end(p, id) or (id + 1) * p.window_ms
+    local ok, units, retry, reset = window_numbers(p, window_split(p, count), cost, ends - now, peek)
     return {ok = ok, units = units, retry = retry, reset = reset, id = id, cost = cost,
             counted = not peek, stays = not peek and cost == 1, field = field, fresh = fresh,
             previous = previous, allowed = allowed, rejected = rejected}
@@ -64,7 +127,7 @@ end
 -- Counts the call in its window: the window id, its field and its count including the call. The
 -- field's text is kept per policy: converting a number costs more than the call using it.
 local function count_ahead(p, key, now, cost)
-    local id = floor(now / p.window_ms)
+    local id = p.calendar and calendar_id(p, now) or floor(now / p.window_ms)
     if p.window_id ~= id then p.window_id, p.window_field = id, tostring(id) end
     local field = p.window_field
     local count = redis_pcall('HINCRBY', key, field, cost == 1 and '1' or cost) -- (the common cost, not formatted)
@@ -77,7 +140,7 @@ local function count_ahead(p, key, now, cost)
         redis_call('PEXPIRE', key, '0')
         count = redis_call('HINCRBY', key, field, carried + cost)
         -- Not the window's first call, so apply() gives it no expiry: the window's own, here.
-        if carried > 0 then redis_call('PEXPIREAT', key, (id + 2) * p.window_ms) end
+        if carried > 0 then redis_call('PEXPIREAT', key, window_expiry(p, id)) end
     end
     return id, field, count
 end
@@ -103,7 +166,7 @@ function fixed_window.evaluate(p, key, now, cost, peek)
         if not id then return nil, field end
         return counted_outcome(p, key, now, cost, id, field, count)
     end
-    local id = floor(now / p.window_ms)
+    local id = p.calendar and calendar_id(p, now) or floor(now / p.window_ms)
     local fields, err = read('HGETALL', key)
     if err then
         local carried = first_call_count(key, err)
@@ -140,7 +203,7 @@ function fixed_window.apply(p, key, st, verdict)
             if rejected > 0 then redis_call('HINCRBY', key, 'r', rejected) end
             redis_call('HDEL', key, st.id - 1)
         end
-        redis_call('PEXPIREAT', key, (st.id + 2) * p.window_ms)
+        redis_call('PEXPIREAT', key, window_expiry(p, st.id))
     end
 end
 
@@ -150,7 +213,7 @@ function fixed_window.acquire(p, key, now, cost)
     if count ~= cost then
         -- In a window already under way the count is all there is to write when the call fits,
         -- or when a call of cost 1 finds the window full.
-        local limit, ends = p.limit, (id + 1) * p.window_ms - now
+        local limit, ends = p.limit, (p.calendar and calendar_end(p, id) or (id + 1) * p.window_ms) - now
         if count <= limit then return true, limit - count, -1, ends end
         if cost == 1 then return false, 0, ends, ends end
     end

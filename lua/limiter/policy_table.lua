@@ -24,7 +24,7 @@ local function prepare(p)
     if not limit or limit < 1 or limit > MAX_COUNT or limit % 1 ~= 0 then
         return nil, 'limit must be a whole number from 1 to ' .. MAX_COUNT
     end
-    if not window or window < 1 or window > MAX_WINDOW_MS or window % 1 ~= 0 then
+    if not window or window < 1 or (window > MAX_WINDOW_MS and not p.calendar) or window % 1 ~= 0 then
         return nil, 'window_ms must be a whole number from 1 to ' .. MAX_WINDOW_MS
     end
     if not burst or burst < 1 or burst > MAX_COUNT or burst % 1 ~= 0 then
@@ -44,6 +44,7 @@ local function prepare(p)
                 .. ' per ' .. window .. ' ms: an empty bucket must refill within 2^52 ms (burst / limit windows)'
         end
     end
+    if p.calendar then p.offset_ms = p.utc_offset_minutes * 60000 end
     p.capacity = uses_burst and burst or limit
     p.wide = max(limit, p.capacity) * window > MAX_SCALED
     if not p.wide then p.full = p.capacity * window end

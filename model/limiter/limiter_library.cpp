@@ -52,6 +52,10 @@ QByteArray LimiterLibrary::policyTable(const QVector<Policy> &policies)
             + (policy.shadowOf.isEmpty() ? QByteArray() : ", shadow_of = " + luaString(policy.shadowOf.toUtf8()))
             + (policy.overrides.isEmpty() ? QByteArray() : ", overrides = " + luaString(overridesLibraryText(policy)))
             + (policy.blockMs > 0 ? ", block_ms = " + QByteArray::number(policy.blockMs) : QByteArray())
+            + (policy.calendar == Calendar::None ? QByteArray()
+                                                 : ", calendar = " + luaString(calendarName(policy.calendar).toUtf8())
+                       + ", utc_offset_minutes = " + QByteArray::number(policy.utcOffsetMinutes)
+                       + ", anchor_day = " + QByteArray::number(policy.anchorDay))
             + ", description = " + luaString(policy.description.toUtf8()) + "},\n";
     }
     return table + "}\n";

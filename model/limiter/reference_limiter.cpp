@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/limiter/reference_limiter.h"
 
+#include <QDateTime>
 #include <QMap>
 
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <vector>
 
 namespace sluice::model {
@@ -169,6 +171,59 @@ public:
 private:
     qint64 used = 0;
     qint64 endsAt = 0;
+};
+
+// A fixed window on the calendar (Policy::calendar): the period in progress at t, found with Qt's
+// calendar at the policy's offset from UTC (no arithmetic shared with the library's), and its count.
+class CalendarWindow : public ReferenceLimiter::Model {
+public:
+    explicit CalendarWindow(const Policy &policy)
+        : Model(policy)
+        , calendar(policy.calendar)
+        , offsetSeconds(policy.utcOffsetMinutes * 60)
+        , anchorDay(policy.anchorDay)
+    {
+    }
+    // When the period holding t began (ms since the epoch).
+    qint64 periodStart(qint64 t) const
+    {
+        const QDate date = QDateTime::fromMSecsSinceEpoch(t, Qt::OffsetFromUTC, offsetSeconds).date();
+        QDate first = date;
+        if (calendar == Calendar::Week) {
+            first = date.addDays(1 - date.dayOfWeek());
+        } else if (calendar == Calendar::Month) {
+            first = anchorIn(date.year(), date.month());
+            if (date < first)
+                first = anchorIn(date.addMonths(-1).year(), date.addMonths(-1).month());
+        }
+        return QDateTime(first, QTime(0, 0), Qt::OffsetFromUTC, offsetSeconds).toMSecsSinceEpoch();
+    }
+    qint64 count(qint64 t) const { return periodStart(t) == started ? used : 0; }
+    bool fits(qint64 t, qint64 cost) const override { return count(t) + cost <= limit; }
+    qint64 available(qint64 t) const override { return static_cast<qint64>(limit) - count(t); }
+    bool full(qint64 t) const override { return count(t) == 0; }
+    QByteArray consume(qint64 t, qint64 cost) override
+    {
+        if (periodStart(t) != started) {
+            started = periodStart(t);
+            used = 0;
+        }
+        used += cost;
+        return {};
+    }
+
+private:
+    // A month's anchor day, or its last day when it has fewer.
+    QDate anchorIn(int year, int month) const
+    {
+        const QDate first(year, month, 1);
+        return QDate(year, month, std::min(anchorDay, first.daysInMonth()));
+    }
+    const Calendar calendar;
+    const int offsetSeconds;
+    const int anchorDay;
+    qint64 started = std::numeric_limits<qint64>::min();
+    qint64 used = 0;
 };
 
 // The weighted estimate over aligned windows, scaled by the window.
@@ -413,7 +468,9 @@ ReferenceLimiter::ReferenceLimiter(const Policy &given, const QByteArray &subjec
     case Algorithm::Gcra: m_model = std::make_unique<Gcra>(policy); break;
     case Algorithm::LeakyBucket: m_model = std::make_unique<LeakyBucket>(policy); break;
     case Algorithm::FixedWindow:
-        if (policy.windowStart == WindowStart::FirstCall)
+        if (policy.calendar != Calendar::None)
+            m_model = std::make_unique<CalendarWindow>(policy);
+        else if (policy.windowStart == WindowStart::FirstCall)
             m_model = std::make_unique<FirstCallWindow>(policy);
         else
             m_model = std::make_unique<FixedWindow>(policy);

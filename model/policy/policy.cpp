@@ -76,10 +76,42 @@ std::optional<WindowStart> windowStartFromName(const QString &name)
     return std::nullopt;
 }
 
+QString calendarName(Calendar calendar)
+{
+    switch (calendar) {
+    case Calendar::None: break;
+    case Calendar::Day: return QStringLiteral("day");
+    case Calendar::Week: return QStringLiteral("week");
+    case Calendar::Month: return QStringLiteral("month");
+    }
+    return {};
+}
+
+std::optional<Calendar> calendarFromName(const QString &name)
+{
+    for (const Calendar calendar : {Calendar::Day, Calendar::Week, Calendar::Month})
+        if (name == calendarName(calendar))
+            return calendar;
+    return std::nullopt;
+}
+
+qint64 calendarNominalMs(Calendar calendar)
+{
+    constexpr qint64 day = 24 * 3600 * 1000;
+    switch (calendar) {
+    case Calendar::None: break;
+    case Calendar::Day: return day;
+    case Calendar::Week: return 7 * day;
+    case Calendar::Month: return 31 * day;
+    }
+    return 0;
+}
+
 bool Policy::sameDefinition(const Policy &other) const
 {
     return name == other.name && algorithm == other.algorithm && limit == other.limit && windowMs == other.windowMs
         && effectiveBurst() == other.effectiveBurst() && shadow == other.shadow && windowStart == other.windowStart
+        && calendar == other.calendar && utcOffsetMinutes == other.utcOffsetMinutes && anchorDay == other.anchorDay
         && shadowOf == other.shadowOf && predictedRejectedShare == other.predictedRejectedShare
         && overrides == other.overrides && blockMs == other.blockMs && description == other.description;
 }
@@ -116,9 +148,28 @@ QVector<PolicyError> validatePolicy(const Policy &policy)
         fail("name", Text::tr("must be 1 to 64 letters, digits, '_', '.' or '-'"));
     if (policy.limit < 1 || policy.limit > limits::maxLimit)
         fail("limit", Text::tr("must be a whole number from 1 to %1").arg(limits::maxLimit));
-    if (policy.windowMs < 1 || policy.windowMs > limits::maxWindowMs)
+    if (policy.calendar != Calendar::None) {
+        if (policy.algorithm != Algorithm::FixedWindow)
+            fail("calendar", Text::tr("is for fixed windows only, not %1").arg(algorithmName(policy.algorithm)));
+        else if (policy.windowStart != WindowStart::Aligned)
+            fail("calendar", Text::tr("windows start on the calendar, not at the first call"));
+        if (policy.windowMs != calendarNominalMs(policy.calendar))
+            fail("window_ms", Text::tr("is set by the calendar: leave it out"));
+        if (policy.utcOffsetMinutes < limits::minUtcOffsetMinutes
+            || policy.utcOffsetMinutes > limits::maxUtcOffsetMinutes)
+            fail("utc_offset_minutes",
+                 Text::tr("must be a whole number of minutes from %1 to %2")
+                     .arg(limits::minUtcOffsetMinutes)
+                     .arg(limits::maxUtcOffsetMinutes));
+        if (policy.anchorDay < 1 || policy.anchorDay > 31
+            || (policy.anchorDay != 1 && policy.calendar != Calendar::Month))
+            fail("anchor_day", Text::tr("must be a day of the month from 1 to 31, for a month only"));
+    } else if (policy.windowMs < 1 || policy.windowMs > limits::maxWindowMs) {
         fail("window_ms",
              Text::tr("must be a whole number of milliseconds from 1 to %1 (one week)").arg(limits::maxWindowMs));
+    } else if (policy.utcOffsetMinutes != 0 || policy.anchorDay != 1) {
+        fail(policy.utcOffsetMinutes != 0 ? "utc_offset_minutes" : "anchor_day", Text::tr("needs a calendar"));
+    }
     if (policy.burst < 0 || policy.burst > limits::maxBurst)
         fail("burst", Text::tr("must be a whole number from 1 to %1").arg(limits::maxBurst));
     if (policy.description.size() > limits::maxDescriptionLength)

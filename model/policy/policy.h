@@ -31,6 +31,16 @@ enum class WindowStart { Aligned, FirstCall };
 QString windowStartName(WindowStart start);
 std::optional<WindowStart> windowStartFromName(const QString &name);
 
+// A fixed window on the calendar: a day from midnight, a week from Monday, a month (from anchor_day,
+// on a shorter month its last day), at a fixed offset from UTC. Its window_ms is not given but
+// derived: the nominal length (a day, a week, 31 days), which summaries and rates use.
+enum class Calendar { None, Day, Week, Month };
+
+// The stored and JSON spelling ("day", "week", "month"; empty for None).
+QString calendarName(Calendar calendar);
+std::optional<Calendar> calendarFromName(const QString &name);
+qint64 calendarNominalMs(Calendar calendar);
+
 // The largest values a policy may hold. The limiter does exact integer arithmetic in Lua's doubles
 // (splitting products that would pass 2^53), so every value it replies or stores must stay below 2^53:
 // these bounds guarantee that, with room for a sum.
@@ -42,6 +52,8 @@ constexpr qint64 maxStoredEntries = 100'000;           // sliding_log entries an
 constexpr qint64 maxFillMs = 4'503'599'627'370'496;    // 2^52: an empty bucket fills within it (waits, expiry)
 constexpr int maxDescriptionLength = 1024;
 constexpr qint64 maxBlockMs = 31LL * 24 * 3600 * 1000; // a penalty of up to 31 days
+constexpr int minUtcOffsetMinutes = -720;              // UTC-12:00
+constexpr int maxUtcOffsetMinutes = 840;               // UTC+14:00
 } // namespace policy_limits
 
 struct Policy {
@@ -52,6 +64,9 @@ struct Policy {
     qint64 burst = 0; // 0 in input means "same as limit"
     bool shadow = false;
     WindowStart windowStart = WindowStart::Aligned; // fixed_window only
+    Calendar calendar = Calendar::None;             // fixed_window only; sets windowMs
+    int utcOffsetMinutes = 0;                       // a calendar's offset from UTC
+    int anchorDay = 1;                              // a month's first day, 1 to 31
     // A shadow twin: the live policy whose every call this shadow policy also decides, as if it alone
     // decided it, on the same subject, so a candidate limit sees live traffic without a service changing
     // its calls. Empty: an ordinary policy.

@@ -30,6 +30,7 @@ QVector<DefinitionField> definitionFields(const Policy &policy)
             {QStringLiteral("shadow_of"), Text::tr("Shadow of"), policy.shadowOf},
             {QStringLiteral("predicted_rejected_share"), Text::tr("Predicted rejected"),
              policy.predictedRejectedShare >= 0 ? formatShare(policy.predictedRejectedShare) : QString()},
+            {QStringLiteral("calendar"), Text::tr("Calendar"), calendarText(policy)},
             {QStringLiteral("overrides"), Text::tr("Overrides"),
              policy.overrides.isEmpty() ? QString() : Text::tr("%n override(s)", nullptr, policy.overrides.size())},
             {QStringLiteral("block_ms"), Text::tr("Penalty"),

@@ -21,11 +21,21 @@ struct Text {
     Q_DECLARE_TR_FUNCTIONS(sluice::model::PolicyFile)
 };
 
-const QStringList knownFields{
-    QStringLiteral("name"),         QStringLiteral("algorithm"), QStringLiteral("limit"),
-    QStringLiteral("window_ms"),    QStringLiteral("burst"),     QStringLiteral("shadow"),
-    QStringLiteral("window_start"), QStringLiteral("shadow_of"), QStringLiteral("predicted_rejected_share"),
-    QStringLiteral("overrides"),    QStringLiteral("block_ms"),  QStringLiteral("description")};
+const QStringList knownFields{QStringLiteral("name"),
+                              QStringLiteral("algorithm"),
+                              QStringLiteral("limit"),
+                              QStringLiteral("window_ms"),
+                              QStringLiteral("burst"),
+                              QStringLiteral("shadow"),
+                              QStringLiteral("window_start"),
+                              QStringLiteral("shadow_of"),
+                              QStringLiteral("predicted_rejected_share"),
+                              QStringLiteral("overrides"),
+                              QStringLiteral("block_ms"),
+                              QStringLiteral("calendar"),
+                              QStringLiteral("utc_offset_minutes"),
+                              QStringLiteral("anchor_day"),
+                              QStringLiteral("description")};
 
 QString jsonTypeName(const QJsonValue &value)
 {
@@ -69,25 +79,55 @@ Policy readPolicy(const QJsonObject &object, int index, QVector<PolicyError> &er
                  .arg(algorithmValue.toString(), algorithmNames().join(QStringLiteral(", "))));
     }
 
-    auto readWhole = [&](const char *field, bool required, qint64 *target) {
+    // A calendar sets the window: window_ms is then left out.
+    const QJsonValue calendarValue = object.value(QLatin1String("calendar"));
+    if (!calendarValue.isUndefined()) {
+        if (const auto calendar = calendarFromName(calendarValue.toString())) {
+            policy.calendar = *calendar;
+            policy.windowMs = calendarNominalMs(*calendar);
+        } else {
+            fail(QStringLiteral("calendar"),
+                 Text::tr("must be \"day\", \"week\" or \"month\", not %1")
+                     .arg(calendarValue.isString() ? QStringLiteral("\"%1\"").arg(calendarValue.toString().left(40))
+                                                   : jsonTypeName(calendarValue)));
+        }
+        if (object.contains(QLatin1String("window_ms")))
+            fail(QStringLiteral("window_ms"), Text::tr("cannot be set with a calendar, which sets the window"));
+    }
+
+    // A whole number, negative too: sign checks are the caller's.
+    auto readInteger = [&](const char *field, qint64 *target) {
         const QJsonValue value = object.value(QLatin1String(field));
-        if (value.isUndefined() && !required)
-            return;
         const double number = value.toDouble();
-        // 2^53 bounds the doubles that JSON numbers become without losing a unit.
         if (!value.isDouble() || std::floor(number) != number || std::fabs(number) > 9007199254740992.0) {
             fail(QLatin1String(field),
                  value.isUndefined() ? Text::tr("is required")
                                      : Text::tr("must be a whole number, not %1")
                                            .arg(value.isDouble() ? QString::number(number) : jsonTypeName(value)));
-            return;
+            return false;
         }
         *target = static_cast<qint64>(number);
+        return true;
+    };
+    auto readWhole = [&](const char *field, bool required, qint64 *target) {
+        const QJsonValue value = object.value(QLatin1String(field));
+        if (value.isUndefined() && !required)
+            return;
+        if (!readInteger(field, target))
+            return;
         if (*target < 1)
             fail(QLatin1String(field), Text::tr("must be positive, not %1").arg(*target));
     };
+    const auto readSmall = [&](const char *field, int *target) {
+        qint64 value = 0;
+        if (object.contains(QLatin1String(field)) && readInteger(field, &value))
+            *target = int(std::clamp<qint64>(value, -100000, 100000)); // out of range: validatePolicy() says so
+    };
+    readSmall("utc_offset_minutes", &policy.utcOffsetMinutes);
+    readSmall("anchor_day", &policy.anchorDay);
     readWhole("limit", true, &policy.limit);
-    readWhole("window_ms", true, &policy.windowMs);
+    if (calendarValue.isUndefined())
+        readWhole("window_ms", true, &policy.windowMs);
     readWhole("burst", false, &policy.burst);
     readWhole("block_ms", false, &policy.blockMs);
 
@@ -207,6 +247,14 @@ QJsonObject policyToJson(const Policy &policy)
         object.insert(QStringLiteral("shadow_of"), policy.shadowOf);
     if (policy.predictedRejectedShare >= 0)
         object.insert(QStringLiteral("predicted_rejected_share"), policy.predictedRejectedShare);
+    if (policy.calendar != Calendar::None) {
+        object.remove(QStringLiteral("window_ms"));
+        object.remove(QStringLiteral("window_start"));
+        object.insert(QStringLiteral("calendar"), calendarName(policy.calendar));
+        object.insert(QStringLiteral("utc_offset_minutes"), policy.utcOffsetMinutes);
+        if (policy.calendar == Calendar::Month)
+            object.insert(QStringLiteral("anchor_day"), policy.anchorDay);
+    }
     if (!policy.overrides.isEmpty())
         object.insert(QStringLiteral("overrides"), overridesToJson(policy.overrides));
     if (policy.blockMs > 0)

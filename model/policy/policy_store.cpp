@@ -90,6 +90,9 @@ QByteArrayList PolicyStore::definitionFields(const Policy &policy)
         fields << "overrides" << QJsonDocument(overridesToJson(policy.overrides)).toJson(QJsonDocument::Compact);
     if (policy.blockMs > 0)
         fields << "block_ms" << QByteArray::number(policy.blockMs);
+    if (policy.calendar != Calendar::None)
+        fields << "calendar" << calendarName(policy.calendar).toUtf8() << "utc_offset_minutes"
+               << QByteArray::number(policy.utcOffsetMinutes) << "anchor_day" << QByteArray::number(policy.anchorDay);
     return fields;
 }
 
@@ -154,6 +157,24 @@ std::optional<Policy> PolicyStore::fromDefinition(const QString &name, const QHa
     if (map.contains("block_ms") && !readWhole(map, "block_ms", &policy.blockMs, &fieldError)) {
         *error = where + fieldError;
         return std::nullopt;
+    }
+    if (map.contains("calendar")) {
+        const auto calendar = calendarFromName(QString::fromUtf8(map.value("calendar")));
+        qint64 offset = 0, anchor = 0;
+        if (!calendar) {
+            *error = where
+                + Text::tr("field \"calendar\" holds \"%1\", not day, week or month")
+                      .arg(QString::fromUtf8(map.value("calendar").left(40)));
+            return std::nullopt;
+        }
+        if (!readWhole(map, "utc_offset_minutes", &offset, &fieldError)
+            || !readWhole(map, "anchor_day", &anchor, &fieldError)) {
+            *error = where + fieldError;
+            return std::nullopt;
+        }
+        policy.calendar = *calendar;
+        policy.utcOffsetMinutes = int(std::clamp<qint64>(offset, -100000, 100000)); // validated below
+        policy.anchorDay = int(std::clamp<qint64>(anchor, -1, 100));
     }
     policy.description = QString::fromUtf8(map.value("description"));
     for (auto it = map.cbegin(); it != map.cend(); ++it)

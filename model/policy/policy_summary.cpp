@@ -43,9 +43,25 @@ QString durationText(qint64 ms, bool singular)
     return Text::tr("%1 ms").arg(formatCount(ms));
 }
 
+namespace {
+
+// The window as a duration, or a calendar's period ("calendar month").
+QString periodText(const Policy &policy, bool singular = false)
+{
+    switch (policy.calendar) {
+    case Calendar::None: break;
+    case Calendar::Day: return Text::tr("calendar day");
+    case Calendar::Week: return Text::tr("calendar week");
+    case Calendar::Month: return Text::tr("calendar month");
+    }
+    return durationText(policy.windowMs, singular);
+}
+
+} // namespace
+
 QString describePolicy(const Policy &policy)
 {
-    const QString per = durationText(policy.windowMs, true);
+    const QString per = periodText(policy, true);
     const qint64 burst = policy.effectiveBurst();
     QString text;
     switch (policy.algorithm) {
@@ -67,12 +83,11 @@ QString describePolicy(const Policy &policy)
                   .arg(requests(policy.limit), per);
         break;
     case Algorithm::SlidingLog:
-        text = Text::tr("At most %1 in any %2, exactly.")
-                   .arg(requests(policy.limit), durationText(policy.windowMs, true));
+        text = Text::tr("At most %1 in any %2, exactly.").arg(requests(policy.limit), periodText(policy, true));
         break;
     case Algorithm::SlidingWindow:
         text = Text::tr("About %1 in any %2, estimated from the current and previous window.")
-                   .arg(requests(policy.limit), durationText(policy.windowMs, true));
+                   .arg(requests(policy.limit), periodText(policy, true));
         break;
     case Algorithm::LeakyBucket:
         text = Text::tr("Queues up to %1 and lets %2 through per %3; a queued request is told how long to wait, "
@@ -81,7 +96,7 @@ QString describePolicy(const Policy &policy)
         break;
     case Algorithm::Concurrency:
         text = Text::tr("At most %1 in flight at once; a lease not released ends after %2.")
-                   .arg(requests(policy.limit), durationText(policy.windowMs));
+                   .arg(requests(policy.limit), periodText(policy));
         break;
     }
     if (policy.shadow)
@@ -91,7 +106,7 @@ QString describePolicy(const Policy &policy)
 
 QString windowInWords(const Policy &policy, bool singular)
 {
-    const QString window = durationText(policy.windowMs, singular);
+    const QString window = periodText(policy, singular);
     return policy.windowStart == WindowStart::FirstCall ? Text::tr("%1 from the first call").arg(window) : window;
 }
 
@@ -107,7 +122,7 @@ QString limitInWords(const Policy &policy)
 {
     if (policy.algorithm == Algorithm::Concurrency)
         return Text::tr("%1 at once").arg(formatCount(policy.limit));
-    const QString rate = Text::tr("%1 per %2").arg(formatCount(policy.limit), durationText(policy.windowMs, true));
+    const QString rate = Text::tr("%1 per %2").arg(formatCount(policy.limit), periodText(policy, true));
     return algorithmUsesBurst(policy.algorithm) && policy.effectiveBurst() != policy.limit
         ? Text::tr("%1, burst %2").arg(rate, formatCount(policy.effectiveBurst()))
         : rate;
@@ -120,6 +135,28 @@ QSet<QString> shadowPolicyNames(const QVector<Policy> &policies)
         if (policy.shadow)
             names.insert(policy.name);
     return names;
+}
+
+QString calendarText(const Policy &policy)
+{
+    if (policy.calendar == Calendar::None)
+        return {};
+    const int offset = policy.utcOffsetMinutes;
+    const QString zone = offset == 0 ? QStringLiteral("UTC")
+                                     : QStringLiteral("UTC%1%2:%3")
+                                           .arg(offset < 0 ? QLatin1Char('-') : QLatin1Char('+'))
+                                           .arg(std::abs(offset) / 60, 2, 10, QLatin1Char('0'))
+                                           .arg(std::abs(offset) % 60, 2, 10, QLatin1Char('0'));
+    switch (policy.calendar) {
+    case Calendar::None: break;
+    case Calendar::Day: return Text::tr("day from midnight, %1").arg(zone);
+    case Calendar::Week: return Text::tr("week from Monday, %1").arg(zone);
+    case Calendar::Month:
+        return policy.anchorDay == 1
+            ? Text::tr("month from the 1st, %1").arg(zone)
+            : Text::tr("month from day %1 (a shorter month's last day), %2").arg(policy.anchorDay).arg(zone);
+    }
+    return {};
 }
 
 } // namespace sluice::model

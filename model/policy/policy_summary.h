@@ -26,6 +26,9 @@ QString windowInWords(const Policy &policy, bool singular = false);
 // other algorithms.
 QString windowStartText(const Policy &policy);
 
+// A calendar window in words ("month from day 31, UTC+01:00", "day, UTC"); empty for no calendar.
+QString calendarText(const Policy &policy);
+
 // The names of the policies in shadow mode: they count what they would reject and reject nothing.
 QSet<QString> shadowPolicyNames(const QVector<Policy> &policies);
 

@@ -438,6 +438,122 @@ private Q_SLOTS:
         QCOMPARE(counts.value.elements.at(5).integer > 0, blockMs > 0);
     }
 
+    // Calendar windows against the model (which finds periods with Qt's calendar): random traffic from
+    // just before a boundary over days, weeks and months (a month's traffic spans about 250 years, so
+    // every month end, 29 February and the century years), at offsets from UTC-12 to UTC+14.
+    void calendarWindowsMatchReference_data()
+    {
+        QTest::addColumn<QByteArray>("calendar");
+        QTest::addColumn<int>("offset");
+        QTest::addColumn<int>("anchor");
+        QTest::addColumn<qint64>("limit");
+        QTest::addColumn<QByteArray>("start");
+        QTest::addColumn<bool>("lean");
+        QTest::newRow("day, UTC") << QByteArray("day") << 0 << 1 << qint64(20) << QByteArray("2028-02-28T22:00:00Z")
+                                  << false;
+        QTest::newRow("day, UTC+05:30") << QByteArray("day") << 330 << 1 << qint64(20)
+                                        << QByteArray("2027-12-31T18:00:00Z") << false;
+        QTest::newRow("day, UTC-12, sluice_allow")
+            << QByteArray("day") << -720 << 1 << qint64(7) << QByteArray("2028-03-01T10:00:00Z") << true;
+        QTest::newRow("week, UTC+14") << QByteArray("week") << 840 << 1 << qint64(30)
+                                      << QByteArray("2026-11-29T08:00:00Z") << false;
+        QTest::newRow("week, UTC-05") << QByteArray("week") << -300 << 1 << qint64(30)
+                                      << QByteArray("2027-01-03T20:00:00Z") << false;
+        QTest::newRow("month from the 1st, UTC")
+            << QByteArray("month") << 0 << 1 << qint64(20) << QByteArray("2028-02-28T00:00:00Z") << false;
+        QTest::newRow("month from the 31st, UTC+01")
+            << QByteArray("month") << 60 << 31 << qint64(20) << QByteArray("2028-01-30T20:00:00Z") << false;
+        QTest::newRow("month from the 29th, UTC-08, sluice_allow")
+            << QByteArray("month") << -480 << 29 << qint64(12) << QByteArray("2027-02-27T12:00:00Z") << true;
+        QTest::newRow("month from the 15th, UTC+09:45")
+            << QByteArray("month") << 585 << 15 << qint64(40) << QByteArray("2027-06-14T10:00:00Z") << false;
+    }
+
+    void calendarWindowsMatchReference()
+    {
+        QFETCH(QByteArray, calendar);
+        QFETCH(int, offset);
+        QFETCH(int, anchor);
+        QFETCH(qint64, limit);
+        QFETCH(QByteArray, start);
+        QFETCH(bool, lean);
+        model::Policy policy = test::makePolicy(QStringLiteral("p"), Algorithm::FixedWindow, limit, 1);
+        policy.calendar = *model::calendarFromName(QString::fromLatin1(calendar));
+        policy.windowMs = model::calendarNominalMs(policy.calendar);
+        policy.utcOffsetMinutes = offset;
+        policy.anchorDay = anchor;
+        const auto problems = model::validatePolicy(policy);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.value(0).toString()));
+        QVERIFY(test::syncCommand(*m_connection, {"FLUSHALL"}).ok());
+        const QString loaded = test::loadLibrary(*m_connection, test::testClockLibrary({policy, kWide}));
+        QVERIFY2(loaded.isEmpty(), qPrintable(loaded));
+        const qint64 startMs = QDateTime::fromString(QString::fromLatin1(start), Qt::ISODate).toMSecsSinceEpoch();
+        const quint32 seed = static_cast<quint32>(qHash(QByteArray(QTest::currentDataTag())));
+        TrafficGenerator traffic(policy, seed, startMs);
+        const QByteArray mismatch = runSteps(policy, traffic, 6000, false, lean);
+        QVERIFY2(mismatch.isEmpty(), mismatch.constData());
+    }
+
+    // The boundaries themselves, against the calendar as people read it: a month from the 31st starts on
+    // 29 February in a leap year and on 31 March after; the offset's midnight; a week on Monday; 2100 is
+    // not a leap year.
+    void calendarBoundariesFallWhereTheCalendarSays_data()
+    {
+        QTest::addColumn<QByteArray>("calendar");
+        QTest::addColumn<int>("offset");
+        QTest::addColumn<int>("anchor");
+        QTest::addColumn<QByteArray>("now");
+        QTest::addColumn<QByteArray>("ends");
+        QTest::newRow("month from the 31st in a leap February")
+            << QByteArray("month") << 60 << 31 << QByteArray("2028-02-29T12:00:00Z")
+            << QByteArray("2028-03-30T23:00:00Z");
+        QTest::newRow("month from the 31st in a common February")
+            << QByteArray("month") << 0 << 31 << QByteArray("2027-02-28T00:00:00Z")
+            << QByteArray("2027-03-31T00:00:00Z");
+        QTest::newRow("month, 2100 is no leap year")
+            << QByteArray("month") << -720 << 1 << QByteArray("2100-03-01T11:59:59.999Z")
+            << QByteArray("2100-03-01T12:00:00Z");
+        QTest::newRow("day at UTC+05:30") << QByteArray("day") << 330 << 1 << QByteArray("2026-11-27T18:29:59.999Z")
+                                          << QByteArray("2026-11-27T18:30:00Z");
+        QTest::newRow("day at UTC-12, just begun")
+            << QByteArray("day") << -720 << 1 << QByteArray("2026-11-27T12:00:00Z")
+            << QByteArray("2026-11-28T12:00:00Z");
+        QTest::newRow("week at UTC+14 from Monday midnight")
+            << QByteArray("week") << 840 << 1 << QByteArray("2026-11-29T10:00:00Z")
+            << QByteArray("2026-12-06T10:00:00Z");
+        QTest::newRow("week on a Sunday evening UTC")
+            << QByteArray("week") << 0 << 1 << QByteArray("2026-11-29T23:00:00Z") << QByteArray("2026-11-30T00:00:00Z");
+    }
+
+    void calendarBoundariesFallWhereTheCalendarSays()
+    {
+        QFETCH(QByteArray, calendar);
+        QFETCH(int, offset);
+        QFETCH(int, anchor);
+        QFETCH(QByteArray, now);
+        QFETCH(QByteArray, ends);
+        model::Policy policy = test::makePolicy(QStringLiteral("q"), Algorithm::FixedWindow, 5, 1);
+        policy.calendar = *model::calendarFromName(QString::fromLatin1(calendar));
+        policy.windowMs = model::calendarNominalMs(policy.calendar);
+        policy.utcOffsetMinutes = offset;
+        policy.anchorDay = anchor;
+        QVERIFY(test::syncCommand(*m_connection, {"FLUSHALL"}).ok());
+        const QString loaded = test::loadLibrary(*m_connection, test::testClockLibrary({policy}));
+        QVERIFY2(loaded.isEmpty(), qPrintable(loaded));
+        const qint64 nowMs = QDateTime::fromString(QString::fromLatin1(now), Qt::ISODateWithMs).toMSecsSinceEpoch();
+        const qint64 expected
+            = QDateTime::fromString(QString::fromLatin1(ends), Qt::ISODateWithMs).toMSecsSinceEpoch() - nowMs;
+        QVERIFY(
+            test::syncCommand(*m_connection, {"FCALL", "sluice_test_set_clock", "0", QByteArray::number(nowMs)}).ok());
+        const RedisReply reply = test::syncCommand(
+            *m_connection, {"FCALL", "sluice_acquire", "1", test::bucketKey(QStringLiteral("q"), "x"), "q"});
+        Decision library;
+        QString why;
+        QVERIFY2(test::decisionFromReply(reply.value, &library, &why), qPrintable(why));
+        QCOMPARE(library.resetAfterMs, expected);
+        QCOMPARE(model::ReferenceLimiter(policy).acquire(nowMs, 1).resetAfterMs, expected);
+    }
+
     // A million decisions, each equal to the exact model's: the clock moves 0 to 2 thousandths of
     // the window per call and costs reach 2.2 thousandths of the limit, so the bucket keeps running
     // dry and refilling (1e9 per second: 0 to 2 ms, costs up to 2.2 million).

@@ -560,6 +560,35 @@ private Q_SLOTS:
         QCOMPARE(storedHash(QStringLiteral("shared")).value("limit"), QByteArray("300"));
     }
 
+    // Fields the form does not show yet (overrides, a penalty, a calendar) survive an edit of the others, and a
+    // policy stored with a field this version does not know is not saved over.
+    void fieldsTheFormDoesNotShowAreKept()
+    {
+        model::Policy ruled = policy(QStringLiteral("ruled"), 100, 60000, 150);
+        ruled.blockMs = 600000;
+        ruled.overrides = {{"partner-x", false, model::SubjectOverride::Kind::Limits, 1000, 0}};
+        QCOMPARE(store(ruled), QString());
+        auto window = test::openMainWindow(profile());
+        openEditorOn(*window, QStringLiteral("ruled"));
+        ui::PolicyEditor *editor = waitForEditor();
+        QVERIFY(editor);
+        typeInto(editor, "limitEdit", QStringLiteral("120"));
+        QCOMPARE(saveThroughDiff(editor), strings({"Limit"}));
+        QTRY_COMPARE(storedHash(QStringLiteral("ruled")).value("limit"), QByteArray("120"));
+        QCOMPARE(storedHash(QStringLiteral("ruled")).value("block_ms"), QByteArray("600000"));
+        QVERIFY(storedHash(QStringLiteral("ruled")).value("overrides").contains("partner-x"));
+
+        QVERIFY(call({"HSET", key(":policy:ruled"), "quota_zone", "eu"}).ok());
+        window = test::openMainWindow(profile()); // reads the list anew (this write bypasses the audit log)
+        openEditorOn(*window, QStringLiteral("ruled"));
+        editor = waitForEditor();
+        QVERIFY(editor);
+        typeInto(editor, "limitEdit", QStringLiteral("130"));
+        click(editor, "saveButton");
+        QTRY_VERIFY(labelText(editor, "saveStatus").contains(QLatin1String("newer Sluice")));
+        QCOMPARE(storedHash(QStringLiteral("ruled")).value("limit"), QByteArray("120"));
+    }
+
     void damagedPolicyIsNamedAndTheOthersListed()
     {
         QCOMPARE(store(policy(QStringLiteral("good"), 100, 60000)), QString());

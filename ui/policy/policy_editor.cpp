@@ -351,6 +351,15 @@ void PolicyEditor::algorithmChanged()
 std::optional<Policy> PolicyEditor::readForm(FieldErrors *errors) const
 {
     Policy policy;
+    if (m_base) {
+        // What this form does not edit is kept as stored, never dropped by a save.
+        policy.predictedRejectedShare = m_base->predictedRejectedShare;
+        policy.overrides = m_base->overrides;
+        policy.blockMs = m_base->blockMs;
+        policy.calendar = m_base->calendar;
+        policy.utcOffsetMinutes = m_base->utcOffsetMinutes;
+        policy.anchorDay = m_base->anchorDay;
+    }
     policy.name = m_name->text().trimmed();
     policy.algorithm = static_cast<Algorithm>(m_algorithm->currentData().toInt());
     policy.shadow = m_shadow->isChecked();
@@ -447,6 +456,10 @@ void PolicyEditor::save()
     if (!policy || !m_writable || !m_session)
         return;
     const bool renamed = m_base && m_base->name != policy->name;
+    if (m_base && !m_base->unknownFields.isEmpty()) {
+        setSaveError(model::unknownFieldsProblem(*m_base).toString(), Tone::Error);
+        return;
+    }
     if (m_base && m_base->sameDefinition(*policy)) {
         // Not a failure: the form simply matches what is stored.
         setSaveError(tr("Nothing to save: the form matches version %1.").arg(m_base->version), Tone::Muted);

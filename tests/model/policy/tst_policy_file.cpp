@@ -3,6 +3,7 @@
 // and field for everything that is not.
 
 #include "model/policy/policy_file.h"
+#include "model/policy/policy_summary.h"
 #include "support/test_services.h"
 
 #include <QTest>
@@ -294,6 +295,34 @@ private Q_SLOTS:
         QTest::newRow("block_ms past 31 days") << policy(js("'limit': 1, 'window_ms': 1, 'block_ms': 2678400001"))
                                                << "field \"block_ms\": must be a whole number of milliseconds from 1 "
                                                   "to 2678400000 (31 days)";
+        // Calendar quotas: only for fixed windows, which they set; offsets and anchors in range.
+        const auto calendar = [&](const char *fields) {
+            return QByteArray(js("{'policies': [{'name': 'quota', 'algorithm': 'fixed_window', 'limit': 1000, ")
+                              + js(fields) + "}]}");
+        };
+        QTest::newRow("calendar with a window") << calendar("'calendar': 'month', 'window_ms': 1000")
+                                                << "field \"window_ms\": cannot be set with a calendar";
+        QTest::newRow("calendar unknown")
+            << calendar("'calendar': 'quarter'")
+            << "field \"calendar\": must be \"day\", \"week\" or \"month\", not \"quarter\"";
+        QTest::newRow("calendar on a token bucket")
+            << QByteArray(
+                   js("{'policies': [{'name': 'q', 'algorithm': 'token_bucket', 'limit': 5, 'calendar': 'day'}]}"))
+            << "field \"calendar\": is for fixed windows only, not token_bucket";
+        QTest::newRow("calendar at the first call") << calendar("'calendar': 'day', 'window_start': 'first_call'")
+                                                    << "windows start on the calendar, not at the first call";
+        QTest::newRow("offset past UTC+14") << calendar("'calendar': 'day', 'utc_offset_minutes': 841")
+                                            << "field \"utc_offset_minutes\": must be a whole number of minutes from "
+                                               "-720 to 840";
+        QTest::newRow("offset fraction") << calendar("'calendar': 'day', 'utc_offset_minutes': 1.5")
+                                         << "field \"utc_offset_minutes\": must be a whole number, not 1.5";
+        QTest::newRow("anchor for a week") << calendar("'calendar': 'week', 'anchor_day': 3")
+                                           << "field \"anchor_day\": must be a day of the month from 1 to 31, for a "
+                                              "month only";
+        QTest::newRow("anchor 32") << calendar("'calendar': 'month', 'anchor_day': 32") << "field \"anchor_day\"";
+        QTest::newRow("offset without calendar")
+            << policy(js("'limit': 1, 'window_ms': 1000, 'utc_offset_minutes': 60"))
+            << "field \"utc_offset_minutes\": needs a calendar";
         QTest::newRow("invalid byte in name")
             << QByteArray("{\"policies\": [{\"name\": \"a\xff\", \"algorithm\": \"gcra\"}]}")
             << "policy \"#1\", field \"name\": holds bytes that are not UTF-8";
@@ -375,6 +404,23 @@ private Q_SLOTS:
         const OverrideChanges changes = overrideChanges(policy.overrides, changed.overrides);
         QCOMPARE(changes.before, QStringLiteral("*: limit 5; batch-*: limit 50"));
         QCOMPARE(changes.after, QStringLiteral("batch-*: limit 7"));
+    }
+
+    // A calendar quota leaves its window out of the file and takes the nominal one; it round-trips.
+    void calendarRoundTrips()
+    {
+        const PolicyFile file = PolicyFile::parse(
+            js("{'policies': [{'name': 'billing', 'algorithm': 'fixed_window', 'limit': 100000, 'calendar': 'month', "
+               "'utc_offset_minutes': -300, 'anchor_day': 31}]}"));
+        QVERIFY2(file.ok(), qPrintable(file.errors.value(0).toString()));
+        const Policy &billing = file.policies.first();
+        QCOMPARE(billing.calendar, Calendar::Month);
+        QCOMPARE(billing.windowMs, 31LL * 86400000);
+        QCOMPARE(calendarText(billing), QStringLiteral("month from day 31 (a shorter month's last day), UTC-05:00"));
+        QCOMPARE(limitInWords(billing), QStringLiteral("100,000 per calendar month"));
+        const QByteArray written = writePolicyFile({billing});
+        QVERIFY(!written.contains("window_ms"));
+        QVERIFY(PolicyFile::parse(written).policies.value(0).sameDefinition(billing));
     }
 
     void textThatIsUnicodeIsKept()

@@ -253,6 +253,24 @@ private Q_SLOTS:
         QVERIFY(PolicyPlan::between(withNewer, {withNewer.policies.first()}, false).problems.isEmpty());
     }
 
+    void calendarIsStored()
+    {
+        Policy quota = policy(QStringLiteral("quota"), 1000);
+        quota.algorithm = Algorithm::FixedWindow;
+        quota.calendar = model::Calendar::Month;
+        quota.windowMs = model::calendarNominalMs(quota.calendar);
+        quota.utcOffsetMinutes = 330;
+        quota.anchorDay = 29;
+        QVERIFY(model::validatePolicy(quota).isEmpty());
+        QVERIFY(!commit({put(quota, 0)}).failure);
+        const auto stored = redisCall({"HMGET", key(":policy:quota"), "calendar", "utc_offset_minutes", "anchor_day"});
+        QCOMPARE(stored.value.elements.size(), 3);
+        QCOMPARE(stored.value.elements.at(0).bytes + ' ' + stored.value.elements.at(1).bytes + ' '
+                     + stored.value.elements.at(2).bytes,
+                 QByteArray("month 330 29"));
+        QVERIFY(list().policies.first().sameDefinition(quota));
+    }
+
     void damagedStoredDataIsReported_data()
     {
         QTest::addColumn<QByteArray>("field");
@@ -268,6 +286,8 @@ private Q_SLOTS:
                                             << QStringLiteral("field \"overrides\" holds no JSON object");
         QTest::newRow("override subject") << QByteArray("overrides") << sluice::test::js("{'a}':'deny'}")
                                           << QStringLiteral("\"a}\" is not a subject");
+        QTest::newRow("calendar") << QByteArray("calendar") << QByteArray("fortnight")
+                                  << QStringLiteral("field \"calendar\" holds \"fortnight\", not day, week or month");
         QTest::newRow("block_ms text") << QByteArray("block_ms") << QByteArray("soon")
                                        << QStringLiteral("field \"block_ms\" holds \"soon\", not a whole number");
         QTest::newRow("window start") << QByteArray("window_start") << QByteArray("noon")
