@@ -136,12 +136,31 @@ end
 -- One key, one policy: the common call, decided in one pass without the bookkeeping of decide().
 -- Parameters from sluice_check have no policy, so nothing to count per policy. `lean` replies with
 -- sluice_allow's three elements (see lean_reply()) instead of the six of sluice_acquire.
+-- decide()'s answer for one special policy whose subject's call is decided without its bucket (listed,
+-- or blocked; see subject_state()), written out: the path of every call of a blocked or denied subject.
+local function gated_reply(key, p, st, cost, lean, now)
+    local admitted = st.ok or p.shadow -- a shadow policy never rejects
+    if st.ok then
+        record_admission(p, now)
+        p.stats.listed = p.stats.listed + 1
+    else
+        record_rejection(p, key, now)
+        if st.gate == 'deny' then p.stats.denied = p.stats.denied + 1 end
+    end
+    if p.twins then decide_twins(key, p, cost, now) end
+    if lean then return {admitted and 1 or 0, st.units, admitted and 0 or st.retry} end
+    local reply = {admitted and 1 or 0, st.units, admitted and -1 or st.retry, st.reset, p.limit, p.name}
+    if admitted and p.extra then reply[7] = p.extra end
+    return reply
+end
+
 local function decide_one(key, p, cost, lean)
     local now = now_ms()
     if p.special then
-        -- A listed or blocked subject, or a cost above what its override admits: the general path.
         local view, listed = subject_state(p, key, now)
-        if listed or cost > view.capacity then
+        if listed then return gated_reply(key, p, listed, cost, lean, now) end
+        -- A cost above what the subject's override admits at once: the general path.
+        if cost > view.capacity then
             local reply = decide({key}, {p}, cost, false)
             if lean and not reply.err then return lean_reply(reply) end
             return reply
