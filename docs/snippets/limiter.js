@@ -57,6 +57,11 @@ class Decision {
                           policy: "", extras: [], policies: [], error: null }, fields);
   }
 
+  // An admitted reserve()'s reservation id, for settle() (empty for an allow-listed subject).
+  get reservation() {
+    return this.extras.length > 0 ? this.extras[0] : "";
+  }
+
   // Rejected for good: the cost is above what the policy admits at once, so no wait lets it pass.
   get never() {
     return !this.allowed && this.retryAfterMs === RETRY_NEVER_MS;
@@ -78,9 +83,34 @@ class Limiter {
   // One decision over every policy named, all or nothing (sluice_acquire).
   async acquire(subject, policies, { cost = 1, onFailure } = {}) {
     const keys = policies.map((policy) => bucketKey(policy, subject, this.namespace));
+    return this.decide("acquire", keys, [...policies, cost], policies, onFailure);
+  }
+
+  // Takes `estimate` now for a cost known only after the call (sluice_reserve, token_bucket and gcra
+  // policies); settle() then gives back or charges the difference. Admitted, decision.reservation is the id.
+  async reserve(subject, policy, estimate, { onFailure } = {}) {
+    const key = bucketKey(policy, subject, this.namespace);
+    return this.decide("reserve", [key], [policy, estimate], [policy], onFailure);
+  }
+
+  // What the reserved call really cost (sluice_settle): { settled, uncharged, remaining } (remaining is
+  // negative while the subject is in debt), or null when it could not be settled (logged: too late,
+  // settled already, or the limiter unreachable); its estimate then stands.
+  async settle(subject, policy, reservation, actual) {
+    try {
+      const [settled, uncharged, remaining] = await this.redis.fcall(
+        `${this.library}_settle`, 1, bucketKey(policy, subject, this.namespace), policy, reservation, actual);
+      return { settled, uncharged, remaining };
+    } catch (error) {
+      this.log.warn(`limiter: reservation ${reservation} of ${policy} not settled: ${error.message}`);
+      return null;
+    }
+  }
+
+  async decide(fn, keys, args, policies, onFailure) {
     let reply;
     try {
-      reply = await this.redis.fcall(`${this.library}_acquire`, keys.length, ...keys, ...policies, cost);
+      reply = await this.redis.fcall(`${this.library}_${fn}`, keys.length, ...keys, ...args);
     } catch (error) {
       if (error.name !== "ReplyError" || UNAVAILABLE.test(error.message)) {
         return this.unavailable(error, policies, onFailure);
@@ -174,5 +204,16 @@ async function handle(limit, userId, serve) {
   return { status: 200, headers, body: await serve() };
 }
 
+// The LLM pattern: reserve the prompt's tokens plus the most the completion may take, call the model,
+// settle with the usage it returned: { status, answer }. If the call throws, nothing is settled and the
+// estimate stands (the reservation expires after the policy's reserve_timeout_ms).
+async function complete(limit, userId, promptTokens, maxCompletionTokens, callModel) {
+  const decision = await limit.reserve(userId, "llm-tokens", promptTokens + maxCompletionTokens);
+  if (decision.status !== 200) return { status: decision.status, answer: null };
+  const { answer, usedTokens } = await callModel(); // usedTokens: the usage the model returned
+  if (!decision.error) await limit.settle(userId, "llm-tokens", decision.reservation, usedTokens);
+  return { status: 200, answer };
+}
+
 module.exports = { NAMESPACE, FAIL_OPEN, FAIL_CLOSED, RETRY_NEVER_MS, connect, escapeSubject, unescapeSubject,
-                   libraryName, bucketKey, Limiter, Decision, LimiterError, UnknownPolicy, handle };
+                   libraryName, bucketKey, Limiter, Decision, LimiterError, UnknownPolicy, handle, complete };

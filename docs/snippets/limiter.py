@@ -79,6 +79,11 @@ class Decision:
     error: Exception = None  # set when the limiter did not decide and on_failure did
 
     @property
+    def reservation(self):
+        """An admitted reserve()'s reservation id, for settle() (empty for an allow-listed subject)."""
+        return self.extras[0] if self.extras else ""
+
+    @property
     def never(self):
         """Rejected for good: the cost is above what the policy admits at once, so no wait lets it pass."""
         return not self.allowed and self.retry_after_ms == RETRY_NEVER_MS
@@ -89,6 +94,13 @@ class Decision:
         if self.allowed:
             return 200
         return 503 if self.error is not None else 429
+
+
+@dataclasses.dataclass
+class Settlement:
+    settled: int  # what the call finally cost
+    uncharged: int  # the part of its excess beyond what was left and the policy's max_debt
+    remaining: int  # units available now: negative while the subject is in debt
 
 
 def _text(value):
@@ -113,8 +125,28 @@ class Limiter:
     def acquire(self, subject, *policies, cost=1, on_failure=None):
         """One decision over every policy named, all or nothing (sluice_acquire)."""
         keys = [bucket_key(policy, subject, self.namespace) for policy in policies]
+        return self._decide("acquire", keys, [*policies, cost], policies, on_failure)
+
+    def reserve(self, subject, policy, estimate, on_failure=None):
+        """Takes `estimate` now for a cost known only after the call (sluice_reserve, token_bucket and gcra
+        policies); settle() then gives back or charges the difference. Admitted, decision.reservation is the id."""
+        key = bucket_key(policy, subject, self.namespace)
+        return self._decide("reserve", [key], [policy, estimate], (policy,), on_failure)
+
+    def settle(self, subject, policy, reservation, actual):
+        """What the reserved call really cost (sluice_settle): a Settlement, or None when it could not be
+        settled (logged: too late, settled already, or the limiter unreachable); its estimate then stands."""
         try:
-            reply = self.client.fcall(f"{self.library}_acquire", len(keys), *keys, *policies, cost)
+            settled, uncharged, remaining = self.client.fcall(
+                f"{self.library}_settle", 1, bucket_key(policy, subject, self.namespace), policy, reservation, actual)
+        except redis.RedisError as error:
+            log.warning("limiter: reservation %s of %s not settled: %s", reservation, policy, error)
+            return None
+        return Settlement(settled, uncharged, remaining)
+
+    def _decide(self, function, keys, args, policies, on_failure):
+        try:
+            reply = self.client.fcall(f"{self.library}_{function}", len(keys), *keys, *args)
         except _UNAVAILABLE_ERRORS as error:
             return self._unavailable(error, policies, on_failure)
         except redis.ResponseError as error:
@@ -198,3 +230,16 @@ def handle(limit, user_id, serve):
     if decision.status != 200:
         return decision.status, headers, "Too many requests" if decision.status == 429 else "Try again soon"
     return 200, headers, serve()
+
+
+def complete(limit, user_id, prompt_tokens, max_completion_tokens, call_model):
+    """The LLM pattern: reserve the prompt's tokens plus the most the completion may take, call the model,
+    settle with the usage it returned: (status, answer). If the call raises, nothing is settled and the
+    estimate stands (the reservation expires after the policy's reserve_timeout_ms)."""
+    decision = limit.reserve(user_id, "llm-tokens", prompt_tokens + max_completion_tokens)
+    if decision.status != 200:
+        return decision.status, None
+    answer, used_tokens = call_model()  # used_tokens: the usage the model returned, prompt and completion
+    if decision.error is None:  # failing open reserved nothing
+        limit.settle(user_id, "llm-tokens", decision.reservation, used_tokens)
+    return 200, answer

@@ -261,5 +261,5 @@ end
 register_all {
     {'acquire', acquire, false, true}, {'allow', allow, false, true}, {'peek', peek, true}, {'check', check}, {'release', release},
     {'inspect', inspect, true}, {'stats', stats, true}, {'top', top, true}, {'version', version, true},
-    {'policies', policies, true}, {'rule_stats', rule_stats, true},
+    {'policies', policies, true}, {'rule_stats', rule_stats, true}, {'reserve', reserve}, {'settle', settle},
 }

@@ -22,14 +22,15 @@ local function wide_backlog_numbers(p, whole, part, cost, consuming)
 end
 
 -- GCRA keeps the theoretical arrival time as whole ms plus a remainder in 1/limit ms, in both
--- forms. A backlog above full (left by a larger burst or window) reads as full.
+-- forms. A backlog above full (left by a larger burst or window) reads as full, or up to max_debt
+-- units above it for a policy that settles into debt (reservations.lua).
 local gcra = level_algorithm {
     state = function(p, key, now)
         local expires, tat, fraction, allowed, rejected = packed_state(p, key, GCRA_TAG, FOUR, FOUR_SIZE)
         if expires == nil then return nil, tat end
         if not expires then return false, 0, now, 0, 0, FOUR_REJECTED_AT end
         local backlog = (tat - now) * p.limit + fraction
-        if backlog > p.full then backlog = p.full end
+        if backlog > p.backlog_cap then backlog = p.backlog_cap end
         return expires, backlog > 0 and backlog or 0, now, allowed, rejected, FOUR_REJECTED_AT
     end,
     numbers = backlog_numbers,

@@ -47,7 +47,12 @@ local function prepare(p)
     if p.calendar then p.offset_ms = p.utc_offset_minutes * 60000 end
     p.capacity = uses_burst and burst or limit
     p.wide = max(limit, p.capacity) * window > MAX_SCALED
-    if not p.wide then p.full = p.capacity * window end
+    if not p.wide then
+        p.full = p.capacity * window
+        -- How far a settled excess may go (reservations.lua): max_debt units below empty.
+        p.max_debt_scaled = (p.max_debt or 0) * window
+        p.backlog_cap = p.full + p.max_debt_scaled
+    end
     p.impl = p.wide and WIDE[p.algorithm] or ALGORITHMS[p.algorithm]
     if p.first_call and window > 1 then
         p.impl = first_call_window

@@ -39,6 +39,10 @@ public:
     virtual QByteArray consume(qint64 t, qint64 cost) = 0; // returns the reply's extra element
     virtual void reject(qint64, qint64) { }                // for limiters whose rejections change state
     virtual bool release(const QByteArray &, qint64) { return false; }
+    // Settling (token bucket and GCRA): give back `units`, at most to full; take `units` more, into debt
+    // down to `maxDebt` units, returning what could not be taken.
+    virtual void refund(qint64, qint64) { }
+    virtual qint64 charge(qint64, qint64 units, qint64) { return units; }
 
     const Int limit, window, burst;
 };
@@ -75,13 +79,25 @@ public:
     bool full(qint64 t) const override { return level(t) == burst * window; }
     QByteArray consume(qint64 t, qint64 cost) override
     {
-        scaled = level(t) - Int(cost) * window;
-        stamp = started ? std::max(stamp, t) : t;
-        started = true;
+        set(t, level(t) - Int(cost) * window);
         return {};
+    }
+    void refund(qint64 t, qint64 units) override { set(t, std::min(burst * window, level(t) + Int(units) * window)); }
+    qint64 charge(qint64 t, qint64 units, qint64 maxDebt) override
+    {
+        const Int level = this->level(t);
+        const qint64 charged = std::clamp<qint64>(floorDiv(level + Int(maxDebt) * window, window), 0, units);
+        set(t, level - Int(charged) * window);
+        return units - charged;
     }
 
 private:
+    void set(qint64 t, Int level)
+    {
+        scaled = level;
+        stamp = started ? std::max(stamp, t) : t;
+        started = true;
+    }
     bool started = false;
     Int scaled = 0;
     qint64 stamp = 0;
@@ -100,6 +116,13 @@ public:
     {
         tat = std::max(tat, Int(t) * limit) + Int(cost) * window;
         return {};
+    }
+    void refund(qint64 t, qint64 units) override { tat = std::max(Int(t) * limit, tat - Int(units) * window); }
+    qint64 charge(qint64 t, qint64 units, qint64 maxDebt) override
+    {
+        const qint64 charged = std::clamp<qint64>(floorDiv((burst + maxDebt) * window - backlog(t), window), 0, units);
+        consume(t, charged);
+        return units - charged;
     }
 
 private:
@@ -460,6 +483,8 @@ ReferenceLimiter::ReferenceLimiter(const Policy &given, const QByteArray &subjec
         policy = overriddenPolicy(given, *override);
     }
     m_blockMs = policy.shadow ? 0 : policy.blockMs;
+    m_maxDebt = policy.maxDebt;
+    m_reserveTimeoutMs = policy.effectiveReserveTimeoutMs();
     m_capacity = algorithmUsesBurst(policy.algorithm) ? policy.effectiveBurst() : policy.limit;
     if (policy.algorithm == Algorithm::LeakyBucket)
         m_allowedExtra = "0";
@@ -576,6 +601,49 @@ bool ReferenceLimiter::admit(qint64 now, qint64 cost)
     }
     m_model->consume(now, cost);
     return true;
+}
+
+void ReferenceLimiter::forgetOldReservations(qint64 now)
+{
+    for (auto it = m_reservations.begin(); it != m_reservations.end();)
+        it = it->expiry <= now - m_reserveTimeoutMs ? m_reservations.erase(it) : std::next(it);
+}
+
+Decision ReferenceLimiter::reserve(qint64 now, qint64 estimate)
+{
+    const bool listed = m_listed != SubjectOverride::Kind::Limits;
+    Decision decision = acquire(now, estimate);
+    if (!decision.allowed || listed)
+        return decision;
+    forgetOldReservations(now);
+    decision.extra = "r" + QByteArray::number(++m_reserved) + ':' + QByteArray::number(estimate);
+    m_reservations.insert(decision.extra, {estimate, now + m_reserveTimeoutMs, false});
+    return decision;
+}
+
+Settlement ReferenceLimiter::settle(const QByteArray &id, qint64 now, qint64 actual)
+{
+    Settlement settlement;
+    if (id.isEmpty())
+        return settlement; // an allow-listed subject's: nothing was reserved
+    forgetOldReservations(now);
+    const auto found = m_reservations.find(id);
+    if (found == m_reservations.end())
+        settlement.problem = Settlement::Problem::Unknown;
+    else if (found->settled)
+        settlement.problem = Settlement::Problem::AlreadySettled;
+    else if (found->expiry <= now)
+        settlement.problem = Settlement::Problem::Expired;
+    if (settlement.problem != Settlement::Problem::None)
+        return settlement;
+    found->settled = true;
+    if (actual < found->estimate)
+        m_model->refund(now, found->estimate - actual);
+    else if (actual > found->estimate)
+        settlement.uncharged = m_model->charge(now, actual - found->estimate, m_maxDebt);
+    settlement.settled = actual - settlement.uncharged;
+    settlement.remaining = m_model->available(now);
+    return settlement;
 }
 
 bool ReferenceLimiter::release(const QByteArray &lease, qint64 now)

@@ -5,6 +5,7 @@
 #include "model/policy/policy.h"
 
 #include <QByteArray>
+#include <QMap>
 
 #include <memory>
 #include <optional>
@@ -40,6 +41,16 @@ struct Decision {
 // policy's penalty: a real rejection (not in shadow, not a call that can never pass) blocks the subject
 // for block_ms, its reply's waits at least that; while blocked, a call gets 0 available and both waits
 // the time left, and changes nothing. A listed or blocked subject's call is answered whatever its cost.
+// What settling a reservation answers (sluice_settle): what it finally cost the bucket, the part of an
+// excess that was not charged (beyond max_debt), and the units available after; or why nothing was done.
+struct Settlement {
+    enum class Problem { None, Unknown, AlreadySettled, Expired };
+    Problem problem = Problem::None;
+    qint64 settled = 0;
+    qint64 uncharged = 0;
+    qint64 remaining = 0;
+};
+
 class ReferenceLimiter {
 public:
     explicit ReferenceLimiter(const Policy &policy, const QByteArray &subject = {});
@@ -58,7 +69,13 @@ public:
     // acquire() without working out the reply's waits, for callers that need only the verdict.
     bool admit(qint64 nowMs, qint64 cost);
     bool release(const QByteArray &lease, qint64 nowMs); // true when the lease was still held
-    qint64 available(qint64 nowMs) const;                // whole units a call could take now
+    // Reserve then settle (token bucket and GCRA): an acquire of `estimate` that, admitted, carries a
+    // reservation id in `extra` (empty for an allow-listed subject, which reserves nothing). Settling
+    // refunds what the call did not use or charges its excess, into debt down to max_debt; a reservation
+    // waits for its settlement reserve_timeout_ms, and is forgotten one timeout after that.
+    Decision reserve(qint64 nowMs, qint64 estimate);
+    Settlement settle(const QByteArray &id, qint64 nowMs, qint64 actual);
+    qint64 available(qint64 nowMs) const; // whole units a call could take now
     // As good as new: a new bucket would decide every later call the same (the library's key may expire).
     bool isFull(qint64 nowMs) const;
 
@@ -76,6 +93,16 @@ private:
     QByteArray m_allowedExtra; // an allow-listed admission's extra element (leaky bucket 0, concurrency "")
     qint64 m_blockMs = 0;      // 0 for no penalty, and for a shadow policy
     qint64 m_blockedUntil = 0;
+    struct Reservation {
+        qint64 estimate;
+        qint64 expiry;
+        bool settled;
+    };
+    void forgetOldReservations(qint64 nowMs);
+    QMap<QByteArray, Reservation> m_reservations;
+    qint64 m_reserved = 0; // numbers the model's reservation ids
+    qint64 m_maxDebt = 0;
+    qint64 m_reserveTimeoutMs = 0;
 };
 
 } // namespace sluice::model

@@ -62,6 +62,11 @@ bool algorithmUsesBurst(Algorithm algorithm)
     return algorithm == Algorithm::TokenBucket || algorithm == Algorithm::Gcra || algorithm == Algorithm::LeakyBucket;
 }
 
+bool algorithmSettles(Algorithm algorithm)
+{
+    return algorithm == Algorithm::TokenBucket || algorithm == Algorithm::Gcra;
+}
+
 QString windowStartName(WindowStart start)
 {
     return start == WindowStart::FirstCall ? QStringLiteral("first_call") : QStringLiteral("aligned");
@@ -113,7 +118,8 @@ bool Policy::sameDefinition(const Policy &other) const
         && effectiveBurst() == other.effectiveBurst() && shadow == other.shadow && windowStart == other.windowStart
         && calendar == other.calendar && utcOffsetMinutes == other.utcOffsetMinutes && anchorDay == other.anchorDay
         && shadowOf == other.shadowOf && predictedRejectedShare == other.predictedRejectedShare
-        && overrides == other.overrides && blockMs == other.blockMs && description == other.description;
+        && overrides == other.overrides && blockMs == other.blockMs && maxDebt == other.maxDebt
+        && reserveTimeoutMs == other.reserveTimeoutMs && description == other.description;
 }
 
 QString PolicyError::toString() const
@@ -134,6 +140,28 @@ bool isValidPolicyName(const QString &name)
     static const QRegularExpression pattern(
         QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9_.-]{1,64}")));
     return pattern.match(name).hasMatch();
+}
+
+const QStringList &definitionFieldNames()
+{
+    static const QStringList names{QStringLiteral("name"),
+                                   QStringLiteral("algorithm"),
+                                   QStringLiteral("limit"),
+                                   QStringLiteral("window_ms"),
+                                   QStringLiteral("burst"),
+                                   QStringLiteral("shadow"),
+                                   QStringLiteral("window_start"),
+                                   QStringLiteral("shadow_of"),
+                                   QStringLiteral("predicted_rejected_share"),
+                                   QStringLiteral("overrides"),
+                                   QStringLiteral("block_ms"),
+                                   QStringLiteral("max_debt"),
+                                   QStringLiteral("reserve_timeout_ms"),
+                                   QStringLiteral("calendar"),
+                                   QStringLiteral("utc_offset_minutes"),
+                                   QStringLiteral("anchor_day"),
+                                   QStringLiteral("description")};
+    return names;
 }
 
 QVector<PolicyError> validatePolicy(const Policy &policy)
@@ -212,6 +240,21 @@ QVector<PolicyError> validatePolicy(const Policy &policy)
     if (policy.blockMs < 0 || policy.blockMs > limits::maxBlockMs)
         fail("block_ms",
              Text::tr("must be a whole number of milliseconds from 1 to %1 (31 days), or 0 for no penalty")
+                 .arg(limits::maxBlockMs));
+    if ((policy.maxDebt != 0 || policy.reserveTimeoutMs != 0) && !algorithmSettles(policy.algorithm))
+        fail(policy.maxDebt != 0 ? "max_debt" : "reserve_timeout_ms",
+             Text::tr("applies to token_bucket and gcra, the algorithms that settle reservations"));
+    if (policy.maxDebt < 0 || policy.maxDebt > limits::maxBurst)
+        fail("max_debt", Text::tr("must be a whole number of units from 0 to %1").arg(limits::maxBurst));
+    else if (algorithmUsesBurst(policy.algorithm) && policy.maxDebt > 0
+             && (burst + policy.maxDebt) * policy.windowMs / policy.limit > limits::maxFillMs / 2)
+        fail("max_debt",
+             Text::tr("is too large for a limit of %1 per %2 ms: a bucket in debt must refill within 2^51 ms")
+                 .arg(policy.limit)
+                 .arg(policy.windowMs));
+    if (policy.reserveTimeoutMs < 0 || policy.reserveTimeoutMs > limits::maxBlockMs)
+        fail("reserve_timeout_ms",
+             Text::tr("must be a whole number of milliseconds from 1 to %1 (31 days), or 0 for the window")
                  .arg(limits::maxBlockMs));
     if (!policy.overrides.isEmpty())
         errors += overrideProblems(policy);

@@ -20,6 +20,8 @@ std::optional<Algorithm> algorithmFromName(const QString &name);
 QStringList algorithmNames();
 // Whether the algorithm reads `burst` (token bucket, GCRA, leaky bucket); the others ignore it.
 bool algorithmUsesBurst(Algorithm algorithm);
+// Whether the algorithm settles reservations (sluice_reserve, sluice_settle): token bucket and GCRA.
+bool algorithmSettles(Algorithm algorithm);
 
 // Where a fixed window starts. Aligned windows (the default, and what a policy stored without the field
 // has) are multiples of window_ms since the epoch, the same for every subject: calendar quotas ("1000
@@ -79,6 +81,11 @@ struct Policy {
     // A penalty: once this policy rejects a subject for real, the subject stays rejected this long
     // (ms; 0: no penalty).
     qint64 blockMs = 0;
+    // Reserve then settle (token_bucket and gcra): how far a settled excess may put a subject in debt
+    // (units; 0: an excess beyond what is left is not charged), and how long a reservation may wait
+    // for its settlement (ms; 0: the policy's window) before its estimate stands.
+    qint64 maxDebt = 0;
+    qint64 reserveTimeoutMs = 0;
     QString description;
     // Fields of a stored policy that this version does not know: it refuses to save the policy rather
     // than drop them (see PolicyPlan).
@@ -90,6 +97,7 @@ struct Policy {
     QString updatedBy;
 
     qint64 effectiveBurst() const { return burst > 0 ? burst : limit; }
+    qint64 effectiveReserveTimeoutMs() const { return reserveTimeoutMs > 0 ? reserveTimeoutMs : windowMs; }
     // Same definition (bookkeeping ignored): what decides whether an apply changes anything.
     bool sameDefinition(const Policy &other) const;
 };
@@ -103,6 +111,10 @@ struct PolicyError {
 };
 
 bool isValidPolicyName(const QString &name);
+
+// The fields of a definition as policy files and the store spell them, "name" first: the one list that
+// files, the store and lua/store_commit.lua (a test checks it) agree on.
+const QStringList &definitionFieldNames();
 
 // Every problem with the definition; empty when it is valid.
 QVector<PolicyError> validatePolicy(const Policy &policy);

@@ -35,6 +35,10 @@ QVector<DefinitionField> definitionFields(const Policy &policy)
              policy.overrides.isEmpty() ? QString() : Text::tr("%n override(s)", nullptr, policy.overrides.size())},
             {QStringLiteral("block_ms"), Text::tr("Penalty"),
              policy.blockMs > 0 ? durationText(policy.blockMs) : QString()},
+            {QStringLiteral("max_debt"), Text::tr("Most debt"),
+             policy.maxDebt > 0 ? formatCount(policy.maxDebt) : QString()},
+            {QStringLiteral("reserve_timeout_ms"), Text::tr("Reservations wait"),
+             policy.reserveTimeoutMs > 0 ? durationText(policy.reserveTimeoutMs) : QString()},
             {QStringLiteral("description"), Text::tr("Description"), policy.description}};
 }
 

@@ -21,21 +21,7 @@ struct Text {
     Q_DECLARE_TR_FUNCTIONS(sluice::model::PolicyFile)
 };
 
-const QStringList knownFields{QStringLiteral("name"),
-                              QStringLiteral("algorithm"),
-                              QStringLiteral("limit"),
-                              QStringLiteral("window_ms"),
-                              QStringLiteral("burst"),
-                              QStringLiteral("shadow"),
-                              QStringLiteral("window_start"),
-                              QStringLiteral("shadow_of"),
-                              QStringLiteral("predicted_rejected_share"),
-                              QStringLiteral("overrides"),
-                              QStringLiteral("block_ms"),
-                              QStringLiteral("calendar"),
-                              QStringLiteral("utc_offset_minutes"),
-                              QStringLiteral("anchor_day"),
-                              QStringLiteral("description")};
+const QStringList &knownFields = definitionFieldNames();
 
 QString jsonTypeName(const QJsonValue &value)
 {
@@ -130,6 +116,9 @@ Policy readPolicy(const QJsonObject &object, int index, QVector<PolicyError> &er
         readWhole("window_ms", true, &policy.windowMs);
     readWhole("burst", false, &policy.burst);
     readWhole("block_ms", false, &policy.blockMs);
+    readWhole("reserve_timeout_ms", false, &policy.reserveTimeoutMs);
+    if (object.contains(QLatin1String("max_debt")) && readInteger("max_debt", &policy.maxDebt) && policy.maxDebt < 0)
+        fail(QStringLiteral("max_debt"), Text::tr("must be 0 or more, not %1").arg(policy.maxDebt));
 
     const QJsonValue shadowValue = object.value(QLatin1String("shadow"));
     if (!shadowValue.isUndefined() && !shadowValue.isBool())
@@ -259,6 +248,10 @@ QJsonObject policyToJson(const Policy &policy)
         object.insert(QStringLiteral("overrides"), overridesToJson(policy.overrides));
     if (policy.blockMs > 0)
         object.insert(QStringLiteral("block_ms"), static_cast<double>(policy.blockMs));
+    if (policy.maxDebt > 0)
+        object.insert(QStringLiteral("max_debt"), static_cast<double>(policy.maxDebt));
+    if (policy.reserveTimeoutMs > 0)
+        object.insert(QStringLiteral("reserve_timeout_ms"), static_cast<double>(policy.reserveTimeoutMs));
     if (!policy.description.isEmpty())
         object.insert(QStringLiteral("description"), policy.description);
     return object;

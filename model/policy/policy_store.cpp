@@ -48,11 +48,12 @@ std::optional<qint64> storedVersion(const QByteArray &text)
 // Every field a stored policy's hash may hold: its definition and the store's bookkeeping.
 const QSet<QByteArray> &storedFields()
 {
-    static const QSet<QByteArray> fields{"name",         "algorithm",  "limit",
-                                         "window_ms",    "burst",      "shadow",
-                                         "window_start", "shadow_of",  "predicted_rejected_share",
-                                         "overrides",    "block_ms",   "description",
-                                         "version",      "updated_at", "updated_by"};
+    static const QSet<QByteArray> fields = [] {
+        QSet<QByteArray> names{"version", "updated_at", "updated_by"};
+        for (const QString &name : definitionFieldNames())
+            names.insert(name.toUtf8());
+        return names;
+    }();
     return fields;
 }
 
@@ -90,6 +91,10 @@ QByteArrayList PolicyStore::definitionFields(const Policy &policy)
         fields << "overrides" << QJsonDocument(overridesToJson(policy.overrides)).toJson(QJsonDocument::Compact);
     if (policy.blockMs > 0)
         fields << "block_ms" << QByteArray::number(policy.blockMs);
+    if (policy.maxDebt > 0)
+        fields << "max_debt" << QByteArray::number(policy.maxDebt);
+    if (policy.reserveTimeoutMs > 0)
+        fields << "reserve_timeout_ms" << QByteArray::number(policy.reserveTimeoutMs);
     if (policy.calendar != Calendar::None)
         fields << "calendar" << calendarName(policy.calendar).toUtf8() << "utc_offset_minutes"
                << QByteArray::number(policy.utcOffsetMinutes) << "anchor_day" << QByteArray::number(policy.anchorDay);
@@ -155,6 +160,12 @@ std::optional<Policy> PolicyStore::fromDefinition(const QString &name, const QHa
         policy.overrides = *overrides;
     }
     if (map.contains("block_ms") && !readWhole(map, "block_ms", &policy.blockMs, &fieldError)) {
+        *error = where + fieldError;
+        return std::nullopt;
+    }
+    if ((map.contains("max_debt") && !readWhole(map, "max_debt", &policy.maxDebt, &fieldError))
+        || (map.contains("reserve_timeout_ms")
+            && !readWhole(map, "reserve_timeout_ms", &policy.reserveTimeoutMs, &fieldError))) {
         *error = where + fieldError;
         return std::nullopt;
     }

@@ -6,7 +6,8 @@
 // The policies are stored and published the production way (policy store, publisher). The same through
 // the lean entry point (sluice_allow), whose calls count the same way: per key, and (checked on
 // standalone, where one library holds them) per policy. The fixed window is run in both window starts:
-// aligned to the clock and opened at the subject's first call.
+// aligned to the clock and opened at the subject's first call. Then overrides, a penalty and
+// reservations under the same 16 clients.
 
 #include "model/deploy/library_publisher.h"
 #include "model/limiter/bucket_key.h"
@@ -50,11 +51,21 @@ class TestLimiterConcurrency : public QObject {
         return list << firstCall;
     }
 
+    // A fixed window of 100 a minute whose partner-* subjects get 300, and a breach blocks for 30 s; a GCRA
+    // bucket of 1,000,000 that refills one a week, for reservations.
+    static QVector<model::Policy> ruledPolicies()
+    {
+        model::Policy ruled = test::makePolicy(QStringLiteral("ruled"), Algorithm::FixedWindow, 100, 60000);
+        ruled.blockMs = 30000;
+        ruled.overrides = {{"partner-", true, model::SubjectOverride::Kind::Limits, 300, 0}};
+        return {ruled, test::makePolicy(QStringLiteral("llm"), Algorithm::Gcra, 1, 604800000, 1000000)};
+    }
+
     // Stores the policies and publishes them on every primary, as sluicectl apply + publish do.
     void storeAndPublish(RedisClient *deployment, int primaries)
     {
         QVector<model::PolicyChange> changes;
-        for (const model::Policy &policy : policies())
+        for (const model::Policy &policy : policies() + ruledPolicies())
             changes.append({model::PolicyChange::Kind::Put, policy, -1});
         bool committed = false;
         model::PolicyStore(deployment, m_namespace)
@@ -210,6 +221,109 @@ private Q_SLOTS:
             QCOMPARE(after.allowed - before.allowed, allowed);
             QCOMPARE(after.rejected - before.rejected, rejected);
         }
+    }
+
+    // 16 clients, 1000 calls each, at a subject whose override allows 300 a minute under a policy that
+    // blocks a breach for 30 s: exactly 300 admitted, on standalone and on the Cluster, and the subject is
+    // blocked after. Then 16 clients reserving and settling at once: the bucket was charged exactly the sum
+    // of the settled costs.
+    void sixteenClientsKeepOverridesPenaltiesAndReservations_data()
+    {
+        QTest::addColumn<bool>("cluster");
+        QTest::newRow("standalone") << false;
+        QTest::newRow("cluster") << true;
+    }
+
+    void sixteenClientsKeepOverridesPenaltiesAndReservations()
+    {
+        QFETCH(bool, cluster);
+        const model::LibraryOwner owner{m_namespace, 0};
+        const QByteArray id = QUuid::createUuid().toString(QUuid::Id128).left(12).toUtf8();
+        const QByteArray partner = test::bucketKey(QStringLiteral("ruled"), "partner-" + id, m_namespace);
+        const QByteArray shared = test::bucketKey(QStringLiteral("llm"), "team-" + id, m_namespace);
+        constexpr int clients = 16, callsEach = 1000, settlementsEach = 50;
+        std::vector<std::unique_ptr<RedisClient>> connections;
+        for (int i = 0; i < clients; ++i) {
+            connections.push_back(std::make_unique<RedisClient>(cluster ? m_clusterSeed : m_standalone.options()));
+            QVERIFY(test::openAndWait(*connections.back()));
+        }
+        awayFromMinuteBoundary();
+
+        int allowed = 0, finished = 0, errors = 0;
+        QString firstError;
+        std::vector<std::function<void(int)>> fire(clients);
+        for (int c = 0; c < clients; ++c) {
+            fire[c] = [&, c](int left) {
+                if (left == 0) {
+                    ++finished;
+                    return;
+                }
+                connections[c]->send({"FCALL", owner.function("acquire"), "1", partner, "ruled"}, this,
+                                     [&, c, left](const RedisReply &reply) {
+                    if (reply.ok()) {
+                        allowed += reply.value.elements.at(0).integer == 1;
+                    } else {
+                        ++errors;
+                        firstError = reply.errorText();
+                    }
+                    fire[c](left - 1);
+                });
+            };
+        }
+        for (int c = 0; c < clients; ++c)
+            fire[c](callsEach);
+        QVERIFY(test::spinUntil([&] { return finished == clients; }, 120000));
+        QVERIFY2(errors == 0, qPrintable(firstError));
+        QCOMPARE(allowed, 300);
+        const RedisReply state
+            = test::syncCommand(*connections.front(), {"FCALL_RO", owner.function("inspect"), "1", partner, "ruled"});
+        QCOMPARE(state.value.field("limit")->integer, 300);
+        QCOMPARE(state.value.field("override")->toString(), QStringLiteral("partner-*"));
+        QVERIFY(state.value.field("blocked_ms")->integer > 20000);
+        QCOMPARE(state.value.field("allowed")->integer, 300);
+
+        qint64 charged = 0;
+        finished = 0;
+        std::vector<std::function<void(int)>> settleRounds(clients);
+        for (int c = 0; c < clients; ++c) {
+            settleRounds[c] = [&, c](int left) {
+                if (left == 0) {
+                    ++finished;
+                    return;
+                }
+                const QByteArray estimate = QByteArray::number(1 + (c * 7 + left * 13) % 20);
+                connections[c]->send({"FCALL", owner.function("reserve"), "1", shared, "llm", estimate}, this,
+                                     [&, c, left](const RedisReply &reserved) {
+                    if (!reserved.ok() || reserved.value.elements.size() != 7) {
+                        ++errors;
+                        firstError = reserved.errorText() + reserved.value.toString();
+                        ++finished; // this client stops
+                        return;
+                    }
+                    const QByteArray actual = QByteArray::number((c + left * 3) % 31);
+                    connections[c]->send({"FCALL", owner.function("settle"), "1", shared, "llm",
+                                          reserved.value.elements.at(6).bytes, actual},
+                                         this, [&, c, left](const RedisReply &settled) {
+                                             if (settled.ok() && settled.value.elements.at(1).integer == 0) {
+                                                 charged += settled.value.elements.at(0).integer;
+                                             } else {
+                                                 ++errors;
+                                                 firstError = settled.errorText();
+                                             }
+                                             settleRounds[c](left - 1);
+                                         });
+                });
+            };
+        }
+        for (int c = 0; c < clients; ++c)
+            settleRounds[c](settlementsEach);
+        QVERIFY(test::spinUntil([&] { return finished == clients; }, 120000));
+        QVERIFY2(errors == 0, qPrintable(firstError));
+        const RedisReply left
+            = test::syncCommand(*connections.front(), {"FCALL_RO", owner.function("peek"), "1", shared, "llm"});
+        qInfo("%d settlements charged %lld units; %lld left of 1,000,000", clients * settlementsEach, charged,
+              left.value.elements.at(1).integer);
+        QCOMPARE(left.value.elements.at(1).integer, 1000000 - charged);
     }
 };
 

@@ -131,6 +131,19 @@ private Q_SLOTS:
             << QByteArrayList{"FCALL", "sluice_release", "1", cc, "cc", "abc"} << "lease must be a lease id";
         QTest::newRow("release: wrong policy")
             << QByteArrayList{"FCALL", "sluice_release", "1", tb, "tb", "1-1:1"} << "is not a concurrency policy";
+        auto reserve = [](QByteArrayList rest) { return QByteArrayList{"FCALL", "sluice_reserve", "1"} + rest; };
+        auto settle = [](QByteArrayList rest) { return QByteArrayList{"FCALL", "sluice_settle", "1"} + rest; };
+        QTest::newRow("reserve: fixed window")
+            << reserve({fw, "fw", "1"}) << "reservations are settled by token_bucket";
+        QTest::newRow("reserve: estimate 0") << reserve({tb, "tb", "0"}) << "estimate must be a whole number from 1";
+        QTest::newRow("reserve: no estimate") << reserve({tb, "tb"}) << "expected 1 key, then <policy> <estimate>";
+        QTest::newRow("settle: negative actual")
+            << settle({tb, "tb", "0123456789abcdef:1", "-1"}) << "actual must be a whole number from 0";
+        QTest::newRow("settle: not an id") << settle({tb, "tb", "lease", "1"}) << "reservation id must be one";
+        QTest::newRow("settle: forged id") << settle({tb, "tb", "0123456789abcdef:1", "1"})
+                                           << "no reservation \"0123456789abcdef:1\" for this subject";
+        QTest::newRow("settle: concurrency")
+            << settle({cc, "cc", "0123456789abcdef:1", "1"}) << "is a concurrency policy";
         auto top = [](QByteArrayList rest) { return QByteArrayList{"FCALL_RO", "sluice_top", "0"} + rest; };
         QTest::newRow("top: no policy") << top({}) << "expected <policy> [count]";
         QTest::newRow("top: unknown policy") << top({"nope"}) << "unknown policy \"nope\"";
@@ -173,6 +186,39 @@ private Q_SLOTS:
         QVERIFY2(reply.errorText().startsWith(QLatin1String("ERR sluice: ")), qPrintable(reply.errorText()));
         QVERIFY2(reply.errorText().contains(message), qPrintable(reply.errorText()));
         QCOMPARE(keyspace(), before);
+    }
+
+    // Settling changes the bucket once, for the reservation's own subject, before it expires; every other
+    // settlement is refused with its reason and changes nothing.
+    void reservationsSettleOnceForTheirOwnSubject()
+    {
+        const QByteArray alice = bucketKey(QStringLiteral("tb"), "alice");
+        const QByteArray bob = bucketKey(QStringLiteral("tb"), "bob");
+        const auto reserve = [&](const QByteArray &key, const char *estimate) {
+            return call({"FCALL", "sluice_reserve", "1", key, "tb", estimate}).value.elements.value(6).bytes;
+        };
+        const auto refused = [&](const QByteArray &key, const QByteArray &id, const char *message) {
+            const auto before = keyspace();
+            const RedisReply reply = call({"FCALL", "sluice_settle", "1", key, "tb", id, "1"});
+            if (!reply.errorText().contains(QLatin1String(message)))
+                return "settling " + id + ": " + reply.value.toString().toUtf8() + reply.errorText().toUtf8();
+            return keyspace() == before ? QByteArray() : "settling " + id + " changed the keyspace";
+        };
+        const QByteArray id = reserve(alice, "4");
+        QVERIFY2(id.endsWith(":4"), id.constData());
+        QCOMPARE(refused(bob, id, "no reservation"), QByteArray());
+        // Used 1 of 4: 3 given back; the bucket of 5 holds 4.
+        const RedisReply settled = call({"FCALL", "sluice_settle", "1", alice, "tb", id, "1"});
+        QCOMPARE(settled.value.elements.size(), 3);
+        QCOMPARE(settled.value.elements.at(0).integer, 1); // what it cost
+        QCOMPARE(settled.value.elements.at(1).integer, 0); // nothing left uncharged
+        QCOMPARE(settled.value.elements.at(2).integer, 4); // available after
+        QCOMPARE(refused(alice, id, "is already settled"), QByteArray());
+        const QByteArray late = reserve(alice, "2");
+        setClock(kStart + 1000); // the policy's window: how long a reservation waits by default
+        QCOMPARE(refused(alice, late, "expired 0 ms ago: its estimate stands"), QByteArray());
+        setClock(kStart + 2000);
+        QCOMPARE(refused(alice, late, "no reservation"), QByteArray()); // forgotten one timeout later
     }
 
     void multiplePoliciesAreAllOrNothing()

@@ -162,11 +162,61 @@ async function serverFrozen(limit) {
   check("served again after the thaw", !(await limit.acquire("frank", ["api"])).error);
 }
 
+async function reserveThenSettle(limit) {
+  // llm-tokens: a bucket of 1000 that refills one token a week, and up to 50 tokens of debt.
+  const first = await limit.reserve("mia", "llm-tokens", 100);
+  check("a reservation takes its estimate", first.allowed && first.remaining === 900
+        && first.reservation.endsWith(":100"), first);
+  let settled = await limit.settle("mia", "llm-tokens", first.reservation, 40);
+  check("settling below the estimate gives the rest back", JSON.stringify(settled)
+        === JSON.stringify({ settled: 40, uncharged: 0, remaining: 960 }), settled);
+  check("settling twice is refused and logged", (await limit.settle("mia", "llm-tokens", first.reservation, 40)) === null);
+  check("another subject cannot settle it", (await limit.settle("max", "llm-tokens", first.reservation, 1)) === null);
+  const second = await limit.reserve("mia", "llm-tokens", 900);
+  settled = await limit.settle("mia", "llm-tokens", second.reservation, 1020);
+  check("an excess goes into debt, up to max_debt", JSON.stringify(settled)
+        === JSON.stringify({ settled: 1010, uncharged: 10, remaining: -50 }), settled);
+  const inDebt = await limit.acquire("mia", ["llm-tokens"]);
+  check("a subject in debt is rejected", inDebt.status === 429 && inDebt.remaining === -50, inDebt);
+  const served = await limiter.complete(limit, "ned", 120, 500, async () => ({ answer: "an answer", usedTokens: 300 }));
+  const peek = await admin.fcall_ro("sluice_peek", 1, limiter.bucketKey("llm-tokens", "ned"), "llm-tokens");
+  check("the LLM pattern serves and settles the usage", served.status === 200 && served.answer === "an answer"
+        && peek[1] === 700, { served, peek });
+}
+
+// 16 clients reserve and settle at once on one subject: what the bucket was charged is exactly the sum of
+// what the settlements say the calls cost (the bucket holds 1,000,000 and refills one a week).
+async function concurrentSettlements() {
+  const rounds = 40;
+  const costs = [];
+  const problems = [];
+  const clients = Array.from({ length: 16 }, (_, number) =>
+    limiter.connect(process.env.SLUICE_SNIPPET_SERVICE_URL, { timeoutMs: 2000, name: `client-${number}` }));
+  await Promise.all(clients.map(async (client, number) => {
+    const own = new limiter.Limiter(client, { log: quiet });
+    for (let round = 0; round < rounds; ++round) {
+      const decision = await own.reserve("shared", "llm-shared", 1 + ((number * 7 + round * 13) % 20));
+      if (!decision.allowed || decision.error) return problems.push(`client ${number}: reserve refused`);
+      const settlement = await own.settle("shared", "llm-shared", decision.reservation, (number + round * 3) % 31);
+      if (!settlement || settlement.uncharged) return problems.push(`client ${number}: settle failed`);
+      costs.push(settlement.settled);
+    }
+    return null;
+  }));
+  clients.forEach((client) => client.disconnect());
+  check("16 clients reserved and settled without a refusal", problems.length === 0 && costs.length === 16 * rounds,
+        problems);
+  const left = (await admin.fcall_ro("sluice_peek", 1, limiter.bucketKey("llm-shared", "shared"), "llm-shared"))[1];
+  const charged = costs.reduce((sum, cost) => sum + cost, 0);
+  check("the bucket was charged exactly the settled costs", left === 1000000 - charged, { left, charged });
+}
+
 async function main() {
   const client = limiter.connect(process.env.SLUICE_SNIPPET_SERVICE_URL, { timeoutMs: 250 });
   const limit = new limiter.Limiter(client, { log: quiet });
   for (const run of [keysAndEscaping, allowedThenRejected, neverPasses, subjectBound, severalPolicies, leases,
-                     namespacesAndDatabases, unknownPolicy, libraryGone, serverFrozen]) {
+                     reserveThenSettle, concurrentSettlements, namespacesAndDatabases, unknownPolicy, libraryGone,
+                     serverFrozen]) {
     await run(limit);
   }
   client.disconnect();

@@ -5,6 +5,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.environ["SLUICE_SNIPPETS_DIR"])
@@ -159,10 +160,59 @@ def server_frozen(limit):
     check("served again after the thaw", limit.acquire("frank", "api").error is None)
 
 
+def reserve_then_settle(limit):
+    # llm-tokens: a bucket of 1000 that refills one token a week, and up to 50 tokens of debt.
+    first = limit.reserve("mia", "llm-tokens", 100)
+    check("a reservation takes its estimate", first.allowed and first.remaining == 900
+          and first.reservation.endswith(":100"), first)
+    settled = limit.settle("mia", "llm-tokens", first.reservation, 40)
+    check("settling below the estimate gives the rest back", settled == limiter.Settlement(40, 0, 960), settled)
+    check("settling twice is refused and logged", limit.settle("mia", "llm-tokens", first.reservation, 40) is None)
+    check("another subject cannot settle it", limit.settle("max", "llm-tokens", first.reservation, 1) is None)
+    second = limit.reserve("mia", "llm-tokens", 900)
+    settled = limit.settle("mia", "llm-tokens", second.reservation, 1020)
+    check("an excess goes into debt, up to max_debt", settled == limiter.Settlement(1010, 10, -50), settled)
+    in_debt = limit.acquire("mia", "llm-tokens")
+    check("a subject in debt is rejected", in_debt.status == 429 and in_debt.remaining == -50, in_debt)
+    status, answer = limiter.complete(limit, "ned", 120, 500, lambda: ("an answer", 300))
+    check("the LLM pattern serves and settles the usage", (status, answer) == (200, "an answer")
+          and ADMIN.fcall_ro("sluice_peek", 1, limiter.bucket_key("llm-tokens", "ned"), "llm-tokens")[1] == 700)
+
+
+def concurrent_settlements(_):
+    """16 clients reserve and settle at once on one subject: what the bucket was charged is exactly the
+    sum of what the settlements say the calls cost (the bucket holds 1,000,000 and refills one a week)."""
+    rounds, costs, problems = 40, [], []
+
+    def client(number):
+        own = limiter.Limiter(limiter.connect(SERVICE_URL, timeout_s=2, name=f"client-{number}"))
+        for round_number in range(rounds):
+            estimate = 1 + (number * 7 + round_number * 13) % 20
+            decision = own.reserve("shared", "llm-shared", estimate)
+            if not decision.allowed or decision.error is not None:
+                problems.append(f"client {number}: reserve refused: {decision}")
+                return
+            settlement = own.settle("shared", "llm-shared", decision.reservation, (number + round_number * 3) % 31)
+            if settlement is None or settlement.uncharged:
+                problems.append(f"client {number}: settle failed: {settlement}")
+                return
+            costs.append(settlement.settled)
+
+    threads = [threading.Thread(target=client, args=(number,)) for number in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    check("16 clients reserved and settled without a refusal", not problems and len(costs) == 16 * rounds, problems)
+    left = ADMIN.fcall_ro("sluice_peek", 1, limiter.bucket_key("llm-shared", "shared"), "llm-shared")[1]
+    check("the bucket was charged exactly the settled costs", left == 1000000 - sum(costs), (left, sum(costs)))
+
+
 def main():
     limit = limiter.Limiter(limiter.connect(SERVICE_URL, timeout_s=0.25))
     for case in (keys_and_escaping, allowed_then_rejected, never_passes, subject_bound, several_policies, leases,
-                 namespaces_and_databases, unknown_policy, library_gone, server_frozen):
+                 reserve_then_settle, concurrent_settlements, namespaces_and_databases, unknown_policy, library_gone,
+                 server_frozen):
         case(limit)
 
 

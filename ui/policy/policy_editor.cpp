@@ -356,6 +356,8 @@ std::optional<Policy> PolicyEditor::readForm(FieldErrors *errors) const
         policy.predictedRejectedShare = m_base->predictedRejectedShare;
         policy.overrides = m_base->overrides;
         policy.blockMs = m_base->blockMs;
+        policy.maxDebt = m_base->maxDebt;
+        policy.reserveTimeoutMs = m_base->reserveTimeoutMs;
         policy.calendar = m_base->calendar;
         policy.utcOffsetMinutes = m_base->utcOffsetMinutes;
         policy.anchorDay = m_base->anchorDay;

@@ -295,6 +295,27 @@ private Q_SLOTS:
         QTest::newRow("block_ms past 31 days") << policy(js("'limit': 1, 'window_ms': 1, 'block_ms': 2678400001"))
                                                << "field \"block_ms\": must be a whole number of milliseconds from 1 "
                                                   "to 2678400000 (31 days)";
+        // Reserve then settle: debt and the reservations' wait, for the algorithms that settle.
+        QTest::newRow("max_debt negative") << policy(js("'limit': 10, 'window_ms': 1000, 'max_debt': -1"))
+                                           << "field \"max_debt\": must be 0 or more, not -1";
+        QTest::newRow("max_debt text") << policy(js("'limit': 10, 'window_ms': 1000, 'max_debt': 'lots'"))
+                                       << "field \"max_debt\": must be a whole number, not a string";
+        QTest::newRow("max_debt on a fixed window")
+            << QByteArray(js("{'policies': [{'name': 'q', 'algorithm': 'fixed_window', 'limit': 5, 'window_ms': 1000, "
+                             "'max_debt': 3}]}"))
+            << "field \"max_debt\": applies to token_bucket and gcra";
+        QTest::newRow("max_debt past 1e9") << policy(js("'limit': 10, 'window_ms': 1000, 'max_debt': 1000000001"))
+                                           << "field \"max_debt\": must be a whole number of units from 0 to";
+        QTest::newRow("max_debt too slow to repay")
+            << policy(js("'limit': 1, 'window_ms': 604800000, 'max_debt': 4000000"))
+            << "field \"max_debt\": is too large for a limit of 1 per 604800000 ms";
+        QTest::newRow("reserve_timeout_ms zero")
+            << policy(js("'limit': 10, 'window_ms': 1000, 'reserve_timeout_ms': 0"))
+            << "field \"reserve_timeout_ms\": must be positive, not 0";
+        QTest::newRow("reserve_timeout_ms on a leaky bucket")
+            << QByteArray(js("{'policies': [{'name': 'q', 'algorithm': 'leaky_bucket', 'limit': 5, 'window_ms': 1000, "
+                             "'reserve_timeout_ms': 3}]}"))
+            << "field \"reserve_timeout_ms\": applies to token_bucket and gcra";
         // Calendar quotas: only for fixed windows, which they set; offsets and anchors in range.
         const auto calendar = [&](const char *fields) {
             return QByteArray(js("{'policies': [{'name': 'quota', 'algorithm': 'fixed_window', 'limit': 1000, ")

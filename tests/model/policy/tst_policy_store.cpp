@@ -2,6 +2,7 @@
 // The policy store against a real Redis: atomic optimistic saves, audit entries, no-op re-applies,
 // all-or-nothing batches, deletes, and clear errors for damaged stored data.
 
+#include "model/limiter/lua_source.h"
 #include "model/policy/policy_plan.h"
 #include "model/policy/policy_store.h"
 #include "redis/redis_client.h"
@@ -269,6 +270,30 @@ private Q_SLOTS:
                      + stored.value.elements.at(2).bytes,
                  QByteArray("month 330 29"));
         QVERIFY(list().policies.first().sameDefinition(quota));
+        QCOMPARE(list().policies.first().unknownFields, QStringList());
+    }
+
+    // Every definition field is one the commit script compares and audits (lua/store_commit.lua keeps its
+    // own list), and one a stored policy is read back with: none is unknown to the version that wrote it.
+    void everyDefinitionFieldIsStoredAndAudited()
+    {
+        const QByteArray script = model::luaSource(QStringLiteral("store_commit.lua"));
+        const qsizetype listed = script.indexOf("local DEFINITION = {");
+        const QByteArray definition = script.mid(listed, script.indexOf('}', listed) - listed);
+        for (const QString &field : model::definitionFieldNames())
+            QVERIFY2(field == QLatin1String("name") || definition.contains("'" + field.toUtf8() + "'"),
+                     qPrintable(field));
+        Policy every = policy(QStringLiteral("every"), 10);
+        every.blockMs = 1000;
+        every.maxDebt = 5;
+        every.reserveTimeoutMs = 3000;
+        every.overrides = {{"vip", false, SubjectOverride::Kind::Allow, 0, 0}};
+        every.description = QStringLiteral("all the fields");
+        QVERIFY(model::validatePolicy(every).isEmpty());
+        QVERIFY(!commit({put(every, 0)}).failure);
+        const Policy stored = list().policies.first();
+        QVERIFY(stored.sameDefinition(every));
+        QCOMPARE(stored.unknownFields, QStringList());
     }
 
     void damagedStoredDataIsReported_data()
