@@ -6,8 +6,9 @@
 namespace sluice::model {
 
 struct Replay::Run {
-    Run(const Policy &candidate, size_t firstSweepAt)
+    Run(const Policy &candidate, size_t firstSweepAt, const SubjectTable *subjects)
         : policy(candidate)
+        , subjects(candidate.overrides.isEmpty() ? nullptr : subjects)
         , capacity(algorithmUsesBurst(candidate.algorithm) ? candidate.effectiveBurst() : candidate.limit)
         , minimumSweepAt(firstSweepAt)
         , sweepAt(firstSweepAt)
@@ -19,6 +20,7 @@ struct Replay::Run {
     void count(qint64 ms, bool rejected);
 
     Policy policy;
+    const SubjectTable *subjects; // for a candidate with overrides: a new bucket is its subject's
     qint64 capacity;
     std::unordered_map<quint32, ReferenceLimiter> live;
     size_t minimumSweepAt;
@@ -89,7 +91,9 @@ bool Replay::Run::take(const Arrival &arrival)
         sweep(arrival.ms);
     auto found = live.find(arrival.subject);
     if (found == live.end())
-        found = live.emplace(arrival.subject, ReferenceLimiter(policy)).first;
+        found = live.emplace(arrival.subject,
+                             ReferenceLimiter(policy, subjects ? subjects->subject(arrival.subject) : QByteArray()))
+                    .first;
     ReferenceLimiter &bucket = found->second;
     const bool admitted = bucket.admit(arrival.ms, arrival.cost);
     count(arrival.ms, !admitted);
@@ -104,10 +108,10 @@ bool Replay::Run::take(const Arrival &arrival)
     return admitted;
 }
 
-Replay::Replay(const QVector<Policy> &candidates, size_t sweepAt)
+Replay::Replay(const QVector<Policy> &candidates, size_t sweepAt, const SubjectTable *subjects)
 {
     for (const Policy &candidate : candidates)
-        m_runs.push_back(std::make_unique<Run>(candidate, std::max<size_t>(1, sweepAt)));
+        m_runs.push_back(std::make_unique<Run>(candidate, std::max<size_t>(1, sweepAt), subjects));
 }
 
 Replay::~Replay() = default;

@@ -51,7 +51,10 @@ struct CandidateOutcome {
 class Replay {
 public:
     // Full buckets are looked for once a candidate holds `sweepAt` live ones, then each time they have doubled.
-    explicit Replay(const QVector<Policy> &candidates, size_t sweepAt = 4096);
+    // `subjects` names the arrivals' subjects, for candidates with overrides (which decide by the subject).
+    static constexpr size_t kFirstSweepAt = 4096;
+    explicit Replay(const QVector<Policy> &candidates, size_t sweepAt = kFirstSweepAt,
+                    const SubjectTable *subjects = nullptr);
     ~Replay();
     Replay(const Replay &) = delete;
     Replay &operator=(const Replay &) = delete;

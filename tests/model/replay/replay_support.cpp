@@ -39,7 +39,7 @@ bool replayLogs(const QStringList &paths, const model::LogSpec &spec, const QVec
         *problem = failure->message;
         return false;
     }
-    model::Replay replay(candidates, sweepAt);
+    model::Replay replay(candidates, sweepAt, &run->subjects);
     replay.observe([&](int candidate, const model::Arrival &arrival, bool admitted) {
         if (candidate == observedCandidate)
             run->calls.push_back({arrival, admitted});

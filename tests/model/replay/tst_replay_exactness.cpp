@@ -181,6 +181,17 @@ private Q_SLOTS:
         add(Algorithm::LeakyBucket, 5, 2000, 8, false);
         add(Algorithm::Gcra, 5, 2000, 8, false);
         add(Algorithm::Concurrency, 4, 1500, 0, false);
+        // Overrides (the heaviest subject's own limit, an allowed and a denied prefix) and a penalty.
+        for (const Algorithm algorithm : {Algorithm::TokenBucket, Algorithm::FixedWindow}) {
+            model::Policy ruled = test::makePolicy(
+                QStringLiteral("ruled-") + model::algorithmName(algorithm).replace(QLatin1Char('_'), QLatin1Char('-')),
+                algorithm, 5, 2000, model::algorithmUsesBurst(algorithm) ? 8 : 0);
+            ruled.blockMs = 3000;
+            ruled.overrides = {{"user-0", false, model::SubjectOverride::Kind::Limits, 40, 0},
+                               {"user-1", true, model::SubjectOverride::Kind::Allow, 0, 0},
+                               {"user-2", true, model::SubjectOverride::Kind::Deny, 0, 0}};
+            QTest::addRow("%s, overrides and a penalty", qPrintable(ruled.name)) << ruled << false;
+        }
     }
 
     // At least 100,000 arrivals each, over 20,000 subjects of which most return only after their bucket
