@@ -29,35 +29,17 @@ publish_bench_policies token_bucket fixed_window sliding_window
 load_case_scripts
 ((${#only[@]} == 0)) || load_peer_calls
 
-# callgrind_on_server OPTION: callgrind_control OPTION on the server (-z zeroes the counts, -d dumps
-# them). It exits 0 even when it failed, so its output is what tells.
-callgrind_on_server() {
-  local output
-  output=$(callgrind_control "$1" "$server_pid" 2>&1)
-  if grep -qi 'error' <<<"$output"; then
-    echo "$bench_name: callgrind_control $1 failed: $(grep -i -m1 'error' <<<"$output")" >&2
-    exit 1
-  fi
-}
+# shellcheck source=tests/bench/callgrind_counts.sh
+source "$(dirname "$0")/callgrind_counts.sh"
 
 # measure CASE: sets count[CASE] to the server's instructions per call over $calls calls, counted
 # from zero after a warm-up of $warm_up calls (20,000 create every warm bucket of the allow path).
 declare -A count
-dumps=0
 measure() {
-  local args dump
+  local args
   read -r -a args <<<"$(case_command "$1")"
   checked_benchmark redis-benchmark -p "$port" -n "$warm_up" -r 10000 -c 4 -P 16 -q "${args[@]}" >/dev/null
-  callgrind_on_server -z
-  checked_benchmark redis-benchmark -p "$port" -n "$calls" -r 10000 -c 4 -P 16 -q "${args[@]}" >/dev/null
-  callgrind_on_server -d
-  dumps=$((dumps + 1))
-  dump="$work/callgrind.$server_pid.$dumps"
-  if ! grep -q '^summary:' "$dump" 2>/dev/null; then
-    echo "$bench_name: callgrind wrote no dump for $1 ($dump)" >&2
-    exit 1
-  fi
-  count[$1]=$(($(grep -m1 '^summary:' "$dump" | cut -d' ' -f2) / calls))
+  count[$1]=$(instructions_per_call "$calls" "${args[@]}")
 }
 
 if ((${#only[@]})); then

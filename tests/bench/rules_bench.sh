@@ -90,33 +90,20 @@ load_started=$(date +%s%N)
 publish_ms=$((($(date +%s%N) - load_started) / 1000000))
 memory_after=$(functions_memory)
 
-callgrind_on_server() {
-  local output
-  output=$(callgrind_control "$1" "$server_pid" 2>&1)
-  if grep -qi 'error' <<<"$output"; then
-    echo "$bench_name: callgrind_control $1 failed: $(grep -i -m1 'error' <<<"$output")" >&2
-    exit 1
-  fi
-}
+# shellcheck source=tests/bench/callgrind_counts.sh
+source "$(dirname "$0")/callgrind_counts.sh"
 
 # measure CASE FUNCTION KEY POLICY: count[CASE] = the server's instructions per call over $calls calls,
 # after 20,000 to warm up (which create every warm bucket of the allow path).
 declare -A count
-dumps=0
 measure() {
-  local name=$1 dump
+  local name=$1
   shift
   # Each case on an empty keyspace (functions stay): the same number of keys, so no case pays for the
   # dictionary's incremental rehashing that the keys of earlier cases would cause.
   cli FLUSHALL >/dev/null
   checked_benchmark redis-benchmark -p "$port" -n 20000 -r 10000 -c 4 -P 16 -q FCALL "$1" 1 "$2" "$3" >/dev/null
-  callgrind_on_server -z
-  checked_benchmark redis-benchmark -p "$port" -n "$calls" -r 10000 -c 4 -P 16 -q FCALL "$1" 1 "$2" "$3" >/dev/null
-  callgrind_on_server -d
-  dumps=$((dumps + 1))
-  dump="$work/callgrind.$server_pid.$dumps"
-  grep -q '^summary:' "$dump" 2>/dev/null || { echo "$bench_name: callgrind wrote no dump for $name" >&2; exit 1; }
-  count[$name]=$(($(grep -m1 '^summary:' "$dump" | cut -d' ' -f2) / calls))
+  count[$name]=$(instructions_per_call "$calls" FCALL "$1" 1 "$2" "$3")
 }
 
 for side in "${sides[@]}"; do
