@@ -203,7 +203,7 @@ private:
             ++counts.sent;
             std::optional<ReferenceLimiter> &model = m_models[target][subjectIndex];
             if (!model)
-                model = definition.reference();
+                model = definition.reference(subject, m_plan.realKeys);
             // On real keys a shadow policy admits every call; its bucket counts what it would reject.
             const bool admits = model->admit(serverMs, m_plan.cost) || (m_plan.realKeys && definition.policy.shadow);
             ++(admits ? counts.expectedAllowed : counts.expectedRejected);

@@ -136,10 +136,16 @@ QString FireTarget::problem(qint64 cost) const
     return {};
 }
 
-ReferenceLimiter FireTarget::reference() const
+ReferenceLimiter FireTarget::reference(const QByteArray &subject, bool realKeys) const
 {
-    if (kind == Kind::Policy)
-        return ReferenceLimiter(policy);
+    if (kind == Kind::Policy && realKeys)
+        return ReferenceLimiter(policy, subject);
+    if (kind == Kind::Policy) {
+        Policy limitsAlone = policy;
+        limitsAlone.overrides.clear();
+        limitsAlone.blockMs = 0;
+        return ReferenceLimiter(limitsAlone);
+    }
     return ReferenceLimiter(layout, policy.limit, policy.windowMs, policy.burst);
 }
 

@@ -41,7 +41,9 @@ struct FireTarget {
     // Why it cannot be fired at with calls of `cost`; empty when it can.
     QString problem(qint64 cost) const;
     // A model of one of its buckets, starting full.
-    ReferenceLimiter reference() const;
+    // The model of one subject's bucket: on the policy's own keys (`realKeys`) as the policy treats that
+    // subject (overrides, penalty); on test fire's keys (sluice_check) the policy's limits alone.
+    ReferenceLimiter reference(const QByteArray &subject, bool realKeys) const;
 };
 
 // The test-fire key space of one run: "<ns>-fire:<run>:".

@@ -115,7 +115,7 @@ QVariant KeyInspectorModel::data(const QModelIndex &index, int role) const
     const InspectedBucket &row = m_rows.at(index.row());
     const auto column = static_cast<Column>(index.column());
     if (role == Qt::TextAlignmentRole && column != Subject && column != PolicyColumn && column != Algorithm
-        && column != Node)
+        && column != Rules && column != Node)
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     const QString readAt = row.readAtMs > 0 ? formatClock(row.readAtMs) : QString();
     if (role == Qt::ToolTipRole)
@@ -148,6 +148,7 @@ QVariant KeyInspectorModel::data(const QModelIndex &index, int role) const
         return state.ttlMs == -1 ? tr("never") : formatWait(state.ttlMs);
     case Allowed: return locale.toString(state.allowed);
     case Rejected: return locale.toString(state.rejected);
+    case Rules: return state.rulesText();
     default: return {};
     }
 }
@@ -171,6 +172,7 @@ QVariant KeyInspectorModel::sortValue(const InspectedBucket &row, Column column)
     case ExpiresIn: return state.ttlMs;
     case Allowed: return state.allowed;
     case Rejected: return state.rejected;
+    case Rules: return state.rulesText();
     default: return {};
     }
 }
@@ -188,6 +190,7 @@ QVariant KeyInspectorModel::headerData(int section, Qt::Orientation orientation,
     case ExpiresIn: return tr("Expires in");
     case Allowed: return tr("Allowed");
     case Rejected: return tr("Rejected");
+    case Rules: return tr("Rules");
     case ReadAt: return tr("Read at");
     case Node: return tr("Primary");
     case ColumnCount: break;

@@ -33,6 +33,7 @@ public:
         ExpiresIn,
         Allowed,
         Rejected,
+        Rules, // the subject's override, list or penalty block (BucketState::rulesText)
         ReadAt,
         Node,
         ColumnCount

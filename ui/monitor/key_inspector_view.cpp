@@ -135,6 +135,7 @@ void KeyInspectorView::followSession(model::ConnectionSession *session)
                      {KeyInspectorModel::ExpiresIn, QStringLiteral("no key (full)")},
                      {KeyInspectorModel::Allowed, QStringLiteral("100,000")},
                      {KeyInspectorModel::Rejected, QStringLiteral("100,000")},
+                     {KeyInspectorModel::Rules, QStringLiteral("blocked 9 min 59 s")},
                      {KeyInspectorModel::ReadAt, QStringLiteral("00:00:00")},
                      {KeyInspectorModel::Node, QStringLiteral("127.0.0.1:30001")}});
     connect(m_model, &KeyInspectorModel::loadingChanged, this, &KeyInspectorView::updateStatus);

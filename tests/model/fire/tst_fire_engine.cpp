@@ -18,6 +18,8 @@
 #include <QSignalSpy>
 #include <QTest>
 
+Q_DECLARE_METATYPE(sluice::model::Policy)
+
 using namespace sluice;
 using model::Algorithm;
 using model::FirePlan;
@@ -194,24 +196,41 @@ private Q_SLOTS:
 
     void realKeysSpendTheSubjectsOwnBucket_data()
     {
-        QTest::addColumn<bool>("shadow");
+        QTest::addColumn<model::Policy>("api");
+        QTest::addColumn<QByteArray>("subject");
         QTest::addColumn<int>("answeredAllowed");
-        QTest::newRow("enforcing") << false << 30;
+        QTest::addColumn<int>("bucketRejected"); // the bucket's own count; -1 when no bucket is kept
+        const model::Policy enforcing = test::makePolicy(QStringLiteral("api"), Algorithm::FixedWindow, 30, 3600000);
+        QTest::newRow("enforcing") << enforcing << QByteArray("alice") << 30 << 70;
         // A shadow policy admits every call on its real keys, and the model expects just that (it used to
         // expect the enforcing policy's rejections, shown as a deviation); its bucket still counts them.
-        QTest::newRow("shadow") << true << 100;
+        QTest::newRow("shadow") << test::makePolicy(QStringLiteral("api"), Algorithm::FixedWindow, 30, 3600000, 0, true)
+                                << QByteArray("alice") << 100 << 70;
+        // The subject's own rules, in the model as in the library: its override, a list, a penalty.
+        model::Policy ruled = enforcing;
+        ruled.overrides = {{"ops", false, model::SubjectOverride::Kind::Allow, 0, 0},
+                           {"partner-", true, model::SubjectOverride::Kind::Limits, 50, 0},
+                           {"scraper", false, model::SubjectOverride::Kind::Deny, 0, 0}};
+        QTest::newRow("override") << ruled << QByteArray("partner-1") << 50 << 50;
+        QTest::newRow("allow-listed") << ruled << QByteArray("ops") << 100 << -1;
+        QTest::newRow("denied") << ruled << QByteArray("scraper") << 0 << -1;
+        // A bucket of 10 refilling one a second: the 11th call is rejected, which blocks the subject for 10 s, so
+        // the token that refills during the run is not taken.
+        model::Policy penalised = test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 10, 10000, 10);
+        penalised.blockMs = 10000;
+        QTest::newRow("penalty") << penalised << QByteArray("alice") << 10 << 1;
     }
 
     void realKeysSpendTheSubjectsOwnBucket()
     {
-        QFETCH(bool, shadow);
+        QFETCH(model::Policy, api);
+        QFETCH(QByteArray, subject);
         QFETCH(int, answeredAllowed);
-        const model::Policy api
-            = test::makePolicy(QStringLiteral("api"), Algorithm::FixedWindow, 30, 3600000, 0, shadow);
+        QFETCH(int, bucketRejected);
         QVERIFY(test::storeAndPublish(*m_client, m_ns, {api}).isEmpty());
         FirePlan plan = constantPlan({FireTarget::forPolicy(api)}, 200, 500);
         plan.realKeys = true;
-        plan.subject = "alice";
+        plan.subject = subject;
         const FireReport report = fire(plan);
         QVERIFY2(!report.failure(), qPrintable(sluice::model::messageOf(report.failure())));
         QCOMPARE(report.summary(0).allowed, answeredAllowed);
@@ -220,10 +239,14 @@ private Q_SLOTS:
         const redis::RedisReply inspect
             = test::syncCommand(*m_client,
                                 {"FCALL_RO", owner().function("inspect"), "1",
-                                 model::bucketKey(m_ns, QStringLiteral("api"), "alice"), "api"});
-        QCOMPARE(inspect.value.field("allowed")->integer, 30);
-        QCOMPARE(inspect.value.field("rejected")->integer, 70);
-        QCOMPARE(stats().totals.value(QStringLiteral("api")).allowed, quint64(30));
+                                 model::bucketKey(m_ns, QStringLiteral("api"), subject), "api"});
+        if (bucketRejected >= 0) {
+            QCOMPARE(inspect.value.field("allowed")->integer, qMin(answeredAllowed, 100 - bucketRejected));
+            QCOMPARE(inspect.value.field("rejected")->integer, bucketRejected);
+        }
+        // A shadow policy's counts are what it would have decided.
+        QCOMPARE(stats().totals.value(QStringLiteral("api")).allowed,
+                 quint64(api.shadow ? 100 - bucketRejected : answeredAllowed));
         QVERIFY(keysMatching(m_ns.toUtf8() + "-fire:*").isEmpty());
     }
 

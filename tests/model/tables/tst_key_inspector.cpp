@@ -207,6 +207,33 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), 1);
     }
 
+    // A subject's override and block are shown with its bucket (the Rules column), and the available units
+    // are counted against the override's capacity.
+    void rulesAreShownWithTheBucket()
+    {
+        model::Policy login = test::makePolicy(QStringLiteral("login"), Algorithm::FixedWindow, 3, 3600000);
+        login.blockMs = 600000;
+        login.overrides = {{"partner-", true, model::SubjectOverride::Kind::Limits, 50, 0}};
+        storeAndPublish(*m_client, {login});
+        fire(*m_client, QStringLiteral("login"), 5, [](int) { return QByteArray("mallory"); });
+        fire(*m_client, QStringLiteral("login"), 5, [](int) { return QByteArray("partner-9"); });
+        KeyInspectorModel model(m_client.get(), owner());
+        QCOMPARE(sluice::model::messageOf(model.browse({})), QString());
+        QCOMPARE(loadAll(model), 1);
+        QCOMPARE(model.rowCount(), 2);
+        for (int row = 0; row < 2; ++row) {
+            const auto text = [&](int column) { return model.index(row, column).data().toString(); };
+            if (model.bucket(row).bucket.subject == "mallory") {
+                QVERIFY2(text(KeyInspectorModel::Rules).startsWith(QLatin1String("blocked 9 min")),
+                         qPrintable(text(KeyInspectorModel::Rules)));
+                QCOMPARE(text(KeyInspectorModel::Available), QStringLiteral("0 of 3"));
+            } else {
+                QCOMPARE(text(KeyInspectorModel::Rules), QStringLiteral("override partner-*"));
+                QCOMPARE(text(KeyInspectorModel::Available), QStringLiteral("45 of 50"));
+            }
+        }
+    }
+
     void badFiltersAreRefusedAndChangeNothing_data()
     {
         QTest::addColumn<QString>("policy");
