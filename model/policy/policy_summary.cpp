@@ -99,6 +99,13 @@ QString describePolicy(const Policy &policy)
                    .arg(requests(policy.limit), periodText(policy));
         break;
     }
+    if (!policy.overrides.isEmpty())
+        text += QLatin1Char(' ')
+            + Text::tr("%n subject(s) or prefix(es) have rules of their own (overrides).", nullptr,
+                       policy.overrides.size());
+    if (policy.blockMs > 0)
+        text += QLatin1Char(' ')
+            + Text::tr("A rejected subject stays rejected for %1.").arg(durationText(policy.blockMs));
     if (policy.shadow)
         text += QLatin1Char(' ') + Text::tr("Shadow mode: rejections are only counted, every request passes.");
     return text;

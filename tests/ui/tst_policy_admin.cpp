@@ -572,11 +572,25 @@ private Q_SLOTS:
         openEditorOn(*window, QStringLiteral("ruled"));
         ui::PolicyEditor *editor = waitForEditor();
         QVERIFY(editor);
+        // The penalty is on the form, in its largest exact unit.
+        QCOMPARE(child<QLineEdit>(editor, "penaltyCountEdit")->text(), QStringLiteral("10"));
+        QCOMPARE(child<QComboBox>(editor, "penaltyUnitCombo")->currentText(), QStringLiteral("minutes"));
+        QVERIFY2(labelText(editor, "policySummary").contains(QLatin1String("stays rejected for 10 minutes")),
+                 qPrintable(labelText(editor, "policySummary")));
         typeInto(editor, "limitEdit", QStringLiteral("120"));
         QCOMPARE(saveThroughDiff(editor), strings({"Limit"}));
         QTRY_COMPARE(storedHash(QStringLiteral("ruled")).value("limit"), QByteArray("120"));
         QCOMPARE(storedHash(QStringLiteral("ruled")).value("block_ms"), QByteArray("600000"));
         QVERIFY(storedHash(QStringLiteral("ruled")).value("overrides").contains("partner-x"));
+
+        openEditorOn(*window, QStringLiteral("ruled"));
+        editor = waitForEditor();
+        QVERIFY(editor);
+        typeInto(editor, "penaltyCountEdit", QStringLiteral("44641")); // 31 days are 44,640 minutes
+        QCOMPARE(labelText(editor, "penaltyError"), QStringLiteral("at most 44640"));
+        typeInto(editor, "penaltyCountEdit", QStringLiteral("5"));
+        QCOMPARE(saveThroughDiff(editor), strings({"Penalty"}));
+        QTRY_COMPARE(storedHash(QStringLiteral("ruled")).value("block_ms"), QByteArray("300000"));
 
         QVERIFY(call({"HSET", key(":policy:ruled"), "quota_zone", "eu"}).ok());
         window = test::openMainWindow(profile()); // reads the list anew (this write bypasses the audit log)

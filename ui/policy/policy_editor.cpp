@@ -54,6 +54,22 @@ QLabel *errorLabel(QWidget *parent, const char *name)
     return label;
 }
 
+// The index of the largest unit in `units` (a combo of windowUnits) that holds `ms` exactly (milliseconds
+// always does).
+int largestExactUnit(const QComboBox *units, qint64 ms)
+{
+    int bestIndex = 0;
+    qint64 best = 0;
+    for (int i = 0; i < units->count(); ++i) {
+        const qint64 unit = units->itemData(i).toLongLong();
+        if (ms % unit == 0 && unit > best) {
+            best = unit;
+            bestIndex = i;
+        }
+    }
+    return bestIndex;
+}
+
 // A whole number typed by an operator, from `min` to `max`; nullopt and the reason otherwise.
 std::optional<qint64> parseWhole(const QString &typed, qint64 min, qint64 max, QString *error)
 {
@@ -98,7 +114,7 @@ void showError(QLabel *label, const QString &error)
 bool PolicyEditor::FieldErrors::any() const
 {
     return !name.isEmpty() || !limit.isEmpty() || !window.isEmpty() || !burst.isEmpty() || !shadowOf.isEmpty()
-        || !description.isEmpty();
+        || !penalty.isEmpty() || !description.isEmpty();
 }
 
 PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optional<Policy> &existing,
@@ -158,16 +174,18 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
              {static_cast<QWidget *>(m_name), static_cast<QWidget *>(m_algorithm), static_cast<QWidget *>(m_limit),
               static_cast<QWidget *>(m_windowCount), static_cast<QWidget *>(m_windowUnit),
               static_cast<QWidget *>(m_burst), static_cast<QWidget *>(m_windowStart), static_cast<QWidget *>(m_shadow),
-              static_cast<QWidget *>(m_shadowOf), static_cast<QWidget *>(m_description),
+              static_cast<QWidget *>(m_shadowOf), static_cast<QWidget *>(m_penaltyCount),
+              static_cast<QWidget *>(m_penaltyUnit), static_cast<QWidget *>(m_description),
               static_cast<QWidget *>(m_useSlidingWindow)})
             field->setEnabled(false);
         m_saveButton->setToolTip(tr("This connection is read-only."));
     }
 
-    for (QLineEdit *edit : {m_name, m_limit, m_windowCount, m_burst, m_description})
+    for (QLineEdit *edit : {m_name, m_limit, m_windowCount, m_burst, m_penaltyCount, m_description})
         connect(edit, &QLineEdit::textChanged, this, &PolicyEditor::revalidate);
     connect(m_algorithm, &QComboBox::currentIndexChanged, this, &PolicyEditor::algorithmChanged);
     connect(m_windowUnit, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
+    connect(m_penaltyUnit, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
     connect(m_windowStart, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
     connect(m_shadow, &QCheckBox::toggled, this, &PolicyEditor::revalidate);
     connect(m_shadowOf, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
@@ -262,6 +280,21 @@ QFormLayout *PolicyEditor::createFields()
     m_shadowOfError = errorLabel(this, "shadowOfError");
     form->addRow(m_shadowOfLabel, fieldWithError(m_shadowOf, m_shadowOfError));
 
+    // A breach blocks the subject for this long (model::Policy::blockMs); empty for no penalty.
+    m_penaltyCount = named(new QLineEdit(this), "penaltyCountEdit");
+    m_penaltyCount->setMaximumWidth(100);
+    m_penaltyCount->setPlaceholderText(tr("none"));
+    m_penaltyUnit = named(new QComboBox(this), "penaltyUnitCombo");
+    for (const WindowUnit &unit : windowUnits)
+        m_penaltyUnit->addItem(tr(unit.name), unit.ms);
+    m_penaltyUnit->setCurrentIndex(1); // minutes, the usual penalty
+    m_penaltyUnit->setMaximumWidth(160);
+    m_penaltyError = errorLabel(this, "penaltyError");
+    auto *penaltyLabel = new QLabel(tr("Penalty"), this);
+    penaltyLabel->setToolTip(tr("Once this policy rejects a subject, the subject stays rejected this long."));
+    penaltyLabel->setBuddy(m_penaltyCount);
+    form->addRow(penaltyLabel, fieldWithError(m_penaltyCount, m_penaltyError, m_penaltyUnit));
+
     m_description = named(new QLineEdit(this), "descriptionEdit");
     m_descriptionError = errorLabel(this, "descriptionError");
     form->addRow(tr("Description"), m_description);
@@ -286,18 +319,13 @@ void PolicyEditor::loadPolicy(const Policy &policy)
     m_name->setText(policy.name);
     m_algorithm->setCurrentIndex(m_algorithm->findData(static_cast<int>(policy.algorithm)));
     m_limit->setText(QString::number(policy.limit));
-    // The largest unit that holds the window exactly (milliseconds always does).
-    int bestIndex = 0;
-    qint64 best = 0;
-    for (int i = 0; i < m_windowUnit->count(); ++i) {
-        const qint64 unit = m_windowUnit->itemData(i).toLongLong();
-        if (policy.windowMs % unit == 0 && unit > best) {
-            best = unit;
-            bestIndex = i;
-        }
+    m_windowUnit->setCurrentIndex(largestExactUnit(m_windowUnit, policy.windowMs));
+    m_windowCount->setText(QString::number(policy.windowMs / m_windowUnit->currentData().toLongLong()));
+    m_penaltyCount->clear();
+    if (policy.blockMs > 0) {
+        m_penaltyUnit->setCurrentIndex(largestExactUnit(m_penaltyUnit, policy.blockMs));
+        m_penaltyCount->setText(QString::number(policy.blockMs / m_penaltyUnit->currentData().toLongLong()));
     }
-    m_windowUnit->setCurrentIndex(bestIndex);
-    m_windowCount->setText(QString::number(policy.windowMs / best));
     m_burst->setText(policy.burst > 0 && policy.burst != policy.limit ? QString::number(policy.burst) : QString());
     m_windowStart->setCurrentIndex(m_windowStart->findData(static_cast<int>(policy.windowStart)));
     m_shadow->setChecked(policy.shadow);
@@ -355,7 +383,6 @@ std::optional<Policy> PolicyEditor::readForm(FieldErrors *errors) const
         // What this form does not edit is kept as stored, never dropped by a save.
         policy.predictedRejectedShare = m_base->predictedRejectedShare;
         policy.overrides = m_base->overrides;
-        policy.blockMs = m_base->blockMs;
         policy.maxDebt = m_base->maxDebt;
         policy.reserveTimeoutMs = m_base->reserveTimeoutMs;
         policy.calendar = m_base->calendar;
@@ -383,6 +410,13 @@ std::optional<Policy> PolicyEditor::readForm(FieldErrors *errors) const
     if (!errors->window.isEmpty() && errors->window.startsWith(tr("at most")))
         errors->window
             = tr("at most one week (%1 %2)").arg(limits::maxWindowMs / unit).arg(m_windowUnit->currentText());
+    const qint64 penaltyUnit = m_penaltyUnit->currentData().toLongLong();
+    policy.blockMs = 0;
+    if (!m_penaltyCount->text().trimmed().isEmpty()) {
+        if (const auto count
+            = parseWhole(m_penaltyCount->text(), 1, limits::maxBlockMs / penaltyUnit, &errors->penalty))
+            policy.blockMs = *count * penaltyUnit;
+    }
     if (algorithmUsesBurst(policy.algorithm) && !m_burst->text().trimmed().isEmpty()) {
         if (const auto burst = parseWhole(m_burst->text(), 1, limits::maxBurst, &errors->burst))
             policy.burst = *burst;
@@ -398,6 +432,7 @@ std::optional<Policy> PolicyEditor::readForm(FieldErrors *errors) const
             : problem.field == QLatin1String("window_ms")       ? errors->window
             : problem.field == QLatin1String("name")            ? errors->name
             : problem.field == QLatin1String("shadow_of")       ? errors->shadowOf
+            : problem.field == QLatin1String("block_ms")        ? errors->penalty
                                                                 : errors->limit;
         slot = problem.message;
     }
@@ -421,6 +456,7 @@ void PolicyEditor::revalidate()
     showError(m_windowError, errors.window);
     showError(m_burstError, errors.burst);
     showError(m_shadowOfError, errors.shadowOf);
+    showError(m_penaltyError, errors.penalty);
     showError(m_descriptionError, errors.description);
     m_saveButton->setEnabled(policy.has_value() && m_writable);
     const auto algorithm = static_cast<Algorithm>(m_algorithm->currentData().toInt());

@@ -47,7 +47,7 @@ Q_SIGNALS:
 private:
     QFormLayout *createFields();
     struct FieldErrors {
-        QString name, limit, window, burst, shadowOf, description;
+        QString name, limit, window, burst, shadowOf, penalty, description;
         bool any() const;
     };
 
@@ -79,10 +79,13 @@ private:
     QComboBox *m_windowStart;
     QCheckBox *m_shadow;
     QLabel *m_shadowOfLabel;
-    QComboBox *m_shadowOf; // "none", then the other policies' names
+    QComboBox *m_shadowOf;     // "none", then the other policies' names
+    QLineEdit *m_penaltyCount; // block_ms in the unit beside it; empty for no penalty
+    QComboBox *m_penaltyUnit;
     QLineEdit *m_description;
     QSpinBox *m_typicalCost;
-    QLabel *m_nameError, *m_limitError, *m_windowError, *m_burstError, *m_shadowOfError, *m_descriptionError;
+    QLabel *m_nameError, *m_limitError, *m_windowError, *m_burstError, *m_shadowOfError, *m_penaltyError,
+        *m_descriptionError;
     QLabel *m_summary;
     QLabel *m_lint;
     QPushButton *m_useSlidingWindow;
