@@ -589,8 +589,14 @@ private Q_SLOTS:
         typeInto(editor, "penaltyCountEdit", QStringLiteral("44641")); // 31 days are 44,640 minutes
         QCOMPARE(labelText(editor, "penaltyError"), QStringLiteral("at most 44640"));
         typeInto(editor, "penaltyCountEdit", QStringLiteral("5"));
-        QCOMPARE(saveThroughDiff(editor), strings({"Penalty"}));
+        // A token bucket settles reservations: how far into debt is on the form too.
+        QVERIFY(child<QLineEdit>(editor, "debtEdit")->isVisible());
+        typeInto(editor, "debtEdit", QStringLiteral("-4"));
+        QVERIFY(!labelText(editor, "debtError").isEmpty());
+        typeInto(editor, "debtEdit", QStringLiteral("40"));
+        QCOMPARE(saveThroughDiff(editor), strings({"Penalty", "Most debt"}));
         QTRY_COMPARE(storedHash(QStringLiteral("ruled")).value("block_ms"), QByteArray("300000"));
+        QCOMPARE(storedHash(QStringLiteral("ruled")).value("max_debt"), QByteArray("40"));
 
         QVERIFY(call({"HSET", key(":policy:ruled"), "quota_zone", "eu"}).ok());
         window = test::openMainWindow(profile()); // reads the list anew (this write bypasses the audit log)

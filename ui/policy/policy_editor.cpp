@@ -114,7 +114,7 @@ void showError(QLabel *label, const QString &error)
 bool PolicyEditor::FieldErrors::any() const
 {
     return !name.isEmpty() || !limit.isEmpty() || !window.isEmpty() || !burst.isEmpty() || !shadowOf.isEmpty()
-        || !penalty.isEmpty() || !description.isEmpty();
+        || !penalty.isEmpty() || !debt.isEmpty() || !description.isEmpty();
 }
 
 PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optional<Policy> &existing,
@@ -175,13 +175,13 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
               static_cast<QWidget *>(m_windowCount), static_cast<QWidget *>(m_windowUnit),
               static_cast<QWidget *>(m_burst), static_cast<QWidget *>(m_windowStart), static_cast<QWidget *>(m_shadow),
               static_cast<QWidget *>(m_shadowOf), static_cast<QWidget *>(m_penaltyCount),
-              static_cast<QWidget *>(m_penaltyUnit), static_cast<QWidget *>(m_description),
-              static_cast<QWidget *>(m_useSlidingWindow)})
+              static_cast<QWidget *>(m_penaltyUnit), static_cast<QWidget *>(m_debt),
+              static_cast<QWidget *>(m_description), static_cast<QWidget *>(m_useSlidingWindow)})
             field->setEnabled(false);
         m_saveButton->setToolTip(tr("This connection is read-only."));
     }
 
-    for (QLineEdit *edit : {m_name, m_limit, m_windowCount, m_burst, m_penaltyCount, m_description})
+    for (QLineEdit *edit : {m_name, m_limit, m_windowCount, m_burst, m_penaltyCount, m_debt, m_description})
         connect(edit, &QLineEdit::textChanged, this, &PolicyEditor::revalidate);
     connect(m_algorithm, &QComboBox::currentIndexChanged, this, &PolicyEditor::algorithmChanged);
     connect(m_windowUnit, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
@@ -295,6 +295,19 @@ QFormLayout *PolicyEditor::createFields()
     penaltyLabel->setBuddy(m_penaltyCount);
     form->addRow(penaltyLabel, fieldWithError(m_penaltyCount, m_penaltyError, m_penaltyUnit));
 
+    // How far a settled reservation may put a subject in debt (model::Policy::maxDebt): the algorithms that
+    // settle reservations only.
+    m_debtLabel = new QLabel(tr("Most debt"), this);
+    m_debtLabel->setToolTip(tr("Units a settled reservation may charge beyond what is left; the subject is then "
+                               "rejected until the refill pays them back."));
+    m_debt = named(new QLineEdit(this), "debtEdit");
+    m_debt->setMaximumWidth(160);
+    m_debt->setPlaceholderText(tr("none"));
+    m_debtLabel->setBuddy(m_debt);
+    m_debtError = errorLabel(this, "debtError");
+    m_debtRow = fieldWithError(m_debt, m_debtError);
+    form->addRow(m_debtLabel, m_debtRow);
+
     m_description = named(new QLineEdit(this), "descriptionEdit");
     m_descriptionError = errorLabel(this, "descriptionError");
     form->addRow(tr("Description"), m_description);
@@ -321,6 +334,7 @@ void PolicyEditor::loadPolicy(const Policy &policy)
     m_limit->setText(QString::number(policy.limit));
     m_windowUnit->setCurrentIndex(largestExactUnit(m_windowUnit, policy.windowMs));
     m_windowCount->setText(QString::number(policy.windowMs / m_windowUnit->currentData().toLongLong()));
+    m_debt->setText(policy.maxDebt > 0 ? QString::number(policy.maxDebt) : QString());
     m_penaltyCount->clear();
     if (policy.blockMs > 0) {
         m_penaltyUnit->setCurrentIndex(largestExactUnit(m_penaltyUnit, policy.blockMs));
@@ -371,6 +385,8 @@ void PolicyEditor::algorithmChanged()
     }
     m_burstLabel->setVisible(algorithmUsesBurst(algorithm));
     m_burstRow->setVisible(algorithmUsesBurst(algorithm));
+    m_debtLabel->setVisible(algorithmSettles(algorithm));
+    m_debtRow->setVisible(algorithmSettles(algorithm));
     m_windowStartLabel->setVisible(algorithm == Algorithm::FixedWindow);
     m_windowStart->setVisible(algorithm == Algorithm::FixedWindow);
     revalidate();
@@ -383,7 +399,6 @@ std::optional<Policy> PolicyEditor::readForm(FieldErrors *errors) const
         // What this form does not edit is kept as stored, never dropped by a save.
         policy.predictedRejectedShare = m_base->predictedRejectedShare;
         policy.overrides = m_base->overrides;
-        policy.maxDebt = m_base->maxDebt;
         policy.reserveTimeoutMs = m_base->reserveTimeoutMs;
         policy.calendar = m_base->calendar;
         policy.utcOffsetMinutes = m_base->utcOffsetMinutes;
@@ -417,6 +432,11 @@ std::optional<Policy> PolicyEditor::readForm(FieldErrors *errors) const
             = parseWhole(m_penaltyCount->text(), 1, limits::maxBlockMs / penaltyUnit, &errors->penalty))
             policy.blockMs = *count * penaltyUnit;
     }
+    policy.maxDebt = 0;
+    if (algorithmSettles(policy.algorithm) && !m_debt->text().trimmed().isEmpty()) {
+        if (const auto debt = parseWhole(m_debt->text(), 1, limits::maxBurst, &errors->debt))
+            policy.maxDebt = *debt;
+    }
     if (algorithmUsesBurst(policy.algorithm) && !m_burst->text().trimmed().isEmpty()) {
         if (const auto burst = parseWhole(m_burst->text(), 1, limits::maxBurst, &errors->burst))
             policy.burst = *burst;
@@ -433,6 +453,7 @@ std::optional<Policy> PolicyEditor::readForm(FieldErrors *errors) const
             : problem.field == QLatin1String("name")            ? errors->name
             : problem.field == QLatin1String("shadow_of")       ? errors->shadowOf
             : problem.field == QLatin1String("block_ms")        ? errors->penalty
+            : problem.field == QLatin1String("max_debt")        ? errors->debt
                                                                 : errors->limit;
         slot = problem.message;
     }
@@ -457,6 +478,7 @@ void PolicyEditor::revalidate()
     showError(m_burstError, errors.burst);
     showError(m_shadowOfError, errors.shadowOf);
     showError(m_penaltyError, errors.penalty);
+    showError(m_debtError, errors.debt);
     showError(m_descriptionError, errors.description);
     m_saveButton->setEnabled(policy.has_value() && m_writable);
     const auto algorithm = static_cast<Algorithm>(m_algorithm->currentData().toInt());

@@ -47,7 +47,7 @@ Q_SIGNALS:
 private:
     QFormLayout *createFields();
     struct FieldErrors {
-        QString name, limit, window, burst, shadowOf, penalty, description;
+        QString name, limit, window, burst, shadowOf, penalty, debt, description;
         bool any() const;
     };
 
@@ -82,9 +82,12 @@ private:
     QComboBox *m_shadowOf;     // "none", then the other policies' names
     QLineEdit *m_penaltyCount; // block_ms in the unit beside it; empty for no penalty
     QComboBox *m_penaltyUnit;
+    QLabel *m_debtLabel;
+    QLineEdit *m_debt; // max_debt; empty for none (token_bucket and gcra only)
+    QWidget *m_debtRow;
     QLineEdit *m_description;
     QSpinBox *m_typicalCost;
-    QLabel *m_nameError, *m_limitError, *m_windowError, *m_burstError, *m_shadowOfError, *m_penaltyError,
+    QLabel *m_nameError, *m_limitError, *m_windowError, *m_burstError, *m_shadowOfError, *m_penaltyError, *m_debtError,
         *m_descriptionError;
     QLabel *m_summary;
     QLabel *m_lint;
