@@ -103,6 +103,26 @@ class TestLimiterConcurrency : public QObject {
         return {-1, -1};
     }
 
+    // Runs `rounds` steps on each of `clients` at once, a client's next step once its last has called `next`;
+    // false when they did not all finish within two minutes.
+    static bool eachClientInTurn(int clients, int rounds,
+                                 const std::function<void(int client, const std::function<void()> &next)> &step)
+    {
+        int finished = 0;
+        std::vector<std::function<void(int)>> run(clients);
+        for (int c = 0; c < clients; ++c) {
+            run[c] = [&, c](int left) {
+                if (left == 0)
+                    ++finished;
+                else
+                    step(c, [&run, c, left] { run[c](left - 1); });
+            };
+        }
+        for (int c = 0; c < clients; ++c)
+            run[c](rounds);
+        return test::spinUntil([&] { return finished == clients; }, 120000);
+    }
+
     // Waits, if needed, so that an aligned minute does not end during the burst.
     static void awayFromMinuteBoundary()
     {
@@ -249,30 +269,22 @@ private Q_SLOTS:
         }
         awayFromMinuteBoundary();
 
-        int allowed = 0, finished = 0, errors = 0;
+        int allowed = 0, errors = 0;
         QString firstError;
-        std::vector<std::function<void(int)>> fire(clients);
-        for (int c = 0; c < clients; ++c) {
-            fire[c] = [&, c](int left) {
-                if (left == 0) {
-                    ++finished;
-                    return;
-                }
-                connections[c]->send({"FCALL", owner.function("acquire"), "1", partner, "ruled"}, this,
-                                     [&, c, left](const RedisReply &reply) {
-                    if (reply.ok()) {
-                        allowed += reply.value.elements.at(0).integer == 1;
-                    } else {
-                        ++errors;
-                        firstError = reply.errorText();
-                    }
-                    fire[c](left - 1);
-                });
-            };
-        }
-        for (int c = 0; c < clients; ++c)
-            fire[c](callsEach);
-        QVERIFY(test::spinUntil([&] { return finished == clients; }, 120000));
+        const auto failed = [&](const RedisReply &reply) {
+            ++errors;
+            firstError = reply.errorText() + reply.value.toString();
+        };
+        QVERIFY(eachClientInTurn(clients, callsEach, [&](int c, const std::function<void()> &next) {
+            connections[c]->send({"FCALL", owner.function("acquire"), "1", partner, "ruled"}, this,
+                                 [&, next](const RedisReply &reply) {
+                if (reply.ok())
+                    allowed += reply.value.elements.at(0).integer == 1;
+                else
+                    failed(reply);
+                next();
+            });
+        }));
         QVERIFY2(errors == 0, qPrintable(firstError));
         QCOMPARE(allowed, 300);
         const RedisReply state
@@ -282,42 +294,27 @@ private Q_SLOTS:
         QVERIFY(state.value.field("blocked_ms")->integer > 20000);
         QCOMPARE(state.value.field("allowed")->integer, 300);
 
-        qint64 charged = 0;
-        finished = 0;
-        std::vector<std::function<void(int)>> settleRounds(clients);
-        for (int c = 0; c < clients; ++c) {
-            settleRounds[c] = [&, c](int left) {
-                if (left == 0) {
-                    ++finished;
-                    return;
-                }
-                const QByteArray estimate = QByteArray::number(1 + (c * 7 + left * 13) % 20);
-                connections[c]->send({"FCALL", owner.function("reserve"), "1", shared, "llm", estimate}, this,
-                                     [&, c, left](const RedisReply &reserved) {
+        qint64 charged = 0, round = 0;
+        QVERIFY(eachClientInTurn(clients, settlementsEach, [&](int c, const std::function<void()> &next) {
+            const qint64 n = ++round;
+            connections[c]->send(
+                {"FCALL", owner.function("reserve"), "1", shared, "llm", QByteArray::number(1 + (c * 7 + n * 13) % 20)},
+                this, [&, c, n, next](const RedisReply &reserved) {
                     if (!reserved.ok() || reserved.value.elements.size() != 7) {
-                        ++errors;
-                        firstError = reserved.errorText() + reserved.value.toString();
-                        ++finished; // this client stops
-                        return;
+                        failed(reserved);
+                        return next();
                     }
-                    const QByteArray actual = QByteArray::number((c + left * 3) % 31);
                     connections[c]->send({"FCALL", owner.function("settle"), "1", shared, "llm",
-                                          reserved.value.elements.at(6).bytes, actual},
-                                         this, [&, c, left](const RedisReply &settled) {
-                                             if (settled.ok() && settled.value.elements.at(1).integer == 0) {
+                                          reserved.value.elements.at(6).bytes, QByteArray::number((c + n * 3) % 31)},
+                                         this, [&, next](const RedisReply &settled) {
+                                             if (settled.ok() && settled.value.elements.at(1).integer == 0)
                                                  charged += settled.value.elements.at(0).integer;
-                                             } else {
-                                                 ++errors;
-                                                 firstError = settled.errorText();
-                                             }
-                                             settleRounds[c](left - 1);
+                                             else
+                                                 failed(settled);
+                                             next();
                                          });
                 });
-            };
-        }
-        for (int c = 0; c < clients; ++c)
-            settleRounds[c](settlementsEach);
-        QVERIFY(test::spinUntil([&] { return finished == clients; }, 120000));
+        }));
         QVERIFY2(errors == 0, qPrintable(firstError));
         const RedisReply left
             = test::syncCommand(*connections.front(), {"FCALL_RO", owner.function("peek"), "1", shared, "llm"});
