@@ -61,8 +61,9 @@ local function decide(keys, policies, cost, peek)
             st, err = p.impl.evaluate(p, keys[i], now, cost, peek or never)
             if not st then
                 if not peek then
-                    for j = 1, i - 1 do
-                        if not states[j].gate then policies[j].impl.apply(policies[j], keys[j], states[j], 'none', now) end
+                    for j = 1, i - 1 do -- (a state decided without its bucket wrote nothing)
+                        local q = policies[j]
+                        if not states[j].gate then q.impl.apply(q, keys[j], states[j], 'none', now) end
                     end
                 end
                 return fail(err)
@@ -133,9 +134,6 @@ local function lean_reply(reply)
     return {1, reply[2], wait}
 end
 
--- One key, one policy: the common call, decided in one pass without the bookkeeping of decide().
--- Parameters from sluice_check have no policy, so nothing to count per policy. `lean` replies with
--- sluice_allow's three elements (see lean_reply()) instead of the six of sluice_acquire.
 -- decide()'s answer for one special policy whose subject's call is decided without its bucket (listed,
 -- or blocked; see subject_state()), written out: the path of every call of a blocked or denied subject.
 local function gated_reply(key, p, st, cost, lean, now)
@@ -154,6 +152,9 @@ local function gated_reply(key, p, st, cost, lean, now)
     return reply
 end
 
+-- One key, one policy: the common call, decided in one pass without the bookkeeping of decide().
+-- Parameters from sluice_check have no policy, so nothing to count per policy. `lean` replies with
+-- sluice_allow's three elements (see lean_reply()) instead of the six of sluice_acquire.
 local function decide_one(key, p, cost, lean)
     local now = now_ms()
     if p.special then

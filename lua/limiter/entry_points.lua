@@ -105,12 +105,9 @@ local function inspect(keys, args)
     local p = policies[1]
     local now = now_ms()
     -- The subject's override and block, shown beside the bucket that its view reads.
-    local view, entry, blocked = p, nil, 0
-    if p.exact then
-        entry = override_for(p, sub(keys[1], #p.prefix + 1, -2))
-        if entry and entry.view then view = entry.view end
-    end
-    if p.block_ms then blocked = block_left(keys[1], now) end
+    local entry = subject_override(p, keys[1])
+    local view = entry and entry.view or p
+    local blocked = p.block_ms and block_left(keys[1], now) or 0
     local st, err = view.impl.evaluate(view, keys[1], now, 1, true)
     if not st then return fail(err) end
     local ttl = redis_call('PTTL', keys[1])

@@ -49,9 +49,9 @@ local function prepare(p)
     p.wide = max(limit, p.capacity) * window > MAX_SCALED
     if not p.wide then
         p.full = p.capacity * window
-        -- How far a settled excess may go (reservations.lua): max_debt units below empty.
-        p.max_debt_scaled = (p.max_debt or 0) * window
-        p.backlog_cap = p.full + p.max_debt_scaled
+        -- How far a settled excess may go (reservations.lua): max_debt units beyond full (a backlog) or
+        -- below empty (a level).
+        p.backlog_cap = p.full + (p.max_debt or 0) * window
     end
     p.impl = p.wide and WIDE[p.algorithm] or ALGORITHMS[p.algorithm]
     if p.first_call and window > 1 then

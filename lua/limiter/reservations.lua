@@ -55,7 +55,7 @@ function SETTLE.token_bucket(p, key, now, diff)
         level = level - diff * window
         if level > full then level = full end
     else
-        local charged = floor((level + p.max_debt_scaled) / window)
+        local charged = floor((level + p.backlog_cap - full) / window) -- max_debt units below empty
         if charged > diff then charged = diff elseif charged < 0 then charged = 0 end
         level, uncharged = level - charged * window, diff - charged
     end
@@ -106,14 +106,12 @@ local function reserve(keys, args)
     end
     local reply = decide({key}, {p}, estimate, false)
     if reply.err or reply[1] == 0 then return reply end
-    local now = now_ms()
-    if p.special then
-        local _, listed = subject_state(p, key, now)
-        if listed then -- allow-listed: admitted without consuming
-            reply[7] = ''
-            return reply
-        end
+    local entry = subject_override(p, key)
+    if entry and entry.kind == 'a' then -- allow-listed: admitted without consuming
+        reply[7] = ''
+        return reply
     end
+    local now = now_ms()
     local timeout, book = reserve_timeout(p), key .. RESERVED
     forget_old_reservations(book, now, timeout)
     reservations_made = reservations_made + 1
@@ -157,8 +155,8 @@ local function settle(keys, args)
     if expiry <= now then
         return fail('reservation ' .. shown(id) .. ' expired ' .. (now - expiry) .. ' ms ago: its estimate stands')
     end
-    local view = p
-    if p.special then view = subject_state(p, key, now) end
+    local entry = subject_override(p, key)
+    local view = entry and entry.view or p
     local uncharged, remaining = SETTLE[view.algorithm](view, key, now, actual - estimate)
     if not uncharged then return fail(remaining) end
     redis_call('ZADD', book, -expiry, id)

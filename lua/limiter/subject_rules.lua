@@ -76,6 +76,11 @@ local function override_for(p, subject)
     return nil
 end
 
+-- The override of the subject of `key` under p; nil (or false) when none applies.
+local function subject_override(p, key)
+    return p.exact and override_for(p, sub(key, #p.prefix + 1, -2))
+end
+
 -- Ms until the block of the subject at `key` ends; 0 when it is not blocked.
 local function block_left(key, now)
     local ends = tonumber(redis_call('GET', key .. BLOCKED) or '')
@@ -88,15 +93,13 @@ end
 -- `gate` tells which; a denied call ranks as one that can never pass.
 local function subject_state(p, key, now)
     local view = p
-    if p.exact then
-        local entry = override_for(p, sub(key, #p.prefix + 1, -2))
-        if entry then
-            if entry.kind == 'a' then return p, {ok = true, units = p.capacity, retry = -1, reset = 0, gate = 'allow'} end
-            if entry.kind == 'd' then
-                return p, {ok = false, units = 0, retry = DENIED, reset = 0, never = true, gate = 'deny'}
-            end
-            view = entry.view
+    local entry = subject_override(p, key)
+    if entry then
+        if entry.kind == 'a' then return p, {ok = true, units = p.capacity, retry = -1, reset = 0, gate = 'allow'} end
+        if entry.kind == 'd' then
+            return p, {ok = false, units = 0, retry = DENIED, reset = 0, never = true, gate = 'deny'}
         end
+        view = entry.view
     end
     if p.block_ms then
         local left = block_left(key, now)

@@ -555,13 +555,12 @@ std::optional<Decision> ReferenceLimiter::gated(qint64 now) const
     return decision;
 }
 
-void ReferenceLimiter::penalise(qint64 now, Decision *rejection)
+bool ReferenceLimiter::startBlock(qint64 now, qint64 cost)
 {
-    if (m_blockMs == 0 || rejection->retryAfterMs == retryNeverMs)
-        return;
+    if (m_blockMs == 0 || !m_model->canEverFit(cost))
+        return false;
     m_blockedUntil = now + m_blockMs;
-    rejection->retryAfterMs = std::max(rejection->retryAfterMs, m_blockMs);
-    rejection->resetAfterMs = std::max(rejection->resetAfterMs, m_blockMs);
+    return true;
 }
 
 Decision ReferenceLimiter::peek(qint64 now, qint64 cost) const
@@ -580,7 +579,10 @@ Decision ReferenceLimiter::acquire(qint64 now, qint64 cost)
     Decision decision = decide(now, cost);
     if (!decision.allowed) {
         m_model->reject(now, cost);
-        penalise(now, &decision);
+        if (startBlock(now, cost)) {
+            decision.retryAfterMs = std::max(decision.retryAfterMs, m_blockMs);
+            decision.resetAfterMs = std::max(decision.resetAfterMs, m_blockMs);
+        }
         return decision;
     }
     decision.extra = m_model->consume(now, cost);
@@ -595,8 +597,7 @@ bool ReferenceLimiter::admit(qint64 now, qint64 cost)
         return listedOrBlocked->allowed;
     if (!m_model->fits(now, cost)) {
         m_model->reject(now, cost);
-        if (m_blockMs > 0 && m_model->canEverFit(cost))
-            m_blockedUntil = now + m_blockMs;
+        startBlock(now, cost);
         return false;
     }
     m_model->consume(now, cost);

@@ -85,7 +85,8 @@ private:
     Decision decide(qint64 nowMs, qint64 cost) const;
     // The answer to a call decided without the bucket (listed, or blocked), if it is one.
     std::optional<Decision> gated(qint64 nowMs) const;
-    void penalise(qint64 nowMs, Decision *rejection);
+    // A real rejection of a call that could fit starts the penalty's block; true when it did.
+    bool startBlock(qint64 nowMs, qint64 cost);
 
     std::unique_ptr<Model> m_model;
     SubjectOverride::Kind m_listed = SubjectOverride::Kind::Limits; // Allow or Deny: decided by the list
