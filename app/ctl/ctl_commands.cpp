@@ -23,10 +23,10 @@ const std::vector<CtlCommand> &ctlCommands()
 {
     // In the order the top-level help lists them.
     static const std::vector<CtlCommand> commands{
-        applyCommand(),  policiesCommand(), exportCommand(),  historyCommand(),  rollbackCommand(),
-        replayCommand(), suggestCommand(),  publishCommand(), statusCommand(),   aclCommand(),
-        watchCommand(),  metricsCommand(),  keysCommand(),    resetKeyCommand(), acquireCommand(),
-        fireCommand(),   benchCommand(),    pingCommand(),    profilesCommand(), helpCommand()};
+        applyCommand(),   policiesCommand(), exportCommand(),   historyCommand(), rollbackCommand(), listsCommand(),
+        replayCommand(),  suggestCommand(),  publishCommand(),  statusCommand(),  aclCommand(),      watchCommand(),
+        metricsCommand(), keysCommand(),     resetKeyCommand(), acquireCommand(), fireCommand(),     benchCommand(),
+        pingCommand(),    profilesCommand(), helpCommand()};
     return commands;
 }
 

@@ -13,7 +13,16 @@ namespace sluice::app {
 // What a command does to Redis decides whether a profile lets it run (read-only, production).
 // Test traffic writes (a read-only profile refuses it) but asks for --yes on production only
 // when it spends real subjects' buckets. ReadsWhenNamed connects only when --policy names stored policies.
-enum class Access { Offline, Reads, ReadsWhenNamed, Writes, WritesUnlessDryRun, FiresTraffic };
+// WritesWhenGivenArguments reads when run bare (showing something) and writes when given arguments.
+enum class Access {
+    Offline,
+    Reads,
+    ReadsWhenNamed,
+    Writes,
+    WritesUnlessDryRun,
+    WritesWhenGivenArguments,
+    FiresTraffic
+};
 
 // The groups of the top-level help, in the order it lists them.
 enum class CommandGroup { Policies, Deployment, Live, TestTraffic, Connection, Help };
@@ -56,6 +65,7 @@ CtlCommand suggestCommand();
 CtlCommand policiesCommand();
 CtlCommand exportCommand();
 CtlCommand historyCommand();
+CtlCommand listsCommand();
 CtlCommand rollbackCommand();
 CtlCommand publishCommand();
 CtlCommand statusCommand();

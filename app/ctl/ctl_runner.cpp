@@ -109,7 +109,8 @@ std::optional<int> refusedByProfile(const app::CtlRequest &request, const app::C
                                     const std::optional<model::ConnectionProfile> &profile, bool confirmed)
 {
     const bool writes = command->access == app::Access::Writes || command->access == app::Access::FiresTraffic
-        || (command->access == app::Access::WritesUnlessDryRun && !request.isSet("dry-run"));
+        || (command->access == app::Access::WritesUnlessDryRun && !request.isSet("dry-run"))
+        || (command->access == app::Access::WritesWhenGivenArguments && !request.args.isEmpty());
     const bool asksOnProduction
         = writes && (command->access != app::Access::FiresTraffic || request.fire.plan.realKeys);
     if (profile && writes && profile->readOnly) {

@@ -116,7 +116,7 @@ local function inspect(keys, args)
             'reset_after_ms', st.reset, 'retry_after_ms', st.retry,
             'allowed', st.allowed, 'rejected', st.rejected, 'ttl_ms', ttl, 'now_ms', now,
             'limit', view.limit, 'override', entry and written_pattern(entry) or '', 'listed', listed,
-            'blocked_ms', blocked}
+            'blocked_ms', blocked, 'from_list', entry and entry.listed and 1 or 0}
 end
 
 -- FCALL_RO sluice_rule_stats 0: [now_ms, epoch_ms, then per policy with overrides or a penalty: name,

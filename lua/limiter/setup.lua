@@ -27,6 +27,7 @@ local function setup()
             live.twins[#live.twins + 1] = twin
         end
     end
+    parse_lists()
     for _, name in ipairs(NAMES) do prepare_subject_rules(POLICIES[name]) end
     ready = true
 end

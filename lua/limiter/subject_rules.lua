@@ -31,22 +31,20 @@ local function written_pattern(entry)
     return entry.pattern
 end
 
--- Reads p.overrides (per override "<e|p><l|a|d><limit>,<burst>,<length>:<pattern>").
-local function parse_overrides(p)
-    local text, pos = p.overrides, 1
-    local exact, prefixes, lengths, seen, views, count = {}, {}, {}, {}, {}, 0
+-- Reads one rules string (per rule "<e|p><l|a|d><limit>,<burst>,<length>:<pattern>") into a table of
+-- exact subjects and one of prefixes, with the prefixes' lengths longest first. `view_of(limit, burst)`
+-- gives the policy a limit rule makes; `owner` names the rules in errors.
+local function parse_rules(text, owner, view_of)
+    local pos = 1
+    local exact, prefixes, lengths, seen, count = {}, {}, {}, {}, 0
     while pos <= #text do
         local _, stop, where, kind, limit, burst, length = find(text, '^([ep])([lad])(%d+),(%d+),(%d+):', pos)
-        if not stop then error('sluice: policy ' .. shown(p.name) .. ': its overrides are damaged at byte ' .. pos) end
+        if not stop then error('sluice: ' .. owner .. ' are damaged at byte ' .. pos) end
         local pattern = sub(text, stop + 1, stop + tonumber(length))
         pos = stop + tonumber(length) + 1
         local entry = {kind = kind, pattern = pattern, prefix = where == 'p'}
         count = count + 1
-        if kind == 'l' then
-            local id = limit .. ',' .. burst
-            views[id] = views[id] or override_view(p, tonumber(limit), tonumber(burst))
-            entry.view = views[id]
-        end
+        if kind == 'l' then entry.view = view_of(tonumber(limit), tonumber(burst)) end
         if entry.prefix then
             prefixes[pattern] = entry
             if not seen[#pattern] then
@@ -58,27 +56,61 @@ local function parse_overrides(p)
         end
     end
     table.sort(lengths, function(a, b) return a > b end)
-    p.exact, p.prefixes, p.prefix_lengths, p.override_count = exact, prefixes, lengths, count
+    return {exact = exact, prefixes = prefixes, lengths = lengths, count = count}
 end
 
--- The override that decides `subject` under p, or nil.
-local function override_for(p, subject)
-    local entry = p.exact[subject]
-    if entry then return entry end
-    local lengths, prefixes, length = p.prefix_lengths, p.prefixes, #subject
+-- p's overrides, with one view per distinct limit and burst.
+local function parse_overrides(p)
+    local views = {}
+    p.rules = parse_rules(p.overrides, 'policy ' .. shown(p.name) .. ': its overrides', function(limit, burst)
+        local id = limit .. ',' .. burst
+        views[id] = views[id] or override_view(p, limit, burst)
+        return views[id]
+    end)
+    p.override_count = p.rules.count
+end
+
+-- The namespace's allow and deny lists (LISTS, generated beside the policies), the same for every policy;
+-- nil when they are empty.
+local list_rules
+
+local function parse_lists()
+    if LISTS == '' then return end
+    list_rules = parse_rules(LISTS, 'the namespace\'s lists', function()
+        error('sluice: the namespace\'s lists hold a limit, which only a policy\'s override may')
+    end)
+    for _, entry in pairs(list_rules.exact) do entry.listed = true end
+    for _, entry in pairs(list_rules.prefixes) do entry.listed = true end
+end
+
+-- The rule of `rules` that decides `subject`, and its rank: a longer pattern ranks higher, an exact
+-- subject above a prefix of its length; nil and -1 when none matches.
+local function rule_for(rules, subject)
+    local entry = rules.exact[subject]
+    if entry then return entry, 2 * #subject + 1 end
+    local lengths, prefixes, length = rules.lengths, rules.prefixes, #subject
     for i = 1, #lengths do
         local n = lengths[i]
         if n <= length then
             entry = prefixes[sub(subject, 1, n)]
-            if entry then return entry end
+            if entry then return entry, 2 * n end
         end
     end
-    return nil
+    return nil, -1
 end
 
--- The override of the subject of `key` under p; nil (or false) when none applies.
+-- The override of the subject of `key` under p, from the policy's overrides and the namespace's lists:
+-- the higher rank wins, the lists for the same pattern; nil when none applies.
 local function subject_override(p, key)
-    return p.exact and override_for(p, sub(key, #p.prefix + 1, -2))
+    if not p.rules and not list_rules then return nil end
+    local subject = sub(key, #p.prefix + 1, -2)
+    local entry, rank = nil, -1
+    if p.rules then entry, rank = rule_for(p.rules, subject) end
+    if list_rules then
+        local listed, list_rank = rule_for(list_rules, subject)
+        if listed and list_rank >= rank then return listed end
+    end
+    return entry
 end
 
 -- Ms until the block of the subject at `key` ends; 0 when it is not blocked.
@@ -141,11 +173,12 @@ local function start_block(p, key, now, retry, reset)
     return max(retry, block), max(reset, block)
 end
 
--- Readies p's rules at setup: after every policy is prepared and its twins linked, so views share them.
+-- Readies p's rules at setup: after every policy is prepared and its twins linked, so views share them,
+-- and after parse_lists().
 -- A shadow policy never blocks.
 local function prepare_subject_rules(p)
     if p.shadow then p.block_ms = nil end
     if p.block_ms then p.blocks = new_blocks(p) end
     if p.overrides then parse_overrides(p) end
-    p.special = p.exact ~= nil or p.block_ms ~= nil
+    p.special = p.rules ~= nil or list_rules ~= nil or p.block_ms ~= nil
 end

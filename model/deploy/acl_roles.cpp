@@ -30,7 +30,7 @@ const Commands kLimiterReads = {"fcall_ro", "time", "get", "hgetall", "zrange", 
 const Commands kDashboardReads
     = {"cluster|shards", "asking", "info", "function|list", "smembers", "hmget", "xrevrange", "scan", "exists"};
 
-// apply and rollback (EVAL lua/store_commit.lua), publish (EVAL lua/library_record.lua, then FUNCTION
+// apply and rollback (EVAL lua/store_commit.lua), saving the lists (EVAL lua/lists_commit.lua), publish (EVAL lua/library_record.lua, then FUNCTION
 // LOAD REPLACE), reset-key (EVAL lua/bucket_reset_record.lua, then DEL), and the persistence check.
 const Commands kOperatorWrites
     = {"eval", "sismember", "sadd", "srem", "del", "hset", "hget", "xadd", "function|load", "config|get"};

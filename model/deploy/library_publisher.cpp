@@ -4,6 +4,7 @@
 #include "model/deploy/node_order.h"
 #include "model/limiter/lua_source.h"
 #include "model/model_log.h"
+#include "model/policy/lists_store.h"
 #include "model/policy/policy_file.h"
 
 #include <QCoreApplication>
@@ -37,6 +38,7 @@ struct Snapshot {
     LibraryRecord record;
     std::optional<Failure> failure;
     QVector<DamagedPolicy> damaged;
+    QVector<SubjectOverride> lists; // the namespace's allow and deny lists
 };
 
 // The published record. Its definitions (the published policy file, parsed) only when asked for.
@@ -46,7 +48,8 @@ void readRecord(RedisCommands *admin, const QString &ns, bool withDefinitions, Q
     QByteArrayList command{"HMGET",        AdminKeys(ns).library(), "version", "digest",
                            "published_at", "published_by",          "policies"};
     if (withDefinitions)
-        command << "definitions";
+        command << "definitions"
+                << "lists";
     admin->send(command, context, [done, expected = command.size() - 2](const RedisReply &reply) {
         LibraryRecord record;
         if (!reply.ok() || reply.value.elements.size() != expected) {
@@ -66,6 +69,11 @@ void readRecord(RedisCommands *admin, const QString &ns, bool withDefinitions, Q
             record.policies = published.policies;
             record.policiesKnown = published.ok();
         }
+        if (fields.size() > 6) {
+            QString problem;
+            record.lists
+                = ListsStore::entriesFromJson(fields.at(6).bytes, &problem).value_or(QVector<SubjectOverride>());
+        }
         done(record, std::nullopt);
     });
 }
@@ -74,12 +82,18 @@ void readSnapshot(RedisCommands *admin, const QString &ns, QObject *context, std
 {
     PolicyStore(admin, ns).list(context, [admin, ns, context, done](const PolicyStore::ListResult &listed) {
         if (listed.failure) {
-            done({{}, {}, listed.failure, {}});
+            done({{}, {}, listed.failure, {}, {}});
             return;
         }
-        readRecord(admin, ns, true, context,
-                   [listed, done](const LibraryRecord &record, const std::optional<Failure> &failure) {
-            done({listed.policies, record, failure, listed.damaged});
+        ListsStore(admin, ns).read(context, [admin, ns, context, done, listed](const ListsStore::ReadResult &lists) {
+            if (lists.failure) {
+                done({{}, {}, lists.failure, {}, {}});
+                return;
+            }
+            readRecord(admin, ns, true, context,
+                       [listed, lists, done](const LibraryRecord &record, const std::optional<Failure> &failure) {
+                done({listed.policies, record, failure, listed.damaged, lists.lists.entries});
+            });
         });
     });
 }
@@ -87,8 +101,9 @@ void readSnapshot(RedisCommands *admin, const QString &ns, QObject *context, std
 // The library a publish would load now: the version moves on only when what it runs changes.
 LimiterLibrary nextLibrary(const Snapshot &snapshot, const LibraryOwner &owner)
 {
-    const bool same = LimiterLibrary::build(snapshot.policies, owner, 0).digest == snapshot.record.digest;
-    return LimiterLibrary::build(snapshot.policies, owner,
+    const bool same
+        = LimiterLibrary::build(snapshot.policies, snapshot.lists, owner, 0).digest == snapshot.record.digest;
+    return LimiterLibrary::build(snapshot.policies, snapshot.lists, owner,
                                  same ? snapshot.record.version : snapshot.record.version + 1);
 }
 
@@ -286,7 +301,8 @@ void recordAndLoad(RedisCommands *client, const LibraryOwner &owner, const QStri
                                 result.library.source,
                                 who.toUtf8(),
                                 QByteArray::number(snapshot.policies.size()),
-                                writePolicyFile(snapshot.policies)};
+                                writePolicyFile(snapshot.policies),
+                                ListsStore::entriesJson(snapshot.lists)};
     qCDebug(lcPublish, "recording version %lld of %s (digest %s, %lld policies)",
             static_cast<long long>(result.library.version), owner.libraryName().constData(),
             result.library.digest.constData(), static_cast<long long>(snapshot.policies.size()));
@@ -453,6 +469,7 @@ void LibraryPublisher::preview(QObject *context, std::function<void(const Publis
         if (!snapshot.failure) {
             preview.library = nextLibrary(snapshot, owner);
             preview.changes = policyDeltas(snapshot.record.policies, snapshot.policies);
+            preview.listChanges = overrideChanges(snapshot.record.lists, snapshot.lists);
         }
         done(preview);
     });
@@ -511,7 +528,7 @@ void LibraryPublisher::status(QObject *context, std::function<void(const Deploym
         status.damaged = snapshot.damaged;
         if (!snapshot.failure)
             status.storedDiffers = snapshot.record.version > 0
-                ? LimiterLibrary::build(snapshot.policies, owner, 0).digest != snapshot.record.digest
+                ? LimiterLibrary::build(snapshot.policies, snapshot.lists, owner, 0).digest != snapshot.record.digest
                 : !snapshot.policies.isEmpty();
         inspectPrimaries(client, owner, snapshot.record.digest, context,
                          [status, done](const QVector<NodeLibrary> &nodes) mutable {

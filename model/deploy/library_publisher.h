@@ -17,8 +17,9 @@ struct LibraryRecord {
     qint64 publishedAtMs = 0;
     QString publishedBy;
     qint64 policyCount = 0;
-    QVector<Policy> policies;   // the definitions it published, when the record keeps them
-    bool policiesKnown = false; // false for records written before they were kept
+    QVector<Policy> policies;       // the definitions it published, when the record keeps them
+    bool policiesKnown = false;     // false for records written before they were kept
+    QVector<SubjectOverride> lists; // the namespace's allow and deny lists it published
 };
 
 // A Functions library loaded on a primary, and whom it serves when it is a Sluice library.
@@ -86,6 +87,7 @@ struct PublishPreview {
     LibraryRecord published;
     QVector<PolicyDelta> changes;   // against the published definitions; against none when never published
     QVector<DamagedPolicy> damaged; // stored policies a publish leaves out
+    OverrideChanges listChanges;    // the namespace's list entries it would remove and add
     std::optional<Failure> failure;
     // False when the record predates kept definitions: `changes` then lists every stored policy as added.
     bool changesKnown() const { return published.version == 0 || published.policiesKnown; }

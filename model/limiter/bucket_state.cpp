@@ -62,6 +62,9 @@ std::optional<BucketState> BucketState::fromReply(const RedisReply &reply, QStri
                 state.override = override->toString();
                 state.listed = listed->toString();
             }
+            // A library from before the namespace's lists replies none.
+            if (reply.value.field("from_list"))
+                state.fromNamespaceLists = integerField(reply.value, "from_list", &ok) == 1;
         }
     }
     if (!ok) {
@@ -78,7 +81,9 @@ QString BucketState::rulesText() const
         rules << QCoreApplication::translate("sluice::model", "blocked %1").arg(formatWait(blockedMs));
     // The pattern is the operator's, but a subject may hold any byte: printed escaped.
     const QString pattern = subjectText(override.toUtf8());
-    if (!listed.isEmpty())
+    if (fromNamespaceLists)
+        rules << QCoreApplication::translate("sluice::model", "%1 (%2, namespace list)").arg(listed, pattern);
+    else if (!listed.isEmpty())
         rules << QStringLiteral("%1 (%2)").arg(listed, pattern);
     else if (!override.isEmpty())
         rules << QCoreApplication::translate("sluice::model", "override %1").arg(pattern);
@@ -96,6 +101,7 @@ QJsonObject BucketState::toJson() const
             {QStringLiteral("rejected"), qint64(rejected)},
             {QStringLiteral("override"), override},
             {QStringLiteral("listed"), listed},
+            {QStringLiteral("from_list"), fromNamespaceLists},
             {QStringLiteral("blocked_ms"), blockedMs}};
 }
 

@@ -21,16 +21,18 @@ struct BucketState {
     quint64 allowed = 0;     // the bucket's own counters
     quint64 rejected = 0;
     // The subject's rules (a library older than overrides replies none: the policy's limit, none set).
-    qint64 limit = -1;    // the limit that applies to the subject; -1 when the library does not say
-    QString override;     // the override that set it, as the policy file writes it; empty for none
-    QString listed;       // "allow" or "deny" when a list decides the subject
-    qint64 blockedMs = 0; // ms left of the subject's penalty block
+    qint64 limit = -1;               // the limit that applies to the subject; -1 when the library does not say
+    QString override;                // the override that set it, as the policy file writes it; empty for none
+    QString listed;                  // "allow" or "deny" when a list decides the subject
+    bool fromNamespaceLists = false; // the namespace's lists decide it, not the policy's overrides
+    qint64 blockedMs = 0;            // ms left of the subject's penalty block
 
     static QByteArrayList inspectCommand(const LibraryOwner &owner, const QByteArray &key, const QString &policy);
     // The state, or nullopt and why not (the library's error, or a reply of another shape).
     static std::optional<BucketState> fromReply(const redis::RedisReply &reply, QString *problem);
 
-    // What the subject's rules do, in words: "blocked 4.9 s, override partner-x", "deny (abuser-7)"; empty
+    // What the subject's rules do, in words: "blocked 4.9 s, override partner-x", "deny (abuser-7)",
+    // "deny (scraper-*, namespace list)"; empty
     // when none applies.
     QString rulesText() const;
     // The fields as the audit log keeps a reset bucket's last state.

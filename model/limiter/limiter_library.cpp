@@ -2,6 +2,7 @@
 #include "model/limiter/limiter_library.h"
 
 #include "model/limiter/lua_source.h"
+#include "model/policy/namespace_lists.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>
@@ -64,10 +65,10 @@ QByteArray LimiterLibrary::policyTable(const QVector<Policy> &policies)
     return table + "}\n";
 }
 
-LimiterLibrary LimiterLibrary::build(const QVector<Policy> &policies, const LibraryOwner &owner, qint64 version,
-                                     const QByteArray &clockSource)
+LimiterLibrary LimiterLibrary::build(const QVector<Policy> &policies, const QVector<SubjectOverride> &lists,
+                                     const LibraryOwner &owner, qint64 version, const QByteArray &clockSource)
 {
-    const QByteArray table = policyTable(policies);
+    const QByteArray table = policyTable(policies) + "local LISTS = " + luaString(listsLibraryText(lists)) + "\n";
     const QByteArray name = owner.libraryName();
     const QByteArray body = "local NAMESPACE = " + luaString(owner.ns.toUtf8())
         + "\nlocal DATABASE = " + QByteArray::number(owner.database) + "\n" + table

@@ -16,15 +16,16 @@ struct LimiterLibrary {
     qint64 version = 0; // publish generation; bumped when the digest changes
     QByteArray digest;  // identifies the policies and code the library runs (not the version)
     QByteArray source;  // what FUNCTION LOAD receives
-    QByteArray table;   // the generated policy table within it (what a dry run shows)
+    QByteArray table;   // the generated policy table and lists within it (what a dry run shows)
 
     // The policy table alone, as generated (what a dry run shows).
     static QByteArray policyTable(const QVector<Policy> &policies);
 
     // clockSource replaces lua/clock.lua; only tests pass one (to fix the clock).
     // Each build draws a new secret that makes lease ids unguessable; it is not part of the digest.
-    static LimiterLibrary build(const QVector<Policy> &policies, const LibraryOwner &owner, qint64 version,
-                                const QByteArray &clockSource = {});
+    // `lists`: the namespace's allow and deny lists (see namespace_lists.h).
+    static LimiterLibrary build(const QVector<Policy> &policies, const QVector<SubjectOverride> &lists,
+                                const LibraryOwner &owner, qint64 version, const QByteArray &clockSource = {});
 
     // A Lua string literal holding exactly `bytes`: anything but plain characters is a decimal escape.
     static QByteArray luaString(const QByteArray &bytes);

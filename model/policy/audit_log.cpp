@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/policy/audit_log.h"
 
+#include "model/policy/lists_store.h"
 #include "model/policy/policy_diff.h"
 
 #include <QCoreApplication>
@@ -53,6 +54,15 @@ QString AuditEntry::changeText() const
         return Text::tr("published library version %1").arg(version);
     if (action == QLatin1String("delete"))
         return Text::tr("deleted");
+    if (action == QLatin1String("lists")) {
+        const OverrideChanges changes = overrideChanges(listsBefore, listsAfter);
+        QStringList parts;
+        if (!changes.before.isEmpty())
+            parts << Text::tr("lists: removed %1").arg(changes.before);
+        if (!changes.after.isEmpty())
+            parts << Text::tr("lists: added %1").arg(changes.after);
+        return parts.isEmpty() ? Text::tr("lists saved unchanged") : parts.join(QStringLiteral(", "));
+    }
     if (action == QLatin1String("reset")) {
         const QString subjectText = QString::fromUtf8(subject);
         if (bucketState.contains(QLatin1String("unreadable")))
@@ -75,6 +85,13 @@ QString AuditEntry::changeText() const
     for (const FieldChange &change : changes)
         parts << QStringLiteral("%1 %2 \u2192 %3").arg(change.label, change.before, change.after);
     return parts.join(QStringLiteral(", "));
+}
+
+QString auditSubjectText(const AuditEntry &entry)
+{
+    if (!entry.policy.isEmpty())
+        return entry.policy;
+    return entry.action == QLatin1String("lists") ? Text::tr("(lists)") : Text::tr("(library)");
 }
 
 AuditLog::AuditLog(redis::RedisCommands *client, const QString &ns)
@@ -104,6 +121,18 @@ std::optional<AuditEntry> AuditLog::decode(const RespValue &element, QString *er
     entry.rollbackTo = fields.value("rollback_to").toLongLong();
     if (entry.action == QLatin1String("publish")) {
         entry.publishedDigest = fields.value("new");
+        return entry;
+    }
+    if (entry.action == QLatin1String("lists")) {
+        const std::optional<QVector<SubjectOverride>> before = ListsStore::entriesFromJson(fields.value("old"), error);
+        const std::optional<QVector<SubjectOverride>> after
+            = before ? ListsStore::entriesFromJson(fields.value("new"), error) : std::nullopt;
+        if (!after) {
+            *error = Text::tr("audit entry for the lists: %1").arg(*error);
+            return std::nullopt;
+        }
+        entry.listsBefore = *before;
+        entry.listsAfter = *after;
         return entry;
     }
     if (entry.action == QLatin1String("reset")) {

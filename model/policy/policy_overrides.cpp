@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/policy/policy_overrides.h"
 
+#include "model/format/subject_text.h"
 #include "model/limiter/bucket_key.h"
 #include "model/policy/policy.h"
 
@@ -21,6 +22,8 @@ struct Text {
 
 // At most this many differing overrides are named in a review; the rest are counted.
 constexpr int shownChanges = 12;
+
+} // namespace
 
 std::optional<SubjectOverride> patternFromWritten(const QString &written, QString *problem)
 {
@@ -45,6 +48,8 @@ std::optional<SubjectOverride> patternFromWritten(const QString &written, QStrin
     }
     return override;
 }
+
+namespace {
 
 // A whole number from 1 to 2^53 in a JSON value, or 0 with `problem` set.
 qint64 wholeNumber(const QJsonValue &value, const QString &field, QString *problem)
@@ -102,6 +107,14 @@ std::optional<SubjectOverride> overrideFromJson(const QString &written, const QJ
 QString SubjectOverride::writtenPattern() const
 {
     const QString text = QString::fromUtf8(pattern);
+    if (prefix)
+        return text + QLatin1Char('*');
+    return text.endsWith(QLatin1Char('*')) ? text.chopped(1) + QStringLiteral("\\*") : text;
+}
+
+QString SubjectOverride::printablePattern() const
+{
+    const QString text = subjectText(pattern);
     if (prefix)
         return text + QLatin1Char('*');
     return text.endsWith(QLatin1Char('*')) ? text.chopped(1) + QStringLiteral("\\*") : text;
@@ -244,7 +257,7 @@ QVector<PolicyError> namespaceOverrideProblems(const QVector<Policy> &policies)
 
 QString overrideText(const SubjectOverride &override)
 {
-    const QString pattern = override.writtenPattern();
+    const QString pattern = override.printablePattern();
     switch (override.kind) {
     case SubjectOverride::Kind::Allow: return Text::tr("%1: allow").arg(pattern);
     case SubjectOverride::Kind::Deny: return Text::tr("%1: deny").arg(pattern);
@@ -293,17 +306,21 @@ OverrideChanges overrideChanges(const QVector<SubjectOverride> &before, const QV
     return changes;
 }
 
+QByteArray ruleLibraryText(const SubjectOverride &rule, qint64 limit, qint64 burst)
+{
+    const char kind = rule.kind == SubjectOverride::Kind::Allow ? 'a'
+        : rule.kind == SubjectOverride::Kind::Deny              ? 'd'
+                                                                : 'l';
+    return QByteArray(1, rule.prefix ? 'p' : 'e') + kind + QByteArray::number(limit) + ',' + QByteArray::number(burst)
+        + ',' + QByteArray::number(rule.pattern.size()) + ':' + rule.pattern;
+}
+
 QByteArray overridesLibraryText(const Policy &policy)
 {
     QByteArray text;
     for (const SubjectOverride &override : policy.overrides) {
         const Policy overridden = overriddenPolicy(policy, override);
-        text += override.prefix ? 'p' : 'e';
-        text += override.kind == SubjectOverride::Kind::Allow ? 'a'
-            : override.kind == SubjectOverride::Kind::Deny    ? 'd'
-                                                              : 'l';
-        text += QByteArray::number(overridden.limit) + ',' + QByteArray::number(overridden.effectiveBurst()) + ','
-            + QByteArray::number(override.pattern.size()) + ':' + override.pattern;
+        text += ruleLibraryText(override, overridden.limit, overridden.effectiveBurst());
     }
     return text;
 }

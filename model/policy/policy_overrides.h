@@ -29,6 +29,8 @@ struct SubjectOverride {
 
     // As the policy file writes it: "partner-x", "batch-*", "star\*".
     QString writtenPattern() const;
+    // The same for a terminal or a table: control characters and invalid UTF-8 written %XX (subjectText()).
+    QString printablePattern() const;
     bool matches(const QByteArray &subject) const;
     bool operator==(const SubjectOverride &other) const;
     bool operator<(const SubjectOverride &other) const;
@@ -41,6 +43,10 @@ constexpr int maxPerNamespace = 100'000;
 
 // retry_after_ms of a call rejected because a list denies its subject ("deny", not a wait).
 constexpr qint64 retryDeniedMs = -3;
+
+// The pattern of an override as written ("partner-x", "batch-*", "star\*"), kind Limits without limits;
+// nullopt and *problem when it is neither a subject nor a subject's prefix.
+std::optional<SubjectOverride> patternFromWritten(const QString &written, QString *problem);
 
 // The override that decides `subject`, or nullptr. `overrides` sorted (as Policy keeps them).
 const SubjectOverride *matchingOverride(const QVector<SubjectOverride> &overrides, const QByteArray &subject);
@@ -62,6 +68,7 @@ QString overrideText(const SubjectOverride &override);
 struct OverrideChanges {
     QString before;
     QString after;
+    bool isEmpty() const { return before.isEmpty() && after.isEmpty(); }
 };
 OverrideChanges overrideChanges(const QVector<SubjectOverride> &before, const QVector<SubjectOverride> &after);
 
@@ -69,5 +76,7 @@ OverrideChanges overrideChanges(const QVector<SubjectOverride> &before, const QV
 // entries would put every subject among the 262,143 constants Lua 5.1 allows one function): per override
 // "<e|p><l|a|d><limit>,<burst>,<length>:<pattern>", the limit and burst those of the policy it makes.
 QByteArray overridesLibraryText(const Policy &policy);
+// One rule of that string.
+QByteArray ruleLibraryText(const SubjectOverride &rule, qint64 limit, qint64 burst);
 
 } // namespace sluice::model

@@ -17,6 +17,7 @@ struct AdminKeys {
     QByteArray audit() const { return m_prefix + ":audit"; }
     QByteArray policy(const QString &name) const { return m_prefix + ":policy:" + name.toUtf8(); }
     QByteArray library() const { return m_prefix + ":library"; }
+    QByteArray lists() const { return m_prefix + ":lists"; }
 
 private:
     QByteArray m_prefix; // "{sluice}"

@@ -39,7 +39,7 @@ QVariant AuditModel::data(const QModelIndex &index, int role) const
     switch (static_cast<Column>(index.column())) {
     case When: return QDateTime::fromMSecsSinceEpoch(entry.atMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
     case Who: return entry.who;
-    case PolicyColumn: return entry.policy.isEmpty() ? tr("(library)") : entry.policy;
+    case PolicyColumn: return auditSubjectText(entry);
     case Action: return entry.action;
     case Version: return entry.version > 0 ? QVariant(entry.version) : QVariant(); // a bucket reset changes no version
     case Change: return entry.changeText();

@@ -277,9 +277,10 @@ private Q_SLOTS:
             }
         }
         for (const QString &file :
-             {QStringLiteral("store_commit.lua"), QStringLiteral("library_record.lua"),
-              QStringLiteral("bucket_reset_record.lua"), QStringLiteral("compat_scg_token_bucket.lua"),
-              QStringLiteral("compat_fixed_window_counter.lua"), QStringLiteral("compat_ms_token_bucket.lua")}) {
+             {QStringLiteral("store_commit.lua"), QStringLiteral("lists_commit.lua"),
+              QStringLiteral("library_record.lua"), QStringLiteral("bucket_reset_record.lua"),
+              QStringLiteral("compat_scg_token_bucket.lua"), QStringLiteral("compat_fixed_window_counter.lua"),
+              QStringLiteral("compat_ms_token_bucket.lua")}) {
             for (const QString &command : commandsRunBy(file))
                 QVERIFY2(operatorRole.contains(command),
                          qPrintable(QStringLiteral("operator lacks %1 (%2)").arg(command, file)));

@@ -417,6 +417,18 @@ private Q_SLOTS:
                                        env);
         QCOMPARE(readOnly.exitCode, 8);
         QVERIFY2(readOnly.err.contains(QLatin1String("read-only")), qPrintable(readOnly.err));
+        // The lists: shown on a read-only profile, changed only where writes are allowed.
+        const QStringList auditLists{QStringLiteral("--profile"), audit.name, QStringLiteral("--namespace"),
+                                     production.ns, QStringLiteral("lists")};
+        QCOMPARE(sluicectl(auditLists, env).exitCode, 0);
+        const Run readOnlyLists = sluicectl(
+            auditLists + QStringList{QStringLiteral("deny"), QStringLiteral("x"), QStringLiteral("--yes")}, env);
+        QCOMPARE(readOnlyLists.exitCode, 8);
+        QVERIFY2(readOnlyLists.err.contains(QLatin1String("read-only")), qPrintable(readOnlyLists.err));
+        const Run productionLists
+            = as(production, {QStringLiteral("lists"), QStringLiteral("deny"), QStringLiteral("x")}, env);
+        QCOMPARE(productionLists.exitCode, 8);
+        QVERIFY2(productionLists.err.contains(QLatin1String("--yes")), qPrintable(productionLists.err));
 
         // Test-fire writes: refused on a read-only profile. On production it asks for --yes only
         // when it would spend real subjects' buckets.
@@ -833,6 +845,100 @@ private Q_SLOTS:
 
     // A penalty and overrides as an operator meets them: the blocked subject and the override that sets a
     // limit are shown by `keys`, and reset-key lifts the block (audited with what it lifted).
+    // The namespace's lists: changed, shown, audited, refused when wrong (nothing saved), and in force for
+    // every policy once published, where a policy's longer pattern still wins.
+    void namespaceListsAreSavedAuditedAndPublished()
+    {
+        sluice::test::RedisProcess server(sluice::test::RedisProcess::Patience::Quick);
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("policies.json"));
+        QVERIFY(writeFile(file,
+                          js("{'policies': [{'name': 'login', 'algorithm': 'token_bucket', 'limit': 2, 'window_ms': "
+                             "3600000, 'overrides': {'scraper-vip': {'limit': 50}}}, {'name': 'search', 'algorithm': "
+                             "'fixed_window', 'limit': 5, 'window_ms': 60000}]}")));
+        const QStringList base{QStringLiteral("-u"), QStringLiteral("redis://127.0.0.1:%1").arg(server.port())};
+        const auto run = [&](const QStringList &args) { return sluicectl(base + args); };
+        QCOMPARE(run({QStringLiteral("apply"), file}).exitCode, 0);
+        const Run empty = run({QStringLiteral("lists")});
+        QVERIFY2(empty.exitCode == 0 && empty.out.contains(QLatin1String("are empty")), qPrintable(empty.out));
+
+        const Run denied = run(
+            {QStringLiteral("lists"), QStringLiteral("deny"), QStringLiteral("scraper-*"), QStringLiteral("abuser-7")});
+        QVERIFY2(denied.exitCode == 0, qPrintable(denied.err));
+        QVERIFY2(denied.out.contains(QLatin1String("added    abuser-7: deny; scraper-*: deny")),
+                 qPrintable(denied.out));
+        QVERIFY2(denied.out.contains(QLatin1String("version 1")), qPrintable(denied.out));
+        QCOMPARE(run({QStringLiteral("lists"), QStringLiteral("allow"), QStringLiteral("health")}).exitCode, 0);
+
+        // Wrong input: a clear error, and the lists stay at version 2.
+        const Run brace = run({QStringLiteral("lists"), QStringLiteral("deny"), QStringLiteral("a{b}")});
+        QCOMPARE(brace.exitCode, 2);
+        QVERIFY2(brace.err.contains(QLatin1String("is not a subject")), qPrintable(brace.err));
+        const QString limits = dir.filePath(QStringLiteral("limits.csv"));
+        QVERIFY(writeFile(limits, "pattern,list\nok-1,allow\npartner,1000\n"));
+        const Run limitInList = run({QStringLiteral("lists"), QStringLiteral("import"), limits});
+        QCOMPARE(limitInList.exitCode, 2);
+        QVERIFY2(limitInList.err.contains(QLatin1String("line 3")), qPrintable(limitInList.err));
+        QCOMPARE(run({QStringLiteral("lists"), QStringLiteral("bogus"), QStringLiteral("x")}).exitCode, 2);
+        QCOMPARE(run({QStringLiteral("lists"), QStringLiteral("remove")}).exitCode, 2);
+        const QJsonObject shown
+            = QJsonDocument::fromJson(run({QStringLiteral("lists"), QStringLiteral("--json")}).out.toUtf8()).object();
+        QCOMPARE(shown[QLatin1String("version")].toInteger(), 2);
+        QCOMPARE(shown[QLatin1String("entries")].toObject(),
+                 QJsonObject({{QStringLiteral("abuser-7"), QStringLiteral("deny")},
+                              {QStringLiteral("health"), QStringLiteral("allow")},
+                              {QStringLiteral("scraper-*"), QStringLiteral("deny")}}));
+
+        const Run dryRun = run({QStringLiteral("publish"), QStringLiteral("--dry-run")});
+        QVERIFY2(dryRun.out.contains(QLatin1String("lists    added abuser-7: deny; health: allow; scraper-*: deny")),
+                 qPrintable(dryRun.out));
+        QCOMPARE(run({QStringLiteral("publish")}).exitCode, 0);
+        redis::RedisConnection traffic(server.options());
+        QVERIFY(sluice::test::openAndWait(traffic));
+        const auto acquire = [&](const QByteArray &policy, const QByteArray &subject) {
+            return sluice::test::syncCommand(
+                       traffic, {"FCALL", "sluice_acquire", "1", "sluice:" + policy + ":{" + subject + "}", policy})
+                .value;
+        };
+        for (const QByteArray &policy : {QByteArray("login"), QByteArray("search")}) {
+            QCOMPARE(acquire(policy, "abuser-7").elements.at(2).integer, -3);
+            QCOMPARE(acquire(policy, "scraper-9").elements.at(2).integer, -3);
+            QCOMPARE(acquire(policy, "health").elements.at(0).integer, 1);
+        }
+        // The policy's own exact subject is longer than the list's prefix: its override decides.
+        const redis::RespValue vip = acquire("login", "scraper-vip");
+        QCOMPARE(vip.elements.at(0).integer, 1);
+        QCOMPARE(vip.elements.at(4).integer, 50);
+
+        // Replaced from a CSV file (quoted patterns, a header); then removed one by one.
+        const QString csv = dir.filePath(QStringLiteral("lists.csv"));
+        QVERIFY(writeFile(csv, "subject,list\r\n\"comma,subject\",deny\r\nhealth,allow\r\n"));
+        const Run imported = run({QStringLiteral("lists"), QStringLiteral("import"), csv});
+        QVERIFY2(imported.exitCode == 0, qPrintable(imported.err));
+        QVERIFY2(imported.out.contains(QLatin1String("removed  abuser-7: deny; scraper-*: deny")),
+                 qPrintable(imported.out));
+        QVERIFY2(imported.out.contains(QLatin1String("added    comma,subject: deny")), qPrintable(imported.out));
+        QCOMPARE(run({QStringLiteral("lists"), QStringLiteral("remove"), QStringLiteral("comma,subject")}).exitCode, 0);
+        const Run unchanged = run({QStringLiteral("lists"), QStringLiteral("remove"), QStringLiteral("nobody")});
+        QVERIFY2(unchanged.out.contains(QLatin1String("nothing to change")), qPrintable(unchanged.out));
+
+        const QJsonArray history
+            = QJsonDocument::fromJson(run({QStringLiteral("history"), QStringLiteral("--json")}).out.toUtf8()).array();
+        QJsonArray listChanges;
+        for (const QJsonValue &entry : history)
+            if (entry[QLatin1String("action")].toString() == QLatin1String("lists"))
+                listChanges.append(entry);
+        QCOMPARE(listChanges.size(), 4);
+        QCOMPARE(listChanges.at(0)[QLatin1String("version")].toInteger(), 4);
+        QCOMPARE(listChanges.at(0)[QLatin1String("new")].toObject(),
+                 QJsonObject({{QStringLiteral("health"), QStringLiteral("allow")}}));
+        const Run table = run({QStringLiteral("history")});
+        QVERIFY2(table.out.contains(QRegularExpression(QStringLiteral("\\(lists\\) +lists +4 +lists: removed "
+                                                                      "comma,subject: deny"))),
+                 qPrintable(table.out));
+    }
+
     void penaltyIsShownAndResetKeyLiftsIt()
     {
         sluice::test::RedisProcess server(sluice::test::RedisProcess::Patience::Quick);

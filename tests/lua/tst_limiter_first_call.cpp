@@ -88,7 +88,7 @@ private Q_SLOTS:
     void init()
     {
         QVERIFY(call({"FLUSHALL"}).ok());
-        loadLibrary(model::LimiterLibrary::build(policies(), model::LibraryOwner{QStringLiteral("sluice"), 0}, 1));
+        loadLibrary(model::LimiterLibrary::build(policies(), {}, model::LibraryOwner{QStringLiteral("sluice"), 0}, 1));
     }
 
     // The window opens at the first call and lasts window_ms, timed by the key; a call that does not

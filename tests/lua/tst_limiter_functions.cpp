@@ -704,7 +704,7 @@ private Q_SLOTS:
         QVector<model::Policy> policies;
         for (const QString &name : model::algorithmNames())
             policies << makePolicy(name, *model::algorithmFromName(name), 2, 300);
-        const model::LimiterLibrary production = model::LimiterLibrary::build(policies, model::LibraryOwner{}, 1);
+        const model::LimiterLibrary production = model::LimiterLibrary::build(policies, {}, model::LibraryOwner{}, 1);
         QVERIFY(!production.source.contains("sluice_test_set_clock"));
         QVERIFY(production.source.contains("redis.call('TIME')"));
         QCOMPARE(test::loadLibrary(*m_connection, production), QString());
@@ -752,7 +752,7 @@ private Q_SLOTS:
 
         // The production library on the server's own TIME.
         const model::LimiterLibrary production
-            = model::LimiterLibrary::build(test::contractPolicies(), model::LibraryOwner{}, 1);
+            = model::LimiterLibrary::build(test::contractPolicies(), {}, model::LibraryOwner{}, 1);
         QCOMPARE(test::loadLibrary(*m_connection, production), QString());
         const auto serverMs = [this] {
             const RedisReply time = call({"TIME"});
@@ -802,7 +802,7 @@ private Q_SLOTS:
             policy.description = attack + QStringLiteral(" \u00e9\u4e2d\u0000\u0001");
             hostile << policy;
         }
-        const model::LimiterLibrary library = model::LimiterLibrary::build(hostile, model::LibraryOwner{}, 1);
+        const model::LimiterLibrary library = model::LimiterLibrary::build(hostile, {}, model::LibraryOwner{}, 1);
         QCOMPARE(test::loadLibrary(*m_connection, library), QString());
         QCOMPARE(call({"EXISTS", "pwned"}).value.integer, 0);
         const RedisReply table = call({"FCALL_RO", "sluice_policies", "0"});
@@ -823,7 +823,7 @@ private Q_SLOTS:
     void versionNamesWhatRuns()
     {
         const model::LimiterLibrary library
-            = model::LimiterLibrary::build(test::contractPolicies(), model::LibraryOwner{}, 42);
+            = model::LimiterLibrary::build(test::contractPolicies(), {}, model::LibraryOwner{}, 42);
         QCOMPARE(test::loadLibrary(*m_connection, library), QString());
         const RedisReply version = call({"FCALL_RO", "sluice_version", "0"});
         QCOMPARE(version.value.elements.at(0).integer, 42);
@@ -834,9 +834,9 @@ private Q_SLOTS:
         // Same policies, same digest; one changed limit, another digest.
         QVector<model::Policy> changed = test::contractPolicies();
         changed[0].limit += 1;
-        QCOMPARE(model::LimiterLibrary::build(test::contractPolicies(), model::LibraryOwner{}, 43).digest,
+        QCOMPARE(model::LimiterLibrary::build(test::contractPolicies(), {}, model::LibraryOwner{}, 43).digest,
                  library.digest);
-        QVERIFY(model::LimiterLibrary::build(changed, model::LibraryOwner{}, 42).digest != library.digest);
+        QVERIFY(model::LimiterLibrary::build(changed, {}, model::LibraryOwner{}, 42).digest != library.digest);
     }
 };
 

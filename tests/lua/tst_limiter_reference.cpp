@@ -7,6 +7,7 @@
 // The lean entry point (sluice_allow) is checked the same way, its three elements against the model's.
 
 #include "model/limiter/bucket_key.h"
+#include "model/policy/namespace_lists.h"
 #include "support/limiter_support.h"
 #include "support/redis_process.h"
 #include "support/sync_command.h"
@@ -371,6 +372,7 @@ private Q_SLOTS:
         QTest::addColumn<qint64>("blockMs");
         QTest::addColumn<bool>("paired");
         QTest::addColumn<bool>("lean");
+        QTest::addColumn<bool>("lists");
         for (const QString &name : model::algorithmNames()) {
             const Algorithm algorithm = *model::algorithmFromName(name);
             for (const bool paired : {false, true}) {
@@ -381,13 +383,17 @@ private Q_SLOTS:
                         ? (lean ? ", sluice_allow beside another policy" : ", beside another policy")
                         : (lean ? ", sluice_allow" : "");
                     QTest::addRow("%s: 6 per second, block 2.5 s%s", qPrintable(name), path)
-                        << algorithm << qint64(6) << qint64(1000) << qint64(2500) << paired << lean;
+                        << algorithm << qint64(6) << qint64(1000) << qint64(2500) << paired << lean << false;
                     QTest::addRow("%s: 40 per minute, block 7 s%s", qPrintable(name), path)
-                        << algorithm << qint64(40) << qint64(60000) << qint64(7000) << paired << lean;
+                        << algorithm << qint64(40) << qint64(60000) << qint64(7000) << paired << lean << false;
+                    // Alone: the lists would hold for the policy beside it too, which must always admit.
+                    if (!paired)
+                        QTest::addRow("%s: 6 per second, block 2.5 s, namespace lists%s", qPrintable(name), path)
+                            << algorithm << qint64(6) << qint64(1000) << qint64(2500) << false << lean << true;
                 }
             }
             QTest::addRow("%s: 10 per second, no penalty", qPrintable(name))
-                << algorithm << qint64(10) << qint64(1000) << qint64(0) << false << false;
+                << algorithm << qint64(10) << qint64(1000) << qint64(0) << false << false << false;
         }
     }
 
@@ -399,6 +405,7 @@ private Q_SLOTS:
         QFETCH(qint64, blockMs);
         QFETCH(bool, paired);
         QFETCH(bool, lean);
+        QFETCH(bool, lists);
         model::Policy policy = test::makePolicy(QStringLiteral("p"), algorithm, limit, windowMs, limit * 3 / 2);
         policy.blockMs = blockMs;
         const bool usesBurst = model::algorithmUsesBurst(algorithm);
@@ -419,20 +426,33 @@ private Q_SLOTS:
         policy.overrides = *overrides;
         const auto problems = model::validatePolicy(policy);
         QVERIFY2(problems.isEmpty(), qPrintable(problems.value(0).toString()));
+        // The namespace's lists: "team-l*" the policy's pattern (the list wins), "team-lea*" longer than
+        // it but shorter than the policy's exact "team-lead" (which wins), "ali*" for a plain subject.
+        const auto namespaceLists
+            = model::listEntriesFromJson(QJsonObject{{QStringLiteral("team-l*"), QStringLiteral("allow")},
+                                                     {QStringLiteral("team-lea*"), QStringLiteral("deny")},
+                                                     {QStringLiteral("ali*"), QStringLiteral("deny")}},
+                                         &problem);
+        QVERIFY2(namespaceLists, qPrintable(problem));
+        const QVector<model::SubjectOverride> listed = lists ? *namespaceLists : QVector<model::SubjectOverride>();
         QVERIFY(test::syncCommand(*m_connection, {"FLUSHALL"}).ok());
-        const QString loaded = test::loadLibrary(*m_connection, test::testClockLibrary({policy, kWide}));
+        const QString loaded = test::loadLibrary(
+            *m_connection, test::testClockLibrary({policy, kWide}, QStringLiteral("sluice"), listed));
         QVERIFY2(loaded.isEmpty(), qPrintable(loaded));
 
         const quint32 seed = static_cast<quint32>(qHash(QByteArray(QTest::currentDataTag())));
         // Plain, the exact override, the prefix, the allowed and the denied beneath it, "star*" exact, and
-        // "stark" that only a prefix "star*" would catch.
-        TrafficGenerator traffic(policy, seed, testClockStart(seed),
-                                 {"alice", "bob", "vip", "team-a", "team-lead", "team-lx", "star*", "stark"});
-        const QByteArray mismatch = runSteps(policy, traffic, 6000, paired, lean);
+        // "stark" that only a prefix "star*" would catch; "team-leax" and "alien" that only a list catches.
+        const model::Policy decided = model::withNamespaceLists(policy, listed);
+        TrafficGenerator traffic(
+            decided, seed, testClockStart(seed),
+            {"alice", "bob", "vip", "team-a", "team-lead", "team-lx", "star*", "stark", "team-leax", "alien"});
+        const QByteArray mismatch = runSteps(decided, traffic, 6000, paired, lean);
         QVERIFY2(mismatch.isEmpty(), mismatch.constData());
-        // Every rule took part: the allow and deny lists, and blocks when the policy has a penalty.
+        // Every rule took part: the allow and deny lists, and blocks when the policy has a penalty. The
+        // namespace's lists make the policy beside it count too.
         const RedisReply counts = test::syncCommand(*m_connection, {"FCALL_RO", "sluice_rule_stats", "0"});
-        QVERIFY2(counts.ok() && counts.value.elements.size() == 7, qPrintable(counts.value.toString()));
+        QVERIFY2(counts.ok() && counts.value.elements.size() == (lists ? 12 : 7), qPrintable(counts.value.toString()));
         QCOMPARE(counts.value.elements.at(2).bytes, QByteArray("p"));
         QVERIFY(counts.value.elements.at(3).integer > 0 && counts.value.elements.at(4).integer > 0);
         QCOMPARE(counts.value.elements.at(5).integer > 0, blockMs > 0);

@@ -226,7 +226,7 @@ private Q_SLOTS:
         }
         const QByteArray clock = clockWithLiveBytes();
         QVERIFY(!clock.isEmpty());
-        loadLibrary(model::LimiterLibrary::build(policies, owner, 1, clock));
+        loadLibrary(model::LimiterLibrary::build(policies, {}, owner, 1, clock));
         QVERIFY(call({"FCALL", owner.function("test_set_clock"), "0", QByteArray::number(kStart)}).ok());
         auto info = [this] {
             const QByteArray text = call({"INFO", "memory"}).value.bytes;

@@ -8,11 +8,12 @@
 
 namespace sluice::test {
 
-model::LimiterLibrary testClockLibrary(const QVector<model::Policy> &policies, const QString &ns)
+model::LimiterLibrary testClockLibrary(const QVector<model::Policy> &policies, const QString &ns,
+                                       const QVector<model::SubjectOverride> &lists)
 {
     QFile clock(QStringLiteral(":/test/test_clock.lua"));
     const QByteArray source = clock.open(QIODevice::ReadOnly) ? clock.readAll() : QByteArray();
-    return model::LimiterLibrary::build(policies, model::LibraryOwner{ns, 0}, 1, source);
+    return model::LimiterLibrary::build(policies, lists, model::LibraryOwner{ns, 0}, 1, source);
 }
 
 QString loadLibrary(redis::RedisConnection &connection, const model::LimiterLibrary &library)

@@ -16,8 +16,10 @@ constexpr qint64 kTestClockStart = 4102444800000;
 QVector<model::Policy> contractPolicies();
 
 // The limiter library with the test clock in place of Redis TIME.
+// `lists`: the namespace's allow and deny lists.
 model::LimiterLibrary testClockLibrary(const QVector<model::Policy> &policies,
-                                       const QString &ns = QStringLiteral("sluice"));
+                                       const QString &ns = QStringLiteral("sluice"),
+                                       const QVector<model::SubjectOverride> &lists = {});
 
 // FUNCTION LOAD REPLACE; an empty string on success, else the reason.
 QString loadLibrary(redis::RedisConnection &connection, const model::LimiterLibrary &library);

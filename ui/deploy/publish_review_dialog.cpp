@@ -36,7 +36,7 @@ QString introText(const model::PublishPreview &preview, const model::ConnectionP
               .arg(
                   published.publishedBy,
                   QDateTime::fromMSecsSinceEpoch(published.publishedAtMs).toString(QStringLiteral("yyyy-MM-dd HH:mm")));
-    if (preview.changes.isEmpty())
+    if (preview.changes.isEmpty() && preview.listChanges.isEmpty())
         text += QLatin1Char(' ')
             + PublishReviewDialog::tr("No policy changes: it loads the same policies again (which repairs a primary "
                                       "that lost or never got them).");
@@ -95,6 +95,10 @@ QTableWidget *changesTable(const model::PublishPreview &preview, QWidget *parent
                    added ? cell(PublishReviewDialog::tr("(not published)")) : cell(field.before, Tone::Error),
                    cell(added ? PublishReviewDialog::tr("%1 (added)").arg(field.after) : field.after, Tone::Ok));
     }
+    const model::OverrideChanges &lists = preview.listChanges;
+    if (!lists.isEmpty())
+        addRow(PublishReviewDialog::tr("(namespace)"), PublishReviewDialog::tr("Allow and deny lists"),
+               cell(lists.before, Tone::Error), cell(lists.after, Tone::Ok));
     table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
     table->horizontalHeader()->setSectionResizeMode(2, QHeaderView::Stretch);
@@ -122,7 +126,7 @@ PublishReviewDialog::PublishReviewDialog(const model::PublishPreview &preview, c
     if (profile.writesNeedConfirmation())
         intro->setStyleSheet(textStyle(Tone::Error, true));
     layout->addWidget(intro);
-    if (!preview.changes.isEmpty())
+    if (!preview.changes.isEmpty() || !preview.listChanges.isEmpty())
         layout->addWidget(changesTable(preview, this), 1);
 
     if (!preview.damaged.isEmpty()) {

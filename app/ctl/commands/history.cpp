@@ -46,6 +46,10 @@ void runHistory(const CtlRequest &request)
                     object.insert(QStringLiteral("subject"), QString::fromUtf8(entry.subject));
                     object.insert(QStringLiteral("old"), entry.bucketState);
                 }
+                if (entry.action == QLatin1String("lists")) {
+                    object.insert(QStringLiteral("old"), model::overridesToJson(entry.listsBefore));
+                    object.insert(QStringLiteral("new"), model::overridesToJson(entry.listsAfter));
+                }
                 list.append(object);
             }
             ctlOut() << QJsonDocument(list).toJson(QJsonDocument::Indented);
@@ -56,10 +60,10 @@ void runHistory(const CtlRequest &request)
                 {{"WHEN", -20}, {"WHO", -28}, {"POLICY", -20}, {"ACTION", -8}, {"VERSION", 7}, {"CHANGE", 0}}, 2);
             ctlOut() << table.header() << Qt::endl;
             for (const model::AuditEntry &entry : entries)
-                ctlOut() << table.row(
-                    {QDateTime::fromMSecsSinceEpoch(entry.atMs, Qt::UTC).toString(Qt::ISODate), entry.who,
-                     entry.policy.isEmpty() ? QStringLiteral("(library)") : entry.policy, entry.action,
-                     entry.version > 0 ? QString::number(entry.version) : QStringLiteral("-"), entry.changeText()})
+                ctlOut() << table.row({QDateTime::fromMSecsSinceEpoch(entry.atMs, Qt::UTC).toString(Qt::ISODate),
+                                       entry.who, model::auditSubjectText(entry), entry.action,
+                                       entry.version > 0 ? QString::number(entry.version) : QStringLiteral("-"),
+                                       entry.changeText()})
                          << Qt::endl;
         }
         request.finish(ExitOk);

@@ -48,6 +48,8 @@ void reportPreview(const CtlRequest &request, const model::PublishPreview &previ
                                               {QStringLiteral("published_version"), static_cast<double>(published)},
                                               {QStringLiteral("changes_known"), preview.changesKnown()},
                                               {QStringLiteral("changes"), changes},
+                                              {QStringLiteral("lists_removed"), preview.listChanges.before},
+                                              {QStringLiteral("lists_added"), preview.listChanges.after},
                                               {QStringLiteral("policy_table"), QString::fromUtf8(library.table)}})
                         .toJson(QJsonDocument::Indented);
         request.finish(ExitOk);
@@ -66,12 +68,17 @@ void reportPreview(const CtlRequest &request, const model::PublishPreview &previ
                             "listed as created")
                         .arg(published)
                  << Qt::endl;
-    if (preview.changes.isEmpty())
+    const model::OverrideChanges &lists = preview.listChanges;
+    if (preview.changes.isEmpty() && lists.isEmpty())
         ctlOut()
             << Ctl::tr("no policy changes: publishing loads version %1 again on every primary").arg(library.version)
             << Qt::endl;
     for (const model::PolicyDelta &delta : preview.changes)
         printPolicyChange(actionOf(delta), delta.name, delta.fields);
+    if (!lists.before.isEmpty())
+        ctlOut() << Ctl::tr("lists    removed %1").arg(lists.before) << Qt::endl;
+    if (!lists.after.isEmpty())
+        ctlOut() << Ctl::tr("lists    added %1").arg(lists.after) << Qt::endl;
     ctlOut() << Ctl::tr("dry run: nothing was loaded") << Qt::endl;
     request.finish(ExitOk);
 }

@@ -234,7 +234,7 @@ private Q_SLOTS:
         model::Policy policy = test::makePolicy(QStringLiteral("first"), Algorithm::FixedWindow, 3, 400);
         policy.windowStart = model::WindowStart::FirstCall;
         QVERIFY(test::syncCommand(*m_connection, {"FLUSHALL"}).ok());
-        const model::LimiterLibrary library = model::LimiterLibrary::build({policy}, model::LibraryOwner{}, 1);
+        const model::LimiterLibrary library = model::LimiterLibrary::build({policy}, {}, model::LibraryOwner{}, 1);
         const QString loaded = test::loadLibrary(*m_connection, library);
         QVERIFY2(loaded.isEmpty(), qPrintable(loaded));
 
