@@ -7,6 +7,7 @@
 #include "model/monitor/top_rejected.h"
 #include "model/monitor/top_subjects.h"
 #include "model/policy/audit_follower.h"
+#include "model/policy/lists_store.h"
 #include "model/tables/key_inspector_model.h"
 
 namespace sluice::model {
@@ -85,6 +86,11 @@ QVector<ConnectionSession::NodeReport> ConnectionSession::nodes() const
 PolicyStore ConnectionSession::policyStore() const
 {
     return PolicyStore(m_client, m_profile.ns);
+}
+
+ListsStore ConnectionSession::listsStore() const
+{
+    return ListsStore(m_client, m_profile.ns);
 }
 
 AuditLog ConnectionSession::auditLog() const

@@ -23,6 +23,7 @@ namespace sluice::model {
 class AuditFollower;
 class FireEngine;
 class KeyInspectorModel;
+class ListsStore;
 class KeyWatch;
 class TopRejectedPoller;
 class TopSubjects;
@@ -69,6 +70,7 @@ public:
 
     // The model's services on this connection and namespace.
     PolicyStore policyStore() const;
+    ListsStore listsStore() const;
     AuditLog auditLog() const;
     LibraryPublisher publisher(PublishAllowance allowance = {}) const;
     AuditFollower *followAudit(int intervalMs, QObject *parent) const;

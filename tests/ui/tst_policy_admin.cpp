@@ -14,6 +14,7 @@
 #include "support/publish_support.h"
 #include "support/redis_process.h"
 #include "support/redis_proxy.h"
+#include "support/sluicectl_run.h"
 #include "support/sync_command.h"
 #include "support/test_services.h"
 #include "support/widget_driving.h"
@@ -23,11 +24,14 @@
 #include "ui/policy/policy_history_view.h"
 #include "ui/policy/policy_import_dialog.h"
 #include "ui/policy/policy_panel.h"
+#include "ui/policy/subject_rules_table.h"
 #include "ui/widgets/state_palette.h"
 #include "ui/window/main_window.h"
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QListWidget>
 #include <QMessageBox>
@@ -609,6 +613,142 @@ private Q_SLOTS:
         QCOMPARE(storedHash(QStringLiteral("ruled")).value("limit"), QByteArray("120"));
     }
 
+    // The overrides tab: rows added, checked as typed, imported from CSV, searched, removed, and saved
+    // with the policy; a calendar quota and a reservation timeout on the definition tab.
+    void overridesCalendarAndReservationsThroughTheForm()
+    {
+        model::Policy quota = policy(QStringLiteral("quota"), 100, 60000);
+        quota.overrides = {{"partner-x", false, model::SubjectOverride::Kind::Limits, 1000, 0}};
+        QCOMPARE(store(quota), QString());
+        auto window = test::openMainWindow(profile());
+        openEditorOn(*window, QStringLiteral("quota"));
+        ui::PolicyEditor *editor = waitForEditor();
+        QVERIFY(editor);
+        auto *tabs = child<QTabWidget>(editor, "policyTabs");
+        QCOMPARE(tabs->tabText(1), QStringLiteral("&Overrides (1)"));
+        tabs->setCurrentIndex(1);
+        auto *rules = child<QTableWidget>(editor, "rulesTable");
+        QCOMPARE(rules->rowCount(), 1);
+
+        click(editor, "addRuleButton");
+        QCOMPARE(rules->rowCount(), 2);
+        rules->item(1, 0)->setText(QStringLiteral("bad{x"));
+        QVERIFY2(labelText(editor, "rulesProblem").startsWith(QLatin1String("row 2: \"bad{x\" is not a subject")),
+                 qPrintable(labelText(editor, "rulesProblem")));
+        QVERIFY(!child<QPushButton>(editor, "saveButton")->isEnabled());
+        rules->item(1, 0)->setText(QStringLiteral("batch-*"));
+        rules->item(1, 2)->setText(QStringLiteral("2000000000"));
+        QVERIFY2(labelText(editor, "rulesProblem").contains(QLatin1String("the limit is a whole number")),
+                 qPrintable(labelText(editor, "rulesProblem")));
+        rules->item(1, 2)->setText(QStringLiteral("50"));
+        QVERIFY(labelText(editor, "rulesProblem").isEmpty());
+        QCOMPARE(tabs->tabText(1), QStringLiteral("&Overrides (2)"));
+
+        const QString csv = m_files.filePath(QStringLiteral("overrides.csv"));
+        QVERIFY(test::writeFile(csv, "subject,rule\nvip-*,allow\nabuser-7,deny\npartner-x,2000,4000\n"));
+        QCOMPARE(child<ui::SubjectRulesTable>(editor, "overridesTable")->importCsv(csv), QString());
+        QCOMPARE(rules->rowCount(), 4); // partner-x replaced, not repeated
+        const QString broken = m_files.filePath(QStringLiteral("broken.csv"));
+        QVERIFY(test::writeFile(broken, "x,allow\n\"open,deny\n"));
+        QVERIFY(child<ui::SubjectRulesTable>(editor, "overridesTable")
+                    ->importCsv(broken)
+                    .contains(QLatin1String("line 2")));
+        QVERIFY(labelText(editor, "rulesProblem").contains(QLatin1String("nothing was imported")));
+        QCOMPARE(rules->rowCount(), 4);
+
+        typeInto(editor, "rulesSearch", QStringLiteral("VIP"));
+        QStringList shown;
+        for (int row = 0; row < rules->rowCount(); ++row)
+            if (!rules->isRowHidden(row))
+                shown << rules->item(row, 0)->text();
+        QCOMPARE(shown, QStringList{QStringLiteral("vip-*")});
+        rules->selectRow(rules->row(rules->findItems(QStringLiteral("vip-*"), Qt::MatchExactly).first()));
+        click(editor, "removeRuleButton");
+        QCOMPARE(rules->rowCount(), 3);
+        typeInto(editor, "rulesSearch", QString());
+
+        // A reservation waits 30 s for its settlement.
+        tabs->setCurrentIndex(0);
+        typeInto(editor, "reserveTimeoutEdit", QStringLiteral("30"));
+        choose(editor, "reserveTimeoutUnitCombo", QStringLiteral("seconds"));
+        QCOMPARE(saveThroughDiff(editor), strings({"Overrides", "Reservations wait"}));
+        QTRY_COMPARE(storedHash(QStringLiteral("quota")).value("reserve_timeout_ms"), QByteArray("30000"));
+        const QByteArray overrides = storedHash(QStringLiteral("quota")).value("overrides");
+        QCOMPARE(QJsonDocument::fromJson(overrides).object(),
+                 QJsonObject({{QStringLiteral("abuser-7"), QStringLiteral("deny")},
+                              {QStringLiteral("batch-*"), QJsonObject{{QStringLiteral("limit"), 50}}},
+                              {QStringLiteral("partner-x"),
+                               QJsonObject{{QStringLiteral("limit"), 2000}, {QStringLiteral("burst"), 4000}}}}));
+
+        // A monthly quota from the 15th at UTC+05:30.
+        click(window->policyPanel(), "newPolicyButton");
+        editor = waitForEditor();
+        QVERIFY(editor);
+        typeInto(editor, "nameEdit", QStringLiteral("monthly"));
+        choose(editor, "algorithmCombo", QStringLiteral("fixed_window"));
+        typeInto(editor, "limitEdit", QStringLiteral("10000"));
+        choose(editor, "windowStartCombo", QStringLiteral("On the calendar: each month"));
+        QVERIFY(!child<QLineEdit>(editor, "windowCountEdit")->isVisible());
+        QVERIFY(child<QSpinBox>(editor, "anchorDaySpin")->isVisible());
+        typeInto(editor, "utcOffsetEdit", QStringLiteral("+15:00"));
+        QCOMPARE(labelText(editor, "calendarError"), QStringLiteral("from -12:00 to +14:00"));
+        QVERIFY(!child<QPushButton>(editor, "saveButton")->isEnabled());
+        typeInto(editor, "utcOffsetEdit", QStringLiteral("+05:30"));
+        child<QSpinBox>(editor, "anchorDaySpin")->setValue(15);
+        QVERIFY(labelText(editor, "calendarError").isEmpty());
+        saveThroughDiff(editor);
+        QTRY_COMPARE(storedHash(QStringLiteral("monthly")).value("calendar"), QByteArray("month"));
+        QCOMPARE(storedHash(QStringLiteral("monthly")).value("utc_offset_minutes"), QByteArray("330"));
+        QCOMPARE(storedHash(QStringLiteral("monthly")).value("anchor_day"), QByteArray("15"));
+        QCOMPARE(storedHash(QStringLiteral("monthly")).value("window_ms"),
+                 QByteArray::number(model::calendarNominalMs(model::Calendar::Month)));
+    }
+
+    // The namespace's lists: read when the dialog opens, saved through a review on the version read, a save
+    // over someone else's refused with their version named and nothing changed.
+    void namespaceListsThroughTheDialog()
+    {
+        QVERIFY(call({"HSET", key(":lists"), "entries", "{\"abuser-7\":\"deny\"}", "version", "1"}).ok());
+        auto window = test::openMainWindow(profile());
+        click(window->policyPanel(), "namespaceListsButton");
+        QDialog *dialog = nullptr;
+        QTRY_VERIFY((dialog = openDialog<QDialog>("namespaceListsDialog")) != nullptr);
+        QTRY_VERIFY(labelText(dialog, "listsStatus").startsWith(QLatin1String("Version 1")));
+        auto *rules = child<QTableWidget>(dialog, "rulesTable");
+        QCOMPARE(rules->rowCount(), 1);
+        QVERIFY(rules->isColumnHidden(2)); // a list has no limits
+        click(dialog, "addRuleButton");
+        rules->item(1, 0)->setText(QStringLiteral("scraper-*"));
+        rules->item(1, 1)->setText(QStringLiteral("limit"));
+        QVERIFY2(labelText(dialog, "rulesProblem").contains(QLatin1String("allow or deny")),
+                 qPrintable(labelText(dialog, "rulesProblem")));
+        QVERIFY(!child<QPushButton>(dialog, "saveListsButton")->isEnabled());
+        rules->item(1, 1)->setText(QStringLiteral("deny"));
+        click(dialog, "saveListsButton");
+        QDialog *review = nullptr;
+        QTRY_VERIFY((review = openDialog<QDialog>("policyDiff")) != nullptr);
+        QCOMPARE(child<QTableWidget>(review, "diffTable")->item(0, 2)->text(), QStringLiteral("scraper-*: deny"));
+        click(review, "confirmButton");
+        QTRY_COMPARE(call({"HGET", key(":lists"), "version"}).value.bytes, QByteArray("2"));
+        QCOMPARE(QJsonDocument::fromJson(call({"HGET", key(":lists"), "entries"}).value.bytes).object().size(), 2);
+        QCOMPARE(audit().last().action, QStringLiteral("lists"));
+
+        click(window->policyPanel(), "namespaceListsButton");
+        QTRY_VERIFY((dialog = openDialog<QDialog>("namespaceListsDialog")) != nullptr);
+        QTRY_VERIFY(labelText(dialog, "listsStatus").startsWith(QLatin1String("Version 2")));
+        QVERIFY(call({"HSET", key(":lists"), "version", "3"}).ok()); // someone else saved
+        const QByteArray before = snapshot();
+        rules = child<QTableWidget>(dialog, "rulesTable");
+        rules->selectRow(0);
+        click(dialog, "removeRuleButton");
+        click(dialog, "saveListsButton");
+        QTRY_VERIFY((review = openDialog<QDialog>("policyDiff")) != nullptr);
+        click(review, "confirmButton");
+        QTRY_VERIFY(labelText(dialog, "listsStatus").contains(QLatin1String("now version 3")));
+        QCOMPARE(snapshot(), before);
+        dialog->reject();
+    }
+
     void damagedPolicyIsNamedAndTheOthersListed()
     {
         QCOMPARE(store(policy(QStringLiteral("good"), 100, 60000)), QString());
@@ -934,14 +1074,24 @@ private Q_SLOTS:
         click(panel, "editPolicyButton");
         ui::PolicyEditor *editor = waitForEditor();
         QVERIFY(editor);
-        for (const char *field : {"nameEdit", "limitEdit", "windowCountEdit", "burstEdit", "descriptionEdit"})
+        for (const char *field : {"nameEdit", "limitEdit", "windowCountEdit", "burstEdit", "descriptionEdit",
+                                  "penaltyCountEdit", "debtEdit", "reserveTimeoutEdit", "utcOffsetEdit"})
             QVERIFY2(!child<QLineEdit>(editor, field)->isEnabled(), field);
         QVERIFY(!child<QComboBox>(editor, "algorithmCombo")->isEnabled());
+        for (const char *button : {"addRuleButton", "removeRuleButton", "importRulesButton"})
+            QVERIFY2(!child<QPushButton>(editor, button)->isEnabled(), button);
         QVERIFY(!child<QPushButton>(editor, "saveButton")->isEnabled());
         editor->save();
         QTest::qWait(100);
         QVERIFY(!openDialog<QDialog>("policyDiff"));
         editor->reject();
+        click(panel, "namespaceListsButton");
+        QDialog *lists = nullptr;
+        QTRY_VERIFY((lists = openDialog<QDialog>("namespaceListsDialog")) != nullptr);
+        QTRY_VERIFY(labelText(lists, "listsStatus").contains(QLatin1String("Never saved")));
+        QVERIFY(!child<QPushButton>(lists, "saveListsButton")->isEnabled());
+        QVERIFY(!child<QPushButton>(lists, "addRuleButton")->isEnabled());
+        lists->reject();
         QVERIFY(!child<QPushButton>(window->deploymentView(), "deploymentPublishButton")->isEnabled());
         ui::PolicyHistoryView *history = window->historyView();
         history->showPolicy(QStringLiteral("api"));

@@ -7,6 +7,7 @@
 #include "ui/policy/conflict_dialog.h"
 #include "ui/policy/policy_commit.h"
 #include "ui/policy/policy_diff_dialog.h"
+#include "ui/policy/subject_rules_table.h"
 #include "ui/widgets/banner.h"
 #include "ui/widgets/named.h"
 #include "ui/widgets/state_palette.h"
@@ -22,6 +23,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 namespace sluice::ui {
@@ -109,12 +111,40 @@ void showError(QLabel *label, const QString &error)
     label->setVisible(!error.isEmpty());
 }
 
+// An offset from UTC as typed and shown: "+05:30", "-08:00".
+QString offsetText(int minutes)
+{
+    return QStringLiteral("%1%2:%3")
+        .arg(minutes < 0 ? QLatin1Char('-') : QLatin1Char('+'))
+        .arg(std::abs(minutes) / 60, 2, 10, QLatin1Char('0'))
+        .arg(std::abs(minutes) % 60, 2, 10, QLatin1Char('0'));
+}
+
+// "+05:30", "-8", "+0930", "0" as minutes from UTC; nullopt and the reason otherwise.
+std::optional<int> parseOffset(const QString &typed, QString *error)
+{
+    static const QRegularExpression offset(QStringLiteral("^(?:UTC)?\\s*([+-]?)(\\d{1,2})(?::?(\\d{2}))?$"));
+    const QRegularExpressionMatch match = offset.match(typed.trimmed());
+    const int minutes = match.captured(3).isEmpty() ? 0 : match.captured(3).toInt();
+    if (!match.hasMatch() || minutes >= 60) {
+        *error = trEditor("an offset from UTC such as +05:30 or -08:00");
+        return std::nullopt;
+    }
+    const int total = (match.captured(2).toInt() * 60 + minutes) * (match.captured(1) == QLatin1String("-") ? -1 : 1);
+    if (total < limits::minUtcOffsetMinutes || total > limits::maxUtcOffsetMinutes) {
+        *error = trEditor("from -12:00 to +14:00");
+        return std::nullopt;
+    }
+    return total;
+}
+
 } // namespace
 
 bool PolicyEditor::FieldErrors::any() const
 {
-    return !name.isEmpty() || !limit.isEmpty() || !window.isEmpty() || !burst.isEmpty() || !shadowOf.isEmpty()
-        || !penalty.isEmpty() || !debt.isEmpty() || !description.isEmpty();
+    return !name.isEmpty() || !limit.isEmpty() || !window.isEmpty() || !burst.isEmpty() || !calendar.isEmpty()
+        || !shadowOf.isEmpty() || !penalty.isEmpty() || !debt.isEmpty() || !reserve.isEmpty() || !overrides.isEmpty()
+        || !description.isEmpty();
 }
 
 PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optional<Policy> &existing,
@@ -131,7 +161,14 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
         m_takenNames.removeAll(existing->name);
 
     auto *layout = new QVBoxLayout(this);
-    layout->addLayout(createFields());
+    // The definition on one tab, the subjects it treats apart on the other, so the form fits 700 pixels.
+    m_tabs = named(new QTabWidget(this), "policyTabs");
+    auto *definition = new QWidget(m_tabs);
+    definition->setLayout(createFields());
+    m_tabs->addTab(definition, tr("&Definition"));
+    m_overrides = named(new SubjectRulesTable(true, m_tabs), "overridesTable");
+    m_tabs->addTab(m_overrides, tr("&Overrides"));
+    layout->addWidget(m_tabs, 1);
 
     m_summary = new Banner(Tone::Info, QStringLiteral("policySummary"), this);
     layout->addWidget(m_summary);
@@ -150,7 +187,6 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
     m_saveStatus = errorLabel(this, "saveStatus");
     m_saveStatus->hide();
     layout->addWidget(m_saveStatus);
-    layout->addStretch();
 
     auto *buttons = new QDialogButtonBox(this);
     m_saveButton = named(buttons->addButton(tr("Review and save\u2026"), QDialogButtonBox::AcceptRole), "saveButton");
@@ -176,22 +212,29 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
               static_cast<QWidget *>(m_burst), static_cast<QWidget *>(m_windowStart), static_cast<QWidget *>(m_shadow),
               static_cast<QWidget *>(m_shadowOf), static_cast<QWidget *>(m_penaltyCount),
               static_cast<QWidget *>(m_penaltyUnit), static_cast<QWidget *>(m_debt),
+              static_cast<QWidget *>(m_reserveCount), static_cast<QWidget *>(m_reserveUnit),
+              static_cast<QWidget *>(m_utcOffset), static_cast<QWidget *>(m_anchorDay),
               static_cast<QWidget *>(m_description), static_cast<QWidget *>(m_useSlidingWindow)})
             field->setEnabled(false);
+        m_overrides->setEditable(false);
         m_saveButton->setToolTip(tr("This connection is read-only."));
     }
 
-    for (QLineEdit *edit : {m_name, m_limit, m_windowCount, m_burst, m_penaltyCount, m_debt, m_description})
+    for (QLineEdit *edit :
+         {m_name, m_limit, m_windowCount, m_burst, m_penaltyCount, m_debt, m_reserveCount, m_utcOffset, m_description})
         connect(edit, &QLineEdit::textChanged, this, &PolicyEditor::revalidate);
+    connect(m_reserveUnit, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
+    connect(m_anchorDay, &QSpinBox::valueChanged, this, &PolicyEditor::revalidate);
+    connect(m_overrides, &SubjectRulesTable::changed, this, &PolicyEditor::revalidate);
     connect(m_algorithm, &QComboBox::currentIndexChanged, this, &PolicyEditor::algorithmChanged);
     connect(m_windowUnit, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
     connect(m_penaltyUnit, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
-    connect(m_windowStart, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
+    connect(m_windowStart, &QComboBox::currentIndexChanged, this, &PolicyEditor::algorithmChanged);
     connect(m_shadow, &QCheckBox::toggled, this, &PolicyEditor::revalidate);
     connect(m_shadowOf, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
     connect(m_typicalCost, &QSpinBox::valueChanged, this, &PolicyEditor::revalidate);
     algorithmChanged();
-    resize(680, 440);
+    resize(720, 540);
 }
 
 // The policy's fields, each with its error beside it, in the vocabulary the diffs and sluicectl use.
@@ -255,12 +298,35 @@ QFormLayout *PolicyEditor::createFields()
     m_windowStartLabel = new QLabel(tr("Window start"), this);
     m_windowStart = named(new QComboBox(this), "windowStartCombo");
     m_windowStart->addItem(tr("Aligned to the clock (the same windows for every subject)"),
-                           static_cast<int>(model::WindowStart::Aligned));
+                           model::windowStartName(model::WindowStart::Aligned));
     m_windowStart->addItem(tr("At each subject's first call (cheapest)"),
-                           static_cast<int>(model::WindowStart::FirstCall));
+                           model::windowStartName(model::WindowStart::FirstCall));
+    // A calendar quota is an aligned window of calendar periods (model::Calendar): its window is the period.
+    m_windowStart->addItem(tr("On the calendar: each day from midnight"), model::calendarName(model::Calendar::Day));
+    m_windowStart->addItem(tr("On the calendar: each week from Monday"), model::calendarName(model::Calendar::Week));
+    m_windowStart->addItem(tr("On the calendar: each month"), model::calendarName(model::Calendar::Month));
     m_windowStart->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed); // as wide as its longest choice
     m_windowStartLabel->setBuddy(m_windowStart);
     form->addRow(m_windowStartLabel, m_windowStart);
+
+    m_calendarLabel = new QLabel(tr("Time zone"), this);
+    m_utcOffset = named(new QLineEdit(this), "utcOffsetEdit");
+    m_utcOffset->setMaximumWidth(100);
+    m_utcOffset->setToolTip(tr("A fixed offset from UTC: daylight saving time is not followed."));
+    m_calendarLabel->setBuddy(m_utcOffset);
+    m_anchorLabel = new QLabel(tr("from day"), this);
+    m_anchorDay = named(new QSpinBox(this), "anchorDaySpin");
+    m_anchorDay->setRange(1, 31);
+    m_anchorDay->setToolTip(tr("A billing cycle's first day; in a shorter month, its last day."));
+    m_anchorLabel->setBuddy(m_anchorDay);
+    auto *anchor = new QWidget(this);
+    auto *anchorLayout = new QHBoxLayout(anchor);
+    anchorLayout->setContentsMargins(0, 0, 0, 0);
+    anchorLayout->addWidget(m_anchorLabel);
+    anchorLayout->addWidget(m_anchorDay);
+    m_calendarError = errorLabel(this, "calendarError");
+    m_calendarRow = fieldWithError(m_utcOffset, m_calendarError, anchor);
+    form->addRow(m_calendarLabel, m_calendarRow);
 
     m_shadow
         = named(new QCheckBox(tr("Shadow mode: count rejections, but let every request pass"), this), "shadowCheck");
@@ -304,8 +370,24 @@ QFormLayout *PolicyEditor::createFields()
     m_debt->setMaximumWidth(160);
     m_debt->setPlaceholderText(tr("none"));
     m_debtLabel->setBuddy(m_debt);
+    // How long a reservation waits for its settlement (model::Policy::reserveTimeoutMs); empty for the window.
+    auto *reserve = new QWidget(this);
+    auto *reserveLayout = new QHBoxLayout(reserve);
+    reserveLayout->setContentsMargins(0, 0, 0, 0);
+    auto *reserveLabel = new QLabel(tr("reservations wait"), reserve);
+    reserveLabel->setToolTip(tr("A reservation not settled within this time keeps its estimate."));
+    m_reserveCount = named(new QLineEdit(reserve), "reserveTimeoutEdit");
+    m_reserveCount->setMaximumWidth(80);
+    m_reserveCount->setPlaceholderText(tr("a window"));
+    reserveLabel->setBuddy(m_reserveCount);
+    m_reserveUnit = named(new QComboBox(reserve), "reserveTimeoutUnitCombo");
+    for (const WindowUnit &unit : windowUnits)
+        m_reserveUnit->addItem(tr(unit.name), unit.ms);
+    reserveLayout->addWidget(reserveLabel);
+    reserveLayout->addWidget(m_reserveCount);
+    reserveLayout->addWidget(m_reserveUnit);
     m_debtError = errorLabel(this, "debtError");
-    m_debtRow = fieldWithError(m_debt, m_debtError);
+    m_debtRow = fieldWithError(m_debt, m_debtError, reserve);
     form->addRow(m_debtLabel, m_debtRow);
 
     m_description = named(new QLineEdit(this), "descriptionEdit");
@@ -341,7 +423,17 @@ void PolicyEditor::loadPolicy(const Policy &policy)
         m_penaltyCount->setText(QString::number(policy.blockMs / m_penaltyUnit->currentData().toLongLong()));
     }
     m_burst->setText(policy.burst > 0 && policy.burst != policy.limit ? QString::number(policy.burst) : QString());
-    m_windowStart->setCurrentIndex(m_windowStart->findData(static_cast<int>(policy.windowStart)));
+    m_windowStart->setCurrentIndex(m_windowStart->findData(policy.calendar != model::Calendar::None
+                                                               ? model::calendarName(policy.calendar)
+                                                               : model::windowStartName(policy.windowStart)));
+    m_utcOffset->setText(offsetText(policy.utcOffsetMinutes));
+    m_anchorDay->setValue(policy.anchorDay);
+    m_reserveCount->clear();
+    if (policy.reserveTimeoutMs > 0) {
+        m_reserveUnit->setCurrentIndex(largestExactUnit(m_reserveUnit, policy.reserveTimeoutMs));
+        m_reserveCount->setText(QString::number(policy.reserveTimeoutMs / m_reserveUnit->currentData().toLongLong()));
+    }
+    m_overrides->setRules(policy.overrides);
     m_shadow->setChecked(policy.shadow);
     if (!policy.shadowOf.isEmpty() && m_shadowOf->findData(policy.shadowOf) < 0) // its live policy is gone
         m_shadowOf->addItem(tr("every call of %1 (not stored)").arg(policy.shadowOf), policy.shadowOf);
@@ -389,6 +481,17 @@ void PolicyEditor::algorithmChanged()
     m_debtRow->setVisible(algorithmSettles(algorithm));
     m_windowStartLabel->setVisible(algorithm == Algorithm::FixedWindow);
     m_windowStart->setVisible(algorithm == Algorithm::FixedWindow);
+    const auto calendar = algorithm == Algorithm::FixedWindow
+        ? model::calendarFromName(m_windowStart->currentData().toString())
+        : std::nullopt;
+    for (QWidget *window : {static_cast<QWidget *>(m_windowLabel), static_cast<QWidget *>(m_windowCount),
+                            static_cast<QWidget *>(m_windowUnit), static_cast<QWidget *>(m_windowError)})
+        window->setVisible(!calendar);
+    m_calendarLabel->setVisible(calendar.has_value());
+    m_calendarRow->setVisible(calendar.has_value());
+    m_anchorLabel->setVisible(calendar == model::Calendar::Month);
+    m_anchorDay->setVisible(calendar == model::Calendar::Month);
+    m_overrides->setBurstShown(algorithmUsesBurst(algorithm));
     revalidate();
 }
 
@@ -398,11 +501,6 @@ std::optional<Policy> PolicyEditor::readForm(FieldErrors *errors) const
     if (m_base) {
         // What this form does not edit is kept as stored, never dropped by a save.
         policy.predictedRejectedShare = m_base->predictedRejectedShare;
-        policy.overrides = m_base->overrides;
-        policy.reserveTimeoutMs = m_base->reserveTimeoutMs;
-        policy.calendar = m_base->calendar;
-        policy.utcOffsetMinutes = m_base->utcOffsetMinutes;
-        policy.anchorDay = m_base->anchorDay;
     }
     policy.name = m_name->text().trimmed();
     policy.algorithm = static_cast<Algorithm>(m_algorithm->currentData().toInt());
@@ -410,8 +508,19 @@ std::optional<Policy> PolicyEditor::readForm(FieldErrors *errors) const
     policy.shadowOf = m_shadowOf->currentData().toString();
     if (!policy.shadowOf.isEmpty() && !m_takenNames.contains(policy.shadowOf))
         errors->shadowOf = tr("no policy of that name is stored");
-    if (policy.algorithm == Algorithm::FixedWindow)
-        policy.windowStart = static_cast<model::WindowStart>(m_windowStart->currentData().toInt());
+    if (policy.algorithm == Algorithm::FixedWindow) {
+        const QString start = m_windowStart->currentData().toString();
+        policy.windowStart = model::windowStartFromName(start).value_or(model::WindowStart::Aligned);
+        policy.calendar = model::calendarFromName(start).value_or(model::Calendar::None);
+    }
+    if (policy.calendar != model::Calendar::None) {
+        if (const auto offset = parseOffset(m_utcOffset->text(), &errors->calendar))
+            policy.utcOffsetMinutes = *offset;
+        if (policy.calendar == model::Calendar::Month)
+            policy.anchorDay = m_anchorDay->value();
+    }
+    if (const auto overrides = m_overrides->rules(&errors->overrides))
+        policy.overrides = *overrides;
     policy.description = m_description->text();
     if (!model::isValidPolicyName(policy.name))
         errors->name = policy.name.isEmpty() ? tr("required") : tr("1 to 64 letters, digits, '_', '.' or '-'");
@@ -420,7 +529,9 @@ std::optional<Policy> PolicyEditor::readForm(FieldErrors *errors) const
     if (const auto limit = parseWhole(m_limit->text(), 1, limits::maxLimit, &errors->limit))
         policy.limit = *limit;
     const qint64 unit = m_windowUnit->currentData().toLongLong();
-    if (const auto count = parseWhole(m_windowCount->text(), 1, limits::maxWindowMs / unit, &errors->window))
+    if (policy.calendar != model::Calendar::None)
+        policy.windowMs = model::calendarNominalMs(policy.calendar);
+    else if (const auto count = parseWhole(m_windowCount->text(), 1, limits::maxWindowMs / unit, &errors->window))
         policy.windowMs = *count * unit;
     if (!errors->window.isEmpty() && errors->window.startsWith(tr("at most")))
         errors->window
@@ -437,6 +548,13 @@ std::optional<Policy> PolicyEditor::readForm(FieldErrors *errors) const
         if (const auto debt = parseWhole(m_debt->text(), 1, limits::maxBurst, &errors->debt))
             policy.maxDebt = *debt;
     }
+    policy.reserveTimeoutMs = 0;
+    const qint64 reserveUnit = m_reserveUnit->currentData().toLongLong();
+    if (algorithmSettles(policy.algorithm) && !m_reserveCount->text().trimmed().isEmpty()) {
+        if (const auto count
+            = parseWhole(m_reserveCount->text(), 1, limits::maxWindowMs / reserveUnit, &errors->reserve))
+            policy.reserveTimeoutMs = *count * reserveUnit;
+    }
     if (algorithmUsesBurst(policy.algorithm) && !m_burst->text().trimmed().isEmpty()) {
         if (const auto burst = parseWhole(m_burst->text(), 1, limits::maxBurst, &errors->burst))
             policy.burst = *burst;
@@ -448,13 +566,18 @@ std::optional<Policy> PolicyEditor::readForm(FieldErrors *errors) const
         return std::nullopt;
     // What only the whole policy can tell (products that must stay exact, stored entries).
     for (const model::PolicyError &problem : model::validatePolicy(policy)) {
-        QString &slot = problem.field == QLatin1String("burst") ? errors->burst
-            : problem.field == QLatin1String("window_ms")       ? errors->window
-            : problem.field == QLatin1String("name")            ? errors->name
-            : problem.field == QLatin1String("shadow_of")       ? errors->shadowOf
-            : problem.field == QLatin1String("block_ms")        ? errors->penalty
-            : problem.field == QLatin1String("max_debt")        ? errors->debt
-                                                                : errors->limit;
+        QString &slot = problem.field == QLatin1String("burst")    ? errors->burst
+            : problem.field == QLatin1String("window_ms")          ? errors->window
+            : problem.field == QLatin1String("name")               ? errors->name
+            : problem.field == QLatin1String("shadow_of")          ? errors->shadowOf
+            : problem.field == QLatin1String("block_ms")           ? errors->penalty
+            : problem.field == QLatin1String("max_debt")           ? errors->debt
+            : problem.field == QLatin1String("reserve_timeout_ms") ? errors->reserve
+            : problem.field == QLatin1String("overrides")          ? errors->overrides
+            : problem.field == QLatin1String("calendar") || problem.field == QLatin1String("utc_offset_minutes")
+                || problem.field == QLatin1String("anchor_day")
+            ? errors->calendar
+            : errors->limit;
         slot = problem.message;
     }
     if (errors->any())
@@ -478,7 +601,14 @@ void PolicyEditor::revalidate()
     showError(m_burstError, errors.burst);
     showError(m_shadowOfError, errors.shadowOf);
     showError(m_penaltyError, errors.penalty);
-    showError(m_debtError, errors.debt);
+    showError(m_debtError, errors.debt.isEmpty() ? errors.reserve : errors.debt);
+    showError(m_calendarError, errors.calendar);
+    // The table names its own rows' problems; the policy's bounds for an override come from here.
+    QString rowProblem;
+    m_overrides->setOuterProblem(m_overrides->rules(&rowProblem) ? errors.overrides : QString());
+    const int overrideCount = m_overrides->rules(&rowProblem).value_or(QVector<model::SubjectOverride>()).size();
+    m_tabs->setTabText(1,
+                       errors.overrides.isEmpty() ? tr("&Overrides (%1)").arg(overrideCount) : tr("&Overrides \u26a0"));
     showError(m_descriptionError, errors.description);
     m_saveButton->setEnabled(policy.has_value() && m_writable);
     const auto algorithm = static_cast<Algorithm>(m_algorithm->currentData().toInt());

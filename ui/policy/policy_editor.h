@@ -17,8 +17,11 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QSpinBox;
+class QTabWidget;
 
 namespace sluice::ui {
+
+class SubjectRulesTable;
 
 // Creates or edits one policy. The fields follow the algorithm, every field is checked as it is
 // typed (the reason beside it, Save disabled while anything is wrong), a linter and a plain
@@ -47,7 +50,7 @@ Q_SIGNALS:
 private:
     QFormLayout *createFields();
     struct FieldErrors {
-        QString name, limit, window, burst, shadowOf, penalty, debt, description;
+        QString name, limit, window, burst, calendar, shadowOf, penalty, debt, reserve, overrides, description;
         bool any() const;
     };
 
@@ -76,19 +79,28 @@ private:
     QLineEdit *m_burst;
     QWidget *m_burstRow;
     QLabel *m_windowStartLabel;
-    QComboBox *m_windowStart;
+    QComboBox *m_windowStart; // aligned, first call, or a calendar (its data: the stored spelling)
+    QLabel *m_calendarLabel;
+    QWidget *m_calendarRow;
+    QLineEdit *m_utcOffset; // "+05:30"
+    QLabel *m_anchorLabel;
+    QSpinBox *m_anchorDay;
     QCheckBox *m_shadow;
     QLabel *m_shadowOfLabel;
     QComboBox *m_shadowOf;     // "none", then the other policies' names
     QLineEdit *m_penaltyCount; // block_ms in the unit beside it; empty for no penalty
     QComboBox *m_penaltyUnit;
     QLabel *m_debtLabel;
-    QLineEdit *m_debt; // max_debt; empty for none (token_bucket and gcra only)
+    QLineEdit *m_debt;         // max_debt; empty for none (token_bucket and gcra only)
+    QLineEdit *m_reserveCount; // reserve_timeout_ms in the unit beside it; empty for the window
+    QComboBox *m_reserveUnit;
     QWidget *m_debtRow;
+    QTabWidget *m_tabs;
+    SubjectRulesTable *m_overrides;
     QLineEdit *m_description;
     QSpinBox *m_typicalCost;
-    QLabel *m_nameError, *m_limitError, *m_windowError, *m_burstError, *m_shadowOfError, *m_penaltyError, *m_debtError,
-        *m_descriptionError;
+    QLabel *m_nameError, *m_limitError, *m_windowError, *m_burstError, *m_calendarError, *m_shadowOfError,
+        *m_penaltyError, *m_debtError, *m_descriptionError;
     QLabel *m_summary;
     QLabel *m_lint;
     QPushButton *m_useSlidingWindow;

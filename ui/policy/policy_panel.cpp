@@ -4,6 +4,7 @@
 #include "model/policy/policy_file.h"
 #include "model/policy/policy_store.h"
 #include "model/whole_file.h"
+#include "ui/policy/namespace_lists_dialog.h"
 #include "ui/policy/policy_commit.h"
 #include "ui/policy/policy_editor.h"
 #include "ui/policy/policy_import_dialog.h"
@@ -62,6 +63,8 @@ PolicyPanel::PolicyPanel(model::ConnectionSession *session, QWidget *parent)
     m_history = addButton(tr("History"), "policyHistoryButton");
     m_import = addButton(tr("Import\u2026"), "importPoliciesButton");
     m_export = addButton(tr("Export\u2026"), "exportPoliciesButton");
+    m_lists = addButton(tr("&Allow/deny lists\u2026"), "namespaceListsButton");
+    m_lists->setToolTip(tr("The namespace's allow and deny lists, for every policy"));
     m_importAction = new QAction(tr("&Import policies\u2026"), this);
     m_importAction->setObjectName(QStringLiteral("importPoliciesAction"));
     pressesAction(m_import, m_importAction);
@@ -122,6 +125,7 @@ PolicyPanel::PolicyPanel(model::ConnectionSession *session, QWidget *parent)
     connect(m_edit, &QPushButton::clicked, this, &PolicyPanel::editSelected);
     connect(m_delete, &QPushButton::clicked, this, &PolicyPanel::deleteSelected);
     connect(m_history, &QPushButton::clicked, this, [this] { Q_EMIT historyRequested(selectedName()); });
+    connect(m_lists, &QPushButton::clicked, this, &PolicyPanel::openLists);
     connect(m_importAction, &QAction::triggered, this, [this] {
         showPage(this);
         const QString path = QFileDialog::getOpenFileName(this, tr("Import policies"), QString(),
@@ -245,6 +249,7 @@ void PolicyPanel::updateActions()
     m_edit->setEnabled(selected);
     m_edit->setText(writable ? tr("Edit\u2026") : tr("View\u2026"));
     m_history->setEnabled(connected);
+    m_lists->setEnabled(connected);
     m_exportAction->setEnabled(connected && m_model->rowCount() > 0);
     const QString readOnly = writable || !connected ? QString() : tr("This connection is read-only.");
     for (QPushButton *button : {m_new, m_import, m_delete})
@@ -279,6 +284,16 @@ void PolicyPanel::openEditor(const std::optional<model::Policy> &policy)
     editor->setAttribute(Qt::WA_DeleteOnClose);
     connect(editor, &PolicyEditor::saved, this, &PolicyPanel::afterWrite);
     editor->open();
+}
+
+void PolicyPanel::openLists()
+{
+    if (!m_session)
+        return;
+    auto *dialog = new NamespaceListsDialog(m_session, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &NamespaceListsDialog::saved, this, [this] { afterWrite(QString()); });
+    dialog->open();
 }
 
 void PolicyPanel::newPolicy()

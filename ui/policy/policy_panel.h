@@ -41,6 +41,7 @@ public:
     void selectPolicy(const QString &name);
 
     void newPolicy();
+    void openLists();
     void editSelected();
     void deleteSelected();
     void importFile(const QString &path);
@@ -69,7 +70,7 @@ private:
     QLineEdit *m_search;
     QLabel *m_publishWarning;
     QLabel *m_status;
-    QPushButton *m_new, *m_edit, *m_delete, *m_history, *m_import, *m_export;
+    QPushButton *m_new, *m_edit, *m_delete, *m_history, *m_import, *m_export, *m_lists;
     QAction *m_importAction, *m_exportAction;
     QTimer m_refreshTimer;
     bool m_refreshing = false;
