@@ -119,22 +119,25 @@ local function inspect(keys, args)
             'blocked_ms', blocked, 'from_list', entry and entry.listed and 1 or 0}
 end
 
--- FCALL_RO sluice_rule_stats 0: [now_ms, epoch_ms, then per policy with overrides or a penalty: name,
--- calls admitted by an allow override, calls rejected by a deny override (both also in sluice_stats'
--- totals), blocks started, subjects blocked now (see new_blocks())], since the library was loaded.
+-- FCALL_RO sluice_rule_stats 0: [now_ms, epoch_ms, then per policy with overrides, lists or a penalty, or
+-- that took a reservation: name, calls admitted by an allow rule, calls rejected by a deny rule (both also in
+-- sluice_stats' totals), blocks started, subjects blocked now (see new_blocks()), reservations made,
+-- reservations settled, units settlements charged into debt, units of excess not charged (past max_debt)],
+-- since the library was loaded.
 local function rule_stats()
     local now = now_ms()
     epoch = epoch or now
     local reply = {now, epoch}
     for _, name in ipairs(NAMES) do
         local p = POLICIES[name]
-        if p.special then
+        local stats = p.stats
+        if p.special or stats.reserved > 0 then
             local b = p.blocks
-            reply[#reply + 1] = name
-            reply[#reply + 1] = p.stats.listed
-            reply[#reply + 1] = p.stats.denied
-            reply[#reply + 1] = b and b.started or 0
-            reply[#reply + 1] = b and blocked_now(b, now) or 0
+            local n = #reply
+            reply[n + 1], reply[n + 2], reply[n + 3] = name, stats.listed, stats.denied
+            reply[n + 4], reply[n + 5] = b and b.started or 0, b and blocked_now(b, now) or 0
+            reply[n + 6], reply[n + 7], reply[n + 8], reply[n + 9] = stats.reserved, stats.settled, stats.debt,
+                stats.uncharged
         end
     end
     return reply

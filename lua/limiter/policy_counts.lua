@@ -9,10 +9,12 @@ local epoch = nil
 local NAMES = {} -- the policy names, sorted
 
 -- `listed` and `denied` count apart the calls a list decided (see subject_rules.lua), already
--- counted among the allowed and rejected.
+-- counted among the allowed and rejected; `reserved` and `settled` the reservations made and settled,
+-- `debt` the units settlements charged beyond what was left, `uncharged` those beyond max_debt (see
+-- reservations.lua).
 local function new_counts()
     return {ends = -1, a = 0, r = 0, allowed = 0, rejected = 0, seconds = {}, ring_a = {}, ring_r = {}, listed = 0,
-            denied = 0}
+            denied = 0, reserved = 0, settled = 0, debt = 0, uncharged = 0}
 end
 
 local function roll(s, now)

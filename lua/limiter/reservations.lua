@@ -119,6 +119,7 @@ local function reserve(keys, args)
         .. estimate
     redis_call('ZADD', book, now + timeout, id)
     redis_call('PEXPIREAT', book, now + 2 * timeout)
+    p.stats.reserved = p.stats.reserved + 1
     reply[7] = id
     return reply
 end
@@ -160,5 +161,9 @@ local function settle(keys, args)
     local uncharged, remaining = SETTLE[view.algorithm](view, key, now, actual - estimate)
     if not uncharged then return fail(remaining) end
     redis_call('ZADD', book, -expiry, id)
+    local stats, charged = p.stats, actual - uncharged - estimate
+    stats.settled, stats.uncharged = stats.settled + 1, stats.uncharged + uncharged
+    -- Of an excess charged, the part below empty: what was left before it was remaining + charged.
+    if charged > 0 and remaining < 0 then stats.debt = stats.debt + (charged < -remaining and charged or -remaining) end
     return {actual - uncharged, uncharged, remaining}
 end

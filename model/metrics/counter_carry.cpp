@@ -18,8 +18,7 @@ bool startsNewEpoch(const CounterCarry::Reading &last, const CounterCarry::Readi
     if (now.epochMs != last.epochMs)
         return true;
     for (auto it = last.totals.cbegin(); it != last.totals.cend(); ++it) {
-        const DecisionTotals seen = now.totals.value(it.key());
-        if (seen.allowed < it->allowed || seen.rejected < it->rejected || seen.shadowRejected < it->shadowRejected)
+        if (now.totals.value(it.key()).anyBelow(*it))
             return true;
     }
     return false;

@@ -10,22 +10,47 @@
 namespace sluice::model {
 
 // A policy's decisions since counting began: allowed, rejected by an enforcing policy, and rejections a
-// shadow policy only recorded (it let those calls through).
+// shadow policy only recorded (it let those calls through); then what its subject rules and reservations
+// did (sluice_rule_stats), counted alike.
 struct DecisionTotals {
     quint64 allowed = 0;
     quint64 rejected = 0;
     quint64 shadowRejected = 0;
+    quint64 allowListed = 0;    // of the allowed, admitted by an allow rule
+    quint64 denied = 0;         // of the rejected, by a deny rule
+    quint64 blocksStarted = 0;  // penalties started
+    quint64 reservations = 0;   // reservations made
+    quint64 settlements = 0;    // reservations settled
+    quint64 debtUnits = 0;      // units settled into debt
+    quint64 unchargedUnits = 0; // units of excess not charged (past max_debt)
+
+    // Every counter, for sums and comparisons that must not forget one.
+    static constexpr quint64 DecisionTotals::*counters[]
+        = {&DecisionTotals::allowed,       &DecisionTotals::rejected,    &DecisionTotals::shadowRejected,
+           &DecisionTotals::allowListed,   &DecisionTotals::denied,      &DecisionTotals::blocksStarted,
+           &DecisionTotals::reservations,  &DecisionTotals::settlements, &DecisionTotals::debtUnits,
+           &DecisionTotals::unchargedUnits};
 
     DecisionTotals &operator+=(const DecisionTotals &other)
     {
-        allowed += other.allowed;
-        rejected += other.rejected;
-        shadowRejected += other.shadowRejected;
+        for (const auto counter : counters)
+            this->*counter += other.*counter;
         return *this;
     }
     bool operator==(const DecisionTotals &other) const
     {
-        return allowed == other.allowed && rejected == other.rejected && shadowRejected == other.shadowRejected;
+        for (const auto counter : counters)
+            if (this->*counter != other.*counter)
+                return false;
+        return true;
+    }
+    // Some counter is below the one in `earlier`: counting started again.
+    bool anyBelow(const DecisionTotals &earlier) const
+    {
+        for (const auto counter : counters)
+            if (this->*counter < earlier.*counter)
+                return true;
+        return false;
     }
 };
 

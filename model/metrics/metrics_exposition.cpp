@@ -71,6 +71,35 @@ void addPolicies(Families &out, const MetricsSnapshot &s)
                                 "Calls an enforcing policy rejected (0 for shadow policies).");
     auto &shadowRejected = out.family("sluice_shadow_rejected_total", MetricType::Counter,
                                       "Calls a shadow policy would have rejected and let through.");
+    // What the subject rules and reservations did (sluice_rule_stats), per policy.
+    struct RuleCounter {
+        quint64 DecisionTotals::*counter;
+        MetricFamily &family;
+    };
+    const RuleCounter ruleCounters[] = {
+        {&DecisionTotals::allowListed,
+         out.family(
+             "sluice_allow_listed_total", MetricType::Counter,
+             "Calls an allow rule (an override or the namespace's list) admitted uncounted; among the allowed.")},
+        {&DecisionTotals::denied,
+         out.family("sluice_denied_total", MetricType::Counter,
+                    "Calls a deny rule (an override or the namespace's list) rejected; among the rejected.")},
+        {&DecisionTotals::blocksStarted,
+         out.family("sluice_blocks_started_total", MetricType::Counter, "Penalties the policy started (block_ms).")},
+        {&DecisionTotals::reservations,
+         out.family("sluice_reservations_total", MetricType::Counter, "Reservations made (sluice_reserve).")},
+        {&DecisionTotals::settlements,
+         out.family("sluice_settlements_total", MetricType::Counter, "Reservations settled (sluice_settle).")},
+        {&DecisionTotals::debtUnits,
+         out.family("sluice_debt_units_total", MetricType::Counter,
+                    "Units settlements charged beyond what was left, putting subjects in debt.")},
+        {&DecisionTotals::unchargedUnits,
+         out.family("sluice_uncharged_units_total", MetricType::Counter,
+                    "Units of settled excess not charged because they would pass max_debt.")},
+    };
+    auto &blocked = out.family("sluice_blocked_subjects", MetricType::Gauge,
+                               "Subjects the policy's penalty blocks now (each counted to the end of a 64th of "
+                               "block_ms).");
     auto &limit
         = out.family("sluice_policy_limit", MetricType::Gauge, "The policy's limit in units per window, per subject.");
     auto &window = out.family("sluice_policy_window_seconds", MetricType::Gauge, "The policy's window.");
@@ -87,6 +116,11 @@ void addPolicies(Families &out, const MetricsSnapshot &s)
             Families::add(allowed, labels, double(totals.allowed));
             Families::add(rejected, labels, double(totals.rejected));
             Families::add(shadowRejected, labels, double(totals.shadowRejected));
+            if (const auto ruled = s.blockedSubjects.constFind(policy.name); ruled != s.blockedSubjects.cend()) {
+                for (const RuleCounter &rule : ruleCounters)
+                    Families::add(rule.family, labels, double(totals.*rule.counter));
+                Families::add(blocked, labels, double(*ruled));
+            }
         }
         Families::add(limit, {{"algorithm", text(policy.algorithm)}, {"namespace", ns}, {"policy", text(policy.name)}},
                       policy.limit);

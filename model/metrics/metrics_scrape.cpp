@@ -3,6 +3,7 @@
 
 #include "model/failure.h"
 #include "model/monitor/policy_rate_sampler.h"
+#include "model/monitor/rule_stats.h"
 
 #include <algorithm>
 #include <memory>
@@ -51,9 +52,10 @@ bool MetricsSnapshot::up() const
 struct MetricsScraper::Scrape {
     QElapsedTimer elapsed;
     quint64 commandsBefore = 0;
-    int pending = 3; // the record and library states, the counts, the policies
+    int pending = 4; // the record and library states, the counts, the rules' counts, the policies
     DeploymentStatus status;
     QVector<RedisCommands::NodeReply> stats;
+    QVector<RedisCommands::NodeReply> ruleStats;
     QVector<RedisCommands::NodeReply> policies;
     MetricsSnapshot snapshot;
 };
@@ -86,6 +88,11 @@ void MetricsScraper::scrape(std::function<void(const MetricsSnapshot &)> done)
     m_client->sendToPrimaries({"FCALL_RO", m_owner.function("stats"), "0", StatsReading::totalsOnly}, this,
                               [scrape, partDone](const QVector<RedisCommands::NodeReply> &replies) {
         scrape->stats = replies;
+        partDone();
+    });
+    m_client->sendToPrimaries({"FCALL_RO", m_owner.function("rule_stats"), "0"}, this,
+                              [scrape, partDone](const QVector<RedisCommands::NodeReply> &replies) {
+        scrape->ruleStats = replies;
         partDone();
     });
     m_client->sendToPrimaries({"FCALL_RO", m_owner.function("policies"), "0"}, this,
@@ -173,6 +180,10 @@ void MetricsScraper::finish(const std::shared_ptr<Scrape> &scrape)
     QHash<QString, bool> shadow;
     for (const PolicyMetrics &policy : qAsConst(snapshot.policies))
         shadow.insert(policy.name, policy.shadow);
+    QHash<QString, redis::RespValue> ruleReplies;
+    for (const RedisCommands::NodeReply &reply : qAsConst(scrape->ruleStats))
+        if (answered(reply.reply))
+            ruleReplies.insert(reply.node, reply.reply.value);
     QStringList topology;
     QHash<QString, CounterCarry::Reading> readings;
     for (const RedisCommands::NodeReply &reply : qAsConst(scrape->stats)) {
@@ -192,12 +203,32 @@ void MetricsScraper::finish(const std::shared_ptr<Scrape> &scrape)
         } else if (primary.library == NodeLibrary::State::Missing || primary.library == NodeLibrary::State::Foreign) {
             readings.insert(reply.node, {}); // no library of this owner there: nothing decided there
         } else if (const auto stats = StatsReading::parse(reply.reply.value, &problem)) {
-            CounterCarry::Reading reading{stats->epochMs, {}};
-            for (auto it = stats->totals.cbegin(); it != stats->totals.cend(); ++it)
-                reading.totals.insert(it.key(),
-                                      shadow.value(it.key()) ? DecisionTotals{it->allowed, 0, it->rejected}
-                                                             : DecisionTotals{it->allowed, it->rejected, 0});
-            readings.insert(reply.node, reading);
+            const auto rules = ruleReplies.contains(reply.node)
+                ? RuleStatsReading::parse(ruleReplies.value(reply.node), &problem)
+                : std::nullopt;
+            // Both counts from one load of the library, or neither: a sum of two loads' counts means nothing.
+            if (!rules || (!rules->policies.isEmpty() && rules->epochMs != stats->epochMs)) {
+                primary.up = false;
+                primary.problem = problem.isEmpty() ? tr("the library was reloaded during the scrape") : problem;
+            } else {
+                CounterCarry::Reading reading{stats->epochMs, {}};
+                for (auto it = stats->totals.cbegin(); it != stats->totals.cend(); ++it) {
+                    DecisionTotals &totals = reading.totals[it.key()];
+                    totals.allowed = it->allowed;
+                    (shadow.value(it.key()) ? totals.shadowRejected : totals.rejected) = it->rejected;
+                    const PolicyRuleCounts counts = rules->policies.value(it.key());
+                    totals.allowListed = counts.allowListed;
+                    totals.denied = counts.denied;
+                    totals.blocksStarted = counts.blocksStarted;
+                    totals.reservations = counts.reservations;
+                    totals.settlements = counts.settlements;
+                    totals.debtUnits = counts.debtUnits;
+                    totals.unchargedUnits = counts.unchargedUnits;
+                    if (rules->policies.contains(it.key()))
+                        snapshot.blockedSubjects[it.key()] += counts.blockedNow;
+                }
+                readings.insert(reply.node, reading);
+            }
         } else {
             primary.up = false; // its counts cannot be read: count it out of the sums as if it had not answered
             primary.problem = problem;

@@ -45,6 +45,9 @@ struct MetricsSnapshot {
     QString ns;
     QVector<PolicyMetrics> policies;    // by name
     std::optional<PolicyTotals> totals; // none when a primary did not answer: a gap, not a drop
+    // Per policy that has subject rules or took reservations (sluice_rule_stats lists it), the subjects
+    // its penalty blocks now; a policy without is not in it, and gets none of those series.
+    QHash<QString, quint64> blockedSubjects;
     QVector<PrimaryMetrics> primaries;
     std::optional<qint64> publishedVersion; // 0: never published; none: the record could not be read
     QVector<SubjectRejections> topSubjects; // at most topPerPolicy per policy, most rejected first
@@ -56,8 +59,8 @@ struct MetricsSnapshot {
     bool up() const;
 };
 
-// Reads what a Prometheus scrape exposes: per primary the library's counts (sluice_stats), the
-// policies it serves (sluice_policies), its library state and persistence; the published record once;
+// Reads what a Prometheus scrape exposes: per primary the library's counts (sluice_stats and
+// sluice_rule_stats), the policies it serves (sluice_policies), its library state and persistence; the published record once;
 // and, when asked, each policy's most rejected subjects (sluice_top). Read only: FCALL_RO, HMGET,
 // FUNCTION LIST, CONFIG GET. The commands per scrape grow with primaries, libraries and (for subjects)
 // policies, never with subjects or keys. Scrapes asked for while one runs share its result.

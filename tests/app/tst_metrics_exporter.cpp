@@ -247,6 +247,81 @@ private Q_SLOTS:
         QCOMPARE(prometheus.await(series("sluice_library_version", ns, primary), 2), 2.0);
     }
 
+    // What subject rules and reservations did, per policy that has them: allow-listed and denied calls
+    // (a policy's override and the namespace's list), penalties started and in force, reservations,
+    // settlements, units into debt and units not charged; counters carried across a reload like the totals.
+    void subjectRulesAndReservationsAreCounted()
+    {
+        SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_REDIS_URL", "the standalone Redis");
+        const redis::ConnectionOptions target = test::optionsFor(url);
+        redis::RedisClient client(target);
+        QVERIFY(test::openAndWait(client));
+        const QString ns = test::uniqueNamespace("promrules");
+        auto login = test::makePolicy(QStringLiteral("login"), Algorithm::TokenBucket, 2, 3600000);
+        login.blockMs = 600000;
+        login.overrides = {{"ops", false, model::SubjectOverride::Kind::Allow, 0, 0}};
+        auto llm = test::makePolicy(QStringLiteral("llm"), Algorithm::TokenBucket, 10, 3600000);
+        llm.maxDebt = 5;
+        const auto plain = test::makePolicy(QStringLiteral("plain"), Algorithm::FixedWindow, 10, 60000);
+        QVERIFY(
+            test::syncCommand(
+                client, {"HSET", '{' + ns.toUtf8() + "}:lists", "entries", "{\"abuser-7\":\"deny\"}", "version", "1"})
+                .ok());
+        QString error = test::storeAndPublish(client, ns, {login, llm, plain});
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const model::LibraryOwner owner = test::ownerOf(client, ns);
+        const auto call = [&](const char *function, const QByteArray &policy, const QByteArray &subject,
+                              const QByteArrayList &args = {}) {
+            return test::syncCommand(client,
+                                     QByteArrayList{"FCALL", owner.function(function), "1",
+                                                    ns.toUtf8() + ':' + policy + ":{" + subject + '}', policy}
+                                         + args);
+        };
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(call("acquire", "login", "ops").value.elements.at(0).integer, 1);
+        for (int i = 0; i < 2; ++i)
+            QCOMPARE(call("acquire", "login", "abuser-7").value.elements.at(2).integer, -3);
+        for (int i = 0; i < 4; ++i)
+            call("acquire", "login", "mallory"); // 2 pass, the third starts a block, the fourth meets it
+        // 8 reserved, 15 used: 2 of the excess from what was left, 5 into debt. 10 reserved, 20 used: 5 into
+        // debt, 5 beyond max_debt not charged.
+        const QByteArray alice = call("reserve", "llm", "alice", {"8"}).value.elements.value(6).bytes;
+        QCOMPARE(call("settle", "llm", "alice", {alice, "15"}).value.elements.value(1).integer, 0);
+        const QByteArray bob = call("reserve", "llm", "bob", {"10"}).value.elements.value(6).bytes;
+        QCOMPARE(call("settle", "llm", "bob", {bob, "20"}).value.elements.value(1).integer, 5);
+
+        Exporter exporter;
+        QVERIFY2(exporter.start(target, ns), qPrintable(exporter.log()));
+        const QByteArray exposition = exporter.scrape();
+        const auto value = [&](const char *name, const char *policy) {
+            return exposed(exposition, policySeries(name, ns, policy)).value_or(-1);
+        };
+        QCOMPARE(value("sluice_allow_listed_total", "login"), 3.0);
+        QCOMPARE(value("sluice_denied_total", "login"), 2.0);
+        QCOMPARE(value("sluice_blocks_started_total", "login"), 1.0);
+        QCOMPARE(value("sluice_blocked_subjects", "login"), 1.0);
+        QCOMPARE(value("sluice_reservations_total", "llm"), 2.0);
+        QCOMPARE(value("sluice_settlements_total", "llm"), 2.0);
+        QCOMPARE(value("sluice_debt_units_total", "llm"), 10.0);
+        QCOMPARE(value("sluice_uncharged_units_total", "llm"), 5.0);
+        QCOMPARE(value("sluice_allowed_total", "login"), 5.0); // the allow-listed among them
+        // The namespace's list makes every policy a ruled one; "plain" decided nothing yet.
+        QCOMPARE(value("sluice_denied_total", "plain"), 0.0);
+
+        Prometheus prometheus;
+        QVERIFY2(prometheus.start(exporter.port()), qPrintable(prometheus.log()));
+        const QString denied = policySeries("sluice_denied_total", ns, "login");
+        QCOMPARE(prometheus.await(denied, 2), 2.0);
+        // A republish reloads the library; its count starts again, the exporter's carries on.
+        login.description = QStringLiteral("reloaded");
+        error = test::storeAndPublish(client, ns, {login, llm, plain});
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(call("acquire", "login", "abuser-7").value.elements.at(2).integer, -3);
+        QCOMPARE(prometheus.await(denied, 3), 3.0);
+        QCOMPARE(prometheus.value(QStringLiteral("resets(%1[5m])").arg(denied)), 0.0);
+        QCOMPARE(prometheus.value(policySeries("sluice_debt_units_total", ns, "llm")), 10.0);
+    }
+
     void clusterSumsAndAFrozenPrimary()
     {
         test::PrivateCluster cluster(3, test::RedisProcess::Patience::Quick);

@@ -452,7 +452,7 @@ private Q_SLOTS:
         // Every rule took part: the allow and deny lists, and blocks when the policy has a penalty. The
         // namespace's lists make the policy beside it count too.
         const RedisReply counts = test::syncCommand(*m_connection, {"FCALL_RO", "sluice_rule_stats", "0"});
-        QVERIFY2(counts.ok() && counts.value.elements.size() == (lists ? 12 : 7), qPrintable(counts.value.toString()));
+        QVERIFY2(counts.ok() && counts.value.elements.size() == (lists ? 20 : 11), qPrintable(counts.value.toString()));
         QCOMPARE(counts.value.elements.at(2).bytes, QByteArray("p"));
         QVERIFY(counts.value.elements.at(3).integer > 0 && counts.value.elements.at(4).integer > 0);
         QCOMPARE(counts.value.elements.at(5).integer > 0, blockMs > 0);
@@ -626,8 +626,9 @@ private Q_SLOTS:
         const quint32 seed = static_cast<quint32>(qHash(QByteArray(QTest::currentDataTag())));
         QRandomGenerator random(seed);
         qint64 now = testClockStart(seed);
-        int settlements = 0, refusals = 0, uncharged = 0, inDebt = 0;
-        int refused[4] = {0, 0, 0, 0}; // by model::Settlement::Problem
+        int settlements = 0, refusals = 0, uncharged = 0, inDebt = 0, reservations = 0;
+        qint64 unchargedUnits = 0, debtUnits = 0; // what sluice_rule_stats must have counted
+        int refused[4] = {0, 0, 0, 0};            // by model::Settlement::Problem
         for (int step = 0; step < 4000; ++step) {
             const int pace = random.bounded(100);
             now += pace < 40 ? 0 : pace < 85 ? random.bounded(150) : random.bounded(1500);
@@ -655,6 +656,7 @@ private Q_SLOTS:
                              QByteArray(where + "reservation id " + actual.extra).constData());
                     libraryIds.insert(subject + ' ' + expected.extra, actual.extra);
                     held[subject].append(expected.extra);
+                    ++reservations;
                     actual.extra = expected.extra;
                 }
                 QVERIFY2(actual == expected,
@@ -715,6 +717,10 @@ private Q_SLOTS:
                      QByteArray(what + "library " + libraryText + ", model " + modelText).constData());
             settled[subject].append(modelId);
             ++settlements;
+            unchargedUnits += expected.uncharged;
+            const qint64 charged = expected.settled - estimate;
+            if (charged > 0 && expected.remaining < 0)
+                debtUnits += std::min(charged, -expected.remaining);
             uncharged += expected.uncharged > 0;
             inDebt += expected.remaining < 0;
         }
@@ -724,6 +730,14 @@ private Q_SLOTS:
         QVERIFY(settlements > 50 && refused[1] > 0 && refused[2] > 0 && refused[3] > 0);
         QVERIFY(uncharged > 0 || maxDebt > 10);
         QCOMPARE(inDebt > 0, maxDebt > 0);
+        // The policy's counts for the exporter: reservations, settlements, units into debt, units not charged.
+        const RedisReply counts = test::syncCommand(*m_connection, {"FCALL_RO", "sluice_rule_stats", "0"});
+        QVERIFY2(counts.ok() && counts.value.elements.size() == 11, qPrintable(counts.value.toString()));
+        QCOMPARE(counts.value.elements.at(7).integer, reservations);
+        QCOMPARE(counts.value.elements.at(8).integer, settlements);
+        QCOMPARE(counts.value.elements.at(9).integer, debtUnits);
+        QCOMPARE(counts.value.elements.at(10).integer, unchargedUnits);
+        QCOMPARE(debtUnits > 0, maxDebt > 0);
     }
 
     // A million decisions, each equal to the exact model's: the clock moves 0 to 2 thousandths of
