@@ -4,6 +4,7 @@
 #include "model/fire/fire_engine.h"
 #include "model/limiter/bucket_reset.h"
 #include "model/monitor/key_watch.h"
+#include "model/monitor/rule_counts.h"
 #include "model/monitor/top_rejected.h"
 #include "model/monitor/top_subjects.h"
 #include "model/policy/audit_follower.h"
@@ -111,6 +112,11 @@ AuditFollower *ConnectionSession::followAudit(int intervalMs, QObject *parent) c
 TopSubjects *ConnectionSession::topSubjects(QObject *parent) const
 {
     return new TopSubjects(m_client, m_profile.libraryOwner(), m_rates, parent);
+}
+
+RuleCounts *ConnectionSession::ruleCounts(QObject *parent) const
+{
+    return new RuleCounts(m_client, m_profile.libraryOwner(), m_rates, parent);
 }
 
 TopRejectedPoller *ConnectionSession::pollTopRejected(int intervalMs, QObject *parent) const

@@ -24,6 +24,7 @@ class AuditFollower;
 class FireEngine;
 class KeyInspectorModel;
 class ListsStore;
+class RuleCounts;
 class KeyWatch;
 class TopRejectedPoller;
 class TopSubjects;
@@ -75,6 +76,7 @@ public:
     LibraryPublisher publisher(PublishAllowance allowance = {}) const;
     AuditFollower *followAudit(int intervalMs, QObject *parent) const;
     TopSubjects *topSubjects(QObject *parent) const;
+    RuleCounts *ruleCounts(QObject *parent) const;
     TopRejectedPoller *pollTopRejected(int intervalMs, QObject *parent) const;
     KeyWatch *watchKeys(QObject *parent) const;
     KeyInspectorModel *inspectKeys(QObject *parent) const;

@@ -147,6 +147,15 @@ void PolicyRatesModel::setTopSubjects(const TopSubjects *top)
     });
 }
 
+void PolicyRatesModel::setRuleCounts(const RuleCounts *rules)
+{
+    m_rules = rules;
+    connect(rules, &RuleCounts::updated, this, [this] {
+        if (!m_rows.isEmpty())
+            Q_EMIT dataChanged(index(0, Blocked), index(int(m_rows.size()) - 1, Blocked));
+    });
+}
+
 int PolicyRatesModel::rowCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : int(m_rows.size());
@@ -178,11 +187,13 @@ QVariant PolicyRatesModel::data(const QModelIndex &index, int role) const
     const TopSubjects::Entry *top = m_top ? m_top->of(row.rate.policy) : nullptr;
     if (role == SubjectRole)
         return top ? top->subject.subject : QByteArray();
+    const RuleCounts::Entry *rules = m_rules ? m_rules->of(row.rate.policy) : nullptr;
     if (role == SortRole) {
         switch (index.column()) {
         case Name: return row.rate.policy;
         case Limit: return m_limits.value(row.rate.policy);
         case TopSubject: return top ? double(top->subject.rejections) : 0.0;
+        case Blocked: return rules ? double(rules->sum.blockedNow) : -1.0;
         case AllowedPerSecond: return point.allowedPerSecond();
         case RejectedPerSecond:
         case Trend: return shadow ? 0.0 : point.rejectedPerSecond();
@@ -204,6 +215,12 @@ QVariant PolicyRatesModel::data(const QModelIndex &index, int role) const
                                      formatCount(qint64(top->subject.rejections)));
             break;
         case AllowedPerSecond: return formatDecimal(point.allowedPerSecond());
+        case Blocked:
+            // A sum some primary did not answer for is not the policy's: it says so.
+            if (!rules)
+                return QStringLiteral("\u2013");
+            return rules->complete ? formatCount(qint64(rules->sum.blockedNow))
+                                   : tr("%1?").arg(formatCount(qint64(rules->sum.blockedNow)));
         case RejectedPerSecond: text = formatDecimal(point.rejectedPerSecond()); break;
         case RejectedShare:
             if (m_predicted.contains(row.rate.policy)) {
@@ -228,6 +245,24 @@ QVariant PolicyRatesModel::data(const QModelIndex &index, int role) const
                          .arg(QString::fromUtf8(top->subject.subject), formatCount(qint64(top->subject.rejections)),
                               top->subject.node, formatClock(top->readAtMs))
                    : tr("No subject rejected while this policy was read.");
+    if (role == Qt::ToolTipRole && index.column() == Blocked) {
+        if (!rules)
+            return tr("This policy has no overrides, lists or penalty, and took no reservations.");
+        const PolicyRuleCounts &sum = rules->sum;
+        return tr("%1 subjects blocked by the penalty at %2%3. Since the library was loaded: %4 calls admitted by "
+                  "allow rules, %5 rejected by deny rules, %6 penalties started; %7 reservations, %8 settled, %9 "
+                  "units settled into debt, %10 not charged (past the most debt).")
+            .arg(sum.blockedNow)
+            .arg(formatClock(rules->readAtMs),
+                 rules->complete ? QString() : tr(" (not every primary answered: at least this many)"))
+            .arg(sum.allowListed)
+            .arg(sum.denied)
+            .arg(sum.blocksStarted)
+            .arg(sum.reservations)
+            .arg(sum.settlements)
+            .arg(sum.debtUnits)
+            .arg(sum.unchargedUnits);
+    }
     if (role == Qt::ToolTipRole && index.column() == Limit)
         return m_limits.contains(row.rate.policy)
             ? tr("The published limit of \u201c%1\u201d: %2").arg(row.rate.policy, m_limits.value(row.rate.policy))
@@ -272,6 +307,7 @@ QVariant PolicyRatesModel::headerData(int section, Qt::Orientation orientation, 
     case Name: return tr("Policy");
     case Limit: return tr("Limit");
     case TopSubject: return tr("Most rejected");
+    case Blocked: return tr("Blocked");
     case AllowedPerSecond: return tr("Allowed/s");
     case RejectedPerSecond: return tr("Rejected/s");
     case RejectedShare: return tr("% rejected");

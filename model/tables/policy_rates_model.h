@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/monitor/policy_rate_sampler.h"
+#include "model/monitor/rule_counts.h"
 #include "model/monitor/top_subjects.h"
 #include "model/policy/policy.h"
 
@@ -15,7 +16,17 @@ namespace sluice::model {
 class PolicyRatesModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Name, Limit, AllowedPerSecond, RejectedPerSecond, RejectedShare, TopSubject, Trend, ColumnCount };
+    enum Column {
+        Name,
+        Limit,
+        AllowedPerSecond,
+        RejectedPerSecond,
+        RejectedShare,
+        TopSubject,
+        Blocked, // subjects a penalty blocks now (RuleCounts); "–" for a policy without rules
+        Trend,
+        ColumnCount
+    };
     enum Role {
         SortRole = Qt::UserRole, // raw numbers
         NameRole,                // the policy, in every column
@@ -41,6 +52,8 @@ public:
     void setPublished(const QVector<Policy> &policies);
     // Where each row's most rejected subject comes from.
     void setTopSubjects(const TopSubjects *top);
+    // Where each row's subject rules at work come from.
+    void setRuleCounts(const RuleCounts *rules);
     // Why the figures shown are not the present's, empty while they are: "no answer from X since 12:03:41".
     QString staleText() const { return m_staleText; }
 
@@ -60,6 +73,7 @@ private:
     QHash<QString, QString> m_limits;   // in words, by policy
     QHash<QString, double> m_predicted; // a shadow twin's predicted share rejected, by policy
     const TopSubjects *m_top = nullptr;
+    const RuleCounts *m_rules = nullptr;
     QString m_staleText;
     qint64 m_lastSampleEndMs = 0;
 };

@@ -669,6 +669,32 @@ private Q_SLOTS:
                 == window->deploymentView()->dryRunAction());
     }
 
+    // The Overview counts the subjects a penalty blocks now, per policy, and says what the rules did.
+    void overviewCountsBlockedSubjects()
+    {
+        const QString ns = test::uniqueNamespace("blocked-");
+        const QString login = ns + QStringLiteral("-login");
+        const QString plain = ns + QStringLiteral("-plain");
+        auto penalised = test::makePolicy(login, Algorithm::TokenBucket, 1, 60000);
+        penalised.blockMs = 600000;
+        penalised.overrides = {{"abuser-7", false, model::SubjectOverride::Kind::Deny, 0, 0}};
+        QCOMPARE(test::storeAndPublish(*m_traffic, ns,
+                                       {penalised, test::makePolicy(plain, Algorithm::FixedWindow, 5, 60000)}),
+                 QString());
+        auto window = test::openMainWindow(profileFor(ns));
+        window->session()->rates()->setIntervalMs(250);
+        const QAbstractItemModel *rates = window->policyRates()->view()->model();
+        QTRY_COMPARE_WITH_TIMEOUT(rates->rowCount(), 2, 5000);
+        for (const QByteArray &subject : {QByteArray("alice"), QByteArray("bob")})
+            QCOMPARE(test::fireAcquires(*m_traffic, ns, login, 2, [subject](int) { return subject; }).rejected, 1u);
+        QCOMPARE(test::fireAcquires(*m_traffic, ns, login, 3, [](int) { return QByteArray("abuser-7"); }).rejected, 3u);
+        QTRY_COMPARE_WITH_TIMEOUT(shown(rates, login, PolicyRatesModel::Blocked).toString(), QStringLiteral("2"),
+                                  12000);
+        const QString tip = shown(rates, login, PolicyRatesModel::Blocked, Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QLatin1String("3 rejected by deny rules, 2 penalties started")), qPrintable(tip));
+        QCOMPARE(shown(rates, plain, PolicyRatesModel::Blocked).toString(), QStringLiteral("\u2013"));
+    }
+
     // The Overview row alone says who is limited, by which limit and why: the policy's limit in words
     // and the subject it rejects most now; its one action shows that subject's bucket.
     void overviewRowSaysWhoIsLimited()

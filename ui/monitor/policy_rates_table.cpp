@@ -133,6 +133,7 @@ void PolicyRatesTable::followSession(model::ConnectionSession *session)
     m_ranked->setDynamicSortFilter(true);
     m_view->setModel(m_ranked);
     m_model->setTopSubjects(session->topSubjects(m_model));
+    m_model->setRuleCounts(session->ruleCounts(m_model));
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &PolicyRatesTable::updateActions);
     connect(m_model, &QAbstractItemModel::dataChanged, this, &PolicyRatesTable::updateActions);
     updateActions();
@@ -142,7 +143,8 @@ void PolicyRatesTable::followSession(model::ConnectionSession *session)
                      {PolicyRatesModel::TopSubject, QStringLiteral("subject-00 (1,000)")},
                      {PolicyRatesModel::AllowedPerSecond, QStringLiteral("100,000.0")},
                      {PolicyRatesModel::RejectedPerSecond, QStringLiteral("100,000.0")},
-                     {PolicyRatesModel::RejectedShare, QStringLiteral("100.0%")}});
+                     {PolicyRatesModel::RejectedShare, QStringLiteral("100.0%")},
+                     {PolicyRatesModel::Blocked, QStringLiteral("Blocked")}});
     m_view->horizontalHeader()->setSectionResizeMode(PolicyRatesModel::Trend, QHeaderView::Fixed);
     m_view->horizontalHeader()->resizeSection(PolicyRatesModel::Trend, 200);
     m_status->setText(tr("Waiting for the first sample\u2026"));
