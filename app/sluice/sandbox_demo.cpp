@@ -48,11 +48,18 @@ SandboxDemo::SandboxDemo(redis::RedisClient *client, QObject *parent)
 QVector<model::Policy> SandboxDemo::demoPolicies()
 {
     using model::Algorithm;
+    using Rule = model::SubjectOverride;
+    // A partner tier and an uncounted health check on the API; a ten-minute penalty after a login breach.
+    model::Policy api = demoPolicy("api", Algorithm::TokenBucket, 100, 60'000, 150, "Public API, per user");
+    api.overrides
+        = {{"health-check", false, Rule::Kind::Allow, 0, 0}, {"partner-", true, Rule::Kind::Limits, 1000, 1500}};
+    model::Policy login = demoPolicy("login", Algorithm::FixedWindow, 5, 60'000, 0, "Login attempts per account");
+    login.blockMs = 600'000;
     return {
-        demoPolicy("api", Algorithm::TokenBucket, 100, 60'000, 150, "Public API, per user"),
+        api,
         demoPolicy("api-next", Algorithm::TokenBucket, 60, 60'000, 60,
                    "Proposed tighter API limit, watched in shadow mode", true),
-        demoPolicy("login", Algorithm::FixedWindow, 5, 60'000, 0, "Login attempts per account"),
+        login,
         demoPolicy("search", Algorithm::SlidingWindow, 30, 10'000, 0, "Search queries per client"),
         demoPolicy("exports", Algorithm::Concurrency, 3, 30'000, 0, "Report exports running at once per team"),
         demoPolicy("webhooks", Algorithm::LeakyBucket, 10, 1'000, 20, "Webhook deliveries per partner"),
@@ -98,8 +105,9 @@ void SandboxDemo::publish()
     });
 }
 
-// Per tick: twenty API users well within their limit plus a scraper far beyond it (each API call
-// also checked against the shadow policy), logins with one account under attack, searches with a
+// Per tick: twenty API users well within their limit plus a scraper far beyond it, a partner on its tier
+// and a health check (each API call also checked against the shadow policy), logins with one account under
+// attack (blocked by the penalty), searches with a
 // crawler, exports that hold a lease for a few seconds, a partner flooding webhooks, and merchants
 // paying at a steady pace.
 void SandboxDemo::tick()
@@ -113,6 +121,9 @@ void SandboxDemo::tick()
     }
     for (int i = 0; i < 3; ++i)
         acquire("api", "scraper");
+    acquire("api", "partner-acme");
+    if (m_tick % 10 == 0)
+        acquire("api", "health-check");
     if (m_random.bounded(50) == 0)
         acquire("login", m_random.bounded(2) == 0 ? "alice" : "bob");
     acquire("login", "mallory");

@@ -162,6 +162,17 @@ private Q_SLOTS:
                 && counts.value("payments").first > 0 && counts.value("exports").first > 0;
             },
             20000));
+        // The demo's rules at work: the attacked login is blocked by its penalty, the health check uncounted.
+        QVERIFY(sluice::test::spinUntil(
+            [&] {
+            const sluice::redis::RedisReply rules = command(sluice.port, {"FCALL_RO", "sluice_rule_stats", "0"});
+            QHash<QByteArray, QPair<qint64, qint64>> listedAndBlocks;
+            const QVector<sluice::redis::RespValue> &fields = rules.value.elements;
+            for (qsizetype i = 2; rules.ok() && i + 8 < fields.size(); i += 9)
+                listedAndBlocks.insert(fields.at(i).bytes, {fields.at(i + 1).integer, fields.at(i + 3).integer});
+            return listedAndBlocks.value("api").first > 0 && listedAndBlocks.value("login").second > 0;
+            },
+            20000));
         const sluice::redis::RedisReply audit = command(sluice.port, {"XLEN", "{sluice}:audit"});
         QCOMPARE(audit.value.integer, 8); // seven policies created, one publish
 

@@ -11,6 +11,8 @@
 #  2. A policy with 10,000 overrides beside the same policy without: a subject that has an override, one
 #     that has none, on the allow and deny paths; a penalised subject while blocked; the library's load
 #     time and Lua memory with the overrides.
+#  3. The same plain policy in a namespace whose allow and deny lists hold 1,000 entries (500 exact
+#     subjects, 500 prefixes of 8 lengths), for a subject on none of them.
 # Exits non-zero only when it cannot measure (a command fails, the server dies), never on a figure; a
 # source tree without the old commit's history says so and measures the rest.
 #
@@ -90,6 +92,18 @@ load_started=$(date +%s%N)
 publish_ms=$((($(date +%s%N) - load_started) / 1000000))
 memory_after=$(functions_memory)
 
+# A second namespace with the plain policy and 1,000 list entries (its own library, sluice_listed).
+printf '{"policies": [{"name": "plain_allow", "algorithm": "token_bucket", "limit": 1000000000, "window_ms": 3600000}]}' \
+  > "$work/listed.json"
+for ((i = 0; i < 500; i++)); do
+  printf 'exact-%06d,deny\n' "$i"
+  printf 'p%0*d-*,allow\n' $((i % 8 + 1)) "$i"
+done > "$work/lists.csv"
+listed=("$ctl" -u "redis://127.0.0.1:$port" --namespace listed)
+"${listed[@]}" apply "$work/listed.json" >/dev/null
+"${listed[@]}" lists import "$work/lists.csv" >/dev/null
+"${listed[@]}" publish >/dev/null 2>&1
+
 # shellcheck source=tests/bench/callgrind_counts.sh
 source "$(dirname "$0")/callgrind_counts.sh"
 
@@ -120,6 +134,7 @@ measure plain_deny sluice_acquire 'sluice:plain_deny:{hot}' plain_deny
 measure rules_deny_without_override sluice_acquire 'sluice:rules_deny:{hot}' rules_deny
 measure blocked sluice_acquire 'sluice:blocked_deny:{hot}' blocked_deny
 measure penalty_allow sluice_acquire 'sluice:penalty_allow:{__rand_int__}' penalty_allow
+measure listed_allow sluice_listed_acquire 'listed:plain_allow:{__rand_int__}' plain_allow
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%+.2f%%", (a / b - 1) * 100}'; }
 echo "Sluice subject rules benchmark: $(redis-server --version | cut -d' ' -f3) under callgrind, $calls calls per case" \
@@ -159,6 +174,8 @@ printf '| %-52s | %12s | %9s |\n' "penalty, a blocked subject (vs plain, rejecte
   "$(ratio "${count[blocked]}" "${count[plain_deny]}")"
 printf '| %-52s | %12s | %9s |\n' "penalty, a subject not blocked, admitted" "${count[penalty_allow]}" \
   "$(ratio "${count[penalty_allow]}" "${count[plain_allow]}")"
+printf '| %-52s | %12s | %9s |\n' "namespace lists of 1,000, a subject on none, admitted" "${count[listed_allow]}" \
+  "$(ratio "${count[listed_allow]}" "${count[plain_allow]}")"
 echo
 echo "Publishing 2 x 10,000 overrides (sluicectl publish under callgrind, its first call parsing them):" \
      "${publish_ms} ms; the functions' Lua memory: ${memory_before} B before publishing, ${memory_after} B" \
