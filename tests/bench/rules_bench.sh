@@ -57,6 +57,7 @@ local POLICIES = {
     ["tb_allow"] = {algorithm = "token_bucket", limit = 1000000000, window_ms = 3600000, burst = 1000000000, shadow = false, description = ""},
     ["tb_deny"] = {algorithm = "token_bucket", limit = 1, window_ms = 3600000, burst = 1, shadow = false, description = ""},
 }
+local LISTS = ""
 EOF
   cat "$source_dir/lua/clock.lua" "$2"
 }

@@ -146,7 +146,8 @@ void PolicyRatesTable::followSession(model::ConnectionSession *session)
                      {PolicyRatesModel::RejectedShare, QStringLiteral("100.0%")},
                      {PolicyRatesModel::Blocked, QStringLiteral("Blocked")}});
     m_view->horizontalHeader()->setSectionResizeMode(PolicyRatesModel::Trend, QHeaderView::Fixed);
-    m_view->horizontalHeader()->resizeSection(PolicyRatesModel::Trend, 200);
+    // 60 samples in 160 pixels: room for the policy names beside the Blocked column at 1024 pixels wide.
+    m_view->horizontalHeader()->resizeSection(PolicyRatesModel::Trend, 160);
     m_status->setText(tr("Waiting for the first sample\u2026"));
     m_status->show();
     m_load->clear();

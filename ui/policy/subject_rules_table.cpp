@@ -137,8 +137,12 @@ void SubjectRulesTable::appendRow(const SubjectOverride &rule)
     m_table->insertRow(row);
     m_table->setItem(row, Pattern, new QTableWidgetItem(rule.writtenPattern()));
     m_table->setItem(row, Rule, new QTableWidgetItem(ruleName(rule.kind)));
-    m_table->setItem(row, Limit, new QTableWidgetItem(rule.limit > 0 ? QString::number(rule.limit) : QString()));
-    m_table->setItem(row, Burst, new QTableWidgetItem(rule.burst > 0 ? QString::number(rule.burst) : QString()));
+    for (const Column column : {Limit, Burst}) {
+        const qint64 value = column == Limit ? rule.limit : rule.burst;
+        auto *item = new QTableWidgetItem(value > 0 ? QString::number(value) : QString());
+        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter); // numbers, as every table of the app shows them
+        m_table->setItem(row, column, item);
+    }
 }
 
 void SubjectRulesTable::setRules(const QVector<SubjectOverride> &rules)
