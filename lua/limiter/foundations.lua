@@ -1,8 +1,7 @@
 -- The sluice limiter: the static part of the Functions library. The publisher puts in front of it
 -- LIBRARY (name, version, digest, code, lease secret), NAMESPACE, DATABASE, POLICIES (the policy table:
 -- data only, as escaped literals), LISTS (the namespace's allow and deny lists, one string) and now_ms
--- (clock.lua). See lua/README.md for the contract and the
--- storage layouts.
+-- (clock.lua). See lua/README.md for the contract and the storage layouts.
 --
 -- Arithmetic is exact: Lua numbers are doubles, and every quantity below stays an integer under
 -- 2^53. Levels are kept scaled by the window, so refilling `limit` units per `window_ms` adds

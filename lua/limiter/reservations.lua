@@ -164,6 +164,8 @@ local function settle(keys, args)
     local stats, charged = p.stats, actual - uncharged - estimate
     stats.settled, stats.uncharged = stats.settled + 1, stats.uncharged + uncharged
     -- Of an excess charged, the part below empty: what was left before it was remaining + charged.
-    if charged > 0 and remaining < 0 then stats.debt = stats.debt + (charged < -remaining and charged or -remaining) end
+    if charged > 0 and remaining < 0 then
+        stats.debt = stats.debt + (charged < -remaining and charged or -remaining)
+    end
     return {actual - uncharged, uncharged, remaining}
 end

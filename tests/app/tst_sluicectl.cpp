@@ -843,8 +843,6 @@ private Q_SLOTS:
         QVERIFY(entry[QLatin1String("who")].toString().contains(QLatin1String("(sluicectl)")));
     }
 
-    // A penalty and overrides as an operator meets them: the blocked subject and the override that sets a
-    // limit are shown by `keys`, and reset-key lifts the block (audited with what it lifted).
     // The namespace's lists: changed, shown, audited, refused when wrong (nothing saved), and in force for
     // every policy once published, where a policy's longer pattern still wins.
     void namespaceListsAreSavedAuditedAndPublished()
@@ -939,6 +937,8 @@ private Q_SLOTS:
                  qPrintable(table.out));
     }
 
+    // A penalty and overrides as an operator meets them: the blocked subject and the override that sets a
+    // limit are shown by `keys`, and reset-key lifts the block (audited with what it lifted).
     void penaltyIsShownAndResetKeyLiftsIt()
     {
         sluice::test::RedisProcess server(sluice::test::RedisProcess::Patience::Quick);
