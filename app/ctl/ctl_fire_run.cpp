@@ -7,6 +7,7 @@
 #include "app/ctl/ctl_request.h"
 #include "app/ctl/text_table.h"
 #include "model/fire/fire_engine.h"
+#include "model/policy/lists_store.h"
 #include "model/policy/policy_store.h"
 #include "model/whole_file.h"
 
@@ -27,6 +28,20 @@ QString ms(qint64 microseconds)
 
 // The targets the arguments name, seed scripts as given and policies as stored; `done` gets them,
 // or the command fails.
+// The policy targets with the namespace's lists, which the library applies on their own keys.
+void addNamespaceLists(const CtlRequest &request, QVector<model::FireTarget> targets,
+                       std::function<void(QVector<model::FireTarget>)> done)
+{
+    model::ListsStore(request.client, request.ns)
+        .read(QCoreApplication::instance(), [=](const model::ListsStore::ReadResult &lists) mutable {
+            if (lists.failure)
+                return fail(request, *lists.failure);
+            for (model::FireTarget &target : targets)
+                target.namespaceLists = lists.lists.entries;
+            done(targets);
+        });
+}
+
 void resolveTargets(const CtlRequest &request, std::function<void(QVector<model::FireTarget>)> done)
 {
     auto targets = std::make_shared<QVector<model::FireTarget>>(request.args.size());
@@ -74,7 +89,7 @@ void resolveTargets(const CtlRequest &request, std::function<void(QVector<model:
             }
             (*targets)[i] = model::FireTarget::forPolicy(*result.policy);
             if (--*pending == 0)
-                done(*targets);
+                addNamespaceLists(request, *targets, done);
         });
     }
 }

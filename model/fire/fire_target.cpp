@@ -3,6 +3,7 @@
 
 #include "model/limiter/bucket_key.h"
 #include "model/limiter/limiter_library.h"
+#include "model/policy/namespace_lists.h"
 #include "model/policy/policy_summary.h"
 
 #include <QCoreApplication>
@@ -139,7 +140,7 @@ QString FireTarget::problem(qint64 cost) const
 ReferenceLimiter FireTarget::reference(const QByteArray &subject, bool realKeys) const
 {
     if (kind == Kind::Policy && realKeys)
-        return ReferenceLimiter(policy, subject);
+        return ReferenceLimiter(withNamespaceLists(policy, namespaceLists), subject);
     if (kind == Kind::Policy) {
         Policy limitsAlone = policy;
         limitsAlone.overrides.clear();

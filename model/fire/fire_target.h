@@ -27,6 +27,8 @@ struct FireTarget {
     // k * skew / (C - 1) ms ahead of the first, so calls alternate between clocks that disagree by up
     // to this much.
     qint64 clockSkewMs = 0;
+    // The namespace's allow and deny lists, which the library applies on the policy's own keys.
+    QVector<SubjectOverride> namespaceLists;
 
     static FireTarget forPolicy(const Policy &policy);
     static FireTarget forSeedScript(SeedLayout layout, qint64 limit, qint64 windowMs, qint64 burst);
@@ -42,7 +44,8 @@ struct FireTarget {
     QString problem(qint64 cost) const;
     // A model of one of its buckets, starting full.
     // The model of one subject's bucket: on the policy's own keys (`realKeys`) as the policy treats that
-    // subject (overrides, penalty); on test fire's keys (sluice_check) the policy's limits alone.
+    // subject (overrides, the namespace's lists, penalty); on test fire's keys (sluice_check) the policy's
+    // limits alone.
     ReferenceLimiter reference(const QByteArray &subject, bool realKeys) const;
 };
 

@@ -93,8 +93,9 @@ FireTargetPicker::FireTargetPicker(const QString &name, bool optional, QWidget *
         connect(box, &QSpinBox::valueChanged, this, &FireTargetPicker::changed);
 }
 
-void FireTargetPicker::setPolicies(const QVector<model::Policy> &policies)
+void FireTargetPicker::setPolicies(const QVector<model::Policy> &policies, const QVector<model::SubjectOverride> &lists)
 {
+    m_lists = lists;
     // The operator's choice is kept; before one, the first entry (a policy, once they are read).
     const QString kept = m_chosen ? m_choice->currentData().toString() : QString();
     m_policies = policies;
@@ -142,8 +143,11 @@ std::optional<model::FireTarget> FireTargetPicker::target() const
     if (data.startsWith(policyTag)) {
         const QString name = data.mid(policyTag.size());
         for (const model::Policy &policy : m_policies)
-            if (policy.name == name)
-                return model::FireTarget::forPolicy(policy);
+            if (policy.name == name) {
+                model::FireTarget target = model::FireTarget::forPolicy(policy);
+                target.namespaceLists = m_lists;
+                return target;
+            }
     }
     const std::optional<model::SeedLayout> layout = chosenLayout();
     if (!layout)

@@ -24,7 +24,8 @@ public:
     FireTargetPicker(const QString &name, bool optional, QWidget *parent = nullptr);
 
     // The stored policies to offer; the choice is kept when its policy is still there.
-    void setPolicies(const QVector<model::Policy> &policies);
+    // The stored policies to choose from, and the namespace's lists their targets carry.
+    void setPolicies(const QVector<model::Policy> &policies, const QVector<model::SubjectOverride> &lists = {});
     // What is chosen; nullopt for "nothing".
     std::optional<model::FireTarget> target() const;
     // Chooses the policy `name`, or the seed script named as seedLayoutName() says.
@@ -40,6 +41,7 @@ private:
     bool m_optional;
     bool m_chosen = false; // by the operator (or choose())
     QVector<model::Policy> m_policies;
+    QVector<model::SubjectOverride> m_lists;
     QComboBox *m_choice;
     QLabel *m_firstLabel;
     QSpinBox *m_first;

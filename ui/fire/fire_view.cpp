@@ -2,6 +2,7 @@
 #include "ui/fire/fire_view.h"
 
 #include "model/format/units.h"
+#include "model/policy/lists_store.h"
 #include "model/policy/policy_store.h"
 #include "model/whole_file.h"
 #include "ui/connection/write_guard.h"
@@ -278,10 +279,20 @@ void FireView::loadPolicies()
             showError(tr("The stored policies could not be read: %1").arg(result.failure->message));
             return;
         }
-        m_first->setPolicies(result.policies);
-        m_second->setPolicies(result.policies);
-        m_policiesLoaded = true;
-        updateActions();
+        if (!m_session)
+            return;
+        // The namespace's lists too: on real keys the library applies them, and so must the model.
+        m_session->listsStore().read(this,
+                                     [this, policies = result.policies](const model::ListsStore::ReadResult &lists) {
+            if (lists.failure) {
+                showError(lists.failure->message);
+                return;
+            }
+            m_first->setPolicies(policies, lists.lists.entries);
+            m_second->setPolicies(policies, lists.lists.entries);
+            m_policiesLoaded = true;
+            updateActions();
+        });
     });
 }
 

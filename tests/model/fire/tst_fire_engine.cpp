@@ -8,6 +8,7 @@
 #include "model/fire/fire_engine.h"
 #include "model/limiter/bucket_key.h"
 #include "model/monitor/policy_rate_sampler.h"
+#include "model/policy/lists_store.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
 #include "support/redis_process.h"
@@ -200,25 +201,32 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("subject");
         QTest::addColumn<int>("answeredAllowed");
         QTest::addColumn<int>("bucketRejected"); // the bucket's own count; -1 when no bucket is kept
+        QTest::addColumn<QByteArray>("lists");   // the namespace's, as stored
         const model::Policy enforcing = test::makePolicy(QStringLiteral("api"), Algorithm::FixedWindow, 30, 3600000);
-        QTest::newRow("enforcing") << enforcing << QByteArray("alice") << 30 << 70;
+        QTest::newRow("enforcing") << enforcing << QByteArray("alice") << 30 << 70 << QByteArray();
         // A shadow policy admits every call on its real keys, and the model expects just that (it used to
         // expect the enforcing policy's rejections, shown as a deviation); its bucket still counts them.
         QTest::newRow("shadow") << test::makePolicy(QStringLiteral("api"), Algorithm::FixedWindow, 30, 3600000, 0, true)
-                                << QByteArray("alice") << 100 << 70;
+                                << QByteArray("alice") << 100 << 70 << QByteArray();
         // The subject's own rules, in the model as in the library: its override, a list, a penalty.
         model::Policy ruled = enforcing;
         ruled.overrides = {{"ops", false, model::SubjectOverride::Kind::Allow, 0, 0},
                            {"partner-", true, model::SubjectOverride::Kind::Limits, 50, 0},
                            {"scraper", false, model::SubjectOverride::Kind::Deny, 0, 0}};
-        QTest::newRow("override") << ruled << QByteArray("partner-1") << 50 << 50;
-        QTest::newRow("allow-listed") << ruled << QByteArray("ops") << 100 << -1;
-        QTest::newRow("denied") << ruled << QByteArray("scraper") << 0 << -1;
+        QTest::newRow("override") << ruled << QByteArray("partner-1") << 50 << 50 << QByteArray();
+        QTest::newRow("allow-listed") << ruled << QByteArray("ops") << 100 << -1 << QByteArray();
+        QTest::newRow("denied") << ruled << QByteArray("scraper") << 0 << -1 << QByteArray();
+        // The namespace's lists: a prefix denied for every policy, and the same pattern as the policy's
+        // deny, which the list's allow overrules.
+        QTest::newRow("denied by the namespace's list")
+            << enforcing << QByteArray("bot-1") << 0 << -1 << QByteArray(R"({"bot-*":"deny"})");
+        QTest::newRow("the namespace's list over the policy's override")
+            << ruled << QByteArray("scraper") << 100 << -1 << QByteArray(R"({"scraper":"allow"})");
         // A bucket of 10 refilling one a second: the 11th call is rejected, which blocks the subject for 10 s, so
         // the token that refills during the run is not taken.
         model::Policy penalised = test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 10, 10000, 10);
         penalised.blockMs = 10000;
-        QTest::newRow("penalty") << penalised << QByteArray("alice") << 10 << 1;
+        QTest::newRow("penalty") << penalised << QByteArray("alice") << 10 << 1 << QByteArray();
     }
 
     void realKeysSpendTheSubjectsOwnBucket()
@@ -227,8 +235,15 @@ private Q_SLOTS:
         QFETCH(QByteArray, subject);
         QFETCH(int, answeredAllowed);
         QFETCH(int, bucketRejected);
+        QFETCH(QByteArray, lists);
+        QVERIFY(test::syncCommand(*m_client, {"DEL", '{' + m_ns.toUtf8() + "}:lists"}).ok());
+        if (!lists.isEmpty())
+            QVERIFY(test::syncCommand(*m_client, {"HSET", '{' + m_ns.toUtf8() + "}:lists", "entries", lists}).ok());
         QVERIFY(test::storeAndPublish(*m_client, m_ns, {api}).isEmpty());
-        FirePlan plan = constantPlan({FireTarget::forPolicy(api)}, 200, 500);
+        FireTarget target = FireTarget::forPolicy(api);
+        QString problem;
+        target.namespaceLists = *model::ListsStore::entriesFromJson(lists, &problem);
+        FirePlan plan = constantPlan({target}, 200, 500);
         plan.realKeys = true;
         plan.subject = subject;
         const FireReport report = fire(plan);
