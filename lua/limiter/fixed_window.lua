@@ -5,6 +5,10 @@
 -- 1 finding its window full: it stays in the count, so a flood of rejections costs one write each,
 -- and whatever a window's count holds above the limit is rejections. (After the limit changes in
 -- the middle of a window, those rejections count against the new limit until the window ends.)
+--
+-- A settled reservation's excess beyond a full window is debt (`d`: "<window id>:<units>", a policy with
+-- max_debt only): each window that passes pays up to `limit` of it, and the first call of a later window
+-- takes what is left into that window's count, so the subject is rejected until it is paid.
 local fixed_window = {}
 
 -- Calendar windows (a policy's `calendar`): days from midnight, weeks from Monday, and months from
@@ -75,26 +79,74 @@ local function window_split(p, count)
     return count, 0
 end
 
--- Reads a fixed_window hash: nil when it holds anything but `a`, `r` and window counts.
+-- Reads a fixed_window hash: nil when it holds anything but `a`, `r`, `d` and window counts. The
+-- windows before `id` are `stale` (folded into `a` and `r` by the next first call of a window).
 local function window_fields(p, fields, id)
-    local summary = {count = 0, allowed = 0, rejected = 0, previous = nil}
-    local current, previous = tostring(id), tostring(id - 1)
+    local summary = {count = 0, allowed = 0, rejected = 0, stale = {}, stale_admitted = 0, stale_rejected = 0,
+                     debt = 0, debt_id = id}
+    local current = tostring(id)
     for i = 1, #fields, 2 do
         local name, value = fields[i], fields[i + 1]
-        if not find(value, '^%d+$') or (name ~= 'a' and name ~= 'r' and not find(name, '^%d+$')) then return nil end
-        value = tonumber(value)
-        if name == 'r' then
-            summary.rejected = summary.rejected + value
-        elseif name == 'a' then
-            summary.allowed = summary.allowed + value
+        if name == 'd' then
+            local _, _, at, units = find(value, '^(%d+):(%d+)$')
+            if not at or #units > MAX_CARRIED_DIGITS then return nil end
+            summary.debt_id, summary.debt = tonumber(at), tonumber(units)
+        elseif not find(value, '^%d+$') or (name ~= 'a' and name ~= 'r' and not find(name, '^%d+$')) then
+            return nil
         else
-            local admitted, rejected = window_split(p, value)
-            summary.allowed, summary.rejected = summary.allowed + admitted, summary.rejected + rejected
-            if name == current then summary.count = value end
-            if name == previous then summary.previous = value end
+            value = tonumber(value)
+            if name == 'r' then
+                summary.rejected = summary.rejected + value
+            elseif name == 'a' then
+                summary.allowed = summary.allowed + value
+            else
+                local admitted, rejected = window_split(p, value)
+                summary.allowed, summary.rejected = summary.allowed + admitted, summary.rejected + rejected
+                if name == current then
+                    summary.count = value
+                else
+                    summary.stale[#summary.stale + 1] = name
+                    summary.stale_admitted = summary.stale_admitted + admitted
+                    summary.stale_rejected = summary.stale_rejected + rejected
+                end
+            end
         end
     end
     return summary
+end
+
+-- The debt as window `id` takes it on: what the windows in between paid (`limit` each) gone, then up to
+-- `limit` of it carried into the window's count; the units carried and the debt left.
+local function debt_carried(p, summary, id)
+    local debt = summary.debt
+    if debt == 0 or summary.debt_id >= id then return 0, debt end
+    local left = debt - (id - summary.debt_id - 1) * p.limit
+    if left <= 0 then return 0, 0 end
+    if left <= p.limit then return left, 0 end
+    return p.limit, left - p.limit
+end
+
+local function window_end(p, id)
+    return p.calendar and calendar_end(p, id) or (id + 1) * p.window_ms
+end
+
+-- The bucket of a subject in debt lives until its debt is paid, then one idle window.
+local function debt_expiry(p, id, debt)
+    return window_expiry(p, id + ceil(debt / p.limit))
+end
+
+-- Folds the windows before the one in progress into `a` and `r`, and writes the debt left.
+local function settle_windows(p, key, summary, id, debt)
+    if #summary.stale > 0 then
+        redis_call('HINCRBY', key, 'a', summary.stale_admitted)
+        if summary.stale_rejected > 0 then redis_call('HINCRBY', key, 'r', summary.stale_rejected) end
+        for _, field in ipairs(summary.stale) do redis_call('HDEL', key, field) end
+    end
+    if debt > 0 then
+        redis_call('HSET', key, 'd', id .. ':' .. debt)
+    elseif summary.debt > 0 then
+        redis_call('HDEL', key, 'd')
+    end
 end
 
 -- A window's four numbers (see acquire_by_outcome) for a call of `cost` when `used` units of it are
@@ -106,14 +158,30 @@ local function window_numbers(p, used, cost, ends, peek)
     return ok, limit - used, ok and -1 or ends, used > 0 and ends or 0
 end
 
--- `count` is the window's count before this call. A call counted ahead (not peeking) is in the
--- hash `field`; `fresh` says it is the window's first; `stays` that it stays there if rejected.
-local function window_outcome(p, id, count, cost, now, peek, field, fresh, previous, allowed, rejected)
-    local ends = p.calendar and calendar_end(p, id) or (id + 1) * p.window_ms
-    local ok, units, retry, reset = window_numbers(p, window_split(p, count), cost, ends - now, peek)
+-- The numbers of a call of `cost` in window `id` of a subject `debt` units in debt (its window full):
+-- the units left, negative, and the ms until the call fits and until the bucket is empty, a window paying
+-- `limit` of the debt.
+local function debt_numbers(p, id, debt, cost, now)
+    local limit = p.limit
+    local windows = ceil((debt + cost - limit) / limit)
+    if windows < 0 then windows = 0 end
+    return false, -debt, window_end(p, id + windows) - now, window_end(p, id + ceil(debt / limit)) - now
+end
+
+-- `count` is the window's count before this call (the debt carried in included, `debt` what is left of
+-- it). A call counted ahead (not peeking) is in the hash `field`; `fresh` says it is the window's first;
+-- `stays` that it stays there if rejected; `carried` the debt a first call takes in.
+local function window_outcome(p, id, count, cost, now, peek, field, fresh, summary, carried, debt)
+    local ok, units, retry, reset
+    if debt > 0 then
+        ok, units, retry, reset = debt_numbers(p, id, debt, cost, now)
+    else
+        ok, units, retry, reset = window_numbers(p, window_split(p, count), cost, window_end(p, id) - now, peek)
+    end
     return {ok = ok, units = units, retry = retry, reset = reset, id = id, cost = cost,
             counted = not peek, stays = not peek and cost == 1, field = field, fresh = fresh,
-            previous = previous, allowed = allowed, rejected = rejected}
+            summary = summary, carried = carried, debt = debt,
+            allowed = peek and summary.allowed or nil, rejected = peek and summary.rejected or nil}
 end
 
 -- The count of a first-call window (a string of digits) that a read of `key` failing with `err` met
@@ -145,19 +213,24 @@ local function count_ahead(p, key, now, cost)
     return id, field, count
 end
 
--- The outcome of a call counted ahead.
+-- The outcome of a call counted ahead. The rest of the bucket is read on a window's first call (to
+-- check it, fold the windows before and carry a debt in) and, for a policy that can be in debt, on a
+-- call that does not fit (a debt changes its numbers).
 local function counted_outcome(p, key, now, cost, id, field, count)
-    local fresh, previous = count == cost, nil
-    if fresh and redis_call('HLEN', key) > 1 then
-        -- First call of this window on an older bucket: check the rest of it before use.
-        local summary = window_fields(p, redis_call('HGETALL', key), id)
+    local fresh, summary, carried, debt = count == cost, nil, 0, 0
+    if (fresh and redis_call('HLEN', key) > 1) or (p.max_debt and count > p.limit) then
+        summary = window_fields(p, redis_call('HGETALL', key), id)
         if not summary then
-            redis_call('HDEL', key, field) -- the count this call just created
+            if fresh then
+                redis_call('HDEL', key, field) -- the count this call just created
+            else
+                redis_call('HINCRBY', key, field, -cost)
+            end
             return nil, not_a_bucket(key, p)
         end
-        previous = summary.previous
+        carried, debt = debt_carried(p, summary, id)
     end
-    return window_outcome(p, id, count - cost, cost, now, false, field, fresh, previous)
+    return window_outcome(p, id, count - cost + carried, cost, now, false, field, fresh, summary, carried, debt)
 end
 
 function fixed_window.evaluate(p, key, now, cost, peek)
@@ -175,7 +248,8 @@ function fixed_window.evaluate(p, key, now, cost, peek)
     end
     local summary = window_fields(p, fields, id)
     if not summary then return nil, not_a_bucket(key, p) end
-    return window_outcome(p, id, summary.count, cost, now, true, nil, false, nil, summary.allowed, summary.rejected)
+    local carried, debt = debt_carried(p, summary, id)
+    return window_outcome(p, id, summary.count + carried, cost, now, true, nil, false, summary, carried, debt)
 end
 
 function fixed_window.apply(p, key, st, verdict)
@@ -194,16 +268,12 @@ function fixed_window.apply(p, key, st, verdict)
     local stays = verdict == 'consume' or (verdict == 'reject' and st.stays)
     if st.counted and not stays then redis_call('HINCRBY', key, st.field, -st.cost) end
     if verdict == 'reject' and not stays then redis_call('HINCRBY', key, 'r', 1) end
+    if st.counted and st.carried > 0 then redis_call('HINCRBY', key, st.field, st.carried) end
     if st.fresh then
-        -- First call of a window: fold the previous window into `a` and `r`; the key lives one idle
-        -- window.
-        if st.previous then
-            local admitted, rejected = window_split(p, st.previous)
-            redis_call('HINCRBY', key, 'a', admitted)
-            if rejected > 0 then redis_call('HINCRBY', key, 'r', rejected) end
-            redis_call('HDEL', key, st.id - 1)
-        end
-        redis_call('PEXPIREAT', key, window_expiry(p, st.id))
+        -- First call of a window: fold the windows before into `a` and `r`, write the debt left; the key
+        -- lives until the debt is paid, then one idle window.
+        if st.summary then settle_windows(p, key, st.summary, st.id, st.debt) end
+        redis_call('PEXPIREAT', key, debt_expiry(p, st.id, st.debt))
     end
 end
 
@@ -212,15 +282,51 @@ function fixed_window.acquire(p, key, now, cost)
     if not id then return nil, field end
     if count ~= cost then
         -- In a window already under way the count is all there is to write when the call fits,
-        -- or when a call of cost 1 finds the window full.
-        local limit, ends = p.limit, (p.calendar and calendar_end(p, id) or (id + 1) * p.window_ms) - now
+        -- or when a call of cost 1 finds the window full (and the policy has no debt to tell of).
+        local limit, ends = p.limit, (p.calendar and calendar_end(p, id) or (id + 1) * p.window_ms) - now -- inline:
+        -- a function call costs this path as much as the rest of its arithmetic
         if count <= limit then return true, limit - count, -1, ends end
-        if cost == 1 then return false, 0, ends, ends end
+        if cost == 1 and not p.max_debt then return false, 0, ends, ends end
     end
     local st, err = counted_outcome(p, key, now, cost, id, field, count)
     if not st then return nil, err end
     fixed_window.apply(p, key, st, st.ok and 'consume' or 'reject')
     return st.ok, st.units, st.retry, st.reset
+end
+
+-- Settles a reservation of this window's subject (see reservations.lua): a refund (`diff` < 0) only in
+-- the window the reservation was counted in, from the debt first; an excess into what the window has
+-- left, then into debt down to max_debt. The window is entered first, as its first call would (the debt
+-- carried in, the windows before folded). Returns the units not charged, the units left (negative in
+-- debt) and the units of a refund not given back.
+function fixed_window.settle(p, key, now, diff, reserved_at)
+    local id = p.calendar and calendar_id(p, now) or floor(now / p.window_ms)
+    local fields, err = read('HGETALL', key)
+    if err then return nil, not_a_bucket(key, p, err) end
+    local summary = window_fields(p, fields, id)
+    if not summary then return nil, not_a_bucket(key, p) end
+    local carried, debt = debt_carried(p, summary, id)
+    local limit = p.limit
+    local used, held = window_split(p, summary.count + carried) -- `held`: rejections the count held
+    local uncharged, kept = 0, 0
+    if diff < 0 then
+        if (p.calendar and calendar_id(p, reserved_at) or floor(reserved_at / p.window_ms)) ~= id then
+            kept = -diff
+        else
+            local from_debt = -diff < debt and -diff or debt
+            debt, used = debt - from_debt, used + diff + from_debt
+        end
+    else
+        local into_window = limit - used < diff and limit - used or diff
+        local into_debt = (p.max_debt or 0) - debt
+        if into_debt > diff - into_window then into_debt = diff - into_window elseif into_debt < 0 then into_debt = 0 end
+        used, debt, uncharged = used + into_window, debt + into_debt, diff - into_window - into_debt
+    end
+    redis_call('HSET', key, tostring(id), used)
+    if held > 0 then redis_call('HINCRBY', key, 'r', held) end
+    settle_windows(p, key, summary, id, debt)
+    redis_call('PEXPIREAT', key, debt_expiry(p, id, debt))
+    return uncharged, limit - used - debt, kept
 end
 
 -- Windows that open at a subject's first call (a policy's first_call): the bucket is a string holding

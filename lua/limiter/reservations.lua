@@ -1,7 +1,8 @@
 -- Reserve then settle, for costs known only after the call (an LLM's tokens): sluice_reserve takes an
 -- estimate as sluice_acquire would and, admitted, replies a reservation id; sluice_settle gives back
 -- what the call did not use or charges its excess, down to max_debt units of debt (a subject in debt
--- is rejected until the refill pays it back). Token bucket and GCRA, in the narrow form.
+-- is rejected until the refill pays it back, or for a fixed window, the windows after). Token bucket and
+-- GCRA in the narrow form, and fixed windows aligned or on the calendar.
 --
 -- A subject's reservations are a sorted set beside its bucket, `<bucket key>:reserved` (the same slot),
 -- of ids "<16 hex>:<estimate>" (a hash of the library's secret, as lease ids) scored by when they expire;
@@ -21,13 +22,22 @@ local function forget_old_reservations(book, now, timeout)
     redis_call('ZREMRANGEBYSCORE', book, -(now - timeout), '(0')
 end
 
+-- Settling per algorithm: (p, key, now, diff, reserved_at) -> units not charged, units left, units of a
+-- refund not given back; nil and why on foreign data. A level algorithm reads its stored values, refilled
+-- or drained to `now`.
+local SETTLE = {fixed_window = fixed_window.settle}
+
 -- The policy named by `name`, when it takes reservations; nil and why not.
 local function settling_policy(name)
     local p = POLICIES[name]
     if not p then return nil, 'unknown policy ' .. shown(name) end
-    if p.algorithm ~= 'token_bucket' and p.algorithm ~= 'gcra' then
+    if not SETTLE[p.algorithm] then
         return nil, 'policy ' .. shown(p.name) .. ' is a ' .. p.algorithm .. ' policy: reservations are settled by '
-            .. 'token_bucket and gcra policies'
+            .. 'token_bucket, gcra and fixed_window policies'
+    end
+    if p.first_call then
+        return nil, 'policy ' .. shown(p.name) .. '\'s windows open at each subject\'s first call: reservations '
+            .. 'need aligned or calendar windows'
     end
     if p.shadow then return nil, 'policy ' .. shown(p.name) .. ' is a shadow policy: it takes no reservations' end
     if p.wide then
@@ -37,8 +47,6 @@ local function settling_policy(name)
     return p
 end
 
--- A level algorithm's state for settling: the stored values, refilled or drained to `now`.
-local SETTLE = {}
 
 function SETTLE.token_bucket(p, key, now, diff)
     local window, rate, full = p.window_ms, p.limit, p.full
@@ -158,7 +166,7 @@ local function settle(keys, args)
     end
     local entry = subject_override(p, key)
     local view = entry and entry.view or p
-    local uncharged, remaining = SETTLE[view.algorithm](view, key, now, actual - estimate)
+    local uncharged, remaining, kept = SETTLE[view.algorithm](view, key, now, actual - estimate, expiry - timeout)
     if not uncharged then return fail(remaining) end
     redis_call('ZADD', book, -expiry, id)
     local stats, charged = p.stats, actual - uncharged - estimate
@@ -167,5 +175,5 @@ local function settle(keys, args)
     if charged > 0 and remaining < 0 then
         stats.debt = stats.debt + (charged < -remaining and charged or -remaining)
     end
-    return {actual - uncharged, uncharged, remaining}
+    return {actual - uncharged + (kept or 0), uncharged, remaining}
 end

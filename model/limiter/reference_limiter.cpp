@@ -39,9 +39,9 @@ public:
     virtual QByteArray consume(qint64 t, qint64 cost) = 0; // returns the reply's extra element
     virtual void reject(qint64, qint64) { }                // for limiters whose rejections change state
     virtual bool release(const QByteArray &, qint64) { return false; }
-    // Settling (token bucket and GCRA): give back `units`, at most to full; take `units` more, into debt
-    // down to `maxDebt` units, returning what could not be taken.
-    virtual void refund(qint64, qint64) { }
+    // Settling: give back `units` of a reservation made at `reservedAt`, returning what could not be given
+    // back; take `units` more, into debt down to `maxDebt` units, returning what could not be taken.
+    virtual qint64 refund(qint64, qint64 units, qint64) { return units; }
     virtual qint64 charge(qint64, qint64 units, qint64) { return units; }
 
     const Int limit, window, burst;
@@ -82,7 +82,12 @@ public:
         set(t, level(t) - Int(cost) * window);
         return {};
     }
-    void refund(qint64 t, qint64 units) override { set(t, std::min(burst * window, level(t) + Int(units) * window)); }
+    // A bucket refills whatever it gave: the units go back (up to full, where a refill would have put it).
+    qint64 refund(qint64 t, qint64 units, qint64) override
+    {
+        set(t, std::min(burst * window, level(t) + Int(units) * window));
+        return 0;
+    }
     qint64 charge(qint64 t, qint64 units, qint64 maxDebt) override
     {
         const Int level = this->level(t);
@@ -117,7 +122,11 @@ public:
         tat = std::max(tat, Int(t) * limit) + Int(cost) * window;
         return {};
     }
-    void refund(qint64 t, qint64 units) override { tat = std::max(Int(t) * limit, tat - Int(units) * window); }
+    qint64 refund(qint64 t, qint64 units, qint64) override
+    {
+        tat = std::max(Int(t) * limit, tat - Int(units) * window);
+        return 0;
+    }
     qint64 charge(qint64 t, qint64 units, qint64 maxDebt) override
     {
         const qint64 charged = std::clamp<qint64>(floorDiv((burst + maxDebt) * window - backlog(t), window), 0, units);
@@ -150,25 +159,85 @@ private:
     Int emptyAt = 0;
 };
 
-// Fixed windows aligned to the epoch: a count per window.
+// Fixed windows aligned to the epoch: a count per window, and a settlement's debt: units owed beyond a
+// full window, carried into the windows after it (each window that passes pays up to `limit` of it, and the
+// first one called in takes what is left into its count, so the subject is rejected until it is paid).
 class FixedWindow : public ReferenceLimiter::Model {
 public:
     using Model::Model;
-    qint64 count(qint64 t) const { return counts.value(floorDiv(t, window)); }
+    // The window in progress at t, numbered so that the next is one more.
+    virtual qint64 windowId(qint64 t) const { return floorDiv(t, window); }
+    struct Window {
+        qint64 count; // units counted in the window, the debt it took on included
+        qint64 debt;  // units still owed beyond it
+    };
+    // Window `id` as its first call finds it, the debt carried in.
+    Window at(qint64 id) const
+    {
+        const qint64 count = counts.value(id);
+        if (debt == 0 || id <= debtWindow)
+            return {count, debt};
+        const qint64 left = debt - (id - debtWindow - 1) * static_cast<qint64>(limit);
+        if (left <= 0)
+            return {count, 0};
+        const qint64 carried = std::min<qint64>(left, limit);
+        return {count + carried, left - carried};
+    }
+    qint64 count(qint64 t) const { return at(windowId(t)).count; }
     bool fits(qint64 t, qint64 cost) const override { return count(t) + cost <= limit; }
-    qint64 available(qint64 t) const override { return static_cast<qint64>(limit) - count(t); }
-    bool full(qint64 t) const override { return count(t) == 0; }
+    qint64 available(qint64 t) const override
+    {
+        const Window now = at(windowId(t));
+        return static_cast<qint64>(limit) - now.count - now.debt;
+    }
+    bool full(qint64 t) const override
+    {
+        const Window now = at(windowId(t));
+        return now.count == 0 && now.debt == 0;
+    }
     QByteArray consume(qint64 t, qint64 cost) override
     {
-        const qint64 id = floorDiv(t, window);
-        while (!counts.isEmpty() && counts.firstKey() < id - 1)
-            counts.erase(counts.begin());
+        const qint64 id = enter(t);
         counts[id] += cost;
         return {};
     }
+    // Only within the window the reservation was counted in: a window that ended took its units with it.
+    qint64 refund(qint64 t, qint64 units, qint64 reservedAt) override
+    {
+        const qint64 id = enter(t);
+        if (windowId(reservedAt) != id)
+            return units;
+        const qint64 fromDebt = std::min(units, debt);
+        debt -= fromDebt;
+        counts[id] -= units - fromDebt;
+        return 0;
+    }
+    qint64 charge(qint64 t, qint64 units, qint64 maxDebt) override
+    {
+        const qint64 id = enter(t);
+        const qint64 intoWindow = std::clamp<qint64>(static_cast<qint64>(limit) - counts.value(id), 0, units);
+        counts[id] += intoWindow;
+        const qint64 intoDebt = std::clamp<qint64>(maxDebt - debt, 0, units - intoWindow);
+        debt += intoDebt;
+        return units - intoWindow - intoDebt;
+    }
 
 protected:
+    // The window in progress at t, as its first call makes it: the debt carried in, the older windows gone.
+    qint64 enter(qint64 t)
+    {
+        const qint64 id = windowId(t);
+        const Window now = at(id);
+        counts[id] = now.count;
+        debt = now.debt;
+        debtWindow = id;
+        while (!counts.isEmpty() && counts.firstKey() < id - 1)
+            counts.erase(counts.begin());
+        return id;
+    }
     QMap<qint64, qint64> counts;
+    qint64 debt = 0;
+    qint64 debtWindow = std::numeric_limits<qint64>::min();
 };
 
 // A fixed window that opens at the bucket's first call and lasts `window` ms (window_start
@@ -197,18 +266,18 @@ private:
 };
 
 // A fixed window on the calendar (Policy::calendar): the period in progress at t, found with Qt's
-// calendar at the policy's offset from UTC (no arithmetic shared with the library's), and its count.
-class CalendarWindow : public ReferenceLimiter::Model {
+// calendar at the policy's offset from UTC (no arithmetic shared with the library's), numbered days, weeks
+// or months since the epoch; counted, and in debt, as aligned windows are.
+class CalendarWindow : public FixedWindow {
 public:
     explicit CalendarWindow(const Policy &policy)
-        : Model(policy)
+        : FixedWindow(policy)
         , calendar(policy.calendar)
         , offsetSeconds(policy.utcOffsetMinutes * 60)
         , anchorDay(policy.anchorDay)
     {
     }
-    // When the period holding t began (ms since the epoch).
-    qint64 periodStart(qint64 t) const
+    qint64 windowId(qint64 t) const override
     {
         const QDate date = QDateTime::fromMSecsSinceEpoch(t, Qt::OffsetFromUTC, offsetSeconds).date();
         QDate first = date;
@@ -218,21 +287,10 @@ public:
             first = anchorIn(date.year(), date.month());
             if (date < first)
                 first = anchorIn(date.addMonths(-1).year(), date.addMonths(-1).month());
+            return qint64(first.year()) * 12 + first.month() - 1;
         }
-        return QDateTime(first, QTime(0, 0), Qt::OffsetFromUTC, offsetSeconds).toMSecsSinceEpoch();
-    }
-    qint64 count(qint64 t) const { return periodStart(t) == started ? used : 0; }
-    bool fits(qint64 t, qint64 cost) const override { return count(t) + cost <= limit; }
-    qint64 available(qint64 t) const override { return static_cast<qint64>(limit) - count(t); }
-    bool full(qint64 t) const override { return count(t) == 0; }
-    QByteArray consume(qint64 t, qint64 cost) override
-    {
-        if (periodStart(t) != started) {
-            started = periodStart(t);
-            used = 0;
-        }
-        used += cost;
-        return {};
+        const qint64 day = QDate(1970, 1, 1).daysTo(first);
+        return calendar == Calendar::Week ? floorDiv(day, 7) : day; // a week's Monday: its number is the same
     }
 
 private:
@@ -245,8 +303,6 @@ private:
     const Calendar calendar;
     const int offsetSeconds;
     const int anchorDay;
-    qint64 started = std::numeric_limits<qint64>::min();
-    qint64 used = 0;
 };
 
 // The weighted estimate over aligned windows, scaled by the window.
@@ -638,11 +694,12 @@ Settlement ReferenceLimiter::settle(const QByteArray &id, qint64 now, qint64 act
     if (settlement.problem != Settlement::Problem::None)
         return settlement;
     found->settled = true;
+    qint64 kept = 0; // of a refund, what could not be given back
     if (actual < found->estimate)
-        m_model->refund(now, found->estimate - actual);
+        kept = m_model->refund(now, found->estimate - actual, found->expiry - m_reserveTimeoutMs);
     else if (actual > found->estimate)
         settlement.uncharged = m_model->charge(now, actual - found->estimate, m_maxDebt);
-    settlement.settled = actual - settlement.uncharged;
+    settlement.settled = actual - settlement.uncharged + kept;
     settlement.remaining = m_model->available(now);
     return settlement;
 }

@@ -64,7 +64,7 @@ bool algorithmUsesBurst(Algorithm algorithm)
 
 bool algorithmSettles(Algorithm algorithm)
 {
-    return algorithm == Algorithm::TokenBucket || algorithm == Algorithm::Gcra;
+    return algorithm == Algorithm::TokenBucket || algorithm == Algorithm::Gcra || algorithm == Algorithm::FixedWindow;
 }
 
 QString windowStartName(WindowStart start)
@@ -243,11 +243,16 @@ QVector<PolicyError> validatePolicy(const Policy &policy)
                  .arg(limits::maxBlockMs));
     if ((policy.maxDebt != 0 || policy.reserveTimeoutMs != 0) && !algorithmSettles(policy.algorithm))
         fail(policy.maxDebt != 0 ? "max_debt" : "reserve_timeout_ms",
-             Text::tr("applies to token_bucket and gcra, the algorithms that settle reservations"));
+             Text::tr("applies to token_bucket, gcra and fixed_window, the algorithms that settle reservations"));
+    else if ((policy.maxDebt != 0 || policy.reserveTimeoutMs != 0) && policy.windowStart == WindowStart::FirstCall)
+        fail(policy.maxDebt != 0 ? "max_debt" : "reserve_timeout_ms",
+             Text::tr("needs aligned or calendar windows: a window that opens at each subject's first call keeps "
+                      "no place for debt"));
     if (policy.maxDebt < 0 || policy.maxDebt > limits::maxBurst)
         fail("max_debt", Text::tr("must be a whole number of units from 0 to %1").arg(limits::maxBurst));
-    else if (algorithmUsesBurst(policy.algorithm) && policy.maxDebt > 0
-             && (burst + policy.maxDebt) * policy.windowMs / policy.limit > limits::maxFillMs / 2)
+    else if (policy.maxDebt > 0
+             && ((algorithmUsesBurst(policy.algorithm) ? burst : 0) + policy.maxDebt) * policy.windowMs / policy.limit
+                 > limits::maxFillMs / 2)
         fail("max_debt",
              Text::tr("is too large for a limit of %1 per %2 ms: a bucket in debt must refill within 2^51 ms")
                  .arg(policy.limit)

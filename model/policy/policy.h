@@ -20,7 +20,8 @@ std::optional<Algorithm> algorithmFromName(const QString &name);
 QStringList algorithmNames();
 // Whether the algorithm reads `burst` (token bucket, GCRA, leaky bucket); the others ignore it.
 bool algorithmUsesBurst(Algorithm algorithm);
-// Whether the algorithm settles reservations (sluice_reserve, sluice_settle): token bucket and GCRA.
+// Whether the algorithm settles reservations (sluice_reserve, sluice_settle): token bucket, GCRA and fixed
+// windows (aligned or on the calendar, not first-call ones: see validatePolicy).
 bool algorithmSettles(Algorithm algorithm);
 
 // Where a fixed window starts. Aligned windows (the default, and what a policy stored without the field
@@ -81,7 +82,7 @@ struct Policy {
     // A penalty: once this policy rejects a subject for real, the subject stays rejected this long
     // (ms; 0: no penalty).
     qint64 blockMs = 0;
-    // Reserve then settle (token_bucket and gcra): how far a settled excess may put a subject in debt
+    // Reserve then settle (token_bucket, gcra, fixed_window): how far a settled excess may put a subject in debt
     // (units; 0: an excess beyond what is left is not charged), and how long a reservation may wait
     // for its settlement (ms; 0: the policy's window) before its estimate stands.
     qint64 maxDebt = 0;
