@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/replay/replay.h"
 
+#include "model/policy/namespace_lists.h"
+
 #include <algorithm>
 
 namespace sluice::model {
 
 struct Replay::Run {
-    Run(const Policy &candidate, size_t firstSweepAt, const SubjectTable *subjects)
+    Run(const Policy &candidate, size_t firstSweepAt, const SubjectTable *subjects,
+        const QVector<SubjectOverride> &lists)
         : policy(candidate)
-        , subjects(candidate.overrides.isEmpty() ? nullptr : subjects)
+        , decided(withNamespaceLists(candidate, lists))
+        , subjects(decided.overrides.isEmpty() ? nullptr : subjects)
         , capacity(algorithmUsesBurst(candidate.algorithm) ? candidate.effectiveBurst() : candidate.limit)
         , minimumSweepAt(firstSweepAt)
         , sweepAt(firstSweepAt)
@@ -20,7 +24,8 @@ struct Replay::Run {
     void count(qint64 ms, bool rejected);
 
     Policy policy;
-    const SubjectTable *subjects; // for a candidate with overrides: a new bucket is its subject's
+    Policy decided;               // the candidate with the namespace's lists among its overrides
+    const SubjectTable *subjects; // for a candidate with overrides or lists: a new bucket is its subject's
     qint64 capacity;
     std::unordered_map<quint32, ReferenceLimiter> live;
     size_t minimumSweepAt;
@@ -92,7 +97,7 @@ bool Replay::Run::take(const Arrival &arrival)
     auto found = live.find(arrival.subject);
     if (found == live.end())
         found = live.emplace(arrival.subject,
-                             ReferenceLimiter(policy, subjects ? subjects->subject(arrival.subject) : QByteArray()))
+                             ReferenceLimiter(decided, subjects ? subjects->subject(arrival.subject) : QByteArray()))
                     .first;
     ReferenceLimiter &bucket = found->second;
     const bool admitted = bucket.admit(arrival.ms, arrival.cost);
@@ -108,10 +113,11 @@ bool Replay::Run::take(const Arrival &arrival)
     return admitted;
 }
 
-Replay::Replay(const QVector<Policy> &candidates, size_t sweepAt, const SubjectTable *subjects)
+Replay::Replay(const QVector<Policy> &candidates, size_t sweepAt, const SubjectTable *subjects,
+               const QVector<SubjectOverride> &lists)
 {
     for (const Policy &candidate : candidates)
-        m_runs.push_back(std::make_unique<Run>(candidate, std::max<size_t>(1, sweepAt), subjects));
+        m_runs.push_back(std::make_unique<Run>(candidate, std::max<size_t>(1, sweepAt), subjects, lists));
 }
 
 Replay::~Replay() = default;

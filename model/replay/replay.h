@@ -51,10 +51,11 @@ struct CandidateOutcome {
 class Replay {
 public:
     // Full buckets are looked for once a candidate holds `sweepAt` live ones, then each time they have doubled.
-    // `subjects` names the arrivals' subjects, for candidates with overrides (which decide by the subject).
+    // `subjects` names the arrivals' subjects, for candidates with overrides (which decide by the subject);
+    // `lists`, the namespace's allow and deny lists, join every candidate's overrides as they would once published.
     static constexpr size_t kFirstSweepAt = 4096;
     explicit Replay(const QVector<Policy> &candidates, size_t sweepAt = kFirstSweepAt,
-                    const SubjectTable *subjects = nullptr);
+                    const SubjectTable *subjects = nullptr, const QVector<SubjectOverride> &lists = {});
     ~Replay();
     Replay(const Replay &) = delete;
     Replay &operator=(const Replay &) = delete;

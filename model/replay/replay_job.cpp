@@ -16,7 +16,7 @@ struct Text {
 ReplayJob::ReplayJob(ReplayRequest request)
     : m_request(std::move(request))
     , m_reader(m_request.spec, m_request.reorderWindowMs, &m_subjects)
-    , m_replay(m_request.candidates, Replay::kFirstSweepAt, &m_subjects)
+    , m_replay(m_request.candidates, Replay::kFirstSweepAt, &m_subjects, m_request.namespaceLists)
 {
     m_subjects.setCapacity(m_request.maxSubjects);
 }

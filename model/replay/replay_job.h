@@ -17,7 +17,8 @@ struct ReplayRequest {
     qint64 reorderWindowMs = 60000;
     quint32 maxSubjects = 10'000'000;
     QVector<Policy> candidates;
-    bool keepArrivals = false; // for a suggestion, which replays them again at other limits
+    QVector<SubjectOverride> namespaceLists; // applied to every candidate, as the library would
+    bool keepArrivals = false;               // for a suggestion, which replays them again at other limits
 };
 
 // A replay of logs against candidates, done a slice at a time so that its caller stays responsive

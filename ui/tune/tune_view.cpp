@@ -2,6 +2,7 @@
 #include "ui/tune/tune_view.h"
 
 #include "model/format/units.h"
+#include "model/policy/lists_store.h"
 #include "ui/policy/policy_commit.h"
 #include "ui/policy/policy_editor.h"
 #include "ui/tune/tune_form.h"
@@ -127,6 +128,20 @@ void TuneView::loadPolicies()
         m_stored = result.policies;
         m_form->setStoredPolicies(result.policies);
         updateActions();
+        if (!m_session)
+            return;
+        m_session->listsStore().read(this, [this](const model::ListsStore::ReadResult &lists) {
+            m_lists = lists.lists.entries;
+            if (!lists.failure)
+                return;
+            // Replays then decide without the lists: said, not hidden.
+            m_banner->setTone(Tone::Warning);
+            m_banner->setText(tr("The namespace's allow and deny lists could not be read, so replays leave them out: "
+                                 "%1")
+                                  .arg(lists.failure->message));
+            m_banner->show();
+            m_bannerTellsReadError = true;
+        });
     });
 }
 
@@ -149,7 +164,9 @@ void TuneView::openLogs(const QStringList &paths)
 bool TuneView::replay()
 {
     QString problem;
-    const std::optional<model::ReplayRequest> request = m_form->request(&problem);
+    std::optional<model::ReplayRequest> request = m_form->request(&problem);
+    if (request)
+        request->namespaceLists = m_lists; // as the library applies them to every policy once published
     const std::optional<model::SuggestRequest> suggest = request ? m_form->suggestion(&problem) : std::nullopt;
     if (!request || (m_form->suggests() && !suggest)) {
         m_status->setText(problem);

@@ -60,6 +60,7 @@ private:
     std::optional<model::SuggestRequest> m_suggest; // of the replay running or shown
     bool m_running = false;
     QVector<model::Policy> m_stored;
+    QVector<model::SubjectOverride> m_lists; // the namespace's, which replayed candidates apply
     TuneForm *m_form;
     TuneResults *m_results;
     QPushButton *m_run;

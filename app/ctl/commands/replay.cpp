@@ -9,6 +9,7 @@
 #include "app/ctl/text_table.h"
 #include "model/format/subject_text.h"
 #include "model/format/units.h"
+#include "model/policy/lists_store.h"
 #include "model/policy/policy_file.h"
 
 #include <QFile>
@@ -159,7 +160,15 @@ void runReplayCommand(const CtlRequest &request)
                                 Ctl::tr("no stored policy is named \"%1\" in namespace %2").arg(name, request.ns)));
             candidates.append(*found);
         }
-        replayAgainst(request, replay, candidates);
+        // Connected: the namespace's lists too, which the stored policies apply once published.
+        model::ListsStore(request.client, request.ns)
+            .read(QCoreApplication::instance(),
+                  [request, replay, candidates](const model::ListsStore::ReadResult &lists) mutable {
+            if (lists.failure)
+                return fail(request, *lists.failure);
+            replay.namespaceLists = lists.lists.entries;
+            replayAgainst(request, replay, candidates);
+            });
     });
 }
 

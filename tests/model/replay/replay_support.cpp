@@ -32,14 +32,15 @@ QString writeLog(const QTemporaryDir &dir, const QString &name, const QByteArray
 }
 
 bool replayLogs(const QStringList &paths, const model::LogSpec &spec, const QVector<model::Policy> &candidates,
-                ReplayRun *run, QString *problem, int observedCandidate, size_t sweepAt)
+                ReplayRun *run, QString *problem, int observedCandidate, size_t sweepAt,
+                const QVector<model::SubjectOverride> &lists)
 {
     model::LogReader reader(spec, 60000, &run->subjects);
     if (const auto failure = reader.open(paths)) {
         *problem = failure->message;
         return false;
     }
-    model::Replay replay(candidates, sweepAt, &run->subjects);
+    model::Replay replay(candidates, sweepAt, &run->subjects, lists);
     replay.observe([&](int candidate, const model::Arrival &arrival, bool admitted) {
         if (candidate == observedCandidate)
             run->calls.push_back({arrival, admitted});

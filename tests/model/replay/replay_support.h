@@ -31,7 +31,9 @@ struct ReplayRun {
     QVector<model::CandidateOutcome> outcomes;
     qint64 dropped = 0; // buckets dropped as full again
 };
+// `lists`: the namespace's allow and deny lists, which every candidate applies.
 bool replayLogs(const QStringList &paths, const model::LogSpec &spec, const QVector<model::Policy> &candidates,
-                ReplayRun *run, QString *problem, int observedCandidate = 0, size_t sweepAt = 4096);
+                ReplayRun *run, QString *problem, int observedCandidate = 0, size_t sweepAt = 4096,
+                const QVector<model::SubjectOverride> &lists = {});
 
 } // namespace sluice::test

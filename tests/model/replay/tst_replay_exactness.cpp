@@ -130,15 +130,17 @@ class TestReplayExactness : public QObject {
     }
 
     // `manySubjects`: the log has enough subjects that the replay drops full buckets (it must show it did).
+    // `lists`: the namespace's, in the library and in the replay.
     void checkAgainstLibrary(const model::Policy &policy, const QString &path, const model::LogSpec &spec, int atLeast,
-                             bool manySubjects)
+                             bool manySubjects, const QVector<model::SubjectOverride> &lists = {})
     {
         QVERIFY(test::syncCommand(*m_connection, {"FLUSHALL"}).ok());
-        const QString loaded = test::loadLibrary(*m_connection, test::testClockLibrary({policy}));
+        const QString loaded
+            = test::loadLibrary(*m_connection, test::testClockLibrary({policy}, QStringLiteral("sluice"), lists));
         QVERIFY2(loaded.isEmpty(), qPrintable(loaded));
         test::ReplayRun run;
         QString problem;
-        QVERIFY2(test::replayLogs({path}, spec, {policy}, &run, &problem, 0, 64), qPrintable(problem));
+        QVERIFY2(test::replayLogs({path}, spec, {policy}, &run, &problem, 0, 64, lists), qPrintable(problem));
         QVERIFY2(int(run.calls.size()) >= atLeast, qPrintable(QString::number(run.calls.size())));
         QCOMPARE(run.stats.malformed, qint64(0));
         QByteArray first;
@@ -166,12 +168,13 @@ private Q_SLOTS:
     {
         QTest::addColumn<model::Policy>("policy");
         QTest::addColumn<bool>("wholeSeconds");
+        QTest::addColumn<bool>("lists"); // the namespace's: user-3* allowed, user-1 denied (the policy allows user-1*)
         const auto add = [](Algorithm algorithm, qint64 limit, qint64 windowMs, qint64 burst, bool wholeSeconds) {
             const model::Policy policy
                 = test::makePolicy(model::algorithmName(algorithm).replace(QLatin1Char('_'), QLatin1Char('-')),
                                    algorithm, limit, windowMs, burst);
             QTest::addRow("%s%s", qPrintable(policy.name), wholeSeconds ? ", whole seconds spread" : "")
-                << policy << wholeSeconds;
+                << policy << wholeSeconds << false;
         };
         add(Algorithm::TokenBucket, 5, 2000, 8, false);
         add(Algorithm::TokenBucket, 5, 2000, 8, true);
@@ -190,7 +193,9 @@ private Q_SLOTS:
             ruled.overrides = {{"user-0", false, model::SubjectOverride::Kind::Limits, 40, 0},
                                {"user-1", true, model::SubjectOverride::Kind::Allow, 0, 0},
                                {"user-2", true, model::SubjectOverride::Kind::Deny, 0, 0}};
-            QTest::addRow("%s, overrides and a penalty", qPrintable(ruled.name)) << ruled << false;
+            QTest::addRow("%s, overrides and a penalty", qPrintable(ruled.name)) << ruled << false << false;
+            QTest::addRow("%s, overrides, a penalty and the namespace's lists", qPrintable(ruled.name))
+                << ruled << false << true;
         }
     }
 
@@ -200,12 +205,17 @@ private Q_SLOTS:
     {
         QFETCH(model::Policy, policy);
         QFETCH(bool, wholeSeconds);
+        QFETCH(bool, lists);
+        const QVector<model::SubjectOverride> namespaceLists{
+            {"user-1", false, model::SubjectOverride::Kind::Deny, 0, 0},
+            {"user-3", true, model::SubjectOverride::Kind::Allow, 0, 0}};
         QTemporaryDir dir;
         const quint32 seed = quint32(qHash(policy.name)) + (wholeSeconds ? 1 : 0);
         model::LogSpec spec;
         const QString path = wholeSeconds ? test::writeLog(dir, QStringLiteral("access.log"), combinedLog(seed))
                                           : test::writeLog(dir, QStringLiteral("calls.csv"), csvLog(seed, 12));
-        checkAgainstLibrary(policy, path, spec, kArrivals, true);
+        checkAgainstLibrary(policy, path, spec, kArrivals, true,
+                            lists ? namespaceLists : QVector<model::SubjectOverride>());
     }
 
     void callsAtWindowEdges_data()
