@@ -176,7 +176,9 @@ local function window_outcome(p, id, count, cost, now, peek, field, fresh, summa
     if debt > 0 then
         ok, units, retry, reset = debt_numbers(p, id, debt, cost, now)
     else
-        ok, units, retry, reset = window_numbers(p, window_split(p, count), cost, window_end(p, id) - now, peek)
+        -- Inline, not window_end(): a function call would cost a window's first call as much as this arithmetic.
+        local ends = (p.calendar and calendar_end(p, id) or (id + 1) * p.window_ms) - now
+        ok, units, retry, reset = window_numbers(p, window_split(p, count), cost, ends, peek)
     end
     return {ok = ok, units = units, retry = retry, reset = reset, id = id, cost = cost,
             counted = not peek, stays = not peek and cost == 1, field = field, fresh = fresh,
@@ -273,7 +275,7 @@ function fixed_window.apply(p, key, st, verdict)
         -- First call of a window: fold the windows before into `a` and `r`, write the debt left; the key
         -- lives until the debt is paid, then one idle window.
         if st.summary then settle_windows(p, key, st.summary, st.id, st.debt) end
-        redis_call('PEXPIREAT', key, debt_expiry(p, st.id, st.debt))
+        redis_call('PEXPIREAT', key, st.debt > 0 and debt_expiry(p, st.id, st.debt) or window_expiry(p, st.id))
     end
 end
 
@@ -282,11 +284,26 @@ function fixed_window.acquire(p, key, now, cost)
     if not id then return nil, field end
     if count ~= cost then
         -- In a window already under way the count is all there is to write when the call fits,
-        -- or when a call of cost 1 finds the window full (and the policy has no debt to tell of).
-        local limit, ends = p.limit, (p.calendar and calendar_end(p, id) or (id + 1) * p.window_ms) - now -- inline:
-        -- a function call costs this path as much as the rest of its arithmetic
+        -- or when a call of cost 1 finds the window full.
+        local limit, ends = p.limit, (p.calendar and calendar_end(p, id) or (id + 1) * p.window_ms) - now
         if count <= limit then return true, limit - count, -1, ends end
-        if cost == 1 and not p.max_debt then return false, 0, ends, ends end
+        if cost == 1 then return false, 0, ends, ends end
+    end
+    local st, err = counted_outcome(p, key, now, cost, id, field, count)
+    if not st then return nil, err end
+    fixed_window.apply(p, key, st, st.ok and 'consume' or 'reject')
+    return st.ok, st.units, st.retry, st.reset
+end
+
+-- A fixed window whose policy has max_debt: the same, but a call that does not fit always reads the
+-- bucket (counted_outcome()), for a debt changes its numbers; a plain policy's rejection stays one write.
+local fixed_window_with_debt = {evaluate = fixed_window.evaluate, apply = fixed_window.apply}
+
+function fixed_window_with_debt.acquire(p, key, now, cost)
+    local id, field, count = count_ahead(p, key, now, cost)
+    if not id then return nil, field end
+    if count ~= cost and count <= p.limit then
+        return true, p.limit - count, -1, (p.calendar and calendar_end(p, id) or (id + 1) * p.window_ms) - now
     end
     local st, err = counted_outcome(p, key, now, cost, id, field, count)
     if not st then return nil, err end
