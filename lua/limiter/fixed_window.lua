@@ -279,6 +279,14 @@ function fixed_window.apply(p, key, st, verdict)
     end
 end
 
+-- An acquire's general path, for a call counted ahead: its outcome, applied, as the reply's numbers.
+local function decide_counted(p, key, now, cost, id, field, count)
+    local st, err = counted_outcome(p, key, now, cost, id, field, count)
+    if not st then return nil, err end
+    fixed_window.apply(p, key, st, st.ok and 'consume' or 'reject')
+    return st.ok, st.units, st.retry, st.reset
+end
+
 function fixed_window.acquire(p, key, now, cost)
     local id, field, count = count_ahead(p, key, now, cost)
     if not id then return nil, field end
@@ -289,10 +297,7 @@ function fixed_window.acquire(p, key, now, cost)
         if count <= limit then return true, limit - count, -1, ends end
         if cost == 1 then return false, 0, ends, ends end
     end
-    local st, err = counted_outcome(p, key, now, cost, id, field, count)
-    if not st then return nil, err end
-    fixed_window.apply(p, key, st, st.ok and 'consume' or 'reject')
-    return st.ok, st.units, st.retry, st.reset
+    return decide_counted(p, key, now, cost, id, field, count)
 end
 
 -- A fixed window whose policy has max_debt: the same, but a call that does not fit always reads the
@@ -305,10 +310,7 @@ function fixed_window_with_debt.acquire(p, key, now, cost)
     if count ~= cost and count <= p.limit then
         return true, p.limit - count, -1, (p.calendar and calendar_end(p, id) or (id + 1) * p.window_ms) - now
     end
-    local st, err = counted_outcome(p, key, now, cost, id, field, count)
-    if not st then return nil, err end
-    fixed_window.apply(p, key, st, st.ok and 'consume' or 'reject')
-    return st.ok, st.units, st.retry, st.reset
+    return decide_counted(p, key, now, cost, id, field, count)
 end
 
 -- Settles a reservation of this window's subject (see reservations.lua): a refund (`diff` < 0) only in
