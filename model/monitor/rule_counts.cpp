@@ -44,17 +44,8 @@ void RuleCounts::read()
             }
             anyAnswered = true;
             readAtMs = std::max(readAtMs, reading->nowMs);
-            for (auto it = reading->policies.cbegin(); it != reading->policies.cend(); ++it) {
-                PolicyRuleCounts &sum = entries[it.key()].sum;
-                sum.allowListed += it->allowListed;
-                sum.denied += it->denied;
-                sum.blocksStarted += it->blocksStarted;
-                sum.blockedNow += it->blockedNow;
-                sum.reservations += it->reservations;
-                sum.settlements += it->settlements;
-                sum.debtUnits += it->debtUnits;
-                sum.unchargedUnits += it->unchargedUnits;
-            }
+            for (auto it = reading->policies.cbegin(); it != reading->policies.cend(); ++it)
+                entries[it.key()].sum += *it;
         }
         if (!anyAnswered) {
             // Nothing read: the last counts stand, no longer vouched for (never "no rules").

@@ -21,6 +21,16 @@ struct PolicyRuleCounts {
     quint64 settlements = 0;    // reservations settled
     quint64 debtUnits = 0;      // units settlements charged beyond what was left (into debt)
     quint64 unchargedUnits = 0; // units of excess not charged (past max_debt)
+
+    PolicyRuleCounts &operator+=(const PolicyRuleCounts &other)
+    {
+        for (const auto count :
+             {&PolicyRuleCounts::allowListed, &PolicyRuleCounts::denied, &PolicyRuleCounts::blocksStarted,
+              &PolicyRuleCounts::blockedNow, &PolicyRuleCounts::reservations, &PolicyRuleCounts::settlements,
+              &PolicyRuleCounts::debtUnits, &PolicyRuleCounts::unchargedUnits})
+            this->*count += other.*count;
+        return *this;
+    }
 };
 
 struct RuleStatsReading {

@@ -2,6 +2,7 @@
 #include "model/policy/namespace_lists.h"
 
 #include <QCoreApplication>
+#include <QFile>
 #include <QMap>
 
 #include <algorithm>
@@ -55,6 +56,9 @@ qint64 csvNumber(const QString &text)
     const qint64 number = text.trimmed().toLongLong(&ok);
     return ok && number >= 1 && number <= policy_limits::maxLimit ? number : 0;
 }
+
+// A CSV file larger than this is refused rather than read (10,000 rules take far less).
+constexpr qint64 maxCsvBytes = 16 * 1024 * 1024;
 
 } // namespace
 
@@ -162,6 +166,25 @@ std::optional<QVector<SubjectOverride>> rulesFromCsv(const QByteArray &text, boo
     QVector<SubjectOverride> sorted(rules.cbegin(), rules.cend());
     std::sort(sorted.begin(), sorted.end());
     return sorted;
+}
+
+std::optional<QVector<SubjectOverride>> rulesFromCsvFile(const QString &path, bool limits, QString *problem)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        *problem = Text::tr("cannot read %1: %2").arg(path, file.errorString());
+        return std::nullopt;
+    }
+    const QByteArray text = file.read(maxCsvBytes + 1);
+    if (text.size() > maxCsvBytes) {
+        *problem = Text::tr("%1 is larger than %2 MiB").arg(path).arg(maxCsvBytes >> 20);
+        return std::nullopt;
+    }
+    QString csvProblem;
+    std::optional<QVector<SubjectOverride>> rules = rulesFromCsv(text, limits, &csvProblem);
+    if (!rules)
+        *problem = QStringLiteral("%1: %2").arg(path, csvProblem);
+    return rules;
 }
 
 } // namespace sluice::model

@@ -41,5 +41,7 @@ QByteArray listsLibraryText(const QVector<SubjectOverride> &entries);
 // line whose second field is not a rule (a header) is skipped. Sorted; a later line for the same
 // pattern replaces an earlier one. nullopt and *problem (naming the line) on anything else.
 std::optional<QVector<SubjectOverride>> rulesFromCsv(const QByteArray &text, bool limits, QString *problem);
+// The same from a file of at most 16 MiB; *problem names the file.
+std::optional<QVector<SubjectOverride>> rulesFromCsvFile(const QString &path, bool limits, QString *problem);
 
 } // namespace sluice::model

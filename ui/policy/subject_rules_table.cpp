@@ -7,7 +7,6 @@
 #include "ui/widgets/state_palette.h"
 
 #include <QComboBox>
-#include <QFile>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHash>
@@ -27,9 +26,6 @@ namespace sluice::ui {
 using model::SubjectOverride;
 
 namespace {
-
-// A CSV file larger than this is refused rather than read (10,000 rules take far less).
-constexpr qint64 maxCsvBytes = 16 * 1024 * 1024;
 
 QString ruleName(SubjectOverride::Kind kind)
 {
@@ -236,39 +232,28 @@ void SubjectRulesTable::setEditable(bool editable)
 
 QString SubjectRulesTable::importCsv(const QString &path)
 {
-    QFile file(path);
     QString problem;
-    if (!file.open(QIODevice::ReadOnly)) {
-        problem = tr("Cannot read %1: %2").arg(path, file.errorString());
-    } else {
-        const QByteArray text = file.read(maxCsvBytes + 1);
-        QString csvProblem;
-        const auto imported
-            = text.size() > maxCsvBytes ? std::nullopt : model::rulesFromCsv(text, m_limits, &csvProblem);
-        if (!imported) {
-            problem = text.size() > maxCsvBytes ? tr("%1 is larger than %2 MiB").arg(path).arg(maxCsvBytes >> 20)
-                                                : tr("%1: %2; nothing was imported").arg(path, csvProblem);
-        } else {
-            const QSignalBlocker quiet(m_table);
-            QHash<QString, int> rowOf;
-            for (int row = 0; row < m_table->rowCount(); ++row)
-                if (const QTableWidgetItem *pattern = m_table->item(row, Pattern))
-                    rowOf.insert(pattern->text().trimmed(), row);
-            QList<int> replaced;
-            for (const SubjectOverride &rule : *imported)
-                if (const auto found = rowOf.constFind(rule.writtenPattern()); found != rowOf.cend())
-                    replaced << *found;
-            std::sort(replaced.begin(), replaced.end(), std::greater<>());
-            for (const int row : std::as_const(replaced))
-                m_table->removeRow(row);
-            for (const SubjectOverride &rule : *imported)
-                appendRow(rule);
-            filter();
-        }
+    const std::optional<QVector<SubjectOverride>> imported = model::rulesFromCsvFile(path, m_limits, &problem);
+    if (imported) {
+        const QSignalBlocker quiet(m_table);
+        QHash<QString, int> rowOf;
+        for (int row = 0; row < m_table->rowCount(); ++row)
+            if (const QTableWidgetItem *pattern = m_table->item(row, Pattern))
+                rowOf.insert(pattern->text().trimmed(), row);
+        QList<int> replaced;
+        for (const SubjectOverride &rule : *imported)
+            if (const auto found = rowOf.constFind(rule.writtenPattern()); found != rowOf.cend())
+                replaced << *found;
+        std::sort(replaced.begin(), replaced.end(), std::greater<>());
+        for (const int row : std::as_const(replaced))
+            m_table->removeRow(row);
+        for (const SubjectOverride &rule : *imported)
+            appendRow(rule);
+        filter();
     }
-    m_importProblem = problem;
+    m_importProblem = imported ? QString() : tr("%1; nothing was imported").arg(problem);
     rowsChanged();
-    return problem;
+    return m_importProblem;
 }
 
 void SubjectRulesTable::setOuterProblem(const QString &problem)

@@ -9,7 +9,6 @@
 
 #include <QCoreApplication>
 #include <QDateTime>
-#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 
@@ -21,9 +20,6 @@ using model::ListsStore;
 using model::SubjectOverride;
 
 namespace {
-
-// A CSV file larger than this is refused rather than read (10,000 entries take far less).
-constexpr qint64 maxCsvBytes = 16 * 1024 * 1024;
 
 void printLists(const CtlRequest &request, const model::NamespaceLists &lists)
 {
@@ -58,22 +54,10 @@ std::optional<QVector<SubjectOverride>> changedEntries(const CtlRequest &request
                                                        const QString &verb, const QStringList &arguments)
 {
     if (verb == QLatin1String("import")) {
-        QFile file(arguments.first());
-        if (!file.open(QIODevice::ReadOnly)) {
-            failUsage(request, Ctl::tr("cannot read %1: %2").arg(arguments.first(), file.errorString()));
-            return std::nullopt;
-        }
-        const QByteArray text = file.read(maxCsvBytes + 1);
         QString problem;
-        const std::optional<QVector<SubjectOverride>> read
-            = text.size() > maxCsvBytes ? std::nullopt : model::rulesFromCsv(text, false, &problem);
-        if (!read) {
-            failUsage(request,
-                      text.size() > maxCsvBytes
-                          ? Ctl::tr("%1 is larger than %2 MiB").arg(arguments.first()).arg(maxCsvBytes >> 20)
-                          : Ctl::tr("%1: %2").arg(arguments.first(), problem));
-            return std::nullopt;
-        }
+        std::optional<QVector<SubjectOverride>> read = model::rulesFromCsvFile(arguments.first(), false, &problem);
+        if (!read)
+            failUsage(request, problem);
         return read;
     }
     for (const QString &written : arguments) {
