@@ -203,13 +203,15 @@ void MetricsScraper::finish(const std::shared_ptr<Scrape> &scrape)
         } else if (primary.library == NodeLibrary::State::Missing || primary.library == NodeLibrary::State::Foreign) {
             readings.insert(reply.node, {}); // no library of this owner there: nothing decided there
         } else if (const auto stats = StatsReading::parse(reply.reply.value, &problem)) {
-            const auto rules = ruleReplies.contains(reply.node)
-                ? RuleStatsReading::parse(ruleReplies.value(reply.node), &problem)
-                : std::nullopt;
+            const bool ruleAnswer = ruleReplies.contains(reply.node);
+            const auto rules
+                = ruleAnswer ? RuleStatsReading::parse(ruleReplies.value(reply.node), &problem) : std::nullopt;
             // Both counts from one load of the library, or neither: a sum of two loads' counts means nothing.
             if (!rules || (!rules->policies.isEmpty() && rules->epochMs != stats->epochMs)) {
                 primary.up = false;
-                primary.problem = problem.isEmpty() ? tr("the library was reloaded during the scrape") : problem;
+                primary.problem = !ruleAnswer ? tr("no answer to sluice_rule_stats")
+                    : rules                   ? tr("the library was reloaded during the scrape")
+                                              : problem;
             } else {
                 CounterCarry::Reading reading{stats->epochMs, {}};
                 for (auto it = stats->totals.cbegin(); it != stats->totals.cend(); ++it) {
