@@ -86,8 +86,8 @@ class Limiter {
     return this.decide("acquire", keys, [...policies, cost], policies, onFailure);
   }
 
-  // Takes `estimate` now for a cost known only after the call (sluice_reserve: token_bucket, gcra
-  // and fixed_window policies); settle() then gives back or charges the difference. Admitted, decision.reservation is the id.
+  // Takes `estimate` now for a cost known only after the call (sluice_reserve: token_bucket, gcra,
+  // fixed_window and sliding_window policies); settle() then gives back or charges the difference. Admitted, decision.reservation is the id.
   async reserve(subject, policy, estimate, { onFailure } = {}) {
     const key = bucketKey(policy, subject, this.namespace);
     return this.decide("reserve", [key], [policy, estimate], [policy], onFailure);

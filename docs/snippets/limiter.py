@@ -128,8 +128,8 @@ class Limiter:
         return self._decide("acquire", keys, [*policies, cost], policies, on_failure)
 
     def reserve(self, subject, policy, estimate, on_failure=None):
-        """Takes `estimate` now for a cost known only after the call (sluice_reserve: token_bucket, gcra
-        and fixed_window policies); settle() then gives back or charges the difference. Admitted, decision.reservation is the id."""
+        """Takes `estimate` now for a cost known only after the call (sluice_reserve: token_bucket, gcra,
+        fixed_window and sliding_window policies); settle() then gives back or charges the difference. Admitted, decision.reservation is the id."""
         key = bucket_key(policy, subject, self.namespace)
         return self._decide("reserve", [key], [policy, estimate], (policy,), on_failure)
 

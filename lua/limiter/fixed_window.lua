@@ -79,6 +79,14 @@ local function window_split(p, count)
     return count, 0
 end
 
+-- A debt record, "<window id>:<units>" (the units owed beyond that window): the id and the units; nil
+-- for anything else.
+local function debt_record(value)
+    local _, _, at, units = find(value, '^(%d+):(%d+)$')
+    if not at or #units > MAX_CARRIED_DIGITS then return nil end
+    return tonumber(at), tonumber(units)
+end
+
 -- Reads a fixed_window hash: nil when it holds anything but `a`, `r`, `d` and window counts. The
 -- windows before `id` are `stale` (folded into `a` and `r` by the next first call of a window).
 local function window_fields(p, fields, id)
@@ -88,9 +96,8 @@ local function window_fields(p, fields, id)
     for i = 1, #fields, 2 do
         local name, value = fields[i], fields[i + 1]
         if name == 'd' then
-            local _, _, at, units = find(value, '^(%d+):(%d+)$')
-            if not at or #units > MAX_CARRIED_DIGITS then return nil end
-            summary.debt_id, summary.debt = tonumber(at), tonumber(units)
+            summary.debt_id, summary.debt = debt_record(value)
+            if not summary.debt_id then return nil end
         elseif not find(value, '^%d+$') or (name ~= 'a' and name ~= 'r' and not find(name, '^%d+$')) then
             return nil
         else
@@ -115,12 +122,12 @@ local function window_fields(p, fields, id)
     return summary
 end
 
--- The debt as window `id` takes it on: what the windows in between paid (`limit` each) gone, then up to
--- `limit` of it carried into the window's count; the units carried and the debt left.
-local function debt_carried(p, summary, id)
-    local debt = summary.debt
-    if debt == 0 or summary.debt_id >= id then return 0, debt end
-    local left = debt - (id - summary.debt_id - 1) * p.limit
+-- A debt of `debt` units beyond window `debt_id` as window `id` takes it on: what the windows in between
+-- paid (`limit` each) gone, then up to `limit` of it carried into the window's count; the units carried
+-- and the debt left.
+local function debt_carried(p, debt_id, debt, id)
+    if debt == 0 or debt_id >= id then return 0, debt end
+    local left = debt - (id - debt_id - 1) * p.limit
     if left <= 0 then return 0, 0 end
     if left <= p.limit then return left, 0 end
     return p.limit, left - p.limit
@@ -230,7 +237,7 @@ local function counted_outcome(p, key, now, cost, id, field, count)
             end
             return nil, not_a_bucket(key, p)
         end
-        carried, debt = debt_carried(p, summary, id)
+        carried, debt = debt_carried(p, summary.debt_id, summary.debt, id)
     end
     return window_outcome(p, id, count - cost + carried, cost, now, false, field, fresh, summary, carried, debt)
 end
@@ -250,7 +257,7 @@ function fixed_window.evaluate(p, key, now, cost, peek)
     end
     local summary = window_fields(p, fields, id)
     if not summary then return nil, not_a_bucket(key, p) end
-    local carried, debt = debt_carried(p, summary, id)
+    local carried, debt = debt_carried(p, summary.debt_id, summary.debt, id)
     return window_outcome(p, id, summary.count + carried, cost, now, true, nil, false, summary, carried, debt)
 end
 
@@ -324,7 +331,7 @@ function fixed_window.settle(p, key, now, diff, reserved_at)
     if err then return nil, not_a_bucket(key, p, err) end
     local summary = window_fields(p, fields, id)
     if not summary then return nil, not_a_bucket(key, p) end
-    local carried, debt = debt_carried(p, summary, id)
+    local carried, debt = debt_carried(p, summary.debt_id, summary.debt, id)
     local limit = p.limit
     local used, held = window_split(p, summary.count + carried) -- `held`: rejections the count held
     local uncharged, kept = 0, 0
@@ -333,7 +340,8 @@ function fixed_window.settle(p, key, now, diff, reserved_at)
             kept = -diff
         else
             local from_debt = -diff < debt and -diff or debt
-            debt, used = debt - from_debt, used + diff + from_debt
+            -- (Never below 0, even for a bucket reset or evicted while the reservation was pending.)
+            debt, used = debt - from_debt, max(0, used + diff + from_debt)
         end
     else
         local into_window = limit - used < diff and limit - used or diff

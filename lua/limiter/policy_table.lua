@@ -54,7 +54,10 @@ local function prepare(p)
         p.backlog_cap = p.full + (p.max_debt or 0) * window
     end
     p.impl = p.wide and WIDE[p.algorithm] or ALGORITHMS[p.algorithm]
-    if p.algorithm == 'fixed_window' and p.max_debt then p.impl = fixed_window_with_debt end
+    if p.max_debt then
+        if p.algorithm == 'fixed_window' then p.impl = fixed_window_with_debt end
+        if p.algorithm == 'sliding_window' then p.impl = sliding_window_with_debt end
+    end
     if p.first_call and window > 1 then
         p.impl = first_call_window
         p.window_expiry = tostring(window - 1) -- a number argument is formatted on every call

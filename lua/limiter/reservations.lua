@@ -1,8 +1,8 @@
 -- Reserve then settle, for costs known only after the call (an LLM's tokens): sluice_reserve takes an
 -- estimate as sluice_acquire would and, admitted, replies a reservation id; sluice_settle gives back
 -- what the call did not use or charges its excess, down to max_debt units of debt (a subject in debt
--- is rejected until the refill pays it back, or for a fixed window, the windows after). Token bucket and
--- GCRA in the narrow form, and fixed windows aligned or on the calendar.
+-- is rejected until the refill pays it back, or for a window, the windows after). Token bucket and GCRA
+-- in the narrow form, fixed windows aligned or on the calendar, and sliding windows.
 --
 -- A subject's reservations are a sorted set beside its bucket, `<bucket key>:reserved` (the same slot),
 -- of ids "<16 hex>:<estimate>" (a hash of the library's secret, as lease ids) scored by when they expire;
@@ -25,7 +25,7 @@ end
 -- Settling per algorithm: (p, key, now, diff, reserved_at) -> units not charged, units left, units of a
 -- refund not given back; nil and why on foreign data. A level algorithm reads its stored values, refilled
 -- or drained to `now`.
-local SETTLE = {fixed_window = fixed_window.settle}
+local SETTLE = {fixed_window = fixed_window.settle, sliding_window = sliding_window.settle}
 
 -- The policy named by `name`, when it takes reservations; nil and why not.
 local function settling_policy(name)
@@ -33,7 +33,7 @@ local function settling_policy(name)
     if not p then return nil, 'unknown policy ' .. shown(name) end
     if not SETTLE[p.algorithm] then
         return nil, 'policy ' .. shown(p.name) .. ' is a ' .. p.algorithm .. ' policy: reservations are settled by '
-            .. 'token_bucket, gcra and fixed_window policies'
+            .. 'token_bucket, gcra, fixed_window and sliding_window policies'
     end
     if p.first_call then
         return nil, 'policy ' .. shown(p.name) .. '\'s windows open at each subject\'s first call: reservations '

@@ -60,8 +60,11 @@ void resetBucket(redis::RedisCommands *client, const LibraryOwner &owner, const 
                     Text::tr("cannot record the reset in the audit log: %1; nothing was reset")));
                 return;
             }
-            // The penalty's block beside the bucket goes too (the same slot: see lua/limiter/subject_rules.lua).
-            client->sendForKey(key, {"DEL", key, key + ":blocked"}, context, [=](const RedisReply &deleted) {
+            // What the library keeps beside the bucket goes too (the same slot): the penalty's block, the
+            // reservations not yet settled (whose refunds would otherwise land in the fresh bucket) and a
+            // sliding window's debt (see lua/limiter/subject_rules.lua, reservations.lua, sliding_window.lua).
+            const QByteArrayList deletion{"DEL", key, key + ":blocked", key + ":reserved", key + ":debt"};
+            client->sendForKey(key, deletion, context, [=](const RedisReply &deleted) {
                 if (deleted.ok())
                     done(std::nullopt);
                 else

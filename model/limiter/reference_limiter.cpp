@@ -183,8 +183,7 @@ public:
         const qint64 carried = std::min<qint64>(left, limit);
         return {count + carried, left - carried};
     }
-    qint64 count(qint64 t) const { return at(windowId(t)).count; }
-    bool fits(qint64 t, qint64 cost) const override { return count(t) + cost <= limit; }
+    bool fits(qint64 t, qint64 cost) const override { return available(t) >= cost; }
     qint64 available(qint64 t) const override
     {
         const Window now = at(windowId(t));
@@ -201,21 +200,23 @@ public:
         counts[id] += cost;
         return {};
     }
-    // Only within the window the reservation was counted in: a window that ended took its units with it.
+    // Only while the window the reservation was counted in still counts: a window that no longer does took
+    // its units with it.
     qint64 refund(qint64 t, qint64 units, qint64 reservedAt) override
     {
         const qint64 id = enter(t);
-        if (windowId(reservedAt) != id)
+        const qint64 reservedIn = windowId(reservedAt);
+        if (reservedIn < id - windowsCountedBefore())
             return units;
         const qint64 fromDebt = std::min(units, debt);
         debt -= fromDebt;
-        counts[id] -= units - fromDebt;
+        counts[reservedIn] -= units - fromDebt;
         return 0;
     }
     qint64 charge(qint64 t, qint64 units, qint64 maxDebt) override
     {
         const qint64 id = enter(t);
-        const qint64 intoWindow = std::clamp<qint64>(static_cast<qint64>(limit) - counts.value(id), 0, units);
+        const qint64 intoWindow = std::clamp<qint64>(available(t), 0, units);
         counts[id] += intoWindow;
         const qint64 intoDebt = std::clamp<qint64>(maxDebt - debt, 0, units - intoWindow);
         debt += intoDebt;
@@ -223,11 +224,15 @@ public:
     }
 
 protected:
-    // The window in progress at t, as its first call makes it: the debt carried in, the older windows gone.
+    // How many windows before the one in progress still count toward it.
+    virtual qint64 windowsCountedBefore() const { return 0; }
+    // The window in progress at t, as its first call makes it: the debt carried into it and the one before,
+    // the older windows gone.
     qint64 enter(qint64 t)
     {
         const qint64 id = windowId(t);
         const Window now = at(id);
+        counts[id - 1] = at(id - 1).count;
         counts[id] = now.count;
         debt = now.debt;
         debtWindow = id;
@@ -305,19 +310,26 @@ private:
     const int anchorDay;
 };
 
-// The weighted estimate over aligned windows, scaled by the window.
+// The weighted estimate over aligned windows, scaled by the window. A settlement's debt is carried as the
+// fixed window's: the units a window takes in weigh as its calls do, and what is still owed beyond the
+// window in progress counts whole.
 class SlidingWindow : public FixedWindow {
 public:
     using FixedWindow::FixedWindow;
-    Int estimate(qint64 t) const
+    Int load(qint64 t) const
     {
-        const qint64 id = floorDiv(t, window);
+        const qint64 id = windowId(t);
         const Int elapsed = Int(t) - Int(id) * window;
-        return Int(counts.value(id - 1)) * (window - elapsed) + Int(counts.value(id)) * window;
+        const Window now = at(id);
+        return Int(at(id - 1).count) * (window - elapsed) + Int(now.count + now.debt) * window;
     }
-    bool fits(qint64 t, qint64 cost) const override { return estimate(t) + Int(cost) * window <= limit * window; }
-    qint64 available(qint64 t) const override { return floorDiv(limit * window - estimate(t), window); }
-    bool full(qint64 t) const override { return estimate(t) == 0; }
+    bool fits(qint64 t, qint64 cost) const override { return load(t) + Int(cost) * window <= limit * window; }
+    qint64 available(qint64 t) const override { return floorDiv(limit * window - load(t), window); }
+    bool full(qint64 t) const override { return load(t) == 0; }
+
+protected:
+    // A window's units weigh on the next one too, so a reservation made in it can still be given back there.
+    qint64 windowsCountedBefore() const override { return 1; }
 };
 
 // Every admission, kept; the trailing window is (t - window, t].

@@ -64,7 +64,8 @@ bool algorithmUsesBurst(Algorithm algorithm)
 
 bool algorithmSettles(Algorithm algorithm)
 {
-    return algorithm == Algorithm::TokenBucket || algorithm == Algorithm::Gcra || algorithm == Algorithm::FixedWindow;
+    return algorithm == Algorithm::TokenBucket || algorithm == Algorithm::Gcra || algorithm == Algorithm::FixedWindow
+        || algorithm == Algorithm::SlidingWindow;
 }
 
 QString windowStartName(WindowStart start)
@@ -243,7 +244,8 @@ QVector<PolicyError> validatePolicy(const Policy &policy)
                  .arg(limits::maxBlockMs));
     if ((policy.maxDebt != 0 || policy.reserveTimeoutMs != 0) && !algorithmSettles(policy.algorithm))
         fail(policy.maxDebt != 0 ? "max_debt" : "reserve_timeout_ms",
-             Text::tr("applies to token_bucket, gcra and fixed_window, the algorithms that settle reservations"));
+             Text::tr("applies to token_bucket, gcra, fixed_window and sliding_window, the algorithms that settle "
+                      "reservations"));
     else if ((policy.maxDebt != 0 || policy.reserveTimeoutMs != 0) && policy.windowStart == WindowStart::FirstCall)
         fail(policy.maxDebt != 0 ? "max_debt" : "reserve_timeout_ms",
              Text::tr("needs aligned or calendar windows: a window that opens at each subject's first call keeps "

@@ -52,14 +52,16 @@ class TestLimiterConcurrency : public QObject {
     }
 
     // A fixed window of 100 a minute whose partner-* subjects get 300, and a breach blocks for 30 s; for
-    // reservations, a GCRA bucket of 1,000,000 that refills one a week and a fixed window of 1,000,000 a week.
+    // reservations, a GCRA bucket of 1,000,000 that refills one a week, and a fixed and a sliding window of
+    // 1,000,000 a week.
     static QVector<model::Policy> ruledPolicies()
     {
         model::Policy ruled = test::makePolicy(QStringLiteral("ruled"), Algorithm::FixedWindow, 100, 60000);
         ruled.blockMs = 30000;
         ruled.overrides = {{"partner-", true, model::SubjectOverride::Kind::Limits, 300, 0}};
         return {ruled, test::makePolicy(QStringLiteral("llm"), Algorithm::Gcra, 1, 604800000, 1000000),
-                test::makePolicy(QStringLiteral("quota"), Algorithm::FixedWindow, 1000000, 604800000)};
+                test::makePolicy(QStringLiteral("quota"), Algorithm::FixedWindow, 1000000, 604800000),
+                test::makePolicy(QStringLiteral("tokens"), Algorithm::SlidingWindow, 1000000, 604800000)};
     }
 
     // Stores the policies and publishes them on every primary, as sluicectl apply + publish do.
@@ -295,7 +297,7 @@ private Q_SLOTS:
         QCOMPARE(state.value.field("allowed")->integer, 300);
 
         // Per policy that settles: the charges of 800 settlements at once, against what the bucket lost.
-        for (const QString &policy : {QStringLiteral("llm"), QStringLiteral("quota")}) {
+        for (const QString &policy : {QStringLiteral("llm"), QStringLiteral("quota"), QStringLiteral("tokens")}) {
             const QByteArray shared = test::bucketKey(policy, "team-" + id, m_namespace);
             const QByteArray name = policy.toUtf8();
             const qint64 week = QDateTime::currentMSecsSinceEpoch() / 604800000;
@@ -326,7 +328,8 @@ private Q_SLOTS:
                 = test::syncCommand(*connections.front(), {"FCALL_RO", owner.function("peek"), "1", shared, name});
             qInfo("%s: %d settlements charged %lld units; %lld left of 1,000,000", name.constData(),
                   clients * settlementsEach, charged, left.value.elements.at(1).integer);
-            // (The fixed window's week is one window: a run across its end would start another.)
+            // (The windows' week is one window: a run across its end would start another, and a new subject's
+            // sliding window has no window before it.)
             if (QDateTime::currentMSecsSinceEpoch() / 604800000 == week)
                 QCOMPARE(left.value.elements.at(1).integer, 1000000 - charged);
         }

@@ -133,9 +133,9 @@ private Q_SLOTS:
             << QByteArrayList{"FCALL", "sluice_release", "1", tb, "tb", "1-1:1"} << "is not a concurrency policy";
         auto reserve = [](QByteArrayList rest) { return QByteArrayList{"FCALL", "sluice_reserve", "1"} + rest; };
         auto settle = [](QByteArrayList rest) { return QByteArrayList{"FCALL", "sluice_settle", "1"} + rest; };
-        QTest::newRow("reserve: sliding window")
-            << reserve({bucketKey(QStringLiteral("sw"), "u"), "sw", "1"})
-            << "reservations are settled by token_bucket, gcra and fixed_window policies";
+        QTest::newRow("reserve: sliding log")
+            << reserve({bucketKey(QStringLiteral("sl"), "u"), "sl", "1"})
+            << "reservations are settled by token_bucket, gcra, fixed_window and sliding_window policies";
         QTest::newRow("reserve: estimate 0") << reserve({tb, "tb", "0"}) << "estimate must be a whole number from 1";
         QTest::newRow("reserve: no estimate") << reserve({tb, "tb"}) << "expected 1 key, then <policy> <estimate>";
         QTest::newRow("settle: negative actual")

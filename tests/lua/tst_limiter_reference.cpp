@@ -584,7 +584,8 @@ private Q_SLOTS:
         QTest::addColumn<qint64>("timeoutMs");
         QTest::addColumn<bool>("rules");
         QTest::addColumn<QByteArray>("calendar"); // a fixed window's, with its offset and anchor day; or none
-        for (const Algorithm algorithm : {Algorithm::TokenBucket, Algorithm::Gcra, Algorithm::FixedWindow}) {
+        for (const Algorithm algorithm :
+             {Algorithm::TokenBucket, Algorithm::Gcra, Algorithm::FixedWindow, Algorithm::SlidingWindow}) {
             const QByteArray name = model::algorithmName(algorithm).toUtf8();
             QTest::addRow("%s, no debt", name.constData())
                 << algorithm << qint64(0) << qint64(0) << false << QByteArray();
@@ -595,6 +596,10 @@ private Q_SLOTS:
             QTest::addRow("%s, debt up to 5, an override, allow, deny and a penalty", name.constData())
                 << algorithm << qint64(5) << qint64(0) << true << QByteArray();
         }
+        // A sliding window gives a refund back in the reservation's window and the next: one that waits 2.5
+        // windows can be settled after both, its estimate standing.
+        QTest::newRow("sliding_window, debt up to 7, reservations wait 2.5 windows")
+            << Algorithm::SlidingWindow << qint64(7) << qint64(2500) << false << QByteArray();
         // Calendar quotas in debt: days at UTC+05:30, months from the 31st (so February's last day).
         QTest::newRow("fixed_window, each day at UTC+05:30, debt up to 25")
             << Algorithm::FixedWindow << qint64(25) << qint64(0) << false << QByteArray("day 330 1");
@@ -612,11 +617,12 @@ private Q_SLOTS:
         QFETCH(bool, rules);
         QFETCH(QByteArray, calendar);
         const bool usesBurst = model::algorithmUsesBurst(algorithm);
-        model::Policy policy = test::makePolicy(QStringLiteral("llm"), algorithm, 10, 1000, usesBurst ? 15 : 0);
+        // A window of a minute, with time moving in steps of up to 1.5 windows (a calendar's steps are its
+        // nominal period's 1,000th): the library's buckets expire on Redis's own clock, whose lifetimes must
+        // outlast any stall of this machine (seconds, seen on a loaded one) while the test clock stands still.
+        model::Policy policy = test::makePolicy(QStringLiteral("llm"), algorithm, 10, 60000, usesBurst ? 15 : 0);
         policy.maxDebt = maxDebt;
-        policy.reserveTimeoutMs = timeoutMs;
-        // Time moves in steps of up to 1.5 windows: a calendar's steps are its nominal period's 1,000th.
-        qint64 pace = 1;
+        qint64 pace = 60;
         if (!calendar.isEmpty()) {
             const QList<QByteArray> parts = calendar.split(' ');
             policy.calendar = *model::calendarFromName(QString::fromLatin1(parts.at(0)));
@@ -625,8 +631,9 @@ private Q_SLOTS:
             policy.windowMs = model::calendarNominalMs(policy.calendar);
             pace = policy.windowMs / 1000;
         }
+        policy.reserveTimeoutMs = timeoutMs * pace;
         if (rules) {
-            policy.blockMs = 700;
+            policy.blockMs = 700 * pace;
             policy.overrides = {{"ops", false, model::SubjectOverride::Kind::Allow, 0, 0},
                                 {"spam", false, model::SubjectOverride::Kind::Deny, 0, 0},
                                 {"vip", false, model::SubjectOverride::Kind::Limits, 30, usesBurst ? 40 : 0}};
@@ -757,7 +764,7 @@ private Q_SLOTS:
         qInfo("%d settlements (%d with an uncharged excess, %d into debt, %d refunds kept by an ended window), %d "
               "refusals (%d unknown ids, %d settled twice, %d expired), every one as the model's",
               settlements, uncharged, inDebt, refundsKept, refusals, refused[1], refused[2], refused[3]);
-        QCOMPARE(refundsKept > 0, algorithm == Algorithm::FixedWindow);
+        QCOMPARE(refundsKept > 0, algorithm == Algorithm::FixedWindow || policy.reserveTimeoutMs > 2 * policy.windowMs);
         QVERIFY(settlements > 50 && refused[1] > 0 && refused[2] > 0 && refused[3] > 0);
         QVERIFY(uncharged > 0 || maxDebt > 10);
         QCOMPARE(inDebt > 0, maxDebt > 0);
@@ -769,6 +776,67 @@ private Q_SLOTS:
         QCOMPARE(counts.value.elements.at(9).integer, debtUnits);
         QCOMPARE(counts.value.elements.at(10).integer, unchargedUnits);
         QCOMPARE(debtUnits > 0, maxDebt > 0);
+    }
+
+    // A sliding window's debt is kept beside its bucket and outlives the bucket's counts: once the counts'
+    // key has gone (it may when its windows no longer weigh), the subject is still rejected until the debt is
+    // paid, as the model says, and such a rejection creates no key that is no bucket.
+    void slidingDebtOutlivesItsBucket()
+    {
+        model::Policy policy = test::makePolicy(QStringLiteral("llm"), Algorithm::SlidingWindow, 10, 60000, 0);
+        policy.maxDebt = 35;
+        policy.reserveTimeoutMs = 300000; // (a minute's window: see reserveSettleMatchesReference)
+        QVERIFY(test::syncCommand(*m_connection, {"FLUSHALL"}).ok());
+        const QString loaded = test::loadLibrary(*m_connection, test::testClockLibrary({policy}));
+        QVERIFY2(loaded.isEmpty(), qPrintable(loaded));
+        model::ReferenceLimiter model(policy, "alice");
+        const QByteArray key = test::bucketKey(policy.name, "alice");
+        qint64 now = testClockStart(7);
+        const auto setClock = [&] {
+            return test::syncCommand(*m_connection, {"FCALL", "sluice_test_set_clock", "0", QByteArray::number(now)})
+                .ok();
+        };
+        QVERIFY(setClock());
+        const Decision reserved = model.reserve(now, 2);
+        const RedisReply reply = test::syncCommand(*m_connection, {"FCALL", "sluice_reserve", "1", key, "llm", "2"});
+        QVERIFY2(reply.ok() && reply.value.elements.size() == 7, qPrintable(reply.value.toString()));
+        now += 6000;
+        QVERIFY(setClock());
+        // 40 used: 8 more fit the window, 30 go into debt (3 windows' worth), 0 uncharged.
+        const model::Settlement expected = model.settle(reserved.extra, now, 40);
+        QCOMPARE(expected.uncharged, 0);
+        const RedisReply settled = test::syncCommand(
+            *m_connection, {"FCALL", "sluice_settle", "1", key, "llm", reply.value.elements.at(6).bytes, "40"});
+        QVERIFY2(settled.ok(), qPrintable(settled.errorText()));
+        QCOMPARE(settled.value.elements.at(2).integer, expected.remaining);
+        QCOMPARE(test::syncCommand(*m_connection, {"EXISTS", key + ":debt"}).value.integer, 1);
+
+        now += 150000; // two windows on: the counts of the settlement's window no longer weigh
+        QVERIFY(setClock());
+        QVERIFY(test::syncCommand(*m_connection, {"PEXPIRE", key, "0"}).ok());
+        int rejected = 0; // before the first admission
+        bool admitted = false;
+        for (int call = 0; call < 40; ++call, now += 5820) {
+            QVERIFY(setClock());
+            const Decision wanted = model.acquire(now, 1);
+            Decision actual;
+            QString why;
+            QVERIFY2(test::decisionFromReply(
+                         test::syncCommand(*m_connection, {"FCALL", "sluice_acquire", "1", key, "llm"}).value, &actual,
+                         &why),
+                     qPrintable(why));
+            QVERIFY2(actual == wanted,
+                     QByteArray("call " + QByteArray::number(call) + ": library " + actual.toString() + ", model "
+                                + wanted.toString())
+                         .constData());
+            admitted = admitted || actual.allowed;
+            if (!admitted) {
+                ++rejected;
+                QCOMPARE(test::syncCommand(*m_connection, {"TYPE", key}).value.bytes, QByteArray("none"));
+            }
+        }
+        QVERIFY(admitted);
+        QVERIFY(rejected > 0); // the debt still owed once the bucket's key had gone
     }
 
     // A million decisions, each equal to the exact model's: the clock moves 0 to 2 thousandths of

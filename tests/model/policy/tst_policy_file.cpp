@@ -300,10 +300,10 @@ private Q_SLOTS:
                                            << "field \"max_debt\": must be 0 or more, not -1";
         QTest::newRow("max_debt text") << policy(js("'limit': 10, 'window_ms': 1000, 'max_debt': 'lots'"))
                                        << "field \"max_debt\": must be a whole number, not a string";
-        QTest::newRow("max_debt on a sliding window")
-            << QByteArray(js("{'policies': [{'name': 'q', 'algorithm': 'sliding_window', 'limit': 5, 'window_ms': "
+        QTest::newRow("max_debt on a sliding log")
+            << QByteArray(js("{'policies': [{'name': 'q', 'algorithm': 'sliding_log', 'limit': 5, 'window_ms': "
                              "1000, 'max_debt': 3}]}"))
-            << "field \"max_debt\": applies to token_bucket, gcra and fixed_window";
+            << "field \"max_debt\": applies to token_bucket, gcra, fixed_window and sliding_window";
         QTest::newRow("max_debt on a first-call window")
             << QByteArray(js("{'policies': [{'name': 'q', 'algorithm': 'fixed_window', 'limit': 5, 'window_ms': 1000, "
                              "'window_start': 'first_call', 'max_debt': 3}]}"))
@@ -319,7 +319,7 @@ private Q_SLOTS:
         QTest::newRow("reserve_timeout_ms on a leaky bucket")
             << QByteArray(js("{'policies': [{'name': 'q', 'algorithm': 'leaky_bucket', 'limit': 5, 'window_ms': 1000, "
                              "'reserve_timeout_ms': 3}]}"))
-            << "field \"reserve_timeout_ms\": applies to token_bucket, gcra and fixed_window";
+            << "field \"reserve_timeout_ms\": applies to token_bucket, gcra, fixed_window and sliding_window";
         // Calendar quotas: only for fixed windows, which they set; offsets and anchors in range.
         const auto calendar = [&](const char *fields) {
             return QByteArray(js("{'policies': [{'name': 'quota', 'algorithm': 'fixed_window', 'limit': 1000, ")
