@@ -46,6 +46,11 @@ CtlFireFlags::CtlFireFlags()
                          "ms apart.",
                          "ms"))
     , m_realKeys(option("real-keys", "Spend the subjects' real buckets instead of test-fire keys."))
+    , m_actual(option("actual",
+                      "Reserve each call's cost as an estimate (with --real-keys), then settle it with this actual "
+                      "cost, or one drawn evenly from MIN-MAX.",
+                      "n|min-max"))
+    , m_settleAfter(option("settle-after", "With --actual: ms from a reservation's answer to its settlement.", "ms"))
     , m_seed(option("seed", "The seed of random subjects and poisson arrivals, to replay a run.", "n"))
     , m_csv(option("csv", "Also write the run's curves and summary to this CSV file.", "file"))
 {
@@ -53,8 +58,8 @@ CtlFireFlags::CtlFireFlags()
 
 QList<QCommandLineOption> CtlFireFlags::options() const
 {
-    return {m_subject, m_subjects,    m_random,   m_rate,      m_shape,    m_burst, m_every,
-            m_rampTo,  m_concurrency, m_pipeline, m_clockSkew, m_realKeys, m_seed,  m_csv};
+    return {m_subject,     m_subjects, m_random,    m_rate,     m_shape,  m_burst,       m_every, m_rampTo,
+            m_concurrency, m_pipeline, m_clockSkew, m_realKeys, m_actual, m_settleAfter, m_seed,  m_csv};
 }
 
 bool CtlFireFlags::read(const QCommandLineParser &parser, bool saturate, const QString &cost, const QString &duration,
@@ -160,6 +165,20 @@ bool CtlFireFlags::read(const QCommandLineParser &parser, bool saturate, const Q
             return fail(Ctl::tr("--seed must be a whole number above 0, not \"%1\"").arg(parser.value(m_seed)));
     }
     plan.realKeys = parser.isSet(m_realKeys);
+    if (parser.isSet(m_settleAfter) && !parser.isSet(m_actual))
+        return fail(Ctl::tr("--settle-after goes with --actual"));
+    if (parser.isSet(m_actual)) {
+        plan.reserve = true;
+        const QStringList range = parser.value(m_actual).split(QLatin1Char('-'));
+        bool minOk = false, maxOk = true;
+        plan.actualMin = range.first().toLongLong(&minOk);
+        plan.actualMax = range.size() == 2 ? range.last().toLongLong(&maxOk) : plan.actualMin;
+        if (!minOk || !maxOk || range.size() > 2)
+            return fail(
+                Ctl::tr("--actual must be a whole number or a range MIN-MAX, not \"%1\"").arg(parser.value(m_actual)));
+        if (parser.isSet(m_settleAfter) && !count(m_settleAfter, &plan.settleAfterMs))
+            return false;
+    }
     settings->csvFile = parser.value(m_csv);
     const QStringList problems = plan.pacingProblems();
     if (!problems.isEmpty())

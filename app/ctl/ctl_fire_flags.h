@@ -31,7 +31,7 @@ public:
 
 private:
     QCommandLineOption m_subject, m_subjects, m_random, m_rate, m_shape, m_burst, m_every, m_rampTo, m_concurrency,
-        m_pipeline, m_clockSkew, m_realKeys, m_seed, m_csv;
+        m_pipeline, m_clockSkew, m_realKeys, m_actual, m_settleAfter, m_seed, m_csv;
 };
 
 } // namespace sluice::app

@@ -140,6 +140,8 @@ void printSummary(const model::FireReport &report, const QString &keySpace)
                                QString::number(s.errors), QString::number(s.achievedRate, 'f', 1), ms(s.p50Us),
                                ms(s.p95Us), ms(s.p99Us), ms(s.maxUs)})
                  << Qt::endl;
+        if (report.plan().reserve)
+            ctlOut() << "  " << s.settlementText() << Qt::endl;
         if (!s.firstError.isEmpty())
             ctlOut() << Ctl::tr("  first error: %1").arg(s.firstError) << Qt::endl;
     }

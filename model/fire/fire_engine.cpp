@@ -50,9 +50,11 @@ public:
         , m_engine(engine)
         , m_schedule(plan)
         , m_subjectRandom(plan.seed)
+        , m_actualRandom(plan.seed ^ 0xac7a1)
     {
         for (int index = 0; index < plan.targets.size(); ++index) {
-            m_commands.emplace_back(plan.targets.at(index), index, owner, runId, plan.realKeys, plan.cost);
+            m_commands.emplace_back(plan.targets.at(index), index, owner, runId, plan.realKeys, plan.cost,
+                                    plan.reserve);
             m_models.emplace_back(plan.subjects == FireSubjects::One ? 1 : plan.subjectCount);
         }
         m_bins.resize(plan.targets.size());
@@ -193,6 +195,10 @@ private:
         const qint64 sentNs = m_clock.nsecsElapsed() - m_startNs;
         const int bin = static_cast<int>((dueNs >= 0 ? dueNs : sentNs) / (fireBinMs * nsPerMs));
         const qint64 serverMs = (m_serverUsAtZero + (m_startNs + sentNs) / 1000) / 1000;
+        // The same actual cost for every target's reservation of this call.
+        const qint64 actual = m_plan.reserve
+            ? std::uniform_int_distribution<qint64>(m_plan.actualMin, m_plan.actualMax)(m_actualRandom)
+            : 0;
         // Saturating with several targets, a connection's next call waits for all their answers.
         auto unanswered = m_commands.size() > 1 ? std::make_shared<size_t>(m_commands.size()) : nullptr;
         for (size_t target = 0; target < m_commands.size(); ++target) {
@@ -205,11 +211,24 @@ private:
             if (!model)
                 model = definition.reference(subject, m_plan.realKeys);
             // On real keys a shadow policy admits every call; its bucket counts what it would reject.
-            const bool admits = model->admit(serverMs, m_plan.cost) || (m_plan.realKeys && definition.policy.shadow);
+            QByteArray modelReservation;
+            bool admits = false;
+            if (m_plan.reserve) {
+                const Decision decision = model->reserve(serverMs, m_plan.cost);
+                admits = decision.allowed;
+                modelReservation = decision.extra;
+            } else {
+                admits = model->admit(serverMs, m_plan.cost) || (m_plan.realKeys && definition.policy.shadow);
+            }
             ++(admits ? counts.expectedAllowed : counts.expectedRejected);
             ++m_inFlight;
-            auto onReply = [this, target, bin, sentNs, connection, unanswered](const redis::RedisReply &reply) {
+            const Reservation reservation{subjectIndex, subject, modelReservation, actual, connection};
+            auto onReply
+                = [this, target, bin, sentNs, connection, unanswered, reservation](const redis::RedisReply &reply) {
                 answered(target, bin, sentNs, reply);
+                if (m_plan.reserve && reply.failure == redis::RedisReply::Failure::None && !m_over)
+                    if (const auto id = FireCommands::reservationId(reply.value); id && !id->isEmpty())
+                        settleLater(target, bin, reservation, *id);
                 if ((!unanswered || --*unanswered == 0) && m_plan.shape == FireShape::Saturate && !m_sendingOver)
                     sendCall(connection, -1);
             };
@@ -244,6 +263,61 @@ private:
         }
         if (m_sendingOver)
             finishWhenAnswered();
+    }
+
+    // What settling an admitted reservation needs: its subject, the model's id for it (empty when the model
+    // did not admit it), the call's actual cost and the connection it went on.
+    struct Reservation {
+        int subjectIndex;
+        QByteArray subject;
+        QByteArray modelId;
+        qint64 actual;
+        int connection;
+    };
+
+    // Settles reservation `id` settleAfterMs after its answer, the model at the same time, in the slice of
+    // the call it reserved for; in flight until answered. A refused settlement (expired) keeps the estimate.
+    void settleLater(size_t target, int bin, const Reservation &reservation, const QByteArray &id)
+    {
+        ++m_inFlight;
+        QTimer::singleShot(m_plan.settleAfterMs, this, [this, target, bin, reservation, id] {
+            FireBin &counts = binAt(target, bin);
+            if (!reservation.modelId.isEmpty()) {
+                const qint64 serverMs = (m_serverUsAtZero + m_clock.nsecsElapsed() / 1000) / 1000;
+                const Settlement expected = m_models[target][reservation.subjectIndex]->settle(
+                    reservation.modelId, serverMs, reservation.actual);
+                const bool stands = expected.problem != Settlement::Problem::None;
+                counts.expectedCharged += stands ? m_plan.cost : expected.settled;
+                counts.expectedUncharged += expected.uncharged;
+            }
+            const QByteArrayList command
+                = m_commands[target].settleCommand(reservation.subject, id, reservation.actual);
+            m_clients.at(reservation.connection)
+                ->send(
+                    command, this,
+                    [this, target, bin](const redis::RedisReply &reply) {
+                --m_inFlight;
+                FireBin &counts = binAt(target, bin);
+                const auto settled = reply.failure == redis::RedisReply::Failure::None
+                    ? FireCommands::settled(reply.value)
+                    : std::nullopt;
+                if (settled) {
+                    ++counts.settled;
+                    counts.charged += settled->settled;
+                    counts.uncharged += settled->uncharged;
+                } else {
+                    const bool refused = reply.failure == redis::RedisReply::Failure::None && reply.value.isError();
+                    ++(refused ? counts.settleRefused : counts.errors);
+                    counts.charged += refused ? m_plan.cost : 0;
+                    if (m_firstErrors[target].isEmpty())
+                        m_firstErrors[target] = refused ? libraryCallProblem(reply.errorText())
+                                                        : FireEngine::tr("settling: %1").arg(reply.errorText());
+                }
+                if (m_sendingOver)
+                    finishWhenAnswered();
+                    },
+                    callTimeoutMs);
+        });
     }
 
     qint64 elapsedMs() const { return m_started ? (m_clock.nsecsElapsed() - m_startNs) / nsPerMs : 0; }
@@ -306,6 +380,7 @@ private:
     FireEngine *const m_engine;
     FireSchedule m_schedule;
     std::mt19937_64 m_subjectRandom;
+    std::mt19937_64 m_actualRandom; // reservations' actual costs
     std::vector<FireCommands> m_commands;
     std::vector<std::vector<std::optional<ReferenceLimiter>>>
         m_models; // per target, per subject (made at its first call)
@@ -365,7 +440,7 @@ std::optional<Failure> FireEngine::start(FirePlan plan, const redis::ConnectionO
     const LibraryOwner owner{ns, options.database};
     m_keyPrefix = plan.realKeys ? QByteArray() : fireKeyPrefix(ns, runId);
     std::mt19937_64 subjects(plan.seed);
-    m_sampleCommand = FireCommands(plan.targets.first(), 0, owner, runId, plan.realKeys, plan.cost)
+    m_sampleCommand = FireCommands(plan.targets.first(), 0, owner, runId, plan.realKeys, plan.cost, plan.reserve)
                           .command(plan.subjectName(plan.subjectOf(0, subjects)), QDateTime::currentMSecsSinceEpoch());
     m_report = FireReport(plan);
     m_thread = new QThread(this);

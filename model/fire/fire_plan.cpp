@@ -26,6 +26,22 @@ bool isRate(double rate)
     return std::isfinite(rate) && rate > 0 && rate <= fire_limits::maxRate;
 }
 
+// Why the library takes no reservations for `target`; empty when it does (as lua/limiter/reservations.lua).
+QString reservationProblem(const FireTarget &target)
+{
+    const Policy &policy = target.policy;
+    if (target.kind != FireTarget::Kind::Policy)
+        return Text::tr("a seed script takes no reservations: only a policy's library does");
+    if (!algorithmSettles(policy.algorithm))
+        return Text::tr("a %1 policy takes no reservations: token_bucket, gcra, fixed_window and sliding_window do")
+            .arg(algorithmName(policy.algorithm));
+    if (policy.windowStart == WindowStart::FirstCall)
+        return Text::tr("its windows open at each subject's first call: reservations need aligned or calendar windows");
+    if (policy.shadow)
+        return Text::tr("a shadow policy takes no reservations");
+    return {};
+}
+
 } // namespace
 
 QString fireShapeName(FireShape shape)
@@ -55,6 +71,9 @@ QStringList FirePlan::targetProblems() const
         const QString problem = target.problem(cost);
         if (!problem.isEmpty())
             found << Text::tr("%1: %2").arg(target.policy.name, problem);
+        const QString reserving = reserve ? reservationProblem(target) : QString();
+        if (!reserving.isEmpty())
+            found << Text::tr("%1: %2").arg(target.policy.name, reserving);
         // Real keys are the target's own: two targets on the same keys would spend each other's.
         for (int j = 0; j < i && realKeys; ++j)
             if (targets.at(j).kind == target.kind && targets.at(j).policy.name == target.policy.name)
@@ -99,6 +118,14 @@ QStringList FirePlan::pacingProblems() const
         found << Text::tr("use from 1 to %1 connections").arg(fire_limits::maxConnections);
     if (cost < 1 || cost > policy_limits::maxLimit)
         found << Text::tr("the cost must be from 1 to %1").arg(policy_limits::maxLimit);
+    if (reserve && !realKeys)
+        found << Text::tr("reserve then settle fires at real keys: the library reserves for a published policy");
+    if (reserve && (actualMin < 0 || actualMin > actualMax || actualMax > fire_limits::maxActualCost))
+        found << Text::tr("the actual cost runs from 0 to %1, its least no more than its most")
+                     .arg(fire_limits::maxActualCost);
+    if (reserve && (settleAfterMs < 0 || settleAfterMs > fire_limits::maxSettleAfterMs))
+        found
+            << Text::tr("a reservation is settled from 0 to %1 ms after its answer").arg(fire_limits::maxSettleAfterMs);
     if (durationMs < fire_limits::minDurationMs || durationMs > fire_limits::maxDurationMs)
         found << Text::tr("the duration must be from %1 ms to %2 s")
                      .arg(fire_limits::minDurationMs)
@@ -139,11 +166,17 @@ QString FirePlan::describe() const
     const QString who = subjects == FireSubjects::One ? Text::tr("subject \"%1\"").arg(QString::fromUtf8(subject))
         : subjects == FireSubjects::Rotation          ? Text::tr("%1 subjects in rotation").arg(subjectCount)
                                                       : Text::tr("random of %1 subjects").arg(subjectCount);
-    return Text::tr("%1 for %2, %3, %4 connection(s), cost %5%6")
+    QString costs = Text::tr("cost %1").arg(cost);
+    if (reserve)
+        costs = Text::tr("reserving %1, settled with %2 after %3")
+                    .arg(cost)
+                    .arg(actualMin == actualMax ? QString::number(actualMin)
+                                                : Text::tr("%1 to %2").arg(actualMin).arg(actualMax))
+                    .arg(durationText(settleAfterMs));
+    return Text::tr("%1 for %2, %3, %4 connection(s), %5%6")
         .arg(pace, durationText(durationMs), who)
         .arg(connections)
-        .arg(cost)
-        .arg(realKeys ? Text::tr(", real keys") : QString());
+        .arg(costs, realKeys ? Text::tr(", real keys") : QString());
 }
 
 FireSchedule::FireSchedule(const FirePlan &plan)

@@ -37,6 +37,8 @@ constexpr int maxConnections = 64;
 constexpr int maxPipeline = 1000;
 constexpr int maxSubjects = 1'000'000;
 constexpr int maxBurstSize = 1'000'000;
+constexpr qint64 maxActualCost = 1'000'000'000;
+constexpr qint64 maxSettleAfterMs = 60'000;
 } // namespace fire_limits
 
 // One test-fire run: the same calls go to every target (side by side), each compared with its
@@ -56,7 +58,13 @@ struct FirePlan {
     qint64 cost = 1;
     qint64 durationMs = 10'000;
     bool realKeys = false; // fire at real buckets instead of the test-fire key space
-    quint64 seed = 0;      // random subjects and Poisson arrivals; 0 picks one at start
+    // Reserve then settle (real keys): each call reserves `cost` (<library>_reserve) and, admitted, is settled
+    // `settleAfterMs` later with an actual cost drawn evenly from actualMin to actualMax (an LLM's tokens).
+    bool reserve = false;
+    qint64 actualMin = 0;
+    qint64 actualMax = 0;
+    qint64 settleAfterMs = 0;
+    quint64 seed = 0; // random subjects and Poisson arrivals; 0 picks one at start
 
     // Everything wrong with it, one sentence each; empty when it can run.
     QStringList problems() const;

@@ -20,7 +20,7 @@ QByteArray csvField(const QString &text)
     return field;
 }
 
-QJsonObject summaryJson(const FireSummary &summary)
+QJsonObject summaryJson(const FireSummary &summary, bool reserving)
 {
     QJsonObject object{
         {QStringLiteral("target"), summary.target},
@@ -39,6 +39,14 @@ QJsonObject summaryJson(const FireSummary &summary)
         {QStringLiteral("max_ms"), milliseconds(summary.maxUs)},
         {QStringLiteral("mean_ms"), summary.meanUs / 1000.0},
     };
+    if (reserving)
+        object.insert(QStringLiteral("settlements"),
+                      QJsonObject{{QStringLiteral("settled"), summary.settled},
+                                  {QStringLiteral("refused"), summary.settleRefused},
+                                  {QStringLiteral("charged"), summary.charged},
+                                  {QStringLiteral("uncharged"), summary.uncharged},
+                                  {QStringLiteral("expected_charged"), summary.expectedCharged},
+                                  {QStringLiteral("expected_uncharged"), summary.expectedUncharged}});
     if (!summary.firstError.isEmpty())
         object.insert(QStringLiteral("first_error"), summary.firstError);
     return object;
@@ -54,7 +62,24 @@ FireBin &FireBin::operator+=(const FireBin &other)
     errors += other.errors;
     expectedAllowed += other.expectedAllowed;
     expectedRejected += other.expectedRejected;
+    settled += other.settled;
+    settleRefused += other.settleRefused;
+    charged += other.charged;
+    uncharged += other.uncharged;
+    expectedCharged += other.expectedCharged;
+    expectedUncharged += other.expectedUncharged;
     return *this;
+}
+
+QString FireSummary::settlementText() const
+{
+    return QStringLiteral("settled %1 (%2 refused), charged %3 units (model %4), not charged %5 (model %6)")
+        .arg(settled)
+        .arg(settleRefused)
+        .arg(charged)
+        .arg(expectedCharged)
+        .arg(uncharged)
+        .arg(expectedUncharged);
 }
 
 FireReport::FireReport(const FirePlan &plan)
@@ -102,6 +127,12 @@ FireSummary FireReport::summary(int target) const
     summary.answered = total.allowed + total.rejected;
     summary.expectedAllowed = total.expectedAllowed;
     summary.expectedRejected = total.expectedRejected;
+    summary.settled = total.settled;
+    summary.settleRefused = total.settleRefused;
+    summary.charged = total.charged;
+    summary.uncharged = total.uncharged;
+    summary.expectedCharged = total.expectedCharged;
+    summary.expectedUncharged = total.expectedUncharged;
     summary.achievedRate = m_last.sendingMs > 0 ? total.sent * 1000.0 / m_last.sendingMs : 0;
     summary.deviationPercent = total.expectedAllowed > 0
         ? (total.allowed - total.expectedAllowed) * 100.0 / total.expectedAllowed
@@ -136,8 +167,11 @@ QByteArray FireReport::toCsv() const
                   .arg(milliseconds(s.p99Us))
                   .arg(milliseconds(s.maxUs))
                   .toUtf8();
+        if (m_plan.reserve)
+            csv += "# " + s.target.toUtf8() + ": " + s.settlementText().toUtf8() + '\n';
     }
-    csv += "time_ms,target,sent,allowed,rejected,errors,expected_allowed,expected_rejected\n";
+    csv += "time_ms,target,sent,allowed,rejected,errors,expected_allowed,expected_rejected";
+    csv += m_plan.reserve ? ",settled,settle_refused,charged,uncharged,expected_charged,expected_uncharged\n" : "\n";
     for (int target = 0; target < targetCount(); ++target) {
         const QByteArray name = csvField(m_plan.targets.at(target).policy.name);
         const QVector<FireBin> &bins = m_bins.at(target);
@@ -146,7 +180,12 @@ QByteArray FireReport::toCsv() const
             csv += QByteArray::number(i * fireBinMs) + ',' + name + ',' + QByteArray::number(b.sent) + ','
                 + QByteArray::number(b.allowed) + ',' + QByteArray::number(b.rejected) + ','
                 + QByteArray::number(b.errors) + ',' + QByteArray::number(b.expectedAllowed) + ','
-                + QByteArray::number(b.expectedRejected) + '\n';
+                + QByteArray::number(b.expectedRejected);
+            if (m_plan.reserve)
+                for (const qint64 value :
+                     {b.settled, b.settleRefused, b.charged, b.uncharged, b.expectedCharged, b.expectedUncharged})
+                    csv += ',' + QByteArray::number(value);
+            csv += '\n';
         }
     }
     return csv;
@@ -154,10 +193,10 @@ QByteArray FireReport::toCsv() const
 
 QJsonObject FireReport::toJson() const
 {
-    QJsonObject json = targetCount() ? summaryJson(summary(0)) : QJsonObject();
+    QJsonObject json = targetCount() ? summaryJson(summary(0), m_plan.reserve) : QJsonObject();
     QJsonArray targets;
     for (int target = 0; target < targetCount(); ++target)
-        targets.append(summaryJson(summary(target)));
+        targets.append(summaryJson(summary(target), m_plan.reserve));
     json.insert(QStringLiteral("targets"), targets);
     json.insert(QStringLiteral("plan"), m_plan.describe());
     json.insert(QStringLiteral("shape"), fireShapeName(m_plan.shape));

@@ -22,6 +22,14 @@ struct FireBin {
     qint64 errors = 0; // error replies and calls that got no reply
     qint64 expectedAllowed = 0;
     qint64 expectedRejected = 0;
+    // Reserve then settle: the settlements of the slice's admitted reservations, those refused (expired),
+    // the units they charged and the excess units not charged, beside the model's.
+    qint64 settled = 0;
+    qint64 settleRefused = 0;
+    qint64 charged = 0;
+    qint64 uncharged = 0;
+    qint64 expectedCharged = 0;
+    qint64 expectedUncharged = 0;
     FireBin &operator+=(const FireBin &other);
 };
 
@@ -46,6 +54,9 @@ struct FireSummary {
     QString target;
     qint64 sent = 0, answered = 0, allowed = 0, rejected = 0, errors = 0;
     qint64 expectedAllowed = 0, expectedRejected = 0;
+    qint64 settled = 0, settleRefused = 0, charged = 0, uncharged = 0, expectedCharged = 0, expectedUncharged = 0;
+    // The settlements in one line: "settled 12 (0 refused), charged 340 units (model 340), not charged 0 (model 0)".
+    QString settlementText() const;
     double achievedRate = 0;     // calls sent per second
     double deviationPercent = 0; // (allowed - expected) / expected
     qint64 p50Us = 0, p95Us = 0, p99Us = 0, maxUs = 0;

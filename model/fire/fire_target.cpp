@@ -156,7 +156,7 @@ QByteArray fireKeyPrefix(const QString &ns, const QByteArray &runId)
 }
 
 FireCommands::FireCommands(const FireTarget &target, int index, const LibraryOwner &owner, const QByteArray &runId,
-                           bool realKeys, qint64 cost)
+                           bool realKeys, qint64 cost, bool reserving)
     : m_target(target)
     , m_owner(owner)
 {
@@ -166,7 +166,7 @@ FireCommands::FireCommands(const FireTarget &target, int index, const LibraryOwn
     const Policy &policy = target.policy;
     const QByteArray costText = QByteArray::number(cost);
     if (target.kind == FireTarget::Kind::Policy) {
-        m_head = {"FCALL", owner.function(realKeys ? "acquire" : "check"), "1"};
+        m_head = {"FCALL", owner.function(reserving ? "reserve" : realKeys ? "acquire" : "check"), "1"};
         if (realKeys) {
             m_tail = {policy.name.toUtf8(), costText};
             return;
@@ -233,6 +233,31 @@ QByteArrayList FireCommands::command(const QByteArray &subject, qint64 callerClo
     if (m_callerClockAt >= 0)
         args[args.size() - m_tail.size() + m_callerClockAt] = QByteArray::number(callerClockMs / m_callerClockUnitMs);
     return args;
+}
+
+QByteArrayList FireCommands::settleCommand(const QByteArray &subject, const QByteArray &id, qint64 actual) const
+{
+    QByteArrayList args{"FCALL", m_owner.function("settle"), "1"};
+    args += keys(subject);
+    args << m_target.policy.name.toUtf8() << id << QByteArray::number(actual);
+    return args;
+}
+
+std::optional<QByteArray> FireCommands::reservationId(const redis::RespValue &reply)
+{
+    if (!reply.isArray() || reply.elements.size() < 7 || reply.elements.at(6).type != redis::RespValue::Type::String)
+        return std::nullopt;
+    return reply.elements.at(6).bytes;
+}
+
+std::optional<FireCommands::Settled> FireCommands::settled(const redis::RespValue &reply)
+{
+    if (!reply.isArray() || reply.elements.size() != 3)
+        return std::nullopt;
+    for (const redis::RespValue &element : reply.elements)
+        if (!element.isInteger())
+            return std::nullopt;
+    return Settled{reply.elements.at(0).integer, reply.elements.at(1).integer};
 }
 
 QByteArray FireCommands::script() const

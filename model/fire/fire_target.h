@@ -60,11 +60,24 @@ QByteArray fireKeyPrefix(const QString &ns, const QByteArray &runId);
 // (sluice_acquire, as services call it) or the script's keys exactly as named.
 class FireCommands {
 public:
+    // `reserving`: the calls are reservations (<library>_reserve), settled with settleCommand().
     FireCommands(const FireTarget &target, int index, const LibraryOwner &owner, const QByteArray &runId, bool realKeys,
-                 qint64 cost);
+                 qint64 cost, bool reserving = false);
 
     // callerClockMs: the caller's clock, for the layouts that read it (seedLayoutReadsCallerClock()).
     QByteArrayList command(const QByteArray &subject, qint64 callerClockMs) const;
+    // Settles reservation `id` of `subject`'s bucket with the call's actual cost.
+    QByteArrayList settleCommand(const QByteArray &subject, const QByteArray &id, qint64 actual) const;
+    // The reservation id of an admitted reservation's reply (empty for an allow-listed subject's, which
+    // reserved nothing); nullopt when the reply carries none.
+    static std::optional<QByteArray> reservationId(const redis::RespValue &reply);
+    // A settlement's reply: what the call finally cost and the units of its excess not charged; nullopt for
+    // anything else.
+    struct Settled {
+        qint64 settled = 0;
+        qint64 uncharged = 0;
+    };
+    static std::optional<Settled> settled(const redis::RespValue &reply);
     // The keys one subject's call touches (what a run leaves behind until they expire).
     QByteArrayList keys(const QByteArray &subject) const;
     // The script to SCRIPT LOAD on every primary before the run; empty for a policy.

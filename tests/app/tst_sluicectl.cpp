@@ -1189,6 +1189,23 @@ private Q_SLOTS:
         const redis::RedisReply peek
             = sluice::test::syncCommand(redis, {"FCALL_RO", "sluice_peek", "1", "sluice:fw:{carol}", "fw"});
         QCOMPARE(peek.value.elements.value(1).integer, 0);
+        // Reserve then settle on real keys: each call reserves 2, then is settled with 0 to 4; the window holds
+        // 20, so what the settlements charged is what the subject's bucket lost, as the model says.
+        const Run reserved = sluicectl(
+            base
+            + QStringList{QStringLiteral("fire"), QStringLiteral("fw"), QStringLiteral("--rate"), QStringLiteral("100"),
+                          QStringLiteral("--duration"), QStringLiteral("0.3"), QStringLiteral("--subject"),
+                          QStringLiteral("dora"), QStringLiteral("--real-keys"), QStringLiteral("--cost"),
+                          QStringLiteral("2"), QStringLiteral("--actual"), QStringLiteral("0-4"),
+                          QStringLiteral("--settle-after"), QStringLiteral("20"), QStringLiteral("--json")});
+        QVERIFY2(reserved.exitCode == 0, qPrintable(reserved.err));
+        const QJsonObject settlements
+            = QJsonDocument::fromJson(reserved.out.toUtf8()).object()[QLatin1String("settlements")].toObject();
+        QVERIFY2(settlements[QLatin1String("settled")].toInt() > 0, qPrintable(reserved.out));
+        QCOMPARE(settlements[QLatin1String("charged")].toInt(), settlements[QLatin1String("expected_charged")].toInt());
+        const redis::RedisReply left
+            = sluice::test::syncCommand(redis, {"FCALL_RO", "sluice_peek", "1", "sluice:fw:{dora}", "fw"});
+        QCOMPARE(left.value.elements.value(1).integer, 20 - settlements[QLatin1String("charged")].toInt());
 
         const Run bench
             = sluicectl(base
@@ -1415,6 +1432,38 @@ private Q_SLOTS:
             << QStringLiteral("--layout lists a seed layout's buckets: it takes no POLICY");
         const QString fire = QStringLiteral("fire"), bench = QStringLiteral("bench"), api = QStringLiteral("api");
         QTest::newRow("fire without rate") << QStringList{fire, api} << QStringLiteral("fire needs --rate");
+        QTest::newRow("fire actual not a range")
+            << QStringList{fire,
+                           api,
+                           QStringLiteral("--rate"),
+                           QStringLiteral("5"),
+                           QStringLiteral("--real-keys"),
+                           QStringLiteral("--actual"),
+                           QStringLiteral("1-2-3")}
+            << QStringLiteral("--actual must be a whole number or a range MIN-MAX, not \"1-2-3\"");
+        QTest::newRow("fire actual reversed")
+            << QStringList{fire,
+                           api,
+                           QStringLiteral("--rate"),
+                           QStringLiteral("5"),
+                           QStringLiteral("--real-keys"),
+                           QStringLiteral("--actual"),
+                           QStringLiteral("9-2")}
+            << QStringLiteral("the actual cost runs from 0 to 1000000000, its least no more than its most");
+        QTest::newRow("fire reserve on test-fire keys") << QStringList{fire,
+                                                                       api,
+                                                                       QStringLiteral("--rate"),
+                                                                       QStringLiteral("5"),
+                                                                       QStringLiteral("--actual"),
+                                                                       QStringLiteral("3")}
+                                                        << QStringLiteral("reserve then settle fires at real keys");
+        QTest::newRow("fire settle-after alone") << QStringList{fire,
+                                                                api,
+                                                                QStringLiteral("--rate"),
+                                                                QStringLiteral("5"),
+                                                                QStringLiteral("--settle-after"),
+                                                                QStringLiteral("10")}
+                                                 << QStringLiteral("--settle-after goes with --actual");
         QTest::newRow("fire rate text") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("fast")}
                                         << QStringLiteral("--rate must be a number");
         QTest::newRow("fire rate 0") << QStringList{fire, api, QStringLiteral("--rate"), QStringLiteral("0")}

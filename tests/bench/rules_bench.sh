@@ -5,9 +5,9 @@
 #
 #  1. Before and after, in one run: the library as it was before overrides, penalties and calendars
 #     (commit $before_rev, its parts read from git) and the library of this build, both loaded with the
-#     same plain policies, on the plain paths (token bucket and fixed window, admitted and rejected, the
-#     lean entry point), and the library before once more, to show what the same code measures twice.
-#     Target: at most 2% more instructions after.
+#     same plain policies, on the plain paths (token bucket, fixed and sliding window, admitted and
+#     rejected, the lean entry point), and the library before once more, to show what the same code
+#     measures twice. Target: at most 2% more instructions after.
 #  2. A policy with 10,000 overrides beside the same policy without: a subject that has an override, one
 #     that has none, on the allow and deny paths; a penalised subject while blocked; the library's load
 #     time and Lua memory with the overrides.
@@ -56,6 +56,8 @@ local POLICIES = {
     ["fw_deny"] = {algorithm = "fixed_window", limit = 1, window_ms = 3600000, burst = 1, shadow = false, description = ""},
     ["tb_allow"] = {algorithm = "token_bucket", limit = 1000000000, window_ms = 3600000, burst = 1000000000, shadow = false, description = ""},
     ["tb_deny"] = {algorithm = "token_bucket", limit = 1, window_ms = 3600000, burst = 1, shadow = false, description = ""},
+    ["sw_allow"] = {algorithm = "sliding_window", limit = 1000000000, window_ms = 3600000, burst = 1000000000, shadow = false, description = ""},
+    ["sw_deny"] = {algorithm = "sliding_window", limit = 1, window_ms = 3600000, burst = 1, shadow = false, description = ""},
 }
 local LISTS = ""
 EOF
@@ -127,6 +129,8 @@ for side in "${sides[@]}"; do
   measure "${side}_tb_lean_allow" "${side}_allow" "$side:tb_allow:{__rand_int__}" tb_allow
   measure "${side}_fw_allow" "${side}_acquire" "$side:fw_allow:{__rand_int__}" fw_allow
   measure "${side}_fw_deny" "${side}_acquire" "$side:fw_deny:{hot}" fw_deny
+  measure "${side}_sw_allow" "${side}_acquire" "$side:sw_allow:{__rand_int__}" sw_allow
+  measure "${side}_sw_deny" "${side}_acquire" "$side:sw_deny:{hot}" sw_deny
 done
 measure plain_allow sluice_acquire 'sluice:plain_allow:{__rand_int__}' plain_allow
 measure rules_with_override sluice_acquire 'sluice:rules_allow:{__rand_int__}' rules_allow
@@ -152,7 +156,7 @@ printf '|%s|%s|%s|%s|%s|%s|\n' "------------------------------------------" "---
   "-----------" "----------------" "-----------"
 for case in "token_bucket, admitted:tb_allow" "token_bucket, rejected:tb_deny" \
             "token_bucket, admitted, sluice_allow:tb_lean_allow" "fixed_window, admitted:fw_allow" \
-            "fixed_window, rejected:fw_deny"; do
+            "fixed_window, rejected:fw_deny" "sliding_window, admitted:sw_allow" "sliding_window, rejected:sw_deny"; do
   label=${case%%:*} key=${case##*:}
   printf '| %-40s | %12s | %12s | %9s | %14s | %9s |\n' "$label" "${count[old001_$key]}" "${count[new001_$key]}" \
     "$(ratio "${count[new001_$key]}" "${count[old001_$key]}")" "${count[old002_$key]}" \

@@ -100,11 +100,14 @@ private Q_SLOTS:
         model::Policy trial
             = test::makePolicy(QStringLiteral("orders-trial"), Algorithm::FixedWindow, 40, 2000, 0, true);
         trial.windowStart = model::WindowStart::FirstCall;
-        QVERIFY(test::storeAndPublish(
-                    *m_client, m_namespace,
-                    {test::makePolicy(QStringLiteral("orders-fixed"), Algorithm::FixedWindow, 40, 2000),
-                     test::makePolicy(QStringLiteral("orders-sliding"), Algorithm::SlidingWindow, 40, 2000), trial})
-                    .isEmpty());
+        model::Policy quota = test::makePolicy(QStringLiteral("llm-quota"), Algorithm::FixedWindow, 200, 60000);
+        quota.maxDebt = 100;
+        QVERIFY(
+            test::storeAndPublish(
+                *m_client, m_namespace,
+                {test::makePolicy(QStringLiteral("orders-fixed"), Algorithm::FixedWindow, 40, 2000),
+                 test::makePolicy(QStringLiteral("orders-sliding"), Algorithm::SlidingWindow, 40, 2000), trial, quota})
+                .isEmpty());
     }
 
     void theTargetListSaysShadowAndWhereAWindowStarts()
@@ -292,6 +295,83 @@ private Q_SLOTS:
         QVERIFY2(view->errorText().contains(QLatin1String("cost must be 1")), qPrintable(view->errorText()));
         QVERIFY(!view->isRunning());
         QCOMPARE(test::syncCommand(*m_client, {"DBSIZE"}).value.integer, keysBefore);
+    }
+
+    // Reserve then settle from the form: each admitted call reserves its estimate and is settled 50 ms later
+    // with an actual cost of 0 to 12, into debt up to 100 units; in one window of a minute the library's
+    // decisions and settlements are the model's exactly, and the summary, the status and the CSV say what
+    // they charged. Without real keys it is refused before anything is sent.
+    void reservesAndSettlesBesideTheModel()
+    {
+        const auto window = openWindow();
+        ui::FireView *view = showFire(window.get());
+        QVERIFY(view->firstTarget()->choose(QStringLiteral("llm-quota")));
+        QVERIFY(!test::child<QSpinBox>(view, "fireSettleAfter")->isVisible());
+        QTest::mouseClick(test::child<QCheckBox>(view, "fireReserve"), Qt::LeftButton, {}, QPoint(5, 5));
+        QVERIFY(test::child<QSpinBox>(view, "fireSettleAfter")->isVisible());
+        typeNumber(view, "fireCost", QStringLiteral("4"));
+        typeNumber(view, "fireActualMin", QStringLiteral("0"));
+        typeNumber(view, "fireActualMax", QStringLiteral("12"));
+        typeNumber(view, "fireSettleAfter", QStringLiteral("50"));
+        typeNumber(view, "fireRate", QStringLiteral("100"));
+        typeNumber(view, "fireDuration", QStringLiteral("1.5"));
+        test::typeInto(view, "fireSubjectName", QStringLiteral("assistant"));
+        const qint64 keysBefore = test::syncCommand(*m_client, {"DBSIZE"}).value.integer;
+        test::click(view, "fireStart");
+        QVERIFY2(view->errorText().contains(QLatin1String("reserve then settle fires at real keys")),
+                 qPrintable(view->errorText()));
+        QVERIFY(!view->isRunning());
+        QCOMPARE(test::syncCommand(*m_client, {"DBSIZE"}).value.integer, keysBefore);
+
+        QTest::mouseClick(test::child<QCheckBox>(view, "fireRealKeys"), Qt::LeftButton, {}, QPoint(5, 5));
+        // The quota's windows are aligned to the minute: the run and its settlements stay inside one.
+        QTRY_VERIFY_WITH_TIMEOUT(QDateTime::currentMSecsSinceEpoch() % 60000 < 50000, 15000);
+        test::click(view, "fireStart");
+        QVERIFY(finished(view));
+        QVERIFY2(view->errorText().isEmpty(), qPrintable(view->errorText()));
+        const model::FireSummary summary = view->report().summary(0);
+        qInfo("%lld of 150 reservations admitted (the model %lld), %lld settled charging %lld units (the model %lld), "
+              "%lld not charged (the model %lld)",
+              summary.allowed, summary.expectedAllowed, summary.settled, summary.charged, summary.expectedCharged,
+              summary.uncharged, summary.expectedUncharged);
+        QCOMPARE(summary.sent, 150);
+        QCOMPARE(summary.errors, 0);
+        QVERIFY(summary.rejected > 0); // the quota and its debt ran out
+        QCOMPARE(summary.allowed, summary.expectedAllowed);
+        QCOMPARE(summary.settled, summary.allowed);
+        QCOMPARE(summary.settleRefused, 0);
+        QVERIFY(summary.charged > 200); // past the quota: into debt
+        QCOMPARE(summary.charged, summary.expectedCharged);
+        QCOMPARE(summary.uncharged, summary.expectedUncharged);
+        const QString charged = QStringLiteral("%1 (%1)").arg(QLocale().toString(summary.charged));
+        auto *table = test::child<QTableWidget>(view, "fireSummary");
+        QVERIFY(!table->isColumnHidden(7) && table->isColumnHidden(6)); // the units charged, in the rate's place
+        QCOMPARE(table->item(0, 7)->text(), charged);
+        QVERIFY2(
+            view->statusText().contains(QStringLiteral("%1 settled (0 refused, their estimates standing): %2 units "
+                                                       "charged, the model %2")
+                                            .arg(summary.settled)
+                                            .arg(QLocale().toString(summary.charged))),
+            qPrintable(view->statusText()));
+        // The bucket is in debt: what a call sees now.
+        const redis::RedisReply peek
+            = test::syncCommand(*m_client,
+                                {"FCALL_RO", owner().function("peek"), "1",
+                                 model::bucketKey(m_namespace, QStringLiteral("llm-quota"), "assistant"), "llm-quota"});
+        QVERIFY2(peek.ok() && peek.value.elements.at(1).integer == 200 - summary.charged,
+                 qPrintable(peek.value.toString()));
+
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("run.csv"));
+        QString error;
+        QVERIFY2(view->exportCsv(path, &error), qPrintable(error));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray csv = file.readAll();
+        QVERIFY(csv.contains(",settled,settle_refused,charged,uncharged,expected_charged,expected_uncharged\n"));
+        QVERIFY(csv.contains(": settled " + QByteArray::number(summary.settled) + " (0 refused), charged "
+                             + QByteArray::number(summary.charged) + " units (model "
+                             + QByteArray::number(summary.charged) + ")"));
     }
 
     void realKeysAskOnProductionAndReadOnlyRefuses()

@@ -51,6 +51,7 @@ enum SummaryColumn {
     RejectedColumn,
     ErrorsColumn,
     RateColumn,
+    ChargedColumn, // reserve then settle, in the rate's place: the units settlements charged, and the model's
     SummaryColumns
 };
 
@@ -88,6 +89,7 @@ FireView::FireView(model::ConnectionSession *session, QWidget *parent)
     connect(m_export, &QPushButton::clicked, this, &FireView::chooseExportFile);
     connect(m_shape, &QComboBox::currentIndexChanged, this, &FireView::showShapeFields);
     connect(m_subjects, &QComboBox::currentIndexChanged, this, &FireView::showShapeFields);
+    connect(m_reserve, &QCheckBox::toggled, this, &FireView::showShapeFields);
     for (FireTargetPicker *picker : {m_first, m_second})
         connect(picker, &FireTargetPicker::changed, this, [this] { showError({}); });
     showShapeFields();
@@ -139,6 +141,29 @@ QWidget *FireView::createForm()
     m_realKeys->setToolTip(tr("Spend the subjects' real buckets (as services call them) instead of test-fire keys of "
                               "their own. Asks first on production connections."));
 
+    m_reserve = new QCheckBox(tr("Reserve the cost, then settle"), this);
+    m_reserve->setObjectName(QStringLiteral("fireReserve"));
+    m_reserve->setToolTip(tr("Each call reserves its cost as an estimate (sluice_reserve) and, admitted, is settled "
+                             "later with an actual cost, as an LLM call settles the tokens it used. On real keys, "
+                             "for token_bucket, gcra, fixed_window and sliding_window policies."));
+    m_actualMin = countField(this, QStringLiteral("fireActualMin"), 0, int(model::fire_limits::maxActualCost), 0);
+    m_actualMax = countField(this, QStringLiteral("fireActualMax"), 0, int(model::fire_limits::maxActualCost), 2);
+    m_actualMin->setAccessibleName(tr("Least actual cost"));
+    m_actualMax->setAccessibleName(tr("Most actual cost"));
+    // Two in the form's column: narrower than a billion's digits ask for, which they scroll within.
+    for (QSpinBox *box : {m_actualMin, m_actualMax})
+        box->setMinimumWidth(box->fontMetrics().horizontalAdvance(QStringLiteral("1,000,000")) + 24);
+    m_actualRange = new QWidget(this);
+    auto *range = new QHBoxLayout(m_actualRange);
+    range->setContentsMargins(0, 0, 0, 0);
+    range->addWidget(m_actualMin, 1);
+    range->addWidget(new QLabel(tr("to"), m_actualRange));
+    range->addWidget(m_actualMax, 1);
+    m_actualRange->setToolTip(tr("Each settlement's actual cost, drawn evenly from this range."));
+    m_settleAfter = countField(this, QStringLiteral("fireSettleAfter"), 0, int(model::fire_limits::maxSettleAfterMs),
+                               200, tr(" ms"));
+    m_settleAfter->setToolTip(tr("How long after its answer a reservation is settled (the call's duration)."));
+
     m_form = new QFormLayout;
     m_form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
     m_form->addRow(tr("Target"), m_first);
@@ -156,6 +181,9 @@ QWidget *FireView::createForm()
     m_form->addRow(tr("Cost"), m_cost);
     m_form->addRow(tr("Duration"), m_duration);
     m_form->addRow(QString(), m_realKeys);
+    m_form->addRow(QString(), m_reserve);
+    m_form->addRow(tr("Actual"), m_actualRange);
+    m_form->addRow(tr("Settle after"), m_settleAfter);
 
     m_start = new QPushButton(tr("Fire"), this);
     m_start->setObjectName(QStringLiteral("fireStart"));
@@ -230,8 +258,8 @@ QLayout *FireView::createResults()
     m_summary = new QTableWidget(0, SummaryColumns, this);
     m_summary->setObjectName(QStringLiteral("fireSummary"));
     m_summary->setAccessibleName(tr("Test fire results per target"));
-    m_summary->setHorizontalHeaderLabels(
-        {tr("Target"), tr("Sent"), tr("Allowed (model)"), tr("Deviation"), tr("Rejected"), tr("Errors"), tr("Rate/s")});
+    m_summary->setHorizontalHeaderLabels({tr("Target"), tr("Sent"), tr("Allowed (model)"), tr("Deviation"),
+                                          tr("Rejected"), tr("Errors"), tr("Rate/s"), tr("Charged (model)")});
     m_summary->verticalHeader()->hide();
     m_summary->setWordWrap(false);
     m_summary->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -244,7 +272,9 @@ QLayout *FireView::createResults()
                      {DeviationColumn, QStringLiteral("+10.00%")},
                      {RejectedColumn, QStringLiteral("100,000")},
                      {ErrorsColumn, QStringLiteral("100")},
-                     {RateColumn, QStringLiteral("100,000.0")}});
+                     {RateColumn, QStringLiteral("100,000.0")},
+                     {ChargedColumn, QStringLiteral("100,000 (100,000)")}});
+    m_summary->setColumnHidden(ChargedColumn, true);
     results->addWidget(m_summary);
     return results;
 }
@@ -309,6 +339,11 @@ void FireView::showShapeFields()
     m_form->setRowVisible(m_pipeline, shape == FireShape::Saturate);
     if (auto *label = qobject_cast<QLabel *>(m_form->labelForField(m_rate)))
         label->setText(shape == FireShape::Ramp ? tr("Ramp from") : tr("Rate"));
+    const bool reserving = m_reserve->isChecked();
+    m_form->setRowVisible(m_actualRange, reserving);
+    m_form->setRowVisible(m_settleAfter, reserving);
+    if (auto *label = qobject_cast<QLabel *>(m_form->labelForField(m_cost)))
+        label->setText(reserving ? tr("Estimate") : tr("Cost"));
 }
 
 model::FirePlan FireView::plan() const
@@ -330,6 +365,10 @@ model::FirePlan FireView::plan() const
     plan.cost = m_cost->value();
     plan.durationMs = qRound64(m_duration->value() * 1000);
     plan.realKeys = m_realKeys->isChecked();
+    plan.reserve = m_reserve->isChecked();
+    plan.actualMin = m_actualMin->value();
+    plan.actualMax = m_actualMax->value();
+    plan.settleAfterMs = m_settleAfter->value();
     return plan;
 }
 
@@ -421,6 +460,9 @@ void FireView::showProgress()
                                     milliseconds(latency.percentile(0.99)), milliseconds(latency.max())));
 
     const QLocale locale;
+    // Reserving, the units charged take the rate's place (the status line gives the rate).
+    m_summary->setColumnHidden(ChargedColumn, !plan.reserve);
+    m_summary->setColumnHidden(RateColumn, plan.reserve);
     m_summary->setRowCount(report.targetCount());
     qint64 sent = 0;
     for (int target = 0; target < report.targetCount(); ++target) {
@@ -435,7 +477,8 @@ void FireView::showProgress()
                 .arg(s.deviationPercent, 0, 'f', 2),
             locale.toString(s.rejected),
             locale.toString(s.errors),
-            model::formatDecimal(s.achievedRate)};
+            model::formatDecimal(s.achievedRate),
+            QStringLiteral("%1 (%2)").arg(locale.toString(s.charged), locale.toString(s.expectedCharged))};
         for (int column = 0; column < SummaryColumns; ++column) {
             auto *item = new QTableWidgetItem(column == TargetColumn ? report.plan().targets.at(target).policy.name
                                                                      : cells.at(column));
@@ -470,6 +513,12 @@ void FireView::showFinished()
                               s.deviationPercent >= 0 ? QStringLiteral("+") : QString())
                          .arg(s.deviationPercent, 0, 'f', 2)
                          .arg(model::formatDecimal(s.achievedRate));
+            if (report.plan().reserve)
+                lines << tr("%1 settled (%2 refused, their estimates standing): %3 units charged, the model %4; %5 "
+                            "not charged (past max_debt), the model %6.")
+                             .arg(locale.toString(s.settled), locale.toString(s.settleRefused),
+                                  locale.toString(s.charged), locale.toString(s.expectedCharged),
+                                  locale.toString(s.uncharged), locale.toString(s.expectedUncharged));
             if (s.errors > 0)
                 lines.last() += tr(" %1 calls failed: %2").arg(locale.toString(s.errors), s.firstError);
         }

@@ -86,6 +86,11 @@ private:
     QSpinBox *m_cost;
     QDoubleSpinBox *m_duration;
     QCheckBox *m_realKeys;
+    QCheckBox *m_reserve;
+    QSpinBox *m_actualMin;
+    QSpinBox *m_actualMax;
+    QWidget *m_actualRange;
+    QSpinBox *m_settleAfter;
     QFormLayout *m_form;
     QPushButton *m_start;
     QPushButton *m_stop;

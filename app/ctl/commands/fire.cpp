@@ -27,12 +27,15 @@ CtlCommand fireCommand()
         Ctl::tr("fire test traffic and compare it with the model"),
         Ctl::tr("Fire test traffic at a policy (or a seed script, e.g. scg_token_bucket:10:20), two side by side; "
                 "compare what passed with the reference model; latency percentiles."),
-        optionNames({"rate", "shape", "burst", "every", "ramp-to", "clock-skew"}) + fireOptionNames(),
+        optionNames({"rate", "shape", "burst", "every", "ramp-to", "clock-skew", "actual", "settle-after"})
+            + fireOptionNames(),
         {{QStringLiteral("fire login --rate 50 --duration 20"), Ctl::tr("50 calls a second for 20 s at one subject")},
          {QStringLiteral("fire login scg_token_bucket:10:20 --rate 30 --random 100"),
           Ctl::tr("a policy beside a seed script, random subjects")},
          {QStringLiteral("fire login --shape bursts --burst 40 --every 2000 --csv run.csv"),
-          Ctl::tr("bursts, with the curves in a CSV file")}},
+          Ctl::tr("bursts, with the curves in a CSV file")},
+         {QStringLiteral("fire llm --real-keys --rate 5 --cost 4000 --actual 500-6000 --settle-after 2000"),
+          Ctl::tr("reserve 4,000 tokens a call, settle 2 s later with what it used")}},
         runFire};
 }
 
