@@ -47,8 +47,8 @@ CtlFireFlags::CtlFireFlags()
                          "ms"))
     , m_realKeys(option("real-keys", "Spend the subjects' real buckets instead of test-fire keys."))
     , m_actual(option("actual",
-                      "Reserve each call's cost as an estimate (with --real-keys), then settle it with this actual "
-                      "cost, or one drawn evenly from MIN-MAX.",
+                      "Reserve each call's cost as an estimate, then settle it with this actual cost, or one drawn "
+                      "evenly from MIN-MAX (on real keys only).",
                       "n|min-max"))
     , m_settleAfter(option("settle-after", "With --actual: ms from a reservation's answer to its settlement.", "ms"))
     , m_seed(option("seed", "The seed of random subjects and poisson arrivals, to replay a run.", "n"))
