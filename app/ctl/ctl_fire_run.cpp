@@ -6,10 +6,10 @@
 #include "app/common/exit_codes.h"
 #include "app/ctl/ctl_request.h"
 #include "app/ctl/text_table.h"
+#include "model/files/own_files.h"
 #include "model/fire/fire_engine.h"
 #include "model/policy/lists_store.h"
 #include "model/policy/policy_store.h"
-#include "model/whole_file.h"
 
 #include <QCoreApplication>
 #include <QJsonDocument>

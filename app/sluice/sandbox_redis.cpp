@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/sluice/sandbox_redis.h"
 
+#include "model/files/own_files.h"
+
 #include <QCoreApplication>
 #include <QDir>
-#include <QFile>
 #include <QHostAddress>
 #include <QStandardPaths>
 #include <QTcpServer>
@@ -55,16 +56,20 @@ QString SandboxRedis::directory() const
 
 void SandboxRedis::sweepAbandonedFolders()
 {
-    // A sandbox whose owner was killed leaves its folder behind; its server died with the owner.
+    // A sandbox whose owner was killed leaves its folder behind; its server died with the owner. Only this
+    // user's own folders are swept (not a link another user planted under the name, nor their folder): in the
+    // shared temporary folder nobody else can move or replace them (its sticky bit), and removeRecursively()
+    // removes the links inside them, never what they point to.
     const QDir temp(QDir::tempPath());
     const auto folders = temp.entryList({QStringLiteral("sluice-sandbox-*")}, QDir::Dirs | QDir::NoDotAndDotDot);
     for (const QString &name : folders) {
         QDir folder(temp.filePath(name));
-        QFile owner(folder.filePath(QLatin1String(ownerFileName)));
-        if (!owner.open(QIODevice::ReadOnly))
+        if (!model::isOwnFolder(folder.path()))
             continue;
-        const qint64 pid = owner.readAll().trimmed().toLongLong();
-        owner.close();
+        const model::OwnFileRead owner = model::readOwnFile(folder.filePath(QLatin1String(ownerFileName)), 32);
+        if (owner.missing || owner.failure)
+            continue;
+        const qint64 pid = owner.content.trimmed().toLongLong();
         if (pid != QCoreApplication::applicationPid() && !processAlive(pid))
             folder.removeRecursively();
     }
@@ -87,11 +92,12 @@ void SandboxRedis::start()
             Q_EMIT failed(tr("cannot create a folder for the sandbox: %1").arg(m_tempDir->errorString()));
             return;
         }
-        QFile owner(m_tempDir->filePath(QLatin1String(ownerFileName)));
-        if (owner.open(QIODevice::WriteOnly))
-            owner.write(QByteArray::number(QCoreApplication::applicationPid()));
-    } else if (!QDir().mkpath(m_dataDirectory)) {
-        Q_EMIT failed(tr("cannot create the sandbox data folder %1").arg(m_dataDirectory));
+        // QTemporaryDir made it private (0700) under a name nobody could guess. Without its owner's pid a
+        // folder left behind is never swept, which costs a few bytes: no reason to refuse the sandbox.
+        model::writeWholeFile(m_tempDir->filePath(QLatin1String(ownerFileName)),
+                              QByteArray::number(QCoreApplication::applicationPid()));
+    } else if (const auto refused = model::ensurePrivateFolder(m_dataDirectory)) {
+        Q_EMIT failed(refused->message);
         return;
     }
     m_process = new QProcess(this);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/monitor/rate_history_store.h"
 
+#include "model/files/own_files.h"
 #include "model/policy/policy.h"
-#include "model/whole_file.h"
 
 #include <QCoreApplication>
 #include <QCryptographicHash>
@@ -182,26 +182,18 @@ RateSeries RateHistoryStore::decode(const QByteArray &bytes, qint64 nowMs, qint6
 RateSeries RateHistoryStore::load(qint64 nowMs, qint64 retentionMs, QString *reason) const
 {
     reason->clear();
-    QFile file(m_path);
-    if (!file.exists())
+    const OwnFileRead file = readOwnFile(m_path, kMaxFileBytes);
+    if (file.failure)
+        *reason = file.failure->message;
+    if (file.missing || file.failure)
         return {};
-    if (file.size() > kMaxFileBytes) {
-        *reason = Text::tr("larger than the %1 MiB a history file may take").arg(kMaxFileBytes / (1024 * 1024));
-        return {};
-    }
-    if (!file.open(QIODevice::ReadOnly)) {
-        *reason = file.errorString();
-        return {};
-    }
-    return decode(file.readAll(), nowMs, retentionMs, reason);
+    return decode(file.content, nowMs, retentionMs, reason);
 }
 
 std::optional<Failure> RateHistoryStore::save(const RateSeries &series, qint64 nowMs, qint64 retentionMs) const
 {
-    const QString directory = QFileInfo(m_path).absolutePath();
-    if (!QDir().mkpath(directory))
-        return Failure::serverError(Text::tr("cannot create the folder %1").arg(directory));
-    QFile::setPermissions(directory, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    if (const auto refused = ensurePrivateFolder(QFileInfo(m_path).absolutePath()))
+        return refused;
     return writeWholeFile(m_path, encode(series, nowMs, retentionMs), QFileDevice::ReadOwner | QFileDevice::WriteOwner);
 }
 

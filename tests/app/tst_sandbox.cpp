@@ -8,6 +8,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QScopeGuard>
@@ -17,6 +18,8 @@
 
 #include <csignal>
 #include <memory>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 
@@ -55,10 +58,13 @@ bool processRunning(qint64 pid)
     return afterName > 0 && text.mid(afterName + 2, 1) != "Z";
 }
 
-bool startSluice(SluiceInstance &instance)
+// `temporaryFolder`: where it keeps (and sweeps) sandbox folders, when not the system's.
+bool startSluice(SluiceInstance &instance, const QString &temporaryFolder = {})
 {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    if (!temporaryFolder.isEmpty())
+        env.insert(QStringLiteral("TMPDIR"), temporaryFolder);
     instance.process->setProcessEnvironment(env);
     instance.process->start(QStringLiteral(SLUICE_BINARY), {QStringLiteral("--sandbox")});
     static const QRegularExpression announcement(
@@ -114,6 +120,61 @@ private Q_SLOTS:
         QVERIFY(!QDir(sluice.directory).exists());
         next.process->terminate();
         QVERIFY(next.process->waitForFinished(10000));
+    }
+
+    // The sweep of abandoned sandboxes, attacked as another local user would: a link named like a sandbox
+    // folder that points at this user's files (with a dead owner's pid in it), and, as root, a folder of
+    // nobody's whose inside a second, unprivileged process keeps swapping for a link to root's files while
+    // sluice starts (it deleted 68 of 200). Nothing but Sluice's own folders is swept.
+    void sweepFollowsNoLinkAndEntersNoOtherUsersFolder()
+    {
+        QTemporaryDir shared; // world-writable and sticky, as /tmp
+        QVERIFY(::chmod(QFile::encodeName(shared.path()).constData(), 01777) == 0);
+        QTemporaryDir victim;
+        for (int i = 0; i < 200; ++i)
+            QVERIFY(QFile(victim.filePath(QStringLiteral("file-%1").arg(i))).open(QIODevice::WriteOnly));
+        QProcess gone;
+        gone.start(QStringLiteral("true"));
+        QVERIFY(gone.waitForStarted());
+        const QByteArray deadPid = QByteArray::number(gone.processId());
+        QVERIFY(gone.waitForFinished());
+        QFile owner(victim.filePath(QStringLiteral("owner.pid")));
+        QVERIFY(owner.open(QIODevice::WriteOnly) && owner.write(deadPid) > 0);
+        owner.close();
+        const QString planted = shared.path() + QStringLiteral("/sluice-sandbox-planted");
+        QVERIFY(QFile::link(victim.path(), planted));
+
+        QProcess swapper;
+        const auto stopSwapping = qScopeGuard([&] {
+            swapper.kill();
+            swapper.waitForFinished(5000);
+        });
+        const QString theirs = shared.path() + QStringLiteral("/sluice-sandbox-nobody");
+        if (::geteuid() == 0) {
+            // nobody's folder, with a dead owner, whose `inner` is a folder one moment and a link to the
+            // victim the next.
+            const QString script
+                = QStringLiteral("mkdir %1 && echo %2 > %1/owner.pid && echo ready && "
+                                 "while :; do mkdir %1/inner 2>/dev/null; touch %1/inner/x; rm -rf %1/inner; "
+                                 "ln -s %3 %1/inner; rm -f %1/inner; done");
+            swapper.start(QStringLiteral("setpriv"),
+                          {QStringLiteral("--reuid=nobody"), QStringLiteral("--regid=nogroup"),
+                           QStringLiteral("--clear-groups"), QStringLiteral("sh"), QStringLiteral("-c"),
+                           script.arg(theirs, QString::fromLatin1(deadPid), victim.path())});
+            QVERIFY(swapper.waitForReadyRead(5000));
+        } else {
+            qInfo("not root: the race with another user's process is left to CI (it runs as root)");
+        }
+
+        SluiceInstance sluice;
+        QVERIFY(startSluice(sluice, shared.path()));
+        QVERIFY(sluice.directory.startsWith(shared.path()));
+        sluice.process->terminate();
+        QVERIFY(sluice.process->waitForFinished(10000));
+        QCOMPARE(QDir(victim.path()).entryList(QDir::Files).size(), 201);
+        QVERIFY(QFileInfo(planted).isSymLink());
+        if (::geteuid() == 0)
+            QVERIFY(QFileInfo::exists(theirs + QStringLiteral("/owner.pid")));
     }
 
     void twoInstancesGetSeparateSandboxes()

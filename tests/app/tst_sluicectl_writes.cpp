@@ -23,6 +23,8 @@
 #include <memory>
 #include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 using namespace sluice;
 using test::CtlRun;
@@ -246,6 +248,37 @@ private Q_SLOTS:
         QVERIFY2(intoMissing.exitCode == 1 && intoMissing.err.contains(QLatin1String("cannot write")),
                  shown(intoMissing).constData());
         QVERIFY(!QFile::exists(missing));
+
+        // A device node, a FIFO or a link where the export goes (`sluicectl export /dev/null` as root replaced
+        // the system's /dev/null): refused, each left as it was.
+        QTemporaryDir planted;
+        const QString device = planted.filePath(QStringLiteral("null"));
+        const bool root = ::mknod(QFile::encodeName(device).constData(), S_IFCHR | 0666, makedev(1, 3)) == 0;
+        const QString fifo = planted.filePath(QStringLiteral("fifo"));
+        QVERIFY(::mkfifo(QFile::encodeName(fifo).constData(), 0600) == 0);
+        const QString link = planted.filePath(QStringLiteral("link.json"));
+        QVERIFY(QFile::link(file, link));
+        const auto readFile = [](const QString &path) {
+            QFile read(path);
+            return read.open(QIODevice::ReadOnly) ? read.readAll() : QByteArray();
+        };
+        const QByteArray policies = readFile(file);
+        for (const QString &target : root ? QStringList{device, fifo, link} : QStringList{fifo, link}) {
+            struct stat before { };
+            QVERIFY(::lstat(QFile::encodeName(target).constData(), &before) == 0);
+            const CtlRun refused = sluicectl(base(ns) + QStringList{QStringLiteral("export"), target});
+            QVERIFY2(refused.exitCode == 1 && refused.err.contains(QLatin1String("cannot write"))
+                         && (refused.err.contains(QLatin1String("not a regular file"))
+                             || refused.err.contains(QLatin1String("symbolic link"))),
+                     shown(refused).constData());
+            struct stat after { };
+            QVERIFY(::lstat(QFile::encodeName(target).constData(), &after) == 0);
+            QCOMPARE(after.st_mode, before.st_mode);
+            QCOMPARE(after.st_ino, before.st_ino);
+        }
+        QCOMPARE(readFile(file), policies);
+        if (!root)
+            qInfo("not root: mknod was refused, so the device case is left to CI (it runs as root)");
 
         // A disk that fills up while writing: the old backup stays as it was, nothing else appears.
         const QString backups = dir.filePath(QStringLiteral("backups"));

@@ -9,6 +9,7 @@
 #include "model/monitor/rate_history_store.h"
 #include "redis/redis_client.h"
 
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QRegularExpression>
@@ -17,6 +18,7 @@
 #include <QTest>
 
 #include <limits>
+#include <sys/stat.h>
 
 using namespace sluice;
 using model::RateHistoryStore;
@@ -105,6 +107,57 @@ private Q_SLOTS:
         const RateSeries loaded = RateHistoryStore(m_dir.path(), identity()).load(kNow, kHour, &reason);
         QVERIFY2(reason.isEmpty(), qPrintable(reason));
         QVERIFY(sameSeries(loaded, series));
+    }
+
+    // Another local user's plants where the history goes: the file a link to one of this user's files (it was
+    // overwritten and made 0600), /dev/zero (it aborted the dashboard), a FIFO (it hung it), the folder a link
+    // (its target was made 0700). Loading starts empty at once and says why; saving is refused; each plant and
+    // what it points to stay as they were.
+    void plantedFilesAreNeitherFollowedNorRead()
+    {
+        QTemporaryDir home;
+        const QString folder = home.filePath(QStringLiteral("rate-history"));
+        QVERIFY(QDir().mkpath(folder));
+        const RateHistoryStore store(folder, identity());
+        const QString precious = home.filePath(QStringLiteral("notes.txt"));
+        QVERIFY(QFile(precious).open(QIODevice::WriteOnly));
+        QVERIFY(QFile::setPermissions(precious,
+                                      QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadGroup
+                                          | QFileDevice::ReadOther));
+        const RateSeries series = seconds({QStringLiteral("api")}, 10, kNow);
+        for (const QString &plant : {precious, QStringLiteral("/dev/zero"), QStringLiteral("fifo")}) {
+            QFile::remove(store.path());
+            if (plant == QLatin1String("fifo"))
+                QVERIFY(::mkfifo(QFile::encodeName(store.path()).constData(), 0600) == 0);
+            else
+                QVERIFY(QFile::link(plant, store.path()));
+            QElapsedTimer timer;
+            timer.start();
+            QString reason;
+            QVERIFY(RateHistoryStore(folder, identity()).load(kNow, kHour, &reason).empty());
+            QVERIFY2(reason.contains(QLatin1String("symbolic link")) || reason.contains(QLatin1String("FIFO")),
+                     qPrintable(plant + QLatin1String(": ") + reason));
+            QVERIFY(timer.elapsed() < 1000);
+            const auto refused = store.save(series, kNow, kHour);
+            QVERIFY2(refused, qPrintable(plant));
+            QVERIFY(timer.elapsed() < 1000);
+        }
+        QCOMPARE(QFile::permissions(precious) & QFileDevice::ReadOther, QFileDevice::ReadOther);
+        QCOMPARE(QFile(precious).size(), 0);
+
+        // The folder itself a link: its target keeps its mode, nothing is written into it.
+        const QString shared = home.filePath(QStringLiteral("shared"));
+        QVERIFY(QDir().mkdir(shared));
+        QVERIFY(QFile::setPermissions(shared,
+                                      QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner
+                                          | QFileDevice::ReadOther | QFileDevice::ExeOther));
+        const QString linked = home.filePath(QStringLiteral("linked-history"));
+        QVERIFY(QFile::link(shared, linked));
+        const auto refused = RateHistoryStore(linked, identity()).save(series, kNow, kHour);
+        QVERIFY2(refused && refused->message.contains(QLatin1String("symbolic link")),
+                 qPrintable(refused ? refused->message : QString()));
+        QCOMPARE(QFile::permissions(shared) & QFileDevice::ReadOther, QFileDevice::ReadOther);
+        QVERIFY(QDir(shared).isEmpty());
     }
 
     void noFileIsAnEmptyStartWithoutComplaint()
