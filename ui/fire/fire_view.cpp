@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/fire/fire_view.h"
 
+#include "model/files/own_files.h"
 #include "model/format/units.h"
 #include "model/policy/lists_store.h"
 #include "model/policy/policy_store.h"
-#include "model/whole_file.h"
 #include "ui/connection/write_guard.h"
 #include "ui/fire/fire_target_picker.h"
 #include "ui/fire/latency_bars.h"

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/monitor/policy_live_view.h"
 
+#include "model/files/own_files.h"
 #include "model/format/units.h"
 #include "model/monitor/policy_rate_sampler.h"
 #include "model/monitor/rejected_tally.h"
 #include "model/policy/policy_summary.h"
-#include "model/whole_file.h"
 #include "ui/widgets/banner.h"
 #include "ui/widgets/column_widths.h"
 #include "ui/widgets/long_names.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/policy/policy_panel.h"
 
+#include "model/files/own_files.h"
 #include "model/policy/policy_file.h"
 #include "model/policy/policy_store.h"
-#include "model/whole_file.h"
 #include "ui/policy/namespace_lists_dialog.h"
 #include "ui/policy/policy_commit.h"
 #include "ui/policy/policy_editor.h"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/widgets/time_series_chart.h"
 
+#include "model/files/own_files.h"
 #include "model/format/units.h"
-#include "model/whole_file.h"
 #include "ui/widgets/chart_scale.h"
 #include "ui/widgets/state_palette.h"
 
