@@ -45,9 +45,15 @@ QTextStream &ctlErr()
     return *CtlStreams::err();
 }
 
-CtlStreams::CtlStreams(QTextStream &out, QTextStream &err)
-    : m_previousOut(std::exchange(current().out, &out))
-    , m_previousErr(std::exchange(current().err, &err))
+void ctlClearScreen()
+{
+    ctlOut().flush();
+    *CtlStreams::current().terminal << "\x1b[H\x1b[2J";
+    CtlStreams::current().terminal->flush();
+}
+
+CtlStreams::CtlStreams(QTextStream &out, QTextStream &err, QTextStream *terminal)
+    : m_previous(std::exchange(current(), {&out, &err, terminal ? terminal : &out}))
 {
 }
 
@@ -55,14 +61,14 @@ CtlStreams::~CtlStreams()
 {
     current().out->flush();
     current().err->flush();
-    current() = {m_previousOut, m_previousErr};
+    current() = m_previous;
 }
 
-CtlStreams::Pair &CtlStreams::current()
+CtlStreams::Streams &CtlStreams::current()
 {
     static QTextStream standardOut(stdout);
     static QTextStream standardErr(stderr);
-    static Pair streams{&standardOut, &standardErr};
+    static Streams streams{&standardOut, &standardErr, &standardOut};
     return streams;
 }
 

@@ -49,10 +49,14 @@ struct CtlRequest {
 // Where the running command writes: standard output and error, or the streams runSluicectl() was given.
 QTextStream &ctlOut();
 QTextStream &ctlErr();
-// Points ctlOut() and ctlErr() at other streams while it lives (flushed, then the previous ones back).
+// Clears the terminal for watch's next table: sluicectl's own command to it, the one text written past the
+// escaping of terminal controls (app/ctl/terminal_stream.h).
+void ctlClearScreen();
+// Points ctlOut() and ctlErr() at other streams while it lives (flushed, then the previous ones back);
+// `terminal` is where ctlClearScreen() writes (`out` when none).
 class CtlStreams {
 public:
-    CtlStreams(QTextStream &out, QTextStream &err);
+    CtlStreams(QTextStream &out, QTextStream &err, QTextStream *terminal = nullptr);
     ~CtlStreams();
     CtlStreams(const CtlStreams &) = delete;
     CtlStreams &operator=(const CtlStreams &) = delete;
@@ -61,13 +65,14 @@ public:
     static QTextStream *err() { return current().err; }
 
 private:
-    struct Pair {
+    struct Streams {
         QTextStream *out;
         QTextStream *err;
+        QTextStream *terminal;
     };
-    static Pair &current();
-    QTextStream *m_previousOut;
-    QTextStream *m_previousErr;
+    static Streams &current();
+    friend void ctlClearScreen();
+    Streams m_previous;
 };
 // The one table from a failure's kind to sluicectl's exit code (app/common/exit_codes.h).
 int exitCodeFor(model::Failure::Kind kind);

@@ -8,6 +8,7 @@
 #include "app/ctl/ctl_help.h"
 #include "app/ctl/ctl_options.h"
 #include "app/ctl/ctl_request.h"
+#include "app/ctl/terminal_stream.h"
 #include "model/connection/connection_profile.h"
 #include "model/connection/key_namespace.h"
 #include "model/connection/keychain_secret_store.h"
@@ -202,7 +203,9 @@ namespace sluice::app {
 
 int runSluicectl(const QStringList &arguments, QTextStream &out, QTextStream &err)
 {
-    const CtlStreams streams(out, err);
+    TerminalStream safeOut(out), safeErr(err);
+    QTextStream printed(&safeOut), errors(&safeErr);
+    const CtlStreams streams(printed, errors, &out);
     QCommandLineParser parser;
     const app::CtlOptions flags;
     const app::CtlConnectionFlags connectionFlags;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/policy/policy_diff.h"
 
+#include "model/format/terminal_text.h"
 #include "model/format/units.h"
 #include "model/policy/policy_summary.h"
 
@@ -39,7 +40,8 @@ QVector<DefinitionField> definitionFields(const Policy &policy)
              policy.maxDebt > 0 ? formatCount(policy.maxDebt) : QString()},
             {QStringLiteral("reserve_timeout_ms"), Text::tr("Reservations wait"),
              policy.reserveTimeoutMs > 0 ? durationText(policy.reserveTimeoutMs) : QString()},
-            {QStringLiteral("description"), Text::tr("Description"), policy.description}};
+            // One line, whatever a file or another writer put in it: a line break could forge a line of the plan.
+            {QStringLiteral("description"), Text::tr("Description"), terminalText(policy.description)}};
 }
 
 QVector<FieldChange> diffPolicies(const Policy *before, const Policy *after)

@@ -4,6 +4,7 @@
 #include "model/connection/connection_profile.h"
 #include "model/connection/keychain_secret_store.h"
 #include "model/connection/secret_store.h"
+#include "model/format/terminal_text.h"
 #include "model/limiter/seed_layouts.h"
 #include "redis/redis_connection.h"
 #include "support/await_secret.h"
@@ -1234,6 +1235,63 @@ private Q_SLOTS:
         QVERIFY2(unpublished.err.contains(QLatin1String("fw: no limiter library (publish it first)")),
                  qPrintable(unpublished.err));
         QVERIFY2(unpublished.elapsedMs < 5000, "stopped at the first answer");
+    }
+
+    // Text a service or another writer planted, printed to the operator's terminal: a subject with an OSC
+    // title change, a bell, a carriage return and a forged line; a description that clears the screen, forges a
+    // line of the plan and reverses the text after it. No control reaches the terminal (each is shown \uXXXX),
+    // no line is forged, and --json still carries each string exactly.
+    void plantedTextNeverCommandsTheTerminal()
+    {
+        sluice::test::RedisProcess server(sluice::test::RedisProcess::Patience::Quick);
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        const QStringList base{QStringLiteral("-u"), QStringLiteral("redis://127.0.0.1:%1").arg(server.port())};
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("policies.json"));
+        const QString description = QStringLiteral("quota\u001b[2J\n  + create   everything  (approved)\u202egnp.exe");
+        QVERIFY(writeFile(file,
+                          js("{'policies': [{'name': 'api', 'algorithm': 'fixed_window', 'limit': 5, "
+                             "'window_ms': 60000, 'description': 'quota\\u001b[2J\\n  + create   "
+                             "everything  (approved)\\u202egnp.exe'}]}")));
+        const Run plan = sluicectl(base + QStringList{QStringLiteral("apply"), QStringLiteral("--dry-run"), file});
+        QCOMPARE(plan.exitCode, 10); // changes pending
+        const auto noControls = [](const QString &out) {
+            return std::none_of(out.begin(), out.end(), [](QChar c) {
+                return c != QLatin1Char('\n') && model::isTerminalControl(c.unicode());
+            });
+        };
+        QVERIFY2(noControls(plan.out) && noControls(plan.err), qPrintable(plan.out));
+        QVERIFY2(!plan.out.contains(QRegularExpression(QStringLiteral("^\\s*\\+ create\\s+everything"),
+                                                       QRegularExpression::MultilineOption)),
+                 qPrintable(plan.out));
+        QVERIFY2(plan.out.contains(QLatin1String("quota\\u001b[2J\\u000a  + create")), qPrintable(plan.out));
+        QVERIFY2(plan.out.contains(QLatin1String("\\u202egnp.exe")), qPrintable(plan.out));
+        QCOMPARE(sluicectl(base + QStringList{QStringLiteral("apply"), file}).exitCode, 0);
+        QCOMPARE(sluicectl(base + QStringList{QStringLiteral("publish")}).exitCode, 0);
+        const Run policies = sluicectl(base + QStringList{QStringLiteral("policies"), QStringLiteral("--json")});
+        QVERIFY(noControls(policies.out));
+        QCOMPARE(QJsonDocument::fromJson(policies.out.toUtf8())
+                     .array()
+                     .at(0)
+                     .toObject()[QLatin1String("description")]
+                     .toString(),
+                 description);
+
+        redis::RedisConnection service(server.options());
+        QVERIFY(sluice::test::openAndWait(service));
+        const QByteArray subject = "mallory\x1b]0;you have been pwned\x07\r\nFORGED 5/5 fixed_window";
+        QVERIFY(
+            sluice::test::syncCommand(service, {"FCALL", "sluice_acquire", "1", "sluice:api:{" + subject + "}", "api"})
+                .ok());
+        const Run keys = sluicectl(base + QStringList{QStringLiteral("keys")});
+        QCOMPARE(keys.exitCode, 0);
+        QVERIFY2(noControls(keys.out), qPrintable(keys.out));
+        QVERIFY2(!keys.out.contains(QRegularExpression(QStringLiteral("^FORGED"), QRegularExpression::MultilineOption)),
+                 qPrintable(keys.out));
+        const Run keysJson = sluicectl(base + QStringList{QStringLiteral("keys"), QStringLiteral("--json")});
+        QVERIFY(noControls(keysJson.out));
+        QVERIFY2(keysJson.out.contains(QLatin1String("\\u001b]0;you have been pwned\\u0007\\r\\n")),
+                 qPrintable(keysJson.out));
     }
 
     void watchPrintsTheDecisionsOfEachSample()

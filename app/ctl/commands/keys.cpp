@@ -6,6 +6,7 @@
 #include "app/ctl/ctl_request.h"
 #include "app/ctl/ctl_seed_keys.h"
 #include "app/ctl/text_table.h"
+#include "model/format/subject_text.h"
 #include "model/limiter/bucket_key.h"
 #include "model/limiter/bucket_reset.h"
 #include "model/limiter/limiter_library.h"
@@ -67,12 +68,12 @@ void printBucket(const model::InspectedBucket &row, bool json)
         return;
     }
     if (!row.state) {
-        ctlOut() << QStringLiteral("%1 %2 ").arg(QString::fromUtf8(bucket.subject), -24).arg(bucket.policy, -20)
+        ctlOut() << QStringLiteral("%1 %2 ").arg(model::subjectText(bucket.subject), -24).arg(bucket.policy, -20)
                  << Ctl::tr("unreadable: %1").arg(row.problem) << Qt::endl;
         return;
     }
     const model::BucketState &state = *row.state;
-    ctlOut() << bucketTable.row({QString::fromUtf8(bucket.subject), bucket.policy, state.algorithm,
+    ctlOut() << bucketTable.row({model::subjectText(bucket.subject), bucket.policy, state.algorithm,
                                  QStringLiteral("%1/%2").arg(state.available).arg(state.capacity),
                                  QString::number(state.resetAfterMs), QString::number(state.ttlMs),
                                  QString::number(state.allowed), QString::number(state.rejected), state.rulesText()})

@@ -42,7 +42,7 @@ QString share(const model::RatePoint &point)
 void printTable(const model::RateSample &sample, bool clearScreen)
 {
     if (clearScreen)
-        ctlOut() << "\x1b[H\x1b[2J";
+        ctlClearScreen();
     ctlOut() << QDateTime::fromMSecsSinceEpoch(sample.endMs, Qt::UTC).toString(Qt::ISODateWithMs)
              << Ctl::tr("  (%1 s)").arg(sample.spanMs / 1000.0, 0, 'f', 2) << Qt::endl;
     const TextTable table(
