@@ -193,7 +193,20 @@ void inspectNode(RedisCommands *client, const QString &node, const LibraryOwner 
                 if (result.libraries.at(i).name == owner.libraryName())
                     ours = &result.libraries.at(i);
             }
-            if (!ours) {
+            const LoadedLibrary *otherCase = nullptr;
+            for (const LoadedLibrary &library : result.libraries)
+                if (library.name != owner.libraryName()
+                    && library.name.compare(owner.libraryName(), Qt::CaseInsensitive) == 0)
+                    otherCase = &library;
+            if (!ours && otherCase) {
+                result.state = NodeLibrary::State::Missing;
+                result.nameTakenInOtherCase = true;
+                const QString served = otherCase->owner ? otherCase->owner->describe() : Text::tr("another program");
+                result.detail
+                    = Text::tr("no library named %1: the library %2 (for %3) holds its function names, as Redis "
+                               "ignores case in them; use a namespace that differs from that one by more than case")
+                          .arg(QString::fromLatin1(owner.libraryName()), QString::fromLatin1(otherCase->name), served);
+            } else if (!ours) {
                 result.state = NodeLibrary::State::Missing;
                 result.detail = Text::tr("no library named %1").arg(QString::fromLatin1(owner.libraryName()));
             } else if (!ours->owner) {
@@ -359,6 +372,14 @@ void loadUnlessRefused(RedisCommands *client, const LibraryOwner &owner, const P
     QStringList others;
     QSet<QString> running;
     for (const NodeLibrary &node : nodes) {
+        if (node.nameTakenInOtherCase) {
+            result.failure
+                = Failure{Failure::Kind::Refused,
+                          Text::tr("%1 cannot be published on %2: %3").arg(owner.describe(), node.node, node.detail)};
+            qCDebug(lcPublish, "refused: %s", qUtf8Printable(result.failure->message));
+            done(result);
+            return;
+        }
         if (node.state == NodeLibrary::State::Foreign)
             others << Text::tr("%1: %2").arg(node.node, node.detail);
         if (node.state == NodeLibrary::State::Current || node.state == NodeLibrary::State::Stale)

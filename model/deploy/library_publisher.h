@@ -43,6 +43,9 @@ struct NodeLibrary {
     qint64 version = 0;
     QByteArray digest;
     QString detail; // what went wrong, or what was found instead
+    // Missing because another library's name differs from this owner's only in case: Redis ignores case in
+    // function names, so that library holds all of this one's (no take-over can load it beside).
+    bool nameTakenInOtherCase = false;
     Persistence persistence = Persistence::Unknown;
     QVector<LoadedLibrary> libraries; // every library the primary runs
 

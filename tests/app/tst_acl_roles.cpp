@@ -4,6 +4,7 @@
 // two namespaces, so a role that lacks a command its job needs, or grants one it should not, fails here.
 
 #include "model/connection/connection_session.h"
+#include "model/connection/key_namespace.h"
 #include "model/deploy/acl_roles.h"
 #include "model/limiter/lua_source.h"
 #include "model/monitor/key_scanner.h"
@@ -251,6 +252,64 @@ private Q_SLOTS:
                            {QStringLiteral("--user"), QStringLiteral("two words")})
                      .exitCode,
                  2);
+    }
+
+    // No role of one namespace reaches another namespace's keys: the operator role of "tenA" took the whole of
+    // a namespace named "tenA-fire". Over names that are prefixes, suffixes and case variants of one another,
+    // every key pattern of every role of each namespace (each a prefix and '*') matches none of the keys of any
+    // other accepted namespace: its buckets, admin keys and test-fire keys, in every seed layout.
+    void rolesOfOneNamespaceReachNoOther()
+    {
+        QStringList names;
+        for (const QString &stem : {QStringLiteral("a"), QStringLiteral("tenA"), QStringLiteral("sluice")})
+            for (const QString &tail :
+                 {QString(), QStringLiteral("-fire"), QStringLiteral("-fire-fire"), QStringLiteral("-FIRE"),
+                  QStringLiteral("-f"), QStringLiteral("_fire"), QStringLiteral(".fire"), QStringLiteral("-"),
+                  QStringLiteral("b"), QStringLiteral("-fire.x"), QStringLiteral("-fire-")})
+                names << stem + tail << stem.toUpper() + tail;
+        QStringList accepted;
+        for (const QString &name : names)
+            if (!model::namespaceProblem(name))
+                accepted << name;
+        QVERIFY(!accepted.contains(QStringLiteral("tenA-fire")) && !accepted.contains(QStringLiteral("a-FIRE")));
+        QVERIFY(accepted.contains(QStringLiteral("tenA-fire-")) && accepted.contains(QStringLiteral("a-fire.x")));
+        const auto keysOf = [](const QString &ns) {
+            const QString fire = ns + QStringLiteral("-fire:run1:1:");
+            return QStringList{ns + QStringLiteral(":api:{alice}"),
+                               QLatin1Char('{') + ns + QStringLiteral("}:policies"),
+                               QLatin1Char('{') + ns + QStringLiteral("}:audit"),
+                               fire + QStringLiteral("api:{alice}"),
+                               QLatin1Char('{') + fire + QStringLiteral("alice}:tokens"),
+                               QStringLiteral("request_rate_limiter.{") + fire + QStringLiteral("alice}.tokens")};
+        };
+        int checked = 0;
+        for (const QString &ns : accepted) {
+            for (const model::AclRole role :
+                 {model::AclRole::Service, model::AclRole::Dashboard, model::AclRole::Operator}) {
+                for (QString rule : model::aclRules(role, ns, 0)) {
+                    if (!rule.startsWith(QLatin1Char('~')) && !rule.startsWith(QLatin1String("%R~")))
+                        continue;
+                    rule = rule.section(QLatin1Char('~'), 1);
+                    // Each pattern a literal prefix then '*': what it reaches is what starts with the prefix.
+                    QVERIFY2(rule.endsWith(QLatin1Char('*'))
+                                 && !rule.chopped(1).contains(QRegularExpression(QStringLiteral("[*?\\[\\]\\\\]"))),
+                             qPrintable(rule));
+                    const QString prefix = rule.chopped(1);
+                    for (const QString &other : accepted) {
+                        if (other == ns)
+                            continue;
+                        for (const QString &key : keysOf(other)) {
+                            QVERIFY2(!key.startsWith(prefix),
+                                     qPrintable(QStringLiteral("%1's %2 role (~%3) reaches %4's key %5")
+                                                    .arg(ns, model::aclRoleName(role), rule, other, key)));
+                            ++checked;
+                        }
+                    }
+                }
+            }
+        }
+        qInfo("%lld namespaces, %d pattern-and-key pairs: each role reaches its own namespace only",
+              static_cast<long long>(accepted.size()), checked);
     }
 
     // What the Lua runs is what Redis checks against the caller: every command a source names must be in

@@ -1439,6 +1439,10 @@ private Q_SLOTS:
         for (const auto &[name, ns] : badNamespaces)
             QTest::addRow("namespace: %s", name)
                 << QStringList{QStringLiteral("--namespace"), ns, QStringLiteral("ping")} << namespaceRule;
+        QTest::newRow("namespace: another's test-fire keys")
+            << QStringList{QStringLiteral("--namespace"), QStringLiteral("tenA-fire"), QStringLiteral("ping")}
+            << QStringLiteral("bad --namespace: a namespace may not end in \"-fire\": \"tenA-fire\" holds the "
+                              "test-fire keys of namespace \"tenA\"");
         QTest::newRow("bad timeout") << QStringList{QStringLiteral("--timeout"), QStringLiteral("soon"),
                                                     QStringLiteral("ping")}
                                      << QStringLiteral("--timeout");

@@ -267,6 +267,33 @@ private Q_SLOTS:
         }
     }
 
+    // Redis ignores case in function names (TeamB's and teamb's fought over sluice_teamb_*, teamb's services
+    // running TeamB's code): a namespace that differs from a published one only in case is refused, taking over
+    // or not, naming the library that holds its names; status says the same, and the first one keeps running.
+    void aNamespaceThatDiffersOnlyInCaseIsRefused()
+    {
+        QVERIFY(publish().ok());
+        const QString first = m_ns;
+        m_ns = first.toUpper();
+        store(test::makePolicy(QStringLiteral("api"), model::Algorithm::TokenBucket, 5, 60000, 5));
+        const QByteArray holder = model::LibraryOwner{first, 0}.libraryName();
+        for (const model::PublishResult &refused : {publish(), publishTakingOver()}) {
+            QVERIFY(refused.failure);
+            QVERIFY2(refused.failure->message.contains(QString::fromLatin1(holder))
+                         && refused.failure->message.contains(QLatin1String("ignores case"))
+                         && refused.failure->message.contains(first),
+                     qPrintable(refused.failure->message));
+        }
+        for (const NodeLibrary &node : status().nodes) {
+            QVERIFY(node.nameTakenInOtherCase);
+            QVERIFY2(node.detail.contains(QString::fromLatin1(holder)), qPrintable(node.detail));
+        }
+        const RedisReply decision = syncCommand(*m_cluster,
+                                                {"FCALL", model::LibraryOwner{first, 0}.function("acquire"), "1",
+                                                 model::bucketKey(first, QStringLiteral("api"), "x"), "api"});
+        QCOMPARE(decision.value.elements.value(1).integer, 149);
+    }
+
     void persistenceIsReported()
     {
         // The test Cluster saves nothing: every node says so.
