@@ -2,6 +2,7 @@
 #include "model/deploy/library_publisher.h"
 
 #include "model/deploy/node_order.h"
+#include "model/limiter/limiter_library.h"
 #include "model/limiter/lua_source.h"
 #include "model/model_log.h"
 #include "model/policy/lists_store.h"
@@ -155,6 +156,21 @@ void readVersionReply(LoadedLibrary *library, const RedisReply &version)
     library->digest = fields.at(1).bytes;
 }
 
+// The digest the code of library `name` in a FUNCTION LIST ... WITHCODE reply hashes to; empty when the
+// reply holds no such library or its code is not a Sluice library's.
+QByteArray runningDigest(const RedisReply &reply, const QByteArray &name)
+{
+    if (!reply.ok())
+        return {};
+    for (const RespValue &library : reply.value.elements) {
+        const RespValue *listed = library.field("library_name");
+        const RespValue *code = library.field("library_code");
+        if (listed && code && listed->bytes == name)
+            return LimiterLibrary::digestOfSource(code->bytes).value_or(QByteArray());
+    }
+    return {};
+}
+
 // What one primary runs under `owner`'s library name, against the digest that should run there, and
 // every other library beside it.
 void inspectNode(RedisCommands *client, const QString &node, const LibraryOwner &owner,
@@ -174,6 +190,7 @@ void inspectNode(RedisCommands *client, const QString &node, const LibraryOwner 
         result.libraries = listedLibraries(list.value, &versioned);
         struct Replies {
             QVector<RedisReply> versions;
+            RedisReply code; // this owner's library with its code
             RedisReply save;
         };
         auto replies = std::make_shared<Replies>();
@@ -182,6 +199,12 @@ void inspectNode(RedisCommands *client, const QString &node, const LibraryOwner 
             if (versioned.at(i))
                 client->sendToNode(node, {"FCALL_RO", result.libraries.at(i).name + "_version", "0"}, context,
                                    [replies, i](const RedisReply &r) { replies->versions[i] = r; });
+        // The code Redis runs, to hash: a library's word on its own digest is not taken (one edited by hand
+        // keeps the digest it was published with). Only this owner's library, the one that must match.
+        if (std::any_of(result.libraries.cbegin(), result.libraries.cend(),
+                        [&](const LoadedLibrary &library) { return library.name == owner.libraryName(); }))
+            client->sendToNode(node, {"FUNCTION", "LIST", "LIBRARYNAME", owner.libraryName(), "WITHCODE"}, context,
+                               [replies](const RedisReply &r) { replies->code = r; });
         client->sendToNode(node, {"CONFIG", "GET", "save"}, context,
                            [replies](const RedisReply &r) { replies->save = r; });
         // Replies from one node arrive in order, so the last one completes the picture.
@@ -219,6 +242,17 @@ void inspectNode(RedisCommands *client, const QString &node, const LibraryOwner 
                 result.detail = Text::tr("the library named %1 serves %2 (version %3)")
                                     .arg(QString::fromLatin1(ours->name), ours->owner->describe())
                                     .arg(ours->version);
+            } else if (const QByteArray runs = runningDigest(replies->code, owner.libraryName());
+                       runs != ours->digest) {
+                result.state = NodeLibrary::State::Foreign;
+                result.version = ours->version;
+                result.detail = runs.isEmpty()
+                    ? Text::tr("the code of the library named %1 could not be read to check it")
+                          .arg(QString::fromLatin1(ours->name))
+                    : Text::tr("the library named %1 was changed after it was published: its code hashes to %2, "
+                               "not the %3 it claims")
+                          .arg(QString::fromLatin1(ours->name), QString::fromLatin1(runs),
+                               QString::fromLatin1(ours->digest));
             } else {
                 result.version = ours->version;
                 result.digest = ours->digest;

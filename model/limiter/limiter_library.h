@@ -7,6 +7,8 @@
 #include <QByteArray>
 #include <QVector>
 
+#include <optional>
+
 namespace sluice::model {
 
 // One owner's Functions library as it is loaded into Redis: the static limiter code from lua/ behind
@@ -29,6 +31,10 @@ struct LimiterLibrary {
 
     // A Lua string literal holding exactly `bytes`: anything but plain characters is a decimal escape.
     static QByteArray luaString(const QByteArray &bytes);
+    // What a loaded library's code hashes to, computed as build() computes its digest (over everything after
+    // the LIBRARY line): the code Redis runs, whatever the library says of itself. Nullopt for code that is
+    // not a Sluice library's.
+    static std::optional<QByteArray> digestOfSource(const QByteArray &source);
 };
 
 } // namespace sluice::model

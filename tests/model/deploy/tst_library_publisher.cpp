@@ -239,6 +239,33 @@ private Q_SLOTS:
                  qPrintable(blocked.nodes.at(1).detail));
     }
 
+    // An operator loads a copy of the library with a limit changed from 100 to 1,000,000 and the digest line
+    // left as it was: the library still says it is current, but status hashes the code Redis runs, names the
+    // change, counts it as drift, and a publish replaces it only when told to take it over.
+    void aLibraryChangedAfterPublishingIsNotCurrent()
+    {
+        QVERIFY(publish().ok());
+        const RedisReply listed
+            = onNode(*m_cluster, primary(1), {"FUNCTION", "LIST", "LIBRARYNAME", owner().libraryName(), "WITHCODE"});
+        QVERIFY(listed.ok() && listed.value.elements.size() == 1);
+        QByteArray code = listed.value.elements.first().field("library_code")->bytes;
+        QVERIFY(code.contains("limit = 100,"));
+        code.replace("limit = 100,", "limit = 1000000,");
+        QVERIFY(onNode(*m_cluster, primary(1), {"FUNCTION", "LOAD", "REPLACE", code}).ok());
+        const RedisReply claimed = onNode(*m_cluster, primary(1), {"FCALL_RO", owner().function("version"), "0"});
+        QCOMPARE(claimed.value.elements.value(1).bytes, status().nodes.at(0).digest); // it claims the same digest
+
+        const model::DeploymentStatus found = status();
+        QCOMPARE(states(found.nodes), (QVector<NodeLibrary::State>{Current, NodeLibrary::State::Foreign, Current}));
+        QVERIFY2(found.nodes.at(1).detail.contains(QLatin1String("changed after it was published")),
+                 qPrintable(found.nodes.at(1).detail));
+        QVERIFY(found.drift());
+        const model::PublishResult refused = publish();
+        QVERIFY(refused.failure && refused.needs.takeOver);
+        QVERIFY(publishTakingOver().ok());
+        QCOMPARE(states(status().nodes), (QVector<NodeLibrary::State>{Current, Current, Current}));
+    }
+
     void namespacesPublishLibrariesOfTheirOwn()
     {
         // Two namespaces on one Cluster, published in turn: each keeps its own library and decisions,
