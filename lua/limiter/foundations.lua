@@ -52,7 +52,10 @@ end
 
 -- Caller-supplied bytes made safe to quote in an error line (cut first: a key may be megabytes).
 local function shown(text)
-    local quoted = gsub(sub(text, 1, 80), '[%c"\\]', '?')
+    local cut = sub(text, 1, 80)
+    -- A character cut at the 80th byte goes whole, so that the message stays valid UTF-8.
+    if find(sub(text, 81, 81), '^[\128-\191]') then cut = gsub(cut, '[\192-\255][\128-\191]*$', '') end
+    local quoted = gsub(cut, '[%c"\\]', '?')
     if #text > 80 then quoted = quoted .. '...' end
     return '"' .. quoted .. '"'
 end

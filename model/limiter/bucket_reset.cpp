@@ -22,18 +22,11 @@ struct Text {
     Q_DECLARE_TR_FUNCTIONS(sluice::model::BucketReset)
 };
 
-} // namespace
-
-void resetBucket(redis::RedisCommands *client, const LibraryOwner &owner, const QString &policy,
-                 const QByteArray &subject, const QString &who, QObject *context,
-                 std::function<void(const std::optional<Failure> &)> done)
+// Reads the bucket for the audit entry, records the reset, then deletes the bucket and what lies beside it.
+void inspectAndReset(redis::RedisCommands *client, const LibraryOwner &owner, const QString &policy,
+                     const QByteArray &subject, const QString &who, QObject *context,
+                     std::function<void(const std::optional<Failure> &)> done)
 {
-    if (!isValidPolicyName(policy) || !isValidSubject(subject)) {
-        done(Failure::invalid(
-            Text::tr("not a bucket: a policy name and a subject of 1 to %1 bytes without { or } are needed")
-                .arg(maxSubjectBytes)));
-        return;
-    }
     const QByteArray key = bucketKey(owner.ns, policy, subject);
     client->sendForKey(key, BucketState::inspectCommand(owner, key, policy), context, [=](const RedisReply &inspected) {
         if (inspected.failure != RedisReply::Failure::None) {
@@ -73,6 +66,37 @@ void resetBucket(redis::RedisCommands *client, const LibraryOwner &owner, const 
                             .arg(QString::fromUtf8(key))));
             });
         });
+    });
+}
+
+} // namespace
+
+void resetBucket(redis::RedisCommands *client, const LibraryOwner &owner, const QString &policy,
+                 const QByteArray &subject, const QString &who, QObject *context,
+                 std::function<void(const std::optional<Failure> &)> done)
+{
+    if (!isValidPolicyName(policy) || !isValidSubject(subject)) {
+        done(Failure::invalid(
+            Text::tr("not a bucket: a policy name and a subject of 1 to %1 bytes without { or } are needed")
+                .arg(maxSubjectBytes)));
+        return;
+    }
+    // Only a stored policy's bucket: a name nobody stored has no bucket to reset, and an audit entry saying
+    // one was reset would be untrue.
+    client->send({"SISMEMBER", AdminKeys(owner.ns).policies(), policy.toUtf8()}, context,
+                 [=](const RedisReply &stored) {
+        if (!stored.ok()) {
+            done(Failure::fromReply(stored).reworded(
+                Text::tr("cannot read the stored policies: %1; nothing was reset")));
+            return;
+        }
+        if (stored.value.integer != 1) {
+            done(Failure{
+                Failure::Kind::Invalid,
+                Text::tr("no policy named \"%1\" is stored in %2; nothing was reset").arg(policy, owner.describe())});
+            return;
+        }
+        inspectAndReset(client, owner, policy, subject, who, context, done);
     });
 }
 

@@ -994,6 +994,14 @@ private Q_SLOTS:
                      .value.integer,
                  0);
         QCOMPARE(acquire("mallory").elements.at(0).integer, 1);
+        // A policy nobody stored has no bucket: said so (exit 5), and nothing is reset or recorded.
+        const qint64 entries = sluice::test::syncCommand(traffic, {"XLEN", "{sluice}:audit"}).value.integer;
+        const Run unknown = sluicectl(
+            base + QStringList{QStringLiteral("reset-key"), QStringLiteral("logins"), QStringLiteral("mallory")});
+        QVERIFY2(unknown.exitCode == 5 && unknown.err.contains(QLatin1String("no policy named \"logins\" is stored"))
+                     && unknown.out.isEmpty(),
+                 qPrintable(unknown.err + unknown.out));
+        QCOMPARE(sluice::test::syncCommand(traffic, {"XLEN", "{sluice}:audit"}).value.integer, entries);
         const Run history = sluicectl(
             base + QStringList{QStringLiteral("history"), QStringLiteral("login"), QStringLiteral("--json")});
         const QJsonObject reset = QJsonDocument::fromJson(history.out.toUtf8()).array().at(0).toObject();
