@@ -15,6 +15,7 @@
 #include "support/test_services.h"
 #include "support/traffic_support.h"
 
+#include <QElapsedTimer>
 #include <QHostAddress>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -22,7 +23,9 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrlQuery>
@@ -371,6 +374,64 @@ private Q_SLOTS:
         QCOMPARE(exposed(exposition, allowed), 180.0);
         QCOMPARE(exposed(exposition, rejected), 120.0);
         QCOMPARE(exposed(exposition, series("sluice_up", ns)), 1.0);
+    }
+
+    // Slow and idle clients (4 half-open connections made 7 of 8 scrapes time out): with 100 connections held
+    // open and idle, every scrape still answers, well inside Prometheus's 10 s; and with Redis frozen, 6
+    // scrapes at once each answer sluice_up 0 within the exporter's deadline instead of queueing.
+    void idleClientsAndAFrozenRedisLeaveScrapesAnswered()
+    {
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        Exporter exporter;
+        QVERIFY2(exporter.start(server.options(), QStringLiteral("sluice")), qPrintable(exporter.log()));
+        const QString up = series("sluice_up", QStringLiteral("sluice"));
+        std::vector<std::unique_ptr<QTcpSocket>> idle;
+        for (int i = 0; i < 100; ++i) {
+            idle.push_back(std::make_unique<QTcpSocket>());
+            idle.back()->connectToHost(QHostAddress::LocalHost, exporter.port());
+            QVERIFY(idle.back()->waitForConnected(2000));
+            if (i % 2 == 0) // half of them start a request and never finish it
+                idle.back()->write("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+            idle.back()->flush();
+        }
+        qint64 longestMs = 0;
+        int answered = 0;
+        for (int scrape = 0; scrape < 8; ++scrape) {
+            QElapsedTimer timer;
+            timer.start();
+            answered += exposed(exporter.scrape(), up) == 1.0;
+            longestMs = std::max(longestMs, timer.elapsed());
+        }
+        qInfo("100 idle connections held open: %d of 8 scrapes answered, the longest in %lld ms", answered, longestMs);
+        QCOMPARE(answered, 8);
+        QVERIFY(longestMs < 9000);
+        idle.clear();
+
+        server.freeze();
+        const auto thaw = qScopeGuard([&] { server.thaw(); });
+        QElapsedTimer timer;
+        timer.start();
+        std::vector<std::unique_ptr<QNetworkAccessManager>> managers;
+        std::vector<QNetworkReply *> replies;
+        for (int i = 0; i < 6; ++i) {
+            managers.push_back(std::make_unique<QNetworkAccessManager>());
+            QNetworkRequest request(QUrl(QStringLiteral("http://127.0.0.1:%1/metrics").arg(exporter.port())));
+            request.setTransferTimeout(30000);
+            replies.push_back(managers.back()->get(request));
+        }
+        QVERIFY(test::spinUntil(
+            [&] {
+            return std::all_of(replies.begin(), replies.end(), [](QNetworkReply *r) { return r->isFinished(); });
+            },
+            30000));
+        const qint64 frozenMs = timer.elapsed();
+        int down = 0;
+        for (QNetworkReply *reply : replies)
+            down += exposed(reply->readAll(), up) == 0.0;
+        qInfo("Redis frozen: 6 scrapes at once, %d answered sluice_up 0, all within %lld ms", down, frozenMs);
+        QCOMPARE(down, 6);
+        QVERIFY(frozenMs < 9500);
     }
 
     // An exporter outlives a Redis restart: sluice_up 0 while it is down, then back to 1 on its own.

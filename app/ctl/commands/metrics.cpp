@@ -28,7 +28,13 @@ void warnAbout(const model::MetricsSnapshot &snapshot)
 }
 
 // ADDRESS:PORT with a literal IPv4 or [IPv6] address: civetweb's listening_ports spelling.
-bool parseListen(const QString &listen, std::string *bindAddress)
+// How the HTTP server (civetweb, under prometheus-cpp's Exposer) holds up against slow and idle clients: each
+// connection takes a worker until its request has come, so many workers, and a request that has not come
+// within a few seconds is dropped. Both well inside Prometheus's 10 s scrape timeout.
+constexpr int httpWorkers = 64;
+constexpr int httpRequestTimeoutMs = 3000;
+
+bool parseListen(const QString &listen, std::string *bindAddress, bool *loopback)
 {
     const qsizetype colon = listen.lastIndexOf(QLatin1Char(':'));
     if (colon <= 0)
@@ -43,6 +49,7 @@ bool parseListen(const QString &listen, std::string *bindAddress)
     if (address.isNull() || (address.protocol() == QAbstractSocket::IPv6Protocol) != bracketed)
         return false;
     *bindAddress = listen.toStdString();
+    *loopback = address.isLoopback();
     return true;
 }
 
@@ -62,8 +69,9 @@ void printOnce(const CtlRequest &request, model::MetricsScraper *scraper)
 void serve(const CtlRequest &request, model::MetricsScraper *scraper)
 {
     std::string bindAddress;
+    bool loopback = true;
     const QString listen = request.option("listen").isEmpty() ? defaultListen : request.option("listen");
-    if (!parseListen(listen, &bindAddress))
+    if (!parseListen(listen, &bindAddress, &loopback))
         return failUsage(request,
                          Ctl::tr("--listen must be ADDRESS:PORT with an IP address (e.g. 127.0.0.1:9786 or "
                                  "[::1]:9786), not \"%1\"")
@@ -72,7 +80,9 @@ void serve(const CtlRequest &request, model::MetricsScraper *scraper)
     request.client->setAutoReconnect(true);
     std::shared_ptr<prometheus::Exposer> exposer;
     try {
-        exposer = std::make_shared<prometheus::Exposer>(bindAddress, 2);
+        exposer = std::make_shared<prometheus::Exposer>(
+            std::vector<std::string>{"listening_ports", bindAddress, "num_threads", std::to_string(httpWorkers),
+                                     "request_timeout_ms", std::to_string(httpRequestTimeoutMs)});
     } catch (const std::exception &error) {
         return fail(request,
                     model::Failure::serverError(
@@ -85,6 +95,13 @@ void serve(const CtlRequest &request, model::MetricsScraper *scraper)
     auto endpoint = std::make_shared<MetricsEndpoint>(scraper, request.ns, wait);
     exposer->RegisterCollectable(endpoint);
     const QString port = QString::number(exposer->GetListeningPorts().at(0));
+    if (!loopback)
+        ctlErr() << Ctl::tr("sluicectl: metrics: warning: %1 is reachable beyond this host, and the exporter asks "
+                            "no one who they are: anyone who reaches it reads the namespace's policies and "
+                            "subjects. Listen on loopback behind a proxy with TLS and authentication, or keep the "
+                            "port behind a firewall.")
+                        .arg(listen)
+                 << Qt::endl;
     ctlErr() << Ctl::tr("sluicectl: metrics: serving http://%1:%2/metrics for namespace %3 on %4 (Ctrl-C stops)")
                     .arg(listen.left(listen.lastIndexOf(QLatin1Char(':'))), port, request.ns,
                          request.client->options().redactedUrl())
