@@ -181,6 +181,12 @@ int main(int argc, char *argv[])
             err << QApplication::translate("main", "sluice: bad --url: %1").arg(error) << Qt::endl;
             return app::ExitUsage;
         }
+        if (!target.password.isEmpty())
+            err << QApplication::translate("main",
+                                           "sluice: warning: the password in the URL may be seen by other users (in "
+                                           "the process list); save it in a connection profile, whose password "
+                                           "goes to the keychain")
+                << Qt::endl;
     }
 
     const auto settings = model::ProfileSettings::openShared();

@@ -136,6 +136,9 @@ private Q_SLOTS:
                                m_configHome.path());
         QCOMPARE(gui.exitCode, exitCode == ExitUsage ? int(ExitUsage) : -1);
         verifyNotShown(gui, secrets);
+        if (exitCode == ExitCannotConnect) // the process list shows it: said, as sluicectl says it
+            QVERIFY2(gui.text.contains(QLatin1String("password in the URL may be seen by other users")),
+                     qPrintable(gui.text));
     }
 
     // The dashboard says what it does when QT_LOGGING_RULES asks, and only then; never the password.
