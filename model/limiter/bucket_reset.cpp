@@ -81,8 +81,8 @@ void resetBucket(redis::RedisCommands *client, const LibraryOwner &owner, const 
                 .arg(maxSubjectBytes)));
         return;
     }
-    // Only a stored policy's bucket: a name nobody stored has no bucket to reset, and an audit entry saying
-    // one was reset would be untrue.
+    // A stored policy's bucket, or one a deleted policy left behind; a name that has neither has nothing to
+    // reset, and an audit entry saying something was would be untrue.
     client->send({"SISMEMBER", AdminKeys(owner.ns).policies(), policy.toUtf8()}, context,
                  [=](const RedisReply &stored) {
         if (!stored.ok()) {
@@ -90,13 +90,22 @@ void resetBucket(redis::RedisCommands *client, const LibraryOwner &owner, const 
                 Text::tr("cannot read the stored policies: %1; nothing was reset")));
             return;
         }
-        if (stored.value.integer != 1) {
-            done(Failure{
-                Failure::Kind::Invalid,
-                Text::tr("no policy named \"%1\" is stored in %2; nothing was reset").arg(policy, owner.describe())});
+        if (stored.value.integer == 1) {
+            inspectAndReset(client, owner, policy, subject, who, context, done);
             return;
         }
-        inspectAndReset(client, owner, policy, subject, who, context, done);
+        const QByteArray key = bucketKey(owner.ns, policy, subject);
+        client->sendForKey(key, {"EXISTS", key}, context, [=](const RedisReply &exists) {
+            if (!exists.ok())
+                done(Failure::fromReply(exists).reworded(Text::tr("cannot read the bucket: %1; nothing was reset")));
+            else if (exists.value.integer == 0)
+                done(Failure{Failure::Kind::Invalid,
+                             Text::tr("no policy named \"%1\" is stored in %2, and it has no bucket for this "
+                                      "subject; nothing was reset")
+                                 .arg(policy, owner.describe())});
+            else
+                inspectAndReset(client, owner, policy, subject, who, context, done);
+        });
     });
 }
 
