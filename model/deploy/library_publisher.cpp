@@ -11,6 +11,7 @@
 #include <QCoreApplication>
 #include <QMap>
 #include <QSet>
+#include <QTimer>
 
 #include <algorithm>
 #include <memory>
@@ -304,25 +305,40 @@ void inspectPrimaries(RedisCommands *client, const LibraryOwner &owner, const QB
 // The policies that this owner's library answered calls for in its last minute of per-second counts
 // (<library>_stats) on the primaries `running` it, and that `kept` lacks.
 void findDroppedInUse(RedisCommands *client, const LibraryOwner &owner, const QVector<Policy> &kept,
-                      const QSet<QString> &running, QObject *context, std::function<void(const QStringList &)> done)
+                      const QSet<QString> &running, QObject *context, std::function<void(const QStringList &)> done,
+                      bool secondOver = false)
 {
     QSet<QByteArray> keptNames;
     for (const Policy &policy : kept)
         keptNames.insert(policy.name.toUtf8());
     client->sendToPrimaries({"FCALL_RO", owner.function("stats"), "0"}, context,
-                            [running, keptNames, done](const QVector<RedisCommands::NodeReply> &replies) {
+                            [=](const QVector<RedisCommands::NodeReply> &replies) {
         QStringList dropped;
+        bool dropsAny = false;
+        qint64 serverNowMs = 0;
         for (const RedisCommands::NodeReply &node : replies) {
             if (!running.contains(node.node) || !node.reply.ok())
                 continue;
             // {now, epoch, then per policy: name, allowed, rejected, {second, allowed, rejected, ...}}
             const QVector<RespValue> &fields = node.reply.value.elements;
+            if (!fields.isEmpty())
+                serverNowMs = std::max(serverNowMs, fields.first().integer);
             for (qsizetype i = 2; i + 3 < fields.size(); i += 4) {
                 const QString name = QString::fromUtf8(fields.at(i).bytes);
-                const bool recent = !fields.at(i + 3).elements.isEmpty();
-                if (recent && !keptNames.contains(fields.at(i).bytes) && !dropped.contains(name))
+                if (keptNames.contains(fields.at(i).bytes))
+                    continue;
+                dropsAny = true;
+                if (!fields.at(i + 3).elements.isEmpty() && !dropped.contains(name))
                     dropped << name;
             }
+        }
+        // The per-second counts show a second once it is over: a policy dropped with no calls in them may
+        // have had some in the second under way, so it is asked again once that second is over.
+        if (dropped.isEmpty() && dropsAny && !secondOver) {
+            const int untilOver = int(1000 - serverNowMs % 1000) + 20;
+            QTimer::singleShot(untilOver, context,
+                               [=] { findDroppedInUse(client, owner, kept, running, context, done, true); });
+            return;
         }
         dropped.sort();
         done(dropped);
