@@ -568,6 +568,15 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
             done(result);
             return;
         }
+        if (snapshot.policies.size() > policy_limits::maxPoliciesPerNamespace) {
+            result.failure = Failure{Failure::Kind::Refused,
+                                     Text::tr("namespace \"%1\" stores %2 policies; a library serves at most %3")
+                                         .arg(owner.ns)
+                                         .arg(snapshot.policies.size())
+                                         .arg(policy_limits::maxPoliciesPerNamespace)};
+            done(result);
+            return;
+        }
         if (snapshot.policies.isEmpty() && !allowance.empty) {
             result.failure
                 = Failure{Failure::Kind::Refused,

@@ -1,10 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/policy/policy_plan.h"
 
+#include <QCoreApplication>
 #include <QHash>
 #include <QSet>
 
 namespace sluice::model {
+
+namespace {
+
+// This file's strings, under the context a translator sees them in.
+struct Text {
+    Q_DECLARE_TR_FUNCTIONS(sluice::model::PolicyPlan)
+};
+
+} // namespace
 
 PolicyPlan PolicyPlan::between(const PolicyStore::ListResult &stored, const QVector<Policy> &desired, bool prune)
 {
@@ -58,6 +68,11 @@ PolicyPlan PolicyPlan::between(const PolicyStore::ListResult &stored, const QVec
     for (const Policy &policy : desired)
         after.insert(policy.name, policy);
     plan.problems = twinProblems(after.values()) + namespaceOverrideProblems(after.values());
+    if (after.size() > policy_limits::maxPoliciesPerNamespace)
+        plan.problems.append(PolicyError{QString(), QStringLiteral("policies"),
+                                         Text::tr("the namespace would hold %1 policies; it may hold at most %2")
+                                             .arg(after.size())
+                                             .arg(policy_limits::maxPoliciesPerNamespace)});
     for (const PolicyChange &change : std::as_const(plan.changes)) {
         const auto stored = storedByName.constFind(change.policy.name);
         if (change.kind == PolicyChange::Kind::Put && stored != storedByName.cend() && !stored->unknownFields.isEmpty())

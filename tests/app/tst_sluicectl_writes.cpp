@@ -329,6 +329,33 @@ private Q_SLOTS:
         QCOMPARE(filesIn(backups), QStringList{QStringLiteral("policies.json")});
     }
 
+    // A namespace holds at most 10,000 policies (100,000 made apply block Redis 2.5 s and the library take up to
+    // 581 MB of Lua memory): 10,000 are applied and published; one more is refused before anything is written.
+    void policiesPerNamespaceAreBounded()
+    {
+        const QString ns = freshNamespace("many");
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("p.json"));
+        Limits most;
+        for (int i = 0; i < 10000; ++i)
+            most.insert(QStringLiteral("p%1").arg(i, 5, 10, QLatin1Char('0')), 100);
+        QVERIFY(writeFile(file, policyFile(most)));
+        const CtlRun applied = sluicectl(base(ns) + QStringList{QStringLiteral("apply"), file});
+        QVERIFY2(applied.exitCode == 0, shown(applied).constData());
+        QVERIFY2(sluicectl(base(ns) + QStringList{QStringLiteral("publish")}).exitCode == 0, "10,000 are published");
+        Limits tooMany = most;
+        tooMany.insert(QStringLiteral("q"), 100);
+        QVERIFY(writeFile(file, policyFile(tooMany)));
+        const CtlRun refused = sluicectl(base(ns) + QStringList{QStringLiteral("apply"), file});
+        QVERIFY2(refused.exitCode == 5
+                     && refused.err.contains(QLatin1String("the namespace would hold 10001 policies; it may hold at "
+                                                           "most 10000")),
+                 shown(refused).constData());
+        redis::RedisConnection redis(m_server.options());
+        QVERIFY(test::openAndWait(redis));
+        QCOMPARE(test::syncCommand(redis, {"SCARD", "{" + ns.toUtf8() + "}:policies"}).value.integer, 10000);
+    }
+
     void publishRefusesToServeNothingOrDropWhatIsUsed()
     {
         test::RedisProcess server; // restarted here, so not the shared one of this test
