@@ -769,7 +769,7 @@ private Q_SLOTS:
                  qPrintable(badCost.err));
         const Run unknown
             = sluicectl(base + QStringList{QStringLiteral("acquire"), QStringLiteral("nope"), QStringLiteral("alice")});
-        QCOMPARE(unknown.exitCode, 1);
+        QCOMPARE(unknown.exitCode, 5); // invalid input, as the exit-code table says
         QVERIFY2(unknown.err.contains(QLatin1String("unknown policy")), qPrintable(unknown.err));
 
         // A restart without persistence loses the library and its record: status says what may have been lost,

@@ -32,8 +32,14 @@ void runAcquire(const CtlRequest &request)
         command << request.option("cost").toUtf8();
     request.client->send(command, QCoreApplication::instance(), [request](const redis::RedisReply &reply) {
         const QVector<redis::RespValue> &fields = reply.value.elements;
-        if (!reply.ok() || fields.size() < 6)
-            return fail(request, model::Failure::fromWriteReply(reply));
+        if (!reply.ok() || fields.size() < 6) {
+            model::Failure failure = model::Failure::fromWriteReply(reply);
+            // The library named a policy it does not serve: the input was wrong, and nothing was decided.
+            if (reply.failure == redis::RedisReply::Failure::None
+                && reply.errorText().startsWith(QLatin1String("ERR sluice: unknown policy")))
+                failure.kind = model::Failure::Kind::Invalid;
+            return fail(request, failure);
+        }
         // One policy: a seventh element is the concurrency lease id or the leaky bucket's delay.
         QStringList names{QStringLiteral("allowed"),        QStringLiteral("remaining"),
                           QStringLiteral("retry_after_ms"), QStringLiteral("reset_after_ms"),
