@@ -6,7 +6,6 @@
 #include "app/ctl/ctl_policies.h"
 #include "app/ctl/ctl_request.h"
 #include "app/ctl/text_table.h"
-#include "model/files/own_files.h"
 #include "model/policy/policy_diff.h"
 #include "model/policy/policy_file.h"
 #include "model/policy/policy_plan.h"
