@@ -18,6 +18,7 @@ build_packages=(
   libhiredis-dev qtkeychain-qt6-dev libsecret-1-0 libssl-dev
   redis-server redis-tools fonts-dejavu-core
   help2man librsvg2-bin bash-completion dpkg-dev file prometheus-cpp-dev zlib1g-dev
+  qt6-httpserver-dev qt6-websockets-dev libyaml-cpp-dev libcrypt-dev
 )
 test_packages=(openssl dbus dbus-bin gnome-keyring procps valgrind python3-redis nodejs npm
   lintian desktop-file-utils appstream man-db prometheus clang-format-14 goaccess time)

@@ -69,6 +69,10 @@ CtlOptions::CtlOptions()
                     "Serve the metrics over HTTP on this address and port (port 0: any free one). "
                     "Default: 127.0.0.1:9786.",
                     "address:port"))
+    , webConfig(option(names("web-config"),
+                       "Serve over TLS, with basic authentication, or both, as this file says: the web config "
+                       "Prometheus's own exporters take (tls_server_config, basic_auth_users with bcrypt hashes).",
+                       "file"))
     , top(option(names("top"),
                  "Also expose each policy's N most rejected subjects, 1 to 32 (one series each). Default: none.", "n"))
     , commandNames(option(names("commands"), "Print the command names, one a line (for shell completion)."))
@@ -125,10 +129,11 @@ QList<QCommandLineOption> CtlOptions::general() const
 
 QList<QCommandLineOption> CtlOptions::commandOptions() const
 {
-    return {dryRun,       prune, allowEmpty,    allowDrop,   takeOver, json,         cost,        interval, duration,
-            match,        limit, layout,        listen,      top,      commandNames, optionNames, format,   logFormat,
-            time,         route, reorderWindow, maxSubjects, policy,   define,       algorithm,   window,   burstFactor,
-            rejectAtMost, of};
+    return {dryRun,    prune,     allowEmpty, allowDrop,     takeOver,     json,
+            cost,      interval,  duration,   match,         limit,        layout,
+            listen,    webConfig, top,        commandNames,  optionNames,  format,
+            logFormat, time,      route,      reorderWindow, maxSubjects,  policy,
+            define,    algorithm, window,     burstFactor,   rejectAtMost, of};
 }
 
 } // namespace sluice::app

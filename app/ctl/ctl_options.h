@@ -20,7 +20,7 @@ struct CtlOptions {
     QCommandLineOption help, version, verbose, timeout, ns, profile, yes;
     // Taken by some commands
     QCommandLineOption dryRun, prune, allowEmpty, allowDrop, takeOver, json, cost, interval, duration, match, limit,
-        layout, listen, top, commandNames, optionNames;
+        layout, listen, webConfig, top, commandNames, optionNames;
     // Reading access logs (replay, suggest)
     QCommandLineOption format, logFormat, time, route, reorderWindow, maxSubjects, policy, define, algorithm, window,
         burstFactor, rejectAtMost, of;

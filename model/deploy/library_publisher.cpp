@@ -172,10 +172,46 @@ QByteArray runningDigest(const RedisReply &reply, const QByteArray &name)
     return {};
 }
 
+// The verdict on a primary whose library is this owner's, by the digest its code hashes to (`runs`, empty
+// when the code could not be read) against the one it claims and the one that should run.
+void judgeOwnLibrary(NodeLibrary *result, const LoadedLibrary &ours, const QByteArray &runs,
+                     const QByteArray &expectedDigest)
+{
+    result->version = ours.version;
+    if (runs != ours.digest) {
+        result->state = NodeLibrary::State::Foreign;
+        result->detail = runs.isEmpty()
+            ? Text::tr("the code of the library named %1 could not be read to check it")
+                  .arg(QString::fromLatin1(ours.name))
+            : Text::tr("the library named %1 was changed after it was published: its code hashes to %2, "
+                       "not the %3 it claims")
+                  .arg(QString::fromLatin1(ours.name), QString::fromLatin1(runs), QString::fromLatin1(ours.digest));
+        return;
+    }
+    result->digest = ours.digest;
+    const bool current = !expectedDigest.isEmpty() && result->digest == expectedDigest;
+    result->state = current ? NodeLibrary::State::Current : NodeLibrary::State::Stale;
+    if (!current)
+        result->detail
+            = Text::tr("runs version %1 (digest %2)").arg(result->version).arg(QString::fromLatin1(result->digest));
+}
+
+void reportNode(const LibraryOwner &owner, const NodeLibrary &result,
+                const std::function<void(const NodeLibrary &)> &done)
+{
+    qCDebug(lcPublish, "%s: %s %s%s", qUtf8Printable(result.node), owner.libraryName().constData(),
+            qUtf8Printable(NodeLibrary::stateName(result.state)),
+            result.detail.isEmpty() ? "" : qUtf8Printable(QStringLiteral(" (%1)").arg(result.detail)));
+    done(result);
+}
+
 // What one primary runs under `owner`'s library name, against the digest that should run there, and
 // every other library beside it.
+// With a memo, the code is read only when the memo's reading of this primary is older than its interval or
+// the library claims another digest than it did then.
 void inspectNode(RedisCommands *client, const QString &node, const LibraryOwner &owner,
-                 const QByteArray &expectedDigest, QObject *context, std::function<void(const NodeLibrary &)> done)
+                 const QByteArray &expectedDigest, QObject *context, std::function<void(const NodeLibrary &)> done,
+                 std::shared_ptr<RunningCodeMemo> memo = {})
 {
     client->sendToNode(node, {"FUNCTION", "LIST"}, context, [=](const RedisReply &list) {
         NodeLibrary result;
@@ -202,8 +238,10 @@ void inspectNode(RedisCommands *client, const QString &node, const LibraryOwner 
                                    [replies, i](const RedisReply &r) { replies->versions[i] = r; });
         // The code Redis runs, to hash: a library's word on its own digest is not taken (one edited by hand
         // keeps the digest it was published with). Only this owner's library, the one that must match.
-        if (std::any_of(result.libraries.cbegin(), result.libraries.cend(),
-                        [&](const LoadedLibrary &library) { return library.name == owner.libraryName(); }))
+        const bool codeRead = !(memo && memo->isFresh(node));
+        if (codeRead
+            && std::any_of(result.libraries.cbegin(), result.libraries.cend(),
+                           [&](const LoadedLibrary &library) { return library.name == owner.libraryName(); }))
             client->sendToNode(node, {"FUNCTION", "LIST", "LIBRARYNAME", owner.libraryName(), "WITHCODE"}, context,
                                [replies](const RedisReply &r) { replies->code = r; });
         client->sendToNode(node, {"CONFIG", "GET", "save"}, context,
@@ -243,31 +281,27 @@ void inspectNode(RedisCommands *client, const QString &node, const LibraryOwner 
                 result.detail = Text::tr("the library named %1 serves %2 (version %3)")
                                     .arg(QString::fromLatin1(ours->name), ours->owner->describe())
                                     .arg(ours->version);
-            } else if (const QByteArray runs = runningDigest(replies->code, owner.libraryName());
-                       runs != ours->digest) {
-                result.state = NodeLibrary::State::Foreign;
-                result.version = ours->version;
-                result.detail = runs.isEmpty()
-                    ? Text::tr("the code of the library named %1 could not be read to check it")
-                          .arg(QString::fromLatin1(ours->name))
-                    : Text::tr("the library named %1 was changed after it was published: its code hashes to %2, "
-                               "not the %3 it claims")
-                          .arg(QString::fromLatin1(ours->name), QString::fromLatin1(runs),
-                               QString::fromLatin1(ours->digest));
             } else {
-                result.version = ours->version;
-                result.digest = ours->digest;
-                const bool current = !expectedDigest.isEmpty() && result.digest == expectedDigest;
-                result.state = current ? NodeLibrary::State::Current : NodeLibrary::State::Stale;
-                if (!current)
-                    result.detail = Text::tr("runs version %1 (digest %2)")
-                                        .arg(result.version)
-                                        .arg(QString::fromLatin1(result.digest));
+                const LoadedLibrary mine = *ours;
+                // `read`: `runs` comes from the code just read, not from the memo.
+                const auto judge = [=](NodeLibrary judged, const QByteArray &runs, bool read) {
+                    if (memo && read && runs == mine.digest) // only a library found as published is trusted
+                        memo->remember(node, mine.digest);
+                    judgeOwnLibrary(&judged, mine, runs, expectedDigest);
+                    reportNode(owner, judged, done);
+                };
+                if (codeRead) {
+                    judge(result, runningDigest(replies->code, owner.libraryName()), true);
+                } else if (memo->vouchesFor(node, mine.digest)) {
+                    judge(result, mine.digest, false);
+                } else { // it claims another digest than when last read: read its code now
+                    client->sendToNode(
+                        node, {"FUNCTION", "LIST", "LIBRARYNAME", owner.libraryName(), "WITHCODE"}, context,
+                        [=](const RedisReply &code) { judge(result, runningDigest(code, owner.libraryName()), true); });
+                }
+                return;
             }
-            qCDebug(lcPublish, "%s: %s %s%s", qUtf8Printable(node), owner.libraryName().constData(),
-                    qUtf8Printable(NodeLibrary::stateName(result.state)),
-                    result.detail.isEmpty() ? "" : qUtf8Printable(QStringLiteral(" (%1)").arg(result.detail)));
-            done(result);
+            reportNode(owner, result, done);
         });
     });
 }
@@ -294,10 +328,11 @@ void forEachNode(const QStringList &unordered,
 }
 
 void inspectPrimaries(RedisCommands *client, const LibraryOwner &owner, const QByteArray &expectedDigest,
-                      QObject *context, std::function<void(const QVector<NodeLibrary> &)> done)
+                      QObject *context, std::function<void(const QVector<NodeLibrary> &)> done,
+                      std::shared_ptr<RunningCodeMemo> memo = {})
 {
     auto inspect = [=](const QString &node, std::function<void(const NodeLibrary &)> nodeDone) {
-        inspectNode(client, node, owner, expectedDigest, context, nodeDone);
+        inspectNode(client, node, owner, expectedDigest, context, nodeDone, memo);
     };
     forEachNode(client->primaries(), inspect, done);
 }
@@ -618,19 +653,23 @@ void LibraryPublisher::status(QObject *context, std::function<void(const Deploym
     });
 }
 
-void LibraryPublisher::primaryStatus(QObject *context, std::function<void(const DeploymentStatus &)> done) const
+void LibraryPublisher::primaryStatus(QObject *context, std::function<void(const DeploymentStatus &)> done,
+                                     std::shared_ptr<RunningCodeMemo> memo) const
 {
     RedisCommands *client = m_client;
     const LibraryOwner owner = m_owner;
     readRecord(client, owner.ns, false, context,
                [=](const LibraryRecord &record, const std::optional<Failure> &failure) {
-        inspectPrimaries(client, owner, record.digest, context, [=](const QVector<NodeLibrary> &nodes) {
+        inspectPrimaries(
+            client, owner, record.digest, context,
+            [=](const QVector<NodeLibrary> &nodes) {
             DeploymentStatus status;
             status.published = record;
             status.failure = failure;
             status.nodes = nodes;
             done(status);
-        });
+            },
+            memo);
     });
 }
 

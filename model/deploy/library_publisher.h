@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "model/deploy/running_code_memo.h"
 #include "model/limiter/limiter_library.h"
 #include "model/policy/policy_diff.h"
 #include "model/policy/policy_store.h"
 #include "redis/redis_commands.h"
 
 #include <functional>
+#include <memory>
 
 namespace sluice::model {
 
@@ -124,8 +126,10 @@ public:
                  std::function<void(const NodeLibrary &)> nodeDone = {}) const;
     void status(QObject *context, std::function<void(const DeploymentStatus &)> done) const;
     // The same for the record and the primaries alone: the stored policies are not read (for a
-    // monitoring scrape, whose cost must not grow with them).
-    void primaryStatus(QObject *context, std::function<void(const DeploymentStatus &)> done) const;
+    // monitoring scrape, whose cost must not grow with them). With a memo, each primary's library code is
+    // read at most once per its interval (see RunningCodeMemo).
+    void primaryStatus(QObject *context, std::function<void(const DeploymentStatus &)> done,
+                       std::shared_ptr<RunningCodeMemo> memo = {}) const;
 
 private:
     redis::RedisCommands *m_client;

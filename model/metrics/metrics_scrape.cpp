@@ -81,10 +81,14 @@ void MetricsScraper::scrape(std::function<void(const MetricsSnapshot &)> done)
         if (--scrape->pending == 0)
             readTopSubjects(scrape);
     };
-    LibraryPublisher(m_client, m_owner).primaryStatus(this, [scrape, partDone](const DeploymentStatus &status) {
+    LibraryPublisher(m_client, m_owner)
+        .primaryStatus(
+            this,
+            [scrape, partDone](const DeploymentStatus &status) {
         scrape->status = status;
         partDone();
-    });
+            },
+            m_codeReads);
     m_client->sendToPrimaries({"FCALL_RO", m_owner.function("stats"), "0", StatsReading::totalsOnly}, this,
                               [scrape, partDone](const QVector<RedisCommands::NodeReply> &replies) {
         scrape->stats = replies;

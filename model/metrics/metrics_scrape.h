@@ -10,6 +10,7 @@
 #include <QObject>
 
 #include <functional>
+#include <memory>
 #include <optional>
 
 namespace sluice::model {
@@ -86,6 +87,8 @@ private:
     LibraryOwner m_owner;
     int m_topPerPolicy;
     CounterCarry m_carry;
+    // The library's code is read (and hashed) at most every 30 s per primary, not on every scrape.
+    std::shared_ptr<RunningCodeMemo> m_codeReads = std::make_shared<RunningCodeMemo>();
     QVector<std::function<void(const MetricsSnapshot &)>> m_waiting; // for the scrape in progress
 };
 

@@ -24,6 +24,8 @@
 #include <QNetworkReply>
 #include <QRegularExpression>
 #include <QScopeGuard>
+#include <QSslCertificate>
+#include <QSslConfiguration>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
@@ -57,6 +59,57 @@ QByteArray httpGet(const QUrl &url, int *status = nullptr)
     return body;
 }
 
+// A GET over TLS that trusts only `ca` (the exporter's own certificate), with basic credentials when given.
+QByteArray httpsGet(const QUrl &url, const QSslCertificate &ca, const QByteArray &userAndPassword, int *status)
+{
+    QNetworkAccessManager network;
+    QNetworkRequest request(url);
+    QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+    tls.setCaCertificates({ca});
+    request.setSslConfiguration(tls);
+    request.setTransferTimeout(10000);
+    if (!userAndPassword.isEmpty())
+        request.setRawHeader("Authorization", "Basic " + userAndPassword.toBase64());
+    QNetworkReply *reply = network.get(request);
+    test::spinUntil([reply] { return reply->isFinished(); }, 15000);
+    *status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    const QByteArray body = reply->readAll();
+    reply->deleteLater();
+    return body;
+}
+
+// A self-signed certificate for 127.0.0.1 and its key (openssl), a bcrypt hash of `password` (Python's
+// crypt, as htpasswd -B would write it) and a web config naming them, in `dir`; the config's path.
+QString makeWebConfig(const QTemporaryDir &dir, const QByteArray &password)
+{
+    const int made = QProcess::execute(
+        QStringLiteral("openssl"),
+        {QStringLiteral("req"), QStringLiteral("-x509"), QStringLiteral("-newkey"), QStringLiteral("ec"),
+         QStringLiteral("-pkeyopt"), QStringLiteral("ec_paramgen_curve:prime256v1"), QStringLiteral("-nodes"),
+         QStringLiteral("-days"), QStringLiteral("2"), QStringLiteral("-subj"), QStringLiteral("/CN=sluice-test"),
+         QStringLiteral("-addext"), QStringLiteral("subjectAltName=IP:127.0.0.1"), QStringLiteral("-keyout"),
+         dir.filePath(QStringLiteral("server.key")), QStringLiteral("-out"),
+         dir.filePath(QStringLiteral("server.crt"))});
+    QProcess python;
+    python.start(QStringLiteral("/usr/bin/python3"),
+                 {QStringLiteral("-W"), QStringLiteral("ignore"), QStringLiteral("-c"),
+                  QStringLiteral("import crypt, sys; print(crypt.crypt(sys.argv[1], "
+                                 "crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1 << 5)))"),
+                  QString::fromUtf8(password)});
+    python.waitForFinished(10000);
+    const QByteArray hash = python.readAllStandardOutput().trimmed();
+    if (made != 0 || !hash.startsWith("$2"))
+        return {};
+    const QString path = dir.filePath(QStringLiteral("web.yml"));
+    // Relative file names are read from the config's folder.
+    return test::writeFile(path,
+                           "tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n"
+                           "basic_auth_users:\n  prometheus: "
+                               + hash + "\n")
+        ? path
+        : QString();
+}
+
 // `sluicectl metrics serve` on a free port, stopped with this object.
 class Exporter {
 public:
@@ -68,7 +121,7 @@ public:
                                     ns, QStringLiteral("--timeout"), QStringLiteral("1000"), QStringLiteral("metrics"),
                                     QStringLiteral("serve"), QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")}
                             + more);
-        const QRegularExpression serving(QStringLiteral("serving http://127\\.0\\.0\\.1:(\\d+)/metrics"));
+        const QRegularExpression serving(QStringLiteral("serving https?://127\\.0\\.0\\.1:(\\d+)/metrics"));
         test::spinUntil([&] {
             m_log += m_process.readAllStandardError();
             return serving.match(QString::fromUtf8(m_log)).hasMatch() || m_process.state() == QProcess::NotRunning;
@@ -94,14 +147,16 @@ private:
 // Debian's prometheus scraping one target every second, with its storage in a temporary folder.
 class Prometheus {
 public:
-    bool start(quint16 targetPort)
+    // `scrapeSettings`: more lines of the job (scheme, tls_config, basic_auth), indented four spaces.
+    bool start(quint16 targetPort, const QString &scrapeSettings = {})
     {
         m_port = freePort();
         const QString config = m_dir.filePath(QStringLiteral("prometheus.yml"));
         const QByteArray yaml = QStringLiteral("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-                                               "scrape_configs:\n  - job_name: sluice\n    static_configs:\n"
+                                               "scrape_configs:\n  - job_name: sluice\n%2    static_configs:\n"
                                                "      - targets: ['127.0.0.1:%1']\n")
                                     .arg(targetPort)
+                                    .arg(scrapeSettings)
                                     .toUtf8();
         if (!test::writeFile(config, yaml))
             return false;
@@ -406,6 +461,17 @@ private Q_SLOTS:
         qInfo("100 idle connections held open: %d of 8 scrapes answered, the longest in %lld ms", answered, longestMs);
         QCOMPARE(answered, 8);
         QVERIFY(longestMs < 9000);
+        // Each idle connection is closed once it has sent no whole request for 3 s, so they cannot add up.
+        QElapsedTimer closing;
+        closing.start();
+        QVERIFY(test::spinUntil(
+            [&] {
+            return std::all_of(idle.begin(), idle.end(), [](const std::unique_ptr<QTcpSocket> &socket) {
+                return socket->state() == QAbstractSocket::UnconnectedState;
+            });
+            },
+            10000));
+        qInfo("the 100 idle connections were all closed by the exporter %lld ms after the scrapes", closing.elapsed());
         idle.clear();
 
         server.freeze();
@@ -432,6 +498,36 @@ private Q_SLOTS:
         qInfo("Redis frozen: 6 scrapes at once, %d answered sluice_up 0, all within %lld ms", down, frozenMs);
         QCOMPARE(down, 6);
         QVERIFY(frozenMs < 9500);
+    }
+
+    // The library's code (megabytes at the largest library) is read and hashed at most once per 30 s per
+    // primary, not on every scrape: five scrapes in a row list the functions five times, and read the code
+    // (one more FUNCTION LIST each) not at all after the first scrape.
+    void theLibraryCodeIsNotReadOnEveryScrape()
+    {
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        redis::RedisClient client(server.options());
+        QVERIFY(test::openAndWait(client));
+        const QString error
+            = test::storeAndPublish(client, QStringLiteral("sluice"),
+                                    {test::makePolicy(QStringLiteral("quota"), Algorithm::FixedWindow, 3, 60000)});
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        Exporter exporter;
+        QVERIFY2(exporter.start(server.options(), QStringLiteral("sluice")), qPrintable(exporter.log()));
+        const QString current
+            = series("sluice_library_state", QStringLiteral("sluice"),
+                     QStringLiteral(",primary=\"127.0.0.1:%1\",state=\"current\"").arg(server.port()));
+        QCOMPARE(exposed(exporter.scrape(), current), 1.0);
+        QVERIFY(test::syncCommand(client, {"CONFIG", "RESETSTAT"}).ok());
+        for (int scrape = 0; scrape < 5; ++scrape)
+            QCOMPARE(exposed(exporter.scrape(), current), 1.0);
+        const QByteArray stats = test::syncCommand(client, {"INFO", "commandstats"}).value.bytes;
+        const QRegularExpressionMatch listed
+            = QRegularExpression(QStringLiteral("cmdstat_function\\|list:calls=(\\d+)"))
+                  .match(QString::fromUtf8(stats));
+        QVERIFY2(listed.hasMatch(), stats.constData());
+        QCOMPARE(listed.captured(1).toInt(), 5);
     }
 
     // An exporter outlives a Redis restart: sluice_up 0 while it is down, then back to 1 on its own.
@@ -511,6 +607,90 @@ private Q_SLOTS:
         QCOMPARE(tooMany.exitCode, 2);
         QVERIFY2(tooMany.err.contains(QLatin1String("--top must be a whole number from 1 to 32")),
                  qPrintable(tooMany.err));
+    }
+
+    // TLS and basic authentication from a Prometheus web config: the real Prometheus, told the CA and the
+    // credentials, scrapes it; a client without credentials, with a wrong password, or speaking plain HTTP
+    // gets nothing of the namespace.
+    void tlsAndBasicAuthLetOnlyTheConfiguredScraperIn()
+    {
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        QTemporaryDir dir;
+        const QString webConfig = makeWebConfig(dir, "s3cret pass");
+        QVERIFY2(!webConfig.isEmpty(), "openssl or python3's crypt could not make the web config");
+        Exporter exporter;
+        QVERIFY2(
+            exporter.start(server.options(), QStringLiteral("sluice"), {QStringLiteral("--web-config"), webConfig}),
+            qPrintable(exporter.log()));
+        QVERIFY2(exporter.log().contains(QLatin1String("serving https://")), qPrintable(exporter.log()));
+        QFile certificateFile(dir.filePath(QStringLiteral("server.crt")));
+        QVERIFY(certificateFile.open(QIODevice::ReadOnly));
+        const QSslCertificate ca(&certificateFile, QSsl::Pem);
+        const QUrl url(QStringLiteral("https://127.0.0.1:%1/metrics").arg(exporter.port()));
+        const QString up = series("sluice_up", QStringLiteral("sluice"));
+
+        int status = 0;
+        QByteArray body = httpsGet(url, ca, "prometheus:s3cret pass", &status);
+        QCOMPARE(status, 200);
+        QCOMPARE(exposed(body, up), 1.0);
+        body = httpsGet(url, ca, {}, &status);
+        QCOMPARE(status, 401);
+        QVERIFY(!body.contains("sluice_"));
+        body = httpsGet(url, ca, "prometheus:wrong", &status);
+        QCOMPARE(status, 401);
+        QVERIFY(!body.contains("sluice_"));
+        body = httpsGet(url, ca, "someone:s3cret pass", &status);
+        QCOMPARE(status, 401);
+        QCOMPARE(httpGet(QUrl(QStringLiteral("http://127.0.0.1:%1/metrics").arg(exporter.port())), &status),
+                 QByteArray());
+        QCOMPARE(status, 0); // no HTTP answer at all: the handshake failed
+
+        Prometheus prometheus;
+        QVERIFY2(prometheus.start(exporter.port(),
+                                  QStringLiteral("    scheme: https\n    tls_config:\n      ca_file: %1\n"
+                                                 "    basic_auth:\n      username: prometheus\n"
+                                                 "      password: s3cret pass\n")
+                                      .arg(dir.filePath(QStringLiteral("server.crt")))),
+                 qPrintable(prometheus.log()));
+        QCOMPARE(prometheus.await(up, 1), 1.0);
+        QCOMPARE(prometheus.await(QStringLiteral("up{job=\"sluice\"}"), 1), 1.0);
+    }
+
+    // A web config that would leave the endpoint other than asked is refused before anything listens.
+    void badWebConfigsAreRefused()
+    {
+        SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_REDIS_URL", "the standalone Redis");
+        const QString port = QString::number(test::optionsFor(url).port);
+        QTemporaryDir dir;
+        QVERIFY(!makeWebConfig(dir, "pw").isEmpty());
+        const QList<std::pair<QByteArray, QString>> cases{
+            {"tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  client_auth: yes\n",
+             QStringLiteral("tls_server_config has no setting \"client_auth\"")},
+            {"basic_auth_users:\n  prometheus: hunter2\n", QStringLiteral("is not a bcrypt hash")},
+            {"tls_server_config:\n  cert_file: server.crt\n", QStringLiteral("needs both cert_file and key_file")},
+            {"tls_server_config:\n  cert_file: server.crt\n  key_file: server.crt\n",
+             QStringLiteral("holds no unencrypted RSA or EC private key")},
+            {"tls_server_config:\n  cert_file: server.key\n  key_file: server.key\n",
+             QStringLiteral("holds no PEM certificate")},
+            {"tls_server_config:\n  cert_file: missing.crt\n  key_file: server.key\n",
+             QStringLiteral("cannot read the cert_file")},
+            {"tls_server_config: [\n", QStringLiteral("not valid YAML")},
+            {"tls_config:\n  cert_file: server.crt\n", QStringLiteral("has no setting \"tls_config\"")},
+        };
+        for (const auto &[yaml, expected] : cases) {
+            const QString path = dir.filePath(QStringLiteral("bad.yml"));
+            QVERIFY(test::writeFile(path, yaml));
+            const test::CtlRun run = test::sluicectl(
+                {QStringLiteral("-p"), port, QStringLiteral("metrics"), QStringLiteral("serve"),
+                 QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"), QStringLiteral("--web-config"), path});
+            QVERIFY2(run.exitCode == 5 && run.err.contains(expected) && !run.err.contains(QLatin1String("serving")),
+                     qPrintable(QString::fromUtf8(yaml) + QStringLiteral(" -> ") + run.err));
+        }
+        const test::CtlRun once
+            = test::sluicectl({QStringLiteral("-p"), port, QStringLiteral("metrics"), QStringLiteral("--web-config"),
+                               dir.filePath(QStringLiteral("web.yml"))});
+        QCOMPARE(once.exitCode, 2);
     }
 
     void badListenAddressesAreRefused()

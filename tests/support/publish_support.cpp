@@ -61,4 +61,14 @@ model::DeploymentStatus libraryStatus(redis::RedisClient &client, const QString 
         noAnswer<model::DeploymentStatus>(QStringLiteral("publisher")));
 }
 
+model::DeploymentStatus primaryStatus(redis::RedisClient &client, const QString &ns,
+                                      std::shared_ptr<model::RunningCodeMemo> memo)
+{
+    return awaitCallback<model::DeploymentStatus>(
+        [&](QObject *context, auto done) {
+        model::LibraryPublisher(&client, ownerOf(client, ns)).primaryStatus(context, done, memo);
+        },
+        noAnswer<model::DeploymentStatus>(QStringLiteral("publisher")));
+}
+
 } // namespace sluice::test

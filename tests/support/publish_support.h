@@ -16,5 +16,8 @@ model::PublishResult publishLibrary(redis::RedisClient &client, const QString &n
 QString storeAndPublish(redis::RedisClient &client, const QString &ns, const QVector<model::Policy> &policies);
 // The deployment's library status, waited for.
 model::DeploymentStatus libraryStatus(redis::RedisClient &client, const QString &ns);
+// The primaries' status alone, as the exporter reads it, with its memo of the code read.
+model::DeploymentStatus primaryStatus(redis::RedisClient &client, const QString &ns,
+                                      std::shared_ptr<model::RunningCodeMemo> memo);
 
 } // namespace sluice::test

@@ -5,15 +5,14 @@
 #include "app/common/quit_on_signal.h"
 #include "app/ctl/ctl_commands.h"
 #include "app/ctl/ctl_request.h"
-#include "app/ctl/metrics_endpoint.h"
+#include "app/ctl/exporter/metrics_endpoint.h"
+#include "app/ctl/exporter/metrics_http_server.h"
 #include "model/metrics/metrics_exposition.h"
 
 #include <QCoreApplication>
 #include <QHostAddress>
 
 #include <algorithm>
-#include <memory>
-#include <prometheus/exposer.h>
 
 namespace sluice::app {
 
@@ -27,29 +26,22 @@ void warnAbout(const model::MetricsSnapshot &snapshot)
         ctlErr() << "sluicectl: metrics: " << problem << Qt::endl;
 }
 
-// ADDRESS:PORT with a literal IPv4 or [IPv6] address: civetweb's listening_ports spelling.
-// How the HTTP server (civetweb, under prometheus-cpp's Exposer) holds up against slow and idle clients: each
-// connection takes a worker until its request has come, so many workers, and a request that has not come
-// within a few seconds is dropped. Both well inside Prometheus's 10 s scrape timeout.
-constexpr int httpWorkers = 64;
-constexpr int httpRequestTimeoutMs = 3000;
-
-bool parseListen(const QString &listen, std::string *bindAddress, bool *loopback)
+// ADDRESS:PORT with a literal IPv4 or [IPv6] address.
+bool parseListen(const QString &listen, QHostAddress *address, quint16 *port)
 {
     const qsizetype colon = listen.lastIndexOf(QLatin1Char(':'));
     if (colon <= 0)
         return false;
-    QString host = listen.left(colon);
+    const QString host = listen.left(colon);
     bool portOk = false;
-    const int port = listen.mid(colon + 1).toInt(&portOk);
-    if (!portOk || port < 0 || port > 65535)
+    const int number = listen.mid(colon + 1).toInt(&portOk);
+    if (!portOk || number < 0 || number > 65535)
         return false;
     const bool bracketed = host.startsWith(QLatin1Char('[')) && host.endsWith(QLatin1Char(']'));
-    const QHostAddress address(bracketed ? host.mid(1, host.size() - 2) : host);
-    if (address.isNull() || (address.protocol() == QAbstractSocket::IPv6Protocol) != bracketed)
+    *address = QHostAddress(bracketed ? host.mid(1, host.size() - 2) : host);
+    if (address->isNull() || (address->protocol() == QAbstractSocket::IPv6Protocol) != bracketed)
         return false;
-    *bindAddress = listen.toStdString();
-    *loopback = address.isLoopback();
+    *port = quint16(number);
     return true;
 }
 
@@ -68,42 +60,49 @@ void printOnce(const CtlRequest &request, model::MetricsScraper *scraper)
 
 void serve(const CtlRequest &request, model::MetricsScraper *scraper)
 {
-    std::string bindAddress;
-    bool loopback = true;
+    QHostAddress address;
+    quint16 port = 0;
     const QString listen = request.option("listen").isEmpty() ? defaultListen : request.option("listen");
-    if (!parseListen(listen, &bindAddress, &loopback))
+    if (!parseListen(listen, &address, &port))
         return failUsage(request,
                          Ctl::tr("--listen must be ADDRESS:PORT with an IP address (e.g. 127.0.0.1:9786 or "
                                  "[::1]:9786), not \"%1\"")
                              .arg(listen));
+    WebConfig webConfig;
+    if (!request.option("web-config").isEmpty()) {
+        std::optional<model::Failure> failure;
+        webConfig = WebConfig::load(request.option("web-config"), &failure);
+        if (failure)
+            return fail(request, *failure);
+    }
     // An exporter outlives Redis restarts and failovers: it answers sluice_up 0 meanwhile.
     request.client->setAutoReconnect(true);
-    std::shared_ptr<prometheus::Exposer> exposer;
-    try {
-        exposer = std::make_shared<prometheus::Exposer>(
-            std::vector<std::string>{"listening_ports", bindAddress, "num_threads", std::to_string(httpWorkers),
-                                     "request_timeout_ms", std::to_string(httpRequestTimeoutMs)});
-    } catch (const std::exception &error) {
-        return fail(request,
-                    model::Failure::serverError(
-                        Ctl::tr("cannot listen on %1: %2").arg(listen, QString::fromLocal8Bit(error.what()))));
-    }
     // A scrape's commands each wait up to --timeout; a primary that does not answer is left out of the
     // rest of the scrape, so two of them bound it. Never past 9.5 s: Prometheus gives up on a scrape
     // after 10 s by default, and an answer saying sluice_up 0 beats none.
     const auto wait = std::chrono::milliseconds(std::min(2 * request.target.commandTimeoutMs + 500, 9500));
-    auto endpoint = std::make_shared<MetricsEndpoint>(scraper, request.ns, wait);
-    exposer->RegisterCollectable(endpoint);
-    const QString port = QString::number(exposer->GetListeningPorts().at(0));
-    if (!loopback)
+    auto *endpoint = new MetricsEndpoint(scraper, request.ns, wait, scraper);
+    auto *server = new MetricsHttpServer(
+        webConfig, [endpoint](MetricsHttpServer::Answer answer) { endpoint->collect(std::move(answer)); }, scraper);
+    if (const std::optional<model::Failure> failure = server->listen(address, port))
+        return fail(request, failure->reworded(Ctl::tr("cannot listen on %1: %2").arg(listen)));
+    if (!address.isLoopback() && webConfig.bcryptByUser.isEmpty())
         ctlErr() << Ctl::tr("sluicectl: metrics: warning: %1 is reachable beyond this host, and the exporter asks "
                             "no one who they are: anyone who reaches it reads the namespace's policies and "
-                            "subjects. Listen on loopback behind a proxy with TLS and authentication, or keep the "
-                            "port behind a firewall.")
+                            "subjects. Give --web-config basic_auth_users (and TLS), listen on loopback behind a "
+                            "proxy, or keep the port behind a firewall.")
                         .arg(listen)
                  << Qt::endl;
-    ctlErr() << Ctl::tr("sluicectl: metrics: serving http://%1:%2/metrics for namespace %3 on %4 (Ctrl-C stops)")
-                    .arg(listen.left(listen.lastIndexOf(QLatin1Char(':'))), port, request.ns,
+    if (!address.isLoopback() && !webConfig.bcryptByUser.isEmpty() && !server->usesTls())
+        ctlErr() << Ctl::tr("sluicectl: metrics: warning: %1 is reachable beyond this host and passwords come "
+                            "without TLS: anyone on the path reads them. Add tls_server_config to the web config.")
+                        .arg(listen)
+                 << Qt::endl;
+    const QString host = listen.left(listen.lastIndexOf(QLatin1Char(':')));
+    ctlErr() << Ctl::tr("sluicectl: metrics: serving %1://%2:%3/metrics%4 for namespace %5 on %6 (Ctrl-C stops)")
+                    .arg(server->usesTls() ? QStringLiteral("https") : QStringLiteral("http"), host,
+                         QString::number(server->port()),
+                         webConfig.bcryptByUser.isEmpty() ? QString() : Ctl::tr(" (basic authentication)"), request.ns,
                          request.client->options().redactedUrl())
              << Qt::endl;
     // Said once per change, not per reconnect attempt: a log an operator can read after a night of outages.
@@ -121,9 +120,6 @@ void serve(const CtlRequest &request, model::MetricsScraper *scraper)
                  << Qt::endl;
     });
     quitOnTerminationSignals(QCoreApplication::instance());
-    // The exposer stops (and waits for its threads) before the scraper and the client go.
-    QObject::connect(QCoreApplication::instance(), &QCoreApplication::aboutToQuit, scraper,
-                     [exposer, endpoint]() mutable { exposer.reset(); });
 }
 
 void runMetrics(const CtlRequest &request)
@@ -142,6 +138,8 @@ void runMetrics(const CtlRequest &request)
     }
     if (request.args.isEmpty() && !request.option("listen").isEmpty())
         return failUsage(request, Ctl::tr("--listen goes with metrics serve"));
+    if (request.args.isEmpty() && !request.option("web-config").isEmpty())
+        return failUsage(request, Ctl::tr("--web-config goes with metrics serve"));
     auto *scraper = new model::MetricsScraper(request.client, request.owner(), top, QCoreApplication::instance());
     if (request.args.isEmpty())
         printOnce(request, scraper);
@@ -166,7 +164,7 @@ CtlCommand metricsCommand()
             "collector), or with serve answer Prometheus scrapes over HTTP until interrupted: per policy its allowed "
             "and rejected totals and its limit, per primary its library state. Reads only; docs/monitoring.md lists "
             "the metrics."),
-        optionNames({"listen", "top"}),
+        optionNames({"listen", "web-config", "top"}),
         {{QStringLiteral("metrics"), Ctl::tr("one exposition on stdout")},
          {QStringLiteral("--profile prod metrics serve --listen 127.0.0.1:9786"),
           Ctl::tr("an exporter for Prometheus")},

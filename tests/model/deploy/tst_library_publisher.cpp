@@ -13,6 +13,7 @@
 #include "support/sync_command.h"
 #include "support/test_services.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QTest>
 
@@ -264,6 +265,47 @@ private Q_SLOTS:
         QVERIFY(refused.failure && refused.needs.takeOver);
         QVERIFY(publishTakingOver().ok());
         QCOMPARE(states(status().nodes), (QVector<NodeLibrary::State>{Current, Current, Current}));
+    }
+
+    // The exporter's status reads each primary's code at most once per interval: a copy edited by hand that
+    // keeps its claim is caught when the interval is over, not at once; a publish (a new claim) is judged
+    // on its code at once.
+    void aRememberedReadingOfTheCodeLastsItsIntervalOnly()
+    {
+        QVERIFY(publish().ok());
+        const auto memo = std::make_shared<model::RunningCodeMemo>(std::chrono::milliseconds(1500));
+        const auto primaryStatus = [&] { return test::primaryStatus(*m_cluster, m_ns, memo); };
+        QElapsedTimer clock;
+        clock.start();
+        QCOMPARE(states(primaryStatus().nodes), (QVector<NodeLibrary::State>{Current, Current, Current}));
+
+        const RedisReply listed
+            = onNode(*m_cluster, primary(1), {"FUNCTION", "LIST", "LIBRARYNAME", owner().libraryName(), "WITHCODE"});
+        QByteArray code = listed.value.elements.value(0).field("library_code")->bytes;
+        QVERIFY(code.contains("limit = 100,"));
+        code.replace("limit = 100,", "limit = 1000000,");
+        QVERIFY(onNode(*m_cluster, primary(1), {"FUNCTION", "LOAD", "REPLACE", code}).ok());
+        const QVector<NodeLibrary::State> remembered = states(primaryStatus().nodes);
+        const qint64 rememberedAtMs = clock.elapsed();
+        QTest::qWait(int(std::max<qint64>(0, 1600 - clock.elapsed())));
+        const model::DeploymentStatus reread = primaryStatus();
+        if (rememberedAtMs < 1500) // (a stalled machine may have let the interval pass already)
+            QCOMPARE(remembered, (QVector<NodeLibrary::State>{Current, Current, Current}));
+        QCOMPARE(states(reread.nodes), (QVector<NodeLibrary::State>{Current, NodeLibrary::State::Foreign, Current}));
+        QVERIFY2(reread.nodes.at(1).detail.contains(QLatin1String("changed after it was published")),
+                 qPrintable(reread.nodes.at(1).detail));
+
+        // A publish loads a library that claims a new digest: its code is read at once, within the interval.
+        QVERIFY(publishTakingOver().ok());
+        QCOMPARE(states(primaryStatus().nodes), (QVector<NodeLibrary::State>{Current, Current, Current}));
+        code = onNode(*m_cluster, primary(2), {"FUNCTION", "LIST", "LIBRARYNAME", owner().libraryName(), "WITHCODE"})
+                   .value.elements.value(0)
+                   .field("library_code")
+                   ->bytes;
+        code.replace("limit = 100,", "limit = 7,");
+        QVERIFY(onNode(*m_cluster, primary(2), {"FUNCTION", "LOAD", "REPLACE", code}).ok());
+        QVERIFY(test::spinUntil([&] { return states(primaryStatus().nodes).value(2) == NodeLibrary::State::Foreign; },
+                                5000));
     }
 
     void namespacesPublishLibrariesOfTheirOwn()
