@@ -18,6 +18,7 @@ enum ExitCode : int {
     ExitOutcomeUnknown = 9,  // a write was sent and its answer lost: it may have been applied
     ExitChangesPending = 10, // apply --dry-run: the store differs from the file (as diff's exit 1)
     ExitRejected = 11,       // acquire: the policy rejected the call
+    ExitAclOverlap = 12,     // acl check: an ACL user reaches the keys of more than one namespace
 };
 
 } // namespace sluice::app

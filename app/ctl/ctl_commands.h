@@ -16,6 +16,7 @@ namespace sluice::app {
 // WritesWhenGivenArguments reads when run bare (showing something) and writes when given arguments.
 enum class Access {
     Offline,
+    OfflineUnlessChecking, // offline, but its first argument "check" reads the server
     Reads,
     ReadsWhenNamed,
     Writes,

@@ -124,16 +124,18 @@ QString CtlHelp::topLevel() const
     text += QLatin1Char('\n') + Ctl::tr("General options (every command):\n") + optionLines(m_general);
     text += QLatin1Char('\n') + Ctl::tr("Connection options (as redis-cli names them):\n") + optionLines(m_connection);
     text += QLatin1Char('\n') + Ctl::tr("Exit codes:\n")
-        + wrapped(Ctl::tr(
-                      "0 ok, 1 failed, 2 usage error, 3 cannot connect (or a server older than Redis 7), 4 timeout, 5 "
-                      "invalid input (a file, an "
-                      "unknown policy), 6 conflict (nothing changed), 7 drift (a primary does not run the published "
-                      "library), 8 refused (a write on a read-only profile, on a "
-                      "production one without --yes, or a "
-                      "publish that would serve no policy, drop ones in use or take over another's library), 9 "
-                      "outcome unknown (a write was sent and its answer lost: it may have been applied), 10 changes "
-                      "pending (apply --dry-run), 11 rejected (acquire)."),
-                  2);
+        + wrapped(
+                Ctl::tr(
+                    "0 ok, 1 failed, 2 usage error, 3 cannot connect (or a server older than Redis 7), 4 timeout, 5 "
+                    "invalid input (a file, an "
+                    "unknown policy), 6 conflict (nothing changed), 7 drift (a primary does not run the published "
+                    "library), 8 refused (a write on a read-only profile, on a "
+                    "production one without --yes, or a "
+                    "publish that would serve no policy, drop ones in use or take over another's library), 9 "
+                    "outcome unknown (a write was sent and its answer lost: it may have been applied), 10 changes "
+                    "pending (apply --dry-run), 11 rejected (acquire), 12 a user reaches more than one namespace (acl "
+                    "check)."),
+                2);
     return text;
 }
 

@@ -61,7 +61,8 @@ CtlOptions::CtlOptions()
     , limit(option(names("limit"), "Print at most this many buckets. Default: 1000.", "n"))
     , layout(option(names("layout"),
                     "List a seed layout's buckets instead (scg, counter, ms or interval; --match on the id or key), "
-                    "with the parameters its callers use to refill them to now: scg:RATE_PER_SECOND:CAPACITY, "
+                    "with the parameters its callers use to refill them to now: scg:RATE_PER_SECOND:CAPACITY (the rate "
+                    "may have three decimals), "
                     "counter:LIMIT:WINDOW_SECONDS, ms:RATE_PER_SECOND:CAPACITY, "
                     "interval:CAPACITY:ADD:INTERVAL_SECONDS.",
                     "layout"))

@@ -276,6 +276,7 @@ int runSluicectl(const QStringList &arguments, QTextStream &out, QTextStream &er
     request.target = options;
     // A command runs from inside the loop, so one that ends at once still ends it.
     if (command->access == app::Access::Offline
+        || (command->access == app::Access::OfflineUnlessChecking && request.args.value(0) != QLatin1String("check"))
         || (command->access == app::Access::ReadsWhenNamed && !request.isSet("policy"))) {
         QMetaObject::invokeMethod(
             &loop, [command, request] { command->run(request); }, Qt::QueuedConnection);

@@ -60,10 +60,12 @@ std::optional<LayoutChoice> parseLayout(const QString &text, QString *problem)
             return choice;
         choice.parameters = model::parseSeedParameters(layout, text.section(QLatin1Char(':'), 1));
         if (!choice.parameters) {
-            *problem
-                = Ctl::tr(
-                      "--layout %1 takes the parameters its callers use as %1:%2, whole numbers from 1 (got \"%3\")")
-                      .arg(name, model::seedParameterForm(layout), text);
+            *problem = Ctl::tr("--layout %1 takes the parameters its callers use as %1:%2, %3 (got \"%4\")")
+                           .arg(name, model::seedParameterForm(layout),
+                                layout == model::SeedLayout::ScgTokenBucket
+                                    ? Ctl::tr("a rate from 0.001 with up to three decimals and a whole capacity")
+                                    : Ctl::tr("whole numbers from 1"),
+                                text);
             return std::nullopt;
         }
         return choice;
@@ -114,6 +116,8 @@ void printSeedBucket(const LayoutChoice &choice, const model::FoundBucket &bucke
                           state->fullInMs >= 0 ? QString::number(state->fullInMs) : QStringLiteral("-"),
                           QString::number(state->ttlMs)})
              << Qt::endl;
+    if (!state->problem.isEmpty())
+        ctlOut() << QStringLiteral("  ") << Ctl::tr("warning: %1").arg(state->problem) << Qt::endl;
 }
 
 // SCAN for the keys that name the layout's buckets on every primary; each bucket is read as it is found

@@ -70,6 +70,16 @@ std::optional<FireTarget> FireTarget::fromSeedSpec(const QString &spec, QString 
                            .arg(name, seedParameterForm(layout), spec);
             return std::nullopt;
         }
+        if (layout == SeedLayout::ScgTokenBucket && parameters->windowMs != 1000) {
+            // The script keeps a fractional level as a floating-point number, rounded to 14 digits each call,
+            // which the reference model (whole tokens, exact) cannot follow call for call.
+            *problem = Text::tr("test fire takes the gateway's rate as a whole number of tokens a second (got "
+                                "\"%1\"): its script keeps fractional tokens as rounded floating-point numbers, "
+                                "which the model cannot check exactly. Spring Cloud Gateway's replenishRate is a "
+                                "whole number too; for a token every 2 s, fire scg:1:CAPACITY with --cost 2")
+                           .arg(spec);
+            return std::nullopt;
+        }
         return forSeedScript(layout, parameters->limit, parameters->windowMs, parameters->burst);
     }
     *problem = Text::tr("\"%1\" is not a seed script (%2)").arg(spec, names.join(QStringLiteral(", ")));

@@ -131,6 +131,17 @@ SeedBucketState seedBucketAt(SeedLayout layout, const SeedBucketReading &reading
             state.capacity = double(parameters->limit);
         return state;
     }
+    // A stamp that cannot be this layout's clock (epoch milliseconds where seconds belong, as seed 000's
+    // buckets hold, reads tens of thousands of years ahead; seconds where milliseconds belong read 1970):
+    // say so rather than compute a refill from it.
+    constexpr qint64 dayMs = 86400000, plausibleSinceMs = 1000000000000; // 2001-09-09
+    if (state.lastRefillMs > nowMs + dayMs || (state.lastRefillMs >= 0 && state.lastRefillMs < plausibleSinceMs)) {
+        state.problem = Text::tr("its timestamp %1 is not this layout's clock (%2 expected); not refilled")
+                            .arg(QString::number(*reading.stamp, 'g', 17),
+                                 stampUnitMs == 1 ? Text::tr("epoch milliseconds") : Text::tr("epoch seconds"));
+        state.lastRefillMs = -1;
+        return state;
+    }
     if (!parameters)
         return state;
     // As the layout's script refills when it is called: in whole seconds for the gateway (a missing
@@ -140,9 +151,9 @@ SeedBucketState seedBucketAt(SeedLayout layout, const SeedBucketReading &reading
     double fullAtMs = now;
     switch (layout) {
     case SeedLayout::ScgTokenBucket: {
-        const double stamp = reading.stamp.value_or(0);
-        state.level = std::min(capacity, reading.stored + std::max(0.0, nowSeconds - stamp) * perWindow);
-        fullAtMs = (stamp + std::ceil((capacity - reading.stored) / perWindow)) * 1000;
+        const double stamp = reading.stamp.value_or(0), perSecond = seedRatePerSecond(*parameters);
+        state.level = std::min(capacity, reading.stored + std::max(0.0, nowSeconds - stamp) * perSecond);
+        fullAtMs = (stamp + std::ceil((capacity - reading.stored) / perSecond)) * 1000;
         break;
     }
     case SeedLayout::MsTokenBucket: {
@@ -183,6 +194,8 @@ QJsonObject SeedBucketState::toJson(SeedLayout layout) const
         object.insert(QStringLiteral("last_refill_ms"), lastRefillMs);
     if (fullInMs >= 0)
         object.insert(QStringLiteral("full_in_ms"), fullInMs);
+    if (!problem.isEmpty())
+        object.insert(QStringLiteral("problem"), problem);
     return object;
 }
 

@@ -47,6 +47,7 @@ struct SeedBucketState {
     qint64 lastRefillMs = -1; // the last refill (ms since the epoch), as of the moment; -1: none
     qint64 fullInMs = -1;     // until the bucket is full again (the counter: until its window ends); -1: unknown
     qint64 ttlMs = -1;
+    QString problem; // why the level is as stored and not refilled (a stamp not in the layout's clock)
 
     QJsonObject toJson(SeedLayout layout) const;
 };

@@ -4,6 +4,7 @@
 #include "model/limiter/lua_source.h"
 #include "model/policy/policy.h"
 
+#include <QRegularExpression>
 #include <QStringList>
 
 namespace sluice::model {
@@ -115,14 +116,33 @@ std::optional<SeedParameters> seedParameters(SeedLayout layout, const QVector<qi
 
 std::optional<SeedParameters> parseSeedParameters(SeedLayout layout, const QString &text)
 {
+    QStringList parts = text.split(QLatin1Char(':'));
+    // The gateway's script takes any rate (0.5: a token every 2 s), and refills whole seconds times it: a
+    // rate with up to three decimals is kept exactly, as that many tokens per 10, 100 or 1000 seconds.
+    qint64 windowMs = 1000;
+    static const QRegularExpression decimal(QStringLiteral("^(\\d{1,15})\\.(\\d{1,3})$"));
+    if (const QRegularExpressionMatch fraction = decimal.match(parts.value(0));
+        layout == SeedLayout::ScgTokenBucket && fraction.hasMatch()) {
+        for (qsizetype digit = 0; digit < fraction.captured(2).size(); ++digit)
+            windowMs *= 10;
+        parts[0] = fraction.captured(1) + fraction.captured(2);
+    }
     QVector<qint64> numbers;
-    for (const QString &part : text.split(QLatin1Char(':'))) {
+    for (const QString &part : parts) {
         bool ok = false;
         numbers << part.toLongLong(&ok);
         if (!ok)
             return std::nullopt;
     }
-    return seedParameters(layout, numbers);
+    std::optional<SeedParameters> parameters = seedParameters(layout, numbers);
+    if (parameters && windowMs != 1000)
+        parameters->windowMs = windowMs;
+    return parameters;
+}
+
+double seedRatePerSecond(const SeedParameters &parameters)
+{
+    return double(parameters.limit) * 1000 / double(parameters.windowMs);
 }
 
 } // namespace sluice::model

@@ -46,7 +46,10 @@ struct SeedParameters {
 QString seedParameterForm(SeedLayout layout);
 // The numbers in seedParameterForm()'s order; nullopt when there are not as many, or one is out of range.
 std::optional<SeedParameters> seedParameters(SeedLayout layout, const QVector<qint64> &numbers);
-// The same from text written as seedParameterForm() says ("10:20").
+// The same from text written as seedParameterForm() says ("10:20"). The gateway's rate may have up to three
+// decimals ("0.5:10": 5 tokens per 10 s, refilled as 0.5 per whole second).
 std::optional<SeedParameters> parseSeedParameters(SeedLayout layout, const QString &text);
+// A token bucket's refill in tokens a second (the gateway's RATE_PER_SECOND, as its script is called).
+double seedRatePerSecond(const SeedParameters &parameters);
 
 } // namespace sluice::model

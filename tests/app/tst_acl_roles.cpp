@@ -5,7 +5,9 @@
 
 #include "model/connection/connection_session.h"
 #include "model/connection/key_namespace.h"
+#include "model/deploy/acl_check.h"
 #include "model/deploy/acl_roles.h"
+#include "model/limiter/limiter_library.h"
 #include "model/limiter/lua_source.h"
 #include "model/monitor/key_scanner.h"
 #include "model/monitor/key_watch.h"
@@ -21,6 +23,7 @@
 
 #include <QDateTime>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
@@ -310,6 +313,92 @@ private Q_SLOTS:
         }
         qInfo("%lld namespaces, %d pattern-and-key pairs: each role reaches its own namespace only",
               static_cast<long long>(accepted.size()), checked);
+    }
+
+    void globsReachPrefixesAsRedisMatchesKeys_data()
+    {
+        QTest::addColumn<QByteArray>("pattern");
+        QTest::addColumn<QByteArray>("prefix");
+        QTest::addColumn<bool>("reaches");
+        QTest::newRow("older operator's fire pattern") << QByteArray("tenA-fire:*") << QByteArray("tenA-fire:") << true;
+        QTest::newRow("buckets of a prefix namespace") << QByteArray("tenA:*") << QByteArray("tenA-fire:") << false;
+        QTest::newRow("question mark") << QByteArray("ten?-fire:*") << QByteArray("tenA-fire:") << true;
+        QTest::newRow("range") << QByteArray("[a-t]enA:*") << QByteArray("tenA:") << true;
+        QTest::newRow("negated class") << QByteArray("[^t]enA:*") << QByteArray("tenA:") << false;
+        QTest::newRow("escaped brace") << QByteArray("\\{tenA}:*") << QByteArray("{tenA}:") << true;
+        QTest::newRow("star inside") << QByteArray("t*:x") << QByteArray("tenA:") << true;
+        QTest::newRow("too short, no star") << QByteArray("te") << QByteArray("tenA:") << false;
+        QTest::newRow("exactly the prefix") << QByteArray("tenA:") << QByteArray("tenA:") << true;
+        QTest::newRow("case matters") << QByteArray("TENA:*") << QByteArray("tenA:") << false;
+        QTest::newRow("everything") << QByteArray("*") << QByteArray("{x}:") << true;
+    }
+
+    void globsReachPrefixesAsRedisMatchesKeys()
+    {
+        QFETCH(QByteArray, pattern);
+        QFETCH(QByteArray, prefix);
+        QFETCH(bool, reaches);
+        QCOMPARE(model::globReachesPrefix(pattern, prefix), reaches);
+        if (!reaches)
+            return;
+        // Redis agrees: a key that starts with the prefix and matches exists (the prefix, then "x", tried).
+        bool redisMatches = false;
+        for (const QByteArray &key : {prefix, prefix + "x", prefix + "x:x"}) {
+            QVERIFY(admin({"SET", key, "1"}).ok());
+            redisMatches = redisMatches || !admin({"KEYS", pattern}).value.elements.isEmpty();
+        }
+        QVERIFY2(redisMatches, pattern.constData());
+    }
+
+    // acl check: today's users of two namespaces are each confined to their own; a user made from older
+    // acl output (an operator of tenA with ~tenA-fire:*) beside a namespace named tenA-fire (which Sluice no
+    // longer accepts, published before) reaches both, and so does a user written by hand with ~t*.
+    void aclCheckFindsUsersThatReachAnotherNamespace()
+    {
+        publishAsAdmin(QStringLiteral("sluice"),
+                       {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 5, 60000)});
+        publishAsAdmin(kOtherNamespace, {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 5, 60000)});
+        const QStringList asAdmin{QStringLiteral("-p"), QString::number(m_server.port()), QStringLiteral("acl"),
+                                  QStringLiteral("check")};
+        const CtlRun clean = test::sluicectl(asAdmin);
+        QVERIFY2(clean.exitCode == 0, qPrintable(clean.out + clean.err));
+        for (const QString &ns : {QStringLiteral("sluice"), kOtherNamespace})
+            for (const QString &role : model::aclRoleNames())
+                QVERIFY2(clean.out.contains(QRegularExpression(
+                             QStringLiteral("\n%1-%2 +%1 +ok\n").arg(QRegularExpression::escape(ns), role))),
+                         qPrintable(clean.out));
+        QVERIFY2(clean.out.contains(QRegularExpression(QStringLiteral("\ndefault +every key +an administrator"))),
+                 qPrintable(clean.out));
+
+        const model::LibraryOwner legacy{QStringLiteral("tenA-fire"), 0};
+        const model::LimiterLibrary library = model::LimiterLibrary::build(
+            {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 5, 60000)}, {}, legacy, 1);
+        QVERIFY(admin({"FUNCTION", "LOAD", "REPLACE", library.source}).ok());
+        QVERIFY(admin({"ACL", "SETUSER", "tenA-operator", "reset", "on", ">x", "~tenA:*", "~{tenA}:*", "~tenA-fire:*",
+                       "~{tenA-fire:*", "-@all", "+ping"})
+                    .ok());
+        QVERIFY(admin({"ACL", "SETUSER", "wide", "reset", "on", ">x", "%R~t*", "-@all", "+ping"}).ok());
+        const auto cleanUp = qScopeGuard([&] { admin({"ACL", "DELUSER", "tenA-operator", "wide"}); });
+        const CtlRun found
+            = test::sluicectl(asAdmin + QStringList{QStringLiteral("--namespace"), QStringLiteral("tenA")});
+        QVERIFY2(found.exitCode == 12, qPrintable(found.out + found.err));
+        QVERIFY2(found.out.contains(QRegularExpression(
+                     QStringLiteral("\ntenA-operator +tenA, tenA-fire +OVERLAPS: ~tenA:\\* reaches tenA:\\*; "
+                                    "~tenA-fire:\\* reaches tenA-fire:\\*\n"))),
+                 qPrintable(found.out));
+        QVERIFY2(found.out.contains(QRegularExpression(QStringLiteral("\nwide +teamb, tenA, tenA-fire +OVERLAPS"))),
+                 qPrintable(found.out));
+        QVERIFY2(found.out.contains(QRegularExpression(QStringLiteral("\nsluice-operator +sluice +ok\n"))),
+                 qPrintable(found.out));
+        const CtlRun json = test::sluicectl(
+            asAdmin + QStringList{QStringLiteral("--namespace"), QStringLiteral("tenA"), QStringLiteral("--json")});
+        QCOMPARE(json.exitCode, 12);
+        QVERIFY2(json.out.contains(QLatin1String("\"user\":\"wide\"")), qPrintable(json.out));
+
+        // A service's user may not list the ACL: a clear error, not a verdict.
+        const CtlRun refused = ctlAs(QStringLiteral("sluice-service"), QStringLiteral("sluice"),
+                                     {QStringLiteral("acl"), QStringLiteral("check")});
+        QVERIFY2(refused.exitCode != 0 && refused.exitCode != 12, qPrintable(refused.err));
     }
 
     // What the Lua runs is what Redis checks against the caller: every command a source names must be in

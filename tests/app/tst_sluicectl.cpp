@@ -1115,6 +1115,40 @@ private Q_SLOTS:
         QCOMPARE(limited.exitCode, 0);
         QCOMPARE(limited.out.count(QLatin1Char('\n')), 1);
         QVERIFY2(limited.err.contains(QLatin1String("stopped at --limit 1")), qPrintable(limited.err));
+
+        // A gateway rate with decimals, as its script accepts it: half a token a second, emptied 20 s ago.
+        QVERIFY(eval(SeedLayout::ScgTokenBucket, "gw-half", {"0.5", "100", secondsAgo(20), "100"}));
+        QVERIFY(json(QStringLiteral("scg:0.5:100"), &found));
+        const double half = found[QStringLiteral("gw-half")][QLatin1String("tokens")].toDouble();
+        QVERIFY2(half >= 10 && half <= 20, qPrintable(QString::number(half)));
+        const double halfFullIn = found[QStringLiteral("gw-half")][QLatin1String("full_in_ms")].toDouble();
+        QVERIFY2(halfFullIn > 150000 && halfFullIn <= 181000, qPrintable(QString::number(halfFullIn)));
+        // Buckets that hold epoch milliseconds (seed 000's) where the gateway keeps seconds: no refill from a
+        // stamp 56,000 years ahead, but the reason.
+        QVERIFY(sluice::test::syncCommand(redis, {"SET", "request_rate_limiter.{gw-ms}.tokens", "3"}).ok());
+        QVERIFY(
+            sluice::test::syncCommand(redis, {"SET", "request_rate_limiter.{gw-ms}.timestamp", secondsAgo(5) + "000"})
+                .ok());
+        QVERIFY(json(QStringLiteral("scg:1:100"), &found));
+        const QJsonObject misread = found[QStringLiteral("gw-ms")];
+        QCOMPARE(misread[QLatin1String("tokens")].toDouble(), 3.0);
+        QCOMPARE(misread[QLatin1String("refilled_to_now")].toBool(), false);
+        QVERIFY(!misread.contains(QLatin1String("last_refill_ms")) && !misread.contains(QLatin1String("full_in_ms")));
+        QVERIFY2(misread[QLatin1String("problem")].toString().contains(QLatin1String("not this layout's clock")),
+                 qPrintable(misread[QLatin1String("problem")].toString()));
+        const Run warned = keys({QStringLiteral("scg:1:100"), QStringLiteral("--match"), QStringLiteral("gw-ms")});
+        QVERIFY2(warned.out.contains(QRegularExpression(QStringLiteral(
+                     "\ngw-ms +3 \\(stored\\) +- +- .*\n  warning: its timestamp \\d+ is not this layout's clock "
+                     "\\(epoch seconds expected\\)"))),
+                 qPrintable(warned.out));
+        // Test fire keeps the gateway's rate whole, and says why and what to do instead.
+        const Run fractionalFire = sluicectl(
+            base
+            + QStringList{QStringLiteral("fire"), QStringLiteral("scg_token_bucket:0.5:10"), QStringLiteral("--rate"),
+                          QStringLiteral("10"), QStringLiteral("--duration"), QStringLiteral("1")});
+        QCOMPARE(fractionalFire.exitCode, 2);
+        QVERIFY2(fractionalFire.err.contains(QLatin1String("fire scg:1:CAPACITY with --cost 2")),
+                 qPrintable(fractionalFire.err));
     }
 
     // The test-fire engine from a terminal: the summary beside the model, JSON and CSV, two targets
