@@ -215,4 +215,55 @@ void runSeedKeys(const CtlRequest &request, int limit)
     listSeedBuckets(request, *choice, limit);
 }
 
+// reset-key --layout NAME ID: the layout's keys for the id deleted, so its script's next call finds the
+// bucket full. Read first, so only a bucket of that layout is deleted (a counter is any bare key holding a
+// number, and nothing else). Not audited: the keys and the Redis are the gateway's, not Sluice's.
+void runSeedReset(const CtlRequest &request)
+{
+    QString problem;
+    const std::optional<LayoutChoice> choice = parseLayout(request.option("layout"), &problem);
+    if (!choice)
+        return failUsage(request, problem);
+    if (request.args.size() != 1)
+        return failUsage(request, Ctl::tr("reset-key --layout takes one bucket id, as keys --layout lists it"));
+    const QByteArray id = request.args.first().toUtf8();
+    whenReady(request, [request, choice, id] {
+        auto *context = new QObject(QCoreApplication::instance());
+        model::readSeedBucket(request.client, choice->layout, id, context, [=](const model::SeedBucketRead &read) {
+            if (read.outcome == model::SeedBucketRead::Outcome::Failed)
+                return fail(request, model::Failure::serverError(read.problem), Ctl::tr("nothing was reset"));
+            if (read.outcome != model::SeedBucketRead::Outcome::Read)
+                return fail(
+                    request,
+                    model::Failure::invalid(
+                        Ctl::tr("no %1 bucket \"%2\": %3").arg(choice->name, QString::fromUtf8(id), read.problem)),
+                    Ctl::tr("nothing was reset"));
+            const QByteArrayList keys = model::seedKeys(choice->layout, id);
+            auto deleted = std::make_shared<QByteArrayList>();
+            auto left = std::make_shared<qsizetype>(keys.size());
+            auto failed = std::make_shared<std::optional<model::Failure>>();
+            for (const QByteArray &key : keys)
+                request.client->sendForKey(key, {"DEL", key}, context, [=](const redis::RedisReply &reply) {
+                    if (!reply.ok() && !*failed)
+                        *failed = model::Failure::fromWriteReply(reply).prefixed(
+                            Ctl::tr("DEL %1").arg(QString::fromUtf8(key)));
+                    else if (reply.ok() && reply.value.integer > 0)
+                        deleted->append(key);
+                    if (--*left > 0)
+                        return;
+                    if (*failed)
+                        return fail(request, **failed);
+                    QStringList names;
+                    for (const QByteArray &name : *deleted)
+                        names << QString::fromUtf8(name);
+                    ctlOut() << Ctl::tr("reset the %1 bucket \"%2\": deleted %3; its script's next call finds it "
+                                        "full (not recorded in Sluice's audit log: these keys are the caller's)")
+                                    .arg(choice->name, QString::fromUtf8(id), names.join(QStringLiteral(", ")))
+                             << Qt::endl;
+                    request.finish(ExitOk);
+                });
+        });
+    });
+}
+
 } // namespace sluice::app

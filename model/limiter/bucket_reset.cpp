@@ -101,7 +101,8 @@ void resetBucket(redis::RedisCommands *client, const LibraryOwner &owner, const 
             else if (exists.value.integer == 0)
                 done(Failure{Failure::Kind::Invalid,
                              Text::tr("no policy named \"%1\" is stored in %2, and it has no bucket for this "
-                                      "subject; nothing was reset")
+                                      "subject; nothing was reset (a seed layout's bucket, such as a gateway's, is "
+                                      "reset with reset-key --layout)")
                                  .arg(policy, owner.describe())});
             else
                 inspectAndReset(client, owner, policy, subject, who, context, done);

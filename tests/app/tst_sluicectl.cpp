@@ -1149,6 +1149,34 @@ private Q_SLOTS:
         QCOMPARE(fractionalFire.exitCode, 2);
         QVERIFY2(fractionalFire.err.contains(QLatin1String("fire scg:1:CAPACITY with --cost 2")),
                  qPrintable(fractionalFire.err));
+
+        // reset-key on a gateway's layout deletes that bucket's two keys and nothing else, and leaves no audit
+        // log behind on the gateway's Redis; what is not a bucket of the layout is refused and kept.
+        const auto resetSeed = [&](const QString &layout, const QString &id) {
+            return sluicectl(base + QStringList{QStringLiteral("reset-key"), QStringLiteral("--layout"), layout, id});
+        };
+        const Run reset = resetSeed(QStringLiteral("scg"), QStringLiteral("gw-a"));
+        QVERIFY2(reset.exitCode == 0, qPrintable(reset.err));
+        QVERIFY2(reset.out.contains(QLatin1String("deleted request_rate_limiter.{gw-a}.tokens, "
+                                                  "request_rate_limiter.{gw-a}.timestamp")),
+                 qPrintable(reset.out));
+        QCOMPARE(sluice::test::syncCommand(
+                     redis, {"EXISTS", "request_rate_limiter.{gw-a}.tokens", "request_rate_limiter.{gw-a}.timestamp"})
+                     .value.integer,
+                 0);
+        QCOMPARE(sluice::test::syncCommand(redis, {"EXISTS", "request_rate_limiter.{gw-b}.tokens"}).value.integer, 1);
+        QCOMPARE(resetSeed(QStringLiteral("scg"), QStringLiteral("gw-a")).exitCode, 5); // gone already
+        const Run notACounter = resetSeed(QStringLiteral("counter"), QStringLiteral("note"));
+        QVERIFY2(notACounter.exitCode == 5 && notACounter.err.contains(QLatin1String("nothing was reset")),
+                 qPrintable(notACounter.err));
+        QCOMPARE(sluice::test::syncCommand(redis, {"GET", "note"}).value.bytes, QByteArray("hello"));
+        QCOMPARE(sluice::test::syncCommand(redis, {"EXISTS", "{sluice}:audit"}).value.integer, 0);
+        const Run unknownPolicy = sluicectl(
+            base
+            + QStringList{QStringLiteral("reset-key"), QStringLiteral("request_rate_limiter"), QStringLiteral("gw-b")});
+        QVERIFY2(unknownPolicy.exitCode == 5 && unknownPolicy.err.contains(QLatin1String("reset-key --layout")),
+                 qPrintable(unknownPolicy.err));
+        QCOMPARE(sluice::test::syncCommand(redis, {"EXISTS", "{sluice}:audit"}).value.integer, 0);
     }
 
     // The test-fire engine from a terminal: the summary beside the model, JSON and CSV, two targets
@@ -1671,8 +1699,9 @@ private Q_SLOTS:
                                          << QStringLiteral("bench does not take --rate");
         QTest::newRow("bench pipeline 0") << QStringList{bench, api, QStringLiteral("--pipeline"), QStringLiteral("0")}
                                           << QStringLiteral("the pipeline holds from 1 to 1000");
-        QTest::newRow("reset-key without subject") << QStringList{QStringLiteral("reset-key"), QStringLiteral("login")}
-                                                   << QStringLiteral("usage: sluicectl reset-key");
+        QTest::newRow("reset-key without subject")
+            << QStringList{QStringLiteral("reset-key"), QStringLiteral("login")}
+            << QStringLiteral("reset-key takes a policy and a subject (or --layout and a bucket id)");
         QTest::newRow("reset-key bad subject")
             << QStringList{QStringLiteral("reset-key"), QStringLiteral("login"), QStringLiteral("{x}")}
             << QStringLiteral("has no { or }");

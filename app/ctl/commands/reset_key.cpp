@@ -4,6 +4,7 @@
 #include "app/common/exit_codes.h"
 #include "app/ctl/ctl_commands.h"
 #include "app/ctl/ctl_request.h"
+#include "app/ctl/ctl_seed_keys.h"
 #include "app/ctl/text_table.h"
 #include "model/limiter/bucket_key.h"
 #include "model/limiter/bucket_reset.h"
@@ -20,6 +21,10 @@ namespace {
 
 void runResetKey(const CtlRequest &request)
 {
+    if (request.isSet("layout"))
+        return runSeedReset(request);
+    if (request.args.size() != 2)
+        return failUsage(request, Ctl::tr("reset-key takes a policy and a subject (or --layout and a bucket id)"));
     const QString policy = request.args.at(0);
     const QByteArray subject = request.args.at(1).toUtf8();
     if (!model::isValidPolicyName(policy))
@@ -46,14 +51,18 @@ CtlCommand resetKeyCommand()
 {
     CtlCommand command{QStringLiteral("reset-key"),
                        CommandGroup::Live,
-                       2,
+                       1,
                        2,
                        Access::Writes,
-                       QStringLiteral("POLICY SUBJECT"),
+                       QStringLiteral("POLICY SUBJECT | --layout LAYOUT ID"),
                        Ctl::tr("empty one subject's bucket"),
-                       Ctl::tr("Delete one subject's bucket so it is full again (audited)."),
-                       {},
-                       {{QStringLiteral("reset-key login alice"), Ctl::tr("let alice in again at once")}},
+                       Ctl::tr("Delete one subject's bucket so it is full again (audited). With --layout, delete "
+                               "the keys of one bucket of a seed layout (the gateway's, a counter, ...) as keys "
+                               "--layout lists it; that is not audited, as those keys are not Sluice's."),
+                       optionNames({"layout"}),
+                       {{QStringLiteral("reset-key login alice"), Ctl::tr("let alice in again at once")},
+                        {QStringLiteral("reset-key --layout scg gw-a"),
+                         Ctl::tr("empty the Spring Cloud Gateway's bucket for id gw-a")}},
                        runResetKey};
     command.checkAfterLostAnswer = QStringLiteral("sluicectl history; sluicectl keys");
     return command;
