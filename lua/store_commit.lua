@@ -6,8 +6,10 @@
 -- a rollback), field count, then that many field/value pairs.
 -- A policy exists when its name is listed and its hash is there: a hash whose name is not listed
 -- is a leftover that a put may take over (its version continues).
+-- The last ARGV, after the changes, is the most policies the namespace may hold: a commit that would
+-- hold more (and more than it holds now) is refused whole.
 -- All keys share the namespace's hash tag, so this runs in one Cluster slot.
--- Reply: the names that changed. Error: "CONFLICT <what moved>".
+-- Reply: the names that changed. Error: "CONFLICT <what moved>", "INVALID <rule broken>".
 local who = ARGV[1]
 local time = redis.call('TIME')
 local now = tostring(time[1] * 1000 + math.floor(time[2] / 1000))
@@ -69,6 +71,18 @@ for _, change in ipairs(changes) do
     return redis.error_reply('CONFLICT ' .. change.fields.name .. ' expected ' .. change.expected .. ' found ' .. found)
   end
   if not change.listed then change.old = nil end
+end
+
+-- The bound on policies, checked against what the set holds now, before anything is written.
+local held = redis.call('SCARD', KEYS[1])
+local after = held
+for _, change in ipairs(changes) do
+  if change.op == 'put' and not change.listed then after = after + 1 end
+  if change.op == 'del' and change.listed then after = after - 1 end
+end
+local most = tonumber(ARGV[#ARGV])
+if after > most and after > held then
+  return redis.error_reply('INVALID the namespace would hold ' .. after .. ' policies; it may hold at most ' .. most)
 end
 
 local DEFINITION = { 'algorithm', 'limit', 'window_ms', 'burst', 'shadow', 'window_start', 'shadow_of',

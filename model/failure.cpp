@@ -5,8 +5,10 @@ namespace sluice::model {
 
 namespace {
 
-// The policy store's and the publish record's scripts refuse an outdated write this way.
+// The policy store's and the publish record's scripts refuse an outdated write this way,
 const QLatin1String conflictPrefix("CONFLICT ");
+// and a write that breaks a rule of the store (the number of policies) this way.
+const QLatin1String invalidPrefix("INVALID ");
 
 } // namespace
 
@@ -24,6 +26,8 @@ Failure Failure::fromReply(const redis::RedisReply &reply)
     const QString text = reply.value.toString();
     if (text.startsWith(conflictPrefix))
         return {Kind::Conflict, text.mid(conflictPrefix.size())};
+    if (text.startsWith(invalidPrefix))
+        return {Kind::Invalid, text.mid(invalidPrefix.size())};
     return {Kind::ServerError, text};
 }
 

@@ -33,7 +33,7 @@ const Commands kDashboardReads
 // apply and rollback (EVAL lua/store_commit.lua), saving the lists (EVAL lua/lists_commit.lua), publish (EVAL lua/library_record.lua, then FUNCTION
 // LOAD REPLACE), reset-key (EVAL lua/bucket_reset_record.lua, then DEL), and the persistence check.
 const Commands kOperatorWrites
-    = {"eval", "sismember", "sadd", "srem", "del", "hset", "hget", "xadd", "function|load", "config|get"};
+    = {"eval", "sismember", "scard", "sadd", "srem", "del", "hset", "hget", "xadd", "function|load", "config|get"};
 
 // Test fire at the seed layouts' scripts (SCRIPT LOAD, then EVALSHA; lua/compat_*.lua).
 const Commands kSeedScripts = {"script|load", "evalsha", "incr", "expire", "setex"};

@@ -612,6 +612,12 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
             done(result);
             return;
         }
+        if (const qsizetype bytes = nextLibrary(snapshot, owner).source.size();
+            bytes > policy_limits::maxLibraryBytes) {
+            result.failure = Failure{Failure::Kind::Refused, LimiterLibrary::tooLarge(bytes)};
+            done(result);
+            return;
+        }
         if (snapshot.policies.isEmpty() && !allowance.empty) {
             result.failure
                 = Failure{Failure::Kind::Refused,

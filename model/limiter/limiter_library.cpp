@@ -85,6 +85,16 @@ std::optional<QByteArray> LimiterLibrary::digestOfSource(const QByteArray &sourc
     return bodyDigest(source.mid(body + 1));
 }
 
+QString LimiterLibrary::tooLarge(qint64 bytes)
+{
+    return QCoreApplication::translate("sluice::model::LimiterLibrary",
+                                       "the library would be %1 MB of code; it may be at most %2 MB (each policy and "
+                                       "each override is code on every primary, in Lua memory outside maxmemory): "
+                                       "fewer overrides, or move subjects to the namespace's lists")
+        .arg(QString::number(double(bytes) / (1024 * 1024), 'f', 1))
+        .arg(policy_limits::maxLibraryBytes / (1024 * 1024));
+}
+
 LimiterLibrary LimiterLibrary::build(const QVector<Policy> &policies, const QVector<SubjectOverride> &lists,
                                      const LibraryOwner &owner, qint64 version, const QByteArray &clockSource)
 {

@@ -29,6 +29,9 @@ struct LimiterLibrary {
     static LimiterLibrary build(const QVector<Policy> &policies, const QVector<SubjectOverride> &lists,
                                 const LibraryOwner &owner, qint64 version, const QByteArray &clockSource = {});
 
+    // Why a library of `bytes` of code may not be loaded (past policy_limits::maxLibraryBytes), in words.
+    static QString tooLarge(qint64 bytes);
+
     // A Lua string literal holding exactly `bytes`: anything but plain characters is a decimal escape.
     static QByteArray luaString(const QByteArray &bytes);
     // What a loaded library's code hashes to, computed as build() computes its digest (over everything after

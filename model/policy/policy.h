@@ -57,9 +57,14 @@ constexpr int maxDescriptionLength = 1024;
 constexpr qint64 maxBlockMs = 31LL * 24 * 3600 * 1000; // a penalty of up to 31 days
 constexpr int minUtcOffsetMinutes = -720;              // UTC-12:00
 constexpr int maxUtcOffsetMinutes = 840;               // UTC+14:00
-// Policies per namespace: each is code in every primary's library (at 10,000, 34 MB of Lua memory outside
-// maxmemory, an apply of all of them blocks Redis about 0.2 s; docs/benchmarks.md#policy-scale).
+// Policies per namespace: each is code in every primary's library (at 10,000, about 28 MB of Lua memory
+// outside maxmemory, an apply of all of them blocks Redis about 0.2 s; bench_policy_scale).
 constexpr int maxPoliciesPerNamespace = 10'000;
+// The library's code, in bytes: overrides are code too (up to 10,000 a policy), so the number of policies
+// alone does not bound the Lua memory a library takes on every primary, outside maxmemory. Checked by apply
+// (the policies' part) and publish (all of it) before anything is written; docs/benchmarks.md#policy-scale
+// gives the Lua memory at this size.
+constexpr qint64 maxLibraryBytes = 16LL * 1024 * 1024;
 } // namespace policy_limits
 
 struct Policy {

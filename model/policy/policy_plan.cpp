@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/policy/policy_plan.h"
 
+#include "model/limiter/limiter_library.h"
+
 #include <QCoreApplication>
 #include <QHash>
 #include <QSet>
@@ -73,6 +75,9 @@ PolicyPlan PolicyPlan::between(const PolicyStore::ListResult &stored, const QVec
                                          Text::tr("the namespace would hold %1 policies; it may hold at most %2")
                                              .arg(after.size())
                                              .arg(policy_limits::maxPoliciesPerNamespace)});
+    else if (const qsizetype bytes = LimiterLibrary::build(after.values(), {}, LibraryOwner{}, 0).source.size();
+             bytes > policy_limits::maxLibraryBytes)
+        plan.problems.append(PolicyError{QString(), QStringLiteral("policies"), LimiterLibrary::tooLarge(bytes)});
     for (const PolicyChange &change : std::as_const(plan.changes)) {
         const auto stored = storedByName.constFind(change.policy.name);
         if (change.kind == PolicyChange::Kind::Put && stored != storedByName.cend() && !stored->unknownFields.isEmpty())

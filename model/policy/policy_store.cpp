@@ -364,6 +364,7 @@ void PolicyStore::commit(const QVector<PolicyChange> &changes, const QString &wh
         args << operation << QByteArray::number(change.expectedVersion) << QByteArray::number(change.rollbackTo)
              << QByteArray::number(fields.size() / 2) << fields;
     }
+    args << QByteArray::number(policy_limits::maxPoliciesPerNamespace);
     QByteArrayList command{"EVAL", luaSource(QStringLiteral("store_commit.lua")), QByteArray::number(keys.size())};
     command << keys << args;
     m_client->send(command, context, [done](const RedisReply &reply) {

@@ -9,6 +9,8 @@
 #include "support/sync_command.h"
 #include "support/test_services.h"
 
+#include <QElapsedTimer>
+#include <QRegularExpression>
 #include <QTest>
 #include <QUuid>
 
@@ -117,6 +119,38 @@ private Q_SLOTS:
         QVERIFY(fields.contains("create"));
         QVERIFY(fields.contains("alice"));
         QCOMPARE(redisCall({"SMEMBERS", key(":policies")}).value.elements.size(), 1);
+    }
+
+    // Every save (the dashboard's single policy as much as apply's file) is bounded where it is written: a
+    // namespace that holds the most policies it may takes no new one, and nothing is written; a change to
+    // one it holds, or a delete, still goes through.
+    void aFullNamespaceTakesNoNewPolicy()
+    {
+        QVERIFY(!commit({put(policy(QStringLiteral("api"), 100), 0)}).failure);
+        QByteArrayList fill{"SADD", key(":policies")};
+        for (int i = 1; i < model::policy_limits::maxPoliciesPerNamespace; ++i)
+            fill << "filler-" + QByteArray::number(i);
+        QCOMPARE(redisCall(fill).value.integer, model::policy_limits::maxPoliciesPerNamespace - 1);
+        const qint64 auditBefore = redisCall({"XLEN", key(":audit")}).value.integer;
+
+        const auto refused = commit({put(policy(QStringLiteral("one-more"), 5), 0)});
+        QVERIFY(refused.failure);
+        QCOMPARE(refused.failure->kind, sluice::model::Failure::Kind::Invalid);
+        QCOMPARE(refused.failure->message,
+                 QStringLiteral("the namespace would hold %1 policies; it may hold at most %2")
+                     .arg(model::policy_limits::maxPoliciesPerNamespace + 1)
+                     .arg(model::policy_limits::maxPoliciesPerNamespace));
+        QCOMPARE(redisCall({"EXISTS", key(":policy:one-more")}).value.integer, 0);
+        QCOMPARE(redisCall({"SCARD", key(":policies")}).value.integer, model::policy_limits::maxPoliciesPerNamespace);
+        QCOMPARE(redisCall({"XLEN", key(":audit")}).value.integer, auditBefore);
+
+        const auto updated = commit({put(policy(QStringLiteral("api"), 200), 1)});
+        QVERIFY2(!updated.failure, qPrintable(sluice::model::messageOf(updated.failure)));
+        const auto swapped = commit({{PolicyChange::Kind::Delete, policy(QStringLiteral("api"), 200), 2},
+                                     put(policy(QStringLiteral("one-more"), 5), 0)});
+        QVERIFY2(!swapped.failure, qPrintable(sluice::model::messageOf(swapped.failure)));
+        QCOMPARE(redisCall({"SCARD", key(":policies")}).value.integer, model::policy_limits::maxPoliciesPerNamespace);
+        redisCall({"DEL", key(":policies"), key(":audit"), key(":policy:one-more")});
     }
 
     void reapplyingTheSameDefinitionChangesNothing()
@@ -252,6 +286,39 @@ private Q_SLOTS:
                  QStringLiteral("policy \"login\", field \"quota_zone\": was stored by a newer Sluice with fields this "
                                 "version does not know: saving it here would drop them; save it with that version"));
         QVERIFY(PolicyPlan::between(withNewer, {withNewer.policies.first()}, false).problems.isEmpty());
+    }
+
+    // Overrides are code in the library too, and a subject may be 512 bytes: the bounds on policies (10,000)
+    // and overrides (100,000) leave the library's size open. A plan whose library would pass the bound (20
+    // policies of 5,000 overrides each, every subject 200 bytes: about 20 MB) is refused before anything is
+    // written, naming the size and the bound; the same with 100-byte subjects passes.
+    void aPlanWhoseLibraryWouldBeTooLargeIsRefused()
+    {
+        const auto policies = [&](int subjectBytes) {
+            QVector<Policy> heavy;
+            for (int p = 0; p < 20; ++p) {
+                Policy tiered = policy(QStringLiteral("tier-%1").arg(p), 100);
+                tiered.description.clear();
+                for (int o = 0; o < 5000; ++o) {
+                    QByteArray subject = "customer-" + QByteArray::number(p) + '-' + QByteArray::number(o) + '-';
+                    subject.append(subjectBytes - subject.size(), 'x');
+                    tiered.overrides.append({subject, false, model::SubjectOverride::Kind::Limits, 1000 + o, 0});
+                }
+                heavy.append(tiered);
+            }
+            return heavy;
+        };
+        const PolicyStore::ListResult stored = list();
+        QElapsedTimer timer;
+        timer.start();
+        const PolicyPlan tooLarge = PolicyPlan::between(stored, policies(200), false);
+        qInfo("a plan of 100,000 overrides of 200 bytes judged in %lld ms", timer.elapsed());
+        QVERIFY(!tooLarge.problems.isEmpty());
+        QVERIFY2(tooLarge.problems.last().toString().contains(QRegularExpression(
+                     QStringLiteral("the library would be \\d+\\.\\d MB of code; it may be at most 16 MB"))),
+                 qPrintable(tooLarge.problems.last().toString()));
+        const PolicyPlan fits = PolicyPlan::between(stored, policies(100), false);
+        QVERIFY2(fits.problems.isEmpty(), qPrintable(fits.problems.value(0).toString()));
     }
 
     void calendarIsStored()
