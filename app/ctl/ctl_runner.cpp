@@ -76,7 +76,10 @@ std::optional<int> readTarget(const QCommandLineParser &parser, const app::CtlOp
         if (connectionFlags.givesUrl(parser))
             return usageError(
                 QCoreApplication::translate("sluicectl", "--profile and -u both say where to connect; give one"));
-        const auto settings = model::ProfileSettings::openShared();
+        QString settingsProblem;
+        const auto settings = model::ProfileSettings::openShared(&settingsProblem);
+        if (!settingsProblem.isEmpty())
+            return usageError(settingsProblem);
         profile = model::ProfileSettings(settings.get()).profile(parser.value(flags.profile));
         if (!profile)
             return usageError(QCoreApplication::translate("sluicectl",

@@ -189,7 +189,10 @@ int main(int argc, char *argv[])
                 << Qt::endl;
     }
 
-    const auto settings = model::ProfileSettings::openShared();
+    QString settingsProblem;
+    const auto settings = model::ProfileSettings::openShared(&settingsProblem);
+    if (!settingsProblem.isEmpty())
+        err << QApplication::translate("main", "sluice: warning: %1").arg(settingsProblem) << Qt::endl;
     const model::ProfileSettings saved(settings.get());
     std::optional<model::ConnectionProfile> profile;
     // With no target at all: the last used profile while it exists, else the connection list when

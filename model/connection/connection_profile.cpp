@@ -2,9 +2,15 @@
 #include "model/connection/connection_profile.h"
 
 #include "model/connection/key_namespace.h"
+#include "model/files/own_files.h"
 
 #include <QCoreApplication>
+#include <QFile>
+#include <QFileInfo>
 #include <QRegularExpression>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <qplatformdefs.h>
 
 #include <algorithm>
 
@@ -166,9 +172,25 @@ ProfileSettings::ProfileSettings(QSettings *settings)
 {
 }
 
-std::unique_ptr<QSettings> ProfileSettings::openShared()
+std::unique_ptr<QSettings> ProfileSettings::openShared(QString *problem)
 {
-    return std::make_unique<QSettings>(QStringLiteral("Sluice"), QStringLiteral("Sluice"));
+    // QSettings writes through its own save file; what Sluice can do is make sure that the folder it writes
+    // in is this user's alone, and that the file is not a FIFO or a device (a link there is the user's own
+    // doing once the folder is theirs), before QSettings opens it. Otherwise the settings live in a private
+    // folder for this run only, and nothing is read from or written to what someone else planted. The path
+    // is QSettings' own for ("Sluice", "Sluice") on Unix: the XDG configuration folder's Sluice/Sluice.conf.
+    const QString path = QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation)
+        + QStringLiteral("/Sluice/Sluice.conf");
+    std::optional<Failure> refused = ensurePrivateFolder(QFileInfo(path).absolutePath());
+    QT_STATBUF status;
+    if (!refused && QT_STAT(QFile::encodeName(path).constData(), &status) == 0 && !S_ISREG(status.st_mode))
+        refused = Failure::invalid(Text::tr("%1 is not a regular file").arg(path));
+    if (!refused)
+        return std::make_unique<QSettings>(QStringLiteral("Sluice"), QStringLiteral("Sluice"));
+    static QTemporaryDir fallback;
+    if (problem)
+        *problem = Text::tr("connection profiles are not read or saved this run: %1").arg(refused->message);
+    return std::make_unique<QSettings>(fallback.filePath(QStringLiteral("Sluice.conf")), QSettings::IniFormat);
 }
 
 QVector<ConnectionProfile> ProfileSettings::profiles() const

@@ -67,7 +67,9 @@ class ProfileSettings {
 public:
     explicit ProfileSettings(QSettings *settings);
     // The settings file the dashboard and sluicectl share (~/.config/Sluice/Sluice.conf on Linux).
-    static std::unique_ptr<QSettings> openShared();
+    // The settings every Sluice program shares. When their folder is not this user's own (a link, another
+    // user's) or the file is not a regular one, settings for this run only, and `problem` says why.
+    static std::unique_ptr<QSettings> openShared(QString *problem = nullptr);
 
     QVector<ConnectionProfile> profiles() const; // sorted by name; unreadable entries are left out
     std::optional<ConnectionProfile> profile(const QString &name) const;

@@ -14,7 +14,9 @@
 #include "support/test_services.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -27,6 +29,7 @@
 #include <QUuid>
 
 #include <algorithm>
+#include <sys/stat.h>
 
 using Run = sluice::test::CtlRun;
 using sluice::test::sluicectl;
@@ -317,6 +320,35 @@ private Q_SLOTS:
                                                      QStringLiteral("u1"), QStringLiteral("--json")});
         QCOMPARE(decision.exitCode, 0);
         QCOMPARE(QJsonDocument::fromJson(decision.out.toUtf8()).object().value(QStringLiteral("remaining")).toInt(), 9);
+    }
+
+    // The settings' folder planted as a link to another folder, and the settings file planted as a FIFO: the
+    // profiles are neither read nor written there (no hang on the FIFO, the link's target keeps its mode and
+    // gets no file), and the command says why.
+    void plantedSettingsAreNeitherFollowedNorRead()
+    {
+        QTemporaryDir config, elsewhere;
+        QVERIFY(QFile::setPermissions(elsewhere.path(),
+                                      QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner
+                                          | QFileDevice::ReadOther | QFileDevice::ExeOther));
+        const QFileDevice::Permissions before = QFileInfo(elsewhere.path()).permissions();
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), config.path());
+        const QString folder = config.filePath(QStringLiteral("Sluice"));
+        QVERIFY(QFile::link(elsewhere.path(), folder));
+        const test::CtlRun linked = test::sluicectl({QStringLiteral("profiles")}, env);
+        QVERIFY2(linked.exitCode == 5
+                     && linked.err.contains(QLatin1String("connection profiles are not read or saved")),
+                 qPrintable(linked.err));
+        QCOMPARE(QFileInfo(elsewhere.path()).permissions(), before);
+        QVERIFY(QDir(elsewhere.path()).entryList(QDir::NoDotAndDotDot | QDir::AllEntries).isEmpty());
+
+        QVERIFY(QFile::remove(folder));
+        QVERIFY(QDir().mkpath(folder));
+        QVERIFY(::mkfifo(QFile::encodeName(folder + QStringLiteral("/Sluice.conf")).constData(), 0600) == 0);
+        const test::CtlRun fifo = test::sluicectl({QStringLiteral("profiles")}, env);
+        QVERIFY2(fifo.exitCode == 5 && fifo.err.contains(QLatin1String("is not a regular file")), qPrintable(fifo.err));
+        QVERIFY(fifo.elapsedMs < 10000);
     }
 
     // Profiles as the dashboard saves them: the password from the real keychain (else REDISCLI_AUTH),

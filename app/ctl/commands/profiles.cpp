@@ -17,7 +17,10 @@ namespace {
 
 void runProfiles(const CtlRequest &request)
 {
-    const auto settings = model::ProfileSettings::openShared();
+    QString settingsProblem;
+    const auto settings = model::ProfileSettings::openShared(&settingsProblem);
+    if (!settingsProblem.isEmpty())
+        return fail(request, model::Failure::invalid(settingsProblem));
     const QVector<model::ConnectionProfile> profiles = model::ProfileSettings(settings.get()).profiles();
     if (request.isSet("json")) {
         QJsonArray array;
