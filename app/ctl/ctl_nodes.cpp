@@ -3,6 +3,7 @@
 
 #include "app/ctl/ctl_request.h"
 #include "app/ctl/text_table.h"
+#include "model/monitor/eviction_risk.h"
 
 #include <QDateTime>
 #include <QJsonObject>
@@ -36,13 +37,33 @@ void printNodes(const QVector<NodeLibrary> &nodes)
         for (const model::LoadedLibrary &library : node.libraries)
             ctlOut() << "    " << Ctl::tr("library %1").arg(library.describe()) << Qt::endl;
     }
-    for (const NodeLibrary &node : nodes)
+    for (const NodeLibrary &node : nodes) {
         if (node.persistence == NodeLibrary::Persistence::None)
             ctlErr() << Ctl::tr(
                             "sluicectl: warning: %1 persists nothing (no save points, no append-only file): a restart "
-                            "loses the library and every bucket")
+                            "loses the library and every bucket, so every subject gets its full limit again at once "
+                            "(and calls fail until the library is published again); turn on appendonly yes (or save "
+                            "points) to keep them")
                             .arg(node.node)
                      << Qt::endl;
+        if (const QString risk = model::evictionWarning(node.maxmemoryPolicy); !risk.isEmpty())
+            ctlErr() << Ctl::tr("sluicectl: warning: %1: %2").arg(node.node, risk) << Qt::endl;
+        if (const QString evicted = model::evictedWarning(node.evictedKeys, Ctl::tr("since the server started"));
+            !evicted.isEmpty())
+            ctlErr() << Ctl::tr("sluicectl: warning: %1: %2").arg(node.node, evicted) << Qt::endl;
+    }
+}
+
+// --json's words for what the server may evict: none, buckets, everything or unknown.
+static QString evictionRiskName(model::EvictionRisk risk)
+{
+    switch (risk) {
+    case model::EvictionRisk::None: return QStringLiteral("none");
+    case model::EvictionRisk::Buckets: return QStringLiteral("buckets");
+    case model::EvictionRisk::Everything: return QStringLiteral("everything");
+    case model::EvictionRisk::Unknown: break;
+    }
+    return QStringLiteral("unknown");
 }
 
 QString historyName(model::DeploymentStatus::History history)
@@ -74,13 +95,17 @@ QJsonArray nodesToJson(const QVector<NodeLibrary> &nodes)
 {
     QJsonArray list;
     for (const NodeLibrary &node : nodes)
-        list.append(QJsonObject{{QStringLiteral("node"), node.node},
-                                {QStringLiteral("state"), NodeLibrary::stateName(node.state)},
-                                {QStringLiteral("version"), static_cast<double>(node.version)},
-                                {QStringLiteral("digest"), QString::fromLatin1(node.digest)},
-                                {QStringLiteral("detail"), node.detail},
-                                {QStringLiteral("persisted"), persistenceName(node.persistence)},
-                                {QStringLiteral("libraries"), librariesToJson(node.libraries)}});
+        list.append(QJsonObject{
+            {QStringLiteral("node"), node.node},
+            {QStringLiteral("state"), NodeLibrary::stateName(node.state)},
+            {QStringLiteral("version"), static_cast<double>(node.version)},
+            {QStringLiteral("digest"), QString::fromLatin1(node.digest)},
+            {QStringLiteral("detail"), node.detail},
+            {QStringLiteral("persisted"), persistenceName(node.persistence)},
+            {QStringLiteral("maxmemory_policy"), node.maxmemoryPolicy},
+            {QStringLiteral("eviction_risk"), evictionRiskName(model::evictionRiskOf(node.maxmemoryPolicy))},
+            {QStringLiteral("evicted_keys"), static_cast<double>(node.evictedKeys)},
+            {QStringLiteral("libraries"), librariesToJson(node.libraries)}});
     return list;
 }
 

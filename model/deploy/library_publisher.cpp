@@ -7,6 +7,7 @@
 #include "model/model_log.h"
 #include "model/policy/lists_store.h"
 #include "model/policy/policy_file.h"
+#include "redis/info_reply.h"
 
 #include <QCoreApplication>
 #include <QMap>
@@ -229,6 +230,7 @@ void inspectNode(RedisCommands *client, const QString &node, const LibraryOwner 
             QVector<RedisReply> versions;
             RedisReply code; // this owner's library with its code
             RedisReply save;
+            RedisReply info; // memory and stats: what the server may evict, and what it has
         };
         auto replies = std::make_shared<Replies>();
         replies->versions.resize(result.libraries.size());
@@ -244,11 +246,20 @@ void inspectNode(RedisCommands *client, const QString &node, const LibraryOwner 
                            [&](const LoadedLibrary &library) { return library.name == owner.libraryName(); }))
             client->sendToNode(node, {"FUNCTION", "LIST", "LIBRARYNAME", owner.libraryName(), "WITHCODE"}, context,
                                [replies](const RedisReply &r) { replies->code = r; });
+        client->sendToNode(node, {"INFO", "memory", "stats"}, context,
+                           [replies](const RedisReply &r) { replies->info = r; });
         client->sendToNode(node, {"CONFIG", "GET", "save"}, context,
                            [replies](const RedisReply &r) { replies->save = r; });
         // Replies from one node arrive in order, so the last one completes the picture.
         client->sendToNode(node, {"CONFIG", "GET", "appendonly"}, context, [=](const RedisReply &r) mutable {
             result.persistence = persistenceOf(replies->save, r);
+            if (replies->info.ok()) {
+                const QHash<QString, QString> info = redis::parseInfo(replies->info.value.bytes);
+                result.maxmemoryPolicy = info.value(QStringLiteral("maxmemory_policy"));
+                bool counted = false;
+                const qint64 evicted = info.value(QStringLiteral("evicted_keys")).toLongLong(&counted);
+                result.evictedKeys = counted ? evicted : -1;
+            }
             const LoadedLibrary *ours = nullptr;
             for (qsizetype i = 0; i < result.libraries.size(); ++i) {
                 readVersionReply(&result.libraries[i], replies->versions.at(i));

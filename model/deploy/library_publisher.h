@@ -49,6 +49,8 @@ struct NodeLibrary {
     // function names, so that library holds all of this one's (no take-over can load it beside).
     bool nameTakenInOtherCase = false;
     Persistence persistence = Persistence::Unknown;
+    QString maxmemoryPolicy; // INFO memory's maxmemory_policy; empty when INFO could not be read
+    qint64 evictedKeys = -1; // INFO stats' evicted_keys since the server started (the whole server's); -1: unknown
     QVector<LoadedLibrary> libraries; // every library the primary runs
 
     static QString stateName(State state);

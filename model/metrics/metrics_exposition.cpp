@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/metrics/metrics_exposition.h"
 
+#include "model/monitor/eviction_risk.h"
+
 #include <deque>
 #include <prometheus/text_serializer.h>
 #include <sstream>
@@ -147,6 +149,13 @@ void addPrimaries(Families &out, const MetricsSnapshot &s)
     auto &version = out.family("sluice_library_version", MetricType::Gauge, "The library version the primary runs.");
     auto &persistence = out.family("sluice_primary_persistence", MetricType::Gauge,
                                    "1 when the primary persists its data (RDB or AOF), 0 when a restart loses it.");
+    auto &evictionRisk = out.family(
+        "sluice_primary_eviction_risk", MetricType::Gauge,
+        "What the primary's maxmemory-policy may evict when memory runs out: 0 nothing (noeviction), 1 keys with a "
+        "TTL, every bucket among them (volatile-*), 2 any key, the policy store and audit log too (allkeys-*).");
+    auto &evicted = out.family("sluice_primary_evicted_keys_total", MetricType::Counter,
+                               "Keys the primary evicted since it started (evicted_keys: the whole server's count, "
+                               "not only Sluice's keys); an evicted bucket lets its subject in at the full limit.");
     const NodeLibrary::State states[] = {NodeLibrary::State::Current, NodeLibrary::State::Stale,
                                          NodeLibrary::State::Missing, NodeLibrary::State::Foreign};
     for (const PrimaryMetrics &primary : s.primaries) {
@@ -161,6 +170,10 @@ void addPrimaries(Families &out, const MetricsSnapshot &s)
             Families::add(version, labels, double(primary.libraryVersion));
         if (primary.persistence != NodeLibrary::Persistence::Unknown)
             Families::add(persistence, labels, primary.persistence == NodeLibrary::Persistence::Persisted ? 1 : 0);
+        if (const int risk = evictionRiskLevel(evictionRiskOf(primary.maxmemoryPolicy)); risk >= 0)
+            Families::add(evictionRisk, labels, risk);
+        if (primary.evictedKeys >= 0)
+            Families::add(evicted, labels, double(primary.evictedKeys));
     }
 }
 

@@ -200,6 +200,8 @@ void MetricsScraper::finish(const std::shared_ptr<Scrape> &scrape)
                 primary.library = node.state;
                 primary.libraryVersion = node.version;
                 primary.persistence = node.persistence;
+                primary.maxmemoryPolicy = node.maxmemoryPolicy;
+                primary.evictedKeys = node.evictedKeys;
             }
         QString problem;
         if (!primary.up) {

@@ -33,6 +33,8 @@ struct PrimaryMetrics {
     NodeLibrary::State library = NodeLibrary::State::Unreachable;
     qint64 libraryVersion = 0;
     NodeLibrary::Persistence persistence = NodeLibrary::Persistence::Unknown;
+    QString maxmemoryPolicy; // empty: unknown
+    qint64 evictedKeys = -1; // the whole server's since it started; -1: unknown
 };
 
 struct SubjectRejections {

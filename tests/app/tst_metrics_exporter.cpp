@@ -530,6 +530,81 @@ private Q_SLOTS:
         QCOMPARE(listed.captured(1).toInt(), 5);
     }
 
+    // A server whose maxmemory-policy can evict: status (text and --json) and the exporter say what it may
+    // drop (buckets for volatile-*, any key for allkeys-*) and, once it has evicted under a small maxmemory,
+    // that it did; a noeviction server raises neither.
+    void evictionRiskAndEvictionsAreSaid_data()
+    {
+        QTest::addColumn<QString>("policy");
+        QTest::addColumn<QString>("risk");
+        QTest::addColumn<QString>("warning");
+        QTest::newRow("allkeys-lru") << QStringLiteral("allkeys-lru") << QStringLiteral("everything")
+                                     << QStringLiteral("maxmemory-policy allkeys-lru can evict any key when memory "
+                                                       "runs out: limiter buckets (subjects get their full limit "
+                                                       "again), and the policy store, the publish record and the "
+                                                       "audit log too");
+        QTest::newRow("volatile-ttl") << QStringLiteral("volatile-ttl") << QStringLiteral("buckets")
+                                      << QStringLiteral("maxmemory-policy volatile-ttl can evict limiter buckets when "
+                                                        "memory runs out (each has a TTL): buckets may be reset");
+        QTest::newRow("noeviction") << QStringLiteral("noeviction") << QStringLiteral("none") << QString();
+    }
+
+    void evictionRiskAndEvictionsAreSaid()
+    {
+        QFETCH(QString, policy);
+        QFETCH(QString, risk);
+        QFETCH(QString, warning);
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
+        server.setExtraArguments(
+            {QStringLiteral("--maxmemory-policy"), policy, QStringLiteral("--maxmemory"), QStringLiteral("8mb")});
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        redis::RedisClient client(server.options());
+        QVERIFY(test::openAndWait(client));
+        const QString error
+            = test::storeAndPublish(client, QStringLiteral("sluice"),
+                                    {test::makePolicy(QStringLiteral("quota"), Algorithm::FixedWindow, 3, 3600000)});
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        // 400 keys of 64 kB with a TTL (which volatile-* may evict too): 25 MB into 8 MB. noeviction refuses them.
+        const QByteArray filler(64 * 1024, 'x');
+        for (int i = 0; i < 400; ++i)
+            test::syncCommand(client, {"SET", "filler:" + QByteArray::number(i), filler, "EX", "3600"});
+        const QString node = QStringLiteral("127.0.0.1:%1").arg(server.port());
+        const QStringList ctl{QStringLiteral("-p"), QString::number(server.port())};
+
+        const test::CtlRun status = test::sluicectl(ctl + QStringList{QStringLiteral("status")});
+        const test::CtlRun json
+            = test::sluicectl(ctl + QStringList{QStringLiteral("status"), QStringLiteral("--json")});
+        const QJsonObject primary
+            = QJsonDocument::fromJson(json.out.toUtf8()).object()[QLatin1String("nodes")].toArray().at(0).toObject();
+        QCOMPARE(primary[QLatin1String("maxmemory_policy")].toString(), policy);
+        QCOMPARE(primary[QLatin1String("eviction_risk")].toString(), risk);
+        const QByteArray exposition = test::sluicectl(ctl + QStringList{QStringLiteral("metrics")}).out.toUtf8();
+        const QString labels = QStringLiteral(",primary=\"%1\"").arg(node);
+        const std::optional<double> evicted
+            = exposed(exposition, series("sluice_primary_evicted_keys_total", QStringLiteral("sluice"), labels));
+        qInfo("%s: evicted_keys %.0f", qPrintable(policy), evicted.value_or(-1));
+        QCOMPARE(exposed(exposition, series("sluice_primary_eviction_risk", QStringLiteral("sluice"), labels)),
+                 double(risk == QLatin1String("everything")    ? 2
+                            : risk == QLatin1String("buckets") ? 1
+                                                               : 0));
+        if (warning.isEmpty()) {
+            QCOMPARE(evicted, 0.0);
+            QCOMPARE(primary[QLatin1String("evicted_keys")].toDouble(), 0.0);
+            QVERIFY2(!status.err.contains(QLatin1String("evict")), qPrintable(status.err));
+            return;
+        }
+        QVERIFY2(evicted > 0.0, exposition.constData());
+        QVERIFY(primary[QLatin1String("evicted_keys")].toDouble() > 0);
+        QVERIFY2(status.err.contains(QStringLiteral("sluicectl: warning: %1: %2").arg(node, warning)),
+                 qPrintable(status.err));
+        QVERIFY2(
+            status.err.contains(QRegularExpression(
+                QStringLiteral("sluicectl: warning: %1: \\d+ keys evicted since the server started \\(evicted_keys "
+                               "counts the whole server, not only Sluice's keys\\): buckets may have been reset")
+                    .arg(QRegularExpression::escape(node)))),
+            qPrintable(status.err));
+    }
+
     // An exporter outlives a Redis restart: sluice_up 0 while it is down, then back to 1 on its own.
     void survivesARedisRestart()
     {
