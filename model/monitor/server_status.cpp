@@ -18,6 +18,8 @@ ServerStatus ServerStatus::fromInfo(const QHash<QString, QString> &info)
     status.usedMemoryBytes = number("used_memory");
     status.peakMemoryBytes = number("used_memory_peak");
     status.maxMemoryBytes = number("maxmemory");
+    status.maxmemoryPolicy = info.value(QStringLiteral("maxmemory_policy"));
+    status.evictedKeys = number("evicted_keys");
     status.connectedClients = number("connected_clients");
     status.opsPerSecond = number("instantaneous_ops_per_sec");
     status.aofEnabled = number("aof_enabled") != 0;

@@ -17,6 +17,8 @@ struct ServerStatus {
     qint64 usedMemoryBytes = 0;
     qint64 peakMemoryBytes = 0;
     qint64 maxMemoryBytes = 0; // 0: no limit
+    QString maxmemoryPolicy;   // what it drops when memory runs out (noeviction, allkeys-lru, ...)
+    qint64 evictedKeys = 0;    // since the server started, the whole server's
     qint64 connectedClients = 0;
     qint64 opsPerSecond = 0;
     qint64 keys = 0; // over every database

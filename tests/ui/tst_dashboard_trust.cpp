@@ -48,6 +48,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -232,6 +233,51 @@ private Q_SLOTS:
         QVERIFY2(left.isEmpty(), qPrintable(left));
         for (const QString &text : heldTexts(window.get()))
             QVERIFY2(!text.contains(QLatin1String("switch-secret")), qPrintable(text));
+    }
+
+    // A server that may evict says so on the Overview (what it may drop, then how many keys it dropped since
+    // the dashboard first looked) and on Deployment; one with noeviction says it drops nothing.
+    void evictionShowsOnTheOverviewAndDeployment()
+    {
+        auto calm = test::openMainWindow(profileFor(test::uniqueNamespace("noevict-")));
+        QTRY_COMPARE_WITH_TIMEOUT(labelText(calm.get(), "overviewEviction"),
+                                  QStringLiteral("noeviction (writes fail, nothing is dropped)"), 5000);
+        QVERIFY(!calm->findChild<QLabel *>(QStringLiteral("evictionWarning"))->isVisibleTo(calm.get()));
+        calm.reset();
+
+        test::RedisProcess evicting(test::RedisProcess::Patience::Quick);
+        evicting.setExtraArguments({QStringLiteral("--maxmemory-policy"), QStringLiteral("allkeys-lru"),
+                                    QStringLiteral("--maxmemory"), QStringLiteral("8mb")});
+        QVERIFY2(evicting.start(), qPrintable(evicting.errorString()));
+        redis::RedisClient client(evicting.options());
+        QVERIFY(test::openAndWait(client));
+        const QString ns = test::uniqueNamespace("evict-");
+        QCOMPARE(test::storeAndPublish(client, ns,
+                                       {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 5, 60000)}),
+                 QString());
+        model::ConnectionProfile profile = profileFor(ns);
+        profile.options = evicting.options();
+        auto window = test::openMainWindow(profile);
+        window->resize(1024, 700);
+        auto *warning = window->findChild<QLabel *>(QStringLiteral("evictionWarning"));
+        QTRY_COMPARE_WITH_TIMEOUT(labelText(window.get(), "overviewEviction"), QStringLiteral("allkeys-lru"), 5000);
+        QTRY_VERIFY(warning->isVisibleTo(window.get()));
+        QVERIFY2(warning->text().startsWith(QLatin1String("This server may drop keys: maxmemory-policy allkeys-lru can "
+                                                          "evict any key when memory runs out")),
+                 qPrintable(warning->text()));
+        QVERIFY2(!warning->text().contains(QLatin1String("evicted since")), qPrintable(warning->text()));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            labelText(window.get(), "deploymentWarning").contains(QLatin1String("allkeys-lru can evict any key")),
+            10000);
+
+        const QByteArray filler(64 * 1024, 'x');
+        for (int i = 0; i < 400; ++i)
+            test::syncCommand(client, {"SET", "filler:" + QByteArray::number(i), filler});
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            warning->text().contains(QRegularExpression(
+                QStringLiteral("\\n\\d+ keys evicted since .*, when this dashboard first looked \\(evicted_keys "
+                               "counts the whole server, not only Sluice's keys\\): buckets may have been reset"))),
+            qPrintable(warning->text()), 5000);
     }
 
     void shadowPolicyIsMarkedAndKeptApartFromRejections()

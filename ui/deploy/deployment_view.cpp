@@ -2,6 +2,7 @@
 #include "ui/deploy/deployment_view.h"
 
 #include "model/format/units.h"
+#include "model/monitor/eviction_risk.h"
 #include "model/policy/operator_identity.h"
 #include "ui/connection/write_guard.h"
 #include "ui/deploy/publish_review_dialog.h"
@@ -170,8 +171,16 @@ void DeploymentView::showStatus(const model::DeploymentStatus &status)
     if (record.version > 0 && drifted > 0)
         warnings << tr("Primaries not running the published library: %1. Publish again to restore it.").arg(drifted);
     if (volatileNodes > 0)
-        warnings << tr("Primaries without persistence (no RDB snapshots, no AOF): %1. A restart loses the library.")
+        warnings << tr("Primaries without persistence (no RDB snapshots, no AOF): %1. A restart loses the library "
+                       "and every bucket: every subject gets its full limit again at once.")
                         .arg(volatileNodes);
+    for (const NodeLibrary &node : status.nodes) {
+        if (const QString risk = model::evictionWarning(node.maxmemoryPolicy); !risk.isEmpty())
+            warnings << tr("%1: %2.").arg(node.node, risk);
+        if (const QString evicted = model::evictedWarning(node.evictedKeys, tr("since the server started"));
+            !evicted.isEmpty())
+            warnings << tr("%1: %2.").arg(node.node, evicted);
+    }
     m_warning->setText(warnings.join(QLatin1Char('\n')));
     m_warning->setVisible(!warnings.isEmpty());
     m_model->setNodes(status.nodes);

@@ -2,6 +2,7 @@
 #include "ui/monitor/server_overview.h"
 
 #include "model/format/units.h"
+#include "model/monitor/eviction_risk.h"
 #include "ui/widgets/banner.h"
 #include "ui/widgets/state_palette.h"
 
@@ -47,7 +48,16 @@ ServerOverview::ServerOverview(QWidget *parent)
     m_ops = addRow(loadForm, tr("Commands per second"), QStringLiteral("overviewOps"));
     m_memory = addRow(loadForm, tr("Memory used (peak)"), QStringLiteral("overviewMemory"));
     m_maxMemory = addRow(loadForm, tr("Memory limit"), QStringLiteral("overviewMaxMemory"));
+    m_eviction = addRow(loadForm, tr("When memory runs out"), QStringLiteral("overviewEviction"));
     m_keys = addRow(loadForm, tr("Keys"), QStringLiteral("overviewKeys"));
+
+    // Under the three boxes, the width of all of them: what the server may drop is a paragraph.
+    m_evictionWarning = new QLabel(this);
+    m_evictionWarning->setObjectName(QStringLiteral("evictionWarning"));
+    m_evictionWarning->setWordWrap(true);
+    m_evictionWarning->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_evictionWarning->setStyleSheet(textStyle(Tone::Warning));
+    m_evictionWarning->hide();
 
     auto *persistenceBox = new QGroupBox(tr("Persistence"), this);
     auto *persistenceForm = new QFormLayout(persistenceBox);
@@ -67,6 +77,7 @@ ServerOverview::ServerOverview(QWidget *parent)
     grid->addWidget(serverBox, 0, 0);
     grid->addWidget(loadBox, 0, 1);
     grid->addWidget(persistenceBox, 0, 2);
+    grid->addWidget(m_evictionWarning, 1, 0, 1, 3);
     for (int column = 0; column < 3; ++column)
         grid->setColumnStretch(column, 1);
 
@@ -101,6 +112,7 @@ void ServerOverview::setMonitor(ServerMonitor *monitor)
     if (m_monitor)
         disconnect(m_monitor, nullptr, this, nullptr);
     m_monitor = monitor;
+    m_evictedAtFirstLook = -1;
     m_address->setText(monitor->targetLabel());
     connect(monitor, &ServerMonitor::healthChanged, this, &ServerOverview::showHealth);
     connect(monitor, &ServerMonitor::statusChanged, this, &ServerOverview::showStatus);
@@ -166,6 +178,32 @@ void ServerOverview::showStatus(const ServerStatus &status)
     m_rdb->setText(!status.rdbKnown ? tr("unknown (CONFIG not permitted)") : status.rdbEnabled ? tr("on") : tr("off"));
     m_aof->setText(status.aofEnabled ? tr("on") : tr("off"));
     m_persistenceWarning->setVisible(status.rdbKnown && !status.rdbEnabled && !status.aofEnabled);
+    showEviction(status);
+}
+
+void ServerOverview::showEviction(const ServerStatus &status)
+{
+    m_eviction->setText(status.maxmemoryPolicy.isEmpty() ? placeholder()
+                            : model::evictionRiskOf(status.maxmemoryPolicy) == model::EvictionRisk::None
+                            ? tr("%1 (writes fail, nothing is dropped)").arg(status.maxmemoryPolicy)
+                            : status.maxmemoryPolicy);
+    // evicted_keys counts from the server's start: what rose since this dashboard first looked (again
+    // from a restart, when it went back).
+    if (m_evictedAtFirstLook < 0 || status.evictedKeys < m_evictedAtFirstLook) {
+        m_evictedAtFirstLook = status.evictedKeys;
+        m_firstLook = QDateTime::currentDateTime();
+    }
+    QStringList warnings;
+    if (const QString risk = model::evictionWarning(status.maxmemoryPolicy); !risk.isEmpty())
+        warnings << tr("This server may drop keys: %1.").arg(risk);
+    const QString evicted
+        = model::evictedWarning(status.evictedKeys - m_evictedAtFirstLook,
+                                tr("since %1, when this dashboard first looked")
+                                    .arg(QLocale().toString(m_firstLook.time(), QLocale::ShortFormat)));
+    if (!evicted.isEmpty())
+        warnings << evicted[0].toUpper() + evicted.mid(1) + QLatin1Char('.');
+    m_evictionWarning->setText(warnings.join(QLatin1Char('\n')));
+    m_evictionWarning->setVisible(!warnings.isEmpty());
 }
 
 } // namespace sluice::ui

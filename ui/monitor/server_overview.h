@@ -4,6 +4,7 @@
 #include "model/monitor/server_monitor.h"
 #include "ui/widgets/state_palette.h"
 
+#include <QDateTime>
 #include <QPointer>
 #include <QWidget>
 
@@ -33,6 +34,7 @@ public:
 private:
     void showHealth(model::ServerMonitor::Health health, const QString &problem);
     void showStatus(const model::ServerStatus &status);
+    void showEviction(const model::ServerStatus &status);
     void setBanner(const QString &text, Tone tone);
     QLabel *addRow(QFormLayout *form, const QString &label, const QString &name);
 
@@ -52,6 +54,11 @@ private:
     QLabel *m_rdb = nullptr;
     QLabel *m_aof = nullptr;
     QLabel *m_persistenceWarning = nullptr;
+    QLabel *m_eviction = nullptr;
+    QLabel *m_evictionWarning = nullptr;
+    // evicted_keys when this monitor's first status came (or the server restarted), and when.
+    qint64 m_evictedAtFirstLook = -1;
+    QDateTime m_firstLook;
 };
 
 } // namespace sluice::ui
