@@ -241,7 +241,7 @@ private Q_SLOTS:
     {
         auto calm = test::openMainWindow(profileFor(test::uniqueNamespace("noevict-")));
         QTRY_COMPARE_WITH_TIMEOUT(labelText(calm.get(), "overviewEviction"),
-                                  QStringLiteral("noeviction (writes fail, nothing is dropped)"), 5000);
+                                  QStringLiteral("noeviction (drops nothing)"), 5000);
         QVERIFY(!calm->findChild<QLabel *>(QStringLiteral("evictionWarning"))->isVisibleTo(calm.get()));
         calm.reset();
 

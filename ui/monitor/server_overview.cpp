@@ -185,7 +185,7 @@ void ServerOverview::showEviction(const ServerStatus &status)
 {
     m_eviction->setText(status.maxmemoryPolicy.isEmpty() ? placeholder()
                             : model::evictionRiskOf(status.maxmemoryPolicy) == model::EvictionRisk::None
-                            ? tr("%1 (writes fail, nothing is dropped)").arg(status.maxmemoryPolicy)
+                            ? tr("%1 (drops nothing)").arg(status.maxmemoryPolicy)
                             : status.maxmemoryPolicy);
     // evicted_keys counts from the server's start: what rose since this dashboard first looked (again
     // from a restart, when it went back).
