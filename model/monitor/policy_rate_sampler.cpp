@@ -151,8 +151,23 @@ const RateHistory *PolicyRateSampler::history(const QString &policy) const
 
 void PolicyRateSampler::sampleNow()
 {
-    if (m_client->state() != RedisClient::State::Ready)
+    if (m_client->state() != RedisClient::State::Ready) {
+        // A server shut down (not frozen) closes the connection: no reading fails, none is sent. Each tick
+        // counts every primary read before as not answering, as a frozen one's timeout does, so every view
+        // marks its figures stale with since-when instead of showing the last ones as the present.
+        QVector<RedisClient::NodeReply> unanswered;
+        QStringList known = m_readings.keys() + QStringList(m_uncounted.cbegin(), m_uncounted.cend());
+        known.removeDuplicates();
+        for (const QString &node : std::as_const(known)) {
+            redis::RedisReply reply;
+            reply.failure = redis::RedisReply::Failure::NotConnected;
+            reply.failureMessage = tr("not connected");
+            unanswered.append({node, reply});
+        }
+        if (!unanswered.isEmpty())
+            takeReplies(unanswered);
         return;
+    }
     if (m_outstanding) {
         ++m_skipped;
         return;

@@ -565,6 +565,51 @@ private Q_SLOTS:
         QVERIFY2(widest >= 2000, qPrintable(QStringLiteral("the widest break is %1 ms").arg(widest)));
     }
 
+    // A server shut down, not frozen, closes the connection: no reading times out, none is sent. The
+    // Overview's figures must still turn stale, saying since when, within an interval or two, not stay in
+    // normal type as the present (17 s later in the report).
+    void aServerShutDownIsStaleNotThePresent()
+    {
+        test::RedisProcess server(test::RedisProcess::Patience::Quick);
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        const QString ns = test::uniqueNamespace("down-");
+        const QString busy = ns + QStringLiteral("-busy");
+        redis::RedisClient traffic(server.options());
+        QVERIFY(test::openAndWait(traffic));
+        QCOMPARE(test::storeAndPublish(traffic, ns, {test::makePolicy(busy, Algorithm::TokenBucket, 1000, 1000)}),
+                 QString());
+        model::ConnectionProfile profile = profileFor(ns);
+        profile.options = server.options();
+        auto window = test::openMainWindow(profile);
+        window->session()->rates()->setIntervalMs(250);
+        const QAbstractItemModel *shownRates = window->policyRates()->view()->model();
+        QElapsedTimer firing;
+        firing.start();
+        while (firing.elapsed() < 1500) {
+            QCOMPARE(test::fireAcquires(traffic, ns, busy, 5, [](int) { return QByteArray("alice"); }).allowed, 5u);
+            QTest::qWait(50);
+        }
+        QTRY_COMPARE(shownRates->rowCount(), 1);
+        QTRY_VERIFY(!shownRates->index(0, 0).data(PolicyRatesModel::StaleRole).toBool());
+
+        // Gone just after a reading came back, so no reading is under way to fail: the case that stayed fresh.
+        window->session()->rates()->setIntervalMs(1000);
+        QSignalSpy read(window->session()->rates(), &model::PolicyRateSampler::sampled);
+        QVERIFY(read.wait(5000));
+        server.kill(); // the connection closes, as after `redis-cli shutdown`
+        QElapsedTimer since;
+        since.start();
+        // Within the sample interval plus one.
+        QTRY_VERIFY_WITH_TIMEOUT(shownRates->index(0, 0).data(PolicyRatesModel::StaleRole).toBool(), 2000);
+        qInfo("marked stale %lld ms after the server went away (sampling every 1000 ms)", since.elapsed());
+        const QString tip = shownRates->index(0, PolicyRatesModel::AllowedPerSecond).data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("no answer from %1 since").arg(server.options().address())),
+                 qPrintable(tip));
+        QTRY_VERIFY(window->policyRates()->totalsText().startsWith(QLatin1String("(stale)")));
+        QVERIFY2(window->policyRates()->statusText().contains(QLatin1String("Not the present")),
+                 qPrintable(window->policyRates()->statusText()));
+    }
+
     // The menus hold the main actions, each pressing its tab's own button: Connections, Import and Export
     // (File), Refresh on F5 where the tab in front reads again (View), Publish and Dry run (Limiter); every
     // entry has a mnemonic no other entry of its menu takes.
