@@ -143,8 +143,26 @@ void KeyWatch::stop()
 
 void KeyWatch::pollNow()
 {
-    if (m_outstanding || m_keys.isEmpty() || m_client->state() != RedisClient::State::Ready)
+    if (m_outstanding || m_keys.isEmpty())
         return;
+    if (m_client->state() != RedisClient::State::Ready) {
+        // A server shut down sends no failed reply: each key is marked unread each tick, as a frozen one's
+        // timeout would, so its last figures are shown as from before, not as the present.
+        for (const WatchedKey &key : std::as_const(m_keys)) {
+            if (key.layout) {
+                SeedBucketRead unread;
+                unread.outcome = SeedBucketRead::Outcome::Failed;
+                unread.problem = tr("not connected to the server");
+                takeSeed(key.id, unread, QDateTime::currentMSecsSinceEpoch());
+            } else {
+                RedisReply unread;
+                unread.failure = redis::RedisReply::Failure::NotConnected;
+                unread.failureMessage = tr("not connected to the server");
+                takeInspect(key.id, unread);
+            }
+        }
+        return;
+    }
     m_outstanding = true;
     auto outstanding = std::make_shared<int>(int(m_keys.size()));
     for (const WatchedKey &key : std::as_const(m_keys))

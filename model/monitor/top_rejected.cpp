@@ -84,8 +84,16 @@ void TopRejectedPoller::stop()
 
 void TopRejectedPoller::pollNow()
 {
-    if (m_policy.isEmpty() || m_outstanding || m_client->state() != RedisClient::State::Ready)
+    if (m_policy.isEmpty() || m_outstanding)
         return;
+    if (m_client->state() != RedisClient::State::Ready) {
+        // A server shut down sends no failed reply: say so each tick, as a frozen one's timeout would, rather
+        // than leave the last list (or "nobody was rejected") standing as the present.
+        m_last = TopRejected{m_policy, 0, 0, {}, {}};
+        m_last.problems << tr("not connected to the server");
+        Q_EMIT updated(m_last);
+        return;
+    }
     m_outstanding = true;
     const QString policy = m_policy;
     m_client->sendToPrimaries({"FCALL_RO", m_topFunction, "0", policy.toUtf8()}, this,

@@ -591,6 +591,17 @@ private Q_SLOTS:
         }
         QTRY_COMPARE(shownRates->rowCount(), 1);
         QTRY_VERIFY(!shownRates->index(0, 0).data(PolicyRatesModel::StaleRole).toBool());
+        // The watched bucket and the Live tab's most rejected list read on their own timers.
+        auto *tabs = test::child<QTabWidget>(window.get(), "mainTabs");
+        auto *watched = test::child<QTableWidget>(window->keyWatchView(), "watchTable");
+        QVERIFY(window->keyWatchView()->watchSubject(busy, "alice"));
+        tabs->setCurrentWidget(window->keyWatchView());
+        QTRY_VERIFY(watched->rowCount() == 1 && !watched->item(0, 2)->text().isEmpty());
+        ui::PolicyLiveView *live = window->liveView();
+        tabs->setCurrentWidget(live);
+        live->showPolicy(busy);
+        auto *topNote = test::child<QLabel>(live, "topNote");
+        QTRY_VERIFY_WITH_TIMEOUT(topNote->text().startsWith(QLatin1String("Nobody was rejected")), 5000);
 
         // Gone just after a reading came back, so no reading is under way to fail: the case that stayed fresh.
         window->session()->rates()->setIntervalMs(1000);
@@ -608,6 +619,13 @@ private Q_SLOTS:
         QTRY_VERIFY(window->policyRates()->totalsText().startsWith(QLatin1String("(stale)")));
         QVERIFY2(window->policyRates()->statusText().contains(QLatin1String("Not the present")),
                  qPrintable(window->policyRates()->statusText()));
+        QTRY_VERIFY2_WITH_TIMEOUT(topNote->text().contains(QLatin1String("not connected")), qPrintable(topNote->text()),
+                                  3000);
+        QCOMPARE(live->topTable()->rowCount(), 0);
+        tabs->setCurrentWidget(window->keyWatchView());
+        QTRY_VERIFY2_WITH_TIMEOUT(watched->item(0, 2)->toolTip().contains(QLatin1String("Not the present"))
+                                      && watched->item(0, 2)->foreground().color() == ui::toneColor(ui::Tone::Muted),
+                                  qPrintable(watched->item(0, 2)->toolTip()), 3000);
     }
 
     // The menus hold the main actions, each pressing its tab's own button: Connections, Import and Export
