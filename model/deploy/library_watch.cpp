@@ -73,13 +73,29 @@ void LibraryWatch::onConnectionState(RedisClient::State state)
     // Back after a loss (or ready for the first time): whatever ran there may be gone.
     if (state == RedisClient::State::Ready && m_lastState != RedisClient::State::Ready)
         m_soon.start();
+    const bool lost = state != RedisClient::State::Ready && m_lastState == RedisClient::State::Ready;
     m_lastState = state;
+    if (lost && !m_checking)
+        reportNotConnected();
+}
+
+// Nothing is known of the deployment while the server does not answer: said at once on a loss and at each
+// interval after, so no view keeps the last reading (or "reading...") as the present.
+void LibraryWatch::reportNotConnected()
+{
+    DeploymentStatus status;
+    status.failure = Failure{Failure::Kind::Unreachable, tr("not connected to the server")};
+    m_checking = true;
+    takeStatus(status);
 }
 
 void LibraryWatch::checkNow()
 {
-    if (m_client->state() != RedisClient::State::Ready)
+    if (m_client->state() != RedisClient::State::Ready) {
+        if (!m_checking && m_lastState != RedisClient::State::Connecting)
+            reportNotConnected();
         return;
+    }
     if (m_checking) {
         m_checkAgain = true;
         return;

@@ -45,6 +45,7 @@ Q_SIGNALS:
 private:
     void onConnectionState(redis::RedisClient::State state);
     void takeStatus(const DeploymentStatus &status);
+    void reportNotConnected();
 
     redis::RedisClient *m_client;
     LibraryPublisher m_publisher;

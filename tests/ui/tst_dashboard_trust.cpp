@@ -621,6 +621,13 @@ private Q_SLOTS:
                  qPrintable(window->policyRates()->statusText()));
         QTRY_VERIFY2_WITH_TIMEOUT(topNote->text().contains(QLatin1String("not connected")), qPrintable(topNote->text()),
                                   3000);
+        // Deployment says it cannot read the deployment, and lists no primary as if it knew.
+        QTRY_VERIFY2_WITH_TIMEOUT(labelText(window.get(), "publishedRecord")
+                                      .startsWith(QLatin1String("Cannot read the deployment: not connected")),
+                                  qPrintable(labelText(window.get(), "publishedRecord")), 3000);
+        QCOMPARE(
+            test::child<QTableView>(window->findChild<ui::DeploymentView *>(), "deploymentTable")->model()->rowCount(),
+            0);
         QCOMPARE(live->topTable()->rowCount(), 0);
         tabs->setCurrentWidget(window->keyWatchView());
         QTRY_VERIFY2_WITH_TIMEOUT(watched->item(0, 2)->toolTip().contains(QLatin1String("Not the present"))

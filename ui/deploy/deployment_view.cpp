@@ -150,6 +150,9 @@ void DeploymentView::showStatus(const model::DeploymentStatus &status)
                          QString::fromLatin1(owner.function("acquire")));
     }
     m_record->setText(text);
+    // The last publish's result stands only while the deployment still agrees with it.
+    if (status.failure || status.drift())
+        m_status->clear();
     QStringList warnings;
     if (!status.failure && status.storedDiffers && record.version > 0)
         warnings << tr("The stored policies differ from the published library: services keep the published limits "
