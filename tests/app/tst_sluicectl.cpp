@@ -276,6 +276,8 @@ private Q_SLOTS:
                                    QStringLiteral("--timeout"), QStringLiteral("500"), QStringLiteral("ping")});
         QCOMPARE(run.exitCode, 3);
         QVERIFY2(run.err.contains(QLatin1String("no answer within 500 ms")), qPrintable(run.err));
+        // It gave up at the timeout, not before (a timeout that fired at once would pass the message alone).
+        QVERIFY2(run.elapsedMs >= 475 && run.elapsedMs < 5000, qPrintable(QString::number(run.elapsedMs)));
     }
 
     void aclUsersAndSecrets()

@@ -439,7 +439,9 @@ private Q_SLOTS:
         clock.start();
         const RedisReply frozen = syncCommand(client, {"PING"});
         QVERIFY(!frozen.ok());
-        QVERIFY2(clock.elapsed() < 3000, "the command timeout must fire");
+        // The command timeout (1000 ms for this server's options) fires, and not before it: Qt's coarse
+        // timers may fire up to 5% early.
+        QVERIFY2(clock.elapsed() >= 950 && clock.elapsed() < 3000, qPrintable(QString::number(clock.elapsed())));
         QVERIFY(spinUntil([&] { return client.state() == RedisClient::State::Reconnecting; }));
         server.thaw();
         QVERIFY(spinUntil([&] { return client.state() == RedisClient::State::Ready; }, 15000));
