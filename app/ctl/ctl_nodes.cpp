@@ -46,11 +46,8 @@ void printNodes(const QVector<NodeLibrary> &nodes)
                             "points) to keep them")
                             .arg(node.node)
                      << Qt::endl;
-        if (const QString risk = model::evictionWarning(node.maxmemoryPolicy); !risk.isEmpty())
-            ctlErr() << Ctl::tr("sluicectl: warning: %1: %2").arg(node.node, risk) << Qt::endl;
-        if (const QString evicted = model::evictedWarning(node.evictedKeys, Ctl::tr("since the server started"));
-            !evicted.isEmpty())
-            ctlErr() << Ctl::tr("sluicectl: warning: %1: %2").arg(node.node, evicted) << Qt::endl;
+        for (const QString &warning : model::evictionWarnings(node.maxmemoryPolicy, node.evictedKeys))
+            ctlErr() << Ctl::tr("sluicectl: warning: %1: %2").arg(node.node, warning) << Qt::endl;
     }
 }
 

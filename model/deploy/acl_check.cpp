@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/deploy/acl_check.h"
 
+#include "model/deploy/acl_roles.h"
+
 #include <QList>
 
 namespace sluice::model {
@@ -91,9 +93,12 @@ QByteArray keyPattern(QByteArray rule)
 
 QStringList namespaceKeyPrefixes(const QString &ns)
 {
-    return {ns + QLatin1Char(':'), QLatin1Char('{') + ns + QStringLiteral("}:"), ns + QStringLiteral("-fire:"),
-            QLatin1Char('{') + ns + QStringLiteral("-fire:"),
-            QStringLiteral("request_rate_limiter.{") + ns + QStringLiteral("-fire:")};
+    // The operator's patterns are the whole of the namespace's key space (buckets, admin keys, test fire).
+    QStringList prefixes;
+    for (const QString &rule : aclRules(AclRole::Operator, ns))
+        if (rule.startsWith(QLatin1Char('~')) && rule.endsWith(QLatin1Char('*')))
+            prefixes << rule.mid(1).chopped(1);
+    return prefixes;
 }
 
 bool globReachesPrefix(const QByteArray &pattern, const QByteArray &prefix)

@@ -13,7 +13,7 @@ namespace sluice::model {
 // `~<ns>-fire:*` was the whole of a namespace named `<ns>-fire`), or written by hand.
 
 // The key prefixes of a namespace's key space: its buckets, its admin keys, and its test-fire keys in
-// every seed layout (the patterns acl_roles gives each role, without their '*').
+// every seed layout (the operator role's patterns, which cover all of them, without their '*').
 QStringList namespaceKeyPrefixes(const QString &ns);
 
 // Whether some key that starts with `prefix` matches the Redis glob `pattern` (`*`, `?`, `[...]` with `^`

@@ -392,12 +392,12 @@ void findDroppedInUse(RedisCommands *client, const LibraryOwner &owner, const QV
 }
 
 // Records the publish (failing on a publish in between), then loads the library on every primary
-// and verifies it there; `result` carries what the publish already knows (the damaged policies).
+// and verifies it there; `result` carries what the publish already knows (the library built from the
+// snapshot, the damaged policies).
 void recordAndLoad(RedisCommands *client, const LibraryOwner &owner, const QString &who, const Snapshot &snapshot,
                    PublishResult result, QObject *context, std::function<void(const PublishResult &)> done,
                    std::function<void(const NodeLibrary &)> nodeDone)
 {
-    result.library = nextLibrary(snapshot, owner);
     const AdminKeys keys(owner.ns);
     const QByteArrayList record{"EVAL",
                                 luaSource(QStringLiteral("library_record.lua")),
@@ -607,7 +607,9 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
             done(result);
             return;
         }
-        if (!reviewed.isEmpty() && nextLibrary(snapshot, owner).digest != reviewed) {
+        // Built once: what the review, the bounds and the load all judge.
+        result.library = nextLibrary(snapshot, owner);
+        if (!reviewed.isEmpty() && result.library.digest != reviewed) {
             result.failure = Failure{Failure::Kind::Conflict,
                                      Text::tr("the stored policies changed after you reviewed them; review the changes "
                                               "again before publishing")};
@@ -623,8 +625,7 @@ void LibraryPublisher::publish(const QString &who, QObject *context, std::functi
             done(result);
             return;
         }
-        if (const qsizetype bytes = nextLibrary(snapshot, owner).source.size();
-            bytes > policy_limits::maxLibraryBytes) {
+        if (const qsizetype bytes = result.library.source.size(); bytes > policy_limits::maxLibraryBytes) {
             result.failure = Failure{Failure::Kind::Refused, LimiterLibrary::tooLarge(bytes)};
             done(result);
             return;

@@ -64,4 +64,12 @@ QString evictedWarning(qint64 evicted, const QString &since)
         .arg(count, since);
 }
 
+QStringList evictionWarnings(const QString &maxmemoryPolicy, qint64 evictedSinceStart)
+{
+    QStringList warnings{evictionWarning(maxmemoryPolicy),
+                         evictedWarning(evictedSinceStart, Text::tr("since the server started"))};
+    warnings.removeAll(QString());
+    return warnings;
+}
+
 } // namespace sluice::model

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 
 namespace sluice::model {
 
@@ -26,5 +27,9 @@ QString evictionWarning(const QString &maxmemoryPolicy);
 // One sentence on `evicted` keys dropped (since the server started, or since the last look): empty for none.
 // evicted_keys counts the whole server, not only Sluice's keys, which the sentence says.
 QString evictedWarning(qint64 evicted, const QString &since);
+
+// Both of the above for a server read once (sluicectl status, the Deployment tab): what its policy may
+// drop, and what it evicted since it started; empty when neither applies.
+QStringList evictionWarnings(const QString &maxmemoryPolicy, qint64 evictedSinceStart);
 
 } // namespace sluice::model

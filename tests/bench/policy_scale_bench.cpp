@@ -11,6 +11,7 @@
 #include "model/limiter/library_owner.h"
 #include "model/limiter/limiter_library.h"
 #include "model/policy/policy.h"
+#include "redis/info_reply.h"
 #include "support/bench_support.h"
 #include "support/sluicectl_run.h"
 #include "support/sync_command.h"
@@ -20,7 +21,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QRegularExpression>
 #include <QTemporaryDir>
 
 #include <algorithm>
@@ -45,15 +45,14 @@ QByteArray policyFile(int count, qint64 firstLimit)
     return QJsonDocument(QJsonObject{{QStringLiteral("policies"), policies}}).toJson(QJsonDocument::Compact);
 }
 
-qint64 infoField(redis::RedisClient &client, const QByteArray &section, const QByteArray &field)
+qint64 infoField(redis::RedisClient &client, const QByteArray &section, const char *field)
 {
-    const QByteArray info = test::mustRun(client, {"INFO", section}).bytes;
-    const QRegularExpressionMatch match
-        = QRegularExpression(QStringLiteral("\\b%1:(\\d+)").arg(QString::fromLatin1(field)))
-              .match(QString::fromLatin1(info));
-    if (!match.hasMatch())
-        die(QStringLiteral("INFO %1 has no %2").arg(QString::fromLatin1(section), QString::fromLatin1(field)));
-    return match.captured(1).toLongLong();
+    const QHash<QString, QString> info = redis::parseInfo(test::mustRun(client, {"INFO", section}).bytes);
+    bool ok = false;
+    const qint64 value = info.value(QLatin1String(field)).toLongLong(&ok);
+    if (!ok)
+        die(QStringLiteral("INFO %1 has no %2").arg(QString::fromLatin1(section), QLatin1String(field)));
+    return value;
 }
 
 // The longest one command ran since the last SLOWLOG RESET (every command is logged at threshold 0).

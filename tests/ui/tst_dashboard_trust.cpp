@@ -146,6 +146,52 @@ class TestDashboardTrust : public QObject {
         return profile;
     }
 
+    // A server of the test's own (to freeze or kill) with one policy `<ns>-busy` of 1000 a second
+    // published, a client for its traffic, and the dashboard on it sampling every 250 ms.
+    struct OwnServer {
+        test::RedisProcess server{test::RedisProcess::Patience::Quick};
+        std::unique_ptr<redis::RedisClient> traffic;
+        QString ns;
+        QString busy;
+        std::unique_ptr<ui::MainWindow> window;
+
+        // Empty when all is up, else why not.
+        QString open(const char *nsPrefix)
+        {
+            if (!server.start())
+                return server.errorString();
+            ns = test::uniqueNamespace(nsPrefix);
+            busy = ns + QStringLiteral("-busy");
+            traffic = std::make_unique<redis::RedisClient>(server.options());
+            if (!test::openAndWait(*traffic))
+                return QStringLiteral("the traffic client cannot connect");
+            const QString published
+                = test::storeAndPublish(*traffic, ns, {test::makePolicy(busy, Algorithm::TokenBucket, 1000, 1000)});
+            if (!published.isEmpty())
+                return published;
+            model::ConnectionProfile profile;
+            profile.name = QStringLiteral("live server");
+            profile.options = server.options();
+            profile.ns = ns;
+            window = test::openMainWindow(profile);
+            window->session()->rates()->setIntervalMs(250);
+            return {};
+        }
+        // Calls at alice for `milliseconds`, five every 50 ms; how many were not allowed.
+        quint64 fireFor(int milliseconds)
+        {
+            quint64 refused = 0;
+            QElapsedTimer clock;
+            clock.start();
+            while (clock.elapsed() < milliseconds) {
+                refused
+                    += 5 - test::fireAcquires(*traffic, ns, busy, 5, [](int) { return QByteArray("alice"); }).allowed;
+                QTest::qWait(50);
+            }
+            return refused;
+        }
+    };
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -485,29 +531,16 @@ private Q_SLOTS:
     // sparklines show the pause as a gap, not a line drawn across it.
     void aPausedServerIsAGapNotTraffic()
     {
-        test::RedisProcess server(test::RedisProcess::Patience::Quick);
-        QVERIFY2(server.start(), qPrintable(server.errorString()));
-        const QString ns = test::uniqueNamespace("pause-");
-        const QString busy = ns + QStringLiteral("-busy");
-        redis::RedisClient traffic(server.options());
-        QVERIFY(test::openAndWait(traffic));
-        QCOMPARE(test::storeAndPublish(traffic, ns, {test::makePolicy(busy, Algorithm::TokenBucket, 1000, 1000)}),
-                 QString());
-        model::ConnectionProfile profile = profileFor(ns);
-        profile.options = server.options();
-        auto window = test::openMainWindow(profile);
-        window->session()->rates()->setIntervalMs(250);
+        OwnServer own;
+        const QString opened = own.open("pause-");
+        QVERIFY2(opened.isEmpty(), qPrintable(opened));
+        test::RedisProcess &server = own.server;
+        const QString &busy = own.busy;
+        const std::unique_ptr<ui::MainWindow> &window = own.window;
         ui::PolicyLiveView *live = window->liveView();
         test::child<QTabWidget>(window.get(), "mainTabs")->setCurrentWidget(live);
         live->showPolicy(busy);
-        const auto fireFor = [&](int milliseconds) {
-            QElapsedTimer clock;
-            clock.start();
-            while (clock.elapsed() < milliseconds) {
-                QCOMPARE(test::fireAcquires(traffic, ns, busy, 5, [](int) { return QByteArray("alice"); }).allowed, 5u);
-                QTest::qWait(50);
-            }
-        };
+        const auto fireFor = [&](int milliseconds) { QCOMPARE(own.fireFor(milliseconds), 0u); };
         // The watched keys' table shows its readings while its tab is in front.
         auto *tabs = test::child<QTabWidget>(window.get(), "mainTabs");
         auto *watched = test::child<QTableWidget>(window->keyWatchView(), "watchTable");
@@ -570,25 +603,14 @@ private Q_SLOTS:
     // normal type as the present (17 s later in the report).
     void aServerShutDownIsStaleNotThePresent()
     {
-        test::RedisProcess server(test::RedisProcess::Patience::Quick);
-        QVERIFY2(server.start(), qPrintable(server.errorString()));
-        const QString ns = test::uniqueNamespace("down-");
-        const QString busy = ns + QStringLiteral("-busy");
-        redis::RedisClient traffic(server.options());
-        QVERIFY(test::openAndWait(traffic));
-        QCOMPARE(test::storeAndPublish(traffic, ns, {test::makePolicy(busy, Algorithm::TokenBucket, 1000, 1000)}),
-                 QString());
-        model::ConnectionProfile profile = profileFor(ns);
-        profile.options = server.options();
-        auto window = test::openMainWindow(profile);
-        window->session()->rates()->setIntervalMs(250);
+        OwnServer own;
+        const QString opened = own.open("down-");
+        QVERIFY2(opened.isEmpty(), qPrintable(opened));
+        test::RedisProcess &server = own.server;
+        const QString &busy = own.busy;
+        const std::unique_ptr<ui::MainWindow> &window = own.window;
         const QAbstractItemModel *shownRates = window->policyRates()->view()->model();
-        QElapsedTimer firing;
-        firing.start();
-        while (firing.elapsed() < 1500) {
-            QCOMPARE(test::fireAcquires(traffic, ns, busy, 5, [](int) { return QByteArray("alice"); }).allowed, 5u);
-            QTest::qWait(50);
-        }
+        QCOMPARE(own.fireFor(1500), 0u);
         QTRY_COMPARE(shownRates->rowCount(), 1);
         QTRY_VERIFY(!shownRates->index(0, 0).data(PolicyRatesModel::StaleRole).toBool());
         // The watched bucket and the Live tab's most rejected list read on their own timers.

@@ -178,11 +178,8 @@ void DeploymentView::showStatus(const model::DeploymentStatus &status)
                        "and every bucket: every subject gets its full limit again at once.")
                         .arg(volatileNodes);
     for (const NodeLibrary &node : status.nodes) {
-        if (const QString risk = model::evictionWarning(node.maxmemoryPolicy); !risk.isEmpty())
-            warnings << tr("%1: %2.").arg(node.node, risk);
-        if (const QString evicted = model::evictedWarning(node.evictedKeys, tr("since the server started"));
-            !evicted.isEmpty())
-            warnings << tr("%1: %2.").arg(node.node, evicted);
+        for (const QString &warning : model::evictionWarnings(node.maxmemoryPolicy, node.evictedKeys))
+            warnings << tr("%1: %2.").arg(node.node, warning);
     }
     m_warning->setText(warnings.join(QLatin1Char('\n')));
     m_warning->setVisible(!warnings.isEmpty());

@@ -6,7 +6,7 @@
 #include <QPointer>
 #include <QTimer>
 
-#include <algorithm>
+#include <memory>
 #include <utility>
 
 namespace sluice::app {
@@ -22,41 +22,23 @@ MetricsEndpoint::MetricsEndpoint(model::MetricsScraper *scraper, const QString &
 
 void MetricsEndpoint::collect(std::function<void(const QByteArray &exposition)> answer)
 {
-    const quint64 id = ++m_nextId;
-    m_waiting.push_back({id, std::move(answer)});
-    QTimer::singleShot(m_wait, this, [this, id] { answerLate(id); });
-    if (m_scraping)
-        return;
-    m_scraping = true;
+    // Whichever of the scrape and the deadline comes first takes the answer; the other finds it gone.
+    auto pending = std::make_shared<std::function<void(const QByteArray &)>>(std::move(answer));
     QPointer<MetricsEndpoint> alive(this);
-    m_scraper->scrape([alive](const model::MetricsSnapshot &snapshot) {
-        if (alive)
-            alive->answerAll(snapshot);
+    const auto answerWith = [alive, pending](const model::MetricsSnapshot &snapshot) {
+        if (!alive || !*pending)
+            return;
+        const quint64 errors = snapshot.problems.isEmpty() ? alive->m_errors : ++alive->m_errors;
+        std::exchange(*pending,
+                      nullptr)(QByteArray::fromStdString(model::exposition(model::metricFamilies(snapshot, errors))));
+    };
+    QTimer::singleShot(m_wait, this, [this, answerWith] {
+        model::MetricsSnapshot late;
+        late.ns = m_ns;
+        late.problems.append(QStringLiteral("the scrape took longer than %1 ms").arg(m_wait.count()));
+        answerWith(late);
     });
-}
-
-void MetricsEndpoint::answerLate(quint64 id)
-{
-    const auto late = std::find_if(m_waiting.begin(), m_waiting.end(), [id](const Waiting &w) { return w.id == id; });
-    if (late == m_waiting.end())
-        return;
-    const auto answer = std::move(late->answer);
-    m_waiting.erase(late);
-    model::MetricsSnapshot nothing;
-    nothing.ns = m_ns;
-    nothing.problems.append(QStringLiteral("the scrape took longer than %1 ms").arg(m_wait.count()));
-    answer(QByteArray::fromStdString(model::exposition(model::metricFamilies(nothing, ++m_errors))));
-}
-
-void MetricsEndpoint::answerAll(const model::MetricsSnapshot &snapshot)
-{
-    m_scraping = false;
-    if (!snapshot.problems.isEmpty())
-        ++m_errors;
-    const QByteArray exposition
-        = QByteArray::fromStdString(model::exposition(model::metricFamilies(snapshot, m_errors)));
-    for (const Waiting &waiting : std::exchange(m_waiting, {}))
-        waiting.answer(exposition);
+    m_scraper->scrape(answerWith);
 }
 
 } // namespace sluice::app
