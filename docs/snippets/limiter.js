@@ -9,6 +9,10 @@ const DATABASE = 0; // the database they were published in (the client's)
 // What a call does when the limiter cannot decide (no library loaded, no answer in time).
 const FAIL_OPEN = "open"; // let the request through: for limits that protect capacity
 const FAIL_CLOSED = "closed"; // refuse it: for limits that stop abuse (login, password reset, sign-up)
+const FAIL_LOCAL = "local"; // decide in this process at its share of the limit (local_limits.js)
+// What a strict call makes of an admission no replica confirmed in time (new Limiter(redis, { strict })).
+const UNCONFIRMED_REFUSED = "refused"; // not admitted: a 503, as failing closed
+const UNCONFIRMED_UNKNOWN = "unknown"; // admitted with decision.confirmed false: the caller decides
 const FAULT_RETRY_AFTER_S = 1; // what a request refused by FAIL_CLOSED is told to wait
 const RETRY_NEVER_MS = -2; // retryAfterMs of a call whose cost is above what the policy admits at once
 
@@ -48,13 +52,19 @@ class LimiterError extends Error {}
 class UnknownPolicy extends LimiterError {}
 
 // Errors that pass by themselves (a restart without persistence until the next publish, a failover, a
-// long script): the limiter is unavailable. Errors that are not Redis replies are timeouts and lost connections.
-const UNAVAILABLE = /^(ERR Function not found|LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|READONLY)/;
+// long script, a primary without its replicas): the limiter is unavailable. Errors that are not Redis
+// replies are timeouts and lost connections.
+const UNAVAILABLE = /^(ERR Function not found|LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|READONLY|NOREPLICAS)/;
+
+// A strict call's admission that no replica acknowledged within replicaTimeoutMs.
+class NotConfirmed extends Error {}
 
 class Decision {
   constructor(fields) {
+    // local: decided by this process's LocalLimits, Redis being unreachable. confirmed: a strict call's
+    // admission a replica acknowledged in time (null: not asked).
     Object.assign(this, { allowed: false, remaining: 0, retryAfterMs: -1, resetAfterMs: 0, limit: 0,
-                          policy: "", extras: [], policies: [], error: null }, fields);
+                          policy: "", extras: [], policies: [], error: null, local: false, confirmed: null }, fields);
   }
 
   // An admitted reserve()'s reservation id, for settle() (empty for an allow-listed subject).
@@ -70,27 +80,33 @@ class Decision {
   // The HTTP status to answer: 200 (serve it), 429 (rate limited), 503 (limiter down, failing closed).
   get status() {
     if (this.allowed) return 200;
-    return this.error ? 503 : 429;
+    return this.error && !this.local ? 503 : 429;
   }
 }
 
 class Limiter {
-  constructor(redis, { namespace = NAMESPACE, database = DATABASE, onFailure = FAIL_OPEN, log = console } = {}) {
-    Object.assign(this, { redis, namespace, onFailure, log, policyTable: new Map(), policyTableReadAt: -Infinity });
+  // redis: an ioredis Redis (standalone, or with sentinels) or Cluster. local: a LocalLimits, for
+  // onFailure FAIL_LOCAL. strict: UNCONFIRMED_REFUSED or UNCONFIRMED_UNKNOWN to have each decision
+  // acknowledged by a replica (WAIT 1 replicaTimeoutMs).
+  constructor(redis, { namespace = NAMESPACE, database = DATABASE, onFailure = FAIL_OPEN, local = null, strict = null,
+                       replicaTimeoutMs = 50, log = console } = {}) {
+    if (onFailure === FAIL_LOCAL && !local) throw new RangeError("FAIL_LOCAL needs local: new LocalLimits(...)");
+    Object.assign(this, { redis, namespace, onFailure, local, strict, replicaTimeoutMs, log, policyTable: new Map(),
+                          policyTableReadAt: -Infinity });
     this.library = libraryName(namespace, database);
   }
 
   // One decision over every policy named, all or nothing (sluice_acquire).
   async acquire(subject, policies, { cost = 1, onFailure } = {}) {
     const keys = policies.map((policy) => bucketKey(policy, subject, this.namespace));
-    return this.decide("acquire", keys, [...policies, cost], policies, onFailure);
+    return this.decide("acquire", subject, keys, [...policies, cost], policies, onFailure);
   }
 
   // Takes `estimate` now for a cost known only after the call (sluice_reserve: token_bucket, gcra,
   // fixed_window and sliding_window policies); settle() then gives back or charges the difference. Admitted, decision.reservation is the id.
   async reserve(subject, policy, estimate, { onFailure } = {}) {
     const key = bucketKey(policy, subject, this.namespace);
-    return this.decide("reserve", [key], [policy, estimate], [policy], onFailure);
+    return this.decide("reserve", subject, [key], [policy, estimate], [policy], onFailure);
   }
 
   // What the reserved call really cost (sluice_settle): { settled, uncharged, remaining } (remaining is
@@ -107,25 +123,53 @@ class Limiter {
     }
   }
 
-  async decide(fn, keys, args, policies, onFailure) {
-    let reply;
+  async decide(fn, subject, keys, args, policies, onFailure) {
+    const mode = onFailure || this.onFailure;
+    if (mode === FAIL_LOCAL && !this.local) throw new RangeError("FAIL_LOCAL needs local: new LocalLimits(...)");
+    const cost = args[args.length - 1];
+    if (mode === FAIL_LOCAL && this.local.redisPaused()) { // Redis failed a moment ago: no timeout to wait
+      return this.unavailable(new Error("the limiter failed less than a second ago"), subject, policies, mode, cost);
+    }
+    let reply, confirmed;
     try {
-      reply = await this.redis.fcall(`${this.library}_${fn}`, keys.length, ...keys, ...args);
+      [reply, confirmed] = await this.fcall(`${this.library}_${fn}`, keys, args);
     } catch (error) {
       if (error.name !== "ReplyError" || UNAVAILABLE.test(error.message)) {
-        return this.unavailable(error, policies, onFailure);
+        return this.unavailable(error, subject, policies, mode, cost);
       }
       if (error.message.includes("unknown policy")) throw new UnknownPolicy(error.message);
       throw new LimiterError(error.message);
     }
+    if (this.local) {
+      this.local.redisAnswered();
+      this.local.learn(await this.policies());
+    }
     const [allowed, remaining, retryAfterMs, resetAfterMs, limit, policy, ...extras] = reply;
+    if (allowed === 1 && confirmed === false && this.strict === UNCONFIRMED_REFUSED) {
+      this.log.warn(`limiter: an admission of ${policies.join(", ")} no replica confirmed in ` +
+                    `${this.replicaTimeoutMs} ms: refused`);
+      return new Decision({ policy, policies, confirmed, error: new NotConfirmed(
+        `no replica confirmed within ${this.replicaTimeoutMs} ms`) });
+    }
     return new Decision({ allowed: allowed === 1, remaining, retryAfterMs, resetAfterMs, limit, policy, extras,
-                          policies });
+                          policies, confirmed });
+  }
+
+  // [reply, confirmed]. A strict call sends WAIT 1 right behind the FCALL, in the same round trip and on the
+  // same connection (WAIT counts only its own connection's writes): an ioredis pipeline goes on one
+  // connection, and on a Cluster to the node of its keys (WAIT has none).
+  async fcall(fn, keys, args) {
+    if (!this.strict) return [await this.redis.fcall(fn, keys.length, ...keys, ...args), null];
+    const [[callError, reply], [waitError, replicas]] = await this.redis.pipeline()
+      .fcall(fn, keys.length, ...keys, ...args).call("wait", 1, this.replicaTimeoutMs).exec();
+    if (callError || waitError) throw callError || waitError;
+    return [reply, replicas >= 1];
   }
 
   // Ends a concurrency lease; false when it had ended already or the release failed (it then ends by
   // itself after the policy's window_ms).
   async release(subject, policy, lease) {
+    if (String(lease).startsWith("local-")) return Boolean(this.local && this.local.release(subject, policy, lease));
     try {
       return (await this.redis.fcall(`${this.library}_release`, 1, bucketKey(policy, subject, this.namespace),
                                      policy, lease)) === 1;
@@ -148,7 +192,7 @@ class Limiter {
   // RateLimit-Policy and RateLimit as draft-ietf-httpapi-ratelimit-headers-10 writes them, and
   // Retry-After on a refusal that some wait ends.
   async headers(decision) {
-    if (decision.error) return decision.allowed ? {} : { "Retry-After": String(FAULT_RETRY_AFTER_S) };
+    if (decision.error && !decision.local) return decision.allowed ? {} : { "Retry-After": String(FAULT_RETRY_AFTER_S) };
     const waitMs = decision.allowed ? decision.resetAfterMs : decision.retryAfterMs;
     const seconds = Math.max(Math.ceil(waitMs / 1000), decision.allowed ? 0 : 1);
     // Policy names are [A-Za-z0-9_.-], so they are Structured Field strings as they are. A call that can
@@ -178,8 +222,8 @@ class Limiter {
       this.policyTableReadAt = Date.now();
       try {
         const rows = await this.redis.fcall_ro(`${this.library}_policies`, 0);
-        this.policyTable = new Map(rows.map(([name, algorithm, limit, windowMs, , shadow]) =>
-          [name, { algorithm, limit, windowMs, shadow: shadow === 1 }]));
+        this.policyTable = new Map(rows.map(([name, algorithm, limit, windowMs, burst, shadow, , firstCall]) =>
+          [name, { algorithm, limit, windowMs, burst, shadow: shadow === 1, firstCall: firstCall === 1 }]));
       } catch (error) {
         this.log.warn(`limiter: policy table unreadable: ${error.message}`);
       }
@@ -187,10 +231,21 @@ class Limiter {
     return this.policyTable;
   }
 
-  unavailable(error, policies, onFailure) {
-    const mode = onFailure || this.onFailure;
-    this.log.warn(`limiter unavailable (${policies.join(", ")}), failing ${mode}: ${error.message}`);
-    return new Decision({ allowed: mode === FAIL_OPEN, policy: policies[0], policies, error });
+  unavailable(error, subject, policies, mode, cost) {
+    if (mode !== FAIL_LOCAL) {
+      this.log.warn(`limiter unavailable (${policies.join(", ")}), failing ${mode}: ${error.message}`);
+      return new Decision({ allowed: mode === FAIL_OPEN, policy: policies[0], policies, error });
+    }
+    if (!this.local.redisPaused()) { // the first failure since Redis last answered, or a failed probe
+      this.log.warn(`limiter unavailable (${policies.join(", ")}), deciding locally: ${error.message}`);
+      this.local.redisFailed();
+    }
+    const local = this.local.decide(subject, policies, cost);
+    if (!local) {
+      this.log.warn(`limiter unavailable and no local definition of ${policies.join(", ")}: refused`);
+      return new Decision({ policy: policies[0], policies, error });
+    }
+    return new Decision({ ...local, policies, error, local: true });
   }
 }
 
@@ -215,5 +270,6 @@ async function complete(limit, userId, promptTokens, maxCompletionTokens, callMo
   return { status: 200, answer };
 }
 
-module.exports = { NAMESPACE, FAIL_OPEN, FAIL_CLOSED, RETRY_NEVER_MS, connect, escapeSubject, unescapeSubject,
+module.exports = { NAMESPACE, FAIL_OPEN, FAIL_CLOSED, FAIL_LOCAL, UNCONFIRMED_REFUSED, UNCONFIRMED_UNKNOWN,
+                   RETRY_NEVER_MS, NotConfirmed, connect, escapeSubject, unescapeSubject,
                    libraryName, bucketKey, Limiter, Decision, LimiterError, UnknownPolicy, handle, complete };

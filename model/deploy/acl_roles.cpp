@@ -21,6 +21,10 @@ const Commands kLimiterCalls = {"fcall",   "time",    "get",     "set",       "s
                                 "hgetall", "hdel",    "pexpire", "pexpireat", "zrange",   "zadd",    "zremrangebyscore",
                                 "zrem",    "zincrby", "zscore",  "pttl",      "incrby",   "decrby"};
 
+// What a service's client sends beside the limiter's calls: WAIT behind a strict call, and on a Cluster, the
+// slot map (CLUSTER SLOTS), which the snippets' ClusterClients and ioredis read (docs/services.md).
+const Commands kServiceClients = {"wait", "cluster|slots"};
+
 // The read-only functions (sluice_peek, sluice_inspect, sluice_stats, sluice_top, sluice_version), and
 // the seed layouts' raw reads of the key watch (GET, PTTL).
 const Commands kLimiterReads = {"fcall_ro", "time", "get", "hgetall", "zrange", "pttl"};
@@ -85,7 +89,9 @@ QString aclRoleSummary(AclRole role, const QString &ns)
 {
     switch (role) {
     case AclRole::Service:
-        return Text::tr("calls the limiter (FCALL, FCALL_RO) on the bucket keys %1:*; no admin key, no other key")
+        return Text::tr(
+                   "calls the limiter (FCALL, FCALL_RO, WAIT for strict calls) on the bucket keys %1:*; no admin key, "
+                   "no other key")
             .arg(ns);
     case AclRole::Dashboard:
         return Text::tr("reads what the dashboard shows for namespace %1 (status, library, policies, history, rates, "
@@ -113,7 +119,7 @@ QStringList aclRules(AclRole role, const QString &ns, int database)
     switch (role) {
     case AclRole::Service:
         rules << QLatin1Char('~') + buckets;
-        rules << commandRules({kConnect, {"fcall", "fcall_ro"}, kLimiterCalls});
+        rules << commandRules({kConnect, {"fcall", "fcall_ro"}, kLimiterCalls, kServiceClients});
         break;
     case AclRole::Dashboard:
         // Read-only key permissions: even a write command added later could not change a key.

@@ -112,7 +112,7 @@ start_all() {
   local acl_port; alloc_port acl_port
   local service_role="resetchannels ~sluice:* -@all +ping +client|setname +fcall +fcall_ro +time +get +set"
   service_role+=" +setrange +hincrby +hlen +hgetall +hdel +pexpire +pexpireat +zrange +zadd +zremrangebyscore"
-  service_role+=" +zrem +zincrby +zscore +pttl +incrby +decrby"
+  service_role+=" +zrem +zincrby +zscore +pttl +incrby +decrby +wait +cluster|slots"
   start_redis acl "$acl_port" \
     "user default off" \
     "user admin on >admin-secret ~* &* +@all" \

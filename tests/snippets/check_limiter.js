@@ -1,13 +1,17 @@
 // Runs docs/snippets/limiter.js against the private server run_snippet_tests.sh started, as the service
 // role's user, and checks every outcome docs/services.md promises. Exits non-zero at the first that differs.
 "use strict";
-const { execSync } = require("node:child_process");
+const { execSync, fork } = require("node:child_process");
 const path = require("node:path");
 const Redis = require("ioredis");
 const limiter = require(path.join(process.env.SLUICE_SNIPPETS_DIR, "limiter.js"));
+const { LocalLimits } = require(path.join(process.env.SLUICE_SNIPPETS_DIR, "local_limits.js"));
+const { exportLocalDecisions } = require(path.join(process.env.SLUICE_SNIPPETS_DIR, "local_metrics.js"));
+const prometheus = require("prom-client");
 
 const admin = new Redis(process.env.SLUICE_SNIPPET_ADMIN_URL);
 const serverPid = Number(process.env.SLUICE_SNIPPET_SERVER_PID);
+const replicaPid = Number(process.env.SLUICE_SNIPPET_REPLICA_PID);
 const quiet = { warn() {} }; // the snippet's warnings are expected here
 
 function check(name, condition, detail = "") {
@@ -162,6 +166,126 @@ async function serverFrozen(limit) {
   check("served again after the thaw", !(await limit.acquire("frank", ["api"])).error);
 }
 
+async function strictCalls(limit) {
+  const refusing = new limiter.Limiter(limit.redis, { strict: limiter.UNCONFIRMED_REFUSED, log: quiet });
+  const decision = await refusing.acquire("sam", ["api"]);
+  check("a strict admission a replica confirmed is served", decision.status === 200 && decision.confirmed === true
+        && decision.remaining === 4, decision);
+  process.kill(replicaPid, "SIGSTOP");
+  try {
+    const started = Date.now();
+    const unconfirmed = await refusing.acquire("sam", ["api"]);
+    const elapsedMs = Date.now() - started;
+    check("with the replica frozen, an unconfirmed admission is refused", unconfirmed.status === 503
+          && unconfirmed.confirmed === false && unconfirmed.error instanceof limiter.NotConfirmed, unconfirmed);
+    check("after the replica timeout and not before", elapsedMs >= 45 && elapsedMs < 1000, String(elapsedMs));
+    const peek = await admin.fcall_ro("sluice_peek", 1, limiter.bucketKey("api", "sam"), "api");
+    check("the primary counted it: a refusal, never an extra admission", peek[1] === 3, peek);
+    const unknown = await new limiter.Limiter(limit.redis, { strict: limiter.UNCONFIRMED_UNKNOWN, log: quiet })
+      .acquire("sam", ["api"]);
+    check("the caller's choice: admitted, marked unconfirmed", unknown.status === 200 && unknown.confirmed === false
+          && !unknown.error && unknown.remaining === 2, unknown);
+  } finally {
+    process.kill(replicaPid, "SIGCONT");
+  }
+  check("confirmed again after the thaw", (await refusing.acquire("sam", ["api"])).confirmed === true);
+}
+
+// The published policies the degraded-mode check calls: their limit is 10 (local-bucket: a burst of 10, then
+// 10 per 4 s), shared by 4 processes.
+const DEGRADED_POLICIES = ["local-bucket", "local-window", "local-sliding", "local-log", "local-jobs"];
+const INSTANCES = 4;
+const DEGRADED_MS = 1500;
+
+// One service process of the degraded-mode check (forked by it): reads the policies, waits for "go", then
+// calls for DEGRADED_MS and reports.
+async function degradedInstance(number) {
+  const local = new LocalLimits({ instances: INSTANCES });
+  const registry = new prometheus.Registry();
+  exportLocalDecisions(local, registry);
+  const client = limiter.connect(process.env.SLUICE_SNIPPET_SERVICE_URL, { timeoutMs: 250, name: `instance-${number}` });
+  const own = new limiter.Limiter(client, { onFailure: limiter.FAIL_LOCAL, local, log: quiet });
+  const warm = await own.acquire(`warm-${number}`, ["api"]); // reads the published policies
+  process.send({ ready: !warm.error });
+  await new Promise((resolve) => process.once("message", resolve));
+  const admitted = Object.fromEntries(DEGRADED_POLICIES.map((policy) => [policy, 0]));
+  let [sent, localCalls] = [0, 0];
+  const started = Date.now();
+  while (Date.now() - started < DEGRADED_MS) {
+    for (const policy of DEGRADED_POLICIES) {
+      const asked = Date.now();
+      const decision = await own.acquire("shared", [policy]);
+      admitted[policy] += decision.allowed ? 1 : 0;
+      sent += Date.now() - asked >= 200 ? 1 : 0; // it waited for the 250 ms timeout: it was sent
+      localCalls += decision.local ? 1 : 0;
+    }
+  }
+  const exported = (await registry.getSingleMetric("sluice_local_decisions_total").get()).values
+    .reduce((sum, sample) => sum + sample.value, 0);
+  process.send({ admitted, localCalls, exported, elapsedMs: Date.now() - started, sent });
+  client.disconnect();
+}
+
+// 4 service processes with Redis frozen: what they admit together stays within each limit plus the rounding
+// of 4 shares, decided at once (no timeout per call), counted, and never charged to Redis.
+async function degradedMode(limit) {
+  const instances = Array.from({ length: INSTANCES }, (_, number) =>
+    fork(__filename, ["--degraded-instance", String(number)], { stdio: "inherit" }));
+  const nextMessage = (child) => new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("an instance did not answer")), 30000);
+    child.once("message", (message) => { clearTimeout(timer); resolve(message); });
+  });
+  let reports;
+  try {
+    const ready = await Promise.all(instances.map(nextMessage));
+    check("4 instances read the published policies", ready.every((message) => message.ready));
+    process.kill(serverPid, "SIGSTOP");
+    try {
+      const finished = instances.map(nextMessage);
+      instances.forEach((child) => child.send("go"));
+      reports = await Promise.all(finished);
+    } finally {
+      process.kill(serverPid, "SIGCONT");
+    }
+  } finally {
+    instances.forEach((child) => child.kill("SIGKILL"));
+  }
+  const share = Math.ceil(10 / INSTANCES);
+  const longestS = Math.max(...reports.map((report) => report.elapsedMs)) / 1000;
+  for (const policy of DEGRADED_POLICIES) {
+    const total = reports.reduce((sum, report) => sum + report.admitted[policy], 0);
+    const [bound, published] = policy === "local-bucket" // a burst share, then its share of 10 per 4 s
+      ? [INSTANCES * Math.floor(share + (share * longestS) / 4), 10 + Math.floor((10 * longestS) / 4)]
+      : [INSTANCES * share, 10];
+    console.log(`degraded: ${INSTANCES} processes admitted ${total} calls of ${policy} in ${longestS.toFixed(2)} s ` +
+                `(the published policy: ${published}; the bound, limit plus rounding of ${INSTANCES} shares: ${bound})`);
+    check(`degraded ${policy}: within the limit plus the rounding of the shares`, total > 0 && total <= bound,
+          { total, bound });
+  }
+  // The calls sent before each instance noticed (one each, and a probe a second) run when Redis wakes: they may
+  // have been applied. The calls decided locally are never sent.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const sent = reports.reduce((sum, report) => sum + report.sent, 0);
+  let charged = 0;
+  for (const policy of DEGRADED_POLICIES.slice(1)) {
+    charged += 10 - (await admin.fcall_ro("sluice_peek", 1, limiter.bucketKey(policy, "shared"), policy))[1];
+  }
+  console.log(`degraded: ${sent} calls were sent to the frozen server (a first one and a probe a second per ` +
+              `instance); ${charged} units charged to the buckets after the thaw`);
+  check("nothing decided locally was charged to Redis", sent > 0 && sent <= 4 * INSTANCES && charged <= sent,
+        { sent, charged });
+  const localCalls = reports.reduce((sum, report) => sum + report.localCalls, 0);
+  console.log(`degraded: ${localCalls} calls decided locally in all, each counted in sluice_local_decisions_total`);
+  check("each instance exported every call it decided locally",
+        reports.every((report) => report.localCalls === report.exported), reports);
+  check("locally decided at once, not one timeout per call", localCalls > 200, String(localCalls));
+  await new Promise((resolve) => setTimeout(resolve, 1100)); // the probe interval: the next call asks Redis again
+  const back = await new limiter.Limiter(limit.redis, { onFailure: limiter.FAIL_LOCAL, log: quiet,
+                                                        local: new LocalLimits({ instances: INSTANCES }) })
+    .acquire("shared", ["local-log"]);
+  check("Redis decides again once it answers", back.allowed && !back.local && !back.error, back);
+}
+
 async function reserveThenSettle(limit) {
   // llm-tokens: a bucket of 1000 that refills one token a week, and up to 50 tokens of debt.
   const first = await limit.reserve("mia", "llm-tokens", 100);
@@ -216,14 +340,15 @@ async function main() {
   const limit = new limiter.Limiter(client, { log: quiet });
   for (const run of [keysAndEscaping, allowedThenRejected, neverPasses, subjectBound, severalPolicies, leases,
                      reserveThenSettle, concurrentSettlements, namespacesAndDatabases, unknownPolicy, libraryGone,
-                     serverFrozen]) {
+                     serverFrozen, strictCalls, degradedMode]) {
     await run(limit);
   }
   client.disconnect();
   admin.disconnect();
 }
 
-main().catch((error) => {
+const instanceFlag = process.argv.indexOf("--degraded-instance");
+(instanceFlag > 0 ? degradedInstance(Number(process.argv[instanceFlag + 1])) : main()).catch((error) => {
   console.error(`FAIL: ${error.stack}`);
   process.exit(1);
 });

@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Runs docs/snippets/limiter.py against the private server run_snippet_tests.sh started, as the service
 role's user, and checks every outcome docs/services.md promises. Exits non-zero at the first that differs."""
+import collections
 import logging
+import math
+import multiprocessing
 import os
 import signal
 import sys
@@ -10,11 +13,15 @@ import time
 
 sys.path.insert(0, os.environ["SLUICE_SNIPPETS_DIR"])
 import limiter  # noqa: E402 (docs/snippets/limiter.py)
+import local_limits  # noqa: E402 (docs/snippets/local_limits.py)
+import local_metrics  # noqa: E402 (docs/snippets/local_metrics.py)
+import prometheus_client  # noqa: E402
 import redis  # noqa: E402
 
 SERVICE_URL = os.environ["SLUICE_SNIPPET_SERVICE_URL"]
 ADMIN = redis.Redis.from_url(os.environ["SLUICE_SNIPPET_ADMIN_URL"])
 SERVER_PID = int(os.environ["SLUICE_SNIPPET_SERVER_PID"])
+REPLICA_PID = int(os.environ["SLUICE_SNIPPET_REPLICA_PID"])
 REPUBLISH = os.environ["SLUICE_SNIPPET_REPUBLISH"]  # a shell command
 
 logging.basicConfig(level=logging.ERROR)  # the snippet's warnings are expected here
@@ -160,6 +167,111 @@ def server_frozen(limit):
     check("served again after the thaw", limit.acquire("frank", "api").error is None)
 
 
+def strict_calls(_):
+    refusing = limiter.Limiter(limiter.connect(SERVICE_URL, timeout_s=0.25), strict=limiter.UNCONFIRMED_REFUSED)
+    decision = refusing.acquire("sam", "api")
+    check("a strict admission a replica confirmed is served", decision.status == 200 and decision.confirmed is True
+          and decision.remaining == 4, decision)
+    os.kill(REPLICA_PID, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        decision = refusing.acquire("sam", "api")
+        elapsed = time.monotonic() - started
+        check("with the replica frozen, an unconfirmed admission is refused", decision.status == 503
+              and decision.confirmed is False and isinstance(decision.error, limiter.NotConfirmed), decision)
+        check("after the replica timeout and not before", 0.045 <= elapsed < 1, elapsed)
+        check("the primary counted it: a refusal, never an extra admission",
+              ADMIN.fcall_ro("sluice_peek", 1, limiter.bucket_key("api", "sam"), "api")[1] == 3)
+        unknown = limiter.Limiter(refusing.client, strict=limiter.UNCONFIRMED_UNKNOWN).acquire("sam", "api")
+        check("the caller's choice: admitted, marked unconfirmed", unknown.status == 200 and unknown.confirmed is False
+              and unknown.error is None and unknown.remaining == 2, unknown)
+    finally:
+        os.kill(REPLICA_PID, signal.SIGCONT)
+    check("confirmed again after the thaw", refusing.acquire("sam", "api").confirmed is True)
+
+
+# The published policies the degraded-mode check calls: their limit is 10 (local-bucket: a burst of 10, then
+# 10 per 4 s), shared by 4 processes.
+DEGRADED_POLICIES = ("local-bucket", "local-window", "local-sliding", "local-log", "local-jobs")
+INSTANCES, DEGRADED_S = 4, 1.5
+
+
+def degraded_instance(number, ready, go, results):
+    local = local_limits.LocalLimits(instances=INSTANCES)
+    registry = prometheus_client.CollectorRegistry()
+    local_metrics.export_local_decisions(local, registry)
+    own = limiter.Limiter(limiter.connect(SERVICE_URL, timeout_s=0.25, name=f"instance-{number}"),
+                          on_failure=limiter.FAIL_LOCAL, local=local)
+    ready.put(own.acquire(f"warm-{number}", "api").error is None)  # reads the published policies
+    go.wait()
+    admitted, sent, local_calls, started = collections.Counter(), 0, 0, time.monotonic()
+    while time.monotonic() - started < DEGRADED_S:
+        for policy in DEGRADED_POLICIES:
+            asked = time.monotonic()
+            decision = own.acquire("shared", policy)
+            admitted[policy] += decision.allowed
+            sent += time.monotonic() - asked >= 0.2  # it waited for the 250 ms timeout: it was sent
+            local_calls += decision.local
+    exported = sum(sample.value for metric in registry.collect() for sample in metric.samples
+                   if sample.name == "sluice_local_decisions_total")
+    results.put((dict(admitted), local_calls, exported, time.monotonic() - started, sent))
+
+
+def degraded_mode(limit):
+    """4 service processes with Redis frozen: what they admit together stays within each limit plus the
+    rounding of 4 shares, decided at once (no timeout per call), counted, and never charged to Redis."""
+    context = multiprocessing.get_context("fork")
+    ready, results, go = context.Queue(), context.Queue(), context.Event()
+    instances = [context.Process(target=degraded_instance, args=(number, ready, go, results))
+                 for number in range(INSTANCES)]
+    for instance in instances:
+        instance.start()
+    try:
+        check("4 instances read the published policies", all(ready.get(timeout=10) for _ in instances))
+        os.kill(SERVER_PID, signal.SIGSTOP)
+        try:
+            go.set()
+            reports = [results.get(timeout=30) for _ in instances]
+        finally:
+            os.kill(SERVER_PID, signal.SIGCONT)
+    finally:
+        for instance in instances:
+            instance.join(timeout=10)
+            instance.kill()
+    share = math.ceil(10 / INSTANCES)
+    longest_s = max(report[3] for report in reports)
+    for policy in DEGRADED_POLICIES:
+        total = sum(report[0].get(policy, 0) for report in reports)
+        if policy == "local-bucket":  # a burst share, then its share of 10 per 4 s
+            bound = INSTANCES * math.floor(share + share * longest_s / 4)
+            published = 10 + math.floor(10 * longest_s / 4)
+        else:
+            bound, published = INSTANCES * share, 10
+        print(f"degraded: {INSTANCES} processes admitted {total} calls of {policy} in {longest_s:.2f} s "
+              f"(the published policy: {published}; the bound, limit plus rounding of {INSTANCES} shares: {bound})")
+        check(f"degraded {policy}: within the limit plus the rounding of the shares", 0 < total <= bound,
+              (total, bound))
+    # The calls sent before each instance noticed (one each, and a probe a second) run when Redis wakes: they
+    # may have been applied. The calls decided locally are never sent.
+    time.sleep(0.3)
+    sent = sum(report[4] for report in reports)
+    charged = sum(10 - ADMIN.fcall_ro("sluice_peek", 1, limiter.bucket_key(policy, "shared"), policy)[1]
+                  for policy in DEGRADED_POLICIES[1:])
+    print(f"degraded: {sent} calls were sent to the frozen server (a first one and a probe a second per instance); "
+          f"{charged} units charged to the buckets after the thaw")
+    check("nothing decided locally was charged to Redis", 0 < sent <= 4 * INSTANCES and charged <= sent,
+          (sent, charged))
+    local_calls = sum(report[1] for report in reports)
+    print(f"degraded: {local_calls} calls decided locally in all, each counted in sluice_local_decisions_total")
+    check("each instance exported every call it decided locally", all(report[1] == report[2] for report in reports),
+          [report[1:3] for report in reports])
+    check("locally decided at once, not one timeout per call", local_calls > 200, local_calls)
+    time.sleep(1.1)  # the probe interval: the next call asks Redis again
+    local = local_limits.LocalLimits(instances=INSTANCES)
+    back = limiter.Limiter(limit.client, on_failure=limiter.FAIL_LOCAL, local=local).acquire("shared", "local-log")
+    check("Redis decides again once it answers", back.allowed and not back.local and back.error is None, back)
+
+
 def reserve_then_settle(limit):
     # llm-tokens: a bucket of 1000 that refills one token a week, and up to 50 tokens of debt.
     first = limit.reserve("mia", "llm-tokens", 100)
@@ -212,7 +324,7 @@ def main():
     limit = limiter.Limiter(limiter.connect(SERVICE_URL, timeout_s=0.25))
     for case in (keys_and_escaping, allowed_then_rejected, never_passes, subject_bound, several_policies, leases,
                  reserve_then_settle, concurrent_settlements, namespaces_and_databases, unknown_policy, library_gone,
-                 server_frozen):
+                 server_frozen, strict_calls, degraded_mode):
         case(limit)
 
 

@@ -29,39 +29,57 @@ esac
 # shellcheck source=tests/support/loopback_ports.sh
 source "$here/../support/loopback_ports.sh"
 work=$(mktemp -d)
-server=
+servers=()
 trap 'exit 1' TERM INT HUP
-stop_server() {
-  if [ -n "$server" ]; then
-    kill -CONT "$server" 2>/dev/null || true
-    kill -KILL "$server" 2>/dev/null || true
-    wait "$server" 2>/dev/null || true
-  fi
+stop_servers() {
+  local pid
+  for pid in "${servers[@]}"; do
+    kill -CONT "$pid" 2>/dev/null || true
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
   rm -rf "$work"
 }
-trap stop_server EXIT
+trap stop_servers EXIT
+# start_server NAME [redis-server options]: starts a private server; sets port and server (its pid).
 # Another process may take the port between the check and the bind: then the server exits, and the
 # next attempt takes another port.
-for _attempt in 1 2 3 4 5; do
-  port=$(random_quiet_port)
-  while port_in_use "$port"; do port=$((port + 1)); done
-  # The kernel kills the server with this script, however it ends; the trap covers every other way out
-  # (SIGCONT first: the checks freeze it).
-  setpriv --pdeathsig KILL redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$work" \
-    --logfile "$work/redis.log" &
-  server=$!
-  for _ in $(seq 100); do
-    redis-cli -p "$port" ping >/dev/null 2>&1 && break
-    kill -0 "$server" 2>/dev/null || break
-    sleep 0.1
-  done
-  redis-cli -p "$port" ping >/dev/null 2>&1 && break
-  last_log=$(tail -5 "$work/redis.log")
-  kill -KILL "$server" 2>/dev/null || true
-  wait "$server" 2>/dev/null || true
+start_server() {
+  local name=$1 last_log=
+  shift
+  mkdir -p "$work/$name"
   server=
+  for _attempt in 1 2 3 4 5; do
+    port=$(random_quiet_port)
+    while port_in_use "$port"; do port=$((port + 1)); done
+    # The kernel kills the server with this script, however it ends; the trap covers every other way out
+    # (SIGCONT first: the checks freeze it).
+    setpriv --pdeathsig KILL redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no \
+      --dir "$work/$name" --logfile "$work/$name/redis.log" "$@" &
+    server=$!
+    servers+=("$server")
+    for _ in $(seq 100); do
+      redis-cli -p "$port" ping >/dev/null 2>&1 && break
+      kill -0 "$server" 2>/dev/null || break
+      sleep 0.1
+    done
+    redis-cli -p "$port" ping >/dev/null 2>&1 && return 0
+    last_log=$(tail -5 "$work/$name/redis.log")
+    kill -KILL "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+  done
+  fail "redis-server ($name) did not start: $last_log"
+}
+# The primary, and a replica for the strict calls' WAIT.
+start_server replica
+replica_port=$port replica=$server
+start_server primary
+redis-cli -p "$replica_port" replicaof 127.0.0.1 "$port" >/dev/null
+for _ in $(seq 100); do
+  redis-cli -p "$port" info replication | grep -q '^slave0:.*state=online' && break
+  sleep 0.1
 done
-[ -n "$server" ] || fail "redis-server did not start: $last_log"
+redis-cli -p "$port" info replication | grep -q '^slave0:.*state=online' || fail "the replica did not attach"
 
 # Quiet unless they fail (a server without persistence makes them warn). The same policies in another
 # namespace and database, whose library the checks call by its own name.
@@ -80,6 +98,7 @@ export SLUICE_SNIPPETS_DIR=$snippets
 export SLUICE_SNIPPET_SERVICE_URL=redis://sluice-service:$password@127.0.0.1:$port
 export SLUICE_SNIPPET_ADMIN_URL=redis://127.0.0.1:$port
 export SLUICE_SNIPPET_SERVER_PID=$server
+export SLUICE_SNIPPET_REPLICA_PID=$replica
 # For the checks, after they flushed the functions: quiet unless it fails.
 export SLUICE_SNIPPET_REPUBLISH="'$sluicectl' -p $port publish >'$work/publish.log' 2>&1 \
   || { cat '$work/publish.log'; exit 1; }"
