@@ -52,9 +52,9 @@ class LimiterError extends Error {}
 class UnknownPolicy extends LimiterError {}
 
 // Errors that pass by themselves (a restart without persistence until the next publish, a failover, a
-// long script, a primary without its replicas): the limiter is unavailable. Errors that are not Redis
+// long script, a primary without its replicas or memory): the limiter is unavailable. Errors that are not Redis
 // replies are timeouts and lost connections.
-const UNAVAILABLE = /^(ERR Function not found|LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|READONLY|NOREPLICAS)/;
+const UNAVAILABLE = /^(ERR Function not found|LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|READONLY|NOREPLICAS|OOM)/;
 
 // A strict call's admission that no replica acknowledged within replicaTimeoutMs.
 class NotConfirmed extends Error {}

@@ -170,11 +170,12 @@ def _text(value):
 
 
 # Errors that pass by themselves (a restart without persistence until the next publish, a failover, a
-# long script, a primary without its replicas, a Cluster's map out of date): the limiter is unavailable.
+# long script, a primary without its replicas or memory, a Cluster's map out of date): the limiter is
+# unavailable.
 # redis-py raises LOADING and READONLY as classes of their own.
 _UNAVAILABLE_ERRORS = (redis.ConnectionError, redis.TimeoutError, redis.exceptions.ReadOnlyError)
 _UNAVAILABLE_REPLIES = ("Function not found", "BUSY", "MASTERDOWN", "TRYAGAIN", "CLUSTERDOWN", "NOREPLICAS",
-                        "MOVED", "ASK")
+                        "MOVED", "ASK", "OOM")
 
 
 class NotConfirmed(redis.RedisError):

@@ -149,6 +149,22 @@ async function libraryGone(limit) {
   check("served again after the publish", !(await limit.acquire("erin", ["api"])).error);
 }
 
+// A server at maxmemory with noeviction refuses the library's writes (OOM): unavailable, not a bug.
+async function outOfMemory(limit) {
+  await admin.config("SET", "maxmemory-policy", "noeviction");
+  await admin.config("SET", "maxmemory", "1");
+  try {
+    for (const [onFailure, status] of [[limiter.FAIL_OPEN, 200], [limiter.FAIL_CLOSED, 503]]) {
+      const decision = await limit.acquire("olga", ["api"], { onFailure });
+      check(`out of memory, failing ${onFailure}: ${status}`,
+            decision.status === status && /^OOM/.test(decision.error.message), String(decision.error));
+    }
+  } finally {
+    await admin.config("SET", "maxmemory", "0");
+  }
+  check("served again with memory", !(await limit.acquire("olga", ["api"])).error);
+}
+
 async function serverFrozen(limit) {
   process.kill(serverPid, "SIGSTOP");
   try {
@@ -340,7 +356,7 @@ async function main() {
   const limit = new limiter.Limiter(client, { log: quiet });
   for (const run of [keysAndEscaping, allowedThenRejected, neverPasses, subjectBound, severalPolicies, leases,
                      reserveThenSettle, concurrentSettlements, namespacesAndDatabases, unknownPolicy, libraryGone,
-                     serverFrozen, strictCalls, degradedMode]) {
+                     outOfMemory, serverFrozen, strictCalls, degradedMode]) {
     await run(limit);
   }
   client.disconnect();

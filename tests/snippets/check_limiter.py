@@ -152,6 +152,20 @@ def library_gone(limit):
     check("served again after the publish", limit.acquire("erin", "api").error is None)
 
 
+def out_of_memory(limit):
+    """A server at maxmemory with noeviction refuses the library's writes (OOM): unavailable, not a bug."""
+    ADMIN.config_set("maxmemory-policy", "noeviction")
+    ADMIN.config_set("maxmemory", 1)
+    try:
+        for mode, status in ((limiter.FAIL_OPEN, 200), (limiter.FAIL_CLOSED, 503)):
+            decision = limit.acquire("olga", "api", on_failure=mode)
+            check(f"out of memory, failing {mode}: {status}", decision.status == status
+                  and str(decision.error).startswith("OOM"), decision)
+    finally:
+        ADMIN.config_set("maxmemory", 0)
+    check("served again with memory", limit.acquire("olga", "api").error is None)
+
+
 def server_frozen(limit):
     os.kill(SERVER_PID, signal.SIGSTOP)
     try:
@@ -324,7 +338,7 @@ def main():
     limit = limiter.Limiter(limiter.connect(SERVICE_URL, timeout_s=0.25))
     for case in (keys_and_escaping, allowed_then_rejected, never_passes, subject_bound, several_policies, leases,
                  reserve_then_settle, concurrent_settlements, namespaces_and_databases, unknown_policy, library_gone,
-                 server_frozen, strict_calls, degraded_mode):
+                 out_of_memory, server_frozen, strict_calls, degraded_mode):
         case(limit)
 
 
