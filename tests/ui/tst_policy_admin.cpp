@@ -28,6 +28,8 @@
 #include "ui/widgets/state_palette.h"
 #include "ui/window/main_window.h"
 
+#include <QAbstractButton>
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QJsonDocument>
@@ -1138,6 +1140,58 @@ private Q_SLOTS:
         QTRY_VERIFY((confirm = openDialog<QMessageBox>("writeConfirmation")));
         confirm->button(QMessageBox::Yes)->click();
         QTRY_COMPARE(storedNames(), strings({"api"}));
+    }
+
+    // The publish review from the keyboard alone: Tab leaves the table, every button has its own mnemonic,
+    // Enter presses the safe default (Cancel) and Alt+P publishes.
+    void publishByKeyboardOnly()
+    {
+        test::RedisProcess server; // its own, so the function library is this test's alone
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        ConnectionProfile dev = profile();
+        dev.options = server.options();
+        redis::RedisClient observer(server.options());
+        QVERIFY(test::openAndWait(observer));
+        QCOMPARE(test::storePolicy(observer, m_namespace, policy(QStringLiteral("api"), 100, 60000, 150)), QString());
+        auto window = test::openMainWindow(dev);
+        ui::DeploymentView *view = window->deploymentView();
+        QTRY_COMPARE(view->deploymentModel()->rowCount(), 1);
+        auto openReview = [&] {
+            click(view, "deploymentPublishButton");
+            QDialog *review = nullptr;
+            [&] { QTRY_VERIFY((review = openDialog<QDialog>("publishReview"))); }();
+            review->activateWindow();
+            [&] { QVERIFY(QTest::qWaitForWindowActive(review)); }();
+            auto *changes = child<QTableWidget>(review, "publishChanges");
+            changes->setFocus();
+            return std::make_pair(review, changes);
+        };
+
+        auto [review, changes] = openReview();
+        QTest::keyClick(changes, Qt::Key_Tab);
+        QVERIFY2(QApplication::focusWidget() != changes && review->isAncestorOf(QApplication::focusWidget()),
+                 "Tab stays in the table");
+        QSet<QChar> mnemonics;
+        for (const QAbstractButton *button : review->findChildren<QAbstractButton *>()) {
+            if (!button->isVisible())
+                continue;
+            const qsizetype at = button->text().indexOf(QLatin1Char('&'));
+            QVERIFY2(at >= 0 && at + 1 < button->text().size(), qPrintable(button->text()));
+            const QChar letter = button->text().at(at + 1).toLower();
+            QVERIFY2(!mnemonics.contains(letter), qPrintable(button->text()));
+            mnemonics.insert(letter);
+        }
+        QCOMPARE(child<QPushButton>(review, "confirmButton")->text(), QStringLiteral("&Publish version 1"));
+        changes->setFocus();
+        QTest::keyClick(changes, Qt::Key_Return);
+        QTRY_VERIFY(!review->isVisible());
+        QCOMPARE(review->result(), int(QDialog::Rejected));
+        QCOMPARE(test::syncCommand(observer, {"FUNCTION", "LIST"}).value.elements.size(), 0);
+
+        std::tie(review, changes) = openReview();
+        QTest::keyClick(changes, Qt::Key_P, Qt::AltModifier);
+        QTRY_COMPARE(test::syncCommand(observer, {"FUNCTION", "LIST"}).value.elements.size(), 1);
+        QTRY_VERIFY(labelText(view, "deploymentStatus").contains(QLatin1String("Published version 1")));
     }
 
     void deploymentViewPublishesNodeByNodeAndWarnsOfDifferences()

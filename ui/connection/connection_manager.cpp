@@ -3,6 +3,7 @@
 
 #include "model/deploy/deployment_probe.h"
 #include "ui/connection/profile_form.h"
+#include "ui/widgets/keyboard_use.h"
 #include "ui/widgets/state_palette.h"
 
 #include <QDialogButtonBox>
@@ -102,6 +103,7 @@ ConnectionManager::ConnectionManager(QSettings *settings, model::SecretStore *se
         m_dirty = true;
         updateState();
     });
+    readyForKeyboard(this);
     reload({});
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/deploy/publish_review_dialog.h"
 
+#include "ui/widgets/keyboard_use.h"
 #include "ui/widgets/state_palette.h"
 
 #include <QDateTime>
@@ -160,13 +161,14 @@ PublishReviewDialog::PublishReviewDialog(const model::PublishPreview &preview, c
         buttons->addButton(QDialogButtonBox::Close);
     } else {
         QPushButton *confirm
-            = buttons->addButton(tr("Publish version %1").arg(preview.library.version), QDialogButtonBox::AcceptRole);
+            = buttons->addButton(tr("&Publish version %1").arg(preview.library.version), QDialogButtonBox::AcceptRole);
         confirm->setObjectName(QStringLiteral("confirmButton"));
         buttons->addButton(QDialogButtonBox::Cancel)->setDefault(true);
     }
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(buttons);
+    readyForKeyboard(this);
     resize(760, 440);
 }
 

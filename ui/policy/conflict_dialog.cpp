@@ -3,6 +3,7 @@
 
 #include "model/format/units.h"
 #include "model/policy/policy_diff.h"
+#include "ui/widgets/keyboard_use.h"
 #include "ui/widgets/state_palette.h"
 
 #include <QDialogButtonBox>
@@ -98,6 +99,7 @@ ConflictDialog::ConflictDialog(const std::optional<model::Policy> &base, const s
     addChoice(tr("Keep editing"), "keepEditingButton", Choice::KeepEditing, QDialogButtonBox::RejectRole)
         ->setDefault(true);
     layout->addWidget(buttons);
+    readyForKeyboard(this);
     resize(760, 340);
 }
 

@@ -7,6 +7,7 @@
 #include "ui/policy/policy_commit.h"
 #include "ui/policy/policy_diff_dialog.h"
 #include "ui/policy/subject_rules_table.h"
+#include "ui/widgets/keyboard_use.h"
 #include "ui/widgets/named.h"
 
 #include <QDateTime>
@@ -53,6 +54,7 @@ NamespaceListsDialog::NamespaceListsDialog(model::ConnectionSession *session, QW
     layout->addWidget(buttons);
     if (!m_writable)
         m_saveButton->setToolTip(tr("This connection is read-only."));
+    readyForKeyboard(this);
     resize(640, 460);
     load();
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/policy/policy_diff_dialog.h"
 
+#include "ui/widgets/keyboard_use.h"
 #include "ui/widgets/state_palette.h"
 
 #include <QDialogButtonBox>
@@ -66,6 +67,7 @@ PolicyDiffDialog::PolicyDiffDialog(const Content &content, QWidget *parent)
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(buttons);
+    readyForKeyboard(this);
     resize(640, 360);
 }
 

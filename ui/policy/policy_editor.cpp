@@ -9,6 +9,7 @@
 #include "ui/policy/policy_diff_dialog.h"
 #include "ui/policy/subject_rules_table.h"
 #include "ui/widgets/banner.h"
+#include "ui/widgets/keyboard_use.h"
 #include "ui/widgets/named.h"
 #include "ui/widgets/state_palette.h"
 
@@ -234,6 +235,7 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
     connect(m_shadowOf, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
     connect(m_typicalCost, &QSpinBox::valueChanged, this, &PolicyEditor::revalidate);
     algorithmChanged();
+    readyForKeyboard(this);
     resize(720, 540);
 }
 

@@ -3,6 +3,7 @@
 
 #include "model/policy/policy_diff.h"
 #include "ui/policy/policy_commit.h"
+#include "ui/widgets/keyboard_use.h"
 #include "ui/widgets/state_palette.h"
 
 #include <QCheckBox>
@@ -62,10 +63,13 @@ PolicyImportDialog::PolicyImportDialog(model::ConnectionSession *session, QWidge
     m_apply = buttons->addButton(tr("Apply"), QDialogButtonBox::AcceptRole);
     m_apply->setObjectName(QStringLiteral("applyButton"));
     m_apply->setEnabled(false);
-    buttons->addButton(QDialogButtonBox::Cancel);
+    // Enter never writes: Cancel is the default, as in every other write's review.
+    m_apply->setAutoDefault(false);
+    buttons->addButton(QDialogButtonBox::Cancel)->setDefault(true);
     connect(m_apply, &QPushButton::clicked, this, &PolicyImportDialog::apply);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(buttons);
+    readyForKeyboard(this);
     resize(760, 480);
 }
 
