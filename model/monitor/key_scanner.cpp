@@ -112,21 +112,26 @@ std::optional<Failure> KeyScanner::startSeed(SeedLayout layout, const QString &i
     return std::nullopt;
 }
 
+void KeyScanner::stop()
+{
+    ++m_generation;
+    m_cursors.clear();
+    m_seen.clear();
+    m_wanted = 0;
+    m_outstanding = 0;
+    m_steps = 0;
+}
+
 std::optional<Failure> KeyScanner::startOn(const QStringList &nodes)
 {
     if (m_client->primaries().isEmpty() || m_client->state() != redis::RedisClient::State::Ready)
         return Failure{Failure::Kind::Unreachable, Text::tr("Not connected.")};
-    ++m_generation;
-    m_cursors.clear();
+    stop();
     for (const QString &node : nodes) {
         Cursor cursor;
         cursor.node = node;
         m_cursors.append(cursor);
     }
-    m_seen.clear();
-    m_wanted = 0;
-    m_outstanding = 0;
-    m_steps = 0;
     return std::nullopt;
 }
 

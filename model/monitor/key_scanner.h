@@ -49,6 +49,8 @@ public:
     // Scans on until at least `wanted` more buckets are found, every primary is done, or the
     // step budget is spent; found() as replies come, then fetchDone().
     void fetch(int wanted);
+    // Forgets the scan (replies still on their way are dropped): nothing more to fetch until a start.
+    void stop();
     bool isStarted() const { return !m_cursors.isEmpty(); }
     bool isFetching() const { return m_outstanding > 0; }
     bool atEnd() const; // every primary's cursor came back to 0 (or failed)

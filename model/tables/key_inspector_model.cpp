@@ -7,6 +7,8 @@
 #include <QDateTime>
 #include <QLocale>
 
+#include <algorithm>
+
 namespace sluice::model {
 
 using redis::RedisReply;
@@ -19,20 +21,37 @@ KeyInspectorModel::KeyInspectorModel(redis::RedisClient *client, const LibraryOw
 {
     connect(&m_scanner, &KeyScanner::found, this, &KeyInspectorModel::append);
     connect(&m_scanner, &KeyScanner::fetchDone, this, &KeyInspectorModel::finishPageIfRead);
+    m_countdown.setInterval(1000);
+    connect(&m_countdown, &QTimer::timeout, this, [this] {
+        if (!m_rows.isEmpty())
+            Q_EMIT dataChanged(index(0, FullIn), index(rowCount() - 1, ExpiresIn), {Qt::DisplayRole});
+    });
+    m_countdown.start();
 }
 
 std::optional<Failure> KeyInspectorModel::browse(const BucketFilter &filter)
 {
-    if (auto notStarted = m_scanner.start(filter))
+    if (auto notStarted = m_scanner.start(filter)) {
+        m_scanner.stop();
+        m_filter.reset();
+        clearRows();
+        Q_EMIT loadingChanged();
         return notStarted;
+    }
+    m_filter = filter;
+    clearRows();
+    m_scanner.fetch(kPageSize);
+    Q_EMIT loadingChanged();
+    return std::nullopt;
+}
+
+void KeyInspectorModel::clearRows()
+{
     beginResetModel();
     ++m_generation;
     m_rows.clear();
     m_unread = 0;
     endResetModel();
-    m_scanner.fetch(kPageSize);
-    Q_EMIT loadingChanged();
-    return std::nullopt;
 }
 
 int KeyInspectorModel::rowOf(const QByteArray &key) const
@@ -79,15 +98,20 @@ void KeyInspectorModel::reread(int row)
         read(row);
 }
 
-void KeyInspectorModel::rereadAll()
+void KeyInspectorModel::rescan()
 {
-    if (m_rows.isEmpty())
+    if (!m_filter)
         return;
-    const bool wasLoading = isLoading();
-    for (int row = 0; row < m_rows.size(); ++row)
-        read(row);
-    if (!wasLoading)
+    const int shown = std::max(int(m_rows.size()), kPageSize);
+    if (m_scanner.start(*m_filter)) {
+        m_scanner.stop();
+        clearRows();
         Q_EMIT loadingChanged();
+        return;
+    }
+    clearRows();
+    m_scanner.fetch(shown);
+    Q_EMIT loadingChanged();
 }
 
 void KeyInspectorModel::finishPageIfRead()
@@ -138,14 +162,21 @@ QVariant KeyInspectorModel::data(const QModelIndex &index, int role) const
         return column == Algorithm ? (row.problem.isEmpty() ? tr("reading\u2026") : row.problem) : QVariant();
     const BucketState &state = *row.state;
     const QLocale locale;
+    // Both count down from the read: what they say now, if no call came since.
+    const qint64 sinceRead = std::max<qint64>(0, QDateTime::currentMSecsSinceEpoch() - row.readAtMs);
     switch (column) {
     case Algorithm: return state.algorithm;
     case Available: return tr("%1 of %2").arg(locale.toString(state.available), locale.toString(state.capacity));
-    case FullIn: return state.resetAfterMs <= 0 ? tr("full") : formatWait(state.resetAfterMs);
+    case FullIn:
+        if (state.resetAfterMs <= 0)
+            return tr("full");
+        return state.resetAfterMs <= sinceRead ? tr("full by now") : formatWait(state.resetAfterMs - sinceRead);
     case ExpiresIn:
         if (state.ttlMs == -2)
             return tr("no key (full)"); // expired or reset since the scan found it
-        return state.ttlMs == -1 ? tr("never") : formatWait(state.ttlMs);
+        if (state.ttlMs == -1)
+            return tr("never");
+        return state.ttlMs <= sinceRead ? tr("expired by now") : formatWait(state.ttlMs - sinceRead);
     case Allowed: return locale.toString(state.allowed);
     case Rejected: return locale.toString(state.rejected);
     case Rules: return state.rulesText();

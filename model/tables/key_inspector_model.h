@@ -7,6 +7,7 @@
 #include "model/monitor/key_scanner.h"
 
 #include <QAbstractTableModel>
+#include <QTimer>
 
 #include <optional>
 
@@ -46,15 +47,17 @@ public:
     KeyInspectorModel(redis::RedisClient *client, const LibraryOwner &owner, QObject *parent = nullptr);
 
     // Starts browsing afresh (the first page is fetched at once), or says why not (the filter is
-    // not valid, or nothing is connected), and then the rows stay as they were.
+    // not valid, or nothing is connected), and then shows no rows: none of them would be the filter's.
     [[nodiscard]] std::optional<Failure> browse(const BucketFilter &filter);
     const KeyScanner &scanner() const { return m_scanner; }
     bool isLoading() const { return m_scanner.isFetching() || m_unread > 0; }
     const InspectedBucket &bucket(int row) const { return m_rows.at(row); }
     int rowOf(const QByteArray &key) const; // -1 when not shown
-    // Reads one row again (after a reset, say), or every row shown (Refresh).
+    // Reads one row again (after a reset, say).
     void reread(int row);
-    void rereadAll();
+    // Refresh: scans again with the last filter, as far as the rows shown went, reading every bucket afresh
+    // (buckets created since appear, those gone go). Nothing when nothing was browsed.
+    void rescan();
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -73,13 +76,16 @@ private:
     void append(const QVector<FoundBucket> &buckets);
     void read(int row);
     void finishPageIfRead();
+    void clearRows();
 
     redis::RedisClient *m_client;
     LibraryOwner m_owner;
     KeyScanner m_scanner;
     QVector<InspectedBucket> m_rows;
-    int m_unread = 0;     // rows of this browse whose sluice_inspect has not answered
-    int m_generation = 0; // replies for rows of an earlier browse are dropped
+    int m_unread = 0;                     // rows of this browse whose sluice_inspect has not answered
+    int m_generation = 0;                 // replies for rows of an earlier browse are dropped
+    std::optional<BucketFilter> m_filter; // the last filter browsed
+    QTimer m_countdown;                   // "Full in" and "Expires in" count down from each row's read, each second
 };
 
 } // namespace sluice::model

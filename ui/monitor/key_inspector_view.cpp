@@ -74,10 +74,10 @@ KeyInspectorView::KeyInspectorView(model::ConnectionSession *session, QWidget *p
     m_watch->setToolTip(tr("Add the selected bucket to the Watched keys tab."));
     m_reset = new QPushButton(tr("Reset bucket\u2026"), this);
     m_reset->setObjectName(QStringLiteral("inspectReset"));
-    // The rows are read once: Refresh reads every one shown again (each row says when it was read).
+    // The rows are read once (each row says when; its waits count down from then): Refresh scans again.
     m_refresh = new QPushButton(tr("Refresh"), this);
     m_refresh->setObjectName(QStringLiteral("refreshButton"));
-    m_refresh->setToolTip(tr("Read every bucket shown again (F5, View → Refresh)."));
+    m_refresh->setToolTip(tr("Scan again with the same filter and read every bucket afresh (F5, View → Refresh)."));
     m_refreshAction = new QAction(tr("Refresh"), this);
     pressesAction(m_refresh, m_refreshAction);
     auto *footer = new QHBoxLayout;
@@ -109,7 +109,7 @@ KeyInspectorView::KeyInspectorView(model::ConnectionSession *session, QWidget *p
     connect(m_reset, &QPushButton::clicked, this, &KeyInspectorView::resetSelected);
     connect(m_refreshAction, &QAction::triggered, this, [this] {
         if (m_model)
-            m_model->rereadAll();
+            m_model->rescan();
     });
     updateActions();
     if (session)
