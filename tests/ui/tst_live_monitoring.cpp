@@ -9,6 +9,7 @@
 #include "model/limiter/bucket_key.h"
 #include "model/limiter/seed_layouts.h"
 #include "model/monitor/key_watch.h"
+#include "model/monitor/watch_list_store.h"
 #include "model/tables/policy_rates_model.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
@@ -33,6 +34,7 @@
 #include <QLineEdit>
 #include <QMouseEvent>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
@@ -316,6 +318,57 @@ private Q_SLOTS:
         for (int i = 0; i < 3; ++i)
             shortest = std::min(shortest, qint64(nextSample(session).spanMs));
         QVERIFY2(shortest < 750, qPrintable(QString::number(shortest)));
+    }
+
+    // A saved profile's watch list survives a switch to another profile and back, and a restart (a new
+    // window on the same settings); deleting the profile's list leaves the next window's empty.
+    void watchListOutlivesSwitchesAndRestarts()
+    {
+        publish({test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 10)});
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath(QStringLiteral("Sluice.conf")), QSettings::IniFormat);
+        ConnectionProfile mine = profile(), other = profile();
+        mine.name = QStringLiteral("mine");
+        other.name = QStringLiteral("other");
+        const auto openOn = [&](ui::MainWindow &window, const ConnectionProfile &chosen) {
+            window.setSession(std::make_unique<model::ConnectionSession>(chosen, chosen.options));
+            return window.keyWatchView();
+        };
+        const auto watchedLabels = [](ui::KeyWatchView *view) {
+            QStringList labels;
+            for (const model::WatchedKey &key : view->watch()->keys())
+                labels << key.label();
+            return labels;
+        };
+        {
+            ui::MainWindow window;
+            window.setProfileStorage(&settings, nullptr);
+            window.show();
+            ui::KeyWatchView *view = openOn(window, mine);
+            QVERIFY(view->watchSubject(QStringLiteral("api"), "erin"));
+            QVERIFY(view->watchSubject(QStringLiteral("api"), "user:1 \xc3\xa9"));
+            QVERIFY(view->watchSeedKey(model::SeedLayout::ScgTokenBucket, "gw-1", model::SeedParameters{5, 1000, 10}));
+            QVERIFY(view->watchSubject(QStringLiteral("api"), "frank"));
+            view->watch()->remove(view->watch()->keys().last().id);
+            const QStringList kept = watchedLabels(view);
+            QCOMPARE(kept.size(), 3);
+
+            view = openOn(window, other);
+            QVERIFY(watchedLabels(view).isEmpty()); // another profile's list is its own
+            QVERIFY(view->watchSubject(QStringLiteral("api"), "zoe"));
+            view = openOn(window, mine);
+            QCOMPARE(watchedLabels(view), kept);
+            QTRY_VERIFY_WITH_TIMEOUT(!view->watch()->keys().first().samples.isEmpty(), 5000); // read again
+            const model::WatchedKey &seed = view->watch()->keys().at(2);
+            QVERIFY(seed.parameters && seed.parameters->limit == 5 && seed.parameters->burst == 10);
+        }
+        ui::MainWindow restarted;
+        restarted.setProfileStorage(&settings, nullptr);
+        restarted.show();
+        QCOMPARE(watchedLabels(openOn(restarted, mine)).size(), 3);
+        QCOMPARE(watchedLabels(openOn(restarted, other)), QStringList{QStringLiteral("api \u00b7 zoe")});
+        model::WatchListStore::forget(&settings, mine.name);
+        QVERIFY(watchedLabels(openOn(restarted, mine)).isEmpty());
     }
 
     void perKeyViewWatchesTypedAndTopListSubjects()

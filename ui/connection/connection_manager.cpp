@@ -2,6 +2,7 @@
 #include "ui/connection/connection_manager.h"
 
 #include "model/deploy/deployment_probe.h"
+#include "model/monitor/watch_list_store.h"
 #include "ui/connection/profile_form.h"
 #include "ui/widgets/keyboard_use.h"
 #include "ui/widgets/state_palette.h"
@@ -213,6 +214,7 @@ void ConnectionManager::deleteProfile()
         if (answer != QMessageBox::Yes)
             return;
         ProfileSettings(m_settings).remove(profile.name);
+        model::WatchListStore::forget(m_settings, profile.name);
         forgetSecrets(profile);
         reload({});
     });
@@ -230,8 +232,10 @@ bool ConnectionManager::saveProfile()
         m_problems->show();
         return false;
     }
-    if (previous && previous->name != profile.name)
+    if (previous && previous->name != profile.name) {
         copySecrets(*previous, profile, true);
+        model::WatchListStore::rename(m_settings, previous->name, profile.name);
+    }
     storeTypedSecrets(profile);
     reload(profile.name);
     return true;

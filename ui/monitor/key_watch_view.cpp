@@ -4,6 +4,7 @@
 #include "model/format/units.h"
 #include "model/monitor/level_projection.h"
 #include "model/monitor/server_status.h"
+#include "model/monitor/watch_list_store.h"
 #include "ui/widgets/column_widths.h"
 #include "ui/widgets/long_names.h"
 #include "ui/widgets/state_palette.h"
@@ -194,6 +195,20 @@ void KeyWatchView::updatePolicies(const model::RateSample &sample)
             m_source->insertItem(insertAt, rate.policy);
         ++insertAt;
     }
+}
+
+void KeyWatchView::keepListIn(QSettings *settings, const QString &profile)
+{
+    if (!m_watch)
+        return;
+    model::WatchListStore store(settings, profile);
+    for (const model::WatchEntry &entry : store.load()) {
+        // An entry the watch refuses now (a subject no longer valid) is dropped with the next save.
+        const auto refused = entry.layout ? m_watch->addSeedKey(*entry.layout, entry.subject, entry.parameters)
+                                          : m_watch->addSubject(entry.policy, entry.subject);
+        Q_UNUSED(refused);
+    }
+    connect(m_watch, &model::KeyWatch::keysChanged, this, [this, store]() mutable { store.save(m_watch->keys()); });
 }
 
 bool KeyWatchView::watchSubject(const QString &policy, const QByteArray &subject)

@@ -11,6 +11,7 @@ class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QSettings;
 class QTableWidget;
 
 namespace sluice::ui {
@@ -28,6 +29,8 @@ public:
     explicit KeyWatchView(model::ConnectionSession *session, QWidget *parent = nullptr);
 
     model::KeyWatch *watch() const { return m_watch; }
+    // Watches what `settings` kept for `profile` and keeps the list there from now on (each change saved).
+    void keepListIn(QSettings *settings, const QString &profile);
     // Adds a policy's subject to the list and selects it; false (and the reason shown) if refused.
     bool watchSubject(const QString &policy, const QByteArray &subject);
     // A seed layout's key; with its parameters its state is refilled to now.

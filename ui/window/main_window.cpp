@@ -202,6 +202,8 @@ void MainWindow::setSession(std::unique_ptr<model::ConnectionSession> owned)
     m_tabs->setCurrentIndex(shownTab);
     setMonitor(session->monitor());
     const model::ConnectionProfile &profile = session->profile();
+    if (m_settings && !profile.name.isEmpty()) // a saved profile's watch list outlives switches and restarts
+        m_keyWatch->keepListIn(m_settings, profile.name);
     QStringList badges{session->label()};
     if (profile.environment != model::ConnectionProfile::Environment::Dev)
         badges << model::ConnectionProfile::environmentName(profile.environment).toUpper();
