@@ -26,6 +26,8 @@ struct Text {
 };
 
 const QString group = QStringLiteral("profiles");
+// The groups views keep a profile's choices in (forgetKept, moveKept).
+const QStringList keptGroups = {QStringLiteral("watched"), QStringLiteral("fire")};
 
 QString transportName(Transport transport)
 {
@@ -300,6 +302,28 @@ void ProfileSettings::setLastUsed(const QString &name)
 QString ProfileSettings::lastUsed() const
 {
     return m_settings->value(QStringLiteral("dashboard/lastProfile")).toString();
+}
+
+void ProfileSettings::forgetKept(const QString &name)
+{
+    if (name.isEmpty())
+        return;
+    for (const QString &kept : keptGroups)
+        m_settings->remove(kept + QLatin1Char('/') + name);
+    m_settings->sync();
+}
+
+void ProfileSettings::moveKept(const QString &from, const QString &to)
+{
+    if (from.isEmpty() || to.isEmpty() || from == to)
+        return;
+    for (const QString &kept : keptGroups) {
+        const QVariant value = m_settings->value(kept + QLatin1Char('/') + from);
+        m_settings->remove(kept + QLatin1Char('/') + from);
+        if (value.isValid())
+            m_settings->setValue(kept + QLatin1Char('/') + to, value);
+    }
+    m_settings->sync();
 }
 
 void ProfileSettings::remove(const QString &name)

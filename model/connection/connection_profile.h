@@ -77,6 +77,11 @@ public:
     // not (an invalid profile, a name already taken), and then nothing changes.
     [[nodiscard]] std::optional<Failure> save(const ConnectionProfile &profile, const QString &previousName);
     void remove(const QString &name);
+    // What views keep per profile beside its own group, which every save rewrites (the watch list in
+    // "watched/<name>", Test fire's choices in "fire/<name>"): removed with a deleted profile, moved with a
+    // renamed one.
+    void forgetKept(const QString &name);
+    void moveKept(const QString &from, const QString &to);
     // The profile the dashboard last connected with (what it opens when started with no target).
     void setLastUsed(const QString &name);
     QString lastUsed() const;

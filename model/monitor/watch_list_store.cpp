@@ -10,7 +10,7 @@ namespace {
 
 QString keyOf(const QString &profile)
 {
-    return QStringLiteral("watched/") + profile;
+    return QStringLiteral("watched/") + profile; // a kept group of ProfileSettings
 }
 
 std::optional<SeedLayout> layoutNamed(const QString &name)
@@ -86,21 +86,6 @@ void WatchListStore::save(const QVector<WatchedKey> &keys)
     else
         m_settings->setValue(keyOf(m_profile), stored);
     m_settings->sync();
-}
-
-void WatchListStore::forget(QSettings *settings, const QString &profile)
-{
-    settings->remove(keyOf(profile));
-    settings->sync();
-}
-
-void WatchListStore::rename(QSettings *settings, const QString &from, const QString &to)
-{
-    const QVariant kept = settings->value(keyOf(from));
-    settings->remove(keyOf(from));
-    if (kept.isValid())
-        settings->setValue(keyOf(to), kept);
-    settings->sync();
 }
 
 } // namespace sluice::model

@@ -21,19 +21,15 @@ struct WatchEntry {
     std::optional<SeedParameters> parameters;
 };
 
-// A connection profile's watch list, kept in the settings every Sluice program shares (group "watched",
-// apart from the profile's own group, which every save of the profile rewrites), so it outlives a switch
-// and a restart. Entries that cannot be read back are left out.
+// A connection profile's watch list, kept in the settings every Sluice program shares ("watched/<profile>";
+// ProfileSettings::forgetKept and moveKept follow the profile), so it outlives a switch and a restart.
+// Entries that cannot be read back are left out.
 class WatchListStore {
 public:
     WatchListStore(QSettings *settings, const QString &profile);
 
     QVector<WatchEntry> load() const;
     void save(const QVector<WatchedKey> &keys);
-
-    // What a profile kept goes with the profile (deleted), or follows it (renamed).
-    static void forget(QSettings *settings, const QString &profile);
-    static void rename(QSettings *settings, const QString &from, const QString &to);
 
 private:
     QSettings *m_settings;

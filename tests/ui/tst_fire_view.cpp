@@ -27,7 +27,9 @@
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QMessageBox>
+#include <QSettings>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -141,6 +143,57 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(view->firstTarget()->choose(QStringLiteral("other-bucket")), 5000);
         QVERIFY(!view->firstTarget()->choose(QStringLiteral("orders-fixed"))); // the old namespace's is gone
         QVERIFY2(view->errorText().isEmpty(), qPrintable(view->errorText()));
+    }
+
+    // A switch with Test fire in front, to a server that answers only after a connection attempt timed out:
+    // its policies offered and no error once it answers; a run under way is stopped with a word; each saved
+    // profile keeps the form's choices (never "Fire at real keys").
+    void testFireKeepsWorkingAcrossASwitch()
+    {
+        test::RedisProcess late(test::RedisProcess::Patience::Quick);
+        QVERIFY2(late.start(), qPrintable(late.errorString()));
+        redis::RedisClient lateClient(late.options());
+        QVERIFY(test::openAndWait(lateClient));
+        QVERIFY(
+            test::storeAndPublish(lateClient, m_namespace,
+                                  {test::makePolicy(QStringLiteral("late-bucket"), Algorithm::TokenBucket, 5, 1000)})
+                .isEmpty());
+        QTemporaryDir dir;
+        QSettings settings(dir.filePath(QStringLiteral("Sluice.conf")), QSettings::IniFormat);
+        const auto window = openWindow();
+        window->setProfileStorage(&settings, nullptr);
+        const model::ConnectionProfile first = window->session()->profile();
+        window->setSession(std::make_unique<model::ConnectionSession>(first, first.options)); // kept from now on
+        QTRY_VERIFY(window->session()->isReady());
+        ui::FireView *view = showFire(window.get());
+        typeNumber(view, "fireDuration", QStringLiteral("30"));
+        typeNumber(view, "fireRate", QStringLiteral("50"));
+        test::child<QCheckBox>(view, "fireRealKeys")->setChecked(true);
+        test::click(view, "fireStart");
+        QTRY_VERIFY(view->isRunning());
+
+        late.freeze(); // it accepts the connection and answers nothing until thawed
+        model::ConnectionProfile second = first;
+        second.name = QStringLiteral("late");
+        second.options = late.options();
+        window->setSession(std::make_unique<model::ConnectionSession>(second, second.options));
+        QVERIFY2(window->statusBar()->currentMessage().contains(QLatin1String("Test fire stopped")),
+                 qPrintable(window->statusBar()->currentMessage()));
+        view = window->fireView();
+        QCOMPARE(test::child<QTabWidget>(window.get(), "mainTabs")->currentWidget(), view);
+        QCOMPARE(test::child<QDoubleSpinBox>(view, "fireDuration")->value(), 10.0); // its own profile's: none yet
+        // Thawed only once a connection attempt has timed out, as a slow server makes it.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !window->session()->nodes().isEmpty() && !window->session()->nodes().first().lastError.isEmpty(), 10000);
+        late.thaw();
+        QTRY_VERIFY_WITH_TIMEOUT(view->firstTarget()->choose(QStringLiteral("late-bucket")), 10000);
+        QVERIFY2(view->errorText().isEmpty(), qPrintable(view->errorText()));
+
+        window->setSession(std::make_unique<model::ConnectionSession>(first, first.options));
+        view = window->fireView();
+        QCOMPARE(test::child<QDoubleSpinBox>(view, "fireDuration")->value(), 30.0);
+        QCOMPARE(test::child<QDoubleSpinBox>(view, "fireRate")->value(), 50.0);
+        QVERIFY(!test::child<QCheckBox>(view, "fireRealKeys")->isChecked());
     }
 
     void firesFromTheFormAndDrawsTheModelBeside()

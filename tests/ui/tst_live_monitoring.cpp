@@ -9,7 +9,6 @@
 #include "model/limiter/bucket_key.h"
 #include "model/limiter/seed_layouts.h"
 #include "model/monitor/key_watch.h"
-#include "model/monitor/watch_list_store.h"
 #include "model/tables/policy_rates_model.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
@@ -367,7 +366,7 @@ private Q_SLOTS:
         restarted.show();
         QCOMPARE(watchedLabels(openOn(restarted, mine)).size(), 3);
         QCOMPARE(watchedLabels(openOn(restarted, other)), QStringList{QStringLiteral("api \u00b7 zoe")});
-        model::WatchListStore::forget(&settings, mine.name);
+        model::ProfileSettings(&settings).forgetKept(mine.name);
         QVERIFY(watchedLabels(openOn(restarted, mine)).isEmpty());
     }
 

@@ -2,7 +2,6 @@
 #include "ui/connection/connection_manager.h"
 
 #include "model/deploy/deployment_probe.h"
-#include "model/monitor/watch_list_store.h"
 #include "ui/connection/profile_form.h"
 #include "ui/widgets/keyboard_use.h"
 #include "ui/widgets/state_palette.h"
@@ -214,7 +213,7 @@ void ConnectionManager::deleteProfile()
         if (answer != QMessageBox::Yes)
             return;
         ProfileSettings(m_settings).remove(profile.name);
-        model::WatchListStore::forget(m_settings, profile.name);
+        ProfileSettings(m_settings).forgetKept(profile.name);
         forgetSecrets(profile);
         reload({});
     });
@@ -234,7 +233,7 @@ bool ConnectionManager::saveProfile()
     }
     if (previous && previous->name != profile.name) {
         copySecrets(*previous, profile, true);
-        model::WatchListStore::rename(m_settings, previous->name, profile.name);
+        ProfileSettings(m_settings).moveKept(previous->name, profile.name);
     }
     storeTypedSecrets(profile);
     reload(profile.name);

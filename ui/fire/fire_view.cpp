@@ -10,6 +10,7 @@
 #include "ui/fire/latency_bars.h"
 #include "ui/widgets/column_widths.h"
 #include "ui/widgets/count_field.h"
+#include "ui/widgets/form_choices.h"
 #include "ui/widgets/state_palette.h"
 #include "ui/widgets/time_series_chart.h"
 
@@ -27,6 +28,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSettings>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -293,6 +295,29 @@ void FireView::followSession(model::ConnectionSession *session)
     updateActions();
 }
 
+FireView::~FireView()
+{
+    saveChoices();
+}
+
+void FireView::keepChoicesIn(QSettings *settings, const QString &profile)
+{
+    m_choicesSettings = settings;
+    m_choicesKey = QStringLiteral("fire/") + profile;
+    QVariantMap kept = settings->value(m_choicesKey).toMap();
+    // Real keys spend services' buckets: chosen anew each time, never brought back.
+    kept.remove(m_realKeys->objectName());
+    restoreFormChoices(this, kept);
+}
+
+void FireView::saveChoices() const
+{
+    if (!m_choicesSettings)
+        return;
+    m_choicesSettings->setValue(m_choicesKey, formChoices(this));
+    m_choicesSettings->sync();
+}
+
 void FireView::showEvent(QShowEvent *event)
 {
     QWidget::showEvent(event);
@@ -301,13 +326,18 @@ void FireView::showEvent(QShowEvent *event)
 
 void FireView::loadPolicies()
 {
-    if (!m_session)
+    if (!m_session || !m_session->isReady()) // the session's ready() loads them
         return;
     const model::PolicyStore store = m_session->policyStore();
     store.list(this, [this](const model::PolicyStore::ListResult &result) {
         if (result.failure) {
             showError(tr("The stored policies could not be read: %1").arg(result.failure->message));
+            m_policiesUnreadable = true;
             return;
+        }
+        if (m_policiesUnreadable) { // read now: that error no longer holds
+            m_policiesUnreadable = false;
+            showError({});
         }
         if (!m_session)
             return;
@@ -383,6 +413,7 @@ bool FireView::start()
         return false;
     }
     showError({});
+    saveChoices();
     if (plan.realKeys) {
         guardWrite(this, m_session->profile(), tr("fire test traffic at real subjects' buckets"),
                    [this, plan] { startEngine(plan); });

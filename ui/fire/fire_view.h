@@ -15,6 +15,7 @@ class QLabel;
 class QLayout;
 class QLineEdit;
 class QPushButton;
+class QSettings;
 class QSpinBox;
 class QTableWidget;
 
@@ -35,6 +36,7 @@ public:
     // `session` is the connection it shows for its whole life (none: not connected); the window builds the
     // views anew for another.
     explicit FireView(model::ConnectionSession *session, QWidget *parent = nullptr);
+    ~FireView() override;
 
     // The plan the form describes (targets included); its problems say what is wrong with it.
     model::FirePlan plan() const;
@@ -44,6 +46,9 @@ public:
     bool isRunning() const { return m_engine && m_engine->isRunning(); }
     const model::FireReport &report() const { return m_engine->report(); }
     bool exportCsv(const QString &path, QString *error) const;
+    // Takes the form's choices `settings` kept for `profile`, and keeps them there: at each start, and when
+    // the view goes (a switch, the window closing).
+    void keepChoicesIn(QSettings *settings, const QString &profile);
     FireTargetPicker *firstTarget() const { return m_first; }
     FireTargetPicker *secondTarget() const { return m_second; }
     TimeSeriesChart *chart(int target) const { return m_charts[target]; }
@@ -65,11 +70,15 @@ private:
     void showError(const QString &error);
     void updateActions();
     void chooseExportFile();
+    void saveChoices() const;
 
     QPointer<model::ConnectionSession> m_session;
     model::FireEngine *m_engine = nullptr;
     qint64 m_runStartedMs = 0; // wall clock, for the charts' time axis
     bool m_policiesLoaded = false;
+    bool m_policiesUnreadable = false; // the error line says the stored policies could not be read
+    QSettings *m_choicesSettings = nullptr;
+    QString m_choicesKey; // fire/<profile>
 
     FireTargetPicker *m_first;
     FireTargetPicker *m_second;

@@ -194,6 +194,10 @@ void MainWindow::setProfileStorage(QSettings *settings, model::SecretStore *secr
 void MainWindow::setSession(std::unique_ptr<model::ConnectionSession> owned)
 {
     const int shownTab = m_tabs->currentIndex();
+    if (m_fire && m_fire->isRunning()) {
+        m_fire->stop();
+        statusBar()->showMessage(tr("Test fire stopped: the dashboard switched to another connection."), 15000);
+    }
     deleteViews(); // while the old session is whole: they let go of it first
     m_session = std::move(owned);
     model::ConnectionSession *session = m_session.get();
@@ -202,8 +206,10 @@ void MainWindow::setSession(std::unique_ptr<model::ConnectionSession> owned)
     m_tabs->setCurrentIndex(shownTab);
     setMonitor(session->monitor());
     const model::ConnectionProfile &profile = session->profile();
-    if (m_settings && !profile.name.isEmpty()) // a saved profile's watch list outlives switches and restarts
+    if (m_settings && !profile.name.isEmpty()) { // a saved profile's choices outlive switches and restarts
         m_keyWatch->keepListIn(m_settings, profile.name);
+        m_fire->keepChoicesIn(m_settings, profile.name);
+    }
     QStringList badges{session->label()};
     if (profile.environment != model::ConnectionProfile::Environment::Dev)
         badges << model::ConnectionProfile::environmentName(profile.environment).toUpper();
