@@ -19,6 +19,8 @@ RedisConnection::RedisConnection(const ConnectionOptions &options, QObject *pare
     m_timeoutTimer.setSingleShot(true);
     connect(&m_timeoutTimer, &QTimer::timeout, this, &RedisConnection::checkTimeouts);
     m_connectTimer.setSingleShot(true);
+    // A coarse timer may fire 5% early: a connection given 500 ms would be called dead at 475.
+    m_connectTimer.setTimerType(Qt::PreciseTimer);
     connect(&m_connectTimer, &QTimer::timeout, this,
             [this] { onTransportFailed(tr("no answer within %1 ms").arg(m_options.connectTimeoutMs)); });
     m_reconnectTimer.setSingleShot(true);

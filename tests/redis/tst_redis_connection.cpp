@@ -297,7 +297,7 @@ private Q_SLOTS:
         clock.start();
         QVERIFY(!openAndWait(connection));
         QVERIFY2(connection.lastError().contains(QLatin1String("500 ms")), qPrintable(connection.lastError()));
-        QVERIFY2(clock.elapsed() >= 475 && clock.elapsed() < 3000, qPrintable(QString::number(clock.elapsed())));
+        QVERIFY2(clock.elapsed() >= 500 && clock.elapsed() < 3000, qPrintable(QString::number(clock.elapsed())));
     }
 };
 
