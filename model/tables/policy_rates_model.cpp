@@ -211,8 +211,8 @@ QVariant PolicyRatesModel::data(const QModelIndex &index, int role) const
         case TopSubject:
             if (!top)
                 return QStringLiteral("\u2013");
-            text = tr("%1 (%2)").arg(QString::fromUtf8(top->subject.subject),
-                                     formatCount(qint64(top->subject.rejections)));
+            text = tr("%1 (%2 rejected)")
+                       .arg(QString::fromUtf8(top->subject.subject), formatCount(qint64(top->subject.rejections)));
             break;
         case AllowedPerSecond: return formatDecimal(point.allowedPerSecond());
         case Blocked:

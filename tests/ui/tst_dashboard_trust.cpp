@@ -852,7 +852,7 @@ private Q_SLOTS:
         QCOMPARE(test::fireAcquires(*m_traffic, ns, busy, 12, [](int) { return QByteArray("bob"); }).rejected, 2u);
         QCOMPARE(test::fireAcquires(*m_traffic, ns, busy, 40, [](int) { return QByteArray("mallory"); }).rejected, 30u);
         QTRY_COMPARE_WITH_TIMEOUT(shown(rates, busy, PolicyRatesModel::TopSubject).toString(),
-                                  QStringLiteral("mallory (%1)").arg(model::formatCount(30)), 8000);
+                                  QStringLiteral("mallory (%1 rejected)").arg(model::formatCount(30)), 8000);
         QVERIFY(shown(rates, busy, PolicyRatesModel::TopSubject, Qt::ToolTipRole)
                     .toString()
                     .contains(QLatin1String("read at")));
