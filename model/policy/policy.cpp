@@ -203,14 +203,15 @@ QVector<PolicyError> validatePolicy(const Policy &policy)
         fail("burst", Text::tr("must be a whole number from 1 to %1").arg(limits::maxBurst));
     if (policy.description.size() > limits::maxDescriptionLength)
         fail("description", Text::tr("must be at most %1 characters").arg(limits::maxDescriptionLength));
-    if (!errors.isEmpty())
-        return errors;
+    // Every error is said, not the first: the checks below that compute with the limit, the window and the
+    // burst wait for those to be in range; the others run whatever the rest holds.
+    const bool baseInRange = errors.isEmpty();
 
     // Exactness: every wait the limiter replies (and every expiry it sets) is at most the time an empty
     // bucket takes to fill, ceil(burst * window_ms / limit) ms, and must stay within 2^52. (burst * window_ms
     // stays below 2^60; 2^52 * limit is only formed when it is smaller.)
     const qint64 burst = policy.effectiveBurst();
-    if (algorithmUsesBurst(policy.algorithm)
+    if (baseInRange && algorithmUsesBurst(policy.algorithm)
         && (burst * policy.windowMs + policy.limit - 1) / policy.limit > limits::maxFillMs)
         fail("burst",
              Text::tr("must be at most %1 with a limit of %2 per %3 ms: an empty bucket must refill within 2^52 "
@@ -252,7 +253,7 @@ QVector<PolicyError> validatePolicy(const Policy &policy)
                       "no place for debt"));
     if (policy.maxDebt < 0 || policy.maxDebt > limits::maxBurst)
         fail("max_debt", Text::tr("must be a whole number of units from 0 to %1").arg(limits::maxBurst));
-    else if (policy.maxDebt > 0
+    else if (baseInRange && policy.maxDebt > 0
              && ((algorithmUsesBurst(policy.algorithm) ? burst : 0) + policy.maxDebt) * policy.windowMs / policy.limit
                  > limits::maxFillMs / 2)
         fail("max_debt",
@@ -263,7 +264,7 @@ QVector<PolicyError> validatePolicy(const Policy &policy)
         fail("reserve_timeout_ms",
              Text::tr("must be a whole number of milliseconds from 1 to %1 (31 days), or 0 for the window")
                  .arg(limits::maxBlockMs));
-    if (!policy.overrides.isEmpty())
+    if (baseInRange && !policy.overrides.isEmpty()) // each override is checked as the policy it makes
         errors += overrideProblems(policy);
     return errors;
 }

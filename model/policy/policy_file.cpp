@@ -4,6 +4,7 @@
 #include "model/policy/policy_file_text.h"
 
 #include <QCoreApplication>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -163,9 +164,25 @@ Policy readPolicy(const QJsonObject &object, int index, QVector<PolicyError> &er
         fail(QStringLiteral("description"), Text::tr("must be a string, not %1").arg(jsonTypeName(descriptionValue)));
     policy.description = descriptionValue.toString();
 
-    // Range and consistency checks only make sense once every field has the right type.
-    if (errors.size() == firstError)
-        errors += validatePolicy(policy);
+    // Range and consistency checks of what was read: a field that could not be read holds a default, so it
+    // is not judged again, nor what depends on it; with no algorithm, nothing more is judged.
+    QSet<QString> unread;
+    for (qsizetype at = firstError; at < errors.size(); ++at)
+        unread.insert(errors.at(at).field);
+    if (unread.contains(QStringLiteral("algorithm")))
+        return policy;
+    const QHash<QString, QStringList> dependents{
+        {QStringLiteral("calendar"),
+         {QStringLiteral("window_ms"), QStringLiteral("utc_offset_minutes"), QStringLiteral("anchor_day")}},
+        {QStringLiteral("shadow"), {QStringLiteral("shadow_of"), QStringLiteral("predicted_rejected_share")}},
+        {QStringLiteral("shadow_of"), {QStringLiteral("predicted_rejected_share")}}};
+    for (auto it = dependents.begin(); it != dependents.end(); ++it)
+        if (unread.contains(it.key()))
+            for (const QString &field : it.value())
+                unread.insert(field);
+    for (const PolicyError &error : validatePolicy(policy))
+        if (!unread.contains(error.field))
+            errors.append(error);
     return policy;
 }
 

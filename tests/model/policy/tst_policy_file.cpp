@@ -467,6 +467,28 @@ private Q_SLOTS:
         QCOMPARE(file.errors.first().field, QStringLiteral("description"));
     }
 
+    // Every error of a policy is said, the ranges and the consistency too, beside a field that could not be
+    // read; what depends on an unread field (its default) is not judged.
+    void everyErrorOfAPolicyIsSaid()
+    {
+        const auto fields = [](const PolicyFile &file) {
+            QStringList named;
+            for (const PolicyError &error : file.errors)
+                named << error.policy + QLatin1Char('.') + error.field;
+            return named;
+        };
+        const PolicyFile many = PolicyFile::parse(
+            js("{'policies': [{'name': 'c', 'algorithm': 'token_bucket', 'limit': 99999999999999, 'window_ms': "
+               "999999999999, 'window_start': 'first_call', 'block_ms': -3, 'shadow_of': 'c'}]}"));
+        QCOMPARE(fields(many).join(QLatin1Char(' ')),
+                 QStringLiteral("c.block_ms c.limit c.window_ms c.window_start c.shadow_of"));
+
+        const PolicyFile dependents = PolicyFile::parse(
+            js("{'policies': [{'name': 'd', 'algorithm': 'fixed_window', 'limit': 5, 'calendar': 'fortnight', "
+               "'utc_offset_minutes': 60, 'shadow': 'yes', 'shadow_of': 'live', 'description': 7}]}"));
+        QCOMPARE(fields(dependents).join(QLatin1Char(' ')), QStringLiteral("d.calendar d.shadow d.description"));
+    }
+
     void oneBadPolicySpoilsTheFile()
     {
         const PolicyFile file
