@@ -404,9 +404,11 @@ private Q_SLOTS:
         ui::PolicyLiveView *live = window->liveView();
         live->showPolicy(next);
         QTRY_VERIFY(live->shadowBadgeText().contains(QStringLiteral("Shadow \u2013 would reject")));
+        QCOMPARE(live->topTable()->horizontalHeaderItem(1)->text(), QStringLiteral("Would reject"));
         QVERIFY2(live->definitionText().contains(QLatin1String("shadow")), qPrintable(live->definitionText()));
         live->showPolicy(real);
         QVERIFY(live->shadowBadgeText().isEmpty());
+        QCOMPARE(live->topTable()->horizontalHeaderItem(1)->text(), QStringLiteral("Rejected"));
         // The definition the figures are held to, as published; the policies in name order.
         QTRY_VERIFY2(live->definitionText().contains(QLatin1String("enforcing"))
                          && live->definitionText().contains(QLatin1String("published version 1")),

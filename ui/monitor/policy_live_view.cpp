@@ -323,7 +323,10 @@ QString PolicyLiveView::definitionText() const
 
 void PolicyLiveView::showShadowBadge()
 {
-    m_shadowBadge->setVisible(m_shadowPolicies.contains(policy()));
+    const bool shadow = m_shadowPolicies.contains(policy());
+    m_shadowBadge->setVisible(shadow);
+    // A shadow policy rejects nobody: what its list counts are the calls it would have rejected.
+    m_top->horizontalHeaderItem(1)->setText(shadow ? tr("Would reject") : tr("Rejected"));
 }
 
 QString PolicyLiveView::shadowBadgeText() const
