@@ -26,8 +26,7 @@ struct Text {
 };
 
 const QString group = QStringLiteral("profiles");
-// The groups views keep a profile's choices in (forgetKept, moveKept).
-const QStringList keptGroups = {QStringLiteral("watched"), QStringLiteral("fire")};
+const ProfileSettings::Kept everyKept[] = {ProfileSettings::Kept::WatchList, ProfileSettings::Kept::FireChoices};
 
 QString transportName(Transport transport)
 {
@@ -304,12 +303,17 @@ QString ProfileSettings::lastUsed() const
     return m_settings->value(QStringLiteral("dashboard/lastProfile")).toString();
 }
 
+QString ProfileSettings::keptKey(Kept kept, const QString &name)
+{
+    return (kept == Kept::WatchList ? QStringLiteral("watched/") : QStringLiteral("fire/")) + name;
+}
+
 void ProfileSettings::forgetKept(const QString &name)
 {
     if (name.isEmpty())
         return;
-    for (const QString &kept : keptGroups)
-        m_settings->remove(kept + QLatin1Char('/') + name);
+    for (Kept kept : everyKept)
+        m_settings->remove(keptKey(kept, name));
     m_settings->sync();
 }
 
@@ -317,11 +321,11 @@ void ProfileSettings::moveKept(const QString &from, const QString &to)
 {
     if (from.isEmpty() || to.isEmpty() || from == to)
         return;
-    for (const QString &kept : keptGroups) {
-        const QVariant value = m_settings->value(kept + QLatin1Char('/') + from);
-        m_settings->remove(kept + QLatin1Char('/') + from);
+    for (Kept kept : everyKept) {
+        const QVariant value = m_settings->value(keptKey(kept, from));
+        m_settings->remove(keptKey(kept, from));
         if (value.isValid())
-            m_settings->setValue(kept + QLatin1Char('/') + to, value);
+            m_settings->setValue(keptKey(kept, to), value);
     }
     m_settings->sync();
 }

@@ -77,9 +77,10 @@ public:
     // not (an invalid profile, a name already taken), and then nothing changes.
     [[nodiscard]] std::optional<Failure> save(const ConnectionProfile &profile, const QString &previousName);
     void remove(const QString &name);
-    // What views keep per profile beside its own group, which every save rewrites (the watch list in
-    // "watched/<name>", Test fire's choices in "fire/<name>"): removed with a deleted profile, moved with a
-    // renamed one.
+    // What views keep per profile beside its own group, which every save rewrites, under keptKey(): removed
+    // with a deleted profile, moved with a renamed one.
+    enum class Kept { WatchList, FireChoices };
+    static QString keptKey(Kept kept, const QString &name); // "watched/<name>", "fire/<name>"
     void forgetKept(const QString &name);
     void moveKept(const QString &from, const QString &to);
     // The profile the dashboard last connected with (what it opens when started with no target).

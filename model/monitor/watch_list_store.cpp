@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/monitor/watch_list_store.h"
 
+#include "model/connection/connection_profile.h"
+
 #include <QSettings>
 #include <QVariantMap>
 
@@ -10,7 +12,7 @@ namespace {
 
 QString keyOf(const QString &profile)
 {
-    return QStringLiteral("watched/") + profile; // a kept group of ProfileSettings
+    return ProfileSettings::keptKey(ProfileSettings::Kept::WatchList, profile);
 }
 
 std::optional<SeedLayout> layoutNamed(const QString &name)

@@ -21,8 +21,8 @@ struct WatchEntry {
     std::optional<SeedParameters> parameters;
 };
 
-// A connection profile's watch list, kept in the settings every Sluice program shares ("watched/<profile>";
-// ProfileSettings::forgetKept and moveKept follow the profile), so it outlives a switch and a restart.
+// A connection profile's watch list, kept in the settings every Sluice program shares (under
+// ProfileSettings::keptKey, which follows the profile), so it outlives a switch and a restart.
 // Entries that cannot be read back are left out.
 class WatchListStore {
 public:

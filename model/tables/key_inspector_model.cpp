@@ -31,18 +31,21 @@ KeyInspectorModel::KeyInspectorModel(redis::RedisClient *client, const LibraryOw
 
 std::optional<Failure> KeyInspectorModel::browse(const BucketFilter &filter)
 {
-    if (auto notStarted = m_scanner.start(filter)) {
-        m_scanner.stop();
-        m_filter.reset();
-        clearRows();
-        Q_EMIT loadingChanged();
-        return notStarted;
-    }
-    m_filter = filter;
+    auto notStarted = scanAfresh(filter, kPageSize);
+    m_filter = notStarted ? std::nullopt : std::optional(filter);
+    return notStarted;
+}
+
+std::optional<Failure> KeyInspectorModel::scanAfresh(const BucketFilter &filter, int wanted)
+{
+    auto notStarted = m_scanner.start(filter);
     clearRows();
-    m_scanner.fetch(kPageSize);
+    if (notStarted)
+        m_scanner.stop();
+    else
+        m_scanner.fetch(wanted);
     Q_EMIT loadingChanged();
-    return std::nullopt;
+    return notStarted;
 }
 
 void KeyInspectorModel::clearRows()
@@ -100,18 +103,8 @@ void KeyInspectorModel::reread(int row)
 
 void KeyInspectorModel::rescan()
 {
-    if (!m_filter)
-        return;
-    const int shown = std::max(int(m_rows.size()), kPageSize);
-    if (m_scanner.start(*m_filter)) {
-        m_scanner.stop();
-        clearRows();
-        Q_EMIT loadingChanged();
-        return;
-    }
-    clearRows();
-    m_scanner.fetch(shown);
-    Q_EMIT loadingChanged();
+    if (m_filter)
+        (void)scanAfresh(*m_filter, std::max(int(m_rows.size()), kPageSize)); // a refusal shows no rows
 }
 
 void KeyInspectorModel::finishPageIfRead()
@@ -176,7 +169,7 @@ QVariant KeyInspectorModel::data(const QModelIndex &index, int role) const
             return tr("no key (full)"); // expired or reset since the scan found it
         if (state.ttlMs == -1)
             return tr("never");
-        return state.ttlMs <= sinceRead ? tr("expired by now") : formatWait(state.ttlMs - sinceRead);
+        return state.ttlMs <= sinceRead ? tr("expired") : formatWait(state.ttlMs - sinceRead);
     case Allowed: return locale.toString(state.allowed);
     case Rejected: return locale.toString(state.rejected);
     case Rules: return state.rulesText();

@@ -77,6 +77,8 @@ private:
     void read(int row);
     void finishPageIfRead();
     void clearRows();
+    // Starts over with `filter`, fetching until `wanted` rows; when refused, no rows and nothing to fetch.
+    [[nodiscard]] std::optional<Failure> scanAfresh(const BucketFilter &filter, int wanted);
 
     redis::RedisClient *m_client;
     LibraryOwner m_owner;

@@ -17,6 +17,7 @@ Usage: failover_bench.py BUILD_DIR [RUNS] [--check]   (10 runs by hand: tests/be
 """
 import atexit
 import collections
+import contextlib
 import logging
 import os
 import random
@@ -303,22 +304,36 @@ def percentile(values, share):
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-def calls_per_second(limiters):
-    """16 clients calling distinct subjects of the unlimited policy for 0.5 s."""
-    counts, stop = [0] * len(limiters), threading.Event()
+@contextlib.contextmanager
+def clients_calling(count, one_call):
+    """`count` client threads, each running one_call(its number) over and over until the block ends."""
+    stop = threading.Event()
 
-    def call(number):
+    def client(number):
         while not stop.is_set():
-            limiters[number].acquire(f"rate-{number}-{counts[number]}", PROBE)
-            counts[number] += 1
+            one_call(number)
 
-    threads = [threading.Thread(target=call, args=(number,)) for number in range(len(limiters))]
+    threads = [threading.Thread(target=client, args=(number,)) for number in range(count)]
     for thread in threads:
         thread.start()
-    time.sleep(0.5)
-    stop.set()
-    for thread in threads:
-        thread.join()
+    try:
+        yield
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+
+
+def calls_per_second(limiters):
+    """16 clients calling distinct subjects of the unlimited policy for 0.5 s."""
+    counts = [0] * len(limiters)
+
+    def call(number):
+        limiters[number].acquire(f"rate-{number}-{counts[number]}", PROBE)
+        counts[number] += 1
+
+    with clients_calling(len(limiters), call):
+        time.sleep(0.5)
     return sum(counts) / 0.5
 
 
@@ -326,24 +341,17 @@ def strict_cost(topology, plain, strict):
     """Plain and strict calls side by side on the healthy servers: each client alternates them for 1 s."""
     for port in topology.primaries():
         admin(port).config_resetstat()
-    latencies, stop = {"plain": [], "strict": []}, threading.Event()
+    latencies, sequences = {"plain": [], "strict": []}, [0] * len(plain)
 
     def call(number):
-        sequence = 0
-        while not stop.is_set():
-            for mode, limiters in (("plain", plain), ("strict", strict)):
-                started = time.perf_counter()
-                limiters[number].acquire(f"cost-{number}-{sequence}", PROBE)
-                latencies[mode].append(time.perf_counter() - started)
-                sequence += 1
+        for mode, limiters in (("plain", plain), ("strict", strict)):
+            started = time.perf_counter()
+            limiters[number].acquire(f"cost-{number}-{sequences[number]}", PROBE)
+            latencies[mode].append(time.perf_counter() - started)
+            sequences[number] += 1
 
-    threads = [threading.Thread(target=call, args=(number,)) for number in range(len(plain))]
-    for thread in threads:
-        thread.start()
-    time.sleep(1)
-    stop.set()
-    for thread in threads:
-        thread.join()
+    with clients_calling(len(plain), call):
+        time.sleep(1)
     usec, calls = {"fcall": 0, "wait": 0}, {"fcall": 0, "wait": 0}
     for port in topology.primaries():
         stats = admin(port).info("commandstats")
@@ -361,21 +369,17 @@ def failover_run(topology, servers, limiters, limit, subject):
     """(admitted, window_ms, refused_unconfirmed): the primary is killed once half the limit is admitted;
     the window runs from the kill to the first admission asked for after it."""
     admissions = [[] for _ in limiters]
-    unconfirmed, stop = [0] * len(limiters), threading.Event()
+    unconfirmed = [0] * len(limiters)
 
     def call(number):
-        while not stop.is_set():
-            asked = time.monotonic()  # an admission asked for after the kill is the new primary's
-            decision = limiters[number].acquire(subject, POLICY, on_failure=limiter.FAIL_CLOSED)
-            if decision.allowed:
-                admissions[number].append(asked)
-            elif isinstance(decision.error, limiter.NotConfirmed):
-                unconfirmed[number] += 1
+        asked = time.monotonic()  # an admission asked for after the kill is the new primary's
+        decision = limiters[number].acquire(subject, POLICY, on_failure=limiter.FAIL_CLOSED)
+        if decision.allowed:
+            admissions[number].append(asked)
+        elif isinstance(decision.error, limiter.NotConfirmed):
+            unconfirmed[number] += 1
 
-    threads = [threading.Thread(target=call, args=(number,)) for number in range(len(limiters))]
-    for thread in threads:
-        thread.start()
-    try:
+    with clients_calling(len(limiters), call):
         victim = topology.primary_of(limiter.bucket_key(POLICY, subject))
         wait_for("half the limit to be admitted", lambda: sum(map(len, admissions)) >= limit // 2, 30)
         servers.kill(victim)
@@ -389,10 +393,6 @@ def failover_run(topology, servers, limiters, limit, subject):
         # Until the new primary has admitted nothing for 1.5 s: the limit is reached again.
         wait_for("the limit to be reached after the failover",
                  lambda: time.monotonic() - max(after_kill()) > 1.5, 60)
-    finally:
-        stop.set()
-        for thread in threads:
-            thread.join()
     return sum(map(len, admissions)), (recovered_at - killed_at) * 1000, sum(unconfirmed)
 
 

@@ -210,6 +210,30 @@ class TestPolicyAdmin : public QObject {
         return fields;
     }
 
+    // A window on a server of the test's own, so the function library is the test's alone: "api" stored,
+    // nothing published, and `observer` reading the server beside the window.
+    struct OwnDeployment {
+        test::RedisProcess server;
+        std::unique_ptr<redis::RedisClient> observer;
+        std::unique_ptr<ui::MainWindow> window;
+    };
+    QString openOwnDeployment(OwnDeployment &own) const
+    {
+        if (!own.server.start())
+            return own.server.errorString();
+        ConnectionProfile dev = profile();
+        dev.options = own.server.options();
+        own.observer = std::make_unique<redis::RedisClient>(own.server.options());
+        if (!test::openAndWait(*own.observer))
+            return QStringLiteral("the observer did not connect");
+        const QString stored
+            = test::storePolicy(*own.observer, m_namespace, policy(QStringLiteral("api"), 100, 60000, 150));
+        if (!stored.isEmpty())
+            return stored;
+        own.window = test::openMainWindow(dev);
+        return {};
+    }
+
     void openEditorOn(ui::MainWindow &window, const QString &name)
     {
         QTRY_VERIFY(window.policyPanel()->listModel()->policy(name).has_value());
@@ -1146,14 +1170,11 @@ private Q_SLOTS:
     // Enter presses the safe default (Cancel) and Alt+P publishes.
     void publishByKeyboardOnly()
     {
-        test::RedisProcess server; // its own, so the function library is this test's alone
-        QVERIFY2(server.start(), qPrintable(server.errorString()));
-        ConnectionProfile dev = profile();
-        dev.options = server.options();
-        redis::RedisClient observer(server.options());
-        QVERIFY(test::openAndWait(observer));
-        QCOMPARE(test::storePolicy(observer, m_namespace, policy(QStringLiteral("api"), 100, 60000, 150)), QString());
-        auto window = test::openMainWindow(dev);
+        OwnDeployment own;
+        const QString opened = openOwnDeployment(own);
+        QVERIFY2(opened.isEmpty(), qPrintable(opened));
+        redis::RedisClient &observer = *own.observer;
+        const std::unique_ptr<ui::MainWindow> &window = own.window;
         ui::DeploymentView *view = window->deploymentView();
         QTRY_COMPARE(view->deploymentModel()->rowCount(), 1);
         auto openReview = [&] {
@@ -1196,14 +1217,11 @@ private Q_SLOTS:
 
     void deploymentViewPublishesNodeByNodeAndWarnsOfDifferences()
     {
-        test::RedisProcess server; // its own, so the function library is this test's alone
-        QVERIFY2(server.start(), qPrintable(server.errorString()));
-        ConnectionProfile dev = profile();
-        dev.options = server.options();
-        redis::RedisClient observer(server.options());
-        QVERIFY(test::openAndWait(observer));
-        QCOMPARE(test::storePolicy(observer, m_namespace, policy(QStringLiteral("api"), 100, 60000, 150)), QString());
-        auto window = test::openMainWindow(dev);
+        OwnDeployment own;
+        const QString opened = openOwnDeployment(own);
+        QVERIFY2(opened.isEmpty(), qPrintable(opened));
+        redis::RedisClient &observer = *own.observer;
+        const std::unique_ptr<ui::MainWindow> &window = own.window;
         ui::DeploymentView *view = window->deploymentView();
         auto *record = child<QLabel>(view, "publishedRecord");
         QTRY_VERIFY(record->text().contains(QLatin1String("Nothing published yet")));

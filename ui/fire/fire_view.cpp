@@ -303,7 +303,7 @@ FireView::~FireView()
 void FireView::keepChoicesIn(QSettings *settings, const QString &profile)
 {
     m_choicesSettings = settings;
-    m_choicesKey = QStringLiteral("fire/") + profile;
+    m_choicesKey = model::ProfileSettings::keptKey(model::ProfileSettings::Kept::FireChoices, profile);
     QVariantMap kept = settings->value(m_choicesKey).toMap();
     // Real keys spend services' buckets: chosen anew each time, never brought back.
     kept.remove(m_realKeys->objectName());

@@ -78,7 +78,7 @@ private:
     bool m_policiesLoaded = false;
     bool m_policiesUnreadable = false; // the error line says the stored policies could not be read
     QSettings *m_choicesSettings = nullptr;
-    QString m_choicesKey; // fire/<profile>
+    QString m_choicesKey;
 
     FireTargetPicker *m_first;
     FireTargetPicker *m_second;

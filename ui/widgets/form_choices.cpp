@@ -22,6 +22,16 @@ template <typename Field> QList<Field *> namedFields(const QWidget *form)
     return fields;
 }
 
+// A spin box's kept value, when it is a number the box can hold (a whole one for a QSpinBox) within its range.
+template <typename Box> void restoreNumber(Box *box, const QVariant &held)
+{
+    using Value = decltype(box->value());
+    bool ok = false;
+    const double number = held.toDouble(&ok);
+    if (ok && number >= box->minimum() && number <= box->maximum() && number == double(Value(number)))
+        box->setValue(Value(number));
+}
+
 } // namespace
 
 QVariantMap formChoices(const QWidget *form)
@@ -44,17 +54,9 @@ void restoreFormChoices(QWidget *form, const QVariantMap &choices)
 {
     const auto held = [&choices](const QWidget *field) { return choices.value(field->objectName()); };
     for (QSpinBox *box : namedFields<QSpinBox>(form))
-        if (bool ok = false; held(box).isValid()) {
-            const int value = held(box).toInt(&ok);
-            if (ok && value >= box->minimum() && value <= box->maximum())
-                box->setValue(value);
-        }
+        restoreNumber(box, held(box));
     for (QDoubleSpinBox *box : namedFields<QDoubleSpinBox>(form))
-        if (bool ok = false; held(box).isValid()) {
-            const double value = held(box).toDouble(&ok);
-            if (ok && value >= box->minimum() && value <= box->maximum())
-                box->setValue(value);
-        }
+        restoreNumber(box, held(box));
     for (QCheckBox *box : namedFields<QCheckBox>(form))
         if (held(box).isValid())
             box->setChecked(held(box).toBool());
