@@ -308,16 +308,19 @@ void RedisClient::resolvePrimary()
     if (m_kind != Kind::Sentinel || m_resolving || m_state == State::Disconnected)
         return;
     m_resolving = true;
+    // The sentinel that answered last is asked first, on its kept connection; the others in turn after it.
+    m_askFirst = std::max(0, m_sentinelIndex);
     askSentinel(0);
 }
 
-void RedisClient::askSentinel(int index)
+void RedisClient::askSentinel(int tried)
 {
-    if (index >= m_options.sentinels.size()) {
+    if (tried >= m_options.sentinels.size()) {
         m_resolving = false;
         retryResolveLater(m_lastError);
         return;
     }
+    const int index = (m_askFirst + tried) % static_cast<int>(m_options.sentinels.size());
     // One connection to the sentinel that last answered is kept for the polls.
     if (m_sentinelIndex != index || !m_sentinel || m_sentinel->state() == State::Failed) {
         delete m_sentinel;
@@ -334,7 +337,7 @@ void RedisClient::askSentinel(int index)
     const QByteArray service = m_options.sentinelService.toUtf8();
     sendOn(
         m_sentinel, {"SENTINEL", "GET-MASTER-ADDR-BY-NAME", service}, this,
-        [this, index, address](const RedisReply &reply) {
+        [this, tried, address](const RedisReply &reply) {
         if (m_state == State::Disconnected) {
             m_resolving = false;
             return;
@@ -352,7 +355,7 @@ void RedisClient::askSentinel(int index)
                                   : tr("Sentinel %1 gave no primary address").arg(address);
         m_sentinel->deleteLater();
         m_sentinel = nullptr;
-        askSentinel(index + 1);
+        askSentinel(tried + 1);
         },
         m_options.connectTimeoutMs);
 }

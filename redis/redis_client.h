@@ -96,7 +96,7 @@ private:
     void refreshTopology();
     void refreshFrom(QStringList candidates);
     void resolvePrimary();
-    void askSentinel(int index);
+    void askSentinel(int tried);
     void usePrimary(const HostPort &primary);
     void retryResolveLater(const QString &reason);
 
@@ -138,6 +138,7 @@ private:
     bool m_resolving = false;
     RedisConnection *m_sentinel = nullptr; // the sentinel that answered last
     int m_sentinelIndex = -1;
+    int m_askFirst = 0;    // the index the current round of asking began at
     QTimer m_sentinelPoll; // asks the Sentinels now and then, for failovers nobody noticed
     QTimer m_resolveRetry;
     ReconnectBackoff m_resolveBackoff;

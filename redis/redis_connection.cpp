@@ -17,6 +17,8 @@ RedisConnection::RedisConnection(const ConnectionOptions &options, QObject *pare
 {
     m_clock.start();
     m_timeoutTimer.setSingleShot(true);
+    // Late rather than early: a coarse timer could wake 5% early and only re-arm.
+    m_timeoutTimer.setTimerType(Qt::PreciseTimer);
     connect(&m_timeoutTimer, &QTimer::timeout, this, &RedisConnection::checkTimeouts);
     m_connectTimer.setSingleShot(true);
     // A coarse timer may fire 5% early: a connection given 500 ms would be called dead at 475.

@@ -122,6 +122,34 @@ private Q_SLOTS:
         QVERIFY(next.process->waitForFinished(10000));
     }
 
+    // The sweep spares the living: a second instance starting beside a running one leaves its folder and
+    // its server alone, and sweeps it only once that instance is killed.
+    void aRunningInstancesFolderSurvivesAnotherStarting()
+    {
+        QTemporaryDir shared;
+        SluiceInstance first;
+        QVERIFY(startSluice(first, shared.path()));
+        SluiceInstance second;
+        QVERIFY(startSluice(second, shared.path()));
+        QVERIFY(second.directory != first.directory);
+        QVERIFY(QFile::exists(first.directory + QStringLiteral("/owner.pid")));
+        QVERIFY(command(first.port, {"PING"}).ok());
+        // It still writes into its folder: the server saves there.
+        QVERIFY(command(first.port, {"SAVE"}).ok());
+
+        ::kill(static_cast<pid_t>(first.process->processId()), SIGKILL);
+        QVERIFY(first.process->waitForFinished(5000));
+        QTRY_VERIFY_WITH_TIMEOUT(!processRunning(first.serverPid), 5000);
+        SluiceInstance third;
+        QVERIFY(startSluice(third, shared.path()));
+        QVERIFY(!QDir(first.directory).exists());
+        QVERIFY(QDir(second.directory).exists());
+        for (SluiceInstance *instance : {&second, &third}) {
+            instance->process->terminate();
+            QVERIFY(instance->process->waitForFinished(10000));
+        }
+    }
+
     // The sweep of abandoned sandboxes, attacked as another local user would: a link named like a sandbox
     // folder that points at this user's files (with a dead owner's pid in it), and, as root, a folder of
     // nobody's whose inside a second, unprivileged process keeps swapping for a link to root's files while

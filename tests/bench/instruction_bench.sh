@@ -14,7 +14,6 @@ set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 calls=${2:-20000}
 only=("${@:3}")
-warm_up=$(( ${#only[@]} ? calls : 20000 ))
 ctl="$build/app/sluicectl"
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
 
@@ -33,12 +32,16 @@ load_case_scripts
 source "$(dirname "$0")/callgrind_counts.sh"
 
 # measure CASE: sets count[CASE] to the server's instructions per call over $calls calls, counted
-# from zero after a warm-up of $warm_up calls (20,000 create every warm bucket of the allow path).
+# from zero after a warm-up that creates every bucket of the allow path (one call per subject).
 declare -A count
 measure() {
   local args
   read -r -a args <<<"$(case_command "$1")"
-  checked_benchmark redis-benchmark -p "$port" -n "$warm_up" -r 10000 -c 4 -P 16 -q "${args[@]}" >/dev/null
+  if [[ " ${args[*]} " == *__rand_int__* ]]; then
+    warm_every_subject 10000 "${args[@]}"
+  else
+    checked_benchmark redis-benchmark -p "$port" -n 1000 -c 4 -P 16 -q "${args[@]}" >/dev/null
+  fi
   count[$1]=$(instructions_per_call "$calls" "${args[@]}")
 }
 

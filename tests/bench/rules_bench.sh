@@ -111,7 +111,7 @@ listed=("$ctl" -u "redis://127.0.0.1:$port" --namespace listed)
 source "$(dirname "$0")/callgrind_counts.sh"
 
 # measure CASE FUNCTION KEY POLICY: count[CASE] = the server's instructions per call over $calls calls,
-# after 20,000 to warm up (which create every warm bucket of the allow path).
+# after a warm-up that creates every bucket of the allow path (one call per subject).
 declare -A count
 measure() {
   local name=$1
@@ -119,7 +119,7 @@ measure() {
   # Each case on an empty keyspace (functions stay): the same number of keys, so no case pays for the
   # dictionary's incremental rehashing that the keys of earlier cases would cause.
   cli FLUSHALL >/dev/null
-  checked_benchmark redis-benchmark -p "$port" -n 20000 -r 10000 -c 4 -P 16 -q FCALL "$1" 1 "$2" "$3" >/dev/null
+  warm_every_subject 10000 FCALL "$1" 1 "$2" "$3"
   count[$name]=$(instructions_per_call "$calls" FCALL "$1" 1 "$2" "$3")
 }
 

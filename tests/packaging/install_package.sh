@@ -43,9 +43,19 @@ check() { # check NAME: the result of the previous test, counted and said
     if [ "$1" = ok ]; then passed=$((passed + 1)); echo "PASS: $2"; else failed=$((failed + 1)); echo "FAIL: $2"; fi
 }
 
+# A checker that is missing or crashes has checked nothing: that fails as an error would.
 echo "== lintian $(basename "$deb")"
-lintian "$deb" | tee "$work/lintian.log" || true
-if grep -q '^E: ' "$work/lintian.log"; then check fail "lintian reports errors"; else check ok "lintian: no errors"; fi
+lintian_status=0
+lintian "$deb" >"$work/lintian.log" 2>&1 || lintian_status=$?
+cat "$work/lintian.log"
+# lintian exits 0 when clean, 1 when it reports a policy error (as E: lines), 2 and above when it failed.
+if [ "$lintian_status" -ge 2 ] || { [ "$lintian_status" -eq 1 ] && ! grep -q '^E: ' "$work/lintian.log"; }; then
+    check fail "lintian did not run (exit $lintian_status)"
+elif grep -q '^E: ' "$work/lintian.log"; then
+    check fail "lintian reports errors"
+else
+    check ok "lintian: no errors"
+fi
 
 echo "== desktop-file-validate"
 if desktop-file-validate "$work"/root/usr/share/applications/*.desktop; then

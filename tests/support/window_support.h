@@ -23,4 +23,19 @@ inline std::unique_ptr<ui::MainWindow> openMainWindow(const model::ConnectionPro
     return window;
 }
 
+// Waits for two round trips on the window's own connection (two policy lists, one after the other): a
+// write the window had begun when it was called, even a read and then its write, has reached the server
+// by then. What a check that something did not happen waits for, instead of a fixed time.
+inline bool settle(const ui::MainWindow &window)
+{
+    for (int trip = 0; trip < 2; ++trip) {
+        bool answered = false;
+        QObject context;
+        window.session()->policyStore().list(&context, [&answered](const auto &) { answered = true; });
+        if (!spinUntil([&] { return answered; }))
+            return false;
+    }
+    return true;
+}
+
 } // namespace sluice::test

@@ -14,6 +14,7 @@
 #include "support/sync_command.h"
 #include "support/test_services.h"
 #include "support/widget_driving.h"
+#include "support/window_support.h"
 #include "ui/connection/connection_manager.h"
 #include "ui/window/main_window.h"
 
@@ -396,7 +397,7 @@ private Q_SLOTS:
         QVERIFY(
             review->findChild<QLabel *>(QStringLiteral("publishIntro"))->text().contains(QLatin1String("production")));
         review->reject();
-        QTest::qWait(300);
+        QVERIFY(test::settle(window));
         QCOMPARE(libraries(), 0);
         publish->trigger();
         QTRY_VERIFY((review = openDialog<QDialog>("publishReview")));
@@ -466,7 +467,7 @@ private Q_SLOTS:
                     && anyway->text().contains(QLatin1String("did not publish")));
         QVERIFY2(anyway->text().contains(QLatin1String("not a Sluice library")), qPrintable(anyway->text()));
         anyway->button(QMessageBox::Cancel)->click();
-        QTest::qWait(300);
+        QVERIFY(test::settle(window));
         QCOMPARE(functions(), QByteArrayList{"hello"});
         confirmPublish(window);
         QTRY_VERIFY((anyway = openDialog<QMessageBox>("writeConfirmation")));

@@ -297,9 +297,13 @@ private Q_SLOTS:
         stopping.start();
         QVERIFY(finished(view, 5000));
         const model::FireSummary summary = view->report().summary(0);
-        qInfo("full speed: %lld calls answered, %.0f/s; stop took %lld ms; the GUI thread's longest stall %lld ms",
-              summary.answered, summary.achievedRate, stopping.elapsed(), watchdog.longestStallMs());
-        QVERIFY2(watchdog.longestStallMs() < 500, "the window kept answering while the engine fired");
+        qInfo("full speed: %lld calls answered, %.0f/s; stop took %lld ms; the GUI thread's longest stall %lld ms "
+              "(it waited %lld ms behind the engine's threads, counted, and %lld ms behind other processes, not)",
+              summary.answered, summary.achievedRate, stopping.elapsed(), watchdog.longestStallMs(),
+              watchdog.waitedBehindOwnThreadsMs(), watchdog.waitedForCpuMs());
+        QVERIFY2(watchdog.longestStallMs() <= 50,
+                 qPrintable(
+                     QStringLiteral("the window stalled %1 ms while the engine fired").arg(watchdog.longestStallMs())));
         QVERIFY(view->report().sendingMs() < 20000);
         QCOMPARE(summary.errors, 0);
         QCOMPARE(summary.answered, summary.sent);

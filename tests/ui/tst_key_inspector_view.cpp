@@ -248,7 +248,7 @@ private Q_SLOTS:
         QTRY_VERIFY((confirm = test::openDialog<QMessageBox>("writeConfirmation")));
         QVERIFY(confirm->text().contains(QLatin1String("mallory")));
         confirm->button(QMessageBox::Cancel)->click();
-        QTest::qWait(100);
+        QVERIFY(test::settle(*window));
         QCOMPARE(test::syncCommand(*m_traffic, {"EXISTS", key}).value.integer, 1);
 
         test::click(view, "inspectReset");

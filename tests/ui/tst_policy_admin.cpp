@@ -351,7 +351,7 @@ private Q_SLOTS:
         QMessageBox *ask = nullptr;
         QTRY_VERIFY((ask = openDialog<QMessageBox>("deleteConfirmation")));
         ask->button(QMessageBox::Cancel)->click();
-        QTest::qWait(200);
+        QVERIFY(test::settle(*window));
         QCOMPARE(storedNames(), strings({"api.v2"}));
         click(panel, "deletePolicyButton");
         QTRY_VERIFY((ask = openDialog<QMessageBox>("deleteConfirmation")));
@@ -881,7 +881,7 @@ private Q_SLOTS:
         QVERIFY(!editor->formPolicy().has_value());
         QVERIFY(labelText(editor, "policySummary").contains(QLatin1String("Fix the fields")));
         editor->save(); // as a stale shortcut would
-        QTest::qWait(100);
+        QVERIFY(test::settle(*window));
         QVERIFY(!openDialog<QDialog>("policyDiff"));
         QCOMPARE(snapshot(), before);
     }
@@ -1021,7 +1021,7 @@ private Q_SLOTS:
         QVERIFY(labelText(dialog, "importSummary").contains(QLatin1String("nothing will change")));
         QVERIFY(!child<QPushButton>(dialog, "applyButton")->isEnabled());
         qobject_cast<ui::PolicyImportDialog *>(dialog)->apply(); // as a stale button would
-        QTest::qWait(100);
+        QVERIFY(test::settle(*window));
         QCOMPARE(snapshot(), before);
         dialog->reject();
     }
@@ -1108,7 +1108,7 @@ private Q_SLOTS:
             QVERIFY2(!child<QPushButton>(editor, button)->isEnabled(), button);
         QVERIFY(!child<QPushButton>(editor, "saveButton")->isEnabled());
         editor->save();
-        QTest::qWait(100);
+        QVERIFY(test::settle(*window));
         QVERIFY(!openDialog<QDialog>("policyDiff"));
         editor->reject();
         click(panel, "namespaceListsButton");
@@ -1157,7 +1157,7 @@ private Q_SLOTS:
         QTRY_VERIFY((confirm = openDialog<QMessageBox>("writeConfirmation")));
         QVERIFY(confirm->text().contains(QLatin1String("create policy")));
         confirm->button(QMessageBox::Cancel)->click();
-        QTest::qWait(200);
+        QVERIFY(test::settle(*window));
         QVERIFY(storedNames().isEmpty());
         QVERIFY(editor->isVisible()); // still editing
         saveThroughDiff(editor);
@@ -1256,7 +1256,7 @@ private Q_SLOTS:
                  qPrintable(child<QLabel>(review, "publishIntro")->text()));
         QVERIFY(changeRows(review).contains(QStringLiteral("api/Limit")));
         review->reject();
-        QTest::qWait(200);
+        QVERIFY(test::settle(*window));
         QCOMPARE(test::syncCommand(observer, {"FUNCTION", "LIST"}).value.elements.size(), 0);
 
         // Confirmed: each node shows loading, then its result.

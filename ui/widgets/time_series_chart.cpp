@@ -319,11 +319,18 @@ void TimeSeriesChart::fitValueAxes()
         if (scale.top == fitted)
             continue;
         fitted = scale.top; // the axes are laid out again only when the scale moves
-        values->setRange(0, scale.top);
         values->setTickType(QValueAxis::TicksDynamic);
         values->setTickAnchor(0);
-        values->setTickInterval(scale.step);
         values->setLabelFormat(QStringLiteral("%.%1f").arg(scale.decimals));
+        // The axis lays out a label per tick at each step: the new range under the old interval could
+        // be tens of thousands of them (55 ms of the window's time), so the coarser of the two goes first.
+        if (scale.step > values->tickInterval()) {
+            values->setTickInterval(scale.step);
+            values->setRange(0, scale.top);
+        } else {
+            values->setRange(0, scale.top);
+            values->setTickInterval(scale.step);
+        }
     }
     labelTimeAxis();
     showEmptyState(!anyPoint);

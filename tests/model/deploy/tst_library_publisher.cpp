@@ -326,6 +326,7 @@ private Q_SLOTS:
         }
         const model::DeploymentStatus both = status();
         QVERIFY(!both.drift());
+        QCOMPARE(both.nodes.size(), 3);
         for (const NodeLibrary &node : both.nodes) {
             // (Other tests may run libraries of their own on the test Cluster meanwhile.)
             QStringList owners;
@@ -353,7 +354,9 @@ private Q_SLOTS:
                          && refused.failure->message.contains(first),
                      qPrintable(refused.failure->message));
         }
-        for (const NodeLibrary &node : status().nodes) {
+        const model::DeploymentStatus refusedStatus = status();
+        QCOMPARE(refusedStatus.nodes.size(), 3);
+        for (const NodeLibrary &node : refusedStatus.nodes) {
             QVERIFY(node.nameTakenInOtherCase);
             QVERIFY2(node.detail.contains(QString::fromLatin1(holder)), qPrintable(node.detail));
         }
@@ -366,7 +369,9 @@ private Q_SLOTS:
     void persistenceIsReported()
     {
         // The test Cluster saves nothing: every node says so.
-        for (const NodeLibrary &node : status().nodes)
+        const model::DeploymentStatus found = status();
+        QCOMPARE(found.nodes.size(), 3);
+        for (const NodeLibrary &node : found.nodes)
             QCOMPARE(node.persistence, NodeLibrary::Persistence::None);
     }
 

@@ -130,7 +130,9 @@ private Q_SLOTS:
         const int api = added(watch, watch.addSubject(QStringLiteral("api"), "dave"));
         QVERIFY(round(watch));
         const int rejected = fire(*m_client, QStringLiteral("api"), "dave", 15);
-        QVERIFY(rejected >= 4 && rejected <= 5); // one token may come back while firing
+        // Tokens come back every 100 ms while firing (more of them on a loaded machine): whatever the
+        // count, the watch must show exactly it.
+        QVERIFY2(rejected >= 1 && rejected <= 5, qPrintable(QString::number(rejected)));
         QVERIFY(round(watch));
         const KeySample drained = watch.key(api)->samples.last();
         const KeySample before = watch.key(api)->samples.at(0);
