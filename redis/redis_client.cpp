@@ -56,6 +56,9 @@ RedisClient::RedisClient(const ConnectionOptions &options, QObject *parent)
     , m_slotOwners(clusterSlotCount, nullptr)
 {
     m_clock.start();
+    // Precise timers: a coarse one may fire 5% early, and these pauses are promised (docs/user-guide.md).
+    m_sentinelPoll.setTimerType(Qt::PreciseTimer);
+    m_resolveRetry.setTimerType(Qt::PreciseTimer);
     m_sentinelPoll.setInterval(sentinelPollMs);
     connect(&m_sentinelPoll, &QTimer::timeout, this, &RedisClient::resolvePrimary);
     m_resolveRetry.setSingleShot(true);

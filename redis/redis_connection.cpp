@@ -26,6 +26,8 @@ RedisConnection::RedisConnection(const ConnectionOptions &options, QObject *pare
     connect(&m_connectTimer, &QTimer::timeout, this,
             [this] { onTransportFailed(tr("no answer within %1 ms").arg(m_options.connectTimeoutMs)); });
     m_reconnectTimer.setSingleShot(true);
+    // The backoff's pauses are promised from half to all of their ceiling, not 5% under it.
+    m_reconnectTimer.setTimerType(Qt::PreciseTimer);
     connect(&m_reconnectTimer, &QTimer::timeout, this, &RedisConnection::startAttempt);
 }
 

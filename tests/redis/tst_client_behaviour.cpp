@@ -381,6 +381,7 @@ private Q_SLOTS:
         a.setReply("INCR", Stub::integer(1));
         // b's replica, here a, takes its slots over.
         giveAllSlotsTo(a, b);
+        const int mapReads = a.received("CLUSTER");
         if (frozen) {
             b.setReply("INCR", Stub::noAnswer);
             const qint64 sentAt = Stub::nowMs();
@@ -394,6 +395,8 @@ private Q_SLOTS:
             // Once the client has seen it go (a command written before that is lost with it: may have run).
             QVERIFY(spinUntil([&] { return !bothNodesReady(client); }));
         }
+        // The client asks the node that still answers who serves now, before any call needs to know.
+        QVERIFY(spinUntil([&] { return a.received("CLUSTER") > mapReads; }, 3000));
         const Answer moved = ask(client, {"INCR", key});
         QVERIFY2(moved.reply.ok(), qPrintable(moved.reply.errorText()));
         QCOMPARE(a.received("INCR"), 1);
