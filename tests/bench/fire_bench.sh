@@ -40,8 +40,8 @@ server_calls() {
 }
 
 printf 'sluicectl fire TARGET --rate %s --duration %s (one subject, test-fire keys)\n' "$rate" "$seconds"
-printf '%-36s %8s %8s %8s %9s %8s %8s %10s %8s %8s\n' \
-  target sent "server" "lag ms" "rate err" allowed model deviation "p50 ms" "p99 ms"
+printf '%-36s %8s %8s %8s %10s %8s %8s %10s %8s %8s\n' \
+  target sent "server" "lag ms" "rate bound" allowed model deviation "p50 ms" "p99 ms"
 failed=0
 for target in token_bucket gcra leaky_bucket fixed_window sliding_window sliding_log concurrency \
               scg_token_bucket:500:1000 fixed_window_counter:500:1 ms_token_bucket:500:1000; do
@@ -60,7 +60,7 @@ target, rate, seconds, counted, d, verdicts = sys.argv[1], float(sys.argv[2]), f
     int(sys.argv[4]), json.loads(sys.argv[5]), sys.argv[6]
 # The rate's error bound from the lag: the most any call went out behind its time, over the run's span.
 bound = d["max_lag_ms"] / (seconds * 1000) * 100
-print(f'{target:<36} {d["sent"]:>8} {counted:>8} {d["max_lag_ms"]:>8} {bound:>8.2f}% {d["allowed"]:>8} '
+print(f'{target:<36} {d["sent"]:>8} {counted:>8} {d["max_lag_ms"]:>8} {bound:>9.2f}% {d["allowed"]:>8} '
       f'{d["expected_allowed"]:>8} {d["deviation_percent"]:>+9.2f}% {d["p50_ms"]:>8.3f} {d["p99_ms"]:>8.3f}')
 rate_ok = counted == d["sent"] and bound <= 1
 model_ok = abs(d["deviation_percent"]) <= 1
