@@ -1190,8 +1190,8 @@ private Q_SLOTS:
 
         auto [review, changes] = openReview();
         QTest::keyClick(changes, Qt::Key_Tab);
-        QVERIFY2(QApplication::focusWidget() != changes && review->isAncestorOf(QApplication::focusWidget()),
-                 "Tab stays in the table");
+        // The dialog's own focus, which holds whether or not a loaded machine has just activated another window.
+        QVERIFY2(review->focusWidget() && review->focusWidget() != changes, "Tab stays in the table");
         QSet<QChar> mnemonics;
         for (const QAbstractButton *button : review->findChildren<QAbstractButton *>()) {
             if (!button->isVisible())
