@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/policy/policy_lint.h"
 
+#include "model/format/units.h"
 #include "model/policy/policy_summary.h"
 
 #include <QCoreApplication>
@@ -37,8 +38,7 @@ QVector<PolicyWarning> lintPolicy(const Policy &policy, qint64 typicalCost)
         warnings.append({PolicyWarning::Kind::NeverRejects, QStringLiteral("limit"),
                          Text::tr("%1 per second is more than one key can be called (about %2 per second): this limit "
                                   "never rejects")
-                             .arg(QString::number(perSecond, 'g', 3))
-                             .arg(fastestCallsPerSecond)});
+                             .arg(formatDecimal(perSecond), formatCount(fastestCallsPerSecond))});
     if (policy.algorithm == Algorithm::FixedWindow)
         warnings.append({PolicyWarning::Kind::FixedWindowEdges, QStringLiteral("algorithm"),
                          Text::tr("A fixed window admits up to twice the limit around a window's edge (the end of one "

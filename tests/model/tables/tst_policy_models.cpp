@@ -312,6 +312,14 @@ private Q_SLOTS:
                  QVector<PolicyWarning::Kind>{PolicyWarning::Kind::WindowNearResolution});
         QCOMPARE(warningKinds(makePolicy(QStringLiteral("x"), Algorithm::TokenBucket, 1'000'000'000, 1000)),
                  QVector<PolicyWarning::Kind>{PolicyWarning::Kind::NeverRejects});
+        // The rate in plain digits, as everywhere else ("16,666,667 per second", never "1.67e+07").
+        const QVector<PolicyWarning> huge
+            = model::lintPolicy(makePolicy(QStringLiteral("x"), Algorithm::TokenBucket, 1'000'000'000, 60000));
+        QCOMPARE(huge.size(), 1);
+        QVERIFY2(
+            huge.first().message.startsWith(model::formatDecimal(1e9 * 1000 / 60000) + QStringLiteral(" per second"))
+                && !huge.first().message.contains(QLatin1String("e+")),
+            qPrintable(huge.first().message));
         QVERIFY(warningKinds(makePolicy(QStringLiteral("x"), Algorithm::Concurrency, 1'000, 1000)).isEmpty());
         QCOMPARE(warningKinds(makePolicy(QStringLiteral("x"), Algorithm::FixedWindow, 100, 60000)),
                  QVector<PolicyWarning::Kind>{PolicyWarning::Kind::FixedWindowEdges});
