@@ -185,21 +185,23 @@ peer_row "floor: string bucket" floor_admit floor_reject
 peer_row "floor: first-call window, lean reply" floor_window_allow floor_window_deny
 peer_row "floor: the same without TIME" floor_window_unclocked_allow floor_window_unclocked_deny
 
-# The ratios the targets are judged on, each measured at once (paired()), once per round: Sluice's rows
-# and the contract's floors against the fastest peer of their family and path (by the medians above),
-# and the token bucket's deny path against the gateway-compatible script.
+# The ratios the targets are judged on, each measured at once (paired()), once per round: the SCG targets'
+# rows and floors against the gateway-compatible script, Sluice's rows and the contract's floors against the
+# fastest peer of their family and path (by the medians above), and FCALL against EVALSHA for one body.
 declare -A fastest_peer pair_rounds
+pairs=()
+add_pair() { [ -n "${pair_rounds[$1 $2]+set}" ] || { pairs+=("$1 $2"); pair_rounds[$1 $2]=; }; }
 # The SCG targets (throughput over the gateway-compatible script: the token bucket 1.3x allowing and 1.4x
 # denying, the fixed window 2.5x both ways), each beside the floor of its path (tests/bench/floor.lua: the
 # Redis calls and reply any library keeping the contract must make, so the most an algorithm could reach).
 scg_targets=("token_bucket allow 1.3 floor_admit" "token_bucket deny 1.4 floor_reject"
              "fixed_window allow 2.5 floor_count" "fixed_window deny 2.5 floor_count_hot")
-pairs=("floor_reject floor_reject_script")
+add_pair floor_reject floor_reject_script
 for check in "${scg_targets[@]}"; do
   read -r algorithm path target floor <<<"$check"
-  pairs+=("${algorithm}_$path scg_$path" "$floor scg_$path")
+  add_pair "${algorithm}_$path" "scg_$path"
+  add_pair "$floor" "scg_$path"
 done
-add_pair() { [ -n "${pair_rounds[$1 $2]+set}" ] || { pairs+=("$1 $2"); pair_rounds[$1 $2]=; }; }
 path_floors() { # path_floors FAMILY PATH: the family's lean floor and the counter floor of PATH
   local floors
   read -r -a floors <<<"${family_floor[$1]}"

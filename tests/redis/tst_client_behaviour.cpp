@@ -49,16 +49,14 @@ struct Answer {
 
 Answer ask(RedisClient &client, const QByteArrayList &args, int waitMs = 15000)
 {
-    std::optional<Answer> answer;
-    QObject context;
-    client.send(args, &context, [&answer](const RedisReply &reply) { answer = Answer{reply, Stub::nowMs()}; });
-    spinUntil([&] { return answer.has_value(); }, waitMs);
-    if (answer)
-        return *answer;
     Answer none;
     none.reply.failure = RedisReply::Failure::Timeout;
     none.reply.failureMessage = QStringLiteral("the test gave up waiting");
-    return none;
+    return test::awaitCallback<Answer>(
+        [&](QObject *context, auto done) {
+        client.send(args, context, [done](const RedisReply &reply) { done(Answer{reply, Stub::nowMs()}); });
+        },
+        none, waitMs);
 }
 
 // A key whose slot lies in [first, last].
@@ -127,6 +125,23 @@ redis::ConnectionOptions sentinelOptions(const Stub &first, const Stub &second)
         qFatal("%s", qPrintable(error));
     return options;
 }
+
+// A Sentinel service on scripted servers: `sentinel` names `oldPrimary` until promote(); `spare` is a
+// second sentinel the client knows of.
+struct SentinelService {
+    Stub sentinel, spare, oldPrimary, newPrimary;
+
+    bool open()
+    {
+        if (!sentinel.open() || !spare.open() || !oldPrimary.open() || !newPrimary.open())
+            return false;
+        sentinel.setReply("SENTINEL", oldPrimary.primaryAddressReply());
+        return true;
+    }
+    redis::ConnectionOptions options() const { return sentinelOptions(sentinel, spare); }
+    void promote() { sentinel.setReply("SENTINEL", newPrimary.primaryAddressReply()); }
+    bool followedBy(const RedisClient &client) const { return client.primaries() == QStringList{newPrimary.address()}; }
+};
 
 // Waits until the sentinel has been asked once more than now: the next poll is then 500 ms away.
 bool waitForAPoll(const Stub &sentinel)
@@ -438,35 +453,33 @@ private Q_SLOTS:
 
     void sentinelsNewAnswerIsFollowedWithinAPoll()
     {
-        Stub sentinel, spare, oldPrimary, newPrimary;
-        QVERIFY(sentinel.open() && spare.open() && oldPrimary.open() && newPrimary.open());
-        sentinel.setReply("SENTINEL", oldPrimary.primaryAddressReply());
-        RedisClient client(sentinelOptions(sentinel, spare));
+        SentinelService service;
+        QVERIFY(service.open());
+        RedisClient client(service.options());
         QVERIFY(openAndWait(client));
-        QCOMPARE(client.primaries(), QStringList{oldPrimary.address()});
-        sentinel.setReply("SENTINEL", newPrimary.primaryAddressReply());
+        QCOMPARE(client.primaries(), QStringList{service.oldPrimary.address()});
+        service.promote();
         const qint64 changedAt = Stub::nowMs();
-        QVERIFY(spinUntil([&] { return client.primaries() == QStringList{newPrimary.address()}; }, 3000));
+        QVERIFY(spinUntil([&] { return service.followedBy(client); }, 3000));
         const qint64 followedAfter = Stub::nowMs() - changedAt;
         QVERIFY2(followedAfter <= 500 + test::timeoutSlackMs,
                  qPrintable(QStringLiteral("followed after %1 ms").arg(followedAfter)));
-        newPrimary.setReply("INCR", Stub::integer(1));
+        service.newPrimary.setReply("INCR", Stub::integer(1));
         QVERIFY(ask(client, {"INCR", "k"}).reply.ok());
-        QCOMPARE(oldPrimary.received("INCR"), 0);
+        QCOMPARE(service.oldPrimary.received("INCR"), 0);
     }
 
     void droppedPrimaryAsksTheSentinelAtOnce()
     {
-        Stub sentinel, spare, oldPrimary, newPrimary;
-        QVERIFY(sentinel.open() && spare.open() && oldPrimary.open() && newPrimary.open());
-        sentinel.setReply("SENTINEL", oldPrimary.primaryAddressReply());
-        RedisClient client(sentinelOptions(sentinel, spare));
+        SentinelService service;
+        QVERIFY(service.open());
+        RedisClient client(service.options());
         QVERIFY(openAndWait(client));
-        QVERIFY(waitForAPoll(sentinel));
-        sentinel.setReply("SENTINEL", newPrimary.primaryAddressReply());
+        QVERIFY(waitForAPoll(service.sentinel));
+        service.promote();
         const qint64 droppedAt = Stub::nowMs();
-        oldPrimary.stopListening();
-        QVERIFY(spinUntil([&] { return client.primaries() == QStringList{newPrimary.address()}; }, 3000));
+        service.oldPrimary.stopListening();
+        QVERIFY(spinUntil([&] { return service.followedBy(client); }, 3000));
         // Long before the next poll, 500 ms after the last.
         const qint64 followedAfter = Stub::nowMs() - droppedAt;
         QVERIFY2(followedAfter < 400, qPrintable(QStringLiteral("followed after %1 ms").arg(followedAfter)));
@@ -474,21 +487,20 @@ private Q_SLOTS:
 
     void readonlyAsksTheSentinelAndRetriesOnTheNewPrimary()
     {
-        Stub sentinel, spare, oldPrimary, newPrimary;
-        QVERIFY(sentinel.open() && spare.open() && oldPrimary.open() && newPrimary.open());
-        sentinel.setReply("SENTINEL", oldPrimary.primaryAddressReply());
-        RedisClient client(sentinelOptions(sentinel, spare));
+        SentinelService service;
+        QVERIFY(service.open());
+        RedisClient client(service.options());
         QVERIFY(openAndWait(client));
-        QVERIFY(waitForAPoll(sentinel));
+        QVERIFY(waitForAPoll(service.sentinel));
         // Demoted and not yet told: the old primary refuses the write, which therefore did not run.
-        sentinel.setReply("SENTINEL", newPrimary.primaryAddressReply());
-        oldPrimary.setReply("INCR", Stub::error("READONLY You can't write against a read only replica."));
-        newPrimary.setReply("INCR", Stub::integer(1));
+        service.promote();
+        service.oldPrimary.setReply("INCR", Stub::error("READONLY You can't write against a read only replica."));
+        service.newPrimary.setReply("INCR", Stub::integer(1));
         const qint64 sentAt = Stub::nowMs();
         const Answer answer = ask(client, {"INCR", "k"});
         QVERIFY2(answer.reply.ok(), qPrintable(answer.reply.errorText()));
-        QCOMPARE(newPrimary.received("INCR"), 1);
-        QVERIFY(oldPrimary.received("INCR") >= 1);
+        QCOMPARE(service.newPrimary.received("INCR"), 1);
+        QVERIFY(service.oldPrimary.received("INCR") >= 1);
         QVERIFY2(answer.atMs - sentAt < 400,
                  qPrintable(QStringLiteral("answered after %1 ms, as if by the poll").arg(answer.atMs - sentAt)));
     }
