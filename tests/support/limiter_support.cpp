@@ -55,6 +55,21 @@ QByteArray bucketKey(const QString &policy, const QByteArray &subject, const QSt
     return model::bucketKey(ns, policy, subject);
 }
 
+void sendKeepingKeys(redis::RedisConnection &connection, QObject *context, const QByteArrayList &write,
+                     const QByteArrayList &keys, const redis::RedisConnection::Callback &done)
+{
+    const auto ignore = [](const redis::RedisReply &) {};
+    connection.send({"MULTI"}, context, ignore);
+    connection.send(write, context, ignore);
+    for (const QByteArray &key : keys)
+        connection.send({"PERSIST", key}, context, ignore);
+    connection.send({"EXEC"}, context, [done](const redis::RedisReply &reply) {
+        done(reply.ok() && reply.value.isArray() && !reply.value.elements.isEmpty()
+                 ? redis::RedisReply{reply.value.elements.first(), redis::RedisReply::Failure::None, QString()}
+                 : reply);
+    });
+}
+
 bool decisionFromReply(const redis::RespValue &reply, model::Decision *decision, QString *why)
 {
     const QVector<redis::RespValue> &fields = reply.elements;

@@ -29,6 +29,14 @@ model::Policy makePolicy(const QString &name, model::Algorithm algorithm, qint64
 
 QByteArray bucketKey(const QString &policy, const QByteArray &subject, const QString &ns = QStringLiteral("sluice"));
 
+// Sends `write` and then removes the expiry of `keys` (those it writes), as one transaction; `done` gets
+// the write's own reply. Tests that move the library's clock themselves need it: Redis expires keys on
+// the real clock, so a machine that stalls for longer than a key's lifetime (about a window) between two
+// calls would empty a bucket the model still holds. A transaction cannot be split by a stall (Redis 7
+// reads its clock once per EXEC). Key lifetimes are tst_limiter_functions' to check.
+void sendKeepingKeys(redis::RedisConnection &connection, QObject *context, const QByteArrayList &write,
+                     const QByteArrayList &keys, const redis::RedisConnection::Callback &done);
+
 // A sluice_acquire / sluice_peek reply as a Decision; *why says what is wrong with a malformed one.
 bool decisionFromReply(const redis::RespValue &reply, model::Decision *decision, QString *why);
 

@@ -107,21 +107,22 @@ class TestReplayExactness : public QObject {
                 }
                 const QByteArray subject = run.subjects.subject(call.arrival.subject);
                 ++pending;
-                m_connection->send({"FCALL", "sluice_acquire", "1", test::bucketKey(policy.name, subject),
-                                    policy.name.toUtf8(), QByteArray::number(call.arrival.cost)},
-                                   this,
-                                   [&, call, subject, i](const RedisReply &reply) {
-                    --pending;
-                    const bool admitted
-                        = reply.ok() && !reply.value.elements.isEmpty() && reply.value.elements.at(0).integer == 1;
-                    if (admitted == call.admitted && reply.ok())
-                        return;
-                    if (differing++ == 0)
-                        *first = "call " + QByteArray::number(qulonglong(i)) + " at "
-                            + QByteArray::number(call.arrival.ms) + " of " + subject + ": replay "
-                            + (call.admitted ? "admitted" : "rejected") + ", library "
-                            + (reply.ok() ? (admitted ? "admitted" : "rejected") : reply.errorText().toUtf8());
-                });
+                const QByteArray key = test::bucketKey(policy.name, subject);
+                test::sendKeepingKeys(
+                    *m_connection, this,
+                    {"FCALL", "sluice_acquire", "1", key, policy.name.toUtf8(), QByteArray::number(call.arrival.cost)},
+                    {key}, [&, call, subject, i](const RedisReply &reply) {
+                        --pending;
+                        const bool admitted
+                            = reply.ok() && !reply.value.elements.isEmpty() && reply.value.elements.at(0).integer == 1;
+                        if (admitted == call.admitted && reply.ok())
+                            return;
+                        if (differing++ == 0)
+                            *first = "call " + QByteArray::number(qulonglong(i)) + " at "
+                                + QByteArray::number(call.arrival.ms) + " of " + subject + ": replay "
+                                + (call.admitted ? "admitted" : "rejected") + ", library "
+                                + (reply.ok() ? (admitted ? "admitted" : "rejected") : reply.errorText().toUtf8());
+                    });
             }
             if (!test::spinUntil([&pending] { return pending == 0; }, 120000))
                 return -1;
