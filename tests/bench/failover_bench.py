@@ -85,7 +85,10 @@ def delay_proxy(listen_port, target_port, delay_ms):
 
         def upstream(replica=replica, primary=primary):
             while data := _receive(replica):
-                primary.sendall(data)
+                try:
+                    primary.sendall(data)
+                except OSError:  # the primary was killed: the link goes with it
+                    break
             _close(replica, primary)
 
         def downstream(replica=replica, primary=primary, in_flight=in_flight, lock=lock):
