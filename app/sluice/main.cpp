@@ -9,6 +9,7 @@
 #include "app/sluice/sandbox_redis.h"
 #include "model/connection/connection_session.h"
 #include "model/connection/keychain_secret_store.h"
+#include "model/connection/remembering_secret_store.h"
 #include "redis/redis_client.h"
 #include "ui/connection/credential_resolver.h"
 #include "ui/window/main_window.h"
@@ -108,7 +109,8 @@ int runOnSandbox(QApplication *app, ui::MainWindow &window, const QString &dataD
     auto *sandbox = new app::SandboxRedis(app);
     if (!dataDirectory.isEmpty())
         sandbox->setDataDirectory(dataDirectory);
-    window.showStartupMessage(QApplication::translate("main", "Starting the sandbox Redis\u2026"), false);
+    window.showStartupMessage(QApplication::translate("main", "Starting the sandbox Redis\u2026"),
+                              ui::MainWindow::StartupState::Starting);
     QObject::connect(sandbox, &app::SandboxRedis::ready, &window, [&window, sandbox](quint16 port) {
         QTextStream(stdout) << "sluice: sandbox Redis listening on 127.0.0.1:" << port << " in " << sandbox->directory()
                             << Qt::endl;
@@ -129,7 +131,7 @@ int runOnSandbox(QApplication *app, ui::MainWindow &window, const QString &dataD
     });
     QObject::connect(sandbox, &app::SandboxRedis::failed, &window, [&window](const QString &reason) {
         QTextStream(stderr) << "sluice: " << reason << Qt::endl;
-        window.showStartupMessage(reason, true);
+        window.showStartupMessage(reason, ui::MainWindow::StartupState::Failed);
     });
     sandbox->start();
     const int code = QApplication::exec();
@@ -217,8 +219,10 @@ int main(int argc, char *argv[])
     }
 
     model::KeychainSecretStore keychain;
+    // Without a keychain, a secret the operator typed is kept for this run (in memory only).
+    model::RememberingSecretStore secretStore(&keychain);
     ui::MainWindow window;
-    window.setProfileStorage(settings.get(), &keychain);
+    window.setProfileStorage(settings.get(), &secretStore);
     window.setRateHistoryDirectory(model::RateHistoryStore::defaultDirectory());
     ui::restoreWindowState(&window, settings.get());
     QObject::connect(&app, &QApplication::aboutToQuit, &window,
@@ -234,7 +238,7 @@ int main(int argc, char *argv[])
         window.showStartupMessage(
             launchNote.isEmpty() ? QApplication::translate("main", "Choose a connection (File \u2192 Connections).")
                                  : launchNote,
-            false);
+            ui::MainWindow::StartupState::Waiting);
         window.openConnectionManager();
         return QApplication::exec();
     }
@@ -242,8 +246,8 @@ int main(int argc, char *argv[])
         QTextStream(stdout) << "sluice: opening connection \"" << profile->name << "\"" << Qt::endl;
         window.showStartupMessage(
             QApplication::translate("main", "Reading the credentials of \u201c%1\u201d\u2026").arg(profile->name),
-            false);
-        auto *resolver = new ui::CredentialResolver(&keychain, &window);
+            ui::MainWindow::StartupState::Starting);
+        auto *resolver = new ui::CredentialResolver(&secretStore, &window);
         resolver->resolve(*profile, {},
                           [&window, profile = *profile](const std::optional<model::ConnectionSecrets> &secrets) {
             if (secrets)
@@ -251,7 +255,7 @@ int main(int argc, char *argv[])
             else
                 window.showStartupMessage(
                     QApplication::translate("main", "Not connected: no password given. Use File \u2192 Connections."),
-                    true);
+                    ui::MainWindow::StartupState::Waiting);
         });
         return QApplication::exec();
     }

@@ -6,6 +6,7 @@
 // production confirmation and the read-only refusal before a write; drift shown after a restart.
 
 #include "model/connection/connection_session.h"
+#include "model/connection/remembering_secret_store.h"
 #include "support/event_loop_watchdog.h"
 #include "support/fake_secret_store.h"
 #include "support/limiter_support.h"
@@ -110,6 +111,15 @@ class TestConnectionManager : public QObject {
         window->show();
         window->setSession(std::make_unique<model::ConnectionSession>(dev, server.options()));
         return window;
+    }
+
+    // Profile "acl" as the ACL server's admin user (its password saved nowhere), and no keychain answering.
+    void saveAdminProfileWithoutKeychain(const QString &aclUrl)
+    {
+        redis::ConnectionOptions admin = test::optionsFor(aclUrl);
+        admin.user = QStringLiteral("admin");
+        saveProfile(QStringLiteral("acl"), admin);
+        m_secrets.available = false;
     }
 
 private Q_SLOTS:
@@ -326,17 +336,21 @@ private Q_SLOTS:
     void passwordIsAskedForWhenNoKeychainAnswers()
     {
         SLUICE_REQUIRE_SERVICE(aclUrl, "SLUICE_TEST_ACL_URL", "Redis with ACL users");
-        redis::ConnectionOptions admin = test::optionsFor(aclUrl);
-        admin.user = QStringLiteral("admin");
-        saveProfile(QStringLiteral("acl"), admin);
-        m_secrets.available = false;
+        saveAdminProfileWithoutKeychain(aclUrl);
         ui::ConnectionManager manager(m_settings.get(), &m_secrets);
         std::optional<model::ConnectionSecrets> resolved;
         connect(&manager, &ui::ConnectionManager::connectRequested, this,
                 [&](const ConnectionProfile &, const model::ConnectionSecrets &secrets) { resolved = secrets; });
         manager.show();
+        // Escape at the prompt: no switch, and the manager says so rather than nothing.
         click(&manager, "connectButton");
         QInputDialog *prompt = nullptr;
+        QTRY_VERIFY((prompt = openDialog<QInputDialog>("secretPrompt")));
+        prompt->reject();
+        QTRY_VERIFY2(manager.testResult().contains(QLatin1String("was not opened")), qPrintable(manager.testResult()));
+        QVERIFY(!resolved.has_value());
+        QVERIFY(manager.isVisible());
+        click(&manager, "connectButton");
         QTRY_VERIFY((prompt = openDialog<QInputDialog>("secretPrompt")));
         QVERIFY2(prompt->labelText().contains(QLatin1String("keychain did not answer")),
                  qPrintable(prompt->labelText()));
@@ -349,6 +363,9 @@ private Q_SLOTS:
         QTRY_VERIFY(resolved.has_value());
         QCOMPARE(resolved->password, QStringLiteral("admin-secret"));
         QVERIFY(!settingsFile().contains("admin-secret"));
+        // The answer was offered to the keychain, which did not answer (the fake answers on the next pass).
+        QCoreApplication::processEvents();
+        QVERIFY(m_secrets.secrets.isEmpty());
 
         // A profile that never saves its password asks each time, and says so.
         ConnectionProfile asking = *ProfileSettings(m_settings.get()).profile(QStringLiteral("acl"));
@@ -365,6 +382,44 @@ private Q_SLOTS:
         prompt->accept();
         QTRY_VERIFY_WITH_TIMEOUT(again.testResult().startsWith(QStringLiteral("\u2713")), 10000);
         QVERIFY(m_secrets.secrets.isEmpty());
+    }
+
+    // Without a keychain the secret typed once serves the rest of the run (it was asked at every Test and
+    // Connect), in memory only: never in the settings, nor in the keychain that did not answer.
+    void aSecretTypedWithoutAKeychainIsAskedOncePerRun()
+    {
+        SLUICE_REQUIRE_SERVICE(aclUrl, "SLUICE_TEST_ACL_URL", "Redis with ACL users");
+        saveAdminProfileWithoutKeychain(aclUrl);
+        model::RememberingSecretStore remembered(&m_secrets);
+        const auto passed = [](const ui::ConnectionManager &manager) {
+            return manager.testResult().startsWith(QStringLiteral("\u2713"));
+        };
+        {
+            ui::ConnectionManager manager(m_settings.get(), &remembered);
+            manager.show();
+            click(&manager, "testButton");
+            QInputDialog *prompt = nullptr;
+            QTRY_VERIFY((prompt = openDialog<QInputDialog>("secretPrompt")));
+            prompt->setTextValue(QStringLiteral("admin-secret"));
+            prompt->accept();
+            QTRY_VERIFY_WITH_TIMEOUT(passed(manager), 10000);
+            click(&manager, "testButton"); // again: no question this time
+            QTRY_VERIFY_WITH_TIMEOUT(manager.testResult().startsWith(QLatin1String("Testing")), 5000);
+            QTRY_VERIFY_WITH_TIMEOUT(passed(manager), 10000);
+            QVERIFY(!openDialog<QInputDialog>("secretPrompt"));
+        }
+        // The connection list opened again (the same run): Connect goes through without asking.
+        ui::ConnectionManager again(m_settings.get(), &remembered);
+        std::optional<model::ConnectionSecrets> resolved;
+        connect(&again, &ui::ConnectionManager::connectRequested, this,
+                [&](const ConnectionProfile &, const model::ConnectionSecrets &secrets) { resolved = secrets; });
+        again.show();
+        click(&again, "connectButton");
+        QTRY_VERIFY(resolved.has_value());
+        QCOMPARE(resolved->password, QStringLiteral("admin-secret"));
+        QVERIFY(!openDialog<QInputDialog>("secretPrompt"));
+        QVERIFY(m_secrets.secrets.isEmpty());
+        QVERIFY(!settingsFile().contains("admin-secret"));
     }
 
     void productionConfirmsAndReadOnlyRefusesWrites()

@@ -413,10 +413,14 @@ private Q_SLOTS:
         QTRY_VERIFY2(live->definitionText().contains(QLatin1String("enforcing"))
                          && live->definitionText().contains(QLatin1String("published version 1")),
                      qPrintable(live->definitionText()));
+        // The drop-down marks the shadow policy, as the Overview does.
         auto *choice = test::child<QComboBox>(live, "livePolicy");
         QStringList listed;
-        for (int item = 0; item < choice->count(); ++item)
-            listed << choice->itemText(item);
+        for (int item = 0; item < choice->count(); ++item) {
+            const QString name = choice->itemData(item).toString();
+            listed << name;
+            QCOMPARE(choice->itemText(item), name == next ? next + QStringLiteral(" [shadow]") : name);
+        }
         QStringList sorted = listed;
         sorted.sort();
         QCOMPARE(listed, sorted);

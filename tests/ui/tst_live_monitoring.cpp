@@ -28,7 +28,9 @@
 #include <QApplication>
 #include <QChartView>
 #include <QComboBox>
+#include <QCursor>
 #include <QDateTime>
+#include <QHeaderView>
 #include <QImage>
 #include <QLineEdit>
 #include <QMouseEvent>
@@ -41,6 +43,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolTip>
 
 #include <algorithm>
 #include <limits>
@@ -163,18 +166,23 @@ private Q_SLOTS:
                     .toString()
                     .startsWith(QLatin1String("10 allowed and 40 rejected")));
 
-        // What matters now changes: search is rejected most, api not at all; the order follows.
+        // What matters now changes: search is rejected most, api not at all. While the pointer is over the rows
+        // they keep their places (the row under it stays the one it points at) and their figures change; once
+        // it leaves, the order follows.
+        QEvent enter(QEvent::Enter);
+        QCoreApplication::sendEvent(view->viewport(), &enter);
         const Fired searchAgain = fire(QStringLiteral("search"), "s", 90);
         QCOMPARE(searchAgain.rejected, 20u);
         sample = nextSample(session);
-        QCOMPARE(shownOrder(view),
-                 (QStringList{QStringLiteral("search"), QStringLiteral("api"), QStringLiteral("quiet")}));
         QCOMPARE(shown(view, QStringLiteral("search"), PolicyRatesModel::RejectedPerSecond, PolicyRatesModel::SortRole)
                      .toDouble(),
                  20 * 1000.0 / sample.spanMs);
-        QCOMPARE(shown(view, QStringLiteral("api"), PolicyRatesModel::RejectedPerSecond, PolicyRatesModel::SortRole)
-                     .toDouble(),
-                 0.0);
+        QCOMPARE(shownOrder(view),
+                 (QStringList{QStringLiteral("api"), QStringLiteral("search"), QStringLiteral("quiet")}));
+        QEvent leave(QEvent::Leave);
+        QCoreApplication::sendEvent(view->viewport(), &leave);
+        QCOMPARE(shownOrder(view),
+                 (QStringList{QStringLiteral("search"), QStringLiteral("api"), QStringLiteral("quiet")}));
 
         // The trend holds one value per sample so far, newest last.
         const QList<qreal> trend
@@ -190,6 +198,30 @@ private Q_SLOTS:
             = window->policyRates()->loadText().section(QLatin1Char(':'), 1).section(QLatin1Char(' '), 1, 1).toDouble();
         QVERIFY2(load > 0.5 && load < 10, qPrintable(window->policyRates()->loadText()));
         QVERIFY(window->policyRates()->statusText().isEmpty());
+
+        // A tooltip shown over a cell follows the cell's figure at the next sample (it kept the old one).
+        const auto searchCell = [view] { return view->model()->index(0, PolicyRatesModel::AllowedPerSecond); };
+        const QPoint over = view->viewport()->mapToGlobal(view->visualRect(searchCell()).center());
+        QCursor::setPos(over);
+        const QString tipBefore = searchCell().data(Qt::ToolTipRole).toString();
+        QToolTip::showText(over, tipBefore, view->viewport());
+        QTRY_VERIFY(QToolTip::isVisible());
+        QCOMPARE(fire(QStringLiteral("search"), "s", 7).rejected, 7u);
+        nextSample(session);
+        QCOMPARE(shownOrder(view).value(0), QStringLiteral("search"));
+        QVERIFY(searchCell().data(Qt::ToolTipRole).toString() != tipBefore);
+        QTRY_COMPARE(QToolTip::text(), searchCell().data(Qt::ToolTipRole).toString());
+        QToolTip::hideText();
+
+        // A wider window widens the trend too, not only the names (at 1920 pixels the sparklines stayed 160).
+        const auto trendWidth = [view] { return view->horizontalHeader()->sectionSize(PolicyRatesModel::Trend); };
+        window->resize(1024, 700);
+        QTRY_VERIFY2(trendWidth() >= 160 && trendWidth() <= 200, qPrintable(QString::number(trendWidth())));
+        window->resize(1920, 1080);
+        QTRY_VERIFY2(trendWidth() >= 500, qPrintable(QString::number(trendWidth())));
+        QCOMPARE(shown(view, QStringLiteral("api"), PolicyRatesModel::RejectedPerSecond, PolicyRatesModel::SortRole)
+                     .toDouble(),
+                 0.0);
     }
 
     void policyChartFollowsPausesZoomsAndExports()

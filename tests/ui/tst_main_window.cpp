@@ -80,7 +80,23 @@ private Q_SLOTS:
         QVERIFY(labelText(window, "statusClients").startsWith(QLatin1String("Clients ")));
         QVERIFY(labelText(window, "statusState").contains(QLatin1String("Connected")));
         QVERIFY(watched.banner().startsWith(QLatin1String("Connected to")));
+        // A healthy connection takes no room for a banner; the status bar and the Address row say it.
+        QVERIFY(window.findChild<QWidget *>(QStringLiteral("connectionBanner"))->isHidden());
         QVERIFY(window.windowTitle().contains(url));
+    }
+
+    // Before any session the status bar says what the window is doing: "Starting" only while something is
+    // on its way, "Not connected" while it waits for the operator (it said "Starting" there).
+    void startupStatusSaysWhetherAnythingConnects()
+    {
+        ui::MainWindow window;
+        window.showStartupMessage(QStringLiteral("Starting the sandbox Redis"), ui::MainWindow::StartupState::Starting);
+        QCOMPARE(labelText(window, "statusState"), QStringLiteral("\u25cf Starting"));
+        window.showStartupMessage(QStringLiteral("Choose a connection"), ui::MainWindow::StartupState::Waiting);
+        QCOMPARE(labelText(window, "statusState"), QStringLiteral("\u25cf Not connected"));
+        QVERIFY(window.serverOverview()->bannerText().contains(QLatin1String("Choose a connection")));
+        window.showStartupMessage(QStringLiteral("redis-server not found"), ui::MainWindow::StartupState::Failed);
+        QCOMPARE(labelText(window, "statusState"), QStringLiteral("\u25cf Failed"));
     }
 
     // Every tab and menu has an Alt+letter of its own, and Ctrl+1..8 open the tabs in order.

@@ -343,7 +343,7 @@ private Q_SLOTS:
         typeInto(editor, "nameEdit", QStringLiteral("api.v2"));
         QCOMPARE(labelText(editor, "nameError"), QStringLiteral("a policy with this name exists"));
         QVERIFY(!child<QPushButton>(editor, "saveButton")->isEnabled());
-        editor->reject();
+        editor->done(QDialog::Rejected); // closed without the discard question (escapeAsksBeforeDroppingAnEdit)
 
         // Delete asks first; Cancel keeps it, Yes deletes it.
         panel->selectPolicy(QStringLiteral("api.v2"));
@@ -491,7 +491,48 @@ private Q_SLOTS:
         choose(editor, "windowUnitCombo", QStringLiteral("milliseconds"));
         QVERIFY(labelText(editor, "lintWarnings").contains(QLatin1String("1 ms clock")));
         QVERIFY(child<QPushButton>(editor, "saveButton")->isEnabled()); // warnings allow saving
-        editor->reject();
+        editor->done(QDialog::Rejected);
+    }
+
+    // Escape (like Cancel and the window's close) drops an edit only once the operator says so; a form as
+    // loaded, or as it was again, closes at once.
+    void escapeAsksBeforeDroppingAnEdit()
+    {
+        QCOMPARE(store(policy(QStringLiteral("api"), 100, 60000, 150)), QString());
+        auto window = test::openMainWindow(profile());
+        QTRY_COMPARE(window->policyPanel()->listModel()->rowCount(), 1);
+        openEditorOn(*window, QStringLiteral("api"));
+        ui::PolicyEditor *editor = waitForEditor();
+        QVERIFY(editor);
+        QTest::keyClick(editor, Qt::Key_Escape);
+        QTRY_VERIFY(!openDialog<ui::PolicyEditor>("policyEditor"));
+
+        openEditorOn(*window, QStringLiteral("api"));
+        QVERIFY((editor = waitForEditor()));
+        typeInto(editor, "limitEdit", QStringLiteral("250"));
+        QTest::keyClick(editor, Qt::Key_Escape);
+        QMessageBox *ask = nullptr;
+        QTRY_VERIFY((ask = editor->findChild<QMessageBox *>(QStringLiteral("discardConfirmation"))));
+        QVERIFY2(ask->text().contains(QStringLiteral("\u201capi\u201d")), qPrintable(ask->text()));
+        QCOMPARE(ask->defaultButton(), ask->button(QMessageBox::Cancel));
+        QTest::keyClick(ask, Qt::Key_Escape); // Cancel: back to the form, the edit kept
+        QTRY_VERIFY(!editor->findChild<QMessageBox *>(QStringLiteral("discardConfirmation")));
+        QVERIFY(editor->isVisible());
+        QCOMPARE(child<QLineEdit>(editor, "limitEdit")->text(), QStringLiteral("250"));
+
+        QTest::keyClick(editor, Qt::Key_Escape);
+        QTRY_VERIFY((ask = editor->findChild<QMessageBox *>(QStringLiteral("discardConfirmation"))));
+        ask->button(QMessageBox::Discard)->click();
+        QTRY_VERIFY(!openDialog<ui::PolicyEditor>("policyEditor"));
+        QCOMPARE(storedHash(QStringLiteral("api")).value("limit"), QByteArray("100"));
+
+        // Typed and typed back: nothing to lose, no question.
+        openEditorOn(*window, QStringLiteral("api"));
+        QVERIFY((editor = waitForEditor()));
+        typeInto(editor, "limitEdit", QStringLiteral("250"));
+        typeInto(editor, "limitEdit", QStringLiteral("100"));
+        QTest::keyClick(editor, Qt::Key_Escape);
+        QTRY_VERIFY(!openDialog<ui::PolicyEditor>("policyEditor"));
     }
 
     void concurrentEditsConflictAndLoseNothing()
@@ -1046,6 +1087,7 @@ private Q_SLOTS:
         QTRY_COMPARE(preview->rowCount(), 3);
         QCOMPARE(tableColumn(preview, 0), strings({"login", "old", "keep"}));
         QCOMPARE(tableColumn(preview, 1), strings({"create", "update", "unchanged"}));
+        QCOMPARE(preview->item(0, 2)->text(), QStringLiteral("fixed_window, 5 per minute")); // what it creates
         QCOMPARE(preview->item(1, 2)->text(),
                  QStringLiteral("limit 10 \u2192 20, burst 10 \u2192 20")); // burst follows the limit
         QCOMPARE(labelText(dialog, "importSummary"),
@@ -1069,6 +1111,25 @@ private Q_SLOTS:
         QTRY_VERIFY((dialog = openDialog<QDialog>("policyImport")));
         QTRY_VERIFY(labelText(dialog, "importSummary").contains(QLatin1String("nothing to do")));
         QVERIFY(!child<QPushButton>(dialog, "applyButton")->isEnabled());
+        // The file broken and then fixed in an editor: read again each time, without choosing it again.
+        const auto rewrite = [&path](const QByteArray &content) {
+            QFile again(path);
+            return again.open(QIODevice::WriteOnly | QIODevice::Truncate) && again.write(content) == content.size();
+        };
+        QVERIFY(rewrite("{'policies': ["));
+        click(dialog, "rereadButton");
+        QTRY_VERIFY(labelText(dialog, "importSummary").startsWith(QLatin1String("Problems in the file")));
+        QVERIFY(!child<QPushButton>(dialog, "applyButton")->isEnabled());
+        QVERIFY(rewrite(test::js("{'policies': [{'name': 'keep', 'algorithm': 'token_bucket', 'limit': 10, "
+                                 "'window_ms': 1000},"
+                                 "{'name': 'login', 'algorithm': 'fixed_window', 'limit': 7, 'window_ms': 60000},"
+                                 "{'name': 'old', 'algorithm': 'token_bucket', 'limit': 20, 'window_ms': 1000}]}")));
+        click(dialog, "rereadButton");
+        preview = child<QTableWidget>(dialog, "importPreview");
+        QTRY_VERIFY(preview->isVisible() && preview->rowCount() == 3);
+        QCOMPARE(preview->item(0, 1)->text(), QStringLiteral("update"));
+        QCOMPARE(preview->item(0, 2)->text(), QStringLiteral("limit 5 \u2192 7, burst 5 \u2192 7"));
+        QVERIFY(child<QPushButton>(dialog, "applyButton")->isEnabled());
         dialog->reject();
 
         // Export writes what is stored, in the same format; importing it back changes nothing.
@@ -1275,6 +1336,14 @@ private Q_SLOTS:
         QTRY_COMPARE(window->policyPanel()->listModel()->index(0, model::PolicyListModel::Published).data().toString(),
                      QStringLiteral("yes"));
         QTRY_VERIFY(labelText(window->policyPanel(), "publishWarning").isEmpty());
+        // Publishing again with nothing changed: the sentence that says so, no empty table below it.
+        click(view, "deploymentPublishButton");
+        QTRY_VERIFY((review = openDialog<QDialog>("publishReview")));
+        QVERIFY2(child<QLabel>(review, "publishIntro")->text().contains(QLatin1String("No policy changes")),
+                 qPrintable(child<QLabel>(review, "publishIntro")->text()));
+        QVERIFY(!review->findChild<QTableWidget *>(QStringLiteral("publishChanges")));
+        QVERIFY2(review->height() < 250, qPrintable(QString::number(review->height())));
+        review->reject();
         // The states in their colours, each tab in front: "current" green; "yes" in the palette's text.
         auto *tabs = child<QTabWidget>(window.get(), "mainTabs");
         window->resize(1024, 700);
@@ -1310,6 +1379,22 @@ private Q_SLOTS:
         QCOMPARE(changed.value(QStringLiteral("api/Limit")), QStringLiteral("100"));
         QCOMPARE(changeRows(dryRun).value(QStringLiteral("api/Limit")), QStringLiteral("200"));
         dryRun->reject();
+
+        // The data flushed (what a restart without persistence leaves, read by a watch that never saw the
+        // connection drop): with the publish record gone nothing reports drift, yet the library is missing,
+        // so the last publish's result no longer stands (the footer said "Published version 1 to every
+        // primary" over "missing").
+        click(view, "deploymentPublishButton");
+        QTRY_VERIFY((review = openDialog<QDialog>("publishReview")));
+        click(review, "confirmButton");
+        QTRY_VERIFY(
+            labelText(view, "deploymentStatus").contains(QLatin1String("Published version 2 to every primary (1)")));
+        QVERIFY(test::syncCommand(observer, {"FLUSHALL"}).ok());
+        QVERIFY(test::syncCommand(observer, {"FUNCTION", "FLUSH"}).ok());
+        window->session()->libraryWatch()->checkNow();
+        QTRY_COMPARE_WITH_TIMEOUT(view->deploymentModel()->index(0, model::DeploymentModel::State).data().toString(),
+                                  QStringLiteral("missing"), 10000);
+        QVERIFY2(labelText(view, "deploymentStatus").isEmpty(), qPrintable(labelText(view, "deploymentStatus")));
     }
 };
 

@@ -345,8 +345,13 @@ void ConnectionManager::connectProfile()
         return;
     m_resolver->resolve(*profile, typed,
                         [this, profile = *profile](const std::optional<model::ConnectionSecrets> &secrets) {
-        if (!secrets)
+        if (!secrets) {
+            // Said where the operator looks: the switch did not happen, the window keeps its connection.
+            showTestResult(
+                tr("Not connected: the secret was not given, so \u201c%1\u201d was not opened.").arg(profile.name),
+                Tone::Muted);
             return;
+        }
         Q_EMIT connectRequested(profile, *secrets);
         accept();
     });

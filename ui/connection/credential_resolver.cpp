@@ -38,20 +38,28 @@ void CredentialResolver::resolve(const model::ConnectionProfile &profile, const 
             ? tr("Profile \u201c%1\u201d asks for its secrets each time.").arg(profile.name)
             : tr("The keychain did not answer (%1), so nothing can be read from it or saved in it.")
                   .arg(secrets.keychainError);
-        const bool mustAsk = !profile.savePassword || !secrets.keychainError.isEmpty();
+        const bool keychainDown = profile.savePassword && !secrets.keychainError.isEmpty();
+        const bool mustAsk = !profile.savePassword || keychainDown;
+        // What was asked for because no keychain answered is offered to it, so that this run's store
+        // (RememberingSecretStore) keeps it and the operator is not asked again at the next Test or Connect.
+        auto remember = [this, keychainDown](const QString &key, const QString &secret) {
+            if (keychainDown)
+                m_store->write(key, secret, this, [](const model::SecretStore::Result &) {});
+        };
         const bool askPassword = mustAsk && typed.password.isEmpty();
         const bool askPassphrase = mustAsk && typed.keyPassphrase.isEmpty() && !profile.options.keyFile.isEmpty()
             && isEncryptedKeyFile(profile.options.keyFile);
 
         auto finish = [found, done] { done(*found); };
-        auto passphraseStep = [this, found, keyFile = profile.options.keyFile, why, askPassphrase, finish, done] {
+        auto passphraseStep = [this, found, profile, why, askPassphrase, finish, done, remember] {
             if (!askPassphrase)
                 return finish();
-            askFor(tr("Passphrase of the client key %1").arg(keyFile), why,
-                   [found, finish, done](std::optional<QString> answer) {
+            askFor(tr("Passphrase of the client key %1").arg(profile.options.keyFile), why,
+                   [found, finish, done, remember, key = profile.keyPassphraseKey()](std::optional<QString> answer) {
                 if (!answer)
                     return done(std::nullopt);
                 found->keyPassphrase = *answer;
+                remember(key, *answer);
                 finish();
             });
         };
@@ -59,10 +67,12 @@ void CredentialResolver::resolve(const model::ConnectionProfile &profile, const 
             return passphraseStep();
         const QString &user = profile.options.user;
         const QString who = user.isEmpty() ? tr("Password") : tr("Password of user %1").arg(user);
-        askFor(who, why, [found, passphraseStep, done](std::optional<QString> answer) {
+        askFor(who, why,
+               [found, passphraseStep, done, remember, key = profile.passwordKey()](std::optional<QString> answer) {
             if (!answer)
                 return done(std::nullopt);
             found->password = *answer;
+            remember(key, *answer);
             passphraseStep();
         });
     });

@@ -16,7 +16,9 @@ namespace sluice::ui {
 
 // Finds the secrets a profile connects with: secrets typed in a form win; else the keychain's;
 // else the operator is asked, with the reason (the profile does not save them, or no keychain
-// answered). The prompt is a window-modal dialog opened without a nested event loop.
+// answered). The prompt is a window-modal dialog opened without a nested event loop. An answer
+// asked for because no keychain answered is written to the store, which (a RememberingSecretStore)
+// keeps it for the run; a profile that does not save its secrets is asked each time, as it says.
 class CredentialResolver : public QObject {
     Q_OBJECT
 public:

@@ -150,9 +150,20 @@ void DeploymentView::showStatus(const model::DeploymentStatus &status)
                          QString::fromLatin1(owner.function("acquire")));
     }
     m_record->setText(text);
-    // The last publish's result stands only while the deployment still agrees with it.
-    if (status.failure || status.drift())
+    int drifted = 0;
+    int volatileNodes = 0;
+    for (const NodeLibrary &node : status.nodes) {
+        drifted += node.state != NodeLibrary::State::Current;
+        volatileNodes += node.persistence == NodeLibrary::Persistence::None;
+    }
+    // The last publish's result stands only while the deployment still agrees with it: after a restart
+    // without persistence the record is gone too, so no drift is reported, yet the library is missing.
+    const bool publishedStillRuns
+        = !status.failure && drifted == 0 && record.version == m_publishedToEvery && !status.nodes.isEmpty();
+    if (status.failure || status.drift() || (m_publishedToEvery > 0 && !publishedStillRuns)) {
         m_status->clear();
+        m_publishedToEvery = 0;
+    }
     QStringList warnings;
     if (!status.failure && status.storedDiffers && record.version > 0)
         warnings << tr("The stored policies differ from the published library: services keep the published limits "
@@ -164,12 +175,6 @@ void DeploymentView::showStatus(const model::DeploymentStatus &status)
         warnings << tr("Damaged stored policies, which a publish leaves out: %1. Import a policy file that defines "
                        "them to repair them (see the Policies tab).")
                         .arg(damaged.join(QStringLiteral(", ")));
-    }
-    int drifted = 0;
-    int volatileNodes = 0;
-    for (const NodeLibrary &node : status.nodes) {
-        drifted += node.state != NodeLibrary::State::Current;
-        volatileNodes += node.persistence == NodeLibrary::Persistence::None;
     }
     if (record.version > 0 && drifted > 0)
         warnings << tr("Primaries not running the published library: %1. Publish again to restore it.").arg(drifted);
@@ -256,6 +261,7 @@ void DeploymentView::publishAllowing(const QByteArray &reviewedDigest, const mod
         int current = 0;
         for (const NodeLibrary &node : result.nodes)
             current += node.state == NodeLibrary::State::Current;
+        m_publishedToEvery = result.ok() ? result.library.version : 0;
         m_status->setText(
             result.ok()
                 ? tr("Published version %1 to every primary (%2).").arg(result.library.version).arg(result.nodes.size())

@@ -57,6 +57,7 @@ private:
     QPushButton *m_refresh, *m_dryRun, *m_publish;
     QAction *m_refreshAction, *m_dryRunAction;
     bool m_publishing = false;
+    qint64 m_publishedToEvery = 0; // the version m_status says runs on every primary, 0 when it says not that
 };
 
 } // namespace sluice::ui

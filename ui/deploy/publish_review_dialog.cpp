@@ -127,7 +127,8 @@ PublishReviewDialog::PublishReviewDialog(const model::PublishPreview &preview, c
     if (profile.writesNeedConfirmation())
         intro->setStyleSheet(textStyle(Tone::Error, true));
     layout->addWidget(intro);
-    if (!preview.changes.isEmpty() || !preview.listChanges.isEmpty())
+    const bool changes = !preview.changes.isEmpty() || !preview.listChanges.isEmpty();
+    if (changes)
         layout->addWidget(changesTable(preview, this), 1);
 
     if (!preview.damaged.isEmpty()) {
@@ -152,7 +153,11 @@ PublishReviewDialog::PublishReviewDialog(const model::PublishPreview &preview, c
     table->setReadOnly(true);
     table->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     table->hide();
-    connect(showTable, &QPushButton::toggled, table, &QWidget::setVisible);
+    connect(showTable, &QPushButton::toggled, this, [this, table](bool shown) {
+        table->setVisible(shown);
+        if (shown && height() < 440)
+            resize(width(), 440); // room for the table that was not there
+    });
     layout->addWidget(showTable, 0, Qt::AlignLeft);
     layout->addWidget(table, 1);
 
@@ -169,7 +174,8 @@ PublishReviewDialog::PublishReviewDialog(const model::PublishPreview &preview, c
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     layout->addWidget(buttons);
     readyForKeyboard(this);
-    resize(760, 440);
+    // Without changes there is only the sentence to read: no empty space where a table would be.
+    resize(760, changes ? 440 : sizeHint().height());
 }
 
 } // namespace sluice::ui

@@ -30,15 +30,16 @@ namespace sluice::ui {
 
 namespace {
 
-// The policy drop-down in name order, as Test fire's is; the one shown stays selected.
-void addInNameOrder(QComboBox *box, const QString &name)
+// The policy drop-down in name order, as Test fire's is; the one shown stays selected. Each item's data
+// is the policy's name, its text the name as shown (a shadow policy marked).
+void addInNameOrder(QComboBox *box, const QString &name, const QString &shown)
 {
-    if (box->findText(name) >= 0)
+    if (box->findData(name) >= 0)
         return;
     int at = 0;
-    while (at < box->count() && box->itemText(at) < name)
+    while (at < box->count() && box->itemData(at).toString() < name)
         ++at;
-    box->insertItem(at, name);
+    box->insertItem(at, shown, name);
 }
 
 constexpr qint64 minute = 60 * 1000;
@@ -95,9 +96,9 @@ PolicyLiveView::PolicyLiveView(model::ConnectionSession *session, QWidget *paren
     layout->addWidget(m_shadowBadge);
     layout->addWidget(split, 1);
 
-    connect(m_policy, &QComboBox::currentTextChanged, this, [this](const QString &policy) {
+    connect(m_policy, &QComboBox::currentIndexChanged, this, [this] {
         if (m_poller)
-            m_poller->setPolicy(policy);
+            m_poller->setPolicy(policy());
         m_chart->resetZoom();
         redraw();
         showShadowBadge();
@@ -290,6 +291,8 @@ void PolicyLiveView::followSession(model::ConnectionSession *session)
         if (shadow == m_shadowPolicies)
             return;
         m_shadowPolicies = shadow;
+        for (int item = 0; item < m_policy->count(); ++item)
+            m_policy->setItemText(item, shownName(m_policy->itemData(item).toString()));
         showShadowBadge();
         if (isVisible())
             redraw(); // its rejections move to the would-reject line, or back
@@ -336,13 +339,18 @@ QString PolicyLiveView::shadowBadgeText() const
 
 void PolicyLiveView::showPolicy(const QString &policy)
 {
-    addInNameOrder(m_policy, policy);
-    m_policy->setCurrentText(policy);
+    addInNameOrder(m_policy, policy, shownName(policy));
+    m_policy->setCurrentIndex(m_policy->findData(policy));
 }
 
 QString PolicyLiveView::policy() const
 {
-    return m_policy->currentText();
+    return m_policy->currentData().toString();
+}
+
+QString PolicyLiveView::shownName(const QString &policy) const
+{
+    return m_shadowPolicies.contains(policy) ? tr("%1 [shadow]").arg(policy) : policy;
 }
 
 QString PolicyLiveView::stateText() const
@@ -405,7 +413,7 @@ void PolicyLiveView::takeSample(const model::RateSample &sample)
         m_lastEndMs = sample.endMs;
     // New policies join the list; the one shown stays selected.
     for (const model::PolicyRate &rate : sample.policies)
-        addInNameOrder(m_policy, rate.policy);
+        addInNameOrder(m_policy, rate.policy, shownName(rate.policy));
     QStringList problems = sample.problems;
     for (const QString &node : sample.missingNodes)
         problems << tr("%1 did not answer; its decisions are counted when it does.").arg(node);
@@ -420,7 +428,7 @@ void PolicyLiveView::takeRestored()
 {
     const model::PolicyRateSampler *rates = m_session->rates();
     for (const QString &name : rates->policies()) {
-        addInNameOrder(m_policy, name);
+        addInNameOrder(m_policy, name, shownName(name));
         // Until this run's first sample, the chart ends where the previous run's history does.
         if (const model::RatePoint *latest = rates->history(name)->latest())
             m_lastEndMs = std::max(m_lastEndMs, latest->endMs);

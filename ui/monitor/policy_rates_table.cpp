@@ -10,13 +10,18 @@
 #include "ui/widgets/state_palette.h"
 
 #include <QAction>
+#include <QCursor>
+#include <QEvent>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QToolTip>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace sluice::ui {
 
@@ -92,6 +97,7 @@ PolicyRatesTable::PolicyRatesTable(model::ConnectionSession *session, QWidget *p
         new SparklineDelegate({PolicyRatesModel::AllowedTrendRole, PolicyRatesModel::RejectedTrendRole,
                                PolicyRatesModel::WouldRejectTrendRole, PolicyRatesModel::StaleRole},
                               m_view));
+    m_view->viewport()->installEventFilter(this);
     connect(m_view, &QTableView::activated, this, [this](const QModelIndex &index) {
         Q_EMIT policyActivated(index.data(PolicyRatesModel::NameRole).toString());
     });
@@ -123,6 +129,45 @@ PolicyRatesTable::PolicyRatesTable(model::ConnectionSession *session, QWidget *p
         followSession(session);
 }
 
+bool PolicyRatesTable::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_view->viewport() && event->type() == QEvent::Resize)
+        fitTrendColumn();
+    if (watched == m_view->viewport() && m_ranked) {
+        if (event->type() == QEvent::Enter) {
+            m_ranked->setDynamicSortFilter(false);
+        } else if (event->type() == QEvent::Leave) {
+            m_ranked->setDynamicSortFilter(true);
+            m_ranked->sort(m_ranked->sortColumn(), m_ranked->sortOrder());
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void PolicyRatesTable::fitTrendColumn()
+{
+    // 60 samples in 160 pixels leave room for the policy names beside the Blocked column at 1024 pixels
+    // wide; a wider window gives half of what it adds to the trend, so it does not all go to the names.
+    if (!m_model)
+        return; // no columns yet
+    constexpr int narrowTrend = 160, narrowRows = 1000;
+    const int wider = std::max(0, m_view->viewport()->width() - narrowRows);
+    m_view->horizontalHeader()->resizeSection(PolicyRatesModel::Trend, narrowTrend + wider / 2);
+}
+
+void PolicyRatesTable::refreshShownTooltip()
+{
+    const QPoint at = QCursor::pos();
+    const QPoint inRows = m_view->viewport()->mapFromGlobal(at);
+    if (!QToolTip::isVisible() || !m_view->viewport()->rect().contains(inRows))
+        return;
+    const QString text = m_view->indexAt(inRows).data(Qt::ToolTipRole).toString();
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else if (text != QToolTip::text())
+        QToolTip::showText(at, text, m_view->viewport());
+}
+
 void PolicyRatesTable::followSession(model::ConnectionSession *session)
 {
     m_session = session;
@@ -136,6 +181,9 @@ void PolicyRatesTable::followSession(model::ConnectionSession *session)
     m_model->setRuleCounts(session->ruleCounts(m_model));
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &PolicyRatesTable::updateActions);
     connect(m_model, &QAbstractItemModel::dataChanged, this, &PolicyRatesTable::updateActions);
+    connect(m_model, &QAbstractItemModel::dataChanged, this, &PolicyRatesTable::refreshShownTooltip);
+    // Ranked as the pointer finds it: it may already be over the rows.
+    m_ranked->setDynamicSortFilter(!m_view->viewport()->underMouse());
     updateActions();
     m_view->sortByColumn(PolicyRatesModel::RejectedPerSecond, Qt::DescendingOrder);
     setColumnWidths(m_view, PolicyRatesModel::Name,
@@ -146,8 +194,7 @@ void PolicyRatesTable::followSession(model::ConnectionSession *session)
                      {PolicyRatesModel::RejectedShare, QStringLiteral("100.0%")},
                      {PolicyRatesModel::Blocked, QStringLiteral("Blocked")}});
     m_view->horizontalHeader()->setSectionResizeMode(PolicyRatesModel::Trend, QHeaderView::Fixed);
-    // 60 samples in 160 pixels: room for the policy names beside the Blocked column at 1024 pixels wide.
-    m_view->horizontalHeader()->resizeSection(PolicyRatesModel::Trend, 160);
+    fitTrendColumn();
     m_status->setText(tr("Waiting for the first sample\u2026"));
     m_status->show();
     m_load->clear();

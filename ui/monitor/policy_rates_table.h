@@ -44,8 +44,17 @@ Q_SIGNALS:
     // "Watch the most rejected" (Ctrl+W) on a policy's row: that subject's bucket.
     void watchRequested(const QString &policy, const QByteArray &subject);
 
+protected:
+    // While the pointer is over the rows they keep their places (the figures still update), so the row
+    // under it stays the one it points at; they take their ranks again when it leaves. A tooltip shown
+    // follows its cell's figure.
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     void followSession(model::ConnectionSession *session);
+    void refreshShownTooltip();
+    // The sparkline column's width, from the rows' width.
+    void fitTrendColumn();
     void takeSample(const model::RateSample &sample);
     void showLoad();
     void showTotals(const model::RateSample &sample);

@@ -135,6 +135,7 @@ void ServerOverview::setBanner(const QString &text, Tone tone)
 {
     m_banner->setText(text);
     m_banner->setTone(tone);
+    m_banner->show();
 }
 
 void ServerOverview::showHealth(ServerMonitor::Health health, const QString &problem)
@@ -143,9 +144,10 @@ void ServerOverview::showHealth(ServerMonitor::Health health, const QString &pro
     switch (health) {
     case ServerMonitor::Health::Connecting: setBanner(tr("Connecting to %1\u2026").arg(target), Tone::Info); break;
     case ServerMonitor::Health::Ready:
-        if (problem.isEmpty())
+        if (problem.isEmpty()) {
             setBanner(tr("Connected to %1.").arg(target), Tone::Ok);
-        else
+            m_banner->hide(); // all is well: the status bar says so, the Address row says where
+        } else
             setBanner(tr("Connected to %1, but %2").arg(target, problem), Tone::Info);
         break;
     case ServerMonitor::Health::Unreachable:

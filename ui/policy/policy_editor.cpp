@@ -21,6 +21,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSpinBox>
@@ -235,8 +236,56 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
     connect(m_shadowOf, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
     connect(m_typicalCost, &QSpinBox::valueChanged, this, &PolicyEditor::revalidate);
     algorithmChanged();
+    m_loadedState = fieldState();
     readyForKeyboard(this);
     resize(720, 540);
+}
+
+QStringList PolicyEditor::fieldState() const
+{
+    QStringList state;
+    for (const QLineEdit *edit :
+         {m_name, m_limit, m_windowCount, m_burst, m_penaltyCount, m_debt, m_reserveCount, m_utcOffset, m_description})
+        state << edit->text();
+    for (const QComboBox *combo : {m_algorithm, m_windowUnit, m_windowStart, m_shadowOf, m_penaltyUnit, m_reserveUnit})
+        state << QString::number(combo->currentIndex());
+    state << QString::number(m_anchorDay->value()) << QString::number(m_shadow->isChecked());
+    QString problem;
+    if (const std::optional<QVector<model::SubjectOverride>> rules = m_overrides->rules(&problem)) {
+        for (const model::SubjectOverride &rule : *rules)
+            state << QStringLiteral("%1 %2 %3 %4")
+                         .arg(rule.writtenPattern())
+                         .arg(static_cast<int>(rule.kind))
+                         .arg(rule.limit)
+                         .arg(rule.burst);
+    } else {
+        state << problem; // a row half typed is an edit too
+    }
+    return state;
+}
+
+void PolicyEditor::reject()
+{
+    if (!m_writable || fieldState() == m_loadedState) {
+        QDialog::reject();
+        return;
+    }
+    if (findChild<QMessageBox *>(QStringLiteral("discardConfirmation")))
+        return; // already asking
+    const QString name = m_base ? m_base->name : m_name->text().trimmed();
+    auto *ask
+        = new QMessageBox(QMessageBox::Question, tr("Discard changes"),
+                          name.isEmpty() ? tr("Discard this new policy?")
+                                         : tr("Discard your changes to \u201c%1\u201d? Nothing was saved.").arg(name),
+                          QMessageBox::Discard | QMessageBox::Cancel, this);
+    ask->setObjectName(QStringLiteral("discardConfirmation"));
+    ask->setDefaultButton(QMessageBox::Cancel);
+    ask->setAttribute(Qt::WA_DeleteOnClose);
+    connect(ask, &QMessageBox::finished, this, [this](int answer) {
+        if (answer == QMessageBox::Discard)
+            QDialog::reject();
+    });
+    ask->open();
 }
 
 // The policy's fields, each with its error beside it, in the vocabulary the diffs and sluicectl use.
@@ -722,11 +771,12 @@ void PolicyEditor::showConflict(const Policy &mine)
             switch (choice) {
             case ConflictDialog::Choice::Reload:
                 if (!theirs) {
-                    reject();
+                    QDialog::reject(); // what was edited is gone: nothing left to discard
                     return;
                 }
                 m_base = theirs;
                 loadPolicy(*theirs);
+                m_loadedState = fieldState();
                 setSaveError(QString());
                 break;
             case ConflictDialog::Choice::Overwrite:

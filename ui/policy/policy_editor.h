@@ -43,6 +43,9 @@ public:
     void save();
     // Fills the form with `policy` (a limit chosen elsewhere), keeping the stored version it edits.
     void propose(const model::Policy &policy);
+    // Escape, Cancel and the window's close: a form that differs from what was loaded asks first
+    // (Discard or Cancel, Cancel the default), so an edit is never dropped by a stray key.
+    void reject() override;
 
 Q_SIGNALS:
     void saved(const QString &name);
@@ -61,11 +64,14 @@ private:
     void commit(const model::Policy &policy);
     void showConflict(const model::Policy &mine);
     void setSaveError(const QString &message, Tone tone = Tone::Error);
+    // Every field as typed (the overrides as read), to tell whether the form still holds what was loaded.
+    QStringList fieldState() const;
 
     QPointer<model::ConnectionSession> m_session;
     std::optional<model::Policy> m_base; // the stored version this edit started from
     QStringList m_takenNames;
     bool m_writable = true;
+    QStringList m_loadedState; // fieldState() once the stored version (or a new policy's defaults) was loaded
 
     QLineEdit *m_name;
     QComboBox *m_algorithm;

@@ -2,6 +2,7 @@
 #include "ui/policy/policy_import_dialog.h"
 
 #include "model/policy/policy_diff.h"
+#include "model/policy/policy_summary.h"
 #include "ui/policy/policy_commit.h"
 #include "ui/widgets/keyboard_use.h"
 #include "ui/widgets/state_palette.h"
@@ -60,6 +61,12 @@ PolicyImportDialog::PolicyImportDialog(model::ConnectionSession *session, QWidge
     layout->addWidget(m_prune);
 
     auto *buttons = new QDialogButtonBox(this);
+    // After fixing the file in an editor: read it again, without choosing it again.
+    m_reread = buttons->addButton(tr("&Read the file again"), QDialogButtonBox::ResetRole);
+    m_reread->setObjectName(QStringLiteral("rereadButton"));
+    m_reread->setEnabled(false);
+    m_reread->setAutoDefault(false);
+    connect(m_reread, &QPushButton::clicked, this, [this] { loadFile(m_path); });
     m_apply = buttons->addButton(tr("Apply"), QDialogButtonBox::AcceptRole);
     m_apply->setObjectName(QStringLiteral("applyButton"));
     m_apply->setEnabled(false);
@@ -75,6 +82,8 @@ PolicyImportDialog::PolicyImportDialog(model::ConnectionSession *session, QWidge
 
 void PolicyImportDialog::loadFile(const QString &path)
 {
+    m_path = path;
+    m_reread->setEnabled(true);
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
         m_source->setText(path);
@@ -188,7 +197,9 @@ void PolicyImportDialog::showPlan()
             continue;
         }
         if (!stored.contains(name)) {
-            addRow(name, tr("create"), QString());
+            addRow(name, tr("create"),
+                   QStringLiteral("%1, %2").arg(model::algorithmName(change.policy.algorithm),
+                                                model::limitInWords(change.policy)));
             continue;
         }
         QStringList fields;

@@ -51,6 +51,8 @@ private:
     QTableWidget *m_preview;
     QCheckBox *m_prune;
     QPushButton *m_apply;
+    QPushButton *m_reread;
+    QString m_path; // the file read last, empty for JSON given directly
 };
 
 } // namespace sluice::ui

@@ -282,11 +282,23 @@ void MainWindow::setMonitor(ServerMonitor *monitor)
         showStatus(monitor->status());
 }
 
-void MainWindow::showStartupMessage(const QString &message, bool isError)
+void MainWindow::showStartupMessage(const QString &message, StartupState state)
 {
-    m_overview->showMessage(message, isError);
-    m_stateLabel->setText(isError ? tr("\u25cf Failed") : tr("\u25cf Starting"));
-    m_stateLabel->setStyleSheet(isError ? textStyle(Tone::Error) : textStyle(Tone::Info));
+    m_overview->showMessage(message, state == StartupState::Failed);
+    switch (state) {
+    case StartupState::Starting:
+        m_stateLabel->setText(tr("\u25cf Starting"));
+        m_stateLabel->setStyleSheet(textStyle(Tone::Info));
+        break;
+    case StartupState::Waiting:
+        m_stateLabel->setText(tr("\u25cf Not connected"));
+        m_stateLabel->setStyleSheet(textStyle(Tone::Muted));
+        break;
+    case StartupState::Failed:
+        m_stateLabel->setText(tr("\u25cf Failed"));
+        m_stateLabel->setStyleSheet(textStyle(Tone::Error));
+        break;
+    }
 }
 
 void MainWindow::showHealth(ServerMonitor::Health health, const QString &problem)

@@ -48,7 +48,10 @@ public:
     void openProfileSession(const model::ConnectionProfile &profile, const model::ConnectionSecrets &secrets);
     // The window works before it has a server (the sandbox may still be starting).
     void setMonitor(model::ServerMonitor *monitor);
-    void showStartupMessage(const QString &message, bool isError);
+    // Before any session: what the window is doing. Starting: something is on its way (the sandbox, a
+    // keychain read); Waiting: nothing connects until the operator acts; Failed: it could not start.
+    enum class StartupState { Starting, Waiting, Failed };
+    void showStartupMessage(const QString &message, StartupState state);
 
     void openConnectionManager();
     // Shows the Deployment tab and publishes there (behind the write gate).
