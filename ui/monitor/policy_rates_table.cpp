@@ -146,11 +146,11 @@ bool PolicyRatesTable::eventFilter(QObject *watched, QEvent *event)
 
 void PolicyRatesTable::fitTrendColumn()
 {
-    // 60 samples in 160 pixels leave room for the policy names beside the Blocked column at 1024 pixels
+    // 60 samples in 140 pixels leave room for the policy names beside the Blocked column at 1024 pixels
     // wide; a wider window gives half of what it adds to the trend, so it does not all go to the names.
     if (!m_model)
         return; // no columns yet
-    constexpr int narrowTrend = 160, narrowRows = 1000;
+    constexpr int narrowTrend = 140, narrowRows = 1000;
     const int wider = std::max(0, m_view->viewport()->width() - narrowRows);
     m_view->horizontalHeader()->resizeSection(PolicyRatesModel::Trend, narrowTrend + wider / 2);
 }
@@ -182,13 +182,17 @@ void PolicyRatesTable::followSession(model::ConnectionSession *session)
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &PolicyRatesTable::updateActions);
     connect(m_model, &QAbstractItemModel::dataChanged, this, &PolicyRatesTable::updateActions);
     connect(m_model, &QAbstractItemModel::dataChanged, this, &PolicyRatesTable::refreshShownTooltip);
+    // New rows take their rank even under the pointer: they move every row anyway, and a table that
+    // filled while the pointer rested on it would stay unranked.
+    connect(m_model, &QAbstractItemModel::rowsInserted, this,
+            [this] { m_ranked->sort(m_ranked->sortColumn(), m_ranked->sortOrder()); });
     // Ranked as the pointer finds it: it may already be over the rows.
     m_ranked->setDynamicSortFilter(!m_view->viewport()->underMouse());
     updateActions();
     m_view->sortByColumn(PolicyRatesModel::RejectedPerSecond, Qt::DescendingOrder);
     setColumnWidths(m_view, PolicyRatesModel::Name,
-                    {{PolicyRatesModel::Limit, QStringLiteral("100 per minute, burst 150")},
-                     {PolicyRatesModel::TopSubject, QStringLiteral("subject-00 (1,000)")},
+                    {{PolicyRatesModel::Limit, QStringLiteral("10 per second, burst 20")},
+                     {PolicyRatesModel::TopSubject, QStringLiteral("mallory (1,000 rejected)")},
                      {PolicyRatesModel::AllowedPerSecond, QStringLiteral("100,000.0")},
                      {PolicyRatesModel::RejectedPerSecond, QStringLiteral("100,000.0")},
                      {PolicyRatesModel::RejectedShare, QStringLiteral("100.0%")},
