@@ -888,6 +888,7 @@ private Q_SLOTS:
         qint64 now = testClockStart(7);
         qint64 clock = -1, allowed = 0, rejected = 0;
         QByteArray mismatch;
+        const QByteArray key = test::bucketKey(policy.name, "x");
         constexpr int calls = 1000000, batch = 20000;
         for (int done = 0; done < calls && mismatch.isEmpty(); done += batch) {
             int pending = 0;
@@ -904,9 +905,7 @@ private Q_SLOTS:
                 }
                 ++pending;
                 test::sendKeepingKeys(*m_connection, this,
-                                      {"FCALL", "sluice_acquire", "1", test::bucketKey(policy.name, "x"), "big",
-                                       QByteArray::number(cost)},
-                                      {test::bucketKey(policy.name, "x")},
+                                      {"FCALL", "sluice_acquire", "1", key, "big", QByteArray::number(cost)}, {key},
                                       [&pending, &mismatch, expected, i, done](const RedisReply &reply) {
                     --pending;
                     Decision actual;

@@ -138,10 +138,15 @@ bool PolicyRatesTable::eventFilter(QObject *watched, QEvent *event)
             m_ranked->setDynamicSortFilter(false);
         } else if (event->type() == QEvent::Leave) {
             m_ranked->setDynamicSortFilter(true);
-            m_ranked->sort(m_ranked->sortColumn(), m_ranked->sortOrder());
+            rank();
         }
     }
     return QWidget::eventFilter(watched, event);
+}
+
+void PolicyRatesTable::rank()
+{
+    m_ranked->sort(m_ranked->sortColumn(), m_ranked->sortOrder());
 }
 
 void PolicyRatesTable::fitTrendColumn()
@@ -184,8 +189,10 @@ void PolicyRatesTable::followSession(model::ConnectionSession *session)
     connect(m_model, &QAbstractItemModel::dataChanged, this, &PolicyRatesTable::refreshShownTooltip);
     // New rows take their rank even under the pointer: they move every row anyway, and a table that
     // filled while the pointer rested on it would stay unranked.
-    connect(m_model, &QAbstractItemModel::rowsInserted, this,
-            [this] { m_ranked->sort(m_ranked->sortColumn(), m_ranked->sortOrder()); });
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, [this] {
+        if (!m_ranked->dynamicSortFilter())
+            rank(); // a dynamic sort has ranked them already
+    });
     // Ranked as the pointer finds it: it may already be over the rows.
     m_ranked->setDynamicSortFilter(!m_view->viewport()->underMouse());
     updateActions();

@@ -53,6 +53,8 @@ protected:
 private:
     void followSession(model::ConnectionSession *session);
     void refreshShownTooltip();
+    // Sorts the rows again by the column and order chosen (the pointer's pause over, or rows added).
+    void rank();
     // The sparkline column's width, from the rows' width.
     void fitTrendColumn();
     void takeSample(const model::RateSample &sample);

@@ -286,19 +286,16 @@ void MainWindow::showStartupMessage(const QString &message, StartupState state)
 {
     m_overview->showMessage(message, state == StartupState::Failed);
     switch (state) {
-    case StartupState::Starting:
-        m_stateLabel->setText(tr("\u25cf Starting"));
-        m_stateLabel->setStyleSheet(textStyle(Tone::Info));
-        break;
-    case StartupState::Waiting:
-        m_stateLabel->setText(tr("\u25cf Not connected"));
-        m_stateLabel->setStyleSheet(textStyle(Tone::Muted));
-        break;
-    case StartupState::Failed:
-        m_stateLabel->setText(tr("\u25cf Failed"));
-        m_stateLabel->setStyleSheet(textStyle(Tone::Error));
-        break;
+    case StartupState::Starting: showState(tr("Starting"), Tone::Info); break;
+    case StartupState::Waiting: showState(tr("Not connected"), Tone::Muted); break;
+    case StartupState::Failed: showState(tr("Failed"), Tone::Error); break;
     }
+}
+
+void MainWindow::showState(const QString &text, Tone tone)
+{
+    m_stateLabel->setText(QStringLiteral("\u25cf ") + text);
+    m_stateLabel->setStyleSheet(textStyle(tone));
 }
 
 void MainWindow::showHealth(ServerMonitor::Health health, const QString &problem)
@@ -320,8 +317,7 @@ void MainWindow::showHealth(ServerMonitor::Health health, const QString &problem
         tone = Tone::Error;
         break;
     }
-    m_stateLabel->setText(QStringLiteral("\u25cf ") + text);
-    m_stateLabel->setStyleSheet(textStyle(tone));
+    showState(text, tone);
     m_stateLabel->setToolTip(problem);
     showNodeStates();
 }

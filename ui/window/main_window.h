@@ -4,6 +4,7 @@
 #include "model/connection/connection_session.h"
 #include "model/connection/secret_store.h"
 #include "model/monitor/server_monitor.h"
+#include "ui/widgets/state_palette.h"
 
 #include <QHash>
 #include <QMainWindow>
@@ -72,6 +73,8 @@ private:
     void createViews();
     void deleteViews();
     void showHealth(model::ServerMonitor::Health health, const QString &problem);
+    // The status bar's state: "● " and the word, in the tone's colour.
+    void showState(const QString &text, Tone tone);
     void showStatus(const model::ServerStatus &status);
     void showNodeStates();
     void showLibraryReport(const model::LibraryWatch::Report &report);
