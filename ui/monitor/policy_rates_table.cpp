@@ -107,7 +107,7 @@ PolicyRatesTable::PolicyRatesTable(model::ConnectionSession *session, QWidget *p
     m_watchTop->setToolTip(tr("Watch the bucket of the selected policy's most rejected subject (Ctrl+W)."));
     m_watchTop->setEnabled(false);
     connect(m_watchTop, &QPushButton::clicked, this, &PolicyRatesTable::watchSelectedTopSubject);
-    auto *watchShortcut = new QAction(m_view);
+    auto *watchShortcut = new QAction(tr("Watch the selected policy's most rejected subject"), m_view);
     watchShortcut->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_W));
     watchShortcut->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     connect(watchShortcut, &QAction::triggered, this, &PolicyRatesTable::watchSelectedTopSubject);

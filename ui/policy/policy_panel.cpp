@@ -106,7 +106,7 @@ PolicyPanel::PolicyPanel(model::ConnectionSession *session, QWidget *parent)
             return Tone::Warning;
         return std::nullopt;
     });
-    auto *deleteKey = new QAction(m_table);
+    auto *deleteKey = new QAction(tr("Delete the selected policy"), m_table);
     deleteKey->setShortcut(QKeySequence::Delete);
     deleteKey->setShortcutContext(Qt::WidgetShortcut);
     connect(deleteKey, &QAction::triggered, this, &PolicyPanel::deleteSelected);

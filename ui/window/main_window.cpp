@@ -7,6 +7,8 @@
 #include "ui/connection/connection_manager.h"
 #include "ui/deploy/deployment_view.h"
 #include "ui/fire/fire_view.h"
+#include "ui/help/help_window.h"
+#include "ui/help/shortcuts_dialog.h"
 #include "ui/monitor/key_inspector_view.h"
 #include "ui/monitor/key_watch_view.h"
 #include "ui/monitor/policy_live_view.h"
@@ -88,6 +90,20 @@ MainWindow::MainWindow(QWidget *parent)
     connect(m_publishAction, &QAction::triggered, this, &MainWindow::publishLibrary);
     addViewActions();
     QMenu *helpMenu = menuBar()->addMenu(tr("&Help"));
+    QAction *guide = helpMenu->addAction(tr("&User guide"));
+    guide->setObjectName(QStringLiteral("userGuideAction"));
+    guide->setShortcut(QKeySequence::HelpContents);
+    guide->setToolTip(tr("The user guide, at the section about the tab in front"));
+    connect(guide, &QAction::triggered, this,
+            [this] { showHelp(m_tabHelpSections.value(m_tabs->currentWidget(), QStringLiteral("user-guide.md"))); });
+    QAction *shortcuts = helpMenu->addAction(tr("&Keyboard shortcuts"));
+    shortcuts->setObjectName(QStringLiteral("shortcutsAction"));
+    connect(shortcuts, &QAction::triggered, this, [this] {
+        auto *dialog = new ShortcutsDialog(windowShortcuts(*this, *m_tabs), this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->open();
+    });
+    helpMenu->addSeparator();
     connect(helpMenu->addAction(tr("&About Sluice")), &QAction::triggered, this, &MainWindow::showAbout);
 
     auto addStatusField = [this](const QString &name) {
@@ -137,15 +153,21 @@ void MainWindow::createViews()
     m_deployment = new DeploymentView(session, m_tabs);
     m_history = new PolicyHistoryView(session, m_tabs);
     m_tune = new TuneView(session, m_tabs);
-    m_tabs->addTab(m_overview, tr("&Overview"));
-    m_tabs->addTab(m_live, tr("Liv&e"));
-    m_tabs->addTab(m_keyWatch, tr("&Watched keys"));
-    m_tabs->addTab(m_inspector, tr("Key &inspector"));
-    m_tabs->addTab(m_fire, tr("&Test fire"));
-    m_tabs->addTab(m_policies, tr("&Policies"));
-    m_tabs->addTab(m_deployment, tr("&Deployment"));
-    m_tabs->addTab(m_history, tr("Hi&story"));
-    m_tabs->addTab(m_tune, tr("T&une"));
+    // Each tab with the docs' section about it, for F1.
+    const auto addTab = [this](QWidget *view, const QString &title, const QString &helpSection) {
+        m_tabs->addTab(view, title);
+        m_tabHelpSections.insert(view, helpSection);
+    };
+    m_tabHelpSections.clear();
+    addTab(m_overview, tr("&Overview"), QStringLiteral("user-guide.md#live-monitoring"));
+    addTab(m_live, tr("Liv&e"), QStringLiteral("user-guide.md#live-monitoring"));
+    addTab(m_keyWatch, tr("&Watched keys"), QStringLiteral("user-guide.md#live-monitoring"));
+    addTab(m_inspector, tr("Key &inspector"), QStringLiteral("user-guide.md#key-inspector"));
+    addTab(m_fire, tr("&Test fire"), QStringLiteral("user-guide.md#test-fire"));
+    addTab(m_policies, tr("&Policies"), QStringLiteral("user-guide.md#policies-in-the-dashboard"));
+    addTab(m_deployment, tr("&Deployment"), QStringLiteral("user-guide.md#publishing-from-the-dashboard"));
+    addTab(m_history, tr("Hi&story"), QStringLiteral("user-guide.md#policies-in-the-dashboard"));
+    addTab(m_tune, tr("T&une"), QStringLiteral("tuning.md"));
     connect(m_tune, &TuneView::publishRequested, this, &MainWindow::publishLibrary);
     connect(m_rates, &PolicyRatesTable::policyActivated, this, [this](const QString &policy) {
         m_live->showPolicy(policy);
@@ -352,6 +374,13 @@ void MainWindow::showStatus(const ServerStatus &status)
     m_modeLabel->setText(status.server.mode);
     m_memoryLabel->setText(tr("Memory %1").arg(model::formatBytes(status.usedMemoryBytes)));
     m_clientsLabel->setText(tr("Clients %1").arg(status.connectedClients));
+}
+
+void MainWindow::showHelp(const QString &pageAndSection)
+{
+    if (!m_help)
+        m_help = new HelpWindow(this);
+    m_help->showPage(pageAndSection);
 }
 
 void MainWindow::showAbout()

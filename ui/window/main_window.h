@@ -21,6 +21,7 @@ namespace sluice::ui {
 
 class DeploymentView;
 class FireView;
+class HelpWindow;
 class PolicyHistoryView;
 class TuneView;
 class KeyInspectorView;
@@ -68,6 +69,7 @@ public:
     DeploymentView *deploymentView() const { return m_deployment; }
     PolicyHistoryView *historyView() const { return m_history; }
     TuneView *tuneView() const { return m_tune; }
+    HelpWindow *helpWindow() const { return m_help; }
 
 private:
     void createViews();
@@ -78,6 +80,8 @@ private:
     void showStatus(const model::ServerStatus &status);
     void showNodeStates();
     void showLibraryReport(const model::LibraryWatch::Report &report);
+    // The shipped docs at a page ("tuning.md") or section ("user-guide.md#test-fire"), in one help window.
+    void showHelp(const QString &pageAndSection);
     void showAbout();
     void addViewActions();
 
@@ -104,6 +108,8 @@ private:
     QAction *m_fileViewActions = nullptr; // where the views' File entries go
     QAction *m_refreshAction = nullptr;
     QHash<QWidget *, QAction *> m_tabRefreshActions; // each tab's own Refresh, for F5
+    QHash<QWidget *, QString> m_tabHelpSections;     // each tab's section of the docs, for F1
+    HelpWindow *m_help = nullptr;                    // made on first use
     QLabel *m_driftBanner = nullptr;
     QLabel *m_profileLabel = nullptr;
     QLabel *m_stateLabel = nullptr;
