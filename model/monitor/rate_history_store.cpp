@@ -65,6 +65,20 @@ RateSeries bounded(const RateSeries &series, qint64 nowMs, qint64 retentionMs)
     return kept;
 }
 
+// The profile a file says it was recorded for, or nothing when it is not a rate history file of this format.
+std::optional<QString> recordedProfile(const QByteArray &bytes)
+{
+    QDataStream in(bytes);
+    in.setVersion(QDataStream::Qt_6_4);
+    quint32 magic = 0;
+    quint16 version = 0;
+    QString profile;
+    in >> magic >> version >> profile;
+    if (in.status() != QDataStream::Ok || magic != kMagic || version != RateHistoryStore::kFormatVersion)
+        return std::nullopt;
+    return profile;
+}
+
 } // namespace
 
 RateHistoryStore::RateHistoryStore(const QString &directory, const Identity &identity)
@@ -82,6 +96,25 @@ QString RateHistoryStore::defaultDirectory()
 {
     return QDir(QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation))
         .filePath(QStringLiteral("rate-history"));
+}
+
+std::optional<Failure> RateHistoryStore::forgetProfile(const QString &directory, const QString &profile)
+{
+    if (!isOwnFolder(directory))
+        return std::nullopt; // nothing was kept there, or it is not a folder Sluice may sweep
+    QStringList kept;
+    for (const QFileInfo &entry : QDir(directory).entryInfoList({QStringLiteral("*.rates")}, QDir::Files)) {
+        const OwnFileRead file = readOwnFile(entry.filePath(), kMaxFileBytes);
+        if (file.missing || file.failure || recordedProfile(file.content) != profile)
+            continue;
+        if (!QFile::remove(entry.filePath()))
+            kept << entry.filePath();
+    }
+    if (kept.isEmpty())
+        return std::nullopt;
+    return Failure{Failure::Kind::ServerError,
+                   Text::tr("The rate history of \u201c%1\u201d could not be removed: %2")
+                       .arg(profile, kept.join(QStringLiteral(", ")))};
 }
 
 QByteArray RateHistoryStore::addressDigest() const

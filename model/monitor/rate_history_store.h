@@ -35,6 +35,9 @@ public:
 
     // <AppLocalDataLocation>/rate-history: where the dashboard keeps the files.
     static QString defaultDirectory();
+    // Removes every file in `directory` recorded for `profile` (all its namespaces and databases), when the
+    // profile is deleted. Files it cannot read as its own (links, devices, others' files) are left alone.
+    static std::optional<Failure> forgetProfile(const QString &directory, const QString &profile);
     QString path() const { return m_path; }
 
     // The points ending in (nowMs - retentionMs, nowMs + a minute of clock skew]; empty, and why

@@ -7,6 +7,7 @@
 
 #include "model/connection/connection_session.h"
 #include "model/connection/remembering_secret_store.h"
+#include "model/monitor/rate_history_store.h"
 #include "support/event_loop_watchdog.h"
 #include "support/fake_secret_store.h"
 #include "support/limiter_support.h"
@@ -214,6 +215,60 @@ private Q_SLOTS:
         QCOMPARE(listedNames(&manager), QStringList{QStringLiteral("edge-cache-eu")});
         QTRY_VERIFY(!m_secrets.secrets.contains(QStringLiteral("profile/edge-cache-eu copy/password")));
         QVERIFY(m_secrets.secrets.contains(QStringLiteral("profile/edge-cache-eu/password")));
+    }
+
+    // What the dashboard kept for a profile (settings, rate history files in every namespace) goes with it; a
+    // name it prefixes, another case of it, a link planted among the files and the profile in use stay.
+    void deletingAProfileRemovesWhatWasKeptForIt()
+    {
+        using Kept = ProfileSettings::Kept;
+        QTemporaryDir history;
+        QVERIFY(history.isValid());
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        const model::RateSeries series = {{QStringLiteral("api"), {model::RatePoint{now - 1000, 1000, 5, 1}}}};
+        const auto keep = [&](const QString &profile, const QString &ns, const QString &directory) {
+            saveProfile(profile, test::optionsFor(QStringLiteral("redis://127.0.0.1:1")));
+            for (Kept kept : {Kept::WatchList, Kept::FireChoices})
+                m_settings->setValue(ProfileSettings::keptKey(kept, profile), QStringLiteral("kept"));
+            const model::RateHistoryStore store(directory, {profile, ns, 0, QStringLiteral("redis://127.0.0.1:1")});
+            const auto failure = store.save(series, now, 3600 * 1000);
+            return failure ? failure->message : store.path();
+        };
+        const QString dir = history.path();
+        const QStringList gone = {keep(QStringLiteral("edge"), QStringLiteral("sluice"), dir),
+                                  keep(QStringLiteral("edge"), QStringLiteral("teamb"), dir)};
+        const QStringList stay = {keep(QStringLiteral("edge2"), QStringLiteral("sluice"), dir),
+                                  keep(QStringLiteral("Edge"), QStringLiteral("sluice"), dir)};
+        QTemporaryDir elsewhere;
+        const QString planted = QDir(elsewhere.path()).filePath(QStringLiteral("edge.rates"));
+        QVERIFY(QFile::copy(gone.first(), planted)); // a file of "edge"'s, outside the folder, behind a link
+        QVERIFY(QFile::link(planted, QDir(dir).filePath(QStringLiteral("planted.rates"))));
+        for (const QString &path : gone + stay)
+            QVERIFY2(QFileInfo::exists(path), qPrintable(path));
+
+        ui::ConnectionManager manager(m_settings.get(), &m_secrets);
+        manager.setRateHistoryDirectory(dir);
+        manager.setProfileInUse(QStringLiteral("edge2"));
+        manager.show();
+        manager.selectProfile(QStringLiteral("edge2"));
+        QVERIFY(!child<QPushButton>(&manager, "deleteButton")->isEnabled());
+        QVERIFY(child<QPushButton>(&manager, "deleteButton")->toolTip().contains(QLatin1String("connected with")));
+        manager.selectProfile(QStringLiteral("edge"));
+        click(&manager, "deleteButton");
+        QMessageBox *confirm = nullptr;
+        QTRY_VERIFY((confirm = openDialog<QMessageBox>("deleteConfirmation")));
+        QVERIFY(confirm->text().contains(QLatin1String("rate history")));
+        confirm->button(QMessageBox::Yes)->click();
+        QTRY_VERIFY(!listedNames(&manager).contains(QStringLiteral("edge")));
+        for (const QString &path : gone)
+            QVERIFY2(!QFileInfo::exists(path), qPrintable(path + QLatin1String(" is still there")));
+        for (const QString &path : stay + QStringList{planted, QDir(dir).filePath(QStringLiteral("planted.rates"))})
+            QVERIFY2(QFileInfo::exists(path), qPrintable(path + QLatin1String(" was removed")));
+        for (Kept kept : {Kept::WatchList, Kept::FireChoices}) {
+            QVERIFY(!m_settings->contains(ProfileSettings::keptKey(kept, QStringLiteral("edge"))));
+            QVERIFY(m_settings->contains(ProfileSettings::keptKey(kept, QStringLiteral("edge2"))));
+            QVERIFY(m_settings->contains(ProfileSettings::keptKey(kept, QStringLiteral("Edge"))));
+        }
     }
 
     void invalidInputIsExplainedAndNotSaved_data()

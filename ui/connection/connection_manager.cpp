@@ -2,6 +2,7 @@
 #include "ui/connection/connection_manager.h"
 
 #include "model/deploy/deployment_probe.h"
+#include "model/monitor/rate_history_store.h"
 #include "ui/connection/profile_form.h"
 #include "ui/widgets/keyboard_use.h"
 #include "ui/widgets/state_palette.h"
@@ -150,6 +151,12 @@ void ConnectionManager::showSelected()
     updateState();
 }
 
+void ConnectionManager::setProfileInUse(const QString &name)
+{
+    m_profileInUse = name;
+    updateState();
+}
+
 void ConnectionManager::updateState()
 {
     const bool selected = !m_storedName.isEmpty();
@@ -162,7 +169,12 @@ void ConnectionManager::updateState()
         m_testResult->show();
     }
     m_duplicate->setEnabled(selected);
-    m_delete->setEnabled(selected);
+    const bool inUse = selected && m_storedName == m_profileInUse;
+    m_delete->setEnabled(selected && !inUse);
+    m_delete->setToolTip(inUse ? tr("This window is connected with \u201c%1\u201d: connect with another profile to "
+                                    "delete it.")
+                                     .arg(m_storedName)
+                               : QString());
     m_save->setEnabled(selected && m_dirty && problems.isEmpty());
     m_test->setEnabled(selected && problems.isEmpty());
     m_connect->setEnabled(selected && problems.isEmpty());
@@ -205,7 +217,9 @@ void ConnectionManager::deleteProfile()
         return;
     auto *confirm
         = new QMessageBox(QMessageBox::Question, tr("Delete profile"),
-                          tr("Delete the connection profile \u201c%1\u201d and its saved password?").arg(profile->name),
+                          tr("Delete the connection profile \u201c%1\u201d, its saved password and what the dashboard "
+                             "kept for it (watch list, Test fire settings, rate history)?")
+                              .arg(profile->name),
                           QMessageBox::Yes | QMessageBox::Cancel, this);
     confirm->setObjectName(QStringLiteral("deleteConfirmation"));
     confirm->setAttribute(Qt::WA_DeleteOnClose);
@@ -216,6 +230,9 @@ void ConnectionManager::deleteProfile()
         ProfileSettings(m_settings).forgetKept(profile.name);
         forgetSecrets(profile);
         reload({});
+        if (!m_rateHistoryDirectory.isEmpty())
+            if (const auto failure = model::RateHistoryStore::forgetProfile(m_rateHistoryDirectory, profile.name))
+                showTestResult(failure->message, Tone::Error);
     });
     confirm->open();
 }

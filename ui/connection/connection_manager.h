@@ -27,6 +27,11 @@ public:
     ConnectionManager(QSettings *settings, model::SecretStore *secrets, QWidget *parent = nullptr);
 
     void selectProfile(const QString &name);
+    // The profile this window is connected with: it cannot be deleted while its session would keep writing
+    // its watch list and rate history.
+    void setProfileInUse(const QString &name);
+    // Where sessions keep their rate history, so deleting a profile removes its files too.
+    void setRateHistoryDirectory(const QString &directory) { m_rateHistoryDirectory = directory; }
     QString testResult() const;
 
 Q_SIGNALS:
@@ -64,6 +69,8 @@ private:
     QPushButton *m_test;
     QPushButton *m_connect;
     QString m_storedName; // the selected profile's name as saved
+    QString m_profileInUse;
+    QString m_rateHistoryDirectory;
     bool m_dirty = false;
     QPointer<model::ConnectionTest> m_runningTest;
 };

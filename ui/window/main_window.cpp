@@ -263,8 +263,11 @@ void MainWindow::openConnectionManager()
         return;
     auto *manager = new ConnectionManager(m_settings, m_secrets, this);
     manager->setAttribute(Qt::WA_DeleteOnClose);
-    if (m_session)
+    manager->setRateHistoryDirectory(m_rateHistoryDirectory);
+    if (m_session) {
+        manager->setProfileInUse(m_session->profile().name);
         manager->selectProfile(m_session->profile().name);
+    }
     connect(manager, &ConnectionManager::connectRequested, this, &MainWindow::openProfileSession);
     manager->resize(980, 620);
     manager->open();
