@@ -7,6 +7,9 @@
 #include "ui/widgets/chart_scale.h"
 #include "ui/widgets/time_series_chart.h"
 
+#include <QAbstractAxis>
+#include <QChart>
+#include <QChartView>
 #include <QTest>
 
 using namespace sluice;
@@ -84,13 +87,24 @@ private Q_SLOTS:
         QVERIFY(chart.timeLabels().isEmpty());
         const qint64 now = 1'700'000'000'000;
         chart.setTimeWindow(now - 60000, now);
+        chart.addSeries({QStringLiteral("rejected/s"), Qt::red, ui::TimeSeriesChart::Axis::Right}); // a new axis
         QVERIFY(!chart.emptyText().isEmpty());
         QVERIFY2(chart.timeLabels().isEmpty(), qPrintable(chart.timeLabels().join(QLatin1Char(' '))));
+        // Nothing but the words: an axis title with no labels beside it was drawn as a stray "⋮" or "…".
+        const auto axesShowing = [&chart] {
+            QStringList showing;
+            for (const QAbstractAxis *axis : chart.findChild<QChartView *>()->chart()->axes())
+                if (axis->isTitleVisible() || axis->labelsVisible())
+                    showing << axis->titleText();
+            return showing;
+        };
+        QVERIFY2(axesShowing().isEmpty(), qPrintable(axesShowing().join(QLatin1String(", "))));
         chart.setEmptyText(QStringLiteral("Waiting for the first sample."));
         QCOMPARE(chart.emptyText(), QStringLiteral("Waiting for the first sample."));
 
         chart.setPoints(0, {QPointF(now - 30000, 95), QPointF(now - 1000, 40)});
         QVERIFY(chart.emptyText().isEmpty());
+        QCOMPARE(axesShowing().size(), 3);
         const QStringList labels = chart.timeLabels();
         QVERIFY(!labels.isEmpty());
         for (const QString &label : labels)

@@ -3,6 +3,7 @@
 // clear message when it cannot be reached, and the GUI event loop never stalls while the server is
 // unreachable or frozen with SIGSTOP.
 
+#include "model/connection/connection_session.h"
 #include "model/monitor/server_monitor.h"
 #include "support/event_loop_watchdog.h"
 #include "support/redis_process.h"
@@ -112,11 +113,13 @@ private Q_SLOTS:
             first.show();
             QVERIFY(QTest::qWaitForWindowExposed(&first));
             first.findChild<QTabWidget *>(QStringLiteral("mainTabs"))->setCurrentIndex(5);
-            auto *split = first.findChildren<QSplitter *>().value(0);
+            auto *split = first.findChild<QSplitter *>(QStringLiteral("watchedKeysSplit"));
             QVERIFY(split);
             split->setSizes({120, 600});
             splitSizes = split->sizes();
+            settings.setValue(QStringLiteral("window/splitter0"), QByteArray("an earlier build's, by order"));
             ui::saveWindowState(&first, &settings);
+            QVERIFY(!settings.contains(QStringLiteral("window/splitter0")));
         }
         ui::MainWindow second;
         ui::restoreWindowState(&second, &settings);
@@ -124,10 +127,24 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(&second));
         QCOMPARE(second.findChild<QTabWidget *>(QStringLiteral("mainTabs"))->currentIndex(), 5);
         QCOMPARE(second.size(), QSize(1000, 680));
-        QCOMPARE(second.findChildren<QSplitter *>().value(0)->sizes(), splitSizes);
+        QCOMPARE(second.findChild<QSplitter *>(QStringLiteral("watchedKeysSplit"))->sizes(), splitSizes);
+        // A connection switch builds every view anew: the new ones open as the operator left the old.
+        model::ConnectionProfile profile;
+        profile.name = QStringLiteral("elsewhere");
+        second.setSession(std::make_unique<model::ConnectionSession>(profile, refusedPort()));
+        QCOMPARE(second.findChild<QSplitter *>(QStringLiteral("watchedKeysSplit"))->sizes(), splitSizes);
+
+        // A state filed under another splitter's name (the stacked one's under the Live tab's) moves sizes at
+        // most: the Live tab stays side by side.
+        settings.setValue(QStringLiteral("window/splitters/liveSplit"),
+                          settings.value(QStringLiteral("window/splitters/watchedKeysSplit")));
+        ui::MainWindow crossed;
+        ui::restoreWindowState(&crossed, &settings);
+        QCOMPARE(crossed.findChild<QSplitter *>(QStringLiteral("liveSplit"))->orientation(), Qt::Horizontal);
+        QCOMPARE(crossed.findChild<QSplitter *>(QStringLiteral("watchedKeysSplit"))->orientation(), Qt::Vertical);
 
         settings.setValue(QStringLiteral("window/geometry"), QByteArray("not a geometry"));
-        settings.setValue(QStringLiteral("window/splitter0"), QByteArray("not a state"));
+        settings.setValue(QStringLiteral("window/splitters/liveSplit"), QByteArray("not a state"));
         settings.setValue(QStringLiteral("window/tab"), 99);
         ui::MainWindow damaged;
         ui::restoreWindowState(&damaged, &settings);

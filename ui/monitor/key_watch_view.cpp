@@ -130,6 +130,7 @@ KeyWatchView::KeyWatchView(model::ConnectionSession *session, QWidget *parent)
     chartLayout->addWidget(m_chartTitle);
     chartLayout->addWidget(m_chart, 1);
     auto *split = new QSplitter(Qt::Vertical, this);
+    split->setObjectName(QStringLiteral("watchedKeysSplit"));
     split->addWidget(m_table);
     split->addWidget(chartBox);
     split->setStretchFactor(0, 1);

@@ -83,6 +83,7 @@ PolicyLiveView::PolicyLiveView(model::ConnectionSession *session, QWidget *paren
     QWidget *chartBox = createChartBox();
     QWidget *topBox = createTopList();
     auto *split = new QSplitter(Qt::Horizontal, this);
+    split->setObjectName(QStringLiteral("liveSplit"));
     split->addWidget(chartBox);
     split->addWidget(topBox);
     split->setStretchFactor(0, 3);

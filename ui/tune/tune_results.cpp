@@ -92,6 +92,7 @@ TuneResults::TuneResults(QWidget *parent)
     m_tabs->addTab(m_mostRejected, tr("Most rejected"));
 
     auto *splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setObjectName(QStringLiteral("tuneResultsSplit"));
     splitter->addWidget(m_preview);
     splitter->addWidget(m_candidates);
     splitter->addWidget(m_tabs);

@@ -86,6 +86,7 @@ TuneView::TuneView(model::ConnectionSession *session, QWidget *parent)
     rightLayout->addLayout(actions);
 
     auto *splitter = new QSplitter(this);
+    splitter->setObjectName(QStringLiteral("tuneSplit"));
     splitter->addWidget(left);
     splitter->addWidget(right);
     splitter->setStretchFactor(1, 1);

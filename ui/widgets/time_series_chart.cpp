@@ -191,6 +191,7 @@ int TimeSeriesChart::addSeries(const Series &series)
         m_canvas->rightAxis = new QValueAxis(m_canvas->chart());
         m_canvas->rightAxis->setLabelFormat(QStringLiteral("%.0f"));
         m_canvas->chart()->addAxis(m_canvas->rightAxis, Qt::AlignRight);
+        showEmptyState(!m_empty->isHidden());
     }
     m_series << series;
     m_points << QVector<QPointF>();
@@ -359,13 +360,15 @@ void TimeSeriesChart::labelTimeAxis()
         axis->append(labels.at(i), double(ticks.at.at(i)));
 }
 
+// Without labels Qt Charts leaves an axis title no room: it was drawn elided, a stray "⋮" or "…". An empty
+// chart shows its words alone.
 void TimeSeriesChart::showEmptyState(bool empty)
 {
     m_empty->setVisible(empty);
-    m_canvas->timeAxis->setLabelsVisible(!empty);
-    m_canvas->leftAxis->setLabelsVisible(!empty);
-    if (m_canvas->rightAxis)
-        m_canvas->rightAxis->setLabelsVisible(!empty);
+    for (QAbstractAxis *axis : m_canvas->chart()->axes()) {
+        axis->setLabelsVisible(!empty);
+        axis->setTitleVisible(!empty);
+    }
     if (empty)
         m_empty->setGeometry(m_canvas->rect());
 }

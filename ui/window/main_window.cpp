@@ -189,12 +189,20 @@ void MainWindow::createViews()
     connect(m_policies, &PolicyPanel::changed, m_history, &PolicyHistoryView::refresh);
     connect(m_history, &PolicyHistoryView::changed, m_policies, &PolicyPanel::refresh);
     connect(m_deployment, &DeploymentView::published, m_history, &PolicyHistoryView::refresh);
+    restoreSplitterStates(this, m_splitterStates);
+}
+
+void MainWindow::setSplitterStates(const SplitterStates &states)
+{
+    m_splitterStates = states;
+    restoreSplitterStates(this, states);
 }
 
 // Nothing another server showed may survive a switch: its figures, warnings, hover readouts, lists and
 // choices go with the views that held them, and fresh ones wait for the new server.
 void MainWindow::deleteViews()
 {
+    m_splitterStates.insert(splitterStates(this));
     for (QWidget *view : std::initializer_list<QWidget *>{m_overview, m_live, m_keyWatch, m_inspector, m_fire,
                                                           m_policies, m_deployment, m_history, m_tune})
         delete view; // its tab goes with it

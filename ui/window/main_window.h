@@ -5,6 +5,7 @@
 #include "model/connection/secret_store.h"
 #include "model/monitor/server_monitor.h"
 #include "ui/widgets/state_palette.h"
+#include "ui/window/window_state.h"
 
 #include <QHash>
 #include <QMainWindow>
@@ -54,6 +55,9 @@ public:
     // keychain read); Waiting: nothing connects until the operator acts; Failed: it could not start.
     enum class StartupState { Starting, Waiting, Failed };
     void showStartupMessage(const QString &message, StartupState state);
+
+    // Splitter positions to give these views and the ones each connection switch builds (window_state.h).
+    void setSplitterStates(const SplitterStates &states);
 
     void openConnectionManager();
     // Shows the Deployment tab and publishes there (behind the write gate).
@@ -110,6 +114,7 @@ private:
     QHash<QWidget *, QAction *> m_tabRefreshActions; // each tab's own Refresh, for F5
     QHash<QWidget *, QString> m_tabHelpSections;     // each tab's section of the docs, for F1
     HelpWindow *m_help = nullptr;                    // made on first use
+    SplitterStates m_splitterStates;                 // carried from the views a switch deletes to the next
     QLabel *m_driftBanner = nullptr;
     QLabel *m_profileLabel = nullptr;
     QLabel *m_stateLabel = nullptr;
