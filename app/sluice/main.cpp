@@ -12,6 +12,7 @@
 #include "model/connection/remembering_secret_store.h"
 #include "redis/redis_client.h"
 #include "ui/connection/credential_resolver.h"
+#include "ui/widgets/focus_ring_style.h"
 #include "ui/window/main_window.h"
 #include "ui/window/window_state.h"
 
@@ -148,6 +149,7 @@ int main(int argc, char *argv[])
         return *answered;
     QApplication app(argc, argv);
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/sluice.svg")));
+    QApplication::setStyle(new ui::FocusRingStyle); // the platform's style, with a focus ring that shows
     app::quitOnTerminationSignals(&app);
     app::installTranslations(&app);
 

@@ -1,12 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The state palette: every tone readable on the application's window colour, light and dark, and
-// a widget styled with it changes with the palette (a dark theme keeps the meaning legible).
+// a widget styled with it changes with the palette (a dark theme keeps the meaning legible); and a
+// control with keyboard focus shows a ring in every style Qt offers here.
 
+#include "ui/widgets/focus_ring_style.h"
 #include "ui/widgets/state_palette.h"
 
 #include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPalette>
+#include <QPushButton>
+#include <QStyleFactory>
+#include <QToolButton>
+#include <QVBoxLayout>
 #include <QtTest>
 
 #include <cmath>
@@ -56,6 +65,25 @@ struct ToneUse {
 const ToneUse allTones[] = {{Tone::Ok, 4.5},    {Tone::Warning, 4.5}, {Tone::Error, 4.5},    {Tone::Info, 4.5},
                             {Tone::Muted, 4.5}, {Tone::Allowed, 3.0}, {Tone::Rejected, 3.0}, {Tone::Level, 3.0}};
 
+// How many pixels of the control's outer 3 px band are (nearly) the highlight colour.
+int highlightedEdgePixels(QWidget *control)
+{
+    const QImage image = control->grab().toImage();
+    const QColor highlight = control->palette().color(QPalette::Highlight);
+    int count = 0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) {
+            const bool edge = x < 3 || y < 3 || x >= image.width() - 3 || y >= image.height() - 3;
+            const QColor pixel = image.pixelColor(x, y);
+            if (edge
+                && std::abs(pixel.red() - highlight.red()) + std::abs(pixel.green() - highlight.green())
+                        + std::abs(pixel.blue() - highlight.blue())
+                    < 60)
+                ++count;
+        }
+    return count;
+}
+
 } // namespace
 
 class TestStatePalette : public QObject {
@@ -95,6 +123,58 @@ private Q_SLOTS:
             QVERIFY(toneColor(Tone::Warning) != toneColor(Tone::Error));
             QVERIFY(toneColor(Tone::Allowed) != toneColor(Tone::Rejected));
             QVERIFY(toneColor(Tone::Muted) != toneColor(Tone::Info));
+        }
+    }
+
+    void aFocusedControlShowsARing_data()
+    {
+        QTest::addColumn<QString>("style");
+        QTest::addColumn<bool>("dark");
+        for (const QString &style : QStyleFactory::keys()) {
+            QTest::newRow(qPrintable(style + QLatin1String(", light"))) << style << false;
+            QTest::newRow(qPrintable(style + QLatin1String(", dark"))) << style << true;
+        }
+    }
+
+    // Which button Space would press must be plain to see: the ring covers most of the control's edge.
+    void aFocusedControlShowsARing()
+    {
+        QFETCH(QString, style);
+        QFETCH(bool, dark);
+        QApplication::setStyle(style);
+        QApplication::setStyle(new FocusRingStyle);
+        QApplication::setPalette(dark ? darkPalette() : lightPalette());
+        QWidget window;
+        auto *layout = new QVBoxLayout(&window);
+        auto *elsewhere = new QLineEdit(&window);
+        auto *tool = new QToolButton(&window);
+        tool->setText(QStringLiteral("Back"));
+        auto *combo = new QComboBox(&window);
+        combo->addItem(QStringLiteral("last 5 minutes"));
+        const QList<QWidget *> controls = {new QPushButton(QStringLiteral("Publish version 2"), &window),
+                                           new QCheckBox(QStringLiteral("Fire at real keys"), &window), tool, combo};
+        layout->addWidget(elsewhere);
+        for (QWidget *control : controls) {
+            control->setFocusPolicy(Qt::StrongFocus);
+            layout->addWidget(control);
+        }
+        window.show();
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        for (QWidget *control : controls) {
+            elsewhere->setFocus(Qt::TabFocusReason);
+            QTRY_VERIFY(elsewhere->hasFocus());
+            const int without = highlightedEdgePixels(control);
+            control->setFocus(Qt::TabFocusReason);
+            QTRY_VERIFY(control->hasFocus());
+            const int with = highlightedEdgePixels(control);
+            const int perimeter = 2 * (control->width() + control->height());
+            QVERIFY2(with - without >= perimeter,
+                     qPrintable(QStringLiteral("%1: %2 highlighted edge pixels focused, %3 not, around %4 px")
+                                    .arg(QString::fromLatin1(control->metaObject()->className()))
+                                    .arg(with)
+                                    .arg(without)
+                                    .arg(perimeter)));
         }
     }
 
