@@ -95,6 +95,15 @@ void KeyInspectorModel::read(int row)
     });
 }
 
+void KeyInspectorModel::setShadowPolicies(const QSet<QString> &shadow)
+{
+    if (shadow == m_shadowPolicies)
+        return;
+    m_shadowPolicies = shadow;
+    if (!m_rows.isEmpty())
+        Q_EMIT dataChanged(index(0, PolicyColumn), index(int(m_rows.size()) - 1, PolicyColumn));
+}
+
 void KeyInspectorModel::reread(int row)
 {
     if (row >= 0 && row < m_rows.size())
@@ -147,7 +156,9 @@ QVariant KeyInspectorModel::data(const QModelIndex &index, int role) const
         return readAt;
     switch (column) {
     case Subject: return QString::fromUtf8(row.bucket.subject);
-    case PolicyColumn: return row.bucket.policy;
+    case PolicyColumn:
+        return m_shadowPolicies.contains(row.bucket.policy) ? tr("%1 [shadow]").arg(row.bucket.policy)
+                                                            : row.bucket.policy;
     case Node: return row.bucket.node;
     default: break;
     }

@@ -7,6 +7,7 @@
 #include "model/monitor/key_scanner.h"
 
 #include <QAbstractTableModel>
+#include <QSet>
 #include <QTimer>
 
 #include <optional>
@@ -53,6 +54,9 @@ public:
     bool isLoading() const { return m_scanner.isFetching() || m_unread > 0; }
     const InspectedBucket &bucket(int row) const { return m_rows.at(row); }
     int rowOf(const QByteArray &key) const; // -1 when not shown
+    // The published shadow policies: their rows' Policy says "[shadow]", as the Overview does.
+    void setShadowPolicies(const QSet<QString> &shadow);
+    const QSet<QString> &shadowPolicies() const { return m_shadowPolicies; }
     // Reads one row again (after a reset, say).
     void reread(int row);
     // Refresh: scans again with the last filter, as far as the rows shown went, reading every bucket afresh
@@ -84,6 +88,7 @@ private:
     LibraryOwner m_owner;
     KeyScanner m_scanner;
     QVector<InspectedBucket> m_rows;
+    QSet<QString> m_shadowPolicies;
     int m_unread = 0;                     // rows of this browse whose sluice_inspect has not answered
     int m_generation = 0;                 // replies for rows of an earlier browse are dropped
     std::optional<BucketFilter> m_filter; // the last filter browsed

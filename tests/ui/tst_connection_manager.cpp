@@ -227,7 +227,8 @@ private Q_SLOTS:
         const qint64 now = QDateTime::currentMSecsSinceEpoch();
         const model::RateSeries series = {{QStringLiteral("api"), {model::RatePoint{now - 1000, 1000, 5, 1}}}};
         const auto keep = [&](const QString &profile, const QString &ns, const QString &directory) {
-            saveProfile(profile, test::optionsFor(QStringLiteral("redis://127.0.0.1:1")));
+            if (!ProfileSettings(m_settings.get()).profile(profile))
+                saveProfile(profile, test::optionsFor(QStringLiteral("redis://127.0.0.1:1")));
             for (Kept kept : {Kept::WatchList, Kept::FireChoices})
                 m_settings->setValue(ProfileSettings::keptKey(kept, profile), QStringLiteral("kept"));
             const model::RateHistoryStore store(directory, {profile, ns, 0, QStringLiteral("redis://127.0.0.1:1")});

@@ -10,6 +10,7 @@
 #include "model/connection/connection_session.h"
 #include "model/format/units.h"
 #include "model/monitor/top_rejected.h"
+#include "model/tables/key_inspector_model.h"
 #include "model/tables/policy_list_model.h"
 #include "model/tables/policy_rates_model.h"
 #include "support/limiter_support.h"
@@ -431,6 +432,34 @@ private Q_SLOTS:
         sorted.sort();
         QCOMPARE(listed, sorted);
 
+        // Watched keys: its list marks the shadow policy, watching from it names the policy (not the mark),
+        // and the watched row says shadow.
+        auto *source = test::child<QComboBox>(window->keyWatchView(), "watchSource");
+        const int shadowItem = source->findData(next);
+        QVERIFY(shadowItem >= 0);
+        QTRY_COMPARE(source->itemText(shadowItem), next + QStringLiteral(" [shadow]"));
+        QCOMPARE(source->itemText(source->findData(real)), real);
+        source->setCurrentIndex(shadowItem);
+        test::child<QLineEdit>(window->keyWatchView(), "watchSubject")->setText(QStringLiteral("s0"));
+        test::child<QPushButton>(window->keyWatchView(), "watchAdd")->click();
+        QVERIFY2(window->keyWatchView()->errorText().isEmpty(), qPrintable(window->keyWatchView()->errorText()));
+        QCOMPARE(window->keyWatchView()->watch()->keys().last().policy, next);
+        QTRY_VERIFY(window->keyWatchView()->table()->item(0, 0)->text().endsWith(QLatin1String("[shadow]")));
+
+        // The key inspector: its filter and its Policy column, and a filter on the marked item finds the policy's
+        // buckets.
+        ui::KeyInspectorView *inspector = window->keyInspector();
+        auto *filter = test::child<QComboBox>(inspector, "inspectPolicy");
+        QTRY_VERIFY(filter->findData(next) > 0);
+        QTRY_COMPARE(filter->itemText(filter->findData(next)), next + QStringLiteral(" [shadow]"));
+        filter->setCurrentIndex(filter->findData(next));
+        test::child<QTabWidget>(window.get(), "mainTabs")->setCurrentWidget(inspector);
+        test::child<QPushButton>(inspector, "inspectScan")->click();
+        QTRY_VERIFY(inspector->model()->rowCount() > 0);
+        for (int row = 0; row < inspector->model()->rowCount(); ++row)
+            QCOMPARE(inspector->model()->index(row, model::KeyInspectorModel::PolicyColumn).data().toString(),
+                     next + QStringLiteral(" [shadow]"));
+
         // The Policies list.
         const model::PolicyListModel *list = window->policyPanel()->listModel();
         QTRY_COMPARE(list->rowCount(), 2);
@@ -439,6 +468,19 @@ private Q_SLOTS:
             const QString mark = list->index(row, model::PolicyListModel::Shadow).data().toString();
             QCOMPARE(mark, name == next ? QStringLiteral("would reject") : QString());
         }
+
+        // A republish that swaps them: every list and the watched row follow at the next check.
+        QCOMPARE(test::storeAndPublish(*m_traffic, ns,
+                                       {test::makePolicy(next, Algorithm::TokenBucket, 1, 3600000, 5),
+                                        test::makePolicy(real, Algorithm::TokenBucket, 1, 3600000, 5, true)}),
+                 QString());
+        window->session()->libraryWatch()->checkNow();
+        for (const QComboBox *box : {choice, source, filter}) {
+            QTRY_COMPARE(box->itemText(box->findData(real)), real + QStringLiteral(" [shadow]"));
+            QCOMPARE(box->itemText(box->findData(next)), next);
+        }
+        QTRY_COMPARE(window->keyWatchView()->table()->item(0, 0)->text().contains(QLatin1String("[shadow]")), false);
+        QCOMPARE(inspector->model()->index(0, model::KeyInspectorModel::PolicyColumn).data().toString(), next);
     }
 
     // The window at 1024x700, every tab in front in turn, on a server with a long policy name: the

@@ -3,10 +3,12 @@
 
 #include "model/limiter/bucket_reset.h"
 #include "model/policy/operator_identity.h"
+#include "model/policy/policy_summary.h"
 #include "ui/connection/write_guard.h"
 #include "ui/widgets/action_button.h"
 #include "ui/widgets/column_widths.h"
 #include "ui/widgets/long_names.h"
+#include "ui/widgets/policy_choices.h"
 #include "ui/widgets/state_palette.h"
 
 #include <QAction>
@@ -142,6 +144,12 @@ void KeyInspectorView::followSession(model::ConnectionSession *session)
     connect(m_model, &KeyInspectorModel::modelReset, this, &KeyInspectorView::updateActions);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &KeyInspectorView::updateActions);
     connect(session->rates(), &model::PolicyRateSampler::sampled, this, &KeyInspectorView::updatePolicies);
+    connect(session->libraryWatch(), &model::LibraryWatch::checked, this,
+            [this](const model::LibraryWatch::Report &report) {
+        const QSet<QString> shadow = model::shadowPolicyNames(report.status.published.policies);
+        m_model->setShadowPolicies(shadow);
+        markShadowPolicies(m_policy, shadow);
+    });
     connect(session, &model::ConnectionSession::ready, this, [this] {
         if (!m_browsed && isVisible())
             scan();
@@ -161,8 +169,7 @@ void KeyInspectorView::showEvent(QShowEvent *event)
 void KeyInspectorView::updatePolicies(const model::RateSample &sample)
 {
     for (const model::PolicyRate &rate : sample.policies)
-        if (m_policy->findText(rate.policy) < 0)
-            m_policy->addItem(rate.policy);
+        addPolicyInNameOrder(m_policy, rate.policy, m_model->shadowPolicies(), 1); // after "All policies"
 }
 
 bool KeyInspectorView::scan()
@@ -170,8 +177,7 @@ bool KeyInspectorView::scan()
     if (!m_model)
         return false;
     model::BucketFilter filter;
-    if (m_policy->currentIndex() > 0)
-        filter.policy = m_policy->currentText();
+    filter.policy = chosenPolicy(m_policy); // empty for "All policies"
     filter.subjectPattern = m_pattern->text().trimmed();
     if (const auto failure = m_model->browse(filter)) {
         showError(failure->message);

@@ -5,8 +5,10 @@
 #include "model/monitor/level_projection.h"
 #include "model/monitor/server_status.h"
 #include "model/monitor/watch_list_store.h"
+#include "model/policy/policy_summary.h"
 #include "ui/widgets/column_widths.h"
 #include "ui/widgets/long_names.h"
+#include "ui/widgets/policy_choices.h"
 #include "ui/widgets/state_palette.h"
 #include "ui/widgets/time_series_chart.h"
 
@@ -178,6 +180,10 @@ void KeyWatchView::followSession(model::ConnectionSession *session)
             showReadings();
     });
     connect(session->rates(), &model::PolicyRateSampler::sampled, this, &KeyWatchView::updatePolicies);
+    connect(session->libraryWatch(), &model::LibraryWatch::checked, this,
+            [this](const model::LibraryWatch::Report &report) {
+        markShadow(model::shadowPolicyNames(report.status.published.policies));
+    });
     m_watch->start();
     rebuildTable();
 }
@@ -189,13 +195,17 @@ void KeyWatchView::updatePolicies(const model::RateSample &sample)
         m_watch->setIntervalMs(m_session->rates()->intervalMs());
     if (m_watch && m_session)
         m_watch->setRetentionMs(m_session->rates()->retentionMs());
-    int insertAt = 0;
-    for (const model::PolicyRate &rate : sample.policies) {
-        const int found = m_source->findText(rate.policy);
-        if (found < 0 || !m_source->itemData(found, seedRole).isNull())
-            m_source->insertItem(insertAt, rate.policy);
-        ++insertAt;
-    }
+    for (const model::PolicyRate &rate : sample.policies)
+        addPolicyInNameOrder(m_source, rate.policy, m_shadowPolicies); // above the seed layouts
+}
+
+void KeyWatchView::markShadow(const QSet<QString> &shadow)
+{
+    if (shadow == m_shadowPolicies)
+        return;
+    m_shadowPolicies = shadow;
+    markShadowPolicies(m_source, shadow);
+    rebuildTable();
 }
 
 void KeyWatchView::keepListIn(QSettings *settings, const QString &profile)
@@ -245,7 +255,7 @@ void KeyWatchView::addFromForm()
     const QByteArray subject = m_subject->text().trimmed().toUtf8();
     const QVariant seed = m_source->itemData(index, seedRole);
     if (seed.isNull()) {
-        if (watchSubject(m_source->currentText(), subject))
+        if (watchSubject(chosenPolicy(m_source), subject))
             m_subject->clear();
         return;
     }
@@ -306,7 +316,8 @@ void KeyWatchView::rebuildTable()
     for (const model::WatchedKey &key : m_watch->keys()) {
         const int row = m_table->rowCount();
         m_table->insertRow(row);
-        auto *name = cell(key.label(), false);
+        const bool shadow = !key.layout && m_shadowPolicies.contains(key.policy);
+        auto *name = cell(shadow ? tr("%1 [shadow]").arg(key.label()) : key.label(), false);
         name->setData(Qt::UserRole, key.id);
         name->setToolTip(QString::fromUtf8(key.key));
         m_table->setItem(row, KeyColumn, name);

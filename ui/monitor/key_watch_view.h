@@ -51,6 +51,7 @@ private:
     void addFromForm();
     void showParameterField(); // for a seed layout
     void updatePolicies(const model::RateSample &sample);
+    void markShadow(const QSet<QString> &shadow);
     void rebuildTable();
     void showReadings(); // every row and the chart, as last read
     void markStale(int row, const model::WatchedKey &key);
@@ -60,6 +61,7 @@ private:
     bool showAdded(const std::optional<model::Failure> &refused); // selects the new key, or shows why not
 
     QPointer<model::ConnectionSession> m_session;
+    QSet<QString> m_shadowPolicies; // as published: marked "[shadow]" in the list and the table
     model::KeyWatch *m_watch = nullptr;
     QComboBox *m_source;
     QLineEdit *m_subject;

@@ -9,6 +9,7 @@
 #include "ui/widgets/banner.h"
 #include "ui/widgets/column_widths.h"
 #include "ui/widgets/long_names.h"
+#include "ui/widgets/policy_choices.h"
 #include "ui/widgets/state_palette.h"
 #include "ui/widgets/time_series_chart.h"
 
@@ -29,18 +30,6 @@
 namespace sluice::ui {
 
 namespace {
-
-// The policy drop-down in name order, as Test fire's is; the one shown stays selected. Each item's data
-// is the policy's name, its text the name as shown (a shadow policy marked).
-void addInNameOrder(QComboBox *box, const QString &name, const QString &shown)
-{
-    if (box->findData(name) >= 0)
-        return;
-    int at = 0;
-    while (at < box->count() && box->itemData(at).toString() < name)
-        ++at;
-    box->insertItem(at, shown, name);
-}
 
 constexpr qint64 minute = 60 * 1000;
 constexpr qint64 hour = 60 * minute;
@@ -292,8 +281,7 @@ void PolicyLiveView::followSession(model::ConnectionSession *session)
         if (shadow == m_shadowPolicies)
             return;
         m_shadowPolicies = shadow;
-        for (int item = 0; item < m_policy->count(); ++item)
-            m_policy->setItemText(item, shownName(m_policy->itemData(item).toString()));
+        markShadowPolicies(m_policy, shadow);
         showShadowBadge();
         if (isVisible())
             redraw(); // its rejections move to the would-reject line, or back
@@ -340,18 +328,13 @@ QString PolicyLiveView::shadowBadgeText() const
 
 void PolicyLiveView::showPolicy(const QString &policy)
 {
-    addInNameOrder(m_policy, policy, shownName(policy));
+    addPolicyInNameOrder(m_policy, policy, m_shadowPolicies);
     m_policy->setCurrentIndex(m_policy->findData(policy));
 }
 
 QString PolicyLiveView::policy() const
 {
     return m_policy->currentData().toString();
-}
-
-QString PolicyLiveView::shownName(const QString &policy) const
-{
-    return m_shadowPolicies.contains(policy) ? tr("%1 [shadow]").arg(policy) : policy;
 }
 
 QString PolicyLiveView::stateText() const
@@ -414,7 +397,7 @@ void PolicyLiveView::takeSample(const model::RateSample &sample)
         m_lastEndMs = sample.endMs;
     // New policies join the list; the one shown stays selected.
     for (const model::PolicyRate &rate : sample.policies)
-        addInNameOrder(m_policy, rate.policy, shownName(rate.policy));
+        addPolicyInNameOrder(m_policy, rate.policy, m_shadowPolicies);
     QStringList problems = sample.problems;
     for (const QString &node : sample.missingNodes)
         problems << tr("%1 did not answer; its decisions are counted when it does.").arg(node);
@@ -429,7 +412,7 @@ void PolicyLiveView::takeRestored()
 {
     const model::PolicyRateSampler *rates = m_session->rates();
     for (const QString &name : rates->policies()) {
-        addInNameOrder(m_policy, name, shownName(name));
+        addPolicyInNameOrder(m_policy, name, m_shadowPolicies);
         // Until this run's first sample, the chart ends where the previous run's history does.
         if (const model::RatePoint *latest = rates->history(name)->latest())
             m_lastEndMs = std::max(m_lastEndMs, latest->endMs);

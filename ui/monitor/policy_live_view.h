@@ -60,8 +60,6 @@ private:
     QWidget *createTopList();
     void showState(const QString &text);
     void showShadowBadge();
-    // A policy's name as the drop-down shows it: a shadow policy's marked "[shadow]".
-    QString shownName(const QString &policy) const;
     void showDefinition();
     void takeSample(const model::RateSample &sample);
     void takeRestored();

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QSet>
+#include <QString>
+
+class QComboBox;
+
+namespace sluice::ui {
+
+// The policy drop-downs (Live, Watched keys, Key inspector): each policy item's data is the policy's name,
+// its text the name as shown, a shadow policy marked "[shadow]" as on the Overview. Other items (a "All
+// policies" or a seed layout) have no such data and stay where they are.
+QString shownPolicyName(const QString &policy, const QSet<QString> &shadow);
+// Adds the policy among the policy items from `first` on, in name order, unless it is listed.
+void addPolicyInNameOrder(QComboBox *box, const QString &policy, const QSet<QString> &shadow, int first = 0);
+// Marks and unmarks every policy item after the published shadow policies changed.
+void markShadowPolicies(QComboBox *box, const QSet<QString> &shadow);
+// The chosen policy's name, or nothing when the item chosen is not a policy.
+QString chosenPolicy(const QComboBox *box);
+
+} // namespace sluice::ui
