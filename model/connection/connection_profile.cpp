@@ -246,6 +246,7 @@ std::optional<ConnectionProfile> ProfileSettings::profile(const QString &name) c
     profile.ns = m_settings->value(QStringLiteral("namespace"), QStringLiteral("sluice")).toString();
     profile.readOnly = m_settings->value(QStringLiteral("read_only"), false).toBool();
     profile.savePassword = m_settings->value(QStringLiteral("save_password"), true).toBool();
+    profile.noPassword = m_settings->value(QStringLiteral("no_password"), false).toBool();
     m_settings->endGroup();
     if (!sentinelsOk || !profile.problems().isEmpty())
         return std::nullopt;
@@ -287,6 +288,7 @@ std::optional<Failure> ProfileSettings::save(const ConnectionProfile &profile, c
     m_settings->setValue(QStringLiteral("environment"), ConnectionProfile::environmentName(profile.environment));
     m_settings->setValue(QStringLiteral("read_only"), profile.readOnly);
     m_settings->setValue(QStringLiteral("save_password"), profile.savePassword);
+    m_settings->setValue(QStringLiteral("no_password"), profile.noPassword);
     m_settings->endGroup();
     m_settings->sync();
     return std::nullopt;

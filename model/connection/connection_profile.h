@@ -33,6 +33,7 @@ struct ConnectionProfile {
     Environment environment = Environment::Dev;
     bool readOnly = false;    // refuses every write
     bool savePassword = true; // the password and key passphrase live in the keychain; false: asked for at each connect
+    bool noPassword = false;  // the server asks for none: never asked for, read or kept (a key passphrase still is)
 
     // The limiter library this profile's namespace and database publish and call.
     LibraryOwner libraryOwner() const { return {ns, options.database}; }

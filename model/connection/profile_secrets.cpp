@@ -10,7 +10,8 @@ void readProfileSecrets(SecretStore &store, const ConnectionProfile &profile, QO
 {
     QStringList keys;
     if (profile.savePassword) {
-        keys << profile.passwordKey();
+        if (!profile.noPassword)
+            keys << profile.passwordKey();
         if (!profile.options.keyFile.isEmpty())
             keys << profile.keyPassphraseKey();
     }

@@ -440,6 +440,61 @@ private Q_SLOTS:
         QVERIFY(m_secrets.secrets.isEmpty());
     }
 
+    // "The server asks for no password", set once in the form, holds across restarts: without a keychain
+    // Test and Connect ask nothing (they asked at every start); the keychain is not even read for it.
+    void aProfileWithNoPasswordIsNeverAskedForOne()
+    {
+        SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_REDIS_URL", "Redis standalone");
+        saveProfile(QStringLiteral("open"), test::optionsFor(url));
+        m_secrets.available = false;
+        {
+            ui::ConnectionManager manager(m_settings.get(), &m_secrets);
+            manager.show();
+            manager.selectProfile(QStringLiteral("open"));
+            auto *none = child<QCheckBox>(&manager, "noPasswordCheck");
+            QVERIFY(!none->isChecked());
+            none->setChecked(true);
+            QVERIFY(!child<QLineEdit>(&manager, "passwordEdit")->isEnabled());
+            click(&manager, "saveButton");
+        }
+        QVERIFY(ProfileSettings(m_settings.get()).profile(QStringLiteral("open"))->noPassword);
+        for (int run = 0; run < 2; ++run) { // as at two starts of the program
+            ui::ConnectionManager manager(m_settings.get(), &m_secrets);
+            std::optional<model::ConnectionSecrets> resolved;
+            connect(&manager, &ui::ConnectionManager::connectRequested, this,
+                    [&](const ConnectionProfile &, const model::ConnectionSecrets &secrets) { resolved = secrets; });
+            manager.show();
+            manager.selectProfile(QStringLiteral("open"));
+            QVERIFY(child<QCheckBox>(&manager, "noPasswordCheck")->isChecked());
+            click(&manager, "testButton");
+            QTRY_VERIFY_WITH_TIMEOUT(manager.testResult().startsWith(QStringLiteral("\u2713")), 10000);
+            click(&manager, "connectButton");
+            QTRY_VERIFY(resolved.has_value());
+            QVERIFY(resolved->password.isEmpty());
+            QVERIFY(!openDialog<QInputDialog>("secretPrompt"));
+        }
+        // Nor does a profile that asks for its secrets each time: it has none to ask for.
+        ConnectionProfile asking = *ProfileSettings(m_settings.get()).profile(QStringLiteral("open"));
+        asking.savePassword = false;
+        QCOMPARE(sluice::model::messageOf(ProfileSettings(m_settings.get()).save(asking, asking.name)), QString());
+        {
+            ui::ConnectionManager manager(m_settings.get(), &m_secrets);
+            manager.show();
+            manager.selectProfile(QStringLiteral("open"));
+            click(&manager, "testButton");
+            QTRY_VERIFY_WITH_TIMEOUT(manager.testResult().startsWith(QStringLiteral("\u2713")), 10000);
+            QVERIFY(!openDialog<QInputDialog>("secretPrompt"));
+        }
+
+        // A URL pasted with a password says there is one after all.
+        ui::ConnectionManager manager(m_settings.get(), &m_secrets);
+        manager.show();
+        manager.selectProfile(QStringLiteral("open"));
+        pasteUrl(&manager, urlWithPassword(url, QStringLiteral("default"), QStringLiteral("s3cret")));
+        QVERIFY(!child<QCheckBox>(&manager, "noPasswordCheck")->isChecked());
+        QCOMPARE(child<QLineEdit>(&manager, "passwordEdit")->text(), QStringLiteral("s3cret"));
+    }
+
     // Without a keychain the secret typed once serves the rest of the run (it was asked at every Test and
     // Connect), in memory only: never in the settings, nor in the keychain that did not answer.
     void aSecretTypedWithoutAKeychainIsAskedOncePerRun()

@@ -290,6 +290,8 @@ void ConnectionManager::storeTypedSecrets(const ConnectionProfile &profile)
         forgetSecrets(profile); // asked for each time: nothing of this profile stays in the keychain
         return;
     }
+    if (profile.noPassword)
+        m_secrets->remove(profile.passwordKey(), this, [](const model::SecretStore::Result &) {});
     const QList<QPair<QString, QString>> entries
         = {{profile.passwordKey(), typed.password}, {profile.keyPassphraseKey(), typed.keyPassphrase}};
     for (const auto &[key, secret] : entries) {

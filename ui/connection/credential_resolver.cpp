@@ -46,7 +46,7 @@ void CredentialResolver::resolve(const model::ConnectionProfile &profile, const 
             if (keychainDown)
                 m_store->write(key, secret, this, [](const model::SecretStore::Result &) {});
         };
-        const bool askPassword = mustAsk && typed.password.isEmpty();
+        const bool askPassword = mustAsk && typed.password.isEmpty() && !profile.noPassword;
         const bool askPassphrase = mustAsk && typed.keyPassphrase.isEmpty() && !profile.options.keyFile.isEmpty()
             && isEncryptedKeyFile(profile.options.keyFile);
 

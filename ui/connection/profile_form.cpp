@@ -78,8 +78,16 @@ ProfileForm::ProfileForm(QWidget *parent)
     m_savePassword = named(new QCheckBox(tr("Keep the secrets in the keychain"), authBox), "savePasswordCheck");
     m_savePassword->setToolTip(
         tr("The password and the client key's passphrase. Unchecked: asked for at each connection, never stored."));
+    m_noPassword = named(new QCheckBox(tr("The server asks for no password"), authBox), "noPasswordCheck");
+    m_noPassword->setToolTip(tr("Never asked for a password at Test or Connect, even without a keychain."));
+    connect(m_noPassword, &QCheckBox::toggled, this, [this](bool none) {
+        if (none)
+            m_password->clear();
+        m_password->setEnabled(!none);
+    });
     authForm->addRow(tr("User"), m_user);
     authForm->addRow(tr("Password"), m_password);
+    authForm->addRow(QString(), m_noPassword);
     authForm->addRow(QString(), m_savePassword);
 
     auto *tlsBox = new QGroupBox(tr("TLS"), this);
@@ -176,6 +184,7 @@ void ProfileForm::setProfile(const model::ConnectionProfile &profile)
     m_user->setText(options.user);
     m_password->clear();
     m_savePassword->setChecked(profile.savePassword);
+    m_noPassword->setChecked(profile.noPassword);
     m_tls->setChecked(profile.usesTls());
     m_caFile->setText(options.caFile);
     m_certFile->setText(options.certFile);
@@ -194,6 +203,7 @@ model::ConnectionProfile ProfileForm::profile() const
     profile.readOnly = m_readOnly->isChecked();
     profile.ns = m_namespace->text().trimmed();
     profile.savePassword = m_savePassword->isChecked();
+    profile.noPassword = m_noPassword->isChecked();
     auto &options = profile.options;
     const auto route = static_cast<ConnectionRoute>(m_via->currentData().toInt());
     profile.setRoute(route, m_tls->isChecked());
@@ -254,6 +264,8 @@ void ProfileForm::fillFromUrl()
         return;
     }
     setProfile(filled);
+    if (!password.isEmpty())
+        m_noPassword->setChecked(false); // a URL with a password says there is one
     m_password->setText(password);
     Q_EMIT edited();
 }

@@ -57,6 +57,7 @@ private:
     QLineEdit *m_user;
     QLineEdit *m_password;
     QCheckBox *m_savePassword;
+    QCheckBox *m_noPassword;
 
     QCheckBox *m_tls;
     QLineEdit *m_caFile;
