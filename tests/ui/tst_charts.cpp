@@ -111,6 +111,33 @@ private Q_SLOTS:
             QVERIFY2(label != QLatin1String("00:00:00") && label.endsWith(QLatin1Char('0')), qPrintable(label));
     }
 
+    // Marks inside the span shown are drawn (a line at their time), the others not; hovering on one adds its
+    // text, and only its own.
+    void marksAreDrawnWhereTheyHappened()
+    {
+        ui::TimeSeriesChart chart;
+        chart.addSeries({QStringLiteral("allowed/s"), Qt::darkGreen});
+        chart.resize(600, 300);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        const qint64 now = 1'700'000'000'000;
+        chart.setPoints(0, {QPointF(now - 60000, 5), QPointF(now, 6)});
+        chart.setTimeWindow(now - 60000, now);
+        chart.setMarks({{now - 30000, QStringLiteral("update by alice: Limit 1 \u2192 2")},
+                        {now - 120000, QStringLiteral("publish by bob: published library version 1")},
+                        {now - 29000, QStringLiteral("reset by carol: reset the bucket of mallory")}});
+        const QVector<ui::TimeSeriesChart::Mark> drawn = chart.drawnMarks();
+        QCOMPARE(drawn.size(), 2);
+        QCOMPARE(drawn.first().atMs, now - 30000); // in time order
+        QVERIFY(chart.valuesAt(now - 30000).contains(QLatin1String("update by alice")));
+        QVERIFY(!chart.valuesAt(now - 30000).contains(QLatin1String("reset by carol"))); // 1 s is ~9 px away
+        QVERIFY(!chart.valuesAt(now - 10000).contains(QLatin1String("\u25b8")));
+        chart.zoomTo(now - 29500, now); // the update leaves the span shown
+        QCOMPARE(chart.drawnMarks().size(), 1);
+        chart.setMarks({});
+        QVERIFY(chart.drawnMarks().isEmpty());
+    }
+
     void latencyLabelsNeverOverlap_data()
     {
         QTest::addColumn<int>("width");

@@ -353,6 +353,53 @@ private Q_SLOTS:
 
     // A saved profile's watch list survives a switch to another profile and back, and a restart (a new
     // window on the same settings); deleting the profile's list leaves the next window's empty.
+    // What changed how a policy decides is marked on its chart, from the audit log whoever wrote it: its own
+    // creation and edits, and every publish; another policy's edit is not. Hovering on a mark says who did what.
+    void liveChartMarksWhatChangedThePolicy()
+    {
+        const model::Policy api = test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 10);
+        model::Policy other = test::makePolicy(QStringLiteral("other"), Algorithm::TokenBucket, 1, 3600000, 10);
+        publish({api, other});
+        auto window = test::openMainWindow(profile());
+        ui::PolicyLiveView *live = window->liveView();
+        test::child<QTabWidget>(window.get(), "mainTabs")->setCurrentWidget(live);
+        live->showPolicy(QStringLiteral("api"));
+        nextSample(window->session());
+        ui::TimeSeriesChart *chart = live->chart();
+        const auto markTexts = [chart] {
+            QStringList texts;
+            for (const ui::TimeSeriesChart::Mark &mark : chart->drawnMarks())
+                texts << mark.text;
+            return texts;
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(markTexts().size(), 2, 8000);
+        QVERIFY2(markTexts().filter(QRegularExpression(QStringLiteral("^create by .+: created$"))).size() == 1,
+                 qPrintable(markTexts().join(QLatin1Char('|'))));
+        QVERIFY2(markTexts()
+                         .filter(QRegularExpression(QStringLiteral("^publish by .+: published library version 1$")))
+                         .size()
+                     == 1,
+                 qPrintable(markTexts().join(QLatin1Char('|'))));
+
+        // An edit by someone else, while the chart is shown: marked within the audit follower's interval.
+        model::Policy edited = api;
+        edited.limit = 2;
+        QCOMPARE(test::storePolicy(*m_traffic, m_namespace, edited), QString());
+        other.limit = 3;
+        QCOMPARE(test::storePolicy(*m_traffic, m_namespace, other), QString());
+        QTRY_VERIFY2_WITH_TIMEOUT(markTexts().filter(QStringLiteral("Limit 1 \u2192 2")).size() == 1,
+                                  qPrintable(markTexts().join(QLatin1Char('|'))), 10000);
+        QVERIFY2(markTexts().filter(QStringLiteral("Limit 1 \u2192 3")).isEmpty(),
+                 qPrintable(markTexts().join(QLatin1Char('|'))));
+        for (const ui::TimeSeriesChart::Mark &mark : chart->drawnMarks())
+            QVERIFY2(chart->valuesAt(mark.atMs).contains(mark.text), qPrintable(chart->valuesAt(mark.atMs)));
+
+        // The other policy's chart has its own edit, and not api's.
+        live->showPolicy(QStringLiteral("other"));
+        QTRY_VERIFY_WITH_TIMEOUT(markTexts().filter(QStringLiteral("Limit 1 \u2192 3")).size() == 1, 5000);
+        QVERIFY(markTexts().filter(QStringLiteral("Limit 1 \u2192 2")).isEmpty());
+    }
+
     void watchListOutlivesSwitchesAndRestarts()
     {
         publish({test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 10)});

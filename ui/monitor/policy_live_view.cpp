@@ -2,6 +2,7 @@
 #include "ui/monitor/policy_live_view.h"
 
 #include "model/files/own_files.h"
+#include "model/format/subject_text.h"
 #include "model/format/units.h"
 #include "model/monitor/policy_rate_sampler.h"
 #include "model/monitor/rejected_tally.h"
@@ -91,6 +92,7 @@ PolicyLiveView::PolicyLiveView(model::ConnectionSession *session, QWidget *paren
             m_poller->setPolicy(policy());
         m_chart->resetZoom();
         redraw();
+        showMarks();
         showShadowBadge();
         showDefinition();
     });
@@ -263,8 +265,12 @@ void PolicyLiveView::followSession(model::ConnectionSession *session)
     m_poller = session->pollTopRejected(2000, this);
     connect(m_poller, &model::TopRejectedPoller::updated, this, &PolicyLiveView::showTop);
     m_poller->setPolicy(policy());
-    if (isVisible())
+    m_audit = session->followAudit(5000, this);
+    connect(m_audit, &model::AuditFollower::newestChanged, this, &PolicyLiveView::readMarks);
+    if (isVisible()) {
         m_poller->start();
+        m_audit->start();
+    }
     selectData(m_interval, session->rates()->intervalMs());
     selectData(m_retention, session->rates()->retentionMs());
     connect(session->rates(), &model::PolicyRateSampler::sampled, this, &PolicyLiveView::takeSample);
@@ -368,6 +374,8 @@ void PolicyLiveView::showEvent(QShowEvent *event)
     QWidget::showEvent(event);
     if (m_poller)
         m_poller->start();
+    if (m_audit)
+        m_audit->start();
     redraw();
 }
 
@@ -376,6 +384,39 @@ void PolicyLiveView::hideEvent(QHideEvent *event)
     QWidget::hideEvent(event);
     if (m_poller)
         m_poller->stop(); // the top list costs Redis calls only while someone looks at it
+    if (m_audit)
+        m_audit->stop();
+}
+
+// The chart's marks: the last 200 entries of the audit log, read again when it has a new one.
+void PolicyLiveView::readMarks()
+{
+    if (!m_session)
+        return;
+    m_session->auditLog().read(QString(), 200, this, [this](const model::AuditLog::ReadResult &read) {
+        if (read.failure)
+            return; // the marks already drawn stay; the next new entry reads again
+        m_auditEntries = read.entries;
+        showMarks();
+    });
+}
+
+// What changed how the shown policy decides: its own edits and bucket resets, and every publish and save of
+// the namespace's lists. Who did it and what, as the History tab words it.
+void PolicyLiveView::showMarks()
+{
+    QVector<TimeSeriesChart::Mark> marks;
+    const QString shown = policy();
+    for (const model::AuditEntry &entry : std::as_const(m_auditEntries)) {
+        const bool namespaceWide = entry.action == QLatin1String("publish") || entry.action == QLatin1String("lists");
+        if (!namespaceWide && entry.policy != shown)
+            continue;
+        const QString what = entry.action == QLatin1String("reset")
+            ? tr("reset the bucket of %1").arg(model::subjectText(entry.subject))
+            : entry.changeText();
+        marks.append({entry.atMs, tr("%1 by %2: %3").arg(entry.action, model::subjectText(entry.who.toUtf8()), what)});
+    }
+    m_chart->setMarks(marks);
 }
 
 void PolicyLiveView::applyInterval()

@@ -4,6 +4,8 @@
 #include "model/connection/connection_session.h"
 #include "model/monitor/rejected_tally.h"
 #include "model/monitor/top_rejected.h"
+#include "model/policy/audit_follower.h"
+#include "model/policy/audit_log.h"
 
 #include <QPointer>
 #include <QSet>
@@ -64,6 +66,8 @@ private:
     void takeSample(const model::RateSample &sample);
     void takeRestored();
     void redraw();
+    void readMarks();
+    void showMarks();
     void showTop(const model::TopRejected &reply);
     void showTopList();
     void applyInterval();
@@ -72,6 +76,8 @@ private:
 
     QPointer<model::ConnectionSession> m_session;
     model::TopRejectedPoller *m_poller = nullptr;
+    model::AuditFollower *m_audit = nullptr;   // new entries in the audit log: the chart's marks read again
+    QVector<model::AuditEntry> m_auditEntries; // the newest, for the marks
     QComboBox *m_policy;
     QComboBox *m_interval;
     QComboBox *m_retention;

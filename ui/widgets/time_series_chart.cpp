@@ -52,6 +52,7 @@ public:
     QValueAxis *rightAxis = nullptr;
     // Per series, its lines: one per unbroken run of points (the first one has the legend entry).
     QVector<QVector<QLineSeries *>> segments;
+    QVector<QGraphicsLineItem *> markLines; // one per mark, hidden when outside the span shown
 
 protected:
     void mousePressEvent(QMouseEvent *event) override
@@ -172,6 +173,7 @@ TimeSeriesChart::TimeSeriesChart(QWidget *parent)
     m_hover = new QLabel(this);
     m_hover->setObjectName(QStringLiteral("chartHover"));
     m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_hover->setTextFormat(Qt::PlainText); // a mark's text names who changed what: never markup
     m_hover->setText(tr("Hover over the chart for values; drag across it to zoom in, right-click to zoom back out."));
     m_hover->setStyleSheet(textStyle(Tone::Muted));
 
@@ -180,6 +182,7 @@ TimeSeriesChart::TimeSeriesChart(QWidget *parent)
     layout->setSpacing(2);
     layout->addWidget(m_canvas, 1);
     layout->addWidget(m_hover);
+    connect(chart, &QChart::plotAreaChanged, this, &TimeSeriesChart::placeMarks);
     showEmptyState(true); // until the first points
 }
 
@@ -339,6 +342,7 @@ void TimeSeriesChart::fitValueAxes()
 
 void TimeSeriesChart::labelTimeAxis()
 {
+    placeMarks(); // a handful of lines: cheaper than asking whether they moved
     QCategoryAxis *axis = m_canvas->timeAxis;
     const auto [from, to] = shownSpan();
     const std::tuple<qint64, qint64, qreal> labelledFor{from, to, m_canvas->chart()->plotArea().width()};
@@ -394,8 +398,58 @@ QString TimeSeriesChart::valuesAt(qint64 ms) const
     for (int i = 0; i < m_series.size(); ++i)
         if (const QPointF *point = pointAt(m_points.at(i), ms); point && !std::isnan(point->y()))
             parts << QStringLiteral("%1 %2").arg(m_series.at(i).name, valueText(point->y()));
-    return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss.zzz")) + QStringLiteral(" \u2014 ")
-        + (parts.isEmpty() ? tr("no samples yet") : parts.join(QStringLiteral(", ")));
+    QString text = QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss.zzz"))
+        + QStringLiteral(" \u2014 ") + (parts.isEmpty() ? tr("no samples yet") : parts.join(QStringLiteral(", ")));
+    // A mark counts as under the pointer within 6 px of it: a dashed line is hard to hit exactly.
+    const auto [from, to] = shownSpan();
+    const qreal width = std::max<qreal>(1, m_canvas->chart()->plotArea().width());
+    const qint64 near = std::max<qint64>(1, qint64(6 * double(to - from) / width));
+    for (const Mark &mark : m_marks)
+        if (std::abs(mark.atMs - ms) <= near)
+            text += QStringLiteral("  \u25b8 %1 %2")
+                        .arg(QDateTime::fromMSecsSinceEpoch(mark.atMs).toString(QStringLiteral("HH:mm:ss")), mark.text);
+    return text;
+}
+
+void TimeSeriesChart::setMarks(const QVector<Mark> &marks)
+{
+    m_marks = marks;
+    std::sort(m_marks.begin(), m_marks.end(), [](const Mark &a, const Mark &b) { return a.atMs < b.atMs; });
+    QVector<QGraphicsLineItem *> &lines = m_canvas->markLines;
+    while (lines.size() > m_marks.size())
+        delete lines.takeLast();
+    while (lines.size() < m_marks.size()) {
+        auto *line = new QGraphicsLineItem(m_canvas->chart());
+        line->setPen(QPen(toneColor(Tone::Info), 1, Qt::DashLine));
+        lines << line;
+    }
+    placeMarks();
+}
+
+QVector<TimeSeriesChart::Mark> TimeSeriesChart::drawnMarks() const
+{
+    QVector<Mark> drawn;
+    for (int i = 0; i < m_marks.size(); ++i)
+        if (m_canvas->markLines.at(i)->isVisible())
+            drawn << m_marks.at(i);
+    return drawn;
+}
+
+// Each mark's line at its time, from the span and the plot area as they are now.
+void TimeSeriesChart::placeMarks()
+{
+    const QRectF plot = m_canvas->chart()->plotArea();
+    const auto [from, to] = shownSpan();
+    for (int i = 0; i < m_marks.size(); ++i) {
+        QGraphicsLineItem *line = m_canvas->markLines.at(i);
+        const qint64 at = m_marks.at(i).atMs;
+        const bool shown = to > from && at >= from && at <= to && !plot.isEmpty();
+        line->setVisible(shown);
+        if (shown) {
+            const qreal x = plot.left() + plot.width() * double(at - from) / double(to - from);
+            line->setLine(x, plot.top(), x, plot.bottom());
+        }
+    }
 }
 
 void TimeSeriesChart::hoverAt(qint64 ms)

@@ -32,6 +32,13 @@ public:
         qreal width = 0;      // the line's width; 0: 2, or 1.5 when faint (a wide faint line is a band)
     };
 
+    // Something that happened at a moment (a publish, an edit, a reset): a dashed line across the plot, its
+    // text in the hover readout when the pointer is on it.
+    struct Mark {
+        qint64 atMs = 0;
+        QString text;
+    };
+
     explicit TimeSeriesChart(QWidget *parent = nullptr);
     ~TimeSeriesChart() override;
 
@@ -50,7 +57,12 @@ public:
     void resetZoom();
     // The span shown now (the zoomed one, while zoomed).
     std::pair<qint64, qint64> shownSpan() const;
-    // What hovering at `ms` shows: the time and each series' value there (the latest point at or before it).
+    // Replaces the marks; those outside the span shown are not drawn.
+    void setMarks(const QVector<Mark> &marks);
+    // The marks drawn now, in time order.
+    QVector<Mark> drawnMarks() const;
+    // What hovering at `ms` shows: the time and each series' value there (the latest point at or before it),
+    // then the text of every mark within a few pixels of it.
     QString valuesAt(qint64 ms) const;
     QString hoverText() const;
     // What an empty chart says instead of ticks ("No samples yet." until set); empty while it has data.
@@ -70,12 +82,14 @@ private:
     void fitValueAxes();
     void labelTimeAxis();
     void showEmptyState(bool empty);
+    void placeMarks();
 
     ChartCanvas *m_canvas;
     QLabel *m_hover;
     QLabel *m_empty;
     QVector<Series> m_series;
     QVector<QVector<QPointF>> m_points;
+    QVector<Mark> m_marks; // in time order
     qint64 m_windowFrom = 0;
     qint64 m_windowTo = 0;
     bool m_zoomed = false;
