@@ -50,7 +50,9 @@ ConnectionManager::ConnectionManager(QSettings *settings, model::SecretStore *se
 {
     setWindowTitle(tr("Connections"));
     m_list = new QListWidget(this);
+    setObjectName(QStringLiteral("connectionManager"));
     m_list->setObjectName(QStringLiteral("profileList"));
+    m_list->setAccessibleName(tr("Connection profiles"));
     m_list->setMinimumWidth(190);
     auto *add = button(tr("Add"), "addButton", this);
     m_duplicate = button(tr("Duplicate"), "duplicateButton", this);

@@ -99,6 +99,7 @@ HelpWindow::HelpWindow(QWidget *parent)
     QList<QToolButton *> buttons;
     auto addButton = [this, &buttons](const QString &text, const QKeySequence &keys) {
         auto *action = new QAction(text, this);
+        action->setIconText(text); // the button shows the text with its mnemonic (Alt+B, Alt+F)
         action->setShortcut(keys);
         action->setToolTip(QStringLiteral("%1 (%2)").arg(QString(text).remove(QLatin1Char('&')),
                                                          keys.toString(QKeySequence::NativeText)));

@@ -103,6 +103,7 @@ ShortcutsDialog::ShortcutsDialog(const QList<Shortcut> &shortcuts, QWidget *pare
     setWindowTitle(tr("Keyboard shortcuts"));
     auto *table = new QTableWidget(int(shortcuts.size()), 3, this);
     table->setObjectName(QStringLiteral("shortcutsTable"));
+    table->setAccessibleName(tr("Keyboard shortcuts"));
     table->setHorizontalHeaderLabels({tr("Keys"), tr("Does"), tr("Where")});
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table->setSelectionBehavior(QAbstractItemView::SelectRows);

@@ -307,6 +307,8 @@ QFormLayout *PolicyEditor::createFields()
     };
 
     m_name = named(new QLineEdit(this), "nameEdit");
+    // Fields that sit in a box with their error line: the row's label is not their buddy, so they are named.
+    m_name->setAccessibleName(tr("Name"));
     m_name->setPlaceholderText(tr("e.g. api.login"));
     m_name->setMinimumWidth(260);
     m_nameError = errorLabel(this, "nameError");
@@ -323,12 +325,14 @@ QFormLayout *PolicyEditor::createFields()
     // field means under the chosen algorithm is in the help beside the algorithm.
     m_limitLabel = new QLabel(tr("Limit"), this);
     m_limit = named(new QLineEdit(this), "limitEdit");
+    m_limit->setAccessibleName(tr("Limit"));
     m_limit->setMaximumWidth(160);
     m_limitError = errorLabel(this, "limitError");
     form->addRow(m_limitLabel, fieldWithError(m_limit, m_limitError));
 
     m_windowLabel = new QLabel(tr("Window"), this);
     m_windowCount = named(new QLineEdit(this), "windowCountEdit");
+    m_windowCount->setAccessibleName(tr("Window"));
     m_windowCount->setMaximumWidth(100);
     m_windowUnit = named(new QComboBox(this), "windowUnitCombo");
     for (const WindowUnit &unit : windowUnits)
@@ -339,6 +343,7 @@ QFormLayout *PolicyEditor::createFields()
 
     m_burstLabel = new QLabel(tr("Burst"), this);
     m_burst = named(new QLineEdit(this), "burstEdit");
+    m_burst->setAccessibleName(tr("Burst"));
     m_burst->setMaximumWidth(160);
     m_burst->setPlaceholderText(tr("same as the limit"));
     m_burstError = errorLabel(this, "burstError");
@@ -399,6 +404,7 @@ QFormLayout *PolicyEditor::createFields()
 
     // A breach blocks the subject for this long (model::Policy::blockMs); empty for no penalty.
     m_penaltyCount = named(new QLineEdit(this), "penaltyCountEdit");
+    m_penaltyCount->setAccessibleName(tr("Penalty"));
     m_penaltyCount->setMaximumWidth(100);
     m_penaltyCount->setPlaceholderText(tr("none"));
     m_penaltyUnit = named(new QComboBox(this), "penaltyUnitCombo");
@@ -418,6 +424,7 @@ QFormLayout *PolicyEditor::createFields()
     m_debtLabel->setToolTip(tr("Units a settled reservation may charge beyond what is left; the subject is then "
                                "rejected until the refill pays them back."));
     m_debt = named(new QLineEdit(this), "debtEdit");
+    m_debt->setAccessibleName(tr("Most debt"));
     m_debt->setMaximumWidth(160);
     m_debt->setPlaceholderText(tr("none"));
     m_debtLabel->setBuddy(m_debt);

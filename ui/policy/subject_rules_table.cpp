@@ -79,6 +79,7 @@ SubjectRulesTable::SubjectRulesTable(bool limits, QWidget *parent)
     auto *tools = new QHBoxLayout;
     m_search = named(new QLineEdit(this), "rulesSearch");
     m_search->setPlaceholderText(tr("Search subjects and prefixes"));
+    m_search->setAccessibleName(tr("Search subjects and prefixes"));
     m_search->setClearButtonEnabled(true);
     m_add = named(new QPushButton(tr("&Add"), this), "addRuleButton");
     m_remove = named(new QPushButton(tr("&Remove"), this), "removeRuleButton");

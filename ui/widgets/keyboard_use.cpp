@@ -23,18 +23,19 @@ QChar mnemonicOf(const QString &text)
     return {};
 }
 
-// The text with '&' before the first letter, at the start of a word, that is not taken yet; the text as it
-// is when every such letter is taken.
+// The text with '&' before the first letter not taken yet: one that starts a word if it can, else any of
+// its letters; the text as it is when all of them are taken.
 QString withMnemonic(const QString &text, QSet<QChar> &taken)
 {
-    for (qsizetype at = 0; at < text.size(); ++at) {
-        const QChar letter = text.at(at).toLower();
-        const bool startsWord = at == 0 || !text.at(at - 1).isLetterOrNumber();
-        if (startsWord && letter.isLetter() && !taken.contains(letter)) {
-            taken.insert(letter);
-            return text.left(at) + QLatin1Char('&') + text.mid(at);
+    for (const bool wordStartsOnly : {true, false})
+        for (qsizetype at = 0; at < text.size(); ++at) {
+            const QChar letter = text.at(at).toLower();
+            const bool startsWord = at == 0 || !text.at(at - 1).isLetterOrNumber();
+            if ((startsWord || !wordStartsOnly) && letter.isLetter() && !taken.contains(letter)) {
+                taken.insert(letter);
+                return text.left(at) + QLatin1Char('&') + text.mid(at);
+            }
         }
-    }
     return text;
 }
 
