@@ -5,6 +5,7 @@
 #include "model/limiter/bucket_reset.h"
 #include "model/monitor/key_watch.h"
 #include "model/monitor/rule_counts.h"
+#include "model/monitor/server_diagnostics.h"
 #include "model/monitor/top_rejected.h"
 #include "model/monitor/top_subjects.h"
 #include "model/policy/audit_follower.h"
@@ -122,6 +123,11 @@ RuleCounts *ConnectionSession::ruleCounts(QObject *parent) const
 TopRejectedPoller *ConnectionSession::pollTopRejected(int intervalMs, QObject *parent) const
 {
     return new TopRejectedPoller(m_client, m_profile.libraryOwner(), intervalMs, parent);
+}
+
+ServerDiagnosticsPoller *ConnectionSession::pollDiagnostics(int intervalMs, QObject *parent) const
+{
+    return new ServerDiagnosticsPoller(m_client, intervalMs, parent);
 }
 
 KeyWatch *ConnectionSession::watchKeys(QObject *parent) const

@@ -25,6 +25,7 @@ class FireEngine;
 class KeyInspectorModel;
 class ListsStore;
 class RuleCounts;
+class ServerDiagnosticsPoller;
 class KeyWatch;
 class TopRejectedPoller;
 class TopSubjects;
@@ -78,6 +79,7 @@ public:
     TopSubjects *topSubjects(QObject *parent) const;
     RuleCounts *ruleCounts(QObject *parent) const;
     TopRejectedPoller *pollTopRejected(int intervalMs, QObject *parent) const;
+    ServerDiagnosticsPoller *pollDiagnostics(int intervalMs, QObject *parent) const;
     KeyWatch *watchKeys(QObject *parent) const;
     KeyInspectorModel *inspectKeys(QObject *parent) const;
     // Resets one bucket to full, audited as `who` (model/limiter/bucket_reset.h).

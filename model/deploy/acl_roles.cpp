@@ -34,6 +34,12 @@ const Commands kLimiterReads = {"fcall_ro", "time", "get", "hgetall", "zrange", 
 const Commands kDashboardReads
     = {"cluster|shards", "asking", "info", "function|list", "smembers", "hmget", "xrevrange", "scan", "exists"};
 
+// Redis's own latency beside the limiter's (the Overview): LATENCY LATEST holds event names and times only.
+const Commands kLatencyReads = {"latency|latest"};
+// The slowlog shows every command's arguments, every tenant's subjects among them: the operator's only, with
+// CONFIG GET (below) for latency-monitor-threshold.
+const Commands kSlowlogReads = {"slowlog|get"};
+
 // apply and rollback (EVAL lua/store_commit.lua), saving the lists (EVAL lua/lists_commit.lua), publish (EVAL lua/library_record.lua, then FUNCTION
 // LOAD REPLACE), reset-key (EVAL lua/bucket_reset_record.lua, then DEL), and the persistence check.
 const Commands kOperatorWrites
@@ -94,12 +100,12 @@ QString aclRoleSummary(AclRole role, const QString &ns)
                    "no other key")
             .arg(ns);
     case AclRole::Dashboard:
-        return Text::tr("reads what the dashboard shows for namespace %1 (status, library, policies, history, rates, "
-                        "keys); writes nothing")
+        return Text::tr("reads what the dashboard shows for namespace %1 (status, latency, library, policies, history, "
+                        "rates, keys); writes nothing")
             .arg(ns);
     case AclRole::Operator:
-        return Text::tr("the dashboard's reads plus apply, rollback, publish, reset-key, acquire and test fire in "
-                        "namespace %1")
+        return Text::tr("the dashboard's reads plus the slowlog, apply, rollback, publish, reset-key, acquire and test "
+                        "fire in namespace %1")
             .arg(ns);
     }
     return {};
@@ -124,7 +130,7 @@ QStringList aclRules(AclRole role, const QString &ns, int database)
     case AclRole::Dashboard:
         // Read-only key permissions: even a write command added later could not change a key.
         rules << QStringLiteral("%R~") + buckets << QStringLiteral("%R~") + admin;
-        rules << commandRules({kConnect, kDashboardReads, kLimiterReads});
+        rules << commandRules({kConnect, kDashboardReads, kLimiterReads, kLatencyReads});
         break;
     case AclRole::Operator:
         rules << QLatin1Char('~') + buckets << QLatin1Char('~') + admin;
@@ -132,7 +138,8 @@ QStringList aclRules(AclRole role, const QString &ns, int database)
         // them (the millisecond bucket's tagged id, the Spring Cloud Gateway's request_rate_limiter.{id}.*).
         for (const QString &fire : {QString(), QStringLiteral("{"), QStringLiteral("request_rate_limiter.{")})
             rules << QLatin1Char('~') + fire + ns + QStringLiteral("-fire:*");
-        rules << commandRules({kConnect, kDashboardReads, kLimiterReads, kLimiterCalls, kOperatorWrites, kSeedScripts});
+        rules << commandRules({kConnect, kDashboardReads, kLimiterReads, kLatencyReads, kLimiterCalls, kOperatorWrites,
+                               kSeedScripts, kSlowlogReads});
         break;
     }
     if (database != 0)

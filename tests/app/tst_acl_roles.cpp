@@ -11,6 +11,7 @@
 #include "model/limiter/lua_source.h"
 #include "model/monitor/key_scanner.h"
 #include "model/monitor/key_watch.h"
+#include "model/monitor/server_diagnostics.h"
 #include "model/monitor/top_rejected.h"
 #include "model/policy/audit_log.h"
 #include "redis/redis_connection.h"
@@ -605,6 +606,64 @@ private Q_SLOTS:
         RedisConnection inThree(optionsFor(QStringLiteral("db2-service"), 3));
         QVERIFY(!test::openAndWait(inThree));
         QVERIFY2(inThree.lastError().contains(QLatin1String("NOPERM")), qPrintable(inThree.lastError()));
+    }
+
+    // Redis's latency spikes for the dashboard and the operator; the slowlog, which shows every tenant's
+    // arguments, for the operator only, and then without the arguments; the service role reads neither.
+    void latencyForBothRolesAndTheSlowlogForTheOperatorOnly()
+    {
+        const auto restore = qScopeGuard([this] {
+            admin({"CONFIG", "SET", "latency-monitor-threshold", "0"});
+            admin({"CONFIG", "SET", "slowlog-log-slower-than", "10000"});
+        });
+        QVERIFY(admin({"CONFIG", "SET", "latency-monitor-threshold", "1"}).ok());
+        QVERIFY(admin({"CONFIG", "SET", "slowlog-log-slower-than", "0"}).ok());
+        QVERIFY(admin({"SLOWLOG", "RESET"}).ok());
+        QVERIFY(admin({"LATENCY", "RESET"}).ok());
+        // A command of some milliseconds, whose arguments hold a subject no other tenant may see.
+        const RedisReply slow
+            = admin({"EVAL", "local i = 0 while i < 3000000 do i = i + 1 end return 'tenant-b:secret-subject'", "0"});
+        QVERIFY2(slow.ok(), qPrintable(shown(slow)));
+        const auto readAs = [this](const QString &user) {
+            redis::RedisClient client(optionsFor(user));
+            std::optional<model::ServerDiagnostics> read;
+            if (!test::openAndWait(client))
+                return read;
+            model::ServerDiagnosticsPoller poller(&client, 60000);
+            QObject::connect(&poller, &model::ServerDiagnosticsPoller::updated,
+                             [&read](const model::ServerDiagnostics &diagnostics) { read = diagnostics; });
+            poller.start();
+            test::spinUntil([&read] { return read.has_value(); }, 5000);
+            return read;
+        };
+        const auto operatorRead = readAs(QStringLiteral("sluice-operator"));
+        QVERIFY(operatorRead);
+        QCOMPARE(operatorRead->latencyThresholdMs, std::optional<qint64>(1));
+        QVERIFY2(operatorRead->latencyProblem.isEmpty(), qPrintable(operatorRead->latencyProblem));
+        QVERIFY(!operatorRead->latency.isEmpty());
+        QCOMPARE(operatorRead->latency.first().event, QStringLiteral("command"));
+        QVERIFY(operatorRead->latency.first().latestMs >= 1);
+        QVERIFY2(operatorRead->slowlogProblem.isEmpty(), qPrintable(operatorRead->slowlogProblem));
+        QVERIFY(!operatorRead->slowest.isEmpty());
+        QCOMPARE(operatorRead->slowest.first().command, QStringLiteral("EVAL"));
+        QVERIFY(operatorRead->slowest.first().durationUs >= 1000);
+        for (const model::SlowCommand &command : operatorRead->slowest)
+            QVERIFY2(!command.command.contains(QLatin1String("secret")), qPrintable(command.command));
+
+        const auto dashboardRead = readAs(QStringLiteral("sluice-dashboard"));
+        QVERIFY(dashboardRead);
+        QVERIFY2(dashboardRead->latencyProblem.isEmpty(), qPrintable(dashboardRead->latencyProblem));
+        QVERIFY(!dashboardRead->latency.isEmpty());
+        QVERIFY(!dashboardRead->latencyThresholdMs); // no CONFIG GET for the dashboard
+        QVERIFY(dashboardRead->slowest.isEmpty());
+        QVERIFY2(dashboardRead->slowlogProblem.contains(QLatin1String("operator role")),
+                 qPrintable(dashboardRead->slowlogProblem));
+
+        const auto serviceRead = readAs(QStringLiteral("sluice-service"));
+        QVERIFY(serviceRead);
+        QVERIFY(serviceRead->latency.isEmpty() && serviceRead->slowest.isEmpty());
+        QVERIFY2(serviceRead->latencyProblem.contains(QLatin1String("may not read")),
+                 qPrintable(serviceRead->latencyProblem));
     }
 
     void dashboardReadsWhatTheDashboardShows()

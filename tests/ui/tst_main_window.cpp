@@ -7,7 +7,9 @@
 #include "model/monitor/server_monitor.h"
 #include "support/event_loop_watchdog.h"
 #include "support/redis_process.h"
+#include "support/sync_command.h"
 #include "support/test_services.h"
+#include "support/window_support.h"
 #include "ui/monitor/server_overview.h"
 #include "ui/window/main_window.h"
 #include "ui/window/window_state.h"
@@ -151,6 +153,43 @@ private Q_SLOTS:
         damaged.show();
         QVERIFY(QTest::qWaitForWindowExposed(&damaged));
         QCOMPARE(damaged.findChild<QTabWidget *>(QStringLiteral("mainTabs"))->currentIndex(), 0);
+    }
+
+    // Beside the server's facts, Redis's own latency: a monitor that is off says so and how to turn it on; a
+    // spike and the slowest command show when they happened, the command without its arguments.
+    void overviewShowsRedisLatencyAndTheSlowestCommand()
+    {
+        test::RedisProcess server;
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        RedisClient admin(server.options());
+        QVERIFY(test::openAndWait(admin));
+        QVERIFY(test::syncCommand(admin, {"CONFIG", "SET", "latency-monitor-threshold", "0"}).ok());
+        model::ConnectionProfile profile;
+        profile.name = QStringLiteral("latency");
+        profile.options = server.options();
+        auto window = test::openMainWindow(profile);
+        ui::ServerOverview *overview = window->serverOverview();
+        QTRY_VERIFY_WITH_TIMEOUT(overview->latencyText().contains(QLatin1String("latency-monitor-threshold is 0")),
+                                 8000);
+        QVERIFY2(overview->slowestText().contains(QLatin1String("none in the slowlog"))
+                     || overview->slowestText().contains(QLatin1String("CONFIG")),
+                 qPrintable(overview->slowestText()));
+
+        QVERIFY(test::syncCommand(admin, {"CONFIG", "SET", "latency-monitor-threshold", "1"}).ok());
+        QVERIFY(test::syncCommand(admin, {"CONFIG", "SET", "slowlog-log-slower-than", "1000"}).ok());
+        QVERIFY(test::syncCommand(
+                    admin, {"EVAL", "local i = 0 while i < 3000000 do i = i + 1 end return 'secret-subject'", "0"})
+                    .ok());
+        // The next reading (every 5 s while the Overview is in front).
+        QTRY_VERIFY2_WITH_TIMEOUT(overview->latencyText().startsWith(QLatin1String("command ")),
+                                  qPrintable(overview->latencyText()), 8000);
+        QVERIFY2(overview->latencyText().contains(QLatin1String(" ms at ")), qPrintable(overview->latencyText()));
+        QTRY_VERIFY2_WITH_TIMEOUT(overview->slowestText().startsWith(QLatin1String("EVAL, ")),
+                                  qPrintable(overview->slowestText()), 8000);
+        QVERIFY(!overview->slowestText().contains(QLatin1String("secret")));
+        QVERIFY(!overview->findChild<QLabel *>(QStringLiteral("overviewSlowest"))
+                     ->toolTip()
+                     .contains(QLatin1String("secret")));
     }
 
     void keyboardReachesEveryTab()

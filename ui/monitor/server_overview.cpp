@@ -50,6 +50,12 @@ ServerOverview::ServerOverview(QWidget *parent)
     m_maxMemory = addRow(loadForm, tr("Memory limit"), QStringLiteral("overviewMaxMemory"));
     m_eviction = addRow(loadForm, tr("When memory runs out"), QStringLiteral("overviewEviction"));
     m_keys = addRow(loadForm, tr("Keys"), QStringLiteral("overviewKeys"));
+    m_latency = addRow(loadForm, tr("Latency spikes"), QStringLiteral("overviewLatency"));
+    m_slowest = addRow(loadForm, tr("Slowest command"), QStringLiteral("overviewSlowest"));
+    for (QLabel *row : {m_latency, m_slowest}) {
+        row->setTextFormat(Qt::PlainText);
+        row->setWordWrap(true);
+    }
 
     // Under the three boxes, the width of all of them: what the server may drop is a paragraph.
     m_evictionWarning = new QLabel(this);
@@ -105,6 +111,109 @@ QLabel *ServerOverview::addRow(QFormLayout *form, const QString &label, const QS
     value->setTextInteractionFlags(Qt::TextSelectableByMouse);
     form->addRow(label + QLatin1Char(':'), value);
     return value;
+}
+
+void ServerOverview::followDiagnostics(model::ServerDiagnosticsPoller *poller)
+{
+    m_diagnostics = poller;
+    connect(poller, &model::ServerDiagnosticsPoller::updated, this, &ServerOverview::showDiagnostics);
+    if (isVisible())
+        poller->start();
+}
+
+void ServerOverview::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (m_diagnostics)
+        m_diagnostics->start();
+}
+
+void ServerOverview::hideEvent(QHideEvent *event)
+{
+    QWidget::hideEvent(event);
+    if (m_diagnostics)
+        m_diagnostics->stop(); // three small reads per primary, only while someone looks
+}
+
+QString ServerOverview::latencyText() const
+{
+    return m_latency->text();
+}
+
+QString ServerOverview::slowestText() const
+{
+    return m_slowest->text();
+}
+
+// Each row says what it knows, or why it knows nothing: figures come from the round just read, never from
+// an earlier one.
+void ServerOverview::showDiagnostics(const model::ServerDiagnostics &diagnostics)
+{
+    const std::optional<qint64> threshold = diagnostics.latencyThresholdMs;
+    QString latency;
+    QStringList latencyDetails;
+    Tone latencyTone = Tone::Muted;
+    if (!diagnostics.latency.isEmpty()) {
+        const model::LatencyEvent &newest = diagnostics.latency.first();
+        latency = tr("%1 %2 ms at %3 (the largest %4 ms)")
+                      .arg(newest.event)
+                      .arg(newest.latestMs)
+                      .arg(model::formatClock(newest.atMs))
+                      .arg(newest.maxMs);
+        if (diagnostics.latency.size() > 1)
+            latency += tr(", %n more event(s)", nullptr, int(diagnostics.latency.size() - 1));
+        for (const model::LatencyEvent &event : diagnostics.latency)
+            latencyDetails << tr("%1 on %2: %3 ms at %4, the largest %5 ms")
+                                  .arg(event.event, event.node)
+                                  .arg(event.latestMs)
+                                  .arg(model::formatClock(event.atMs))
+                                  .arg(event.maxMs);
+        latencyTone = Tone::Warning;
+    } else if (threshold && *threshold == 0) {
+        latency = tr("off: latency-monitor-threshold is 0");
+        latencyDetails << tr("Redis records no latency spikes while latency-monitor-threshold is 0, its default. "
+                             "CONFIG SET latency-monitor-threshold 100 records those over 100 ms.");
+    } else if (threshold) {
+        latency = tr("none over %1 ms").arg(*threshold);
+        latencyTone = Tone::Ok;
+    } else if (diagnostics.latencyProblem.isEmpty()) {
+        latency = tr("none recorded, or off");
+        latencyDetails << tr("This user may not read latency-monitor-threshold (CONFIG GET), so an empty LATENCY "
+                             "LATEST may also mean the monitor is off.");
+    }
+    if (!diagnostics.latencyProblem.isEmpty()) {
+        latency += (latency.isEmpty() ? QString() : QStringLiteral("; ")) + diagnostics.latencyProblem;
+        latencyTone = Tone::Warning;
+    }
+    m_latency->setText(latency);
+    m_latency->setStyleSheet(textStyle(latencyTone));
+    m_latency->setToolTip(latencyDetails.join(QLatin1Char('\n')));
+
+    QString slowest;
+    QStringList slowestDetails;
+    if (!diagnostics.slowest.isEmpty()) {
+        const model::SlowCommand &top = diagnostics.slowest.first();
+        slowest = tr("%1, %2 at %3")
+                      .arg(top.command, model::formatWait(top.durationUs / 1000), model::formatClock(top.atMs));
+        if (top.durationUs < 1000)
+            slowest = tr("%1, %2 \u00b5s at %3").arg(top.command).arg(top.durationUs).arg(model::formatClock(top.atMs));
+        for (const model::SlowCommand &command : diagnostics.slowest.mid(0, 10))
+            slowestDetails << tr("%1 on %2: %3 \u00b5s at %4")
+                                  .arg(command.command, command.node)
+                                  .arg(command.durationUs)
+                                  .arg(model::formatClock(command.atMs));
+    } else if (diagnostics.slowlogProblem.isEmpty()) {
+        slowest = tr("none in the slowlog");
+    }
+    if (!diagnostics.slowlogProblem.isEmpty())
+        slowest += (slowest.isEmpty() ? QString() : QStringLiteral("; ")) + diagnostics.slowlogProblem;
+    m_slowest->setText(slowest);
+    m_slowest->setStyleSheet(textStyle(diagnostics.slowlogProblem.isEmpty() ? Tone::Muted : Tone::Warning));
+    m_slowest->setToolTip(slowestDetails.isEmpty() ? QString()
+                                                   : tr("The slowest of each primary's last %1 entries, without "
+                                                        "their arguments:\n")
+                                                         .arg(model::ServerDiagnosticsPoller::kSlowlogEntries)
+                                  + slowestDetails.join(QLatin1Char('\n')));
 }
 
 void ServerOverview::setMonitor(ServerMonitor *monitor)

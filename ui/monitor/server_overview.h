@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "model/monitor/server_diagnostics.h"
 #include "model/monitor/server_monitor.h"
 #include "ui/widgets/state_palette.h"
 
@@ -30,11 +31,20 @@ public:
     QString bannerText() const;
     // The live part below the server's facts (it takes the room they leave).
     void setLiveSection(QWidget *section);
+    // Redis's latency spikes and slowest commands, read while the Overview is shown; the view owns it.
+    void followDiagnostics(model::ServerDiagnosticsPoller *poller);
+    QString latencyText() const;
+    QString slowestText() const;
+
+protected:
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
 
 private:
     void showHealth(model::ServerMonitor::Health health, const QString &problem);
     void showStatus(const model::ServerStatus &status);
     void showEviction(const model::ServerStatus &status);
+    void showDiagnostics(const model::ServerDiagnostics &diagnostics);
     void setBanner(const QString &text, Tone tone);
     QLabel *addRow(QFormLayout *form, const QString &label, const QString &name);
 
@@ -51,6 +61,9 @@ private:
     QLabel *m_memory = nullptr;
     QLabel *m_maxMemory = nullptr;
     QLabel *m_keys = nullptr;
+    QLabel *m_latency = nullptr;
+    QLabel *m_slowest = nullptr;
+    model::ServerDiagnosticsPoller *m_diagnostics = nullptr;
     QLabel *m_rdb = nullptr;
     QLabel *m_aof = nullptr;
     QLabel *m_persistenceWarning = nullptr;

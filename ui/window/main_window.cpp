@@ -143,6 +143,8 @@ void MainWindow::createViews()
 {
     model::ConnectionSession *session = m_session.get();
     m_overview = new ServerOverview(m_tabs);
+    if (session)
+        m_overview->followDiagnostics(session->pollDiagnostics(5000, m_overview));
     m_rates = new PolicyRatesTable(session, m_overview);
     m_overview->setLiveSection(m_rates);
     m_live = new PolicyLiveView(session, m_tabs);
