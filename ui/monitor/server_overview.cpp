@@ -145,6 +145,18 @@ QString ServerOverview::slowestText() const
     return m_slowest->text();
 }
 
+// A style sheet or a new text lays the page out again (tens of ms with the live table under it): only what
+// changed is set.
+void ServerOverview::showRow(QLabel *row, const QString &text, Tone tone, const QString &details)
+{
+    if (row->text() != text)
+        row->setText(text);
+    if (const QString style = textStyle(tone); row->styleSheet() != style)
+        row->setStyleSheet(style);
+    if (row->toolTip() != details)
+        row->setToolTip(details);
+}
+
 // Each row says what it knows, or why it knows nothing: figures come from the round just read, never from
 // an earlier one.
 void ServerOverview::showDiagnostics(const model::ServerDiagnostics &diagnostics)
@@ -185,9 +197,7 @@ void ServerOverview::showDiagnostics(const model::ServerDiagnostics &diagnostics
         latency += (latency.isEmpty() ? QString() : QStringLiteral("; ")) + diagnostics.latencyProblem;
         latencyTone = Tone::Warning;
     }
-    m_latency->setText(latency);
-    m_latency->setStyleSheet(textStyle(latencyTone));
-    m_latency->setToolTip(latencyDetails.join(QLatin1Char('\n')));
+    showRow(m_latency, latency, latencyTone, latencyDetails.join(QLatin1Char('\n')));
 
     QString slowest;
     QStringList slowestDetails;
@@ -207,13 +217,11 @@ void ServerOverview::showDiagnostics(const model::ServerDiagnostics &diagnostics
     }
     if (!diagnostics.slowlogProblem.isEmpty())
         slowest += (slowest.isEmpty() ? QString() : QStringLiteral("; ")) + diagnostics.slowlogProblem;
-    m_slowest->setText(slowest);
-    m_slowest->setStyleSheet(textStyle(diagnostics.slowlogProblem.isEmpty() ? Tone::Muted : Tone::Warning));
-    m_slowest->setToolTip(slowestDetails.isEmpty() ? QString()
-                                                   : tr("The slowest of each primary's last %1 entries, without "
-                                                        "their arguments:\n")
-                                                         .arg(model::ServerDiagnosticsPoller::kSlowlogEntries)
-                                  + slowestDetails.join(QLatin1Char('\n')));
+    showRow(m_slowest, slowest, diagnostics.slowlogProblem.isEmpty() ? Tone::Muted : Tone::Warning,
+            slowestDetails.isEmpty() ? QString()
+                                     : tr("The slowest of each primary's last %1 entries, without their arguments:\n")
+                                           .arg(model::ServerDiagnosticsPoller::kSlowlogEntries)
+                    + slowestDetails.join(QLatin1Char('\n')));
 }
 
 void ServerOverview::setMonitor(ServerMonitor *monitor)

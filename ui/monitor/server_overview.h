@@ -45,6 +45,7 @@ private:
     void showStatus(const model::ServerStatus &status);
     void showEviction(const model::ServerStatus &status);
     void showDiagnostics(const model::ServerDiagnostics &diagnostics);
+    void showRow(QLabel *row, const QString &text, Tone tone, const QString &details);
     void setBanner(const QString &text, Tone tone);
     QLabel *addRow(QFormLayout *form, const QString &label, const QString &name);
 
