@@ -372,7 +372,7 @@ private Q_SLOTS:
                 texts << mark.text;
             return texts;
         };
-        QTRY_COMPARE_WITH_TIMEOUT(markTexts().size(), 2, 8000);
+        QTRY_COMPARE_WITH_TIMEOUT(markTexts().size(), 2, 15000);
         QVERIFY2(markTexts().filter(QRegularExpression(QStringLiteral("^create by .+: created$"))).size() == 1,
                  qPrintable(markTexts().join(QLatin1Char('|'))));
         QVERIFY2(markTexts()
@@ -388,7 +388,7 @@ private Q_SLOTS:
         other.limit = 3;
         QCOMPARE(test::storePolicy(*m_traffic, m_namespace, other), QString());
         QTRY_VERIFY2_WITH_TIMEOUT(markTexts().filter(QStringLiteral("Limit 1 \u2192 2")).size() == 1,
-                                  qPrintable(markTexts().join(QLatin1Char('|'))), 10000);
+                                  qPrintable(markTexts().join(QLatin1Char('|'))), 15000);
         QVERIFY2(markTexts().filter(QStringLiteral("Limit 1 \u2192 3")).isEmpty(),
                  qPrintable(markTexts().join(QLatin1Char('|'))));
         for (const ui::TimeSeriesChart::Mark &mark : chart->drawnMarks())
@@ -396,7 +396,7 @@ private Q_SLOTS:
 
         // The other policy's chart has its own edit, and not api's.
         live->showPolicy(QStringLiteral("other"));
-        QTRY_VERIFY_WITH_TIMEOUT(markTexts().filter(QStringLiteral("Limit 1 \u2192 3")).size() == 1, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(markTexts().filter(QStringLiteral("Limit 1 \u2192 3")).size() == 1, 15000);
         QVERIFY(markTexts().filter(QStringLiteral("Limit 1 \u2192 2")).isEmpty());
     }
 

@@ -170,7 +170,7 @@ private Q_SLOTS:
         auto window = test::openMainWindow(profile);
         ui::ServerOverview *overview = window->serverOverview();
         QTRY_VERIFY_WITH_TIMEOUT(overview->latencyText().contains(QLatin1String("latency-monitor-threshold is 0")),
-                                 8000);
+                                 15000);
         QVERIFY2(overview->slowestText().contains(QLatin1String("none in the slowlog"))
                      || overview->slowestText().contains(QLatin1String("CONFIG")),
                  qPrintable(overview->slowestText()));
@@ -182,10 +182,10 @@ private Q_SLOTS:
                     .ok());
         // The next reading (every 5 s while the Overview is in front).
         QTRY_VERIFY2_WITH_TIMEOUT(overview->latencyText().startsWith(QLatin1String("command ")),
-                                  qPrintable(overview->latencyText()), 8000);
+                                  qPrintable(overview->latencyText()), 15000);
         QVERIFY2(overview->latencyText().contains(QLatin1String(" ms at ")), qPrintable(overview->latencyText()));
         QTRY_VERIFY2_WITH_TIMEOUT(overview->slowestText().startsWith(QLatin1String("EVAL, ")),
-                                  qPrintable(overview->slowestText()), 8000);
+                                  qPrintable(overview->slowestText()), 15000);
         QVERIFY(!overview->slowestText().contains(QLatin1String("secret")));
         QVERIFY(!overview->findChild<QLabel *>(QStringLiteral("overviewSlowest"))
                      ->toolTip()
