@@ -400,6 +400,49 @@ private Q_SLOTS:
         QVERIFY(markTexts().filter(QStringLiteral("Limit 1 \u2192 2")).isEmpty());
     }
 
+    // Another policy on the same chart, faint and named after it, with its own figures in the readout; none
+    // when "no other policy" (or the policy shown itself) is chosen.
+    void anotherPolicyIsDrawnBeside()
+    {
+        publish({test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 10),
+                 test::makePolicy(QStringLiteral("other"), Algorithm::TokenBucket, 1, 3600000, 5)});
+        auto window = test::openMainWindow(profile());
+        ui::PolicyLiveView *live = window->liveView();
+        test::child<QTabWidget>(window.get(), "mainTabs")->setCurrentWidget(live);
+        live->showPolicy(QStringLiteral("api"));
+        auto *beside = test::child<QComboBox>(live, "liveCompare");
+        QTRY_VERIFY_WITH_TIMEOUT(beside->findData(QStringLiteral("other")) > 0, 5000);
+        beside->setCurrentIndex(beside->findData(QStringLiteral("other")));
+
+        model::RateSample sample;
+        for (int attempt = 0; attempt < 3 && sample.spanMs == 0; ++attempt) {
+            nextSample(window->session());
+            fire(QStringLiteral("api"), "a" + QByteArray::number(attempt), 12);   // 10 pass, 2 rejected
+            fire(QStringLiteral("other"), "o" + QByteArray::number(attempt), 20); // 5 pass, 15 rejected
+            sample = nextSample(window->session());
+            for (const model::PolicyRate &rate : sample.policies)
+                if (rate.point.allowed + rate.point.rejected != (rate.policy == QLatin1String("api") ? 12u : 20u))
+                    sample = {}; // a tick split the traffic: again
+        }
+        QVERIFY2(sample.spanMs > 0, "no sample held both policies' traffic");
+        ui::TimeSeriesChart *chart = live->chart();
+        QTRY_COMPARE(chart->shownSpan().second, sample.endMs);
+        const auto perSecond
+            = [&sample](int count) { return QLocale().toString(count * 1000.0 / sample.spanMs, 'f', 0); };
+        const QString readout = chart->valuesAt(sample.endMs);
+        for (const QString &expected :
+             {QStringLiteral("allowed/s %1").arg(perSecond(10)), QStringLiteral("other allowed/s %1").arg(perSecond(5)),
+              QStringLiteral("other rejected/s %1").arg(perSecond(15))})
+            QVERIFY2(readout.contains(expected), qPrintable(readout + QLatin1String(" lacks ") + expected));
+        QVERIFY(!chart->drawnSegments(4).isEmpty());
+
+        beside->setCurrentIndex(beside->findData(QStringLiteral("api"))); // the policy shown: nothing beside it
+        QVERIFY(chart->drawnSegments(3).isEmpty() && chart->drawnSegments(4).isEmpty());
+        QVERIFY(!chart->valuesAt(sample.endMs).contains(QLatin1String("other")));
+        beside->setCurrentIndex(0);
+        QVERIFY(chart->drawnSegments(4).isEmpty());
+    }
+
     void watchListOutlivesSwitchesAndRestarts()
     {
         publish({test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 10)});

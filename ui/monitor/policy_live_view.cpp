@@ -195,12 +195,24 @@ QWidget *PolicyLiveView::createChartBox()
     m_chart->addSeries({tr("rejected/s"), toneColor(Tone::Rejected)});
     // A shadow policy's would-rejects passed: a pale line of their own, never the rejected colour.
     m_chart->addSeries({tr("would reject/s"), toneColor(Tone::Muted), TimeSeriesChart::Axis::Left, true});
+    // Another policy beside it: the same two lines, faint, named after it.
+    m_chart->addSeries({QString(), toneColor(Tone::Allowed), TimeSeriesChart::Axis::Left, true});
+    m_chart->addSeries({QString(), toneColor(Tone::Rejected), TimeSeriesChart::Axis::Left, true});
     m_chart->setAxisTitles(tr("decisions per second"));
     m_chart->setEmptyText(tr("No samples of this policy in this span yet: the first comes within one sampling "
                              "interval of its first decision."));
     m_chart->setMinimumHeight(260);
 
+    m_compare = new QComboBox(this);
+    m_compare->setObjectName(QStringLiteral("liveCompare"));
+    m_compare->setAccessibleName(tr("Policy drawn beside"));
+    m_compare->setMinimumContentsLength(16);
+    elideInTheMiddle(m_compare);
+    m_compare->addItem(tr("no other policy"));
+    connect(m_compare, &QComboBox::currentIndexChanged, this, &PolicyLiveView::redraw);
     auto *chartActions = new QHBoxLayout;
+    chartActions->addWidget(new QLabel(tr("Beside:"), this));
+    chartActions->addWidget(m_compare);
     chartActions->addStretch(1);
     chartActions->addWidget(m_resetZoom);
     chartActions->addWidget(png);
@@ -288,6 +300,7 @@ void PolicyLiveView::followSession(model::ConnectionSession *session)
             return;
         m_shadowPolicies = shadow;
         markShadowPolicies(m_policy, shadow);
+        markShadowPolicies(m_compare, shadow);
         showShadowBadge();
         if (isVisible())
             redraw(); // its rejections move to the would-reject line, or back
@@ -334,7 +347,7 @@ QString PolicyLiveView::shadowBadgeText() const
 
 void PolicyLiveView::showPolicy(const QString &policy)
 {
-    addPolicyInNameOrder(m_policy, policy, m_shadowPolicies);
+    addPolicy(policy);
     m_policy->setCurrentIndex(m_policy->findData(policy));
 }
 
@@ -388,6 +401,18 @@ void PolicyLiveView::hideEvent(QHideEvent *event)
         m_audit->stop();
 }
 
+QString PolicyLiveView::comparedPolicy() const
+{
+    const QString beside = chosenPolicy(m_compare);
+    return beside == policy() ? QString() : beside;
+}
+
+void PolicyLiveView::addPolicy(const QString &policy)
+{
+    addPolicyInNameOrder(m_policy, policy, m_shadowPolicies);
+    addPolicyInNameOrder(m_compare, policy, m_shadowPolicies, 1); // after "no other policy"
+}
+
 // The chart's marks: the last 200 entries of the audit log, read again when it has a new one.
 void PolicyLiveView::readMarks()
 {
@@ -438,7 +463,7 @@ void PolicyLiveView::takeSample(const model::RateSample &sample)
         m_lastEndMs = sample.endMs;
     // New policies join the list; the one shown stays selected.
     for (const model::PolicyRate &rate : sample.policies)
-        addPolicyInNameOrder(m_policy, rate.policy, m_shadowPolicies);
+        addPolicy(rate.policy);
     QStringList problems = sample.problems;
     for (const QString &node : sample.missingNodes)
         problems << tr("%1 did not answer; its decisions are counted when it does.").arg(node);
@@ -453,7 +478,7 @@ void PolicyLiveView::takeRestored()
 {
     const model::PolicyRateSampler *rates = m_session->rates();
     for (const QString &name : rates->policies()) {
-        addPolicyInNameOrder(m_policy, name, m_shadowPolicies);
+        addPolicy(name);
         // Until this run's first sample, the chart ends where the previous run's history does.
         if (const model::RatePoint *latest = rates->history(name)->latest())
             m_lastEndMs = std::max(m_lastEndMs, latest->endMs);
@@ -468,8 +493,13 @@ void PolicyLiveView::redraw()
         return;
     const qint64 span = m_span->currentData().toLongLong();
     const qint64 from = m_lastEndMs - std::min(span, m_session->rates()->retentionMs());
-    QVector<QPointF> allowed, rejected;
-    if (const model::RateHistory *history = m_session->rates()->history(policy())) {
+    // A policy's allowed/s and rejected/s over the span, a gap where nothing was counted.
+    const auto linesOf = [this, from](const QString &name) {
+        std::pair<QVector<QPointF>, QVector<QPointF>> lines;
+        auto &[allowed, rejected] = lines;
+        const model::RateHistory *history = name.isEmpty() ? nullptr : m_session->rates()->history(name);
+        if (!history)
+            return lines;
         const qint64 expectedSpan = std::max<qint64>(m_session->rates()->intervalMs(), history->consolidationStepMs());
         const model::RatePoint *previous = nullptr;
         for (const model::RatePoint &point : history->points(from, m_lastEndMs)) {
@@ -482,11 +512,22 @@ void PolicyLiveView::redraw()
             rejected << QPointF(point.endMs, point.rejectedPerSecond());
             previous = &point;
         }
-    }
+        return lines;
+    };
+    const auto [allowed, rejected] = linesOf(policy());
     const bool shadow = m_shadowPolicies.contains(policy());
     m_chart->setPoints(0, allowed);
     m_chart->setPoints(1, shadow ? QVector<QPointF>{} : rejected);
     m_chart->setPoints(2, shadow ? rejected : QVector<QPointF>{});
+    const QString beside = comparedPolicy();
+    const auto [besideAllowed, besideRejected] = linesOf(beside);
+    m_chart->setSeriesName(3, beside.isEmpty() ? QString() : tr("%1 allowed/s").arg(beside));
+    m_chart->setSeriesName(4,
+                           beside.isEmpty()                        ? QString()
+                               : m_shadowPolicies.contains(beside) ? tr("%1 would reject/s").arg(beside)
+                                                                   : tr("%1 rejected/s").arg(beside));
+    m_chart->setPoints(3, besideAllowed);
+    m_chart->setPoints(4, besideRejected);
     m_chart->setTimeWindow(from, m_lastEndMs);
 }
 

@@ -67,6 +67,9 @@ private:
     void takeRestored();
     void redraw();
     void readMarks();
+    QString comparedPolicy() const;
+    // Every list of policies on the tab: the chart's and the one beside it.
+    void addPolicy(const QString &policy);
     void showMarks();
     void showTop(const model::TopRejected &reply);
     void showTopList();
@@ -79,6 +82,7 @@ private:
     model::AuditFollower *m_audit = nullptr;   // new entries in the audit log: the chart's marks read again
     QVector<model::AuditEntry> m_auditEntries; // the newest, for the marks
     QComboBox *m_policy;
+    QComboBox *m_compare; // another policy drawn beside, faint, or none
     QComboBox *m_interval;
     QComboBox *m_retention;
     QComboBox *m_span;

@@ -199,7 +199,8 @@ int TimeSeriesChart::addSeries(const Series &series)
     m_series << series;
     m_points << QVector<QPointF>();
     m_canvas->segments << QVector<QLineSeries *>();
-    addSegment(int(m_series.size()) - 1)->setName(series.name);
+    addSegment(int(m_series.size()) - 1);
+    setSeriesName(int(m_series.size()) - 1, series.name);
     return int(m_series.size()) - 1;
 }
 
@@ -224,6 +225,17 @@ QLineSeries *TimeSeriesChart::addSegment(int series)
             marker->setVisible(false);
     segments << line;
     return line;
+}
+
+void TimeSeriesChart::setSeriesName(int series, const QString &name)
+{
+    if (series < 0 || series >= m_series.size())
+        return;
+    m_series[series].name = name;
+    QLineSeries *first = m_canvas->segments.at(series).first(); // the one the legend shows
+    first->setName(name);
+    for (QLegendMarker *marker : m_canvas->chart()->legend()->markers(first))
+        marker->setVisible(!name.isEmpty());
 }
 
 void TimeSeriesChart::setAxisTitles(const QString &left, const QString &right)
@@ -396,7 +408,8 @@ QString TimeSeriesChart::valuesAt(qint64 ms) const
 {
     QStringList parts;
     for (int i = 0; i < m_series.size(); ++i)
-        if (const QPointF *point = pointAt(m_points.at(i), ms); point && !std::isnan(point->y()))
+        if (const QPointF *point = pointAt(m_points.at(i), ms);
+            point && !std::isnan(point->y()) && !m_series.at(i).name.isEmpty())
             parts << QStringLiteral("%1 %2").arg(m_series.at(i).name, valueText(point->y()));
     QString text = QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss.zzz"))
         + QStringLiteral(" \u2014 ") + (parts.isEmpty() ? tr("no samples yet") : parts.join(QStringLiteral(", ")));

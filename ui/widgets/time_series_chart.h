@@ -44,6 +44,8 @@ public:
 
     int addSeries(const Series &series);
     void setAxisTitles(const QString &left, const QString &right = {});
+    // Renames a series in the legend and the hover readout; an empty name leaves it out of the legend.
+    void setSeriesName(int series, const QString &name);
     // x in ms since the epoch; points in time order. A point whose y is NaN breaks the line there:
     // a stretch without data is a gap, never a line drawn across it.
     void setPoints(int series, const QVector<QPointF> &points);
