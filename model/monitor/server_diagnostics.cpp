@@ -2,7 +2,6 @@
 #include "model/monitor/server_diagnostics.h"
 
 #include <QCoreApplication>
-#include <QDateTime>
 
 #include <algorithm>
 #include <memory>
@@ -41,10 +40,9 @@ bool anyRefused(const NodeReplies &replies)
 } // namespace
 
 ServerDiagnostics ServerDiagnostics::fromReplies(const NodeReplies &threshold, const NodeReplies &latency,
-                                                 const NodeReplies &slowlog, qint64 readAtMs)
+                                                 const NodeReplies &slowlog)
 {
     ServerDiagnostics result;
-    result.readAtMs = readAtMs;
     for (const auto &node : threshold) {
         // CONFIG GET's reply: [name, value].
         const redis::RespValue &value = node.reply.value;
@@ -130,8 +128,7 @@ void ServerDiagnosticsPoller::read()
             if (--round->outstanding > 0)
                 return;
             m_reading = false;
-            Q_EMIT updated(ServerDiagnostics::fromReplies(round->threshold, round->latency, round->slowlog,
-                                                          QDateTime::currentMSecsSinceEpoch()));
+            Q_EMIT updated(ServerDiagnostics::fromReplies(round->threshold, round->latency, round->slowlog));
         };
     };
     m_client->sendToPrimaries({"CONFIG", "GET", "latency-monitor-threshold"}, this, collect(&Round::threshold));

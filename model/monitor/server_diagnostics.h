@@ -32,7 +32,6 @@ struct SlowCommand {
 // What Redis itself says about its latency, beside the limiter's figures: each part with why it is missing
 // (a role that may not read it, a latency monitor that is off, a primary that did not answer).
 struct ServerDiagnostics {
-    qint64 readAtMs = 0;
     // latency-monitor-threshold (the same on every primary that answered), nullopt when it cannot be read;
     // 0 means the monitor records nothing.
     std::optional<qint64> latencyThresholdMs;
@@ -44,7 +43,7 @@ struct ServerDiagnostics {
     // From each primary's replies to CONFIG GET latency-monitor-threshold, LATENCY LATEST and SLOWLOG GET.
     static ServerDiagnostics fromReplies(const QVector<redis::RedisCommands::NodeReply> &threshold,
                                          const QVector<redis::RedisCommands::NodeReply> &latency,
-                                         const QVector<redis::RedisCommands::NodeReply> &slowlog, qint64 readAtMs);
+                                         const QVector<redis::RedisCommands::NodeReply> &slowlog);
 };
 
 // Reads ServerDiagnostics from every primary at an interval, one round outstanding at most, while started.

@@ -135,6 +135,11 @@ QString limitInWords(const Policy &policy)
         : rate;
 }
 
+QString withShadowMark(const QString &text)
+{
+    return Text::tr("%1 [shadow]").arg(text);
+}
+
 QSet<QString> shadowPolicyNames(const QVector<Policy> &policies)
 {
     QSet<QString> names;

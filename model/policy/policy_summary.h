@@ -31,5 +31,7 @@ QString calendarText(const Policy &policy);
 
 // The names of the policies in shadow mode: they count what they would reject and reject nothing.
 QSet<QString> shadowPolicyNames(const QVector<Policy> &policies);
+// A shadow policy's name (or a row naming it) as every list and column shows it: "api-next [shadow]".
+QString withShadowMark(const QString &text);
 
 } // namespace sluice::model

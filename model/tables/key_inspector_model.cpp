@@ -3,6 +3,7 @@
 
 #include "model/format/units.h"
 #include "model/monitor/server_status.h"
+#include "model/policy/policy_summary.h"
 
 #include <QDateTime>
 #include <QLocale>
@@ -157,8 +158,7 @@ QVariant KeyInspectorModel::data(const QModelIndex &index, int role) const
     switch (column) {
     case Subject: return QString::fromUtf8(row.bucket.subject);
     case PolicyColumn:
-        return m_shadowPolicies.contains(row.bucket.policy) ? tr("%1 [shadow]").arg(row.bucket.policy)
-                                                            : row.bucket.policy;
+        return m_shadowPolicies.contains(row.bucket.policy) ? withShadowMark(row.bucket.policy) : row.bucket.policy;
     case Node: return row.bucket.node;
     default: break;
     }

@@ -205,8 +205,7 @@ QVariant PolicyRatesModel::data(const QModelIndex &index, int role) const
         QString text;
         switch (index.column()) {
         case Name:
-            text
-                = shadow ? tr("%1 [shadow]").arg(row.rate.policy) : row.rate.policy; // its tooltip says what that means
+            text = shadow ? withShadowMark(row.rate.policy) : row.rate.policy; // its tooltip says what that means
             return m_staleText.isEmpty() ? text : tr("%1 (stale)").arg(text);
         case Limit: return m_limits.value(row.rate.policy, QStringLiteral("\u2013"));
         case TopSubject:

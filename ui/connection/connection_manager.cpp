@@ -48,9 +48,9 @@ ConnectionManager::ConnectionManager(QSettings *settings, model::SecretStore *se
     , m_secrets(secrets)
     , m_resolver(new CredentialResolver(secrets, this))
 {
+    setObjectName(QStringLiteral("connectionManager"));
     setWindowTitle(tr("Connections"));
     m_list = new QListWidget(this);
-    setObjectName(QStringLiteral("connectionManager"));
     m_list->setObjectName(QStringLiteral("profileList"));
     m_list->setAccessibleName(tr("Connection profiles"));
     m_list->setMinimumWidth(190);

@@ -43,6 +43,19 @@ QString pageTitle(const QString &page)
     return firstLine.startsWith(QLatin1String("# ")) ? firstLine.mid(2).trimmed() : page;
 }
 
+// The shipped pages with their titles: the user guide first, then by title.
+QList<std::pair<QString, QString>> titledPages()
+{
+    QList<std::pair<QString, QString>> pages;
+    for (const QString &name : QDir(docsDirectory).entryList({QStringLiteral("*.md")}, QDir::Files, QDir::Name))
+        pages.append({pageTitle(name), name});
+    const auto guideFirst = [](const auto &page) { return page.second != QLatin1String("user-guide.md"); };
+    std::sort(pages.begin(), pages.end(), [&guideFirst](const auto &a, const auto &b) {
+        return std::pair(guideFirst(a), a.first) < std::pair(guideFirst(b), b.first);
+    });
+    return pages;
+}
+
 bool isImage(const QString &path)
 {
     return path.endsWith(QLatin1String(".png")) || path.endsWith(QLatin1String(".svg"));
@@ -122,8 +135,8 @@ HelpWindow::HelpWindow(QWidget *parent)
     m_pageList = new QComboBox(this);
     m_pageList->setObjectName(QStringLiteral("helpPages"));
     m_pageList->setAccessibleName(tr("Page"));
-    for (const QString &page : pages())
-        m_pageList->addItem(pageTitle(page), page);
+    for (const auto &[title, page] : titledPages())
+        m_pageList->addItem(title, page);
     connect(m_pageList, &QComboBox::activated, this,
             [this](int index) { showPage(m_pageList->itemData(index).toString()); });
 
@@ -183,13 +196,8 @@ HelpWindow::HelpWindow(QWidget *parent)
 
 QStringList HelpWindow::pages()
 {
-    QStringList names = QDir(docsDirectory).entryList({QStringLiteral("*.md")}, QDir::Files, QDir::Name);
-    QList<std::pair<QString, QString>> byTitle;
-    for (const QString &name : names)
-        byTitle.append({name == QLatin1String("user-guide.md") ? QString() : pageTitle(name), name});
-    std::sort(byTitle.begin(), byTitle.end());
-    names.clear();
-    for (const auto &[title, name] : byTitle)
+    QStringList names;
+    for (const auto &[title, name] : titledPages())
         names << name;
     return names;
 }

@@ -31,12 +31,7 @@ using model::KeyInspectorModel;
 KeyInspectorView::KeyInspectorView(model::ConnectionSession *session, QWidget *parent)
     : QWidget(parent)
 {
-    m_policy = new QComboBox(this);
-    m_policy->setObjectName(QStringLiteral("inspectPolicy"));
-    m_policy->setAccessibleName(tr("Policy filter"));
-    m_policy->setMinimumContentsLength(16);
-    elideInTheMiddle(m_policy);
-    m_policy->addItem(tr("All policies"));
+    m_policy = policyDropDown(this, QStringLiteral("inspectPolicy"), tr("Policy filter"), tr("All policies"));
     m_pattern = new QLineEdit(this);
     m_pattern->setObjectName(QStringLiteral("inspectPattern"));
     m_pattern->setAccessibleName(tr("Subject pattern"));

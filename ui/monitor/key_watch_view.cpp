@@ -317,7 +317,7 @@ void KeyWatchView::rebuildTable()
         const int row = m_table->rowCount();
         m_table->insertRow(row);
         const bool shadow = !key.layout && m_shadowPolicies.contains(key.policy);
-        auto *name = cell(shadow ? tr("%1 [shadow]").arg(key.label()) : key.label(), false);
+        auto *name = cell(shadow ? model::withShadowMark(key.label()) : key.label(), false);
         name->setData(Qt::UserRole, key.id);
         name->setToolTip(QString::fromUtf8(key.key));
         m_table->setItem(row, KeyColumn, name);

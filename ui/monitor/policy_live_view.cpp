@@ -203,12 +203,7 @@ QWidget *PolicyLiveView::createChartBox()
                              "interval of its first decision."));
     m_chart->setMinimumHeight(260);
 
-    m_compare = new QComboBox(this);
-    m_compare->setObjectName(QStringLiteral("liveCompare"));
-    m_compare->setAccessibleName(tr("Policy drawn beside"));
-    m_compare->setMinimumContentsLength(16);
-    elideInTheMiddle(m_compare);
-    m_compare->addItem(tr("no other policy"));
+    m_compare = policyDropDown(this, QStringLiteral("liveCompare"), tr("Policy drawn beside"), tr("no other policy"));
     connect(m_compare, &QComboBox::currentIndexChanged, this, &PolicyLiveView::redraw);
     auto *chartActions = new QHBoxLayout;
     chartActions->addWidget(new QLabel(tr("Beside:"), this));

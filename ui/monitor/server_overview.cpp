@@ -203,10 +203,9 @@ void ServerOverview::showDiagnostics(const model::ServerDiagnostics &diagnostics
     QStringList slowestDetails;
     if (!diagnostics.slowest.isEmpty()) {
         const model::SlowCommand &top = diagnostics.slowest.first();
-        slowest = tr("%1, %2 at %3")
-                      .arg(top.command, model::formatWait(top.durationUs / 1000), model::formatClock(top.atMs));
-        if (top.durationUs < 1000)
-            slowest = tr("%1, %2 \u00b5s at %3").arg(top.command).arg(top.durationUs).arg(model::formatClock(top.atMs));
+        const QString took
+            = top.durationUs < 1000 ? tr("%1 \u00b5s").arg(top.durationUs) : model::formatWait(top.durationUs / 1000);
+        slowest = tr("%1, %2 at %3").arg(top.command, took, model::formatClock(top.atMs));
         for (const model::SlowCommand &command : diagnostics.slowest.mid(0, 10))
             slowestDetails << tr("%1 on %2: %3 \u00b5s at %4")
                                   .arg(command.command, command.node)

@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/widgets/policy_choices.h"
 
+#include "model/policy/policy_summary.h"
+#include "ui/widgets/long_names.h"
+
 #include <QComboBox>
-#include <QCoreApplication>
 
 namespace sluice::ui {
 
 namespace {
-
-struct Text {
-    Q_DECLARE_TR_FUNCTIONS(sluice::ui::PolicyChoices)
-};
 
 QString policyAt(const QComboBox *box, int index)
 {
@@ -22,7 +20,19 @@ QString policyAt(const QComboBox *box, int index)
 
 QString shownPolicyName(const QString &policy, const QSet<QString> &shadow)
 {
-    return shadow.contains(policy) ? Text::tr("%1 [shadow]").arg(policy) : policy;
+    return shadow.contains(policy) ? model::withShadowMark(policy) : policy;
+}
+
+QComboBox *policyDropDown(QWidget *parent, const QString &objectName, const QString &accessibleName,
+                          const QString &none)
+{
+    auto *box = new QComboBox(parent);
+    box->setObjectName(objectName);
+    box->setAccessibleName(accessibleName);
+    box->setMinimumContentsLength(16);
+    elideInTheMiddle(box);
+    box->addItem(none);
+    return box;
 }
 
 void addPolicyInNameOrder(QComboBox *box, const QString &policy, const QSet<QString> &shadow, int first)

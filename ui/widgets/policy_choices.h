@@ -5,6 +5,7 @@
 #include <QString>
 
 class QComboBox;
+class QWidget;
 
 namespace sluice::ui {
 
@@ -12,6 +13,10 @@ namespace sluice::ui {
 // its text the name as shown, a shadow policy marked "[shadow]" as on the Overview. Other items (a "All
 // policies" or a seed layout) have no such data and stay where they are.
 QString shownPolicyName(const QString &policy, const QSet<QString> &shadow);
+// An empty drop-down of policies, named for tests and screen readers, that elides long names in the middle;
+// its first item, `none`, chooses no policy (addPolicyInNameOrder's `first` is then 1).
+QComboBox *policyDropDown(QWidget *parent, const QString &objectName, const QString &accessibleName,
+                          const QString &none);
 // Adds the policy among the policy items from `first` on, in name order, unless it is listed.
 void addPolicyInNameOrder(QComboBox *box, const QString &policy, const QSet<QString> &shadow, int first = 0);
 // Marks and unmarks every policy item after the published shadow policies changed.

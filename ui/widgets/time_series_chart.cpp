@@ -200,7 +200,7 @@ int TimeSeriesChart::addSeries(const Series &series)
     m_points << QVector<QPointF>();
     m_canvas->segments << QVector<QLineSeries *>();
     addSegment(int(m_series.size()) - 1);
-    setSeriesName(int(m_series.size()) - 1, series.name);
+    showSeriesName(int(m_series.size()) - 1);
     return int(m_series.size()) - 1;
 }
 
@@ -229,9 +229,15 @@ QLineSeries *TimeSeriesChart::addSegment(int series)
 
 void TimeSeriesChart::setSeriesName(int series, const QString &name)
 {
-    if (series < 0 || series >= m_series.size())
-        return;
+    if (series < 0 || series >= m_series.size() || m_series.at(series).name == name)
+        return; // Live names its Beside lines at every redraw
     m_series[series].name = name;
+    showSeriesName(series);
+}
+
+void TimeSeriesChart::showSeriesName(int series)
+{
+    const QString &name = m_series.at(series).name;
     QLineSeries *first = m_canvas->segments.at(series).first(); // the one the legend shows
     first->setName(name);
     for (QLegendMarker *marker : m_canvas->chart()->legend()->markers(first))

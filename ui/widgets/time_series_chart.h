@@ -80,6 +80,7 @@ Q_SIGNALS:
 private:
     friend class ChartCanvas;
     QLineSeries *addSegment(int series);
+    void showSeriesName(int series); // in the legend, or out of it when empty
     void hoverAt(qint64 ms);
     void fitValueAxes();
     void labelTimeAxis();
