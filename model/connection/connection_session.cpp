@@ -6,6 +6,7 @@
 #include "model/monitor/key_watch.h"
 #include "model/monitor/rule_counts.h"
 #include "model/monitor/server_diagnostics.h"
+#include "model/monitor/subject_reader.h"
 #include "model/monitor/top_rejected.h"
 #include "model/monitor/top_subjects.h"
 #include "model/policy/audit_follower.h"
@@ -138,6 +139,11 @@ KeyWatch *ConnectionSession::watchKeys(QObject *parent) const
 KeyInspectorModel *ConnectionSession::inspectKeys(QObject *parent) const
 {
     return new KeyInspectorModel(m_client, m_profile.libraryOwner(), parent);
+}
+
+SubjectReader *ConnectionSession::readSubject(QObject *parent) const
+{
+    return new SubjectReader(m_client, m_profile.libraryOwner(), parent);
 }
 
 void ConnectionSession::resetBucket(const QString &policy, const QByteArray &subject, const QString &who,

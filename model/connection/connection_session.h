@@ -27,6 +27,7 @@ class ListsStore;
 class RuleCounts;
 class ServerDiagnosticsPoller;
 class KeyWatch;
+class SubjectReader;
 class TopRejectedPoller;
 class TopSubjects;
 
@@ -82,6 +83,8 @@ public:
     ServerDiagnosticsPoller *pollDiagnostics(int intervalMs, QObject *parent) const;
     KeyWatch *watchKeys(QObject *parent) const;
     KeyInspectorModel *inspectKeys(QObject *parent) const;
+    // One subject's buckets under every policy, and what each would decide now.
+    SubjectReader *readSubject(QObject *parent) const;
     // Resets one bucket to full, audited as `who` (model/limiter/bucket_reset.h).
     void resetBucket(const QString &policy, const QByteArray &subject, const QString &who, QObject *context,
                      std::function<void(const std::optional<Failure> &)> done) const;

@@ -28,6 +28,7 @@
 #include "ui/monitor/policy_live_view.h"
 #include "ui/monitor/policy_rates_table.h"
 #include "ui/monitor/server_overview.h"
+#include "ui/monitor/subject_view.h"
 #include "ui/policy/policy_history_view.h"
 #include "ui/policy/policy_panel.h"
 #include "ui/widgets/state_palette.h"
@@ -682,6 +683,12 @@ private Q_SLOTS:
         live->showPolicy(busy);
         auto *topNote = test::child<QLabel>(live, "topNote");
         QTRY_VERIFY_WITH_TIMEOUT(topNote->text().startsWith(QLatin1String("Nobody was rejected")), 5000);
+        ui::SubjectView *subject = window->subjectView();
+        tabs->setCurrentWidget(subject);
+        QTRY_COMPARE(subject->table()->rowCount(), 1);
+        QVERIFY(subject->showSubject("alice"));
+        QTRY_VERIFY(subject->statusText().startsWith(QLatin1String("Read at")));
+        tabs->setCurrentWidget(live);
 
         // Gone just after a reading came back, so no reading is under way to fail: the case that stayed fresh.
         window->session()->rates()->setIntervalMs(1000);
@@ -713,6 +720,15 @@ private Q_SLOTS:
         QTRY_VERIFY2_WITH_TIMEOUT(watched->item(0, 2)->toolTip().contains(QLatin1String("Not the present"))
                                       && watched->item(0, 2)->foreground().color() == ui::toneColor(ui::Tone::Muted),
                                   qPrintable(watched->item(0, 2)->toolTip()), 3000);
+        // The Subject tab keeps alice's last figures, greyed and dated, and says why.
+        tabs->setCurrentWidget(subject);
+        QTableWidgetItem *available = subject->table()->item(0, ui::SubjectView::AvailableColumn);
+        QTRY_VERIFY2_WITH_TIMEOUT(subject->statusText().startsWith(QLatin1String("Not the present"))
+                                      && available->foreground().color() == ui::toneColor(ui::Tone::Muted),
+                                  qPrintable(subject->statusText()), 3000);
+        QVERIFY(!available->text().isEmpty());
+        QVERIFY2(available->toolTip().contains(QLatin1String("These are the figures read at")),
+                 qPrintable(available->toolTip()));
     }
 
     // The menus hold the main actions, each pressing its tab's own button: Connections, Import and Export

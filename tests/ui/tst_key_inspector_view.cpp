@@ -2,11 +2,13 @@
 // The key inspector tab, offscreen, on a real redis-server: it browses when first shown, loads
 // further pages as the table scrolls to the end, filters by policy and subject pattern (a bad
 // pattern is shown and changes nothing), resets a bucket only after confirmation (audited, shown
-// in History), refuses on a read-only connection, and hands a bucket to the watch list.
+// in History), refuses on a read-only connection, and hands a bucket to the watch list. The Subject tab shows
+// one subject under every policy, live, with what the library would decide for a call now.
 
 #include "model/connection/connection_session.h"
 #include "model/limiter/bucket_key.h"
 #include "model/limiter/limiter_library.h"
+#include "model/policy/policy_store.h"
 #include "model/tables/audit_model.h"
 #include "model/tables/key_inspector_model.h"
 #include "support/limiter_support.h"
@@ -19,10 +21,12 @@
 #include "support/window_support.h"
 #include "ui/monitor/key_inspector_view.h"
 #include "ui/monitor/key_watch_view.h"
+#include "ui/monitor/subject_view.h"
 #include "ui/window/main_window.h"
 
 #include <QComboBox>
 #include <QHeaderView>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QScrollBar>
 #include <QTabWidget>
@@ -78,6 +82,28 @@ class TestKeyInspectorView : public QObject {
             if (view->model()->bucket(row).bucket.subject == subject)
                 return row;
         return -1;
+    }
+
+    // The Subject tab's text in `column` of `policy`'s row; empty when no row is the policy's.
+    static QString subjectCell(ui::SubjectView *view, const QString &policy, int column)
+    {
+        QTableWidget *table = view->table();
+        for (int row = 0; row < table->rowCount(); ++row)
+            if (table->item(row, ui::SubjectView::PolicyColumn)->data(Qt::UserRole).toString() == policy)
+                return table->item(row, column)->text();
+        return {};
+    }
+
+    // The library's own counters for `policy` (sluice_stats' totals): allowed, rejected.
+    std::pair<qint64, qint64> policyTotals(const QString &policy)
+    {
+        const model::LibraryOwner owner{m_namespace, 0};
+        const redis::RedisReply reply = test::syncCommand(*m_traffic, {"FCALL_RO", owner.function("stats"), "0"});
+        const QVector<redis::RespValue> &items = reply.value.elements;
+        for (int i = 2; i + 2 < items.size(); i += 4)
+            if (items[i].toString() == policy)
+                return {items[i + 1].integer, items[i + 2].integer};
+        return {-1, -1};
     }
 
 private Q_SLOTS:
@@ -292,6 +318,136 @@ private Q_SLOTS:
         auto *watched = test::child<QTableWidget>(window->keyWatchView(), "watchTable");
         QCOMPARE(watched->rowCount(), 1);
         QVERIFY(watched->item(0, 0)->text().contains(QStringLiteral("login \u00b7 mallory")));
+    }
+
+    // One subject under every policy, reached from the key inspector: each bucket as the library reads it and
+    // what a call would get now (the library's own answer), live without a press, consuming and counting nothing.
+    void oneSubjectUnderEveryPolicyIsLiveAndChangesNothing()
+    {
+        auto window = openWindow();
+        ui::KeyInspectorView *inspector = showInspector(window.get());
+        QVERIFY(find(inspector, QStringLiteral("mallory")));
+        inspector->table()->selectRow(rowOf(inspector, "mallory"));
+        test::click(inspector, "inspectShowSubject");
+        ui::SubjectView *view = window->subjectView();
+        QCOMPARE(test::child<QTabWidget>(window.get(), "mainTabs")->currentWidget(), view);
+        QCOMPARE(test::child<QLineEdit>(view, "subjectEdit")->text(), QStringLiteral("mallory"));
+
+        using V = ui::SubjectView;
+        const QString login = QStringLiteral("login");
+        const QString api = QStringLiteral("api");
+        QTRY_VERIFY_WITH_TIMEOUT(
+            subjectCell(view, login, V::DecisionColumn).startsWith(QLatin1String("rejected: wait")), 10000);
+        QCOMPARE(view->table()->rowCount(), 2);
+        QCOMPARE(subjectCell(view, login, V::AvailableColumn), QStringLiteral("0 of 3"));
+        QCOMPARE(subjectCell(view, login, V::AllowedColumn), QStringLiteral("3"));
+        QCOMPARE(subjectCell(view, login, V::RejectedColumn), QStringLiteral("2"));
+        QCOMPARE(subjectCell(view, api, V::DecisionColumn), QStringLiteral("admitted (5 left)"));
+        QCOMPARE(subjectCell(view, api, V::ExpiresInColumn), QStringLiteral("no key (full)"));
+        QVERIFY2(view->statusText().startsWith(QLatin1String("Read at")), qPrintable(view->statusText()));
+        // The library agrees: a peek of its own refuses mallory's next login.
+        const model::LibraryOwner owner{m_namespace, 0};
+        const QByteArray loginKey = model::bucketKey(m_namespace, login, "mallory");
+        const redis::RedisReply peeked
+            = test::syncCommand(*m_traffic, {"FCALL_RO", owner.function("peek"), "1", loginKey, "login"});
+        QCOMPARE(peeked.value.elements.value(0).integer, 0);
+
+        // Live: a call made elsewhere shows without a press.
+        test::fireAcquires(*m_traffic, m_namespace, api, 1, [](int) { return QByteArray("mallory"); });
+        QTRY_COMPARE_WITH_TIMEOUT(subjectCell(view, api, V::DecisionColumn), QStringLiteral("admitted (4 left)"), 3000);
+        QCOMPARE(subjectCell(view, api, V::AvailableColumn), QStringLiteral("4 of 5"));
+
+        // Reading is not calling: three more rounds change no bucket's counters and no policy's totals.
+        const auto loginTotals = policyTotals(login);
+        const auto apiTotals = policyTotals(api);
+        const int rounds = view->reader()->rounds();
+        QTRY_VERIFY_WITH_TIMEOUT(view->reader()->rounds() >= rounds + 3, 10000);
+        QCOMPARE(policyTotals(login), loginTotals);
+        QCOMPARE(policyTotals(api), apiTotals);
+        QCOMPARE(subjectCell(view, login, V::AllowedColumn), QStringLiteral("3"));
+        QCOMPARE(subjectCell(view, login, V::RejectedColumn), QStringLiteral("2"));
+
+        // A refused subject is said, and no row keeps the figures of the one before.
+        test::typeInto(view, "subjectEdit", QStringLiteral("mal{lory}"));
+        QTest::keyClick(test::child<QLineEdit>(view, "subjectEdit"), Qt::Key_Return);
+        QVERIFY2(view->errorText().contains(QLatin1String("brace")), qPrintable(view->errorText()));
+        QCOMPARE(subjectCell(view, login, V::AvailableColumn), QString());
+        QCOMPARE(subjectCell(view, login, V::DecisionColumn), QString());
+        QTest::qWait(1500);
+        QCOMPARE(subjectCell(view, login, V::AvailableColumn), QString());
+    }
+
+    // A shadow policy is marked, and says what it would do to a call it lets through.
+    void aShadowPolicySaysWhatItWouldDo()
+    {
+        model::Policy next = test::makePolicy(QStringLiteral("login-next"), Algorithm::FixedWindow, 1, 3600000);
+        next.shadow = true;
+        const QString error = test::storeAndPublish(
+            *m_traffic, m_namespace,
+            {test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 5),
+             test::makePolicy(QStringLiteral("login"), Algorithm::FixedWindow, 3, 3600000), next});
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        test::fireAcquires(*m_traffic, m_namespace, next.name, 2, [](int) { return QByteArray("mallory"); });
+        auto window = openWindow();
+        test::child<QTabWidget>(window.get(), "mainTabs")->setCurrentWidget(window->subjectView());
+        ui::SubjectView *view = window->subjectView();
+        QTRY_COMPARE_WITH_TIMEOUT(view->table()->rowCount(), 3, 10000);
+        QVERIFY(view->showSubject("mallory"));
+        QTRY_COMPARE_WITH_TIMEOUT(subjectCell(view, next.name, ui::SubjectView::DecisionColumn),
+                                  QStringLiteral("would be rejected (shadow: let through)"), 10000);
+        QTRY_COMPARE(subjectCell(view, next.name, ui::SubjectView::PolicyColumn),
+                     QStringLiteral("login-next [shadow]"));
+        QCOMPARE(subjectCell(view, QStringLiteral("login"), ui::SubjectView::PolicyColumn), QStringLiteral("login"));
+    }
+
+    // One bucket, or every bucket the subject has, reset after confirmation and audited; Cancel changes nothing.
+    void theSubjectsBucketsAreResetOneOrAll()
+    {
+        test::fireAcquires(*m_traffic, m_namespace, QStringLiteral("api"), 2,
+                           [](int) { return QByteArray("mallory"); });
+        auto window = openWindow();
+        test::child<QTabWidget>(window.get(), "mainTabs")->setCurrentWidget(window->subjectView());
+        ui::SubjectView *view = window->subjectView();
+        QTRY_COMPARE_WITH_TIMEOUT(view->table()->rowCount(), 2, 10000);
+        QVERIFY(view->showSubject("mallory"));
+        QTRY_COMPARE_WITH_TIMEOUT(subjectCell(view, QStringLiteral("api"), ui::SubjectView::AvailableColumn),
+                                  QStringLiteral("3 of 5"), 10000);
+        const QByteArray apiKey = model::bucketKey(m_namespace, QStringLiteral("api"), "mallory");
+        const QByteArray loginKey = model::bucketKey(m_namespace, QStringLiteral("login"), "mallory");
+
+        // One: the selected policy's bucket only.
+        view->table()->selectRow(0); // api: the rows are in name order
+        test::click(view, "subjectReset");
+        QMessageBox *confirm = nullptr;
+        QTRY_VERIFY((confirm = test::openDialog<QMessageBox>("writeConfirmation")));
+        QVERIFY2(confirm->text().contains(QStringLiteral("\u201capi\u201d")), qPrintable(confirm->text()));
+        confirm->button(QMessageBox::Cancel)->click();
+        QVERIFY(test::settle(*window));
+        QCOMPARE(test::syncCommand(*m_traffic, {"EXISTS", apiKey}).value.integer, 1);
+        test::click(view, "subjectReset");
+        QTRY_VERIFY((confirm = test::openDialog<QMessageBox>("writeConfirmation")));
+        confirm->button(QMessageBox::Yes)->click();
+        QTRY_VERIFY2(view->statusText().contains(QLatin1String("1 bucket(s) reset")), qPrintable(view->statusText()));
+        QCOMPARE(test::syncCommand(*m_traffic, {"EXISTS", apiKey}).value.integer, 0);
+        QCOMPARE(test::syncCommand(*m_traffic, {"EXISTS", loginKey}).value.integer, 1);
+        QTRY_COMPARE(subjectCell(view, QStringLiteral("api"), ui::SubjectView::AvailableColumn),
+                     QStringLiteral("5 of 5"));
+
+        // All: every bucket that has a key (login's; api's is gone, so full, and is left out of the audit log).
+        test::click(view, "subjectResetAll");
+        QTRY_VERIFY((confirm = test::openDialog<QMessageBox>("writeConfirmation")));
+        QVERIFY2(confirm->text().contains(QLatin1String("(login)")), qPrintable(confirm->text()));
+        confirm->button(QMessageBox::Yes)->click();
+        QTRY_VERIFY2(view->statusText().contains(QLatin1String("1 bucket(s) reset")), qPrintable(view->statusText()));
+        QCOMPARE(test::syncCommand(*m_traffic, {"EXISTS", apiKey}).value.integer, 0);
+        QCOMPARE(test::syncCommand(*m_traffic, {"EXISTS", loginKey}).value.integer, 0);
+        const redis::RedisReply audit
+            = test::syncCommand(*m_traffic, {"XRANGE", model::AdminKeys(m_namespace).audit(), "-", "+"});
+        int resets = 0;
+        for (const redis::RespValue &entry : audit.value.elements)
+            resets += entry.elements.value(1).field("action")
+                && entry.elements.value(1).field("action")->toString() == QLatin1String("reset");
+        QCOMPARE(resets, 2);
     }
 };
 

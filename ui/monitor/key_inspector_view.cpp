@@ -69,6 +69,9 @@ KeyInspectorView::KeyInspectorView(model::ConnectionSession *session, QWidget *p
     m_watch = new QPushButton(tr("Watch"), this);
     m_watch->setObjectName(QStringLiteral("inspectWatch"));
     m_watch->setToolTip(tr("Add the selected bucket to the Watched keys tab."));
+    m_showSubject = new QPushButton(tr("Every policy"), this);
+    m_showSubject->setObjectName(QStringLiteral("inspectShowSubject"));
+    m_showSubject->setToolTip(tr("The selected bucket's subject under every policy, on the Subject tab."));
     m_reset = new QPushButton(tr("Reset bucket\u2026"), this);
     m_reset->setObjectName(QStringLiteral("inspectReset"));
     // The rows are read once (each row says when; its waits count down from then): Refresh scans again.
@@ -82,6 +85,7 @@ KeyInspectorView::KeyInspectorView(model::ConnectionSession *session, QWidget *p
     footer->addWidget(m_refresh);
     footer->addWidget(m_more);
     footer->addWidget(m_watch);
+    footer->addWidget(m_showSubject);
     footer->addWidget(m_reset);
 
     auto *layout = new QVBoxLayout(this);
@@ -102,6 +106,11 @@ KeyInspectorView::KeyInspectorView(model::ConnectionSession *session, QWidget *p
         const int row = selectedRow();
         if (row >= 0)
             Q_EMIT watchRequested(m_model->bucket(row).bucket.policy, m_model->bucket(row).bucket.subject);
+    });
+    connect(m_showSubject, &QPushButton::clicked, this, [this] {
+        const int row = selectedRow();
+        if (row >= 0)
+            Q_EMIT subjectRequested(m_model->bucket(row).bucket.subject);
     });
     connect(m_reset, &QPushButton::clicked, this, &KeyInspectorView::resetSelected);
     connect(m_refreshAction, &QAction::triggered, this, [this] {
@@ -236,6 +245,7 @@ void KeyInspectorView::updateActions()
     const bool selected = selectedRow() >= 0;
     const bool writable = m_session && !m_session->profile().readOnly;
     m_watch->setEnabled(selected);
+    m_showSubject->setEnabled(selected);
     m_reset->setEnabled(selected && writable);
     m_reset->setToolTip(m_session && !writable
                             ? tr("This connection is read-only.")

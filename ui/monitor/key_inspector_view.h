@@ -37,7 +37,8 @@ public:
 
 Q_SIGNALS:
     void watchRequested(const QString &policy, const QByteArray &subject);
-    void bucketReset(); // the audit log has a new entry
+    void subjectRequested(const QByteArray &subject); // the Subject tab, for the selected bucket's subject
+    void bucketReset();                               // the audit log has a new entry
 
 protected:
     void showEvent(QShowEvent *event) override;
@@ -63,6 +64,7 @@ private:
     QLabel *m_status;
     QPushButton *m_more;
     QPushButton *m_watch;
+    QPushButton *m_showSubject;
     QPushButton *m_reset;
     QPushButton *m_refresh;
     QAction *m_refreshAction;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "ui/monitor/key_watch_view.h"
 
+#include "model/format/figure_age.h"
 #include "model/format/units.h"
 #include "model/monitor/level_projection.h"
 #include "model/monitor/server_status.h"
@@ -381,9 +382,7 @@ void KeyWatchView::showRow(int row)
 void KeyWatchView::markStale(int row, const model::WatchedKey &key)
 {
     const bool stale = !key.problem.isEmpty() && !key.samples.isEmpty();
-    const QString asOf = stale ? tr("Not the present: %1. These are the figures read at %2.")
-                                     .arg(key.problem, model::formatClock(key.samples.last().timeMs))
-                               : QString();
+    const QString asOf = stale ? model::notThePresent(key.problem, key.samples.last().timeMs) : QString();
     for (int column = AlgorithmColumn; column < m_table->columnCount(); ++column) {
         QTableWidgetItem *item = m_table->item(row, column);
         if (!item || column == KeyColumn)

@@ -14,6 +14,7 @@
 #include "ui/monitor/policy_live_view.h"
 #include "ui/monitor/policy_rates_table.h"
 #include "ui/monitor/server_overview.h"
+#include "ui/monitor/subject_view.h"
 #include "ui/policy/policy_history_view.h"
 #include "ui/policy/policy_panel.h"
 #include "ui/tune/tune_view.h"
@@ -63,11 +64,14 @@ MainWindow::MainWindow(QWidget *parent)
     QAction *quit = fileMenu->addAction(tr("&Quit"));
     quit->setShortcut(QKeySequence::Quit);
     connect(quit, &QAction::triggered, this, &QWidget::close);
-    // Each tab on Ctrl+1..9, in tab order; its mnemonic (Alt+letter) is one no menu takes.
+    // Each tab on Ctrl+1..9, then Ctrl+0 for the tenth, in tab order; its mnemonic (Alt+letter) is one no menu
+    // takes.
     QMenu *viewMenu = menuBar()->addMenu(tr("&View"));
     for (int index = 0; index < m_tabs->count(); ++index) {
         QAction *showTab = viewMenu->addAction(m_tabs->tabText(index));
-        showTab->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + index)));
+        if (index < 10)
+            showTab->setShortcut(
+                QKeySequence(Qt::CTRL | static_cast<Qt::Key>(index < 9 ? Qt::Key_1 + index : Qt::Key_0)));
         connect(showTab, &QAction::triggered, m_tabs, [this, index] { m_tabs->setCurrentIndex(index); });
     }
     viewMenu->addSeparator();
@@ -150,6 +154,7 @@ void MainWindow::createViews()
     m_live = new PolicyLiveView(session, m_tabs);
     m_keyWatch = new KeyWatchView(session, m_tabs);
     m_inspector = new KeyInspectorView(session, m_tabs);
+    m_subject = new SubjectView(session, m_tabs);
     m_fire = new FireView(session, m_tabs);
     m_policies = new PolicyPanel(session, m_tabs);
     m_deployment = new DeploymentView(session, m_tabs);
@@ -165,6 +170,7 @@ void MainWindow::createViews()
     addTab(m_live, tr("Liv&e"), QStringLiteral("user-guide.md#live-monitoring"));
     addTab(m_keyWatch, tr("&Watched keys"), QStringLiteral("user-guide.md#live-monitoring"));
     addTab(m_inspector, tr("Key &inspector"), QStringLiteral("user-guide.md#key-inspector"));
+    addTab(m_subject, tr("Su&bject"), QStringLiteral("user-guide.md#one-subject-under-every-policy"));
     addTab(m_fire, tr("&Test fire"), QStringLiteral("user-guide.md#test-fire"));
     addTab(m_policies, tr("&Policies"), QStringLiteral("user-guide.md#policies-in-the-dashboard"));
     addTab(m_deployment, tr("&Deployment"), QStringLiteral("user-guide.md#publishing-from-the-dashboard"));
@@ -183,6 +189,12 @@ void MainWindow::createViews()
     connect(m_rates, &PolicyRatesTable::watchRequested, this, watchSubject);
     connect(m_inspector, &KeyInspectorView::watchRequested, this, watchSubject);
     connect(m_inspector, &KeyInspectorView::bucketReset, m_history, &PolicyHistoryView::refresh);
+    connect(m_subject, &SubjectView::watchRequested, this, watchSubject);
+    connect(m_subject, &SubjectView::bucketReset, m_history, &PolicyHistoryView::refresh);
+    connect(m_inspector, &KeyInspectorView::subjectRequested, this, [this](const QByteArray &subject) {
+        m_subject->showSubject(subject);
+        m_tabs->setCurrentWidget(m_subject);
+    });
     connect(m_policies, &PolicyPanel::historyRequested, this, [this](const QString &policy) {
         m_history->showPolicy(policy);
         m_tabs->setCurrentWidget(m_history);
@@ -205,8 +217,8 @@ void MainWindow::setSplitterStates(const SplitterStates &states)
 void MainWindow::deleteViews()
 {
     m_splitterStates.insert(splitterStates(this));
-    for (QWidget *view : std::initializer_list<QWidget *>{m_overview, m_live, m_keyWatch, m_inspector, m_fire,
-                                                          m_policies, m_deployment, m_history, m_tune})
+    for (QWidget *view : std::initializer_list<QWidget *>{m_overview, m_live, m_keyWatch, m_inspector, m_subject,
+                                                          m_fire, m_policies, m_deployment, m_history, m_tune})
         delete view; // its tab goes with it
 }
 

@@ -26,6 +26,7 @@ class HelpWindow;
 class PolicyHistoryView;
 class TuneView;
 class KeyInspectorView;
+class SubjectView;
 class KeyWatchView;
 class PolicyLiveView;
 class PolicyPanel;
@@ -68,6 +69,7 @@ public:
     PolicyLiveView *liveView() const { return m_live; }
     KeyWatchView *keyWatchView() const { return m_keyWatch; }
     KeyInspectorView *keyInspector() const { return m_inspector; }
+    SubjectView *subjectView() const { return m_subject; }
     FireView *fireView() const { return m_fire; }
     PolicyPanel *policyPanel() const { return m_policies; }
     DeploymentView *deploymentView() const { return m_deployment; }
@@ -95,6 +97,7 @@ private:
     PolicyLiveView *m_live = nullptr;
     KeyWatchView *m_keyWatch = nullptr;
     KeyInspectorView *m_inspector = nullptr;
+    SubjectView *m_subject = nullptr;
     FireView *m_fire = nullptr;
     PolicyPanel *m_policies = nullptr;
     DeploymentView *m_deployment = nullptr;
