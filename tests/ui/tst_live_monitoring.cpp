@@ -30,8 +30,14 @@
 #include <QComboBox>
 #include <QCursor>
 #include <QDateTime>
+#include <QDateTimeEdit>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QElapsedTimer>
+#include <QFile>
 #include <QHeaderView>
 #include <QImage>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMouseEvent>
 #include <QPushButton>
@@ -441,6 +447,104 @@ private Q_SLOTS:
         QVERIFY(!chart->valuesAt(sample.endMs).contains(QLatin1String("other")));
         beside->setCurrentIndex(0);
         QVERIFY(chart->drawnSegments(4).isEmpty());
+    }
+
+    // A chosen range of the kept history: From and To within what is kept, refused while From is not before To;
+    // shown until another span is picked, whatever samples come meanwhile, and exported as shown. Cancel keeps
+    // what was shown, and picking the range again picks another.
+    void aChosenRangeOfTheKeptHistoryStaysPut()
+    {
+        publish({test::makePolicy(QStringLiteral("api"), Algorithm::TokenBucket, 1, 3600000, 10)});
+        auto window = test::openMainWindow(profile());
+        model::ConnectionSession *session = window->session();
+        session->rates()->setIntervalMs(250);
+        ui::PolicyLiveView *live = window->liveView();
+        test::child<QTabWidget>(window.get(), "mainTabs")->setCurrentWidget(live);
+        live->showPolicy(QStringLiteral("api"));
+        ui::TimeSeriesChart *chart = live->chart();
+        auto *span = test::child<QComboBox>(live, "liveSpan");
+        const int fiveMinutes = span->currentIndex();
+        const int chosen = span->count() - 1;
+
+        nextSample(session);
+        fire(QStringLiteral("api"), "alice", 30); // 10 pass, 20 rejected
+        const model::RateSample busy = nextSample(session);
+        // Samples on either side of the busy one, a second or more away.
+        QElapsedTimer waited;
+        waited.start();
+        while (waited.elapsed() < 2500)
+            nextSample(session);
+
+        // Cancel: the span stays as it was, following live.
+        span->setCurrentIndex(chosen);
+        auto *dialog = test::openDialog<QDialog>("timeRangeDialog");
+        QVERIFY(dialog);
+        dialog->reject();
+        QCOMPARE(span->currentIndex(), fiveMinutes);
+        QTRY_COMPARE(chart->shownSpan().second - chart->shownSpan().first, 5 * 60 * 1000);
+
+        span->setCurrentIndex(chosen);
+        QTRY_VERIFY((dialog = test::openDialog<QDialog>("timeRangeDialog")));
+        auto *from = test::child<QDateTimeEdit>(dialog, "rangeFrom");
+        auto *to = test::child<QDateTimeEdit>(dialog, "rangeTo");
+        auto *show = dialog->findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+        // Nothing outside what is kept, and From must come first.
+        QVERIFY(from->minimumDateTime().toMSecsSinceEpoch() <= busy.endMs - busy.spanMs);
+        QVERIFY(to->maximumDateTime().toMSecsSinceEpoch() >= busy.endMs);
+        QVERIFY(to->maximumDateTime().toMSecsSinceEpoch() <= QDateTime::currentMSecsSinceEpoch() + 1000);
+        const qint64 rangeFrom = (busy.endMs - busy.spanMs) / 1000 * 1000;
+        const qint64 rangeTo = rangeFrom + 2000;
+        to->setDateTime(QDateTime::fromMSecsSinceEpoch(rangeFrom));
+        from->setDateTime(QDateTime::fromMSecsSinceEpoch(rangeTo));
+        QVERIFY(!show->isEnabled());
+        QVERIFY(test::child<QLabel>(dialog, "rangeProblem")->isVisible());
+        from->setDateTime(QDateTime::fromMSecsSinceEpoch(rangeFrom));
+        to->setDateTime(QDateTime::fromMSecsSinceEpoch(rangeTo));
+        QVERIFY(show->isEnabled());
+        QVERIFY(show->isDefault()); // it only changes what is shown
+        show->click();
+
+        const std::pair<qint64, qint64> range{rangeFrom, rangeTo};
+        QTRY_COMPARE(chart->shownSpan(), range);
+        QVERIFY2(
+            chart->valuesAt(busy.endMs)
+                .contains(QStringLiteral("rejected/s %1").arg(QLocale().toString(20 * 1000.0 / busy.spanMs, 'f', 0))),
+            qPrintable(chart->valuesAt(busy.endMs)));
+        for (const QVector<QPointF> &segment : chart->drawnSegments(0))
+            for (const QPointF &point : segment)
+                QVERIFY2(point.x() >= rangeFrom && point.x() <= rangeTo, qPrintable(QString::number(point.x())));
+        QVERIFY(test::child<QLabel>(live, "liveRangeNote")->text().contains(QLatin1String("not following live")));
+        nextSample(session);
+        nextSample(session);
+        QCOMPARE(chart->shownSpan(), range); // samples come, the range stays
+
+        // The export is the range's samples, the busy one among them.
+        QTemporaryDir folder;
+        QString error;
+        QVERIFY2(live->exportCsv(folder.filePath(QStringLiteral("range.csv")), &error), qPrintable(error));
+        QFile csv(folder.filePath(QStringLiteral("range.csv")));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = csv.readAll().trimmed().split('\n');
+        QVERIFY(lines.size() > 2);
+        for (int i = 1; i < lines.size(); ++i) {
+            const qint64 at
+                = QDateTime::fromString(QString::fromUtf8(lines.at(i).split(',').first()), Qt::ISODateWithMs)
+                      .toMSecsSinceEpoch();
+            QVERIFY2(at >= rangeFrom && at <= rangeTo, lines.at(i).constData());
+        }
+        QVERIFY(
+            std::any_of(lines.cbegin(), lines.cend(), [](const QByteArray &line) { return line.contains(",10,20,"); }));
+
+        // The range again: another one. Then a span follows live once more.
+        Q_EMIT span->activated(chosen);
+        QTRY_VERIFY((dialog = test::openDialog<QDialog>("timeRangeDialog")));
+        test::child<QDateTimeEdit>(dialog, "rangeTo")->setDateTime(QDateTime::fromMSecsSinceEpoch(rangeTo + 1000));
+        dialog->accept();
+        QTRY_COMPARE(chart->shownSpan().second, rangeTo + 1000);
+        span->setCurrentIndex(fiveMinutes);
+        const model::RateSample last = nextSample(session);
+        QTRY_COMPARE(chart->shownSpan().second, last.endMs);
+        QVERIFY(!test::child<QLabel>(live, "liveRangeNote")->isVisible());
     }
 
     void watchListOutlivesSwitchesAndRestarts()

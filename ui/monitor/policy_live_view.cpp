@@ -12,6 +12,7 @@
 #include "ui/widgets/long_names.h"
 #include "ui/widgets/policy_choices.h"
 #include "ui/widgets/state_palette.h"
+#include "ui/widgets/time_range_dialog.h"
 #include "ui/widgets/time_series_chart.h"
 
 #include <QComboBox>
@@ -99,8 +100,20 @@ PolicyLiveView::PolicyLiveView(model::ConnectionSession *session, QWidget *paren
     connect(m_interval, &QComboBox::currentIndexChanged, this, &PolicyLiveView::applyInterval);
     connect(m_retention, &QComboBox::currentIndexChanged, this, &PolicyLiveView::applyRetention);
     connect(m_span, &QComboBox::currentIndexChanged, this, [this] {
+        if (m_span->currentData().toLongLong() == chosenRange) {
+            pickRange();
+            return;
+        }
+        m_spanIndex = m_span->currentIndex();
+        m_range.reset();
         m_chart->resetZoom();
+        showRangeNote();
         redraw();
+    });
+    // Picking the chosen range again, while it is in force, picks another.
+    connect(m_span, &QComboBox::activated, this, [this](int index) {
+        if (index == m_spanIndex && m_span->itemData(index).toLongLong() == chosenRange)
+            pickRange();
     });
     connect(m_pause, &QPushButton::toggled, this, &PolicyLiveView::setPaused);
     connect(m_resetZoom, &QPushButton::clicked, m_chart, &TimeSeriesChart::resetZoom);
@@ -157,8 +170,10 @@ QLayout *PolicyLiveView::createControls()
                 {tr("last 5 minutes"), 5 * minute},
                 {tr("last 15 minutes"), 15 * minute},
                 {tr("last hour"), hour},
-                {tr("last 24 hours"), 24 * hour}},
+                {tr("last 24 hours"), 24 * hour},
+                {tr("a chosen range\u2026"), chosenRange}},
                5 * minute);
+    m_spanIndex = m_span->currentIndex();
     m_pause = new QPushButton(tr("Pause"), this);
     m_pause->setObjectName(QStringLiteral("livePause"));
     m_pause->setCheckable(true);
@@ -208,6 +223,10 @@ QWidget *PolicyLiveView::createChartBox()
     auto *chartActions = new QHBoxLayout;
     chartActions->addWidget(new QLabel(tr("Beside:"), this));
     chartActions->addWidget(m_compare);
+    m_rangeNote = new QLabel(this);
+    m_rangeNote->setObjectName(QStringLiteral("liveRangeNote"));
+    m_rangeNote->hide();
+    chartActions->addWidget(m_rangeNote);
     chartActions->addStretch(1);
     chartActions->addWidget(m_resetZoom);
     chartActions->addWidget(png);
@@ -487,9 +506,11 @@ void PolicyLiveView::redraw()
     if (m_paused || !m_session || m_lastEndMs == 0)
         return;
     const qint64 span = m_span->currentData().toLongLong();
-    const qint64 from = m_lastEndMs - std::min(span, m_session->rates()->retentionMs());
+    // A chosen range stays put; a span ends at the last sample.
+    const qint64 from = m_range ? m_range->first : m_lastEndMs - std::min(span, m_session->rates()->retentionMs());
+    const qint64 to = m_range ? m_range->second : m_lastEndMs;
     // A policy's allowed/s and rejected/s over the span, a gap where nothing was counted.
-    const auto linesOf = [this, from](const QString &name) {
+    const auto linesOf = [this, from, to](const QString &name) {
         std::pair<QVector<QPointF>, QVector<QPointF>> lines;
         auto &[allowed, rejected] = lines;
         const model::RateHistory *history = name.isEmpty() ? nullptr : m_session->rates()->history(name);
@@ -497,7 +518,7 @@ void PolicyLiveView::redraw()
             return lines;
         const qint64 expectedSpan = std::max<qint64>(m_session->rates()->intervalMs(), history->consolidationStepMs());
         const model::RatePoint *previous = nullptr;
-        for (const model::RatePoint &point : history->points(from, m_lastEndMs)) {
+        for (const model::RatePoint &point : history->points(from, to)) {
             if (model::unsampledBeforeMs(previous, point, expectedSpan) > 0) {
                 const QPointF gap(point.endMs - point.spanMs, qQNaN()); // nothing was counted there
                 allowed << gap;
@@ -523,7 +544,57 @@ void PolicyLiveView::redraw()
                                                                    : tr("%1 rejected/s").arg(beside));
     m_chart->setPoints(3, besideAllowed);
     m_chart->setPoints(4, besideRejected);
-    m_chart->setTimeWindow(from, m_lastEndMs);
+    m_chart->setTimeWindow(from, to);
+}
+
+// What the shown policy's history holds, from the start of its oldest point to its last; nothing when empty.
+std::optional<std::pair<qint64, qint64>> PolicyLiveView::keptSpan() const
+{
+    const model::RateHistory *history = m_session ? m_session->rates()->history(policy()) : nullptr;
+    const QVector<model::RatePoint> points
+        = history ? history->points(0, std::numeric_limits<qint64>::max()) : QVector<model::RatePoint>();
+    if (points.isEmpty())
+        return std::nullopt;
+    return std::pair{points.first().endMs - points.first().spanMs, points.last().endMs};
+}
+
+// The range picker: a span of the kept history, shown until another span is picked; Cancel keeps what was shown.
+void PolicyLiveView::pickRange()
+{
+    const auto restoreChoice = [this] {
+        const QSignalBlocker quiet(m_span);
+        m_span->setCurrentIndex(m_spanIndex);
+    };
+    const std::optional<std::pair<qint64, qint64>> kept = keptSpan();
+    if (!kept) {
+        restoreChoice();
+        showState(tr("Nothing of %1 is kept yet to pick a range from.").arg(policy()));
+        return;
+    }
+    auto *dialog = new TimeRangeDialog(kept->first, kept->second, m_chart->shownSpan(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::finished, this, [this, dialog, restoreChoice](int result) {
+        if (result != QDialog::Accepted) {
+            restoreChoice();
+            return;
+        }
+        m_range = dialog->range();
+        m_spanIndex = m_span->currentIndex();
+        m_chart->resetZoom();
+        showRangeNote();
+        redraw();
+    });
+    dialog->open();
+}
+
+void PolicyLiveView::showRangeNote()
+{
+    m_rangeNote->setVisible(m_range.has_value());
+    if (m_range)
+        m_rangeNote->setText(
+            tr("%1 to %2, not following live")
+                .arg(QDateTime::fromMSecsSinceEpoch(m_range->first).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
+                     QDateTime::fromMSecsSinceEpoch(m_range->second).toString(QStringLiteral("HH:mm:ss"))));
 }
 
 void PolicyLiveView::showTop(const model::TopRejected &reply)

@@ -11,6 +11,9 @@
 #include <QSet>
 #include <QWidget>
 
+#include <optional>
+#include <utility>
+
 class QComboBox;
 class QLabel;
 class QLayout;
@@ -73,6 +76,9 @@ private:
     void showMarks();
     void showTop(const model::TopRejected &reply);
     void showTopList();
+    std::optional<std::pair<qint64, qint64>> keptSpan() const;
+    void pickRange();
+    void showRangeNote();
     void applyInterval();
     void applyRetention();
     void chooseExportFile(bool png);
@@ -104,6 +110,10 @@ private:
     QPushButton *m_watch;
     bool m_paused = false;
     qint64 m_lastEndMs = 0;
+    static constexpr qint64 chosenRange = -1;         // the span choice that opens the range picker
+    int m_spanIndex = 0;                              // the span choice in force (the one Cancel goes back to)
+    std::optional<std::pair<qint64, qint64>> m_range; // a chosen range, shown instead of the span
+    QLabel *m_rangeNote;
 };
 
 } // namespace sluice::ui
