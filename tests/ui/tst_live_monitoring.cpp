@@ -9,6 +9,7 @@
 #include "model/limiter/bucket_key.h"
 #include "model/limiter/seed_layouts.h"
 #include "model/monitor/key_watch.h"
+#include "model/policy/policy_store.h"
 #include "model/tables/policy_rates_model.h"
 #include "support/limiter_support.h"
 #include "support/publish_support.h"
@@ -399,6 +400,13 @@ private Q_SLOTS:
                  qPrintable(markTexts().join(QLatin1Char('|'))));
         for (const ui::TimeSeriesChart::Mark &mark : chart->drawnMarks())
             QVERIFY2(chart->valuesAt(mark.atMs).contains(mark.text), qPrintable(chart->valuesAt(mark.atMs)));
+        // Who is shown as written, a space as a space, and a control character a writer planted made visible.
+        const QByteArray at = QByteArray::number(QDateTime::currentMSecsSinceEpoch());
+        test::syncCommand(*m_traffic,
+                          {"XADD", model::AdminKeys(m_namespace).audit(), "*", "policy", "", "action", "publish", "who",
+                           "alice smith\x1b[2J", "at", at, "version", "9"});
+        QTRY_VERIFY2_WITH_TIMEOUT(!markTexts().filter(QStringLiteral("publish by alice smith\\u001b[2J:")).isEmpty(),
+                                  qPrintable(markTexts().join(QLatin1Char('|'))), 15000);
 
         // The other policy's chart has its own edit, and not api's.
         live->showPolicy(QStringLiteral("other"));

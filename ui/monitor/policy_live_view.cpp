@@ -3,6 +3,7 @@
 
 #include "model/files/own_files.h"
 #include "model/format/subject_text.h"
+#include "model/format/terminal_text.h"
 #include "model/format/units.h"
 #include "model/monitor/policy_rate_sampler.h"
 #include "model/monitor/rejected_tally.h"
@@ -453,7 +454,8 @@ void PolicyLiveView::showMarks()
         const QString what = entry.action == QLatin1String("reset")
             ? tr("reset the bucket of %1").arg(model::subjectText(entry.subject))
             : entry.changeText();
-        marks.append({entry.atMs, tr("%1 by %2: %3").arg(entry.action, model::subjectText(entry.who.toUtf8()), what)});
+        // Who as written ("alice smith"), its controls made visible: anyone who may write the log names it.
+        marks.append({entry.atMs, tr("%1 by %2: %3").arg(entry.action, model::terminalText(entry.who), what)});
     }
     m_chart->setMarks(marks);
 }
