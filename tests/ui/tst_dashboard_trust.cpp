@@ -56,6 +56,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStatusBar>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
@@ -464,6 +465,16 @@ private Q_SLOTS:
         for (int row = 0; row < inspector->model()->rowCount(); ++row)
             QCOMPARE(inspector->model()->index(row, model::KeyInspectorModel::PolicyColumn).data().toString(),
                      next + QStringLiteral(" [shadow]"));
+        // With room for the mark at 1024 pixels (it was cut to "api-ne…hadow]").
+        // An item view leaves a margin of the focus frame's plus one on each side of a cell's text.
+        const int cellMargin
+            = inspector->table()->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, inspector->table()) + 1;
+        const int inspectorNeeds
+            = inspector->table()->fontMetrics().horizontalAdvance(next + QStringLiteral(" [shadow]")) + 2 * cellMargin;
+        QVERIFY2(inspector->table()->columnWidth(model::KeyInspectorModel::PolicyColumn) > inspectorNeeds,
+                 qPrintable(QStringLiteral("%1 px for %2")
+                                .arg(inspector->table()->columnWidth(model::KeyInspectorModel::PolicyColumn))
+                                .arg(inspectorNeeds)));
 
         // The Policies list.
         const model::PolicyListModel *list = window->policyPanel()->listModel();
@@ -720,7 +731,7 @@ private Q_SLOTS:
         QTRY_VERIFY2_WITH_TIMEOUT(watched->item(0, 2)->toolTip().contains(QLatin1String("Not the present"))
                                       && watched->item(0, 2)->foreground().color() == ui::toneColor(ui::Tone::Muted),
                                   qPrintable(watched->item(0, 2)->toolTip()), 3000);
-        // The Subject tab keeps alice's last figures, greyed and dated, and says why.
+        // The By subject tab keeps alice's last figures, greyed and dated, and says why.
         tabs->setCurrentWidget(subject);
         QTableWidgetItem *available = subject->table()->item(0, ui::SubjectView::AvailableColumn);
         QTRY_VERIFY2_WITH_TIMEOUT(subject->statusText().startsWith(QLatin1String("Not the present"))

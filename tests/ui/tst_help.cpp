@@ -233,7 +233,7 @@ private Q_SLOTS:
         QVERIFY(has(QStringLiteral("F1"), QStringLiteral("User guide"), QStringLiteral("Help menu")));
         QVERIFY(has(QStringLiteral("Ctrl+9"), QStringLiteral("History"), QStringLiteral("View menu")));
         QVERIFY(has(QStringLiteral("Ctrl+0"), QStringLiteral("Tune"), QStringLiteral("View menu"))); // the tenth tab
-        QVERIFY(has(QStringLiteral("Alt+B"), QStringLiteral("Show the Subject tab"), QStringLiteral("Window")));
+        QVERIFY(has(QStringLiteral("Alt+Y"), QStringLiteral("Show the By subject tab"), QStringLiteral("Window")));
         QVERIFY(has(QStringLiteral("Alt+U"), QStringLiteral("Show the Tune tab"), QStringLiteral("Window")));
         QVERIFY(has(QStringLiteral("Alt+L"), QStringLiteral("Open the Limiter menu"), QStringLiteral("Window")));
         QVERIFY(

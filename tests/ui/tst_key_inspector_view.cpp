@@ -2,7 +2,7 @@
 // The key inspector tab, offscreen, on a real redis-server: it browses when first shown, loads
 // further pages as the table scrolls to the end, filters by policy and subject pattern (a bad
 // pattern is shown and changes nothing), resets a bucket only after confirmation (audited, shown
-// in History), refuses on a read-only connection, and hands a bucket to the watch list. The Subject tab shows
+// in History), refuses on a read-only connection, and hands a bucket to the watch list. The By subject tab shows
 // one subject under every policy, live, with what the library would decide for a call now.
 
 #include "model/connection/connection_session.h"
@@ -84,7 +84,7 @@ class TestKeyInspectorView : public QObject {
         return -1;
     }
 
-    // The Subject tab's text in `column` of `policy`'s row; empty when no row is the policy's.
+    // The By subject tab's text in `column` of `policy`'s row; empty when no row is the policy's.
     static QString subjectCell(ui::SubjectView *view, const QString &policy, int column)
     {
         QTableWidget *table = view->table();

@@ -14,6 +14,7 @@
 #include "ui/window/main_window.h"
 #include "ui/window/window_state.h"
 
+#include <QAbstractButton>
 #include <QLabel>
 #include <QMenuBar>
 #include <QSettings>
@@ -214,13 +215,38 @@ private Q_SLOTS:
                      qPrintable(QStringLiteral("Alt+%1 is both %2 and %3").arg(letter, owners.value(letter), label)));
             owners.insert(letter, label);
         }
-        QCOMPARE(tabs->count(), 9);
+        QCOMPARE(tabs->count(), 10);
         for (int index = tabs->count() - 1; index >= 0; --index) {
-            QTest::keyClick(&window, static_cast<Qt::Key>(Qt::Key_1 + index), Qt::ControlModifier);
+            // Ctrl+1..9, then Ctrl+0 for the tenth.
+            QTest::keyClick(&window, static_cast<Qt::Key>(index < 9 ? Qt::Key_1 + index : Qt::Key_0),
+                            Qt::ControlModifier);
             QTRY_COMPARE(tabs->currentIndex(), index);
         }
         QTest::keyClick(&window, Qt::Key_S, Qt::AltModifier);
         QTRY_COMPARE(tabs->tabText(tabs->currentIndex()), QStringLiteral("Hi&story"));
+
+        // On every tab, each Alt+letter of its own buttons and labels is one no other control of it, no tab and
+        // no menu takes: Alt+B on the Tune tab was both a tab and its Publish as shadow.
+        for (int index = 0; index < tabs->count(); ++index) {
+            QHash<QChar, QString> pageOwners = owners;
+            QWidget *page = tabs->widget(index);
+            QStringList texts;
+            for (const QAbstractButton *button : page->findChildren<QAbstractButton *>())
+                texts << button->text();
+            for (const QLabel *label : page->findChildren<QLabel *>())
+                if (label->textFormat() != Qt::RichText)
+                    texts << label->text();
+            for (const QString &text : std::as_const(texts)) {
+                const qsizetype mark = text.indexOf(QLatin1Char('&'));
+                if (mark < 0 || mark + 1 >= text.size() || !text.at(mark + 1).isLetterOrNumber())
+                    continue;
+                const QChar letter = text.at(mark + 1).toLower();
+                QVERIFY2(!pageOwners.contains(letter),
+                         qPrintable(QStringLiteral("on %1, Alt+%2 is both %3 and %4")
+                                        .arg(tabs->tabText(index), letter, pageOwners.value(letter), text)));
+                pageOwners.insert(letter, text);
+            }
+        }
     }
 
     void unreachableServerIsExplained()

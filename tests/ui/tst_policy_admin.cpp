@@ -1195,7 +1195,7 @@ private Q_SLOTS:
         for (const QString &name : {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")})
             QCOMPARE(store(policy(name, 10, 1000)), QString());
         auto window = test::openMainWindow(profile());
-        QTest::keyClick(window.get(), Qt::Key_8, Qt::ControlModifier);
+        QTest::keyClick(window.get(), Qt::Key_9, Qt::ControlModifier);
         ui::PolicyHistoryView *history = window->historyView();
         QTRY_VERIFY(history->isVisible());
         QTRY_COMPARE(history->auditModel()->rowCount(), 3);               // the first view shows what is stored

@@ -71,7 +71,7 @@ KeyInspectorView::KeyInspectorView(model::ConnectionSession *session, QWidget *p
     m_watch->setToolTip(tr("Add the selected bucket to the Watched keys tab."));
     m_showSubject = new QPushButton(tr("Every policy"), this);
     m_showSubject->setObjectName(QStringLiteral("inspectShowSubject"));
-    m_showSubject->setToolTip(tr("The selected bucket's subject under every policy, on the Subject tab."));
+    m_showSubject->setToolTip(tr("The selected bucket's subject under every policy, on the By subject tab."));
     m_reset = new QPushButton(tr("Reset bucket\u2026"), this);
     m_reset->setObjectName(QStringLiteral("inspectReset"));
     // The rows are read once (each row says when; its waits count down from then): Refresh scans again.
@@ -134,7 +134,7 @@ void KeyInspectorView::followSession(model::ConnectionSession *session)
     m_table->setModel(sorted);
     m_table->setSortingEnabled(true);
     setColumnWidths(m_table, KeyInspectorModel::Subject,
-                    {{KeyInspectorModel::PolicyColumn, QStringLiteral("login-attempts")},
+                    {{KeyInspectorModel::PolicyColumn, model::withShadowMark(QStringLiteral("login-next"))},
                      {KeyInspectorModel::Algorithm, QStringLiteral("sliding_window")},
                      {KeyInspectorModel::Available, QStringLiteral("1,000 of 1,000")},
                      {KeyInspectorModel::FullIn, QStringLiteral("59 min 59 s")},

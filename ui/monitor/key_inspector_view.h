@@ -37,7 +37,7 @@ public:
 
 Q_SIGNALS:
     void watchRequested(const QString &policy, const QByteArray &subject);
-    void subjectRequested(const QByteArray &subject); // the Subject tab, for the selected bucket's subject
+    void subjectRequested(const QByteArray &subject); // the By subject tab, for the selected bucket's subject
     void bucketReset();                               // the audit log has a new entry
 
 protected:

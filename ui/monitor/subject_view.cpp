@@ -41,7 +41,8 @@ SubjectView::SubjectView(model::ConnectionSession *session, QWidget *parent)
     m_subject->setObjectName(QStringLiteral("subjectEdit"));
     m_subject->setAccessibleName(tr("Subject"));
     m_subject->setPlaceholderText(tr("a subject as services pass it: a user id, an API key, an address"));
-    auto *label = new QLabel(tr("Subject:"), this); // no mnemonic: Alt+B is the tab's
+    auto *label = new QLabel(tr("Subject &name:"), this); // Alt+N: Alt+Y is the tab's
+    label->setBuddy(m_subject);
     m_show = new QPushButton(tr("Show"), this);
     m_show->setObjectName(QStringLiteral("subjectShow"));
     m_error = new QLabel(this);
@@ -73,11 +74,12 @@ SubjectView::SubjectView(model::ConnectionSession *session, QWidget *parent)
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     elideInTheMiddle(m_table);
-    setColumnWidths(m_table, PolicyColumn,
-                    {{DecisionColumn, QStringLiteral("would be rejected (shadow: let through)")},
+    // The rules take what is left: an override's pattern or a list's is the one long text of a row.
+    setColumnWidths(m_table, RulesColumn,
+                    {{PolicyColumn, model::withShadowMark(QStringLiteral("login-attempts"))},
+                     {DecisionColumn, QStringLiteral("would be rejected (shadow: let through)")},
                      {AvailableColumn, QStringLiteral("1,000 of 1,000")},
                      {FullInColumn, QStringLiteral("59 min 59 s")},
-                     {RulesColumn, QStringLiteral("blocked 9 min 59 s")},
                      {AllowedColumn, QStringLiteral("100,000")},
                      {RejectedColumn, QStringLiteral("100,000")},
                      {ExpiresInColumn, QStringLiteral("no key (full)")}});

@@ -170,7 +170,7 @@ void MainWindow::createViews()
     addTab(m_live, tr("Liv&e"), QStringLiteral("user-guide.md#live-monitoring"));
     addTab(m_keyWatch, tr("&Watched keys"), QStringLiteral("user-guide.md#live-monitoring"));
     addTab(m_inspector, tr("Key &inspector"), QStringLiteral("user-guide.md#key-inspector"));
-    addTab(m_subject, tr("Su&bject"), QStringLiteral("user-guide.md#one-subject-under-every-policy"));
+    addTab(m_subject, tr("B&y subject"), QStringLiteral("user-guide.md#one-subject-under-every-policy"));
     addTab(m_fire, tr("&Test fire"), QStringLiteral("user-guide.md#test-fire"));
     addTab(m_policies, tr("&Policies"), QStringLiteral("user-guide.md#policies-in-the-dashboard"));
     addTab(m_deployment, tr("&Deployment"), QStringLiteral("user-guide.md#publishing-from-the-dashboard"));
