@@ -3,6 +3,7 @@
 // to a day, value axes from 0 to a round top, an empty chart that says so in words instead of
 // 00:00:00 ticks, and a latency histogram whose labels never overlap at any width.
 
+#include "support/widget_driving.h"
 #include "ui/fire/latency_bars.h"
 #include "ui/widgets/chart_scale.h"
 #include "ui/widgets/time_series_chart.h"
@@ -132,6 +133,21 @@ private Q_SLOTS:
         QVERIFY(chart.valuesAt(now - 30000).contains(QLatin1String("update by alice")));
         QVERIFY(!chart.valuesAt(now - 30000).contains(QLatin1String("reset by carol"))); // 1 s is ~9 px away
         QVERIFY(!chart.valuesAt(now - 10000).contains(QLatin1String("\u25b8")));
+        // Hovering on a mark with a long who-and-what wraps the readout: it never asks for a wider chart.
+        const QString longChange = QStringLiteral("update by alice@workstation-17 (sluicectl): ")
+            + QStringLiteral("Limit 100 \u2192 150, ").repeated(8);
+        chart.setMarks({{now - 30000, longChange}});
+        auto *canvas = test::child<QChartView>(&chart, "chartView");
+        const QRectF plot = canvas->chart()->plotArea(); // the window shown: the last minute, the mark halfway
+        const QPointF markAt(plot.left() + plot.width() / 2, plot.center().y());
+        // Along the plot from its middle until the readout names the mark, as a pointer would.
+        for (int dx = -20; dx <= 20 && !chart.hoverText().contains(longChange); ++dx)
+            QTest::mouseMove(canvas->viewport(),
+                             canvas->mapFromScene(canvas->chart()->mapToScene(markAt + QPointF(dx, 0))));
+        QTRY_VERIFY2(chart.hoverText().contains(longChange), qPrintable(chart.hoverText()));
+        QVERIFY2(chart.minimumSizeHint().width() <= 600, qPrintable(QString::number(chart.minimumSizeHint().width())));
+        chart.setMarks({{now - 30000, QStringLiteral("update by alice: Limit 1 \u2192 2")},
+                        {now - 29000, QStringLiteral("reset by carol: reset the bucket of mallory")}});
         chart.zoomTo(now - 29500, now); // the update leaves the span shown
         QCOMPARE(chart.drawnMarks().size(), 1);
         chart.setMarks({});

@@ -176,6 +176,10 @@ TimeSeriesChart::TimeSeriesChart(QWidget *parent)
     m_hover->setTextFormat(Qt::PlainText); // a mark's text names who changed what: never markup
     m_hover->setText(tr("Hover over the chart for values; drag across it to zoom in, right-click to zoom back out."));
     m_hover->setStyleSheet(textStyle(Tone::Muted));
+    // A readout with another policy beside and a mark's who-and-what runs long: it wraps, in room kept for two
+    // lines so the chart does not jump as the pointer moves, and never widens the window (it made it 1,326 px).
+    m_hover->setWordWrap(true);
+    m_hover->setMinimumHeight(2 * m_hover->fontMetrics().lineSpacing());
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
