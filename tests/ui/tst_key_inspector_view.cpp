@@ -29,6 +29,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QScrollBar>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
@@ -148,6 +149,15 @@ private Q_SLOTS:
                  qPrintable(view->statusText()));
         const int row = rowOf(view, "user-7");
         QCOMPARE(view->model()->index(row, KeyInspectorModel::Available).data().toString(), QStringLiteral("4 of 5"));
+
+        // At 1,024 pixels a subject such as "merchant-01" is shown whole, not as "me…01".
+        window->resize(1024, 700);
+        const int needed = view->table()->fontMetrics().horizontalAdvance(QStringLiteral("merchant-01"))
+            + 2 * (view->table()->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view->table()) + 1);
+        QTRY_VERIFY2(view->table()->columnWidth(KeyInspectorModel::Subject) >= needed,
+                     qPrintable(QStringLiteral("%1 px for %2")
+                                    .arg(view->table()->columnWidth(KeyInspectorModel::Subject))
+                                    .arg(needed)));
     }
 
     void filtersAndRefusesABadPattern()

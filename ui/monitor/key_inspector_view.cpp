@@ -144,6 +144,8 @@ void KeyInspectorView::followSession(model::ConnectionSession *session)
                      {KeyInspectorModel::Rules, QStringLiteral("blocked 9 min 59 s")},
                      {KeyInspectorModel::ReadAt, QStringLiteral("00:00:00")},
                      {KeyInspectorModel::Node, QStringLiteral("127.0.0.1:30001")}});
+    // The subject and its rules share what is left, so neither is cut to a few letters at 1,024 pixels.
+    m_table->horizontalHeader()->setSectionResizeMode(KeyInspectorModel::Rules, QHeaderView::Stretch);
     connect(m_model, &KeyInspectorModel::loadingChanged, this, &KeyInspectorView::updateStatus);
     connect(m_model, &KeyInspectorModel::modelReset, this, &KeyInspectorView::updateActions);
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &KeyInspectorView::updateActions);
