@@ -49,7 +49,7 @@ QString SubjectBucket::decisionText() const
     if (!decision || !state)
         return {};
     if (shadow)
-        return wouldReject() ? QCoreApplication::translate("sluice::model", "would be rejected (shadow: let through)")
+        return wouldReject() ? QCoreApplication::translate("sluice::model", "would reject (shadow)")
                              : QCoreApplication::translate("sluice::model", "admitted (shadow)");
     if (decision->admitted) {
         if (state->listed == QLatin1String("allow"))

@@ -33,7 +33,7 @@ struct SubjectBucket {
     // True when a call of cost 1 now would be rejected, or for a shadow policy would have been.
     bool wouldReject() const;
     // What a call of cost 1 would get now, in words: "admitted (4 left)", "rejected: wait 1.2 s",
-    // "rejected: denied by a list", "would be rejected (shadow: let through)". Empty until read.
+    // "rejected: denied by a list", "would reject (shadow)". Empty until read.
     QString decisionText() const;
 };
 

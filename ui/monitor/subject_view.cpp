@@ -62,8 +62,8 @@ SubjectView::SubjectView(model::ConnectionSession *session, QWidget *parent)
     m_table = new QTableWidget(0, ColumnCount, this);
     m_table->setObjectName(QStringLiteral("subjectTable"));
     m_table->setAccessibleName(tr("The subject under every policy"));
-    m_table->setHorizontalHeaderLabels({tr("Policy"), tr("A call now"), tr("Available"), tr("Full in"), tr("Rules"),
-                                        tr("Allowed"), tr("Rejected"), tr("Key expires in")});
+    m_table->setHorizontalHeaderLabels(
+        {tr("Policy"), tr("A call now"), tr("Available"), tr("Full in"), tr("Rules"), tr("Allowed"), tr("Rejected")});
     m_table->horizontalHeaderItem(DecisionColumn)
         ->setToolTip(tr("What the library would answer a call of cost 1 now (sluice_peek: nothing is consumed "
                         "or counted). A shadow policy lets every call through; it says what it would do."));
@@ -77,12 +77,11 @@ SubjectView::SubjectView(model::ConnectionSession *session, QWidget *parent)
     // The rules take what is left: an override's pattern or a list's is the one long text of a row.
     setColumnWidths(m_table, RulesColumn,
                     {{PolicyColumn, model::withShadowMark(QStringLiteral("login-attempts"))},
-                     {DecisionColumn, QStringLiteral("would be rejected (shadow: let through)")},
+                     {DecisionColumn, QStringLiteral("rejected: blocked for 59 min 59 s")},
                      {AvailableColumn, QStringLiteral("1,000 of 1,000")},
                      {FullInColumn, QStringLiteral("59 min 59 s")},
                      {AllowedColumn, QStringLiteral("100,000")},
-                     {RejectedColumn, QStringLiteral("100,000")},
-                     {ExpiresInColumn, QStringLiteral("no key (full)")}});
+                     {RejectedColumn, QStringLiteral("100,000")}});
 
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("subjectStatus"));
@@ -187,7 +186,7 @@ void SubjectView::rebuildRows()
         for (int column = 0; column < ColumnCount; ++column)
             m_table->setItem(row, column,
                              cell(column == AvailableColumn || column == AllowedColumn || column == RejectedColumn
-                                  || column == FullInColumn || column == ExpiresInColumn));
+                                  || column == FullInColumn));
         m_table->item(row, PolicyColumn)->setData(Qt::UserRole, buckets.at(row).policy);
         if (buckets.at(row).policy == selected)
             m_table->selectRow(row);
@@ -259,10 +258,6 @@ void SubjectView::showRow(int row, const model::SubjectBucket &bucket)
     m_table->item(row, RulesColumn)->setText(state.rulesText());
     m_table->item(row, AllowedColumn)->setText(locale.toString(state.allowed));
     m_table->item(row, RejectedColumn)->setText(locale.toString(state.rejected));
-    m_table->item(row, ExpiresInColumn)
-        ->setText(state.ttlMs == -2       ? tr("no key (full)")
-                      : state.ttlMs == -1 ? tr("never")
-                                          : model::formatWait(state.ttlMs));
     for (int column = DecisionColumn; column < ColumnCount; ++column) {
         QTableWidgetItem *item = m_table->item(row, column);
         item->setToolTip(asOf);

@@ -28,7 +28,6 @@ public:
         RulesColumn,
         AllowedColumn,
         RejectedColumn,
-        ExpiresInColumn,
         ColumnCount
     };
 
