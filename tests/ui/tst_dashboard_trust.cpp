@@ -1015,6 +1015,16 @@ private Q_SLOTS:
         walk("connectionManager", [&] { window->openConnectionManager(); });
         walk("shortcutsDialog", [&] { window->findChild<QAction *>(QStringLiteral("shortcutsAction"))->trigger(); });
         walk("helpWindow", [&] { window->findChild<QAction *>(QStringLiteral("userGuideAction"))->trigger(); });
+        // The Live tab's range picker, once something of the policy is kept to pick from.
+        const QString api = ns + QStringLiteral("-api");
+        tabs->setCurrentWidget(window->liveView());
+        window->liveView()->showPolicy(api);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window->session()->rates()->history(api) && window->session()->rates()->history(api)->latest(), 10000);
+        walk("timeRangeDialog", [&] {
+            auto *span = test::child<QComboBox>(window->liveView(), "liveSpan");
+            span->setCurrentIndex(span->count() - 1);
+        });
         QVERIFY2(unnamed.isEmpty(), qPrintable(unnamed.join(QLatin1Char('\n'))));
     }
 
