@@ -26,6 +26,7 @@
 
 #include <QComboBox>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QScrollBar>
@@ -408,6 +409,21 @@ private Q_SLOTS:
         QTRY_COMPARE(subjectCell(view, next.name, ui::SubjectView::PolicyColumn),
                      QStringLiteral("login-next [shadow]"));
         QCOMPARE(subjectCell(view, QStringLiteral("login"), ui::SubjectView::PolicyColumn), QStringLiteral("login"));
+
+        // A subject that is not plain text (a space, a byte that is no UTF-8, markup) is shown in its printable
+        // form, and the form typed back names the same bytes.
+        const QByteArray odd("<b>odd</b> \xff");
+        test::fireAcquires(*m_traffic, m_namespace, QStringLiteral("api"), 1, [&odd](int) { return odd; });
+        QVERIFY(view->showSubject(odd));
+        auto *field = test::child<QLineEdit>(view, "subjectEdit");
+        QCOMPARE(field->text(), QStringLiteral("<b>odd</b>%20%FF"));
+        QTest::keyClick(field, Qt::Key_Return);
+        QCOMPARE(view->reader()->subject(), odd);
+        QTRY_COMPARE_WITH_TIMEOUT(subjectCell(view, QStringLiteral("api"), ui::SubjectView::AvailableColumn),
+                                  QStringLiteral("4 of 5"), 5000);
+        auto *heading = test::child<QLabel>(view, "subjectHeading");
+        QVERIFY2(heading->text().contains(QLatin1String("<b>odd</b>%20%FF")), qPrintable(heading->text()));
+        QCOMPARE(heading->textFormat(), Qt::PlainText); // the markup is shown, not obeyed
     }
 
     // One bucket, or every bucket the subject has, reset after confirmation and audited; Cancel changes nothing.

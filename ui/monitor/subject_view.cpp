@@ -2,6 +2,7 @@
 #include "ui/monitor/subject_view.h"
 
 #include "model/format/figure_age.h"
+#include "model/format/subject_text.h"
 #include "model/format/units.h"
 #include "model/policy/operator_identity.h"
 #include "model/policy/policy_summary.h"
@@ -49,6 +50,7 @@ SubjectView::SubjectView(model::ConnectionSession *session, QWidget *parent)
     m_error->setObjectName(QStringLiteral("subjectError"));
     m_error->setStyleSheet(textStyle(Tone::Error));
     m_error->setWordWrap(true);
+    m_error->setTextFormat(Qt::PlainText);
     m_error->hide();
     auto *form = new QHBoxLayout;
     form->addWidget(label);
@@ -58,6 +60,7 @@ SubjectView::SubjectView(model::ConnectionSession *session, QWidget *parent)
     m_heading = new QLabel(this);
     m_heading->setObjectName(QStringLiteral("subjectHeading"));
     m_heading->setWordWrap(true);
+    m_heading->setTextFormat(Qt::PlainText); // it names the subject, which a service chose
 
     m_table = new QTableWidget(0, ColumnCount, this);
     m_table->setObjectName(QStringLiteral("subjectTable"));
@@ -86,6 +89,7 @@ SubjectView::SubjectView(model::ConnectionSession *session, QWidget *parent)
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("subjectStatus"));
     m_status->setWordWrap(true);
+    m_status->setTextFormat(Qt::PlainText); // it may quote a server's error
     m_watch = new QPushButton(tr("Watch"), this);
     m_watch->setObjectName(QStringLiteral("subjectWatch"));
     m_watch->setToolTip(tr("Add the selected bucket to the Watched keys tab, to chart it."));
@@ -107,7 +111,8 @@ SubjectView::SubjectView(model::ConnectionSession *session, QWidget *parent)
     layout->addWidget(m_table, 1);
     layout->addLayout(footer);
 
-    const auto showTyped = [this] { showSubject(m_subject->text().trimmed().toUtf8()); };
+    // Typed as shown: the subject's printable form (model/format/subject_text.h), %XX for what is not printable.
+    const auto showTyped = [this] { showSubject(model::subjectFromText(m_subject->text().trimmed())); };
     connect(m_show, &QPushButton::clicked, this, showTyped);
     connect(m_subject, &QLineEdit::returnPressed, this, showTyped);
     connect(m_table, &QTableWidget::itemSelectionChanged, this, &SubjectView::updateActions);
@@ -170,8 +175,8 @@ bool SubjectView::showSubject(const QByteArray &subject)
         showError(refused->message);
         return false;
     }
-    if (m_subject->text().trimmed().toUtf8() != subject)
-        m_subject->setText(QString::fromUtf8(subject));
+    if (model::subjectFromText(m_subject->text().trimmed()) != subject)
+        m_subject->setText(model::subjectText(subject));
     m_notice.clear();
     showError({});
     return true;
@@ -198,7 +203,7 @@ void SubjectView::showReadings()
 {
     static const QVector<model::SubjectBucket> none;
     const QVector<model::SubjectBucket> &buckets = m_reader ? m_reader->buckets() : none;
-    const QString subject = m_reader ? QString::fromUtf8(m_reader->subject()) : QString();
+    const QString subject = m_reader ? model::subjectText(m_reader->subject()) : QString();
     if (subject.isEmpty())
         m_heading->setText(tr("Name a subject to see its bucket under every policy, and what each policy would "
                               "decide for a call of it now."));
@@ -296,12 +301,12 @@ void SubjectView::resetSelected()
     const QString policy = selectedPolicy();
     if (policy.isEmpty() || !m_session)
         return;
-    const QString subject = QString::fromUtf8(m_reader->subject());
+    const QByteArray subject = m_reader->subject();
     confirmWrite(this, m_session->profile(),
-                 tr("reset the bucket of \u201c%1\u201d under \u201c%2\u201d").arg(subject, policy),
+                 tr("reset the bucket of \u201c%1\u201d under \u201c%2\u201d").arg(model::subjectText(subject), policy),
                  tr("Its key is deleted, so the bucket is full at once. The audit log records who reset it and "
                     "the state it had."),
-                 [this, subject, policy] { startResets(subject.toUtf8(), {policy}); });
+                 [this, subject, policy] { startResets(subject, {policy}); });
 }
 
 void SubjectView::resetAll()
@@ -313,18 +318,18 @@ void SubjectView::resetAll()
     for (const model::SubjectBucket &bucket : m_reader->buckets())
         if (!bucket.state || bucket.state->ttlMs != -2)
             policies << bucket.policy;
-    const QString subject = QString::fromUtf8(m_reader->subject());
+    const QByteArray subject = m_reader->subject();
     if (policies.isEmpty()) {
-        m_notice = tr("\u201c%1\u201d has no bucket to reset: every one is full.").arg(subject);
+        m_notice = tr("\u201c%1\u201d has no bucket to reset: every one is full.").arg(model::subjectText(subject));
         showReadings();
         return;
     }
     confirmWrite(this, m_session->profile(),
                  tr("reset %n bucket(s) of \u201c%1\u201d (%2)", nullptr, int(policies.size()))
-                     .arg(subject, policies.join(QStringLiteral(", "))),
+                     .arg(model::subjectText(subject), policies.join(QStringLiteral(", "))),
                  tr("Each key is deleted, so each bucket is full at once. The audit log records each reset with "
                     "who made it and the state the bucket had."),
-                 [this, subject, policies] { startResets(subject.toUtf8(), policies); });
+                 [this, subject, policies] { startResets(subject, policies); });
 }
 
 void SubjectView::startResets(const QByteArray &subject, const QStringList &policies)
