@@ -316,6 +316,20 @@ private Q_SLOTS:
         QVERIFY(!reset->isEnabled());
         QVERIFY(reset->toolTip().contains(QLatin1String("read-only")));
         QVERIFY(test::child<QPushButton>(view, "inspectWatch")->isEnabled());
+
+        // By subject: reading yes, resetting no.
+        ui::SubjectView *subject = window->subjectView();
+        test::child<QTabWidget>(window.get(), "mainTabs")->setCurrentWidget(subject);
+        QTRY_COMPARE_WITH_TIMEOUT(subject->table()->rowCount(), 2, 10000);
+        QVERIFY(subject->showSubject("mallory"));
+        QTRY_VERIFY(subject->statusText().startsWith(QLatin1String("Read at")));
+        subject->table()->selectRow(0);
+        for (const char *name : {"subjectReset", "subjectResetAll"}) {
+            auto *button = test::child<QPushButton>(subject, name);
+            QVERIFY2(!button->isEnabled(), name);
+            QVERIFY(button->toolTip().contains(QLatin1String("read-only")));
+        }
+        QVERIFY(test::child<QPushButton>(subject, "subjectWatch")->isEnabled());
     }
 
     void aBucketGoesToTheWatchList()
