@@ -21,6 +21,8 @@ QString formatDuration(qint64 seconds);
 QString formatWait(qint64 ms);
 // The local time of day of an instant (ms since the epoch), "14:03:27": when a figure was read.
 QString formatClock(qint64 ms);
+// The local date and time of an instant, "2026-11-28 14:03:27": the ends of a range that may span days.
+QString formatDateTime(qint64 ms);
 
 // "500ms", "30s", "1.5s", "1m", "2h", "1d" (or a bare number of milliseconds) as milliseconds; none when
 // the text is no such duration.

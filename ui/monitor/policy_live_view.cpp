@@ -593,10 +593,8 @@ void PolicyLiveView::showRangeNote()
 {
     m_rangeNote->setVisible(m_range.has_value());
     if (m_range)
-        m_rangeNote->setText(
-            tr("%1 to %2, not following live")
-                .arg(QDateTime::fromMSecsSinceEpoch(m_range->first).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
-                     QDateTime::fromMSecsSinceEpoch(m_range->second).toString(QStringLiteral("HH:mm:ss"))));
+        m_rangeNote->setText(tr("%1 to %2, not following live")
+                                 .arg(model::formatDateTime(m_range->first), model::formatClock(m_range->second)));
 }
 
 void PolicyLiveView::showTop(const model::TopRejected &reply)

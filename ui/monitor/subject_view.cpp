@@ -131,13 +131,10 @@ void SubjectView::followSession(model::ConnectionSession *session)
 {
     m_session = session;
     m_reader = session->readSubject(this);
+    // The policies follow the samples only while the tab is in front; it takes the last one when shown.
     connect(session->rates(), &model::PolicyRateSampler::sampled, this, [this](const model::RateSample &sample) {
-        if (!sample.missingNodes.isEmpty() || !sample.problems.isEmpty())
-            return; // a primary that did not answer says nothing of which policies are gone
-        QStringList policies;
-        for (const model::PolicyRate &rate : sample.policies)
-            policies << rate.policy;
-        m_reader->setPolicies(policies);
+        if (isVisible())
+            takePolicies(sample);
     });
     connect(session->libraryWatch(), &model::LibraryWatch::checked, this,
             [this](const model::LibraryWatch::Report &report) {
@@ -148,14 +145,25 @@ void SubjectView::followSession(model::ConnectionSession *session)
     connect(m_reader, &model::SubjectReader::roundDone, this, &SubjectView::showReadings);
     m_reader->setShadowPolicies(
         model::shadowPolicyNames(session->libraryWatch()->lastReport().status.published.policies));
-    m_reader->setPolicies(session->rates()->policies());
 }
 
 void SubjectView::showEvent(QShowEvent *event)
 {
     QWidget::showEvent(event);
-    if (m_reader)
-        m_reader->start();
+    if (!m_reader || !m_session)
+        return;
+    takePolicies(m_session->rates()->lastSample());
+    m_reader->start();
+}
+
+void SubjectView::takePolicies(const model::RateSample &sample)
+{
+    if (sample.endMs == 0 || !sample.missingNodes.isEmpty() || !sample.problems.isEmpty())
+        return; // no sample yet, or a primary that did not answer: nothing said of which policies are gone
+    QStringList policies;
+    for (const model::PolicyRate &rate : sample.policies)
+        policies << rate.policy;
+    m_reader->setPolicies(policies);
 }
 
 void SubjectView::hideEvent(QHideEvent *event)

@@ -52,6 +52,7 @@ protected:
 
 private:
     void followSession(model::ConnectionSession *session);
+    void takePolicies(const model::RateSample &sample);
     void rebuildRows();
     void showReadings();
     void showRow(int row, const model::SubjectBucket &bucket);

@@ -40,13 +40,11 @@ TimeRangeDialog::TimeRangeDialog(qint64 keptFromMs, qint64 keptToMs, std::pair<q
     setWindowTitle(tr("Show a range of the kept history"));
     m_from = timeField(this, "rangeFrom", tr("From"), keptFromMs, keptToMs, std::max(initial.first, keptFromMs));
     m_to = timeField(this, "rangeTo", tr("To"), keptFromMs, keptToMs, std::min(initial.second, keptToMs));
-    auto *kept = new QLabel(
-        tr("Kept: from %1 to %2 (%3). The chart stays on the range until another span is "
-           "picked.")
-            .arg(QDateTime::fromMSecsSinceEpoch(keptFromMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
-                 QDateTime::fromMSecsSinceEpoch(keptToMs).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")),
-                 model::formatDuration(std::max<qint64>(1, (keptToMs - keptFromMs) / 1000))),
-        this);
+    auto *kept = new QLabel(tr("Kept: from %1 to %2 (%3). The chart stays on the range until another span is "
+                               "picked.")
+                                .arg(model::formatDateTime(keptFromMs), model::formatDateTime(keptToMs),
+                                     model::formatDuration(std::max<qint64>(1, (keptToMs - keptFromMs) / 1000))),
+                            this);
     kept->setWordWrap(true);
     m_problem = new QLabel(this);
     m_problem->setObjectName(QStringLiteral("rangeProblem"));
