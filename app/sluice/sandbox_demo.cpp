@@ -55,6 +55,7 @@ QVector<model::Policy> SandboxDemo::demoPolicies()
         = {{"health-check", false, Rule::Kind::Allow, 0, 0}, {"partner-", true, Rule::Kind::Limits, 1000, 1500}};
     model::Policy login = demoPolicy("login", Algorithm::FixedWindow, 5, 60'000, 0, "Login attempts per account");
     login.blockMs = 600'000;
+    login.windowStart = model::WindowStart::FirstCall; // seed 001's counter: the window opens at the first attempt
     return {
         api,
         demoPolicy("api-next", Algorithm::TokenBucket, 60, 60'000, 60,

@@ -458,18 +458,18 @@ private Q_SLOTS:
         // both palettes (it was the palette's Mid, 1.6:1 on a light window and 1.2:1 on a dark one).
         QCOMPARE(child<QLabel>(editor, "algorithmHelp")->styleSheet(), ui::textStyle(ui::Tone::Muted));
         typeInto(editor, "limitEdit", QStringLiteral("5"));
+        // A new fixed window opens at each subject's first call (seed 001's counter, the cheapest).
         QCOMPARE(labelText(editor, "policySummary"),
-                 QStringLiteral("At most 5 requests per minute, counted in windows aligned to the "
-                                "clock; up to twice that can pass around a window's edge."));
+                 QStringLiteral("At most 5 requests per minute, counted in windows that open at each subject's "
+                                "first call; up to twice that can pass around a window's edge."));
         QVERIFY(labelText(editor, "lintWarnings").contains(QLatin1String("twice the limit")));
         // Only a fixed window has a start to choose.
         auto *windowStart = child<QComboBox>(editor, "windowStartCombo");
         QVERIFY(windowStart->isVisible());
-        choose(editor, "windowStartCombo", QStringLiteral("At each subject's first call (cheapest)"));
-        QCOMPARE(labelText(editor, "policySummary"),
-                 QStringLiteral("At most 5 requests per minute, counted in windows that open at each subject's "
-                                "first call; up to twice that can pass around a window's edge."));
         choose(editor, "windowStartCombo", QStringLiteral("Aligned to the clock (the same windows for every subject)"));
+        QCOMPARE(labelText(editor, "policySummary"),
+                 QStringLiteral("At most 5 requests per minute, counted in windows aligned to the "
+                                "clock; up to twice that can pass around a window's edge."));
         // The algorithm's warning stays while a number is wrong; the summary waits for the fix.
         typeInto(editor, "limitEdit", QStringLiteral("5.5"));
         QVERIFY(labelText(editor, "lintWarnings").contains(QLatin1String("twice the limit")));

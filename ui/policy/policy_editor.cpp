@@ -204,6 +204,9 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
         fresh.algorithm = Algorithm::TokenBucket;
         fresh.limit = 100;
         fresh.windowMs = 60'000;
+        // A new fixed window opens at each subject's first call (seed 001's counter): the cheapest, needing no
+        // clock. A stored policy that does not say keeps meaning aligned (model::WindowStart).
+        fresh.windowStart = model::WindowStart::FirstCall;
         loadPolicy(fresh);
         m_burst->clear();
     }
@@ -350,7 +353,7 @@ QFormLayout *PolicyEditor::createFields()
     m_burstRow = fieldWithError(m_burst, m_burstError);
     form->addRow(m_burstLabel, m_burstRow);
 
-    // Only a fixed window has a start to choose; aligned first, the default (see model::WindowStart).
+    // Only a fixed window has a start to choose; aligned first, what a policy that does not say means.
     m_windowStartLabel = new QLabel(tr("Window start"), this);
     m_windowStart = named(new QComboBox(this), "windowStartCombo");
     m_windowStart->addItem(tr("Aligned to the clock (the same windows for every subject)"),
