@@ -22,15 +22,15 @@ local function decide_twins(key, p, cost, now)
         local listed
         if t.special then t, listed = subject_state(t, twin_key, now) end
         if listed then
-            if listed.ok then record_admission(t, now) else record_rejection(t, twin_key, now) end
+            if listed.ok then record_admission(t) else record_rejection(t, twin_key) end
         elseif cost > t.capacity then
-            record_rejection(t, twin_key, now)
+            record_rejection(t, twin_key)
         else
             local ok = t.impl.acquire(t, twin_key, now, cost, true)
             if ok then
-                record_admission(t, now)
+                record_admission(t)
             elseif ok == false then
-                record_rejection(t, twin_key, now)
+                record_rejection(t, twin_key)
             end
         end
     end
@@ -111,10 +111,10 @@ local function decide(keys, policies, cost, peek)
         end
         if q.stats then -- none for sluice_check's parameters: no policy to count for
             if verdict == 'consume' then
-                record_admission(q, now)
+                record_admission(q)
                 if s.gate then q.stats.listed = q.stats.listed + 1 end
             elseif verdict == 'reject' then
-                record_rejection(q, keys[i], now)
+                record_rejection(q, keys[i])
                 if s.gate == 'deny' then q.stats.denied = q.stats.denied + 1 end
             end
         end
@@ -139,10 +139,10 @@ end
 local function gated_reply(key, p, st, cost, lean, now)
     local admitted = st.ok or p.shadow -- a shadow policy never rejects
     if st.ok then
-        record_admission(p, now)
+        record_admission(p)
         p.stats.listed = p.stats.listed + 1
     else
-        record_rejection(p, key, now)
+        record_rejection(p, key)
         if st.gate == 'deny' then p.stats.denied = p.stats.denied + 1 end
     end
     if p.twins then decide_twins(key, p, cost, now) end
@@ -154,9 +154,11 @@ end
 
 -- One key, one policy: the common call, decided in one pass without the bookkeeping of decide().
 -- Parameters from sluice_check have no policy, so nothing to count per policy. `lean` replies with
--- sluice_allow's three elements (see lean_reply()) instead of the six of sluice_acquire.
+-- sluice_allow's three elements (see lean_reply()) instead of the six of sluice_acquire. A policy
+-- whose decision needs no clock (p.clocked false: a first-call window without subject rules or twins)
+-- reads none.
 local function decide_one(key, p, cost, lean)
-    local now = now_ms()
+    local now = p.clocked and now_ms()
     if p.special then
         local view, listed = subject_state(p, key, now)
         if listed then return gated_reply(key, p, listed, cost, lean, now) end
@@ -173,10 +175,7 @@ local function decide_one(key, p, cost, lean)
     if p.twins then decide_twins(key, p, cost, now) end
     local s = p.stats
     if ok then
-        if s then -- record_admission(), written out: a Lua call costs about as much as the counting
-            if now >= s.ends then roll(s, now) end
-            s.a = s.a + 1
-        end
+        if s then s.allowed = s.allowed + 1 end -- record_admission(), written out: a Lua call costs as much
         if lean then
             local reply = p.lean
             reply[1], reply[2], reply[3] = 1, units, extra or 0
@@ -187,15 +186,12 @@ local function decide_one(key, p, cost, lean)
         return reply
     end
     if s then
-        -- record_rejection(), written out for a key the summary counts already, in the second and period in
-        -- progress: a hot key's rejections, the common case of the deny path.
-        local t = p.top
-        local n = t.counts[key]
-        if n and now < s.ends and now < t.ends then
-            s.r, t.counts[key] = s.r + 1, n + 1
-        else
-            record_rejection(p, key, now)
-        end
+        -- record_rejection(), written out for a key the summary counts already: a hot key's rejections,
+        -- the common case of the deny path.
+        local counts = p.top.counts
+        local n = counts[key]
+        s.rejected = s.rejected + 1
+        if n then counts[key] = n + 1 else enter_top(p.top, key) end
     end
     if p.block_ms and not p.shadow then retry, reset = start_block(p, key, now, retry, reset) end
     if lean then

@@ -126,7 +126,6 @@ end
 -- since the library was loaded.
 local function rule_stats()
     local now = now_ms()
-    epoch = epoch or now
     local reply = {now, epoch}
     for _, name in ipairs(NAMES) do
         local p = POLICIES[name]
@@ -143,80 +142,68 @@ local function rule_stats()
     return reply
 end
 
--- FCALL_RO sluice_stats 0 [since_second]: [now_ms, epoch_ms, then per policy: name, allowed total,
--- rejected total, [second, allowed, rejected, ...] for complete seconds after since_second].
+-- FCALL_RO sluice_stats 0 [since_second]: [now_ms, epoch_ms, then per policy: name, allowed total, rejected
+-- total, moved], the totals since this copy of the library was loaded; a reader differences its own readings
+-- for rates. `moved` is {ms} when a reading in the last MOVED_MS (this one included) saw the policy's totals
+-- move since the reading before, ms the latest such reading, and after since_second; else {}. The counting
+-- reads no clock, so "answered calls lately" is what the readings saw: at least the last minute, more when
+-- nobody read in between (publish's guard against dropping a policy in use asks this). (Before clockless
+-- counting the array held per-second counts; readers of that time pass a since_second asking for none.)
+local MOVED_MS = 60000
+
 local function stats(_, args)
     local now = now_ms()
-    epoch = epoch or now
-    local current = floor(now / 1000)
-    local since = tonumber(args[1] or '') or (current - RING)
+    local since = tonumber(args[1] or '') or -1
     local reply = {now, epoch}
     for _, name in ipairs(NAMES) do
         local s = POLICIES[name].stats
-        local series = {}
-        for second = max(since + 1, current - RING + 1), current - 1 do
-            local slot = second % RING + 1
-            local a, r
-            if s.second == second then
-                a, r = s.a, s.r
-            elseif s.seconds[slot] == second then
-                a, r = s.ring_a[slot], s.ring_r[slot]
-            end
-            if a then
-                series[#series + 1] = second
-                series[#series + 1] = a
-                series[#series + 1] = r
-            end
-        end
-        reply[#reply + 1] = name
-        reply[#reply + 1] = s.allowed + s.a
-        reply[#reply + 1] = s.rejected + s.r
-        reply[#reply + 1] = series
+        local total = s.allowed + s.rejected
+        if total ~= s.read_total then s.read_total, s.moved_at = total, now end
+        local moved = {}
+        local lately = s.moved_at and s.moved_at > now - MOVED_MS
+        if lately and floor(s.moved_at / 1000) > since then moved[1] = s.moved_at end
+        local n = #reply
+        reply[n + 1], reply[n + 2], reply[n + 3], reply[n + 4] = name, s.allowed, s.rejected, moved
     end
     return reply
 end
 
--- FCALL_RO sluice_top 0 <policy> [count]: [now_ms, since_ms, then per subject, most rejected first:
--- subject, rejections, overestimate] for the rejections since since_ms (the start of the previous
--- period, or of the current one when the previous saw none). At most `count` subjects (TOP_SIZE).
-local function top(_, args)
-    if #args < 1 or #args > 2 then return fail('expected <policy> [count]') end
+-- FCALL_RO sluice_most_rejected 0 <policy>: [now_ms, epoch_ms, least, then per subject of the policy's
+-- summary (policy_counts.lua), most rejected first: subject, count, entered], counts since this copy was
+-- loaded; `least` is the smallest count when the summary is full (a subject it does not hold was rejected
+-- at most that often), else 0. Between two readings a subject's rejections are its count's growth when
+-- its `entered` is the same in both, else at least count - entered (the rejections since it entered,
+-- short by at most entered minus the first reading's `least`).
+local function most_rejected(_, args)
+    if #args ~= 1 then return fail('expected <policy>') end
     local p = POLICIES[args[1]]
     if not p then return fail('unknown policy ' .. shown(args[1])) end
-    local wanted = TOP_SIZE
-    if args[2] then
-        wanted = parse_count(args[2], TOP_SIZE)
-        if not wanted then
-            return fail('count must be a whole number from 1 to ' .. TOP_SIZE .. ', got ' .. shown(args[2]))
-        end
-    end
     local now = now_ms()
     local t = p.top
-    local periods = {}
-    -- t is the period in progress until it ends, then the previous one for one more period.
-    if now < t.ends and t.previous then periods[1] = t.previous end
-    if now < t.ends + TOP_PERIOD_MS then periods[#periods + 1] = t end
-    local merged, over, keys = {}, {}, {}
-    for _, period in ipairs(periods) do
-        for key, n in pairs(period.counts) do
-            if not merged[key] then keys[#keys + 1] = key end
-            merged[key] = (merged[key] or 0) + n
-            over[key] = (over[key] or 0) + (period.over[key] or 0)
-        end
+    local counts, keys, least = t.counts, {}, nil
+    for key, n in pairs(counts) do
+        keys[#keys + 1] = key
+        if not least or n < least then least = n end
     end
     table.sort(keys, function(a, b)
-        if merged[a] ~= merged[b] then return merged[a] > merged[b] end
+        if counts[a] ~= counts[b] then return counts[a] > counts[b] end
         return a < b
     end)
-    local reply = {now, periods[1] and periods[1].starts or now}
+    local reply = {now, epoch, t.size < TOP_SIZE and 0 or least}
     local skip = #p.prefix
-    for i = 1, math.min(wanted, #keys) do
-        local key = keys[i]
-        reply[#reply + 1] = sub(key, skip + 1, -2)
-        reply[#reply + 1] = merged[key]
-        reply[#reply + 1] = over[key]
+    for _, key in ipairs(keys) do
+        local n = #reply
+        reply[n + 1], reply[n + 2], reply[n + 3] = sub(key, skip + 1, -2), counts[key], t.entered[key]
     end
     return reply
+end
+
+-- FCALL_RO sluice_top: what a reader written for the 10-second summaries that came before
+-- sluice_most_rejected calls; it is told why it gets no list.
+local function retired_top()
+    return fail('this library counts rejections since it was loaded and no longer in 10-second periods: read '
+        .. 'them with ' .. LIBRARY.name .. '_most_rejected (the reader that called ' .. LIBRARY.name .. '_top '
+        .. 'is older than this library; update it)')
 end
 
 -- FCALL_RO sluice_version 0: [version, digest, code version, policy count, namespace, database].
@@ -260,6 +247,7 @@ end
 
 register_all {
     {'acquire', acquire, false, true}, {'allow', allow, false, true}, {'peek', peek, true}, {'check', check}, {'release', release},
-    {'inspect', inspect, true}, {'stats', stats, true}, {'top', top, true}, {'version', version, true},
+    {'inspect', inspect, true}, {'stats', stats, true}, {'most_rejected', most_rejected, true},
+    {'top', retired_top, true}, {'version', version, true},
     {'policies', policies, true}, {'rule_stats', rule_stats, true}, {'reserve', reserve}, {'settle', settle},
 }

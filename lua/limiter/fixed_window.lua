@@ -383,11 +383,12 @@ end
 
 -- The count at `now` of the aligned window whose hash a read of `key` failing with `err` met instead
 -- of a first-call window's count (the mirror of first_call_count()), and that window's last ms;
--- nil when the key holds something else.
+-- nil when the key holds something else. The clock is read here when the call had no need of it.
 local function aligned_window_count(p, key, err, now)
     local fields = find(err.err, '^WRONGTYPE') and read('HGETALL', key)
-    local id = floor(now / p.window_ms)
-    local summary = fields and window_fields(p, fields, id)
+    if not fields then return nil end
+    local id = floor((now or now_ms()) / p.window_ms)
+    local summary = window_fields(p, fields, id)
     if not summary or summary.count >= 10 ^ MAX_CARRIED_DIGITS then return nil end
     return summary.count, (id + 1) * p.window_ms - 1
 end

@@ -1,76 +1,59 @@
--- Per-policy decision counts: totals since the library was loaded and a ring of the last RING
--- seconds, kept in the library's memory (not in keys), so reading them costs the same however many
--- subjects there are. They restart from zero when the library is reloaded or Redis restarts;
--- `epoch` (the first time this copy saw) tells a reader that happened. The second in progress is
--- counted in `a` and `r` and moves into the ring when a later second begins (a clock that steps
--- back counts in the second in progress); totals hold the seconds already moved.
-local RING = 64
+-- Per-policy decision counts: totals since this copy of the library was loaded, kept in its memory (not
+-- in keys), so reading them costs the same however many subjects there are. Counting needs no clock: a
+-- reader turns totals into rates and windows by differencing its own successive readings, each stamped
+-- with the server's time by the function that replies. They restart from zero when the library is
+-- reloaded or Redis restarts; `epoch` (the server's time at this copy's first call, set by setup(), when
+-- the counts began) tells a reader that happened.
 local epoch = nil
 local NAMES = {} -- the policy names, sorted
 
 -- `listed` and `denied` count apart the calls a list decided (see subject_rules.lua), already
 -- counted among the allowed and rejected; `reserved` and `settled` the reservations made and settled,
 -- `debt` the units settlements charged beyond what was left, `uncharged` those beyond max_debt (see
--- reservations.lua).
+-- reservations.lua); `read_total` and `moved_at` what sluice_stats' readings saw (entry_points.lua).
 local function new_counts()
-    return {ends = -1, a = 0, r = 0, allowed = 0, rejected = 0, seconds = {}, ring_a = {}, ring_r = {}, listed = 0,
-            denied = 0, reserved = 0, settled = 0, debt = 0, uncharged = 0}
+    return {allowed = 0, rejected = 0, listed = 0, denied = 0, reserved = 0, settled = 0, debt = 0, uncharged = 0,
+            read_total = 0}
 end
 
-local function roll(s, now)
-    if s.second then
-        local slot = s.second % RING + 1
-        s.seconds[slot], s.ring_a[slot], s.ring_r[slot] = s.second, s.a, s.r
-        s.allowed, s.rejected = s.allowed + s.a, s.rejected + s.r
-    end
-    s.second = floor(now / 1000)
-    s.ends = (s.second + 1) * 1000
-    s.a, s.r = 0, 0
-    epoch = epoch or now
-end
-
-local function record_admission(p, now)
+local function record_admission(p)
     local s = p.stats
-    if now >= s.ends then roll(s, now) end
-    s.a = s.a + 1
+    s.allowed = s.allowed + 1
 end
 
--- Most rejected subjects per policy, for dashboards, kept like the counts above in the library's
--- memory: a Space-Saving summary of at most TOP_SIZE keys per period of TOP_PERIOD_MS (exact while a
--- period sees no more keys than that; otherwise a key that enters takes the place of the least
--- counted one and inherits its count as a possible overestimate). Reading covers the period in
--- progress and the one before. A rejection costs a table update, never a Redis call.
+-- Most rejected subjects per policy, for dashboards, kept like the counts above: a Space-Saving summary
+-- of at most TOP_SIZE keys over the copy's whole life. While it has room every rejected key is counted
+-- exactly; once full, a key that is not in it takes the place of the least counted one and starts from
+-- that count plus one, its `entered` the count it inherited. A key's count then grows by exactly its
+-- rejections while it stays, and `entered` only grows (the least count never falls), so a reader that
+-- sees the same `entered` in two readings has the key's exact rejections in between. A rejection costs
+-- a table update, never a Redis call.
 local TOP_SIZE = 32
-local TOP_PERIOD_MS = 10000
 
 local function new_top()
-    return {ends = -1, starts = -1, size = 0, counts = {}, over = {}, previous = nil}
+    return {size = 0, counts = {}, entered = {}}
 end
 
--- A rejection counted for its policy: the second's count and its key's place in the summary.
-local function record_rejection(p, key, now)
-    local s, t = p.stats, p.top
-    if now >= s.ends then roll(s, now) end
-    s.r = s.r + 1
-    if now >= t.ends then
-        local period = floor(now / TOP_PERIOD_MS) * TOP_PERIOD_MS
-        t.previous = (t.ends == period) and {starts = t.starts, counts = t.counts, over = t.over} or nil
-        t.starts, t.ends, t.size, t.counts, t.over = period, period + TOP_PERIOD_MS, 0, {}, {}
+-- A rejection of `key` that the summary does not hold yet.
+local function enter_top(t, key)
+    if t.size < TOP_SIZE then
+        t.counts[key], t.entered[key] = 1, 0
+        t.size = t.size + 1
+        return
     end
     local counts = t.counts
-    local n = counts[key]
-    if n then
-        counts[key] = n + 1
-    elseif t.size < TOP_SIZE then
-        counts[key] = 1
-        t.size = t.size + 1
-    else
-        local least_key, least = nil, nil
-        for k, v in pairs(counts) do
-            if not least or v < least then least_key, least = k, v end
-        end
-        counts[least_key], t.over[least_key] = nil, nil
-        counts[key], t.over[key] = least + 1, least
+    local least_key, least = nil, nil
+    for k, v in pairs(counts) do
+        if not least or v < least then least_key, least = k, v end
     end
+    counts[least_key], t.entered[least_key] = nil, nil
+    counts[key], t.entered[key] = least + 1, least
 end
 
+-- A rejection counted for its policy: its total and its key's place in the summary.
+local function record_rejection(p, key)
+    local s, counts = p.stats, p.top.counts
+    s.rejected = s.rejected + 1
+    local n = counts[key]
+    if n then counts[key] = n + 1 else enter_top(p.top, key) end
+end

@@ -58,9 +58,13 @@ local function prepare(p)
         if p.algorithm == 'fixed_window' then p.impl = fixed_window_with_debt end
         if p.algorithm == 'sliding_window' then p.impl = sliding_window_with_debt end
     end
+    -- Whether a decision reads the clock: a first-call window's needs only its key's expiry (setup() makes a
+    -- policy with subject rules or shadow twins read it, for they do).
+    p.clocked = true
     if p.first_call and window > 1 then
         p.impl = first_call_window
         p.window_expiry = tostring(window - 1) -- a number argument is formatted on every call
+        p.clocked = false
     end
     -- How long a string bucket lives at least after a write that needs a new expiry: a window, and
     -- for the sliding window two (its count weighs on the next window), whatever the call's reset,

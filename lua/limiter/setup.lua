@@ -28,7 +28,12 @@ local function setup()
         end
     end
     parse_lists()
-    for _, name in ipairs(NAMES) do prepare_subject_rules(POLICIES[name]) end
+    epoch = now_ms() -- the one clock reading a first-call window's calls ever cause: the counts start here
+    for _, name in ipairs(NAMES) do
+        local p = POLICIES[name]
+        prepare_subject_rules(p)
+        p.clocked = p.clocked or p.special or p.twins ~= nil
+    end
     ready = true
 end
 

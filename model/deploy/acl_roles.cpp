@@ -25,7 +25,7 @@ const Commands kLimiterCalls = {"fcall",   "time",    "get",     "set",       "s
 // slot map (CLUSTER SLOTS), which the snippets' ClusterClients and ioredis read (docs/services.md).
 const Commands kServiceClients = {"wait", "cluster|slots"};
 
-// The read-only functions (sluice_peek, sluice_inspect, sluice_stats, sluice_top, sluice_version), and
+// The read-only functions (sluice_peek, sluice_inspect, sluice_stats, sluice_most_rejected, sluice_version), and
 // the seed layouts' raw reads of the key watch (GET, PTTL).
 const Commands kLimiterReads = {"fcall_ro", "time", "get", "hgetall", "zrange", "pttl"};
 

@@ -348,11 +348,10 @@ void inspectPrimaries(RedisCommands *client, const LibraryOwner &owner, const QB
     forEachNode(client->primaries(), inspect, done);
 }
 
-// The policies that this owner's library answered calls for in its last minute of per-second counts
-// (<library>_stats) on the primaries `running` it, and that `kept` lacks.
+// The policies that this owner's library answered calls for lately (<library>_stats: the totals seen to move
+// by a reading in the last minute, this one included) on the primaries `running` it, and that `kept` lacks.
 void findDroppedInUse(RedisCommands *client, const LibraryOwner &owner, const QVector<Policy> &kept,
-                      const QSet<QString> &running, QObject *context, std::function<void(const QStringList &)> done,
-                      bool secondOver = false)
+                      const QSet<QString> &running, QObject *context, std::function<void(const QStringList &)> done)
 {
     QSet<QByteArray> keptNames;
     for (const Policy &policy : kept)
@@ -360,31 +359,17 @@ void findDroppedInUse(RedisCommands *client, const LibraryOwner &owner, const QV
     client->sendToPrimaries({"FCALL_RO", owner.function("stats"), "0"}, context,
                             [=](const QVector<RedisCommands::NodeReply> &replies) {
         QStringList dropped;
-        bool dropsAny = false;
-        qint64 serverNowMs = 0;
         for (const RedisCommands::NodeReply &node : replies) {
             if (!running.contains(node.node) || !node.reply.ok())
                 continue;
-            // {now, epoch, then per policy: name, allowed, rejected, {second, allowed, rejected, ...}}
+            // {now, epoch, then per policy: name, allowed, rejected, {moved_ms} or {}}
             const QVector<RespValue> &fields = node.reply.value.elements;
-            if (!fields.isEmpty())
-                serverNowMs = std::max(serverNowMs, fields.first().integer);
             for (qsizetype i = 2; i + 3 < fields.size(); i += 4) {
                 const QString name = QString::fromUtf8(fields.at(i).bytes);
-                if (keptNames.contains(fields.at(i).bytes))
-                    continue;
-                dropsAny = true;
-                if (!fields.at(i + 3).elements.isEmpty() && !dropped.contains(name))
+                if (!keptNames.contains(fields.at(i).bytes) && !fields.at(i + 3).elements.isEmpty()
+                    && !dropped.contains(name))
                     dropped << name;
             }
-        }
-        // The per-second counts show a second once it is over: a policy dropped with no calls in them may
-        // have had some in the second under way, so it is asked again once that second is over.
-        if (dropped.isEmpty() && dropsAny && !secondOver) {
-            const int untilOver = int(1000 - serverNowMs % 1000) + 20;
-            QTimer::singleShot(untilOver, context,
-                               [=] { findDroppedInUse(client, owner, kept, running, context, done, true); });
-            return;
         }
         dropped.sort();
         done(dropped);
@@ -501,10 +486,11 @@ void loadUnlessRefused(RedisCommands *client, const LibraryOwner &owner, const P
             load();
             return;
         }
-        result.failure = Failure{Failure::Kind::Refused,
-                                 Text::tr("the new library would drop %1, which answered calls in the last minute: "
-                                          "their callers would get errors")
-                                     .arg(dropped.join(QStringLiteral(", ")))};
+        result.failure
+            = Failure{Failure::Kind::Refused,
+                      Text::tr("the new library would drop %1, which answered calls lately (seen by a reading of "
+                               "its counts in the last minute): their callers would get errors")
+                          .arg(dropped.join(QStringLiteral(", ")))};
         result.needs.dropInUse = true;
         qCDebug(lcPublish, "refused: %s", qUtf8Printable(result.failure->message));
         done(result);

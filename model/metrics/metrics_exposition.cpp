@@ -131,9 +131,11 @@ void addPolicies(Families &out, const MetricsSnapshot &s)
         Families::add(shadow, labels, policy.shadow ? 1 : 0);
         Families::add(firstCall, labels, policy.windowFromFirstCall ? 1 : 0);
     }
-    auto &subjects = out.family("sluice_top_rejected_subject", MetricType::Gauge,
-                                "Rejections of a policy's most rejected subjects over the last 10 to 20 s (opt-in, "
-                                "capped per policy).");
+    auto &subjects = out.family(
+        "sluice_subject_rejected_total", MetricType::Counter,
+        "Rejections of a policy's most rejected subjects (opt-in, the --top N per policy rejected most in the "
+        "exporter's last 5 minutes), each since it entered the library's summary: it restarts from 0 when the "
+        "library is reloaded or the subject enters the summary again, which rate() and increase() take as a reset.");
     for (const SubjectRejections &subject : s.topSubjects)
         Families::add(subjects,
                       {{"namespace", ns}, {"policy", text(subject.policy)}, {"subject", text(subject.subject)}},

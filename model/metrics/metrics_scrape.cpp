@@ -138,18 +138,18 @@ void MetricsScraper::readTopSubjects(const std::shared_ptr<Scrape> &scrape)
     }
     auto lists = std::make_shared<QHash<QString, TopRejected>>();
     for (const PolicyMetrics &policy : qAsConst(snapshot.policies)) {
-        const QByteArrayList command{"FCALL_RO", m_owner.function("top"), "0", policy.name.toUtf8(),
-                                     QByteArray::number(m_topPerPolicy)};
+        const QByteArrayList command{"FCALL_RO", m_owner.function("most_rejected"), "0", policy.name.toUtf8()};
         for (const QString &node : qAsConst(answering))
             m_client->sendToNode(
                 node, command, this,
                 [this, scrape, pending, lists, node, name = policy.name](const redis::RedisReply &reply) {
                 TopRejected &top = (*lists)[name];
-                QString problem;
-                if (!reply.ok() || !TopRejected::parseReply(reply.value, node, &top, &problem))
+                top.policy = name;
+                const qsizetype problemsBefore = top.problems.size();
+                top.take(node, reply);
+                if (top.problems.size() > problemsBefore)
                     scrape->snapshot.problems.append(
-                        tr("%1: most rejected subjects of %2: %3")
-                            .arg(node, name, problem.isEmpty() ? reply.errorText() : problem));
+                        tr("most rejected subjects of %1: %2").arg(name, top.problems.last()));
                 if (--*pending == 0) {
                     keepMostRejected(*lists, &scrape->snapshot);
                     finish(scrape);
@@ -158,17 +158,32 @@ void MetricsScraper::readTopSubjects(const std::shared_ptr<Scrape> &scrape)
     }
 }
 
-// Each subject lives on one primary, so the lists join without sums; the most rejected are kept.
-void MetricsScraper::keepMostRejected(const QHash<QString, TopRejected> &lists, MetricsSnapshot *snapshot) const
+// Each subject lives on one primary, so the lists join without sums. The subjects kept are those rejected
+// most over the last kTopWindowMs of this scraper's readings (at its first reading, since they entered the
+// summary); each is exposed with its count since it entered the summary.
+void MetricsScraper::keepMostRejected(const QHash<QString, TopRejected> &lists, MetricsSnapshot *snapshot)
 {
     for (const PolicyMetrics &policy : qAsConst(snapshot->policies)) {
-        QVector<RejectedSubject> subjects = lists.value(policy.name).subjects;
-        std::stable_sort(subjects.begin(), subjects.end(), [](const RejectedSubject &a, const RejectedSubject &b) {
-            return a.rejections > b.rejections;
+        const TopRejected poll = lists.value(policy.name);
+        RejectedTally &tally = m_rejections[policy.name];
+        tally.add(poll);
+        QHash<QByteArray, quint64> recent;
+        for (const RejectedSubject &subject : tally.over(kTopWindowMs).subjects)
+            recent.insert(subject.subject, subject.rejections);
+        QVector<std::pair<quint64, SubjectRejections>> ranked;
+        for (const MostRejectedReading &reading : poll.readings)
+            for (auto it = reading.subjects.cbegin(); it != reading.subjects.cend(); ++it)
+                ranked.append(
+                    {recent.value(it.key()), {policy.name, QString::fromUtf8(it.key()), it->count - it->entered}});
+        std::stable_sort(ranked.begin(), ranked.end(), [](const auto &a, const auto &b) {
+            if (a.first != b.first)
+                return a.first > b.first;
+            if (a.second.rejections != b.second.rejections)
+                return a.second.rejections > b.second.rejections;
+            return a.second.subject < b.second.subject;
         });
-        for (qsizetype i = 0; i < std::min<qsizetype>(subjects.size(), m_topPerPolicy); ++i)
-            snapshot->topSubjects.append(
-                {policy.name, QString::fromUtf8(subjects.at(i).subject), subjects.at(i).rejections});
+        for (qsizetype i = 0; i < std::min<qsizetype>(ranked.size(), m_topPerPolicy); ++i)
+            snapshot->topSubjects.append(ranked.at(i).second);
     }
 }
 

@@ -3,7 +3,7 @@
 
 #include "model/deploy/library_publisher.h"
 #include "model/metrics/counter_carry.h"
-#include "model/monitor/top_rejected.h"
+#include "model/monitor/rejected_tally.h"
 #include "redis/redis_client.h"
 
 #include <QElapsedTimer>
@@ -37,6 +37,8 @@ struct PrimaryMetrics {
     qint64 evictedKeys = -1; // the whole server's since it started; -1: unknown
 };
 
+// A subject's rejections since it entered its policy's summary in the library (a counter that restarts
+// from 0 when the library is reloaded or the subject enters the summary again).
 struct SubjectRejections {
     QString policy;
     QString subject;
@@ -64,13 +66,15 @@ struct MetricsSnapshot {
 
 // Reads what a Prometheus scrape exposes: per primary the library's counts (sluice_stats and
 // sluice_rule_stats), the policies it serves (sluice_policies), its library state and persistence; the published record once;
-// and, when asked, each policy's most rejected subjects (sluice_top). Read only: FCALL_RO, HMGET,
+// and, when asked, each policy's most rejected subjects (sluice_most_rejected). Read only: FCALL_RO, HMGET,
 // FUNCTION LIST, CONFIG GET. The commands per scrape grow with primaries, libraries and (for subjects)
 // policies, never with subjects or keys. Scrapes asked for while one runs share its result.
 class MetricsScraper : public QObject {
     Q_OBJECT
 public:
-    static constexpr int kMaxTopPerPolicy = 32; // what sluice_top keeps per policy
+    static constexpr int kMaxTopPerPolicy = 32; // what the library's summary keeps per policy
+    // The subjects exposed are those with the most rejections over this window of the scraper's readings.
+    static constexpr qint64 kTopWindowMs = 5 * 60 * 1000;
 
     // `topPerPolicy` 0 leaves the subjects out; at most kMaxTopPerPolicy.
     MetricsScraper(redis::RedisClient *client, const LibraryOwner &owner, int topPerPolicy, QObject *parent = nullptr);
@@ -82,13 +86,14 @@ public:
 private:
     struct Scrape;
     void readTopSubjects(const std::shared_ptr<Scrape> &scrape);
-    void keepMostRejected(const QHash<QString, TopRejected> &lists, MetricsSnapshot *snapshot) const;
+    void keepMostRejected(const QHash<QString, TopRejected> &lists, MetricsSnapshot *snapshot);
     void finish(const std::shared_ptr<Scrape> &scrape);
 
     redis::RedisClient *m_client;
     LibraryOwner m_owner;
     int m_topPerPolicy;
     CounterCarry m_carry;
+    QHash<QString, RejectedTally> m_rejections; // per policy, the differences of its summaries between scrapes
     // The library's code is read (and hashed) at most every 30 s per primary, not on every scrape.
     std::shared_ptr<RunningCodeMemo> m_codeReads = std::make_shared<RunningCodeMemo>();
     QVector<std::function<void(const MetricsSnapshot &)>> m_waiting; // for the scrape in progress

@@ -4,34 +4,50 @@
 #include "model/limiter/library_owner.h"
 #include "redis/redis_client.h"
 
+#include <QHash>
 #include <QObject>
 #include <QTimer>
 
+#include <optional>
+
 namespace sluice::model {
+
+// One primary's `sluice_most_rejected` reply for one policy: the library's summary of its most rejected
+// subjects since its copy was loaded (epochMs), counted without the clock (lua/limiter/policy_counts.lua).
+struct MostRejectedReading {
+    struct Entry {
+        quint64 count = 0;
+        quint64 entered = 0; // the count it inherited when it took another subject's place (0: exact)
+    };
+    qint64 nowMs = 0;
+    qint64 epochMs = 0;
+    quint64 least = 0; // the smallest count of a full summary: no subject outside it was rejected more
+    QHash<QByteArray, Entry> subjects;
+
+    // Empty (and why in `problem`) when the reply is not one of sluice_most_rejected.
+    static std::optional<MostRejectedReading> parse(const redis::RespValue &reply, QString *problem);
+};
 
 struct RejectedSubject {
     QByteArray subject;
     quint64 rejections = 0;
-    quint64 overestimate = 0; // how much of `rejections` may belong to subjects it displaced
-    QString node;             // the primary that decided
+    quint64 shortBy = 0; // at most this many of its rejections may be missing (it entered the summary late)
+    QString node;        // the primary that decided
 };
 
-// One policy's most rejected subjects over the library's current and previous 10-second period
-// (sluice_top), merged over the primaries: a subject's keys live on one primary, so merging is
-// putting the lists together.
+// One poll of one policy's summaries: every primary's reading (a subject's keys live on one primary).
 struct TopRejected {
     QString policy;
-    qint64 sinceMs = 0;
-    qint64 nowMs = 0;
-    QVector<RejectedSubject> subjects; // most rejected first
-    QStringList problems;              // per primary that did not give a list
+    qint64 nowMs = 0;                             // the latest Redis time among the readings
+    QHash<QString, MostRejectedReading> readings; // by primary
+    QStringList problems;                         // per primary that did not give its summary
 
-    // Empty (and why) when a reply is not one of sluice_top.
-    static bool parseReply(const redis::RespValue &reply, const QString &node, TopRejected *into, QString *problem);
+    // Adds one primary's reply, or a line to `problems`.
+    void take(const QString &node, const redis::RedisReply &reply);
 };
 
-// Asks every primary for one policy's most rejected subjects at an interval (one request
-// outstanding at most). Nothing scans the keyspace: the library keeps the summary as it decides.
+// Asks every primary for one policy's summary at an interval (one request outstanding at most).
+// Nothing scans the keyspace: the library keeps the summary as it decides.
 class TopRejectedPoller : public QObject {
     Q_OBJECT
 public:
@@ -50,7 +66,7 @@ Q_SIGNALS:
 
 private:
     redis::RedisClient *m_client;
-    QByteArray m_topFunction;
+    QByteArray m_function;
     QTimer m_timer;
     QString m_policy;
     bool m_outstanding = false;

@@ -10,7 +10,7 @@ using redis::RedisClient;
 TopSubjects::TopSubjects(RedisClient *client, const LibraryOwner &owner, PolicyRateSampler *sampler, QObject *parent)
     : QObject(parent)
     , m_client(client)
-    , m_topFunction(owner.function("top"))
+    , m_function(owner.function("most_rejected"))
 {
     connect(sampler, &PolicyRateSampler::sampled, this, &TopSubjects::takeSample);
 }
@@ -44,21 +44,16 @@ void TopSubjects::read(const QStringList &policies)
     m_sinceLastRead.start();
     m_outstanding = int(policies.size());
     for (const QString &policy : policies) {
-        m_client->sendToPrimaries({"FCALL_RO", m_topFunction, "0", policy.toUtf8(), "1"}, this,
+        m_client->sendToPrimaries({"FCALL_RO", m_function, "0", policy.toUtf8()}, this,
                                   [this, policy](const QVector<RedisClient::NodeReply> &replies) {
-            TopRejected top{policy, 0, 0, {}, {}};
-            for (const RedisClient::NodeReply &node : replies) {
-                QString problem;
-                if (node.reply.failure == redis::RedisReply::Failure::None)
-                    TopRejected::parseReply(node.reply.value, node.node, &top, &problem);
-            }
-            // Each primary's own top: the largest of them is the policy's.
-            const auto most = std::max_element(top.subjects.cbegin(), top.subjects.cend(),
-                                               [](const RejectedSubject &a, const RejectedSubject &b) {
-                return a.rejections < b.rejections;
-            });
-            if (most != top.subjects.cend())
-                m_entries.insert(policy, {*most, top.nowMs});
+            TopRejected top{policy, 0, {}, {}};
+            for (const RedisClient::NodeReply &node : replies)
+                top.take(node.node, node.reply);
+            RejectedTally &tally = m_tallies[policy];
+            tally.add(top);
+            const RejectedTally::Result recent = tally.over(kWindowMs);
+            if (!recent.subjects.isEmpty())
+                m_entries.insert(policy, {recent.subjects.first(), top.nowMs});
             if (--m_outstanding == 0)
                 Q_EMIT updated();
         });

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "model/monitor/policy_rate_sampler.h"
-#include "model/monitor/top_rejected.h"
+#include "model/monitor/rejected_tally.h"
 
 #include <QElapsedTimer>
 #include <QHash>
@@ -10,14 +10,17 @@
 namespace sluice::model {
 
 // The most rejected subject of each policy that is rejecting now, for the Overview's rows. After a
-// rate sample (at most every kMinGapMs), it asks every primary for the top subject (`_top <policy>
-// 1`) of the kMaxPolicies policies that rejected most in that sample: a few commands, never a key
-// scan. A policy that stopped rejecting keeps its last subject, with the Redis time it was read.
+// rate sample (at most every kMinGapMs), it reads the library's summary (`_most_rejected <policy>`) of
+// the kMaxPolicies policies that rejected most in that sample on every primary: a few commands, never a
+// key scan. A subject's rejections are the differences between this reader's readings over the last
+// kWindowMs (RejectedTally; a first reading counts from the library's load). A policy that stopped rejecting
+// keeps its last subject, with the Redis time it was read.
 class TopSubjects : public QObject {
     Q_OBJECT
 public:
     static constexpr int kMinGapMs = 5000;
     static constexpr int kMaxPolicies = 10;
+    static constexpr qint64 kWindowMs = 60 * 1000;
 
     struct Entry {
         RejectedSubject subject;
@@ -37,8 +40,9 @@ private:
     void read(const QStringList &policies);
 
     redis::RedisClient *m_client;
-    QByteArray m_topFunction;
+    QByteArray m_function;
     QHash<QString, Entry> m_entries;
+    QHash<QString, RejectedTally> m_tallies; // per policy read
     QElapsedTimer m_sinceLastRead;
     int m_outstanding = 0;
 };

@@ -240,8 +240,9 @@ QVariant PolicyRatesModel::data(const QModelIndex &index, int role) const
         return wouldReject ? QStringLiteral("(%1)").arg(text) : text; // what it would reject, not rejections
     }
     if (role == Qt::ToolTipRole && index.column() == TopSubject)
-        return top ? tr("Most rejected subject: \u201c%1\u201d, %2 rejections in the library's last 10 to 20 s on %3, "
-                        "read at %4. Watch its bucket with the button above or Ctrl+W.")
+        return top ? tr("Most rejected subject: \u201c%1\u201d, %2 rejections in the minute before %4 on %3, as this "
+                        "window's readings of the library's counts differ. Watch its bucket with the button above "
+                        "or Ctrl+W.")
                          .arg(QString::fromUtf8(top->subject.subject), formatCount(qint64(top->subject.rejections)),
                               top->subject.node, formatClock(top->readAtMs))
                    : tr("No subject rejected while this policy was read.");

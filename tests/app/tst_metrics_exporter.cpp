@@ -4,6 +4,7 @@
 // library state, with counters that do not go back when the library is reloaded. On a private Cluster the
 // sums over the primaries are exact, and a frozen primary is an error series and a gap, never zero traffic.
 
+#include "model/monitor/policy_rate_sampler.h"
 #include "redis/redis_connection.h"
 #include "support/limiter_support.h"
 #include "support/owned_process.h"
@@ -303,6 +304,84 @@ private Q_SLOTS:
         QCOMPARE(prometheus.value(policySeries("sluice_rejected_total", ns, "quota")), 15.0);
         QCOMPARE(prometheus.value(QStringLiteral("resets(%1[5m])").arg(quotaAllowed)), 0.0);
         QCOMPARE(prometheus.await(series("sluice_library_version", ns, primary), 2), 2.0);
+    }
+
+    // Two dashboards' samplers and an exporter scraped by Prometheus, all reading one library at once while
+    // traffic runs: the library counts without the clock and each reader differences its own readings, so
+    // none disturbs another, every sampler's points add up to exactly the decisions sent (and each point's
+    // rate is its count over its span), and Prometheus's totals are exact.
+    void twoDashboardsAndAnExporterReadAtOnce()
+    {
+        SLUICE_REQUIRE_SERVICE(url, "SLUICE_TEST_REDIS_URL", "the standalone Redis");
+        const redis::ConnectionOptions target = test::optionsFor(url);
+        redis::RedisClient client(target);
+        QVERIFY(test::openAndWait(client));
+        const QString ns = test::uniqueNamespace("promd");
+        auto window = test::makePolicy(QStringLiteral("window"), Algorithm::FixedWindow, 20, 3600000);
+        window.windowStart = model::WindowStart::FirstCall;
+        QString error = test::storeAndPublish(
+            client, ns, {window, test::makePolicy(QStringLiteral("bucket"), Algorithm::TokenBucket, 5, 3600000)});
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        Exporter exporter;
+        QVERIFY2(exporter.start(target, ns), qPrintable(exporter.log()));
+        Prometheus prometheus;
+        QVERIFY2(prometheus.start(exporter.port()), qPrintable(prometheus.log()));
+
+        std::vector<std::unique_ptr<redis::RedisClient>> dashboards;
+        std::vector<std::unique_ptr<model::PolicyRateSampler>> samplers;
+        for (int i = 0; i < 2; ++i) {
+            dashboards.push_back(std::make_unique<redis::RedisClient>(target));
+            QVERIFY(test::openAndWait(*dashboards.back()));
+            samplers.push_back(
+                std::make_unique<model::PolicyRateSampler>(dashboards.back().get(), test::ownerOf(client, ns)));
+            samplers.back()->setIntervalMs(250 + 70 * i); // out of step with each other
+            samplers.back()->start();
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(samplers[0]->readings() > 0 && samplers[1]->readings() > 0, 10000);
+        std::map<QString, test::Fired> sent;
+        for (int round = 0; round < 8; ++round) {
+            for (const char *policy : {"window", "bucket"}) {
+                const test::Fired fired
+                    = test::fireAcquires(client, ns, QString::fromLatin1(policy), 30 + 7 * round, [round](int call) {
+                          return QByteArray("s") + QByteArray::number(round) + "-" + QByteArray::number(call % 3);
+                      });
+                sent[QString::fromLatin1(policy)].allowed += fired.allowed;
+                sent[QString::fromLatin1(policy)].rejected += fired.rejected;
+            }
+            QTest::qWait(180);
+        }
+        quint32 windowRejections = 0; // each round's 3 subjects are let 20 calls each: the rest is rejected
+        for (int round = 0; round < 8; ++round)
+            windowRejections += quint32(std::max(0, 30 + 7 * round - 60));
+        QCOMPARE(sent[QStringLiteral("window")].rejected, windowRejections);
+        QVERIFY(sent[QStringLiteral("bucket")].rejected > 0);
+        const int before0 = samplers[0]->readings(), before1 = samplers[1]->readings();
+        QTRY_VERIFY_WITH_TIMEOUT(samplers[0]->readings() > before0 && samplers[1]->readings() > before1, 10000);
+        for (const auto &sampler : samplers) {
+            for (const auto &[policy, fired] : sent) {
+                const model::RateHistory *history = sampler->history(policy);
+                QVERIFY(history);
+                quint64 allowed = 0, rejected = 0;
+                const QVector<model::RatePoint> points = history->points(0, std::numeric_limits<qint64>::max());
+                for (const model::RatePoint &point : points) {
+                    allowed += point.allowed;
+                    rejected += point.rejected;
+                    QVERIFY(point.spanMs > 0);
+                    QCOMPARE(point.allowedPerSecond(), point.allowed * 1000.0 / point.spanMs);
+                }
+                QVERIFY2(points.size() >= 2, qPrintable(QString::number(points.size()))); // it read during the traffic
+                QCOMPARE(allowed, quint64(fired.allowed));
+                QCOMPARE(rejected, quint64(fired.rejected));
+            }
+        }
+        for (const auto &[policy, fired] : sent) {
+            QCOMPARE(prometheus.await(policySeries("sluice_allowed_total", ns, policy.toLatin1().constData()),
+                                      fired.allowed),
+                     double(fired.allowed));
+            QCOMPARE(prometheus.await(policySeries("sluice_rejected_total", ns, policy.toLatin1().constData()),
+                                      fired.rejected),
+                     double(fired.rejected));
+        }
     }
 
     // What subject rules and reservations did, per policy that has them: allow-listed and denied calls
@@ -666,18 +745,27 @@ private Q_SLOTS:
             return QByteArray("s") + QByteArray::number(call / 2);
         });
         QCOMPARE(fired.rejected, 10000u);
+        // Then one subject rejected 50 times: it enters the full summary and stays, counted exactly from then.
+        QCOMPARE(
+            test::fireAcquires(client, ns, QStringLiteral("once"), 51, [](int) { return QByteArray("hot"); }).rejected,
+            50u);
 
         const QStringList args{QStringLiteral("-p"), QString::number(target.port), QStringLiteral("--namespace"), ns,
                                QStringLiteral("metrics")};
-        const QString subjectSeries = QStringLiteral("\nsluice_top_rejected_subject{");
+        const QString subjectSeries = QStringLiteral("\nsluice_subject_rejected_total{");
         const test::CtlRun capped = test::sluicectl(args + QStringList{QStringLiteral("--top"), QStringLiteral("32")});
         QCOMPARE(capped.exitCode, 0);
         QVERIFY2(capped.out.count(subjectSeries) == 32, qPrintable(capped.out.right(3000)));
+        QVERIFY2(capped.out.contains(
+                     QStringLiteral("\n# TYPE sluice_subject_rejected_total counter\nsluice_subject_rejected_total{"
+                                    "namespace=\"%1\",policy=\"once\",subject=\"hot\"} 50\n")
+                         .arg(ns)),
+                 qPrintable(capped.out.right(3000)));
         const test::CtlRun none = test::sluicectl(args);
         QCOMPARE(none.exitCode, 0);
         QCOMPARE(none.out.count(subjectSeries), 0);
         QVERIFY(none.out.contains(
-            QStringLiteral("sluice_rejected_total{namespace=\"%1\",policy=\"once\"} 10000\n").arg(ns)));
+            QStringLiteral("sluice_rejected_total{namespace=\"%1\",policy=\"once\"} 10050\n").arg(ns)));
         const test::CtlRun tooMany = test::sluicectl(args + QStringList{QStringLiteral("--top"), QStringLiteral("33")});
         QCOMPARE(tooMany.exitCode, 2);
         QVERIFY2(tooMany.err.contains(QLatin1String("--top must be a whole number from 1 to 32")),

@@ -269,6 +269,44 @@ private Q_SLOTS:
         QVERIFY2(settled, "the server's clock turned an aligned window during every attempt");
     }
 
+    // A first-call window decides with its count and its key's expiry, so its calls read no clock at all,
+    // admitted or rejected, full or lean, the per-policy counts included. An aligned window, a first-call
+    // policy with subject rules and a key left by aligned windows read it (on the test clock, which counts).
+    void theFirstCallPathReadsNoClock()
+    {
+        QVector<model::Policy> withRules = policies();
+        model::Policy rules = firstCall(QStringLiteral("fc-rules"), 3, kWindowMs);
+        rules.overrides = {{"vip", false, model::SubjectOverride::Kind::Limits, 10, 0}};
+        withRules << rules;
+        loadLibrary(test::testClockLibrary(withRules));
+        setClock(test::kTestClockStart);
+        const auto clockReads = [this] { return integerOf({"FCALL_RO", "sluice_test_clock_reads", "0"}); };
+        // The library's first call reads it once, for when its counts began (sluice_stats' epoch).
+        fcall("sluice_allow", {bucketKey(QStringLiteral("fc"), "first"), "fc"});
+        QCOMPARE(clockReads(), 1);
+        const qint64 before = clockReads();
+        for (int i = 0; i < 10; ++i) {
+            fcall("sluice_acquire", {bucketKey(QStringLiteral("fc"), "hot"), "fc"});
+            fcall("sluice_allow", {bucketKey(QStringLiteral("fc"), "hot"), "fc"});
+            fcall("sluice_allow", {bucketKey(QStringLiteral("fc"), "s" + QByteArray::number(i)), "fc"});
+            fcall("sluice_acquire", {bucketKey(QStringLiteral("fc"), "s" + QByteArray::number(i)), "fc", "2"});
+        }
+        QCOMPARE(clockReads(), before);
+        QCOMPARE(policyTotals("fc"), qMakePair(qint64(24), qint64(17))); // "hot": 3 then 17 rejected
+        const qint64 afterRead = clockReads();
+        QCOMPARE(afterRead, before + 1); // the reading itself stamps its reply
+
+        fcall("sluice_acquire", {bucketKey(QStringLiteral("aligned"), "a"), "aligned"});
+        QCOMPARE(clockReads(), afterRead + 1);
+        fcall("sluice_acquire", {bucketKey(QStringLiteral("fc-rules"), "vip"), "fc-rules"});
+        QCOMPARE(clockReads(), afterRead + 2);
+        // An aligned window's hash under a first-call key: its window in progress goes on, read on the clock.
+        const QByteArray left = bucketKey(QStringLiteral("fc"), "left");
+        QVERIFY(call({"HSET", left, QByteArray::number(test::kTestClockStart / kWindowMs), "2"}).ok());
+        QCOMPARE(fcall("sluice_acquire", {left, "fc"}).mid(0, 2), (QVector<qint64>{1, 0}));
+        QCOMPARE(clockReads(), afterRead + 3);
+    }
+
     // A count that lost its expiry (PERSIST by hand) would block its subject for ever: a rejection gives
     // it a whole window again.
     void aCountWithoutExpiryGetsAWindow()

@@ -8,17 +8,22 @@
 #include "model/limiter/bucket_key.h"
 #include "model/limiter/limiter_library.h"
 #include "model/limiter/lua_source.h"
+#include "model/monitor/policy_rate_sampler.h"
+#include "model/monitor/rejected_tally.h"
 #include "support/limiter_support.h"
 #include "support/limiter_test_case.h"
 #include "support/redis_process.h"
 #include "support/sync_command.h"
 
 #include <QDateTime>
+#include <QRandomGenerator>
 #include <QRegularExpression>
 #include <QTest>
 #include <QThread>
 
+#include <algorithm>
 #include <limits>
+#include <numeric>
 #include <tuple>
 
 using namespace sluice;
@@ -150,12 +155,10 @@ private Q_SLOTS:
                                            << "no reservation \"0123456789abcdef:1\" for this subject";
         QTest::newRow("settle: concurrency")
             << settle({cc, "cc", "0123456789abcdef:1", "1"}) << "is a concurrency policy";
-        auto top = [](QByteArrayList rest) { return QByteArrayList{"FCALL_RO", "sluice_top", "0"} + rest; };
-        QTest::newRow("top: no policy") << top({}) << "expected <policy> [count]";
-        QTest::newRow("top: unknown policy") << top({"nope"}) << "unknown policy \"nope\"";
-        QTest::newRow("top: count 0") << top({"fw", "0"}) << "count must be a whole number from 1 to 32";
-        QTest::newRow("top: count too large") << top({"fw", "33"}) << "got \"33\"";
-        QTest::newRow("top: too many arguments") << top({"fw", "1", "2"}) << "expected <policy> [count]";
+        auto top = [](QByteArrayList rest) { return QByteArrayList{"FCALL_RO", "sluice_most_rejected", "0"} + rest; };
+        QTest::newRow("most_rejected: no policy") << top({}) << "expected <policy>";
+        QTest::newRow("most_rejected: unknown policy") << top({"nope"}) << "unknown policy \"nope\"";
+        QTest::newRow("most_rejected: too many arguments") << top({"fw", "1"}) << "expected <policy>";
         auto check = [](QByteArrayList rest) { return QByteArrayList{"FCALL", "sluice_check", "1", "k:{k}"} + rest; };
         QTest::newRow("check: unknown algorithm") << check({"bucket", "1", "1", "1"}) << "unknown algorithm";
         QTest::newRow("check: limit 0") << check({"token_bucket", "0", "1000", "1"}) << "limit must be a whole number";
@@ -627,31 +630,43 @@ private Q_SLOTS:
         QVERIFY(at > 0);
         QCOMPARE(fields.at(at + 1).integer, 154); // allowed since the library was loaded
         QCOMPARE(fields.at(at + 2).integer, 57);  // rejected
-        const QVector<redis::RespValue> &series = fields.at(at + 3).elements;
-        QCOMPARE(series.size(), 6); // two complete seconds: [second, allowed, rejected] each
-        QCOMPARE(series.at(0).integer, (kStart + 5000) / 1000);
-        QCOMPARE(series.at(1).integer, 153);
-        QCOMPARE(series.at(2).integer, 57);
-        QCOMPARE(series.at(3).integer, (kStart + 6000) / 1000);
-        QCOMPARE(series.at(4).integer, 1);
-        // Asking from a given second returns only later ones.
-        const RedisReply since = call({"FCALL_RO", "sluice_stats", "0", QByteArray::number((kStart + 5000) / 1000)});
-        QCOMPARE(since.value.elements.at(at + 3).elements.size(), 3);
+        // Counted without the clock: the readings say when the totals moved. This one saw them move.
+        QCOMPARE(fields.at(at + 3).elements.size(), 1);
+        QCOMPARE(fields.at(at + 3).elements.at(0).integer, kStart + 7000);
+        const auto movedOf = [&](const QByteArrayList &extra) {
+            const QVector<redis::RespValue> reply
+                = call(QByteArrayList{"FCALL_RO", "sluice_stats", "0"} + extra).value.elements;
+            return reply.value(at + 3).elements;
+        };
+        QCOMPARE(movedOf({QByteArray::number((kStart + 5000) / 1000)}).size(), 1);
+        // A reader of the per-second counts that came before asks for the totals alone: it gets no series.
+        QCOMPARE(movedOf({model::StatsReading::totalsOnly}).size(), 0);
+        // A minute of readings without a call: not moved lately. Then one call, seen by the next reading.
+        setClock(kStart + 67001);
+        QCOMPARE(movedOf({}).size(), 0);
+        acquire({bucketKey(QStringLiteral("fw"), "later"), "fw"});
+        setClock(kStart + 68000);
+        QCOMPARE(movedOf({}).value(0).integer, kStart + 68000);
+        setClock(kStart + 127999);
+        QCOMPARE(movedOf({}).value(0).integer, kStart + 68000);
+        const QVector<redis::RespValue> later = call({"FCALL_RO", "sluice_stats", "0"}).value.elements;
+        QCOMPARE(later.at(1).integer, fields.at(1).integer); // the same copy's epoch
+        QCOMPARE(later.at(at + 1).integer, 155);
     }
 
-    // [subject, rejections, overestimate] triples of sluice_top, and the reply's since_ms.
-    QVector<std::tuple<QByteArray, qint64, qint64>> topRejected(const QByteArray &policy, qint64 *sinceMs = nullptr)
+    // [subject, count, entered] triples of sluice_most_rejected, and the reply's least count.
+    QVector<std::tuple<QByteArray, qint64, qint64>> mostRejected(const QByteArray &policy, qint64 *least = nullptr)
     {
-        const RedisReply reply = call({"FCALL_RO", "sluice_top", "0", policy});
+        const RedisReply reply = call({"FCALL_RO", "sluice_most_rejected", "0", policy});
         const QVector<redis::RespValue> &fields = reply.value.elements;
-        if (!reply.ok() || fields.size() < 2) {
-            qWarning("sluice_top failed: %s", qPrintable(reply.errorText()));
+        if (!reply.ok() || fields.size() < 3) {
+            qWarning("sluice_most_rejected failed: %s", qPrintable(reply.errorText()));
             return {};
         }
-        if (sinceMs)
-            *sinceMs = fields.at(1).integer;
+        if (least)
+            *least = fields.at(2).integer;
         QVector<std::tuple<QByteArray, qint64, qint64>> subjects;
-        for (qsizetype i = 2; i + 2 < fields.size(); i += 3)
+        for (qsizetype i = 3; i + 2 < fields.size(); i += 3)
             subjects.append({fields.at(i).bytes, fields.at(i + 1).integer, fields.at(i + 2).integer});
         return subjects;
     }
@@ -662,47 +677,135 @@ private Q_SLOTS:
             acquire({bucketKey(policy, subject), policy.toUtf8()});
     }
 
-    void topRejectedSubjectsCoverThisPeriodAndTheLast()
+    void mostRejectedSubjectsAreCountedSinceTheLibraryWasLoaded()
     {
         using Row = std::tuple<QByteArray, qint64, qint64>;
-        const qint64 period = kStart + 30000; // periods are aligned to 10 s
-        setClock(period + 100);
+        setClock(kStart + 30000);
         fire(QStringLiteral("fw"), "a", 10); // fw admits 3 per second: 7 rejected
         fire(QStringLiteral("fw"), "b", 5);  // 2 rejected
         fire(QStringLiteral("fw"), "c", 3);  // none
         fire(QStringLiteral("tb"), "t", 7);  // tb holds 5: 2 rejected, listed under tb only
         // A multi-policy call rejected by fw counts for fw, not for the tb that would have admitted.
         acquire({bucketKey(QStringLiteral("tb"), "b"), bucketKey(QStringLiteral("fw"), "b"), "tb", "fw"}, 2);
-        qint64 since = 0;
-        QCOMPARE(topRejected("fw", &since), (QVector<Row>{{"a", 7, 0}, {"b", 3, 0}}));
-        QCOMPARE(since, period);
-        QCOMPARE(topRejected("tb"), (QVector<Row>{{"t", 2, 0}}));
-        QCOMPARE(topRejected("sw"), QVector<Row>{});
+        qint64 least = -1;
+        QCOMPARE(mostRejected("fw", &least), (QVector<Row>{{"a", 7, 0}, {"b", 3, 0}}));
+        QCOMPARE(least, 0); // room to spare: every count is exact
+        QCOMPARE(mostRejected("tb"), (QVector<Row>{{"t", 2, 0}}));
+        QCOMPARE(mostRejected("sw"), QVector<Row>{});
 
-        // The next period adds to the last; the one after that has forgotten the first.
-        setClock(period + 10000 + 200);
+        // Whatever time passes, the counts add up: there are no periods to forget.
+        setClock(kStart + 90000);
         fire(QStringLiteral("fw"), "b", 9); // 6 rejected
-        QCOMPARE(topRejected("fw", &since), (QVector<Row>{{"b", 9, 0}, {"a", 7, 0}}));
-        QCOMPARE(since, period);
-        setClock(period + 20000 + 300);
-        QCOMPARE(topRejected("fw", &since), (QVector<Row>{{"b", 6, 0}}));
-        QCOMPARE(since, period + 10000);
-        setClock(period + 30000);
-        QCOMPARE(topRejected("fw"), QVector<Row>{});
+        QCOMPARE(mostRejected("fw"), (QVector<Row>{{"b", 9, 0}, {"a", 7, 0}}));
 
         // More subjects than the summary holds: it stays at 32, the hot subject stays on top, and a
-        // subject that took another's place says by how much its count may be over.
-        setClock(period + 60000);
+        // subject that took another's place says what it inherited. The counts sum to every rejection.
         for (int subject = 0; subject < 40; ++subject)
             fire(QStringLiteral("fw"), "cold" + QByteArray::number(subject), 4);
         fire(QStringLiteral("fw"), "hot", 20);
-        const auto crowded = topRejected("fw");
+        const auto crowded = mostRejected("fw", &least);
         QCOMPARE(crowded.size(), 32);
         QCOMPARE(std::get<0>(crowded.first()), QByteArray("hot"));
         QCOMPARE(std::get<1>(crowded.first()) - std::get<2>(crowded.first()), 17); // its exact part
         QVERIFY(std::get<2>(crowded.first()) >= 1);
-        const RedisReply two = call({"FCALL_RO", "sluice_top", "0", "fw", "2"});
-        QCOMPARE(two.value.elements.size(), 2 + 2 * 3);
+        qint64 sum = 0;
+        for (const Row &row : crowded) {
+            sum += std::get<1>(row);
+            QVERIFY(std::get<1>(row) >= least);
+        }
+        QCOMPARE(sum, 7 + 3 + 6 + 40 + 17);
+        QVERIFY(least >= 1);
+
+        // A reader of the 10-second summaries that came before is told why it gets no list.
+        QVERIFY(
+            call({"FCALL_RO", "sluice_top", "0", "fw"}).errorText().contains(QLatin1String("older than this library")));
+    }
+
+    // The most-rejected windows a reader makes from the library's summary, against the exact counts, on
+    // skewed traffic: 10,000 subjects drawn by Zipf's law (s = 1), 10,000 calls a round on fw (3 per second
+    // and subject), one reading after each round, the clock a second on. Every stated bound must hold for
+    // every subject, listed or not; the error itself is printed.
+    void mostRejectedErrorOnSkewedTraffic()
+    {
+        constexpr int subjects = 10000, rounds = 12, callsPerRound = 10000;
+        QVector<double> cumulative(subjects);
+        double sum = 0;
+        for (int rank = 0; rank < subjects; ++rank)
+            cumulative[rank] = sum += 1.0 / (rank + 1);
+        QRandomGenerator random(20261129);
+        model::RejectedTally tally;
+        QVector<QHash<QByteArray, quint64>> exact(rounds); // per round, each subject's rejections
+        for (int round = 0; round < rounds; ++round) {
+            setClock(kStart + 1000 * (round + 1));
+            int pending = callsPerRound, failed = 0;
+            for (int i = 0; i < callsPerRound; ++i) {
+                const double draw = random.generateDouble() * sum;
+                const int rank
+                    = int(std::lower_bound(cumulative.cbegin(), cumulative.cend(), draw) - cumulative.cbegin());
+                const QByteArray subject = "z" + QByteArray::number(std::min(rank, subjects - 1));
+                m_connection->send({"FCALL", "sluice_allow", "1", bucketKey(QStringLiteral("fw"), subject), "fw"}, this,
+                                   [&, subject, round](const RedisReply &reply) {
+                    --pending;
+                    if (!reply.ok() || reply.value.elements.size() != 3)
+                        ++failed;
+                    else if (reply.value.elements.at(0).integer == 0)
+                        ++exact[round][subject];
+                });
+            }
+            QVERIFY(test::spinUntil([&pending] { return pending == 0; }, 120000));
+            QCOMPARE(failed, 0);
+            model::TopRejected poll{QStringLiteral("fw"), 0, {}, {}};
+            poll.take(QStringLiteral("node"), call({"FCALL_RO", "sluice_most_rejected", "0", "fw"}));
+            QVERIFY2(poll.problems.isEmpty(), qPrintable(poll.problems.join(QLatin1Char('\n'))));
+            tally.add(poll);
+        }
+        for (const int window : {1, 5, rounds - 1}) {
+            QHash<QByteArray, quint64> truth; // the last `window` rounds (the first reading is the baseline)
+            for (int round = rounds - window; round < rounds; ++round)
+                for (auto it = exact[round].cbegin(); it != exact[round].cend(); ++it)
+                    truth[it.key()] += it.value();
+            const model::RejectedTally::Result result = tally.over(window * 1000);
+            QHash<QByteArray, const model::RejectedSubject *> listed;
+            quint64 shortBy = 0, missed = 0;
+            for (const model::RejectedSubject &subject : result.subjects) {
+                listed.insert(subject.subject, &subject);
+                const quint64 real = truth.value(subject.subject);
+                QVERIFY2(subject.rejections <= real && real <= subject.rejections + subject.shortBy,
+                         qPrintable(QStringLiteral("%1: %2 listed (up to %3 more), %4 in truth")
+                                        .arg(QString::fromUtf8(subject.subject))
+                                        .arg(subject.rejections)
+                                        .arg(subject.shortBy)
+                                        .arg(real)));
+                shortBy = std::max(shortBy, real - subject.rejections);
+            }
+            QVector<std::pair<quint64, QByteArray>> ranked;
+            for (auto it = truth.cbegin(); it != truth.cend(); ++it) {
+                if (!listed.contains(it.key())) {
+                    QVERIFY2(it.value() <= result.unlistedAtMost, it.key().constData());
+                    missed = std::max(missed, it.value());
+                }
+                ranked.append({it.value(), it.key()});
+            }
+            std::sort(ranked.begin(), ranked.end(), std::greater<>());
+            int topFound = 0, topExact = 0;
+            for (int i = 0; i < 10 && i < ranked.size(); ++i) {
+                const auto found = listed.constFind(ranked.at(i).second);
+                topFound += found != listed.cend() ? 1 : 0;
+                topExact += found != listed.cend() && (*found)->rejections == ranked.at(i).first ? 1 : 0;
+            }
+            qInfo("most rejected over the last %d s (%lld subjects rejected, %lld rejections): the true top 10 "
+                  "listed %d of 10, %d of them exact; largest undercount of a listed subject %llu (bound %llu "
+                  "for the worst); most rejections of an unlisted subject %llu (bound %llu)",
+                  window, qint64(truth.size()), qint64(std::accumulate(truth.cbegin(), truth.cend(), quint64(0))),
+                  topFound, topExact, shortBy,
+                  result.subjects.isEmpty()
+                      ? 0ULL
+                      : std::max_element(result.subjects.cbegin(), result.subjects.cend(),
+                                         [](const auto &a, const auto &b) { return a.shortBy < b.shortBy; })
+                            ->shortBy,
+                  missed, result.unlistedAtMost);
+            QVERIFY2(topFound >= 5, "the summary lost most of the true top 10"); // Space-Saving keeps heavy hitters
+        }
     }
 
     void idleBucketsExpireAndComeBackFull()

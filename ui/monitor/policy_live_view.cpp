@@ -251,7 +251,7 @@ QWidget *PolicyLiveView::createTopList()
     m_topWindow->setObjectName(QStringLiteral("topWindow"));
     m_topWindow->setAccessibleName(tr("Most rejected over"));
     addChoices(m_topWindow,
-               {{tr("now (the library's last 10 to 20 s)"), 0},
+               {{tr("last 10 seconds"), 10 * 1000},
                 {tr("last minute"), minute},
                 {tr("last 5 minutes"), 5 * minute},
                 {tr("last hour"), hour}},
@@ -601,49 +601,51 @@ void PolicyLiveView::showTop(const model::TopRejected &reply)
 {
     if (reply.policy != m_lastReply.policy) {
         m_tally.clear();
-        m_lastTop = {};
+        m_lastNamed.clear();
     }
     m_lastReply = reply;
     m_tally.add(reply);
-    if (reply.policy != m_lastTop.policy || !reply.subjects.isEmpty())
-        m_lastTop = reply;
     showTopList();
 }
 
-// The list for the window picked: the library's own (its last 10 to 20 s; when rejections stop, the
-// last names stay, greyed and dated) or a longer one summed from its replies while this tab polled.
+// The list for the window picked, from the differences of the library's summaries between this tab's
+// polls. When rejections stop, the last names stay, greyed and dated: they answer who was limited.
 void PolicyLiveView::showTopList()
 {
     const model::TopRejected &reply = m_lastReply;
     const qint64 window = m_topWindow->currentData().toLongLong();
-    const qint64 seconds = std::max<qint64>(1, (reply.nowMs - reply.sinceMs + 999) / 1000);
-    QVector<model::RejectedSubject> subjects = reply.subjects;
+    const model::RejectedTally::Result tally = m_tally.over(window);
+    // A primary that did not answer leaves its part unknown: with none answering, there is no list to show.
+    QVector<model::RejectedSubject> subjects
+        = reply.readings.isEmpty() ? QVector<model::RejectedSubject>() : tally.subjects;
     bool quiet = false;
     QString note;
+    const QString seen = model::formatDuration(std::max<qint64>(1, tally.coveredMs / 1000));
+    if (!subjects.isEmpty()) {
+        m_lastNamed = subjects;
+        m_lastNamedAtMs = reply.nowMs;
+    }
     if (!reply.problems.isEmpty()) {
         note = reply.problems.join(QLatin1Char('\n'));
     } else if (reply.nowMs == 0) {
         note.clear();
-    } else if (window > 0) {
-        const model::RejectedTally::Result tally = m_tally.over(window);
-        subjects = tally.subjects;
-        const QString seen = model::formatDuration(std::max<qint64>(1, tally.coveredMs / 1000));
-        note = subjects.isEmpty()
-            ? tr("Nobody was rejected in the %1 seen (this tab polls only while shown).").arg(seen)
-            : tr("About: rejections summed from the library's 10-second counts over the %1 this tab has seen "
-                 "of the window.")
-                  .arg(seen);
-    } else if (reply.subjects.isEmpty() && m_lastTop.policy == reply.policy && !m_lastTop.subjects.isEmpty()) {
-        // When rejections stop, the last list stays, greyed and dated: it answers who was limited.
+    } else if (tally.coveredMs == 0) {
+        note = tr("Reading: the counts of the window start with this tab's next read.");
+    } else if (subjects.isEmpty() && !m_lastNamed.isEmpty()) {
         quiet = true;
-        subjects = m_lastTop.subjects;
-        note = tr("Nobody was rejected in the last %1 s. Greyed: the most rejected until %2.")
-                   .arg(seconds)
-                   .arg(model::formatClock(m_lastTop.nowMs));
-    } else if (reply.subjects.isEmpty()) {
-        note = tr("Nobody was rejected in the last %1 s.").arg(seconds);
+        subjects = m_lastNamed;
+        note = tr("Nobody was rejected in the %1 seen. Greyed: the most rejected until %2.")
+                   .arg(seen, model::formatClock(m_lastNamedAtMs));
+    } else if (subjects.isEmpty()) {
+        note = tr("Nobody was rejected in the %1 seen.").arg(seen);
     } else {
-        note = tr("Rejections in the last %1 s, counted by the library as it decides.").arg(seconds);
+        note = tr("Rejections in the %1 seen of the window (this tab reads only while shown), counted by the "
+                  "library as it decides.")
+                   .arg(seen);
+        if (tally.unlistedAtMost > 0)
+            note += QLatin1Char(' ')
+                + tr("A subject not listed was rejected at most %1 times.")
+                      .arg(QLocale().toString(tally.unlistedAtMost));
     }
     m_topNote->setText(note);
     m_top->setRowCount(int(subjects.size()));
@@ -655,10 +657,11 @@ void PolicyLiveView::showTopList()
         auto *name = new QTableWidgetItem(QString::fromUtf8(subject.subject));
         name->setToolTip(name->text());
         name->setData(Qt::UserRole, subject.subject);
-        auto *count = new QTableWidgetItem(subject.overestimate > 0 ? tr("%1 (\u2264%2 over)")
-                                                                          .arg(locale.toString(subject.rejections),
-                                                                               locale.toString(subject.overestimate))
-                                                                    : locale.toString(subject.rejections));
+        // A subject that entered the library's summary in the window may have had rejections before.
+        auto *count = new QTableWidgetItem(
+            subject.shortBy > 0
+                ? tr("%1 (up to %2 more)").arg(locale.toString(subject.rejections), locale.toString(subject.shortBy))
+                : locale.toString(subject.rejections));
         count->setData(Qt::UserRole, subject.rejections);
         count->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         m_top->setItem(row, 0, name);

@@ -98,9 +98,10 @@ private:
     QLabel *m_shadowBadge;
     QSet<QString> m_shadowPolicies; // as the published library defines them
     QHash<QString, model::Policy> m_published;
-    model::TopRejected m_lastTop;   // the last list that named someone, for the policy shown
-    model::TopRejected m_lastReply; // the library's last reply
-    model::RejectedTally m_tally;   // its replies, for the longer windows
+    model::TopRejected m_lastReply;              // the library's last summaries, for the policy shown
+    model::RejectedTally m_tally;                // their differences, for the window picked
+    QVector<model::RejectedSubject> m_lastNamed; // the last list that named someone
+    qint64 m_lastNamedAtMs = 0;                  // and when it was read
     QComboBox *m_topWindow;
     qint64 m_publishedVersion = 0;
     QLabel *m_definition;
