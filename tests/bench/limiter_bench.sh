@@ -225,6 +225,15 @@ for family in "${families[@]}"; do
     add_pair "$count_floor" "$fastest"
   done
 done
+# The first-call window (seed 001's, which decides without the clock) against each peer of its family, and
+# its full path against the floor that reads no TIME either.
+first_call_targets=("allow 1" "deny 1.05")
+for check in "${first_call_targets[@]}"; do
+  read -r path _ <<<"$check"
+  for peer in ${family_peers[fixed_window]:-}; do add_pair "fixed_window_first_call_100s_lean_$path" "${peer}_$path"; done
+  fastest=${fastest_peer[fixed_window:$path]:-}
+  [ -z "$fastest" ] || add_pair "floor_window_unclocked_$path" "$fastest"
+done
 for _ in $(seq "$rounds"); do
   for pair in "${pairs[@]}"; do
     read -r ours_case theirs_case <<<"$pair"
@@ -296,4 +305,28 @@ for family in "${families[@]}"; do
            "its instructions"
     done
   done
+done
+
+# The first-call window's targets, judged on every round measured at once: its lean path at or below every
+# peer's server us allowing and within 1.05x denying, its full path within 1.1x of the floor without TIME.
+for check in "${first_call_targets[@]}"; do
+  read -r path target <<<"$check"
+  lean=fixed_window_first_call_100s_lean_$path
+  for peer in ${family_peers[fixed_window]:-}; do
+    met=0 total=0
+    for r in ${pair_rounds[$lean ${peer}_$path]}; do
+      total=$((total + 1))
+      [[ $(at_most "$r" "$target") == meets ]] && met=$((met + 1))
+    done
+    r=$(pair_median "$lean" "${peer}_$path")
+    echo "$lean against ${peer}_$path: $(shown "$r")x its server us (target at most ${target}x: $(at_most "$r" "$target")," \
+         "$met of $total rounds; rounds $(rounds_shown "$lean" "${peer}_$path"))"
+  done
+  fastest=${fastest_peer[fixed_window:$path]:-}
+  [ -n "$fastest" ] || continue
+  full=fixed_window_first_call_100s_$path unclocked=floor_window_unclocked_$path
+  r=$(ratio "$(pair_median "$full" "$fastest")" "$(pair_median "$unclocked" "$fastest")")
+  echo "$full: $(shown "$r")x the server us of the floor without TIME, $unclocked (target at most 1.1x:" \
+       "$(at_most "$r" 1.1)); rounds against $fastest: $(rounds_shown "$full" "$fastest") and" \
+       "$(rounds_shown "$unclocked" "$fastest")"
 done
