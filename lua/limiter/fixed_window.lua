@@ -393,14 +393,12 @@ local function aligned_window_count(p, key, err, now)
     return summary.count, (id + 1) * p.window_ms - 1
 end
 
--- The call counted ahead: the window's count including it, or nil and why the key is no bucket.
--- An aligned window's hash under the key is replaced by a count that goes on to that window's end,
--- so the change of window start admits no call more than the limit.
-local function count_first_call(p, key, now, cost)
-    local count = redis_pcall('INCRBY', key, cost == 1 and '1' or cost) -- (the common cost, not formatted)
-    if type(count) == 'number' then return count end
-    local carried, last_ms = aligned_window_count(p, key, count, now)
-    if not carried then return nil, not_a_bucket(key, p, count) end
+-- The count a call of `cost` makes in a key whose INCRBY failed with `err`, or nil and why the key is no
+-- bucket. An aligned window's hash under the key is replaced by a count that goes on to that window's
+-- end, so the change of window start admits no call more than the limit.
+local function count_taken_over(p, key, now, cost, err)
+    local carried, last_ms = aligned_window_count(p, key, err, now)
+    if not carried then return nil, not_a_bucket(key, p, err) end
     if carried == 0 then
         redis_call('SET', key, cost) -- the first call of a new window
         return cost
@@ -409,19 +407,33 @@ local function count_first_call(p, key, now, cost)
     return carried + cost
 end
 
+-- The call counted ahead: the window's count including it, or nil and why the key is no bucket.
+local function count_first_call(p, key, now, cost)
+    local count = redis_pcall('INCRBY', key, cost == 1 and '1' or cost) -- (the common cost, not formatted)
+    if type(count) == 'number' then return count end
+    return count_taken_over(p, key, now, cost, count)
+end
+
+-- count_first_call(), open_window() and window_ends() written out on the common paths: each Lua call
+-- would cost the decision about a twentieth of its time.
 function first_call_window.acquire(p, key, now, cost, lean)
-    local count, err = count_first_call(p, key, now, cost)
-    if not count then return nil, err end
+    local count = redis_pcall('INCRBY', key, cost == 1 and '1' or cost)
+    if type(count) ~= 'number' then
+        local err
+        count, err = count_taken_over(p, key, now, cost, count)
+        if not count then return nil, err end
+    end
     local limit = p.limit
     if count == cost then
-        open_window(p, key)
+        redis_call('PEXPIRE', key, p.window_expiry)
         return true, limit - count, -1, p.window_ms
     end
     if count <= limit then
         -- The lean reply has no reset: the key's remaining time is read only for the full one.
         return true, limit - count, -1, lean and 0 or window_ends(p, key)
     end
-    local ends = window_ends(p, key)
+    local left = redis_call('PTTL', key)
+    local ends = left >= 0 and left + 1 or window_ends(p, key)
     if cost == 1 then return false, 0, ends, ends end
     redis_call('DECRBY', key, cost)
     local used = window_split(p, count - cost)
