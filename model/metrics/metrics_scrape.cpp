@@ -185,6 +185,8 @@ void MetricsScraper::keepMostRejected(const QHash<QString, TopRejected> &lists, 
         for (qsizetype i = 0; i < std::min<qsizetype>(ranked.size(), m_topPerPolicy); ++i)
             snapshot->topSubjects.append(ranked.at(i).second);
     }
+    // A policy no longer defined keeps no tally.
+    m_rejections.removeIf([&lists](const auto &tally) { return !lists.contains(tally.key()); });
 }
 
 void MetricsScraper::finish(const std::shared_ptr<Scrape> &scrape)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "model/monitor/top_subjects.h"
 
+#include <QSet>
+
 #include <algorithm>
 
 namespace sluice::model {
@@ -23,6 +25,14 @@ const TopSubjects::Entry *TopSubjects::of(const QString &policy) const
 
 void TopSubjects::takeSample(const RateSample &sample)
 {
+    if (sample.missingNodes.isEmpty() && sample.problems.isEmpty()) {
+        // A policy no longer in the library keeps nothing here.
+        QSet<QString> served;
+        for (const PolicyRate &rate : sample.policies)
+            served.insert(rate.policy);
+        m_tallies.removeIf([&served](const auto &tally) { return !served.contains(tally.key()); });
+        m_entries.removeIf([&served](const auto &entry) { return !served.contains(entry.key()); });
+    }
     if (m_outstanding > 0 || (m_sinceLastRead.isValid() && m_sinceLastRead.elapsed() < kMinGapMs))
         return;
     QVector<const PolicyRate *> rejecting;
