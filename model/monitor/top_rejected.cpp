@@ -65,6 +65,14 @@ void TopRejected::take(const QString &node, const redis::RedisReply &reply)
     }
 }
 
+TopRejected TopRejected::fromReplies(const QString &policy, const QVector<RedisClient::NodeReply> &replies)
+{
+    TopRejected top{policy, 0, {}, {}};
+    for (const RedisClient::NodeReply &node : replies)
+        top.take(node.node, node.reply);
+    return top;
+}
+
 TopRejectedPoller::TopRejectedPoller(RedisClient *client, const LibraryOwner &owner, int intervalMs, QObject *parent)
     : QObject(parent)
     , m_client(client)
@@ -115,10 +123,7 @@ void TopRejectedPoller::pollNow()
         m_outstanding = false;
         if (policy != m_policy)
             return; // the policy changed while this was on its way
-        TopRejected top{policy, 0, {}, {}};
-        for (const RedisClient::NodeReply &node : replies)
-            top.take(node.node, node.reply);
-        m_last = top;
+        m_last = TopRejected::fromReplies(policy, replies);
         Q_EMIT updated(m_last);
     });
 }

@@ -44,6 +44,8 @@ struct TopRejected {
 
     // Adds one primary's reply, or a line to `problems`.
     void take(const QString &node, const redis::RedisReply &reply);
+    // Every primary's reply to one sluice_most_rejected of `policy`.
+    static TopRejected fromReplies(const QString &policy, const QVector<redis::RedisClient::NodeReply> &replies);
 };
 
 // Asks every primary for one policy's summary at an interval (one request outstanding at most).

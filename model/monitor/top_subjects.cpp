@@ -25,6 +25,8 @@ const TopSubjects::Entry *TopSubjects::of(const QString &policy) const
 
 void TopSubjects::takeSample(const RateSample &sample)
 {
+    if (m_outstanding > 0 || (m_sinceLastRead.isValid() && m_sinceLastRead.elapsed() < kMinGapMs))
+        return;
     if (sample.missingNodes.isEmpty() && sample.problems.isEmpty()) {
         // A policy no longer in the library keeps nothing here.
         QSet<QString> served;
@@ -33,8 +35,6 @@ void TopSubjects::takeSample(const RateSample &sample)
         m_tallies.removeIf([&served](const auto &tally) { return !served.contains(tally.key()); });
         m_entries.removeIf([&served](const auto &entry) { return !served.contains(entry.key()); });
     }
-    if (m_outstanding > 0 || (m_sinceLastRead.isValid() && m_sinceLastRead.elapsed() < kMinGapMs))
-        return;
     QVector<const PolicyRate *> rejecting;
     for (const PolicyRate &rate : sample.policies)
         if (rate.point.rejected > 0)
@@ -56,9 +56,7 @@ void TopSubjects::read(const QStringList &policies)
     for (const QString &policy : policies) {
         m_client->sendToPrimaries({"FCALL_RO", m_function, "0", policy.toUtf8()}, this,
                                   [this, policy](const QVector<RedisClient::NodeReply> &replies) {
-            TopRejected top{policy, 0, {}, {}};
-            for (const RedisClient::NodeReply &node : replies)
-                top.take(node.node, node.reply);
+            const TopRejected top = TopRejected::fromReplies(policy, replies);
             RejectedTally &tally = m_tallies[policy];
             tally.add(top);
             const RejectedTally::Result recent = tally.over(kWindowMs);
