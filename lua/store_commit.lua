@@ -87,7 +87,7 @@ end
 
 local DEFINITION = { 'algorithm', 'limit', 'window_ms', 'burst', 'shadow', 'window_start', 'shadow_of',
                      'predicted_rejected_share', 'overrides', 'block_ms', 'max_debt', 'reserve_timeout_ms',
-                     'calendar', 'utc_offset_minutes', 'anchor_day', 'description' }
+                     'calendar', 'utc_offset_minutes', 'anchor_day', 'spread', 'description' }
 local function same(old, new)
   if not old then return false end
   for _, field in ipairs(DEFINITION) do

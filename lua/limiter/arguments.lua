@@ -3,9 +3,22 @@ local function subject_too_long(key, length)
         .. ' (as the key holds it, escaped)'
 end
 
+-- The bucket of a spread policy that `key` (a key of the policy, check_key()) names: the key is
+-- `<namespace>:<policy>:{<subject>#<i>}`, bucket i from 0 to spread - 1 written without leading zeros (so each
+-- bucket has one key) in a slot of its own. Nil and why when it names none.
+local function spread_bucket(key, p)
+    local mark = spread_mark(p, key)
+    local part = mark and not (byte(key, mark + 1) == 48 and mark + 2 < #key) -- '0'
+        and p.parts[tonumber(sub(key, mark + 1, -2)) + 1]
+    if part then return part end
+    return nil, 'key ' .. shown(key) .. ' is not a bucket of policy ' .. shown(p.name) .. ', spread over ' .. p.spread
+        .. ' buckets (expected ' .. shown(p.prefix .. '<subject>#<i>}') .. ' with i from 0 to ' .. (p.spread - 1) .. ')'
+end
+
 -- A key is `<namespace>:<policy>:{<subject>}`: the subject is the Cluster hash tag, so one
--- subject's buckets under several policies share a slot. The last key that passed is kept in
--- p.last_key, so acquire() skips the check for a hot subject.
+-- subject's buckets under several policies share a slot (a spread policy's subject names its bucket too,
+-- see spread_bucket()). The last key that passed is kept in p.last_key, so acquire() skips the check for a
+-- hot subject.
 local function check_key(key, p)
     local prefix = p.prefix
     local length = #key
@@ -65,6 +78,14 @@ local function resolve(keys, args)
         if not p then return nil, 'unknown policy ' .. shown(args[i]) end
         local bad_key = check_key(keys[i], p)
         if bad_key then return nil, bad_key end
+        if p.parts then
+            if n > 1 then
+                return nil, 'policy ' .. shown(p.name) .. ' is spread over ' .. p.spread .. ' buckets in as many '
+                    .. 'slots: it cannot join a multi-policy call, whose keys share a slot; call it on its own'
+            end
+            p, bad_key = spread_bucket(keys[i], p)
+            if not p then return nil, bad_key end
+        end
         for j = 1, i - 1 do
             if policies[j] == p then return nil, 'policy ' .. shown(p.name) .. ' is named twice' end
         end

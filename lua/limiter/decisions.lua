@@ -189,6 +189,7 @@ local function decide_one(key, p, cost, lean)
         -- record_rejection(), written out for a key the summary counts already: a hot key's rejections,
         -- the common case of the deny path.
         local counts = p.top.counts
+        if p.whole then key = whole_key(p, key) end
         local n = counts[key]
         s.rejected = s.rejected + 1
         if n then counts[key] = n + 1 else enter_top(p.top, key) end

@@ -10,9 +10,11 @@ local function acquire(keys, args, lean)
             return decide_one(key, p, cost, lean)
         end
     end
-    -- Several policies, or something to report: resolve() names the problem.
+    -- Several policies, a spread policy's bucket, or something to report: resolve() names the problem.
     local policies, cost = resolve(keys, args)
     if not policies then return fail(cost) end
+    local p = policies[1]
+    if p.whole and cost <= p.capacity and (not lean or p.lean) then return decide_one(keys[1], p, cost, lean) end
     if not lean then return decide(keys, policies, cost, false) end
     for i = 1, #policies do
         if not policies[i].lean then
@@ -212,13 +214,13 @@ local function version()
 end
 
 -- FCALL_RO sluice_policies 0: the compiled policy table, one array per policy, sorted by name: name,
--- algorithm, limit, window_ms, burst, shadow, description, first_call, overrides, block_ms.
+-- algorithm, limit, window_ms, burst, shadow, description, first_call, overrides, block_ms, spread.
 local function policies()
     local reply = {}
     for _, name in ipairs(NAMES) do
         local p = POLICIES[name]
         reply[#reply + 1] = {name, p.algorithm, p.limit, p.window_ms, p.burst, p.shadow and 1 or 0, p.description,
-                             p.first_call and 1 or 0, p.override_count or 0, p.block_ms or 0}
+                             p.first_call and 1 or 0, p.override_count or 0, p.block_ms or 0, p.spread or 0}
     end
     return reply
 end

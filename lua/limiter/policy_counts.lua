@@ -52,6 +52,7 @@ end
 
 -- A rejection counted for its policy: its total and its key's place in the summary.
 local function record_rejection(p, key)
+    if p.whole then key = whole_key(p, key) end
     local s, counts = p.stats, p.top.counts
     s.rejected = s.rejected + 1
     local n = counts[key]

@@ -78,3 +78,31 @@ local function prepare(p)
     return p
 end
 
+-- A spread policy's buckets, each a policy of its own holding its share of the limit and of the burst (the
+-- first limit % spread, burst % spread, one unit more), as model::spreadPart() has them; `whole` is the policy.
+-- Built from the definition's fields, before prepare() derives the rest.
+local function spread_parts(p)
+    local parts, n = {}, p.spread
+    for i = 0, n - 1 do
+        local part = {}
+        for field, value in pairs(p) do part[field] = value end
+        part.limit = floor(p.limit / n) + (i < p.limit % n and 1 or 0)
+        part.burst = floor(p.burst / n) + (i < p.burst % n and 1 or 0)
+        part.whole = p
+        parts[i + 1] = part
+    end
+    return parts
+end
+
+-- Where a spread policy's key `<prefix><subject>#<i>}` ends its subject: the position of the '#' before the
+-- bucket number; nil when the key has no bucket number after a non-empty subject.
+local function spread_mark(p, key)
+    return find(key, '#%d+}$', #p.prefix + 2)
+end
+
+-- The key a spread policy's bucket counts its rejections under: the subject's, without the bucket number, so
+-- the most rejected lists name subjects.
+local function whole_key(p, key)
+    return sub(key, 1, spread_mark(p, key) - 1) .. '}'
+end
+

@@ -40,6 +40,10 @@ local function settling_policy(name)
             .. 'need aligned or calendar windows'
     end
     if p.shadow then return nil, 'policy ' .. shown(p.name) .. ' is a shadow policy: it takes no reservations' end
+    if p.spread then
+        return nil, 'policy ' .. shown(p.name) .. ' is spread over ' .. p.spread .. ' buckets: a settlement could not '
+            .. 'reach the bucket that reserved'
+    end
     if p.wide then
         return nil, 'policy ' .. shown(p.name) .. ' has a limit (or burst) times window_ms past 2^52: reservations '
             .. 'need a narrower one'

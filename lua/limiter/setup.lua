@@ -10,10 +10,19 @@ local function setup()
         p.name = name
         p.prefix = namespace_prefix .. name .. ':{'
         p.longest_key = #p.prefix + MAX_SUBJECT + 1
+        if p.spread then p.parts = spread_parts(p) end
         local ok, err = prepare(p)
         if not ok then error('sluice: policy ' .. shown(name) .. ': ' .. err) end
         p.stats = new_counts()
         p.top = new_top()
+        for i, part in ipairs(p.parts or {}) do
+            ok, err = prepare(part)
+            if not ok then error('sluice: policy ' .. shown(name) .. ', bucket ' .. (i - 1) .. ': ' .. err) end
+            part.stats, part.top = p.stats, p.top -- counted, and most rejected, as the policy
+            -- A spread policy decides in its buckets: acquire()'s quick path (cost <= capacity) never takes it,
+            -- so resolve() picks the bucket, and the common path costs nothing more.
+            p.capacity = 0
+        end
         NAMES[#NAMES + 1] = name
     end
     table.sort(NAMES)
@@ -31,6 +40,10 @@ local function setup()
     epoch = now_ms() -- the one clock reading a first-call window's calls ever cause: the counts start here
     for _, name in ipairs(NAMES) do
         local p = POLICIES[name]
+        for _, part in ipairs(p.parts or {}) do
+            prepare_subject_rules(part)
+            part.clocked = part.clocked or part.special
+        end
         prepare_subject_rules(p)
         p.clocked = p.clocked or p.special or p.twins ~= nil
     end

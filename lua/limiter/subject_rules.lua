@@ -103,7 +103,7 @@ end
 -- the higher rank wins, the lists for the same pattern; nil when none applies.
 local function subject_override(p, key)
     if not p.rules and not list_rules then return nil end
-    local subject = sub(key, #p.prefix + 1, -2)
+    local subject = sub(key, #p.prefix + 1, p.spread and spread_mark(p, key) - 1 or -2)
     local entry, rank = nil, -1
     if p.rules then entry, rank = rule_for(p.rules, subject) end
     if list_rules then

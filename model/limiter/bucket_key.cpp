@@ -26,4 +26,24 @@ bool splitBucketKey(const QString &ns, const QByteArray &key, QString *policy, Q
     return isValidPolicyName(*policy) && isValidSubject(*subject);
 }
 
+QByteArray spreadSubject(const QByteArray &subject, int bucket)
+{
+    return subject + '#' + QByteArray::number(bucket);
+}
+
+bool splitSpreadSubject(const QByteArray &spreadSubject, QByteArray *subject, int *bucket)
+{
+    const qsizetype mark = spreadSubject.lastIndexOf('#');
+    const QByteArray digits = spreadSubject.mid(mark + 1);
+    if (mark < 1 || digits.isEmpty() || digits.size() > 3 || (digits.size() > 1 && digits.startsWith('0')))
+        return false;
+    for (const char digit : digits) {
+        if (digit < '0' || digit > '9')
+            return false;
+    }
+    *subject = spreadSubject.left(mark);
+    *bucket = digits.toInt();
+    return true;
+}
+
 } // namespace sluice::model

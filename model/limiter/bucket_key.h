@@ -18,4 +18,10 @@ bool isValidSubject(const QByteArray &subject);
 // The inverse: false when `key` is not a bucket key of `ns` (an admin key, another namespace).
 bool splitBucketKey(const QString &ns, const QByteArray &key, QString *policy, QByteArray *subject);
 
+// A spread policy's (Policy::spread) subject names its bucket too: `<subject>#<i>`, i from 0 to spread - 1
+// written without leading zeros, so the key is `<ns>:<policy>:{<subject>#<i>}` and each bucket has its slot.
+QByteArray spreadSubject(const QByteArray &subject, int bucket);
+// The inverse: false when `spreadSubject` names no bucket (no `#<i>` after a non-empty subject).
+bool splitSpreadSubject(const QByteArray &spreadSubject, QByteArray *subject, int *bucket);
+
 } // namespace sluice::model

@@ -5,6 +5,8 @@
 #include <QRegularExpression>
 #include <QStringList>
 
+#include <algorithm>
+
 namespace sluice::model {
 
 namespace {
@@ -120,7 +122,7 @@ bool Policy::sameDefinition(const Policy &other) const
         && calendar == other.calendar && utcOffsetMinutes == other.utcOffsetMinutes && anchorDay == other.anchorDay
         && shadowOf == other.shadowOf && predictedRejectedShare == other.predictedRejectedShare
         && overrides == other.overrides && blockMs == other.blockMs && maxDebt == other.maxDebt
-        && reserveTimeoutMs == other.reserveTimeoutMs && description == other.description;
+        && reserveTimeoutMs == other.reserveTimeoutMs && spread == other.spread && description == other.description;
 }
 
 QString PolicyError::toString() const
@@ -161,9 +163,55 @@ const QStringList &definitionFieldNames()
                                    QStringLiteral("calendar"),
                                    QStringLiteral("utc_offset_minutes"),
                                    QStringLiteral("anchor_day"),
+                                   QStringLiteral("spread"),
                                    QStringLiteral("description")};
     return names;
 }
+
+namespace {
+
+// What keeps a policy from being spread over policy.spread buckets. Each bucket must hold at least one unit of
+// the limit and of the burst; what decides per subject rather than per bucket (overrides, a penalty, twins) and
+// what would follow one bucket's call elsewhere (a lease, a reservation) is refused rather than split.
+QVector<PolicyError> spreadProblems(const Policy &policy, bool baseInRange)
+{
+    QVector<PolicyError> errors;
+    auto fail = [&](const char *field, const QString &message) {
+        errors.append({policy.name, QLatin1String(field), message});
+    };
+    if (policy.spread < 2 || policy.spread > policy_limits::maxSpread) {
+        fail("spread",
+             Text::tr("must be a whole number of buckets from 2 to %1, or 0 for one bucket per subject")
+                 .arg(policy_limits::maxSpread));
+        return errors;
+    }
+    const qint64 smallest
+        = std::min(policy.limit, algorithmUsesBurst(policy.algorithm) ? policy.effectiveBurst() : policy.limit);
+    if (baseInRange && smallest < policy.spread)
+        fail("spread",
+             Text::tr("must be at most %1: each bucket holds a share of at least one unit of the limit "
+                      "and the burst")
+                 .arg(smallest));
+    if (policy.algorithm == Algorithm::Concurrency)
+        fail("spread",
+             Text::tr("cannot be set for concurrency: a lease must be released in the bucket that "
+                      "granted it"));
+    if (!policy.overrides.isEmpty())
+        fail("spread",
+             Text::tr("cannot be combined with overrides: an override's limit is a subject's, not a "
+                      "bucket's"));
+    if (policy.blockMs != 0)
+        fail("spread", Text::tr("cannot be combined with a penalty: a block would hold one bucket, not the subject"));
+    if (policy.maxDebt != 0 || policy.reserveTimeoutMs != 0)
+        fail("spread",
+             Text::tr("cannot be combined with reservations: a settlement must reach the bucket that "
+                      "reserved"));
+    if (!policy.shadowOf.isEmpty())
+        fail("spread", Text::tr("cannot be set on a shadow twin: a twin decides on its live policy's keys"));
+    return errors;
+}
+
+} // namespace
 
 QVector<PolicyError> validatePolicy(const Policy &policy)
 {
@@ -264,9 +312,21 @@ QVector<PolicyError> validatePolicy(const Policy &policy)
         fail("reserve_timeout_ms",
              Text::tr("must be a whole number of milliseconds from 1 to %1 (31 days), or 0 for the window")
                  .arg(limits::maxBlockMs));
+    if (policy.spread != 0)
+        errors += spreadProblems(policy, baseInRange);
     if (baseInRange && !policy.overrides.isEmpty()) // each override is checked as the policy it makes
         errors += overrideProblems(policy);
     return errors;
+}
+
+Policy spreadPart(const Policy &policy, int index)
+{
+    Policy part = policy;
+    const auto share = [&](qint64 whole) { return whole / policy.spread + (index < whole % policy.spread ? 1 : 0); };
+    part.limit = share(policy.limit);
+    part.burst = share(policy.effectiveBurst());
+    part.spread = 0;
+    return part;
 }
 
 QVector<PolicyError> twinProblems(const QVector<Policy> &policies)
@@ -286,6 +346,9 @@ QVector<PolicyError> twinProblems(const QVector<Policy> &policies)
             fail(Text::tr("names \"%1\", which is not a policy").arg(policy.shadowOf));
         else if (live->shadow)
             fail(Text::tr("names \"%1\", a shadow policy: a twin follows a live one").arg(policy.shadowOf));
+        else if (live->spread != 0)
+            fail(Text::tr("names \"%1\", a spread policy: its calls reach one bucket of several, not a subject")
+                     .arg(policy.shadowOf));
     }
     return errors;
 }

@@ -65,6 +65,9 @@ constexpr int maxPoliciesPerNamespace = 10'000;
 // (the policies' part) and publish (all of it) before anything is written; docs/benchmarks.md#policy-scale
 // gives the Lua memory at this size.
 constexpr qint64 maxLibraryBytes = 16LL * 1024 * 1024;
+// Buckets a spread policy's subject is split into (Policy::spread): enough to reach every primary of a large
+// Cluster, few enough that each bucket's share of a limit stays meaningful.
+constexpr int maxSpread = 256;
 } // namespace policy_limits
 
 struct Policy {
@@ -95,6 +98,10 @@ struct Policy {
     // for its settlement (ms; 0: the policy's window) before its estimate stands.
     qint64 maxDebt = 0;
     qint64 reserveTimeoutMs = 0;
+    // A hot subject (one global key) spread over this many buckets, each in its own Cluster slot and holding
+    // its share of the limit and burst (spreadPart()); callers pick one at random per call by the key form
+    // <namespace>:<policy>:{<subject>#<i>}, i from 0 to spread - 1. 0: not spread. See docs/limiter-contract.md.
+    int spread = 0;
     QString description;
     // Fields of a stored policy that this version does not know: it refuses to save the policy rather
     // than drop them (see PolicyPlan).
@@ -124,6 +131,10 @@ bool isValidPolicyName(const QString &name);
 // The fields of a definition as policy files and the store spell them, "name" first: the one list that
 // files, the store and lua/store_commit.lua (a test checks it) agree on.
 const QStringList &definitionFieldNames();
+
+// Bucket `index` (0 to spread - 1) of a spread policy as a policy of its own: the share of the limit and of the
+// burst that bucket holds (the first limit % spread buckets one unit more), the rest unchanged and not spread.
+Policy spreadPart(const Policy &policy, int index);
 
 // Every problem with the definition; empty when it is valid.
 QVector<PolicyError> validatePolicy(const Policy &policy);

@@ -112,6 +112,7 @@ Policy readPolicy(const QJsonObject &object, int index, QVector<PolicyError> &er
     };
     readSmall("utc_offset_minutes", &policy.utcOffsetMinutes);
     readSmall("anchor_day", &policy.anchorDay);
+    readSmall("spread", &policy.spread);
     readWhole("limit", true, &policy.limit);
     if (calendarValue.isUndefined())
         readWhole("window_ms", true, &policy.windowMs);
@@ -269,6 +270,8 @@ QJsonObject policyToJson(const Policy &policy)
         object.insert(QStringLiteral("max_debt"), static_cast<double>(policy.maxDebt));
     if (policy.reserveTimeoutMs > 0)
         object.insert(QStringLiteral("reserve_timeout_ms"), static_cast<double>(policy.reserveTimeoutMs));
+    if (policy.spread != 0)
+        object.insert(QStringLiteral("spread"), policy.spread);
     if (!policy.description.isEmpty())
         object.insert(QStringLiteral("description"), policy.description);
     return object;

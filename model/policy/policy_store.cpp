@@ -95,6 +95,8 @@ QByteArrayList PolicyStore::definitionFields(const Policy &policy)
         fields << "max_debt" << QByteArray::number(policy.maxDebt);
     if (policy.reserveTimeoutMs > 0)
         fields << "reserve_timeout_ms" << QByteArray::number(policy.reserveTimeoutMs);
+    if (policy.spread != 0)
+        fields << "spread" << QByteArray::number(policy.spread);
     if (policy.calendar != Calendar::None)
         fields << "calendar" << calendarName(policy.calendar).toUtf8() << "utc_offset_minutes"
                << QByteArray::number(policy.utcOffsetMinutes) << "anchor_day" << QByteArray::number(policy.anchorDay);
@@ -168,6 +170,14 @@ std::optional<Policy> PolicyStore::fromDefinition(const QString &name, const QHa
             && !readWhole(map, "reserve_timeout_ms", &policy.reserveTimeoutMs, &fieldError))) {
         *error = where + fieldError;
         return std::nullopt;
+    }
+    qint64 spread = 0;
+    if (map.contains("spread")) {
+        if (!readWhole(map, "spread", &spread, &fieldError)) {
+            *error = where + fieldError;
+            return std::nullopt;
+        }
+        policy.spread = int(std::min<qint64>(spread, policy_limits::maxSpread + 1)); // validatePolicy() says more
     }
     if (map.contains("calendar")) {
         const auto calendar = calendarFromName(QString::fromUtf8(map.value("calendar")));

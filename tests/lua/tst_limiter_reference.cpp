@@ -148,28 +148,6 @@ bool sameLease(const QByteArray &library, const QByteArray &model)
     return shape.match(QString::fromLatin1(library)).hasMatch() && library.endsWith(cost);
 }
 
-// sluice_allow's reply to a call the model decided: allowed, remaining, and the wait (the retry after a
-// rejection; after an admission the leaky bucket's queue delay, else 0).
-QByteArray leanReplyExpected(const Decision &expected)
-{
-    const qint64 wait = expected.allowed ? expected.extra.toLongLong() : expected.retryAfterMs;
-    return QByteArray::number(expected.allowed ? 1 : 0) + ' ' + QByteArray::number(expected.remaining) + ' '
-        + QByteArray::number(wait);
-}
-
-QByteArray leanReplyText(const redis::RespValue &reply)
-{
-    if (!reply.isArray() || reply.elements.size() != 3)
-        return "not a lean reply: " + reply.toString().toUtf8();
-    QByteArrayList numbers;
-    for (const redis::RespValue &element : reply.elements) {
-        if (!element.isInteger())
-            return "not a lean reply: " + reply.toString().toUtf8();
-        numbers.append(QByteArray::number(element.integer));
-    }
-    return numbers.join(' ');
-}
-
 } // namespace
 
 class TestLimiterReference : public QObject {
@@ -245,8 +223,8 @@ class TestLimiterReference : public QObject {
                         if (reply.value.integer != (step.expectedReleased ? 1 : 0))
                             mismatch = where + "released " + QByteArray::number(reply.value.integer);
                     } else if (lean && step.kind == Step::Kind::Acquire) {
-                        const QByteArray actual = leanReplyText(reply.value);
-                        const QByteArray expected = leanReplyExpected(step.expected);
+                        const QByteArray actual = test::leanReplyText(reply.value);
+                        const QByteArray expected = test::leanReplyExpected(step.expected);
                         if (actual != expected)
                             mismatch = where + "library " + actual + ", model " + expected;
                     } else {

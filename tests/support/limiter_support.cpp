@@ -93,4 +93,24 @@ bool decisionFromReply(const redis::RespValue &reply, model::Decision *decision,
     return true;
 }
 
+QByteArray leanReplyExpected(const model::Decision &expected)
+{
+    const qint64 wait = expected.allowed ? expected.extra.toLongLong() : expected.retryAfterMs;
+    return QByteArray::number(expected.allowed ? 1 : 0) + ' ' + QByteArray::number(expected.remaining) + ' '
+        + QByteArray::number(wait);
+}
+
+QByteArray leanReplyText(const redis::RespValue &reply)
+{
+    if (!reply.isArray() || reply.elements.size() != 3)
+        return "not a lean reply: " + reply.toString().toUtf8();
+    QByteArrayList numbers;
+    for (const redis::RespValue &element : reply.elements) {
+        if (!element.isInteger())
+            return "not a lean reply: " + reply.toString().toUtf8();
+        numbers.append(QByteArray::number(element.integer));
+    }
+    return numbers.join(' ');
+}
+
 } // namespace sluice::test

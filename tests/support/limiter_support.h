@@ -40,4 +40,10 @@ void sendKeepingKeys(redis::RedisConnection &connection, QObject *context, const
 // A sluice_acquire / sluice_peek reply as a Decision; *why says what is wrong with a malformed one.
 bool decisionFromReply(const redis::RespValue &reply, model::Decision *decision, QString *why);
 
+// sluice_allow's reply to a call the model decided, as leanReplyText() writes one: allowed, remaining, and the
+// wait (the retry after a rejection; after an admission the leaky bucket's queue delay, else 0).
+QByteArray leanReplyExpected(const model::Decision &expected);
+// A sluice_allow reply as "allowed remaining wait", or what is wrong with it.
+QByteArray leanReplyText(const redis::RespValue &reply);
+
 } // namespace sluice::test

@@ -348,6 +348,23 @@ private Q_SLOTS:
         QTest::newRow("offset without calendar")
             << policy(js("'limit': 1, 'window_ms': 1000, 'utc_offset_minutes': 60"))
             << "field \"utc_offset_minutes\": needs a calendar";
+        QTest::newRow("spread of one") << policy(js("'limit': 10, 'window_ms': 1000, 'spread': 1"))
+                                       << "field \"spread\": must be a whole number of buckets from 2 to 256, or 0";
+        QTest::newRow("spread past 256") << policy(js("'limit': 1000, 'window_ms': 1000, 'spread': 257"))
+                                         << "field \"spread\": must be a whole number of buckets from 2 to 256";
+        QTest::newRow("spread past the burst")
+            << policy(js("'limit': 100, 'burst': 4, 'window_ms': 1000, 'spread': 8"))
+            << "field \"spread\": must be at most 4: each bucket holds a share of at least one unit";
+        QTest::newRow("spread with a penalty")
+            << policy(js("'limit': 100, 'window_ms': 1000, 'spread': 4, 'block_ms': 9"))
+            << "cannot be combined with a penalty";
+        QTest::newRow("spread with overrides")
+            << policy(js("'limit': 100, 'window_ms': 1000, 'spread': 4, 'overrides': {'vip': 'allow'}"))
+            << "cannot be combined with overrides";
+        QTest::newRow("spread of leases")
+            << QByteArray(js("{'policies': [{'name': 'c', 'algorithm': 'concurrency', 'limit': 8, 'window_ms': 1000, "
+                             "'spread': 2}]}"))
+            << "cannot be set for concurrency";
         QTest::newRow("invalid byte in name")
             << QByteArray("{\"policies\": [{\"name\": \"a\xff\", \"algorithm\": \"gcra\"}]}")
             << "policy \"#1\", field \"name\": holds bytes that are not UTF-8";
@@ -446,6 +463,40 @@ private Q_SLOTS:
         const QByteArray written = writePolicyFile({billing});
         QVERIFY(!written.contains("window_ms"));
         QVERIFY(PolicyFile::parse(written).policies.value(0).sameDefinition(billing));
+    }
+
+    // A spread policy's field is read, written and compared; each bucket's share of an uneven limit and burst.
+    void spreadRoundTripsAndShares()
+    {
+        const PolicyFile file = PolicyFile::parse(js("{'policies': [{'name': 'search', 'algorithm': 'token_bucket', "
+                                                     "'limit': 10, 'burst': 15, 'window_ms': 1000, "
+                                                     "'spread': 4}]}"));
+        QVERIFY2(file.ok(), qPrintable(file.errors.value(0).toString()));
+        const Policy &search = file.policies.first();
+        QCOMPARE(search.spread, 4);
+        const QByteArray written = writePolicyFile({search});
+        QVERIFY(written.contains("\"spread\": 4"));
+        QVERIFY(PolicyFile::parse(written).policies.value(0).sameDefinition(search));
+        Policy unspread = search;
+        unspread.spread = 0;
+        QVERIFY(!unspread.sameDefinition(search));
+        QList<qint64> limits, bursts;
+        for (int bucket = 0; bucket < 4; ++bucket) {
+            limits << spreadPart(search, bucket).limit;
+            bursts << spreadPart(search, bucket).effectiveBurst();
+            QCOMPARE(spreadPart(search, bucket).spread, 0);
+        }
+        QCOMPARE(limits, (QList<qint64>{3, 3, 2, 2}));
+        QCOMPARE(bursts, (QList<qint64>{4, 4, 4, 3}));
+        // A twin decides on its live policy's keys: a spread policy's name one bucket, not a subject.
+        Policy twin = search;
+        twin.name = QStringLiteral("search-candidate");
+        twin.spread = 0;
+        twin.shadow = true;
+        twin.shadowOf = search.name;
+        QCOMPARE(twinProblems({search, twin}).value(0).toString(),
+                 QStringLiteral("policy \"search-candidate\", field \"shadow_of\": names \"search\", a spread policy: "
+                                "its calls reach one bucket of several, not a subject"));
     }
 
     void textThatIsUnicodeIsKept()
