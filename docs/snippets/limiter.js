@@ -45,6 +45,9 @@ function libraryName(namespace = NAMESPACE, database = DATABASE) {
 }
 
 const bucketKey = (policy, subject, namespace = NAMESPACE) => `${namespace}:${policy}:{${escapeSubject(subject)}}`;
+// A spread policy's bucket key: <namespace>:<policy>:{<subject>#<i>}, i at random below its spread.
+const spreadKey = (key, definition) =>
+  definition?.spread ? `${key.slice(0, -1)}#${Math.floor(Math.random() * definition.spread)}}` : key;
 
 // A call the library refused: a bug in the call or the deployment, never a reason to allow.
 class LimiterError extends Error {}
@@ -96,9 +99,11 @@ class Limiter {
     this.library = libraryName(namespace, database);
   }
 
-  // One decision over every policy named, all or nothing (sluice_acquire).
+  // One decision over every policy named, all or nothing (sluice_acquire). A spread policy (a hot subject's
+  // buckets, each in a slot of its own) is called alone, on one of its buckets picked at random.
   async acquire(subject, policies, { cost = 1, onFailure } = {}) {
-    const keys = policies.map((policy) => bucketKey(policy, subject, this.namespace));
+    const table = await this.policies();
+    const keys = policies.map((policy) => spreadKey(bucketKey(policy, subject, this.namespace), table.get(policy)));
     return this.decide("acquire", subject, keys, [...policies, cost], policies, onFailure);
   }
 
@@ -222,8 +227,9 @@ class Limiter {
       this.policyTableReadAt = Date.now();
       try {
         const rows = await this.redis.fcall_ro(`${this.library}_policies`, 0);
-        this.policyTable = new Map(rows.map(([name, algorithm, limit, windowMs, burst, shadow, , firstCall]) =>
-          [name, { algorithm, limit, windowMs, burst, shadow: shadow === 1, firstCall: firstCall === 1 }]));
+        this.policyTable = new Map(rows.map(([name, algorithm, limit, windowMs, burst, shadow, , firstCall, , ,
+          spread]) => [name, { algorithm, limit, windowMs, burst, shadow: shadow === 1, firstCall: firstCall === 1,
+          spread: spread ?? 0 }]));
       } catch (error) {
         this.log.warn(`limiter: policy table unreadable: ${error.message}`);
       }

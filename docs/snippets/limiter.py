@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import logging
 import math
+import random
 import re
 import time
 
@@ -201,9 +202,16 @@ class Limiter:
         self._policy_table_read_at = -math.inf
 
     def acquire(self, subject, *policies, cost=1, on_failure=None):
-        """One decision over every policy named, all or nothing (sluice_acquire)."""
-        keys = [bucket_key(policy, subject, self.namespace) for policy in policies]
+        """One decision over every policy named, all or nothing (sluice_acquire). A spread policy (a hot
+        subject's buckets, each in a slot of its own) is called alone, on one of its buckets picked at random."""
+        keys = [self._spread_key(policy, subject) for policy in policies]
         return self._decide("acquire", subject, keys, [*policies, cost], policies, on_failure)
+
+    def _spread_key(self, policy, subject):
+        """The subject's bucket key; for a spread policy, <namespace>:<policy>:{<subject>#<i>} with i at random."""
+        key = bucket_key(policy, subject, self.namespace)
+        spread = self.policy_table().get(policy, {}).get("spread", 0)
+        return f"{key[:-1]}#{random.randrange(spread)}}}" if spread else key
 
     def reserve(self, subject, policy, estimate, on_failure=None):
         """Takes `estimate` now for a cost known only after the call (sluice_reserve: token_bucket, gcra,
@@ -334,7 +342,8 @@ class Limiter:
                 rows = client.fcall_ro(f"{self.library}_policies", 0)
                 self._policy_table = {_text(row[0]): {"algorithm": _text(row[1]), "limit": row[2],
                                                       "window_ms": row[3], "burst": row[4], "shadow": row[5] == 1,
-                                                      "first_call": len(row) > 7 and row[7] == 1} for row in rows}
+                                                      "first_call": len(row) > 7 and row[7] == 1,
+                                                      "spread": row[10] if len(row) > 10 else 0} for row in rows}
             except redis.RedisError as error:
                 log.warning("limiter: policy table unreadable: %s", error)
         return self._policy_table

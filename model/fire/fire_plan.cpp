@@ -74,6 +74,12 @@ QStringList FirePlan::targetProblems() const
         const QString reserving = reserve ? reservationProblem(target) : QString();
         if (!reserving.isEmpty())
             found << Text::tr("%1: %2").arg(target.policy.name, reserving);
+        // Its calls would each pick a bucket at random, which the run's exact model of each subject does not follow.
+        if (target.kind == FireTarget::Kind::Policy && target.policy.spread > 0)
+            found << Text::tr("%1: a spread policy is not test-fired yet (each call picks one of its %2 buckets at "
+                              "random); fire at its buckets with sluicectl acquire, or at a copy without spread")
+                         .arg(target.policy.name)
+                         .arg(target.policy.spread);
         // Real keys are the target's own: two targets on the same keys would spend each other's.
         for (int j = 0; j < i && realKeys; ++j)
             if (targets.at(j).kind == target.kind && targets.at(j).policy.name == target.policy.name)

@@ -69,6 +69,36 @@ void inspectAndReset(redis::RedisCommands *client, const LibraryOwner &owner, co
     });
 }
 
+// A spread policy's subject (Policy::spread): each of its buckets reset as above, each recorded. Says how many
+// were reset when one could not be.
+void resetSpreadSubject(redis::RedisCommands *client, const LibraryOwner &owner, const QString &policy, int spread,
+                        const QByteArray &subject, const QString &who, QObject *context,
+                        std::function<void(const std::optional<Failure> &)> done)
+{
+    struct Progress {
+        int unanswered = 0;
+        int reset = 0;
+        std::optional<Failure> failure;
+    };
+    auto progress = std::make_shared<Progress>();
+    progress->unanswered = spread;
+    for (int bucket = 0; bucket < spread; ++bucket) {
+        inspectAndReset(client, owner, policy, spreadSubject(subject, bucket), who, context,
+                        [=](const std::optional<Failure> &failure) {
+            if (failure && !progress->failure)
+                progress->failure = failure->prefixed(Text::tr("bucket %1").arg(bucket));
+            progress->reset += failure ? 0 : 1;
+            if (--progress->unanswered > 0)
+                return;
+            if (progress->failure)
+                done(progress->failure->prefixed(
+                    Text::tr("%1 of the subject's %2 buckets were reset").arg(progress->reset).arg(spread)));
+            else
+                done(std::nullopt);
+        });
+    }
+}
+
 } // namespace
 
 void resetBucket(redis::RedisCommands *client, const LibraryOwner &owner, const QString &policy,
@@ -82,15 +112,20 @@ void resetBucket(redis::RedisCommands *client, const LibraryOwner &owner, const 
         return;
     }
     // A stored policy's bucket, or one a deleted policy left behind; a name that has neither has nothing to
-    // reset, and an audit entry saying something was would be untrue.
-    client->send({"SISMEMBER", AdminKeys(owner.ns).policies(), policy.toUtf8()}, context,
-                 [=](const RedisReply &stored) {
-        if (!stored.ok()) {
-            done(Failure::fromReply(stored).reworded(
-                Text::tr("cannot read the stored policies: %1; nothing was reset")));
+    // reset, and an audit entry saying something was would be untrue. A spread policy's subject without a bucket
+    // number is all its buckets.
+    PolicyStore(client, owner.ns).read(policy, context, [=](const PolicyStore::ReadResult &stored) {
+        if (stored.failure && !stored.damaged) {
+            done(stored.failure->reworded(Text::tr("cannot read the stored policies: %1; nothing was reset")));
             return;
         }
-        if (stored.value.integer == 1) {
+        QByteArray named;
+        int bucket = 0;
+        if (stored.policy && stored.policy->spread > 0 && !splitSpreadSubject(subject, &named, &bucket)) {
+            resetSpreadSubject(client, owner, policy, stored.policy->spread, subject, who, context, done);
+            return;
+        }
+        if (stored.policy || stored.damaged) {
             inspectAndReset(client, owner, policy, subject, who, context, done);
             return;
         }

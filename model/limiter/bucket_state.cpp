@@ -8,6 +8,8 @@
 
 #include <QCoreApplication>
 
+#include <algorithm>
+
 namespace sluice::model {
 
 using redis::RedisReply;
@@ -72,6 +74,25 @@ std::optional<BucketState> BucketState::fromReply(const RedisReply &reply, QStri
         return std::nullopt;
     }
     return state;
+}
+
+BucketState BucketState::summed(const QVector<BucketState> &states)
+{
+    BucketState sum = states.first();
+    sum.buckets = int(states.size());
+    for (qsizetype i = 1; i < states.size(); ++i) {
+        const BucketState &state = states.at(i);
+        sum.available += state.available;
+        sum.capacity += state.capacity;
+        sum.resetAfterMs = std::max(sum.resetAfterMs, state.resetAfterMs);
+        sum.ttlMs = std::max(sum.ttlMs, state.ttlMs);
+        sum.nowMs = std::max(sum.nowMs, state.nowMs);
+        sum.allowed += state.allowed;
+        sum.rejected += state.rejected;
+        sum.limit = sum.limit < 0 || state.limit < 0 ? -1 : sum.limit + state.limit;
+        sum.blockedMs = std::max(sum.blockedMs, state.blockedMs);
+    }
+    return sum;
 }
 
 QString BucketState::rulesText() const

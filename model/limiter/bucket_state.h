@@ -27,7 +27,12 @@ struct BucketState {
     bool fromNamespaceLists = false; // the namespace's lists decide it, not the policy's overrides
     qint64 blockedMs = 0;            // ms left of the subject's penalty block
 
+    int buckets = 1; // a spread policy's subject: the buckets summed here (see summed())
+
     static QByteArrayList inspectCommand(const LibraryOwner &owner, const QByteArray &key, const QString &policy);
+    // A spread policy's subject as one bucket: what its buckets hold and counted, summed; until full and the key's
+    // time, the longest; the rules, its first bucket's (they are the subject's). `states` not empty.
+    static BucketState summed(const QVector<BucketState> &states);
     // The state, or nullopt and why not (the library's error, or a reply of another shape).
     static std::optional<BucketState> fromReply(const redis::RedisReply &reply, QString *problem);
 

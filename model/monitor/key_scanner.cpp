@@ -89,7 +89,19 @@ std::optional<Failure> KeyScanner::start(const BucketFilter &filter)
     const QByteArray exactKey = filter.policy.isEmpty() || subject.isEmpty() || wildcards
         ? QByteArray()
         : bucketKey(m_ns, filter.policy, subject);
-    const FoundBucket exact{exactKey, filter.policy, subject, m_client->primaryForKey(exactKey)};
+    const FoundBucket exact{exactKey, filter.policy, subject, m_client->primaryForKey(exactKey), {}};
+    // A spread policy's buckets: the subject with any bucket number (its exact subject, one of its buckets).
+    const bool spread = m_spread.contains(filter.policy) && !wildcards && !subject.isEmpty();
+    if (spread) {
+        if (auto notStarted = startOn(m_client->primaries()))
+            return notStarted;
+        m_match = match->chopped(1) + "#*}";
+        m_layout.reset();
+        m_exactKey.clear();
+        m_onlySubject = subject; // not another subject that starts with "<subject>#"
+        return std::nullopt;
+    }
+    m_onlySubject.clear();
     if (auto notStarted = startOn(exactKey.isEmpty() ? m_client->primaries() : QStringList{exact.node}))
         return notStarted;
     m_match = *match;
@@ -109,6 +121,7 @@ std::optional<Failure> KeyScanner::startSeed(SeedLayout layout, const QString &i
     m_match = seedScanPattern(layout, id);
     m_layout = layout;
     m_exactKey.clear();
+    m_onlySubject.clear();
     return std::nullopt;
 }
 
@@ -206,6 +219,21 @@ bool KeyScanner::decode(FoundBucket *bucket) const
     return id.has_value();
 }
 
+FoundBucket KeyScanner::asSpreadSubject(FoundBucket bucket) const
+{
+    const int spread = m_layout ? 0 : m_spread.value(bucket.policy);
+    QByteArray subject;
+    int index = 0;
+    if (spread == 0 || !splitSpreadSubject(bucket.subject, &subject, &index) || index >= spread)
+        return bucket;
+    bucket.subject = subject;
+    bucket.key = bucketKey(m_ns, bucket.policy, subject);
+    bucket.node.clear();
+    for (int i = 0; i < spread; ++i)
+        bucket.spreadKeys << bucketKey(m_ns, bucket.policy, spreadSubject(subject, i));
+    return bucket;
+}
+
 void KeyScanner::takeStep(int index, const RedisReply &reply)
 {
     --m_outstanding;
@@ -222,8 +250,11 @@ void KeyScanner::takeStep(int index, const RedisReply &reply)
         cursor.done = cursor.position == "0";
         QVector<FoundBucket> buckets;
         for (const RespValue &element : reply.value.elements.at(1).elements) {
-            FoundBucket bucket{element.bytes, {}, {}, cursor.node};
-            if (decode(&bucket) && !m_seen.contains(bucket.key)) {
+            FoundBucket bucket{element.bytes, {}, {}, cursor.node, {}};
+            if (!decode(&bucket))
+                continue;
+            bucket = asSpreadSubject(bucket);
+            if (!m_seen.contains(bucket.key) && (m_onlySubject.isEmpty() || bucket.subject == m_onlySubject)) {
                 m_seen.insert(bucket.key);
                 buckets.append(bucket);
             }

@@ -26,6 +26,9 @@ struct FoundBucket {
     QString policy;     // empty for a seed layout's bucket
     QByteArray subject; // or the seed layout's bucket id
     QString node;       // the primary holding it
+    // A spread policy's subject (Policy::spread) is found as one: `key` is then the subject's key without a
+    // bucket number, which no bucket has, and these are its buckets' keys, in order; `node` is empty.
+    QByteArrayList spreadKeys;
 };
 
 // Browses the bucket keys of a namespace with SCAN on every primary (never KEYS), a bounded
@@ -41,6 +44,8 @@ public:
 
     KeyScanner(redis::RedisClient *client, const QString &ns, QObject *parent = nullptr);
 
+    // The spread policies (name: buckets) whose buckets are found as one per subject, from the next start.
+    void setSpreadPolicies(const QHash<QString, int> &spread) { m_spread = spread; }
     // Starts over with a new filter on the primaries the client knows now, or says why not (the
     // filter is not valid, or nothing is connected). Nothing is sent until fetch().
     [[nodiscard]] std::optional<Failure> start(const BucketFilter &filter);
@@ -76,6 +81,8 @@ private:
     void lookUp();
     [[nodiscard]] std::optional<Failure> startOn(const QStringList &nodes);
     bool decode(FoundBucket *bucket) const; // its policy and subject (or seed id); false when not a bucket key
+    // A spread policy's bucket as its subject (see FoundBucket::spreadKeys); other buckets unchanged.
+    FoundBucket asSpreadSubject(FoundBucket bucket) const;
 
     redis::RedisClient *m_client;
     QString m_ns;
@@ -84,8 +91,10 @@ private:
     QByteArray m_exactKey;              // the one key the filter names, or empty
     FoundBucket m_exact;
     QVector<Cursor> m_cursors;
-    QSet<QByteArray> m_seen; // SCAN may return a key twice
-    int m_generation = 0;    // replies of an earlier start are dropped
+    QSet<QByteArray> m_seen; // SCAN may return a key twice; a spread subject's buckets are one
+    QHash<QString, int> m_spread;
+    QByteArray m_onlySubject; // a spread policy's subject looked up by name: its buckets only
+    int m_generation = 0;     // replies of an earlier start are dropped
     int m_wanted = 0;
     int m_outstanding = 0;
     int m_steps = 0;

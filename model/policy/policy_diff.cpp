@@ -40,6 +40,8 @@ QVector<DefinitionField> definitionFields(const Policy &policy)
              policy.maxDebt > 0 ? formatCount(policy.maxDebt) : QString()},
             {QStringLiteral("reserve_timeout_ms"), Text::tr("Reservations wait"),
              policy.reserveTimeoutMs > 0 ? durationText(policy.reserveTimeoutMs) : QString()},
+            {QStringLiteral("spread"), Text::tr("Spread"),
+             policy.spread > 0 ? Text::tr("%1 buckets").arg(policy.spread) : QString()},
             // One line, whatever a file or another writer put in it: a line break could forge a line of the plan.
             {QStringLiteral("description"), Text::tr("Description"), terminalText(policy.description)}};
 }

@@ -106,6 +106,11 @@ QString describePolicy(const Policy &policy)
     if (policy.blockMs > 0)
         text += QLatin1Char(' ')
             + Text::tr("A rejected subject stays rejected for %1.").arg(durationText(policy.blockMs));
+    if (policy.spread > 0)
+        text += QLatin1Char(' ')
+            + Text::tr("Each subject is spread over %1 buckets in as many Cluster slots, each holding its share: "
+                       "callers pick one at random per call.")
+                  .arg(policy.spread);
     if (policy.shadow)
         text += QLatin1Char(' ') + Text::tr("Shadow mode: rejections are only counted, every request passes.");
     return text;
@@ -147,6 +152,15 @@ QSet<QString> shadowPolicyNames(const QVector<Policy> &policies)
         if (policy.shadow)
             names.insert(policy.name);
     return names;
+}
+
+QHash<QString, int> spreadPolicies(const QVector<Policy> &policies)
+{
+    QHash<QString, int> spread;
+    for (const Policy &policy : policies)
+        if (policy.spread > 0)
+            spread.insert(policy.name, policy.spread);
+    return spread;
 }
 
 QString calendarText(const Policy &policy)

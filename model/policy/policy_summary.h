@@ -31,6 +31,8 @@ QString calendarText(const Policy &policy);
 
 // The names of the policies in shadow mode: they count what they would reject and reject nothing.
 QSet<QString> shadowPolicyNames(const QVector<Policy> &policies);
+// The spread ones (Policy::spread), by name: how many buckets each subject has.
+QHash<QString, int> spreadPolicies(const QVector<Policy> &policies);
 // A shadow policy's name (or a row naming it) as every list and column shows it: "api-next [shadow]".
 QString withShadowMark(const QString &text);
 

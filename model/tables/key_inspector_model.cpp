@@ -82,18 +82,37 @@ void KeyInspectorModel::read(int row)
     ++m_unread;
     const int generation = m_generation;
     const FoundBucket &bucket = m_rows.at(row).bucket;
-    m_client->sendForKey(bucket.key, BucketState::inspectCommand(m_owner, bucket.key, bucket.policy), this,
-                         [this, row, generation](const RedisReply &reply) {
-        if (generation != m_generation)
-            return;
-        --m_unread;
-        InspectedBucket &inspected = m_rows[row];
-        inspected.problem.clear();
-        inspected.state = BucketState::fromReply(reply, &inspected.problem);
-        inspected.readAtMs = QDateTime::currentMSecsSinceEpoch();
-        Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
-        finishPageIfRead();
-    });
+    // A spread policy's subject: each of its buckets read on its own primary, the row summing them.
+    const QByteArrayList keys = bucket.spreadKeys.isEmpty() ? QByteArrayList{bucket.key} : bucket.spreadKeys;
+    auto states = std::make_shared<QVector<BucketState>>();
+    auto problem = std::make_shared<QString>();
+    auto unanswered = std::make_shared<int>(int(keys.size()));
+    for (const QByteArray &key : keys) {
+        m_client->sendForKey(key, BucketState::inspectCommand(m_owner, key, bucket.policy), this,
+                             [=](const RedisReply &reply) {
+            if (generation != m_generation)
+                return;
+            QString why;
+            if (const auto state = BucketState::fromReply(reply, &why))
+                states->append(*state);
+            else if (problem->isEmpty())
+                *problem = why;
+            if (--*unanswered > 0)
+                return;
+            --m_unread;
+            InspectedBucket &inspected = m_rows[row];
+            inspected.problem = *problem;
+            inspected.state = problem->isEmpty() ? std::optional(BucketState::summed(*states)) : std::nullopt;
+            inspected.readAtMs = QDateTime::currentMSecsSinceEpoch();
+            Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+            finishPageIfRead();
+        });
+    }
+}
+
+QString KeyInspectorModel::nodeText(const FoundBucket &bucket)
+{
+    return bucket.spreadKeys.isEmpty() ? bucket.node : tr("%1 buckets (spread)").arg(bucket.spreadKeys.size());
 }
 
 void KeyInspectorModel::setShadowPolicies(const QSet<QString> &shadow)
@@ -159,7 +178,7 @@ QVariant KeyInspectorModel::data(const QModelIndex &index, int role) const
     case Subject: return QString::fromUtf8(row.bucket.subject);
     case PolicyColumn:
         return m_shadowPolicies.contains(row.bucket.policy) ? withShadowMark(row.bucket.policy) : row.bucket.policy;
-    case Node: return row.bucket.node;
+    case Node: return nodeText(row.bucket);
     default: break;
     }
     if (!row.state)
@@ -193,7 +212,7 @@ QVariant KeyInspectorModel::sortValue(const InspectedBucket &row, Column column)
     switch (column) {
     case Subject: return QString::fromUtf8(row.bucket.subject);
     case PolicyColumn: return row.bucket.policy;
-    case Node: return row.bucket.node;
+    case Node: return nodeText(row.bucket);
     case ReadAt: return row.readAtMs;
     default: break;
     }

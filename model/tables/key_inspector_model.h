@@ -57,6 +57,9 @@ public:
     // The published shadow policies: their rows' Policy says "[shadow]", as the Overview does.
     void setShadowPolicies(const QSet<QString> &shadow);
     const QSet<QString> &shadowPolicies() const { return m_shadowPolicies; }
+    // The spread policies (name: buckets, see Policy::spread): each subject's buckets are one row, summed, from
+    // the next browse.
+    void setSpreadPolicies(const QHash<QString, int> &spread) { m_scanner.setSpreadPolicies(spread); }
     // Reads one row again (after a reset, say).
     void reread(int row);
     // Refresh: scans again with the last filter, as far as the rows shown went, reading every bucket afresh
@@ -77,6 +80,7 @@ Q_SIGNALS:
 
 private:
     static QVariant sortValue(const InspectedBucket &row, Column column);
+    static QString nodeText(const FoundBucket &bucket); // its primary, or how many buckets a spread subject has
     void append(const QVector<FoundBucket> &buckets);
     void read(int row);
     void finishPageIfRead();

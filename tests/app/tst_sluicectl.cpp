@@ -895,6 +895,70 @@ private Q_SLOTS:
         QVERIFY(entry[QLatin1String("who")].toString().contains(QLatin1String("(sluicectl)")));
     }
 
+    // A spread policy: acquire picks one of the subject's buckets and says which (or takes the one named); keys
+    // lists the subject once, its figures the buckets' sum; reset-key empties every bucket.
+    void aSpreadPolicyIsCalledOnABucketAndListedAsOne()
+    {
+        sluice::test::RedisProcess server(sluice::test::RedisProcess::Patience::Quick);
+        QVERIFY2(server.start(), qPrintable(server.errorString()));
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("policies.json"));
+        QVERIFY(writeFile(file,
+                          js("{'policies': [{'name': 'global', 'algorithm': 'fixed_window', 'limit': 8, "
+                             "'window_ms': 3600000, 'spread': 4}]}")));
+        const QStringList base{QStringLiteral("-u"), QStringLiteral("redis://127.0.0.1:%1").arg(server.port())};
+        QCOMPARE(sluicectl(base + QStringList{QStringLiteral("apply"), file}).exitCode, 0);
+        QCOMPARE(sluicectl(base + QStringList{QStringLiteral("publish")}).exitCode, 0);
+        int allowed = 0;
+        QSet<QString> buckets;
+        static const QRegularExpression picked(QStringLiteral("^bucket +(everyone#[0-3])$"),
+                                               QRegularExpression::MultilineOption);
+        for (int call = 0; call < 12; ++call) {
+            const Run run = sluicectl(
+                base + QStringList{QStringLiteral("acquire"), QStringLiteral("global"), QStringLiteral("everyone")});
+            QVERIFY2(run.exitCode == 0 || run.exitCode == 11, qPrintable(run.err));
+            allowed += run.exitCode == 0 ? 1 : 0;
+            const QRegularExpressionMatch match = picked.match(run.out);
+            QVERIFY2(match.hasMatch(), qPrintable(run.out));
+            buckets << match.captured(1);
+        }
+        QVERIFY2(buckets.size() > 1, "12 random picks of 4 buckets all fell on one");
+        const Run named = sluicectl(base
+                                    + QStringList{QStringLiteral("acquire"), QStringLiteral("global"),
+                                                  QStringLiteral("everyone#3"), QStringLiteral("--json")});
+        QVERIFY2(named.exitCode == 0 || named.exitCode == 11, qPrintable(named.err));
+        allowed += named.exitCode == 0 ? 1 : 0;
+        const Run outOfRange = sluicectl(
+            base + QStringList{QStringLiteral("acquire"), QStringLiteral("global"), QStringLiteral("everyone#4")});
+        QCOMPARE(outOfRange.exitCode, 1);
+        QVERIFY2(outOfRange.err.contains(QLatin1String("with i from 0 to 3")), qPrintable(outOfRange.err));
+
+        const Run listed = sluicectl(base + QStringList{QStringLiteral("keys"), QStringLiteral("--json")});
+        QCOMPARE(listed.exitCode, 0);
+        const QStringList lines = listed.out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 1);
+        const QJsonObject row = QJsonDocument::fromJson(lines.first().toUtf8()).object();
+        QCOMPARE(row[QLatin1String("subject")].toString(), QStringLiteral("everyone"));
+        QCOMPARE(row[QLatin1String("capacity")].toInt(), 8);
+        QCOMPARE(row[QLatin1String("allowed")].toInt(), allowed);
+        QCOMPARE(row[QLatin1String("available")].toInt(), 8 - allowed);
+        QCOMPARE(row[QLatin1String("bucket_keys")].toArray().size(), 4);
+        const Run named2 = sluicectl(base
+                                     + QStringList{QStringLiteral("keys"), QStringLiteral("global"),
+                                                   QStringLiteral("--match"), QStringLiteral("everyone")});
+        QVERIFY2(named2.out.contains(
+                     QRegularExpression(QStringLiteral("everyone +global +fixed_window +%1/8 ").arg(8 - allowed))),
+                 qPrintable(named2.out));
+
+        QCOMPARE(
+            sluicectl(base
+                      + QStringList{QStringLiteral("reset-key"), QStringLiteral("global"), QStringLiteral("everyone")})
+                .exitCode,
+            0);
+        const Run after = sluicectl(base + QStringList{QStringLiteral("keys"), QStringLiteral("--json")});
+        QCOMPARE(after.out.trimmed(), QString());
+    }
+
     // The namespace's lists: changed, shown, audited, refused when wrong (nothing saved), and in force for
     // every policy once published, where a policy's longer pattern still wins.
     void namespaceListsAreSavedAuditedAndPublished()

@@ -93,6 +93,22 @@ async function severalPolicies(limit) {
   check("the rejected call took nothing from api", peek[1] === 2, peek);
 }
 
+async function spreadPolicy(limit) {
+  // 60 calls over 4 buckets of 2: every bucket gets its 2 unless a bucket drew at most one of 60 (about 1e-6).
+  let admitted = 0;
+  for (let call = 0; call < 60; ++call) admitted += (await limit.acquire("everyone", ["global"])).allowed ? 1 : 0;
+  check("a spread policy admits its limit, each bucket its share", admitted === 8, admitted);
+  const buckets = [];
+  for (let i = 0; i < 4; ++i) buckets.push(await admin.exists(limiter.bucketKey("global", `everyone#${i}`)));
+  check("the calls reached every bucket, each in its own slot", buckets.join() === "1,1,1,1", buckets);
+  check("no key without a bucket number", (await admin.exists(limiter.bucketKey("global", "everyone"))) === 0);
+  let raised = null;
+  await limit.acquire("everyone", ["global", "api"]).catch((error) => { raised = error; });
+  check("a spread policy does not join a multi-policy call",
+        raised instanceof limiter.LimiterError && raised.message.includes("cannot join a multi-policy call"),
+        String(raised));
+}
+
 async function leases(limit) {
   await limit.withLease("carol", "jobs", async (held) => {
     check("lease granted", held.allowed && held.extras.length === 1, held);
@@ -354,7 +370,8 @@ async function concurrentSettlements() {
 async function main() {
   const client = limiter.connect(process.env.SLUICE_SNIPPET_SERVICE_URL, { timeoutMs: 250 });
   const limit = new limiter.Limiter(client, { log: quiet });
-  for (const run of [keysAndEscaping, allowedThenRejected, neverPasses, subjectBound, severalPolicies, leases,
+  for (const run of [keysAndEscaping, allowedThenRejected, neverPasses, subjectBound, severalPolicies, spreadPolicy,
+                     leases,
                      reserveThenSettle, concurrentSettlements, namespacesAndDatabases, unknownPolicy, libraryGone,
                      outOfMemory, serverFrozen, strictCalls, degradedMode]) {
     await run(limit);

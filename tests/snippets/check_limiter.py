@@ -103,6 +103,21 @@ def several_policies(limit):
     check("the rejected call took nothing from api", peek[1] == 2, peek)
 
 
+def spread_policy(limit):
+    # 60 calls over 4 buckets of 2: every bucket gets its 2 unless a bucket drew at most one of 60 (about 1e-6).
+    admitted = sum(limit.acquire("everyone", "global").allowed for _ in range(60))
+    check("a spread policy admits its limit, each bucket its share", admitted == 8, admitted)
+    buckets = [ADMIN.exists(limiter.bucket_key("global", f"everyone#{i}")) for i in range(4)]
+    check("the calls reached every bucket, each in its own slot", buckets == [1, 1, 1, 1], buckets)
+    check("no key without a bucket number", ADMIN.exists(limiter.bucket_key("global", "everyone")) == 0)
+    try:
+        limit.acquire("everyone", "global", "api")
+        check("a spread policy does not join a multi-policy call", False)
+    except limiter.LimiterError as error:
+        check("a spread policy does not join a multi-policy call", "cannot join a multi-policy call" in str(error),
+              error)
+
+
 def leases(limit):
     with limit.lease("carol", "jobs") as held:
         check("lease granted", held.allowed and len(held.extras) == 1, held)
@@ -336,7 +351,8 @@ def concurrent_settlements(_):
 
 def main():
     limit = limiter.Limiter(limiter.connect(SERVICE_URL, timeout_s=0.25))
-    for case in (keys_and_escaping, allowed_then_rejected, never_passes, subject_bound, several_policies, leases,
+    for case in (keys_and_escaping, allowed_then_rejected, never_passes, subject_bound, several_policies, spread_policy,
+                 leases,
                  reserve_then_settle, concurrent_settlements, namespaces_and_databases, unknown_policy, library_gone,
                  out_of_memory, server_frozen, strict_calls, degraded_mode):
         case(limit)

@@ -680,6 +680,41 @@ private Q_SLOTS:
         QCOMPARE(storedHash(QStringLiteral("ruled")).value("limit"), QByteArray("120"));
     }
 
+    // A hot subject spread over buckets through the form: checked as typed against the policy's limit and its
+    // penalty, saved with its diff row, said in the summary.
+    void aHotSubjectIsSpreadThroughTheForm()
+    {
+        QCOMPARE(store(policy(QStringLiteral("global"), 100, 1000)), QString());
+        auto window = test::openMainWindow(profile());
+        openEditorOn(*window, QStringLiteral("global"));
+        ui::PolicyEditor *editor = waitForEditor();
+        QVERIFY(editor);
+        typeInto(editor, "spreadEdit", QStringLiteral("257"));
+        QCOMPARE(labelText(editor, "spreadError"), QStringLiteral("at most 256"));
+        typeInto(editor, "limitEdit", QStringLiteral("6"));
+        typeInto(editor, "spreadEdit", QStringLiteral("8"));
+        QVERIFY2(labelText(editor, "spreadError").contains(QLatin1String("must be at most 6")),
+                 qPrintable(labelText(editor, "spreadError")));
+        typeInto(editor, "limitEdit", QStringLiteral("100"));
+        typeInto(editor, "penaltyCountEdit", QStringLiteral("5"));
+        QVERIFY2(labelText(editor, "spreadError").contains(QLatin1String("penalty")),
+                 qPrintable(labelText(editor, "spreadError")));
+        typeInto(editor, "penaltyCountEdit", QString());
+        QCOMPARE(labelText(editor, "spreadError"), QString());
+        QVERIFY2(labelText(editor, "policySummary").contains(QLatin1String("spread over 8 buckets")),
+                 qPrintable(labelText(editor, "policySummary")));
+        QCOMPARE(saveThroughDiff(editor), strings({"Spread"}));
+        QTRY_COMPARE(storedHash(QStringLiteral("global")).value("spread"), QByteArray("8"));
+
+        openEditorOn(*window, QStringLiteral("global"));
+        editor = waitForEditor();
+        QVERIFY(editor);
+        QCOMPARE(child<QLineEdit>(editor, "spreadEdit")->text(), QStringLiteral("8"));
+        typeInto(editor, "spreadEdit", QString()); // back to one bucket per subject
+        QCOMPARE(saveThroughDiff(editor), strings({"Spread"}));
+        QTRY_VERIFY(!storedHash(QStringLiteral("global")).contains("spread"));
+    }
+
     // The overrides tab: rows added, checked as typed, imported from CSV, searched, removed, and saved
     // with the policy; a calendar quota and a reservation timeout on the definition tab.
     void overridesCalendarAndReservationsThroughTheForm()
@@ -1162,7 +1197,7 @@ private Q_SLOTS:
         ui::PolicyEditor *editor = waitForEditor();
         QVERIFY(editor);
         for (const char *field : {"nameEdit", "limitEdit", "windowCountEdit", "burstEdit", "descriptionEdit",
-                                  "penaltyCountEdit", "debtEdit", "reserveTimeoutEdit", "utcOffsetEdit"})
+                                  "penaltyCountEdit", "debtEdit", "reserveTimeoutEdit", "spreadEdit", "utcOffsetEdit"})
             QVERIFY2(!child<QLineEdit>(editor, field)->isEnabled(), field);
         QVERIFY(!child<QComboBox>(editor, "algorithmCombo")->isEnabled());
         for (const char *button : {"addRuleButton", "removeRuleButton", "importRulesButton"})

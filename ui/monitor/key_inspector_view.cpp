@@ -154,6 +154,7 @@ void KeyInspectorView::followSession(model::ConnectionSession *session)
             [this](const model::LibraryWatch::Report &report) {
         const QSet<QString> shadow = model::shadowPolicyNames(report.status.published.policies);
         m_model->setShadowPolicies(shadow);
+        m_model->setSpreadPolicies(model::spreadPolicies(report.status.published.policies));
         markShadowPolicies(m_policy, shadow);
     });
     connect(session, &model::ConnectionSession::ready, this, [this] {

@@ -146,7 +146,7 @@ bool PolicyEditor::FieldErrors::any() const
 {
     return !name.isEmpty() || !limit.isEmpty() || !window.isEmpty() || !burst.isEmpty() || !calendar.isEmpty()
         || !shadowOf.isEmpty() || !penalty.isEmpty() || !debt.isEmpty() || !reserve.isEmpty() || !overrides.isEmpty()
-        || !description.isEmpty();
+        || !spread.isEmpty() || !description.isEmpty();
 }
 
 PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optional<Policy> &existing,
@@ -218,15 +218,16 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
               static_cast<QWidget *>(m_shadowOf), static_cast<QWidget *>(m_penaltyCount),
               static_cast<QWidget *>(m_penaltyUnit), static_cast<QWidget *>(m_debt),
               static_cast<QWidget *>(m_reserveCount), static_cast<QWidget *>(m_reserveUnit),
-              static_cast<QWidget *>(m_utcOffset), static_cast<QWidget *>(m_anchorDay),
-              static_cast<QWidget *>(m_description), static_cast<QWidget *>(m_useSlidingWindow)})
+              static_cast<QWidget *>(m_spread), static_cast<QWidget *>(m_utcOffset),
+              static_cast<QWidget *>(m_anchorDay), static_cast<QWidget *>(m_description),
+              static_cast<QWidget *>(m_useSlidingWindow)})
             field->setEnabled(false);
         m_overrides->setEditable(false);
         m_saveButton->setToolTip(tr("This connection is read-only."));
     }
 
-    for (QLineEdit *edit :
-         {m_name, m_limit, m_windowCount, m_burst, m_penaltyCount, m_debt, m_reserveCount, m_utcOffset, m_description})
+    for (QLineEdit *edit : {m_name, m_limit, m_windowCount, m_burst, m_penaltyCount, m_debt, m_reserveCount, m_spread,
+                            m_utcOffset, m_description})
         connect(edit, &QLineEdit::textChanged, this, &PolicyEditor::revalidate);
     connect(m_reserveUnit, &QComboBox::currentIndexChanged, this, &PolicyEditor::revalidate);
     connect(m_anchorDay, &QSpinBox::valueChanged, this, &PolicyEditor::revalidate);
@@ -247,8 +248,8 @@ PolicyEditor::PolicyEditor(model::ConnectionSession *session, const std::optiona
 QStringList PolicyEditor::fieldState() const
 {
     QStringList state;
-    for (const QLineEdit *edit :
-         {m_name, m_limit, m_windowCount, m_burst, m_penaltyCount, m_debt, m_reserveCount, m_utcOffset, m_description})
+    for (const QLineEdit *edit : {m_name, m_limit, m_windowCount, m_burst, m_penaltyCount, m_debt, m_reserveCount,
+                                  m_spread, m_utcOffset, m_description})
         state << edit->text();
     for (const QComboBox *combo : {m_algorithm, m_windowUnit, m_windowStart, m_shadowOf, m_penaltyUnit, m_reserveUnit})
         state << QString::number(combo->currentIndex());
@@ -451,6 +452,20 @@ QFormLayout *PolicyEditor::createFields()
     m_debtRow = fieldWithError(m_debt, m_debtError, reserve);
     form->addRow(m_debtLabel, m_debtRow);
 
+    // A hot subject's buckets (model::Policy::spread); empty for one bucket per subject.
+    m_spread = named(new QLineEdit(this), "spreadEdit");
+    m_spread->setAccessibleName(tr("Spread over"));
+    m_spread->setMaximumWidth(100);
+    m_spread->setPlaceholderText(tr("1"));
+    auto *spreadUnit = new QLabel(tr("buckets per subject, each in its own Cluster slot"), this);
+    auto *spreadLabel = new QLabel(tr("Spr&ead over"), this);
+    spreadLabel->setToolTip(tr("For one hot subject (a global limit): callers pick one of these buckets at random "
+                               "per call, each holding its share of the limit, so the calls spread over the "
+                               "primaries. See the limiter contract for the error this allows."));
+    spreadLabel->setBuddy(m_spread);
+    m_spreadError = errorLabel(this, "spreadError");
+    form->addRow(spreadLabel, fieldWithError(m_spread, m_spreadError, spreadUnit));
+
     m_description = named(new QLineEdit(this), "descriptionEdit");
     m_descriptionError = errorLabel(this, "descriptionError");
     form->addRow(tr("Description"), m_description);
@@ -478,6 +493,7 @@ void PolicyEditor::loadPolicy(const Policy &policy)
     m_windowUnit->setCurrentIndex(largestExactUnit(m_windowUnit, policy.windowMs));
     m_windowCount->setText(QString::number(policy.windowMs / m_windowUnit->currentData().toLongLong()));
     m_debt->setText(policy.maxDebt > 0 ? QString::number(policy.maxDebt) : QString());
+    m_spread->setText(policy.spread > 0 ? QString::number(policy.spread) : QString());
     m_penaltyCount->clear();
     if (policy.blockMs > 0) {
         m_penaltyUnit->setCurrentIndex(largestExactUnit(m_penaltyUnit, policy.blockMs));
@@ -620,6 +636,11 @@ std::optional<Policy> PolicyEditor::readForm(FieldErrors *errors) const
         if (const auto burst = parseWhole(m_burst->text(), 1, limits::maxBurst, &errors->burst))
             policy.burst = *burst;
     }
+    policy.spread = 0;
+    if (!m_spread->text().trimmed().isEmpty()) {
+        if (const auto spread = parseWhole(m_spread->text(), 1, limits::maxSpread, &errors->spread))
+            policy.spread = *spread == 1 ? 0 : int(*spread); // one bucket is no spread
+    }
     if (policy.description.size() > limits::maxDescriptionLength)
         errors->description
             = tr("at most %1 characters (this is %2)").arg(limits::maxDescriptionLength).arg(policy.description.size());
@@ -635,6 +656,7 @@ std::optional<Policy> PolicyEditor::readForm(FieldErrors *errors) const
             : problem.field == QLatin1String("max_debt")           ? errors->debt
             : problem.field == QLatin1String("reserve_timeout_ms") ? errors->reserve
             : problem.field == QLatin1String("overrides")          ? errors->overrides
+            : problem.field == QLatin1String("spread")             ? errors->spread
             : problem.field == QLatin1String("calendar") || problem.field == QLatin1String("utc_offset_minutes")
                 || problem.field == QLatin1String("anchor_day")
             ? errors->calendar
@@ -662,6 +684,7 @@ void PolicyEditor::revalidate()
     showError(m_burstError, errors.burst);
     showError(m_shadowOfError, errors.shadowOf);
     showError(m_penaltyError, errors.penalty);
+    showError(m_spreadError, errors.spread);
     showError(m_debtError, errors.debt.isEmpty() ? errors.reserve : errors.debt);
     showError(m_calendarError, errors.calendar);
     // The table names its own rows' problems; the policy's bounds for an override come from here.

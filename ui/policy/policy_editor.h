@@ -53,7 +53,7 @@ Q_SIGNALS:
 private:
     QFormLayout *createFields();
     struct FieldErrors {
-        QString name, limit, window, burst, calendar, shadowOf, penalty, debt, reserve, overrides, description;
+        QString name, limit, window, burst, calendar, shadowOf, penalty, debt, reserve, overrides, spread, description;
         bool any() const;
     };
 
@@ -101,12 +101,13 @@ private:
     QLineEdit *m_reserveCount; // reserve_timeout_ms in the unit beside it; empty for the window
     QComboBox *m_reserveUnit;
     QWidget *m_debtRow;
+    QLineEdit *m_spread; // spread: a hot subject's buckets; empty (or 1) for one
     QTabWidget *m_tabs;
     SubjectRulesTable *m_overrides;
     QLineEdit *m_description;
     QSpinBox *m_typicalCost;
     QLabel *m_nameError, *m_limitError, *m_windowError, *m_burstError, *m_calendarError, *m_shadowOfError,
-        *m_penaltyError, *m_debtError, *m_descriptionError;
+        *m_penaltyError, *m_debtError, *m_spreadError, *m_descriptionError;
     QLabel *m_summary;
     QLabel *m_lint;
     QPushButton *m_useSlidingWindow;

@@ -9,16 +9,21 @@
 #include "model/deploy/library_publisher.h"
 #include "model/limiter/bucket_key.h"
 #include "model/limiter/reference_limiter.h"
+#include "model/policy/policy.h"
+#include "model/policy/policy_store.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRandomGenerator>
 
 namespace sluice::app {
 
 namespace {
+
+void sendAcquire(const CtlRequest &request, const QString &policy, const QByteArray &subject);
 
 void runAcquire(const CtlRequest &request)
 {
@@ -26,6 +31,31 @@ void runAcquire(const CtlRequest &request)
     const QByteArray subject = request.args.at(1).toUtf8();
     if (!model::isValidSubject(subject))
         return failUsage(request, Ctl::tr("a subject is 1 to %1 bytes and has no { or }").arg(model::maxSubjectBytes));
+    if (!model::isValidPolicyName(policy))
+        return failUsage(request, Ctl::tr("\"%1\" is not a policy name").arg(policy));
+    // A spread policy's subject names one of its buckets: picked at random, as services do, unless the subject
+    // names one already. The stored definition says whether it is spread; when the published library differs,
+    // its error says so.
+    whenReady(request, [=] {
+        model::PolicyStore(request.client, request.ns)
+            .read(policy, QCoreApplication::instance(),
+                  [=](const model::PolicyStore::ReadResult &stored) {
+            const int spread = stored.policy ? stored.policy->spread : 0;
+            QByteArray named;
+            int bucket = 0;
+            if (spread == 0 || model::splitSpreadSubject(subject, &named, &bucket))
+                return sendAcquire(request, policy, subject);
+            const QByteArray picked = model::spreadSubject(subject, int(QRandomGenerator::global()->bounded(spread)));
+            if (!request.isSet("json"))
+                ctlOut() << QStringLiteral("%1  %2").arg(QStringLiteral("bucket"), -15).arg(QString::fromUtf8(picked))
+                         << Qt::endl;
+            sendAcquire(request, policy, picked);
+            });
+    });
+}
+
+void sendAcquire(const CtlRequest &request, const QString &policy, const QByteArray &subject)
+{
     const QByteArray key = model::bucketKey(request.ns, policy, subject);
     QByteArrayList command{"FCALL", request.owner().function("acquire"), "1", key, policy.toUtf8()};
     if (!request.option("cost").isEmpty())

@@ -12,9 +12,11 @@
 #include "model/limiter/limiter_library.h"
 #include "model/policy/policy.h"
 #include "model/policy/policy_store.h"
+#include "model/policy/policy_summary.h"
 #include "model/tables/key_inspector_model.h"
 
 #include <QCoreApplication>
+#include <QJsonArray>
 
 namespace sluice::app {
 
@@ -25,23 +27,29 @@ constexpr int defaultLimit = 1000;
 constexpr int maxLimit = 10000000;
 
 // Runs `then` once the client is ready and `policy` (when named) is stored, or fails the command: a
-// name with no policy behind it is a mistake to say, not an empty table.
-void whenPolicyKnown(const CtlRequest &request, const QString &policy, std::function<void()> then)
+// name with no policy behind it is a mistake to say, not an empty table. `then` gets the stored spread
+// policies (name: buckets), whose subjects are listed one row each, their buckets summed; a store that
+// cannot be read lists every bucket on its own.
+void whenPolicyKnown(const CtlRequest &request, const QString &policy,
+                     std::function<void(const QHash<QString, int> &)> then)
 {
     whenReady(request, [=] {
-        if (policy.isEmpty())
-            return then();
-        model::PolicyStore(request.client, request.ns)
-            .read(policy, QCoreApplication::instance(), [=](const model::PolicyStore::ReadResult &stored) {
-                if (stored.failure && !stored.damaged)
-                    return fail(request, *stored.failure);
-                if (!stored.policy && !stored.damaged)
-                    return fail(request,
-                                model::Failure::invalid(Ctl::tr("no policy \"%1\" in namespace \"%2\" "
-                                                                "(sluicectl policies lists them)")
-                                                            .arg(policy, request.ns)));
-                then();
+        const model::PolicyStore store(request.client, request.ns);
+        if (policy.isEmpty()) {
+            return store.list(QCoreApplication::instance(), [=](const model::PolicyStore::ListResult &stored) {
+                then(model::spreadPolicies(stored.policies));
             });
+        }
+        store.read(policy, QCoreApplication::instance(), [=](const model::PolicyStore::ReadResult &stored) {
+            if (stored.failure && !stored.damaged)
+                return fail(request, *stored.failure);
+            if (!stored.policy && !stored.damaged)
+                return fail(request,
+                            model::Failure::invalid(Ctl::tr("no policy \"%1\" in namespace \"%2\" "
+                                                            "(sluicectl policies lists them)")
+                                                        .arg(policy, request.ns)));
+            then(stored.policy ? model::spreadPolicies({*stored.policy}) : QHash<QString, int>());
+        });
     });
 }
 
@@ -60,11 +68,17 @@ void printBucket(const model::InspectedBucket &row, bool json)
 {
     const model::FoundBucket &bucket = row.bucket;
     if (json) {
-        printBucketJson({{QStringLiteral("policy"), bucket.policy},
-                         {QStringLiteral("subject"), QString::fromUtf8(bucket.subject)},
-                         {QStringLiteral("key"), QString::fromUtf8(bucket.key)},
-                         {QStringLiteral("node"), bucket.node}},
-                        row.state ? std::optional(row.state->toJson()) : std::nullopt, row.problem);
+        QJsonObject found{{QStringLiteral("policy"), bucket.policy},
+                          {QStringLiteral("subject"), QString::fromUtf8(bucket.subject)},
+                          {QStringLiteral("key"), QString::fromUtf8(bucket.key)},
+                          {QStringLiteral("node"), bucket.node}};
+        if (!bucket.spreadKeys.isEmpty()) { // a spread policy's subject: its buckets' keys, the state their sum
+            QJsonArray keys;
+            for (const QByteArray &key : bucket.spreadKeys)
+                keys.append(QString::fromUtf8(key));
+            found.insert(QStringLiteral("bucket_keys"), keys);
+        }
+        printBucketJson(found, row.state ? std::optional(row.state->toJson()) : std::nullopt, row.problem);
         return;
     }
     if (!row.state) {
@@ -96,8 +110,9 @@ void runKeys(const CtlRequest &request)
     if (!filter.matchPattern(request.ns, &invalid))
         return failUsage(request, invalid);
 
-    whenPolicyKnown(request, filter.policy, [=] {
+    whenPolicyKnown(request, filter.policy, [=](const QHash<QString, int> &spread) {
         auto *model = new model::KeyInspectorModel(request.client, request.owner(), QCoreApplication::instance());
+        model->setSpreadPolicies(spread);
         auto printed = std::make_shared<int>(0);
         if (!request.isSet("json")) {
             ctlOut() << bucketTable.header() << Qt::endl;

@@ -382,6 +382,69 @@ private Q_SLOTS:
                  0);
         QCOMPARE(audit(cluster).first().subject, QByteArray("user-7"));
     }
+
+    // A spread policy's subject is one row whose figures sum its buckets, wherever their slots put them; looked
+    // up by name too; its reset empties every bucket, each recorded.
+    void aSpreadSubjectIsOneRowSummingItsBuckets()
+    {
+        SLUICE_REQUIRE_SERVICE(seeds, "SLUICE_TEST_CLUSTER_SEEDS", "Redis Cluster");
+        RedisClient cluster(test::optionsFor(QStringLiteral("redis://") + seeds.section(QLatin1Char(','), 0, 0)));
+        QVERIFY(test::openAndWait(cluster));
+        model::Policy search = test::makePolicy(QStringLiteral("search"), Algorithm::FixedWindow, 40, 3600000);
+        search.spread = 8;
+        storeAndPublish(cluster, {search});
+        fire(cluster, QStringLiteral("search"), 100, [](int i) { return model::spreadSubject("global", i % 8); });
+        fire(cluster, QStringLiteral("search"), 16, [](int i) { return model::spreadSubject("alice", i % 8); });
+
+        KeyInspectorModel model(&cluster, owner());
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSpreadPolicies({{QStringLiteral("search"), 8}});
+        const auto rowsBySubject = [&] {
+            loadAll(model);
+            QHash<QByteArray, model::BucketState> rows;
+            for (int row = 0; row < model.rowCount(); ++row) {
+                const model::InspectedBucket &bucket = model.bucket(row);
+                if (!bucket.state)
+                    qWarning("%s", qPrintable(bucket.problem));
+                else
+                    rows.insert(bucket.bucket.subject, *bucket.state);
+            }
+            return rows;
+        };
+        QCOMPARE(sluice::model::messageOf(model.browse({})), QString());
+        auto rows = rowsBySubject();
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(rows.size(), 2);
+        QCOMPARE(rows.value("global").capacity, 40);
+        QCOMPARE(rows.value("global").available, 0);
+        QCOMPARE(rows.value("global").allowed, 40u);
+        QCOMPARE(rows.value("global").rejected, 60u);
+        QCOMPARE(rows.value("global").buckets, 8);
+        QCOMPARE(rows.value("alice").available, 24);
+        QCOMPARE(rows.value("alice").allowed, 16u);
+        QCOMPARE(model.data(model.index(0, KeyInspectorModel::Node)).toString(), QStringLiteral("8 buckets (spread)"));
+
+        QCOMPARE(sluice::model::messageOf(model.browse({QStringLiteral("search"), QStringLiteral("global")})),
+                 QString());
+        rows = rowsBySubject();
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(rows.value("global").rejected, 60u);
+
+        const int entriesBefore = int(audit(cluster).size());
+        QCOMPARE(reset(cluster, QStringLiteral("search"), "global"), QString());
+        for (int bucket = 0; bucket < 8; ++bucket)
+            QCOMPARE(test::syncCommand(
+                         cluster,
+                         {"EXISTS",
+                          model::bucketKey(m_ns, QStringLiteral("search"), model::spreadSubject("global", bucket))})
+                         .value.integer,
+                     0);
+        QCOMPARE(audit(cluster).size(), entriesBefore + 8);
+        QCOMPARE(sluice::model::messageOf(model.browse({})), QString());
+        rows = rowsBySubject();
+        QCOMPARE(model.rowCount(), 1);
+        QVERIFY(rows.contains("alice"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestKeyInspector)
