@@ -21,7 +21,7 @@ build_packages=(
   qt6-httpserver-dev qt6-websockets-dev libyaml-cpp-dev libcrypt-dev
 )
 test_packages=(openssl dbus dbus-bin gnome-keyring procps valgrind python3-redis python3-prometheus-client nodejs npm
-  lintian desktop-file-utils appstream man-db prometheus clang-format-14 goaccess time)
+  lintian desktop-file-utils appstream man-db prometheus clang-format-14 goaccess time gnuplot-nox)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 

@@ -56,6 +56,10 @@ QVector<model::Policy> SandboxDemo::demoPolicies()
     model::Policy login = demoPolicy("login", Algorithm::FixedWindow, 5, 60'000, 0, "Login attempts per account");
     login.blockMs = 600'000;
     login.windowStart = model::WindowStart::FirstCall; // seed 001's counter: the window opens at the first attempt
+    // One global subject for the whole service, spread so its calls do not all land on one primary.
+    model::Policy signups = demoPolicy("signups", Algorithm::FixedWindow, 240, 60'000, 0,
+                                       "Sign-ups across the service: one global subject over 4 buckets");
+    signups.spread = 4;
     return {
         api,
         demoPolicy("api-next", Algorithm::TokenBucket, 60, 60'000, 60,
@@ -65,6 +69,7 @@ QVector<model::Policy> SandboxDemo::demoPolicies()
         demoPolicy("exports", Algorithm::Concurrency, 3, 30'000, 0, "Report exports running at once per team"),
         demoPolicy("webhooks", Algorithm::LeakyBucket, 10, 1'000, 20, "Webhook deliveries per partner"),
         demoPolicy("payments", Algorithm::Gcra, 20, 1'000, 5, "Payment calls per merchant"),
+        signups,
     };
 }
 
@@ -109,8 +114,8 @@ void SandboxDemo::publish()
 // Per tick: twenty API users well within their limit plus a scraper far beyond it, a partner on its tier
 // and a health check (each API call also checked against the shadow policy), logins with one account under
 // attack (blocked by the penalty), searches with a
-// crawler, exports that hold a lease for a few seconds, a partner flooding webhooks, and merchants
-// paying at a steady pace.
+// crawler, exports that hold a lease for a few seconds, a partner flooding webhooks, merchants
+// paying at a steady pace, and sign-ups on the global subject's buckets, a little faster than they admit.
 void SandboxDemo::tick()
 {
     if (m_inFlight > kMaxInFlight)
@@ -143,6 +148,8 @@ void SandboxDemo::tick()
         if (m_random.bounded(4) == 0)
             acquire("payments", numbered("merchant", merchant));
     }
+    if (m_random.bounded(2) == 0)
+        acquire("signups", model::spreadSubject("all", int(m_random.bounded(4))));
 }
 
 void SandboxDemo::acquire(const QByteArray &policy, const QByteArray &subject)

@@ -90,15 +90,17 @@ std::optional<Failure> KeyScanner::start(const BucketFilter &filter)
         ? QByteArray()
         : bucketKey(m_ns, filter.policy, subject);
     const FoundBucket exact{exactKey, filter.policy, subject, m_client->primaryForKey(exactKey), {}};
-    // A spread policy's buckets: the subject with any bucket number (its exact subject, one of its buckets).
-    const bool spread = m_spread.contains(filter.policy) && !wildcards && !subject.isEmpty();
+    // A subject named exactly may be a spread policy's (the filter's, or any when it names none): its buckets are
+    // `<subject>#<i>`, so the scan matches the subject's prefix and keeps that subject alone.
+    const bool spread = !wildcards && !subject.isEmpty()
+        && (filter.policy.isEmpty() ? !m_spread.isEmpty() : m_spread.contains(filter.policy));
     if (spread) {
         if (auto notStarted = startOn(m_client->primaries()))
             return notStarted;
-        m_match = match->chopped(1) + "#*}";
+        m_match = match->chopped(1) + "*}";
         m_layout.reset();
         m_exactKey.clear();
-        m_onlySubject = subject; // not another subject that starts with "<subject>#"
+        m_onlySubject = subject; // not another subject that starts with it
         return std::nullopt;
     }
     m_onlySubject.clear();

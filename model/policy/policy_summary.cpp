@@ -135,9 +135,10 @@ QString limitInWords(const Policy &policy)
     if (policy.algorithm == Algorithm::Concurrency)
         return Text::tr("%1 at once").arg(formatCount(policy.limit));
     const QString rate = Text::tr("%1 per %2").arg(formatCount(policy.limit), periodText(policy, true));
-    return algorithmUsesBurst(policy.algorithm) && policy.effectiveBurst() != policy.limit
+    const QString limit = algorithmUsesBurst(policy.algorithm) && policy.effectiveBurst() != policy.limit
         ? Text::tr("%1, burst %2").arg(rate, formatCount(policy.effectiveBurst()))
         : rate;
+    return policy.spread > 0 ? Text::tr("%1, %2 buckets").arg(limit).arg(policy.spread) : limit;
 }
 
 QString withShadowMark(const QString &text)

@@ -15,7 +15,8 @@ QString durationText(qint64 ms, bool singular = false);
 // minute."), shadow mode included.
 QString describePolicy(const Policy &policy);
 
-// The limit alone, short, as an Overview row says it: "100 per minute, burst 150", "5 at once".
+// The limit alone, short, as an Overview row says it: "100 per minute, burst 150", "5 at once", "240 per minute,
+// 4 buckets" (a spread policy).
 QString limitInWords(const Policy &policy);
 
 // The policy's window as a duration, and "from the first call" after it for a first-call window

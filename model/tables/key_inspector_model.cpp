@@ -110,6 +110,17 @@ void KeyInspectorModel::read(int row)
     }
 }
 
+void KeyInspectorModel::setSpreadPolicies(const QHash<QString, int> &spread)
+{
+    if (spread == m_spreadPolicies)
+        return;
+    m_spreadPolicies = spread;
+    m_scanner.setSpreadPolicies(spread);
+    // Rows browsed before the policies were known list a spread subject's buckets one by one: browsed again.
+    if (!m_rows.isEmpty())
+        rescan();
+}
+
 QString KeyInspectorModel::nodeText(const FoundBucket &bucket)
 {
     return bucket.spreadKeys.isEmpty() ? bucket.node : tr("%1 buckets (spread)").arg(bucket.spreadKeys.size());

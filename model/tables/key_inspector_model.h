@@ -59,7 +59,7 @@ public:
     const QSet<QString> &shadowPolicies() const { return m_shadowPolicies; }
     // The spread policies (name: buckets, see Policy::spread): each subject's buckets are one row, summed, from
     // the next browse.
-    void setSpreadPolicies(const QHash<QString, int> &spread) { m_scanner.setSpreadPolicies(spread); }
+    void setSpreadPolicies(const QHash<QString, int> &spread);
     // Reads one row again (after a reset, say).
     void reread(int row);
     // Refresh: scans again with the last filter, as far as the rows shown went, reading every bucket afresh
@@ -93,6 +93,7 @@ private:
     KeyScanner m_scanner;
     QVector<InspectedBucket> m_rows;
     QSet<QString> m_shadowPolicies;
+    QHash<QString, int> m_spreadPolicies;
     int m_unread = 0;                     // rows of this browse whose sluice_inspect has not answered
     int m_generation = 0;                 // replies for rows of an earlier browse are dropped
     std::optional<BucketFilter> m_filter; // the last filter browsed

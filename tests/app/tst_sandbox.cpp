@@ -240,7 +240,7 @@ private Q_SLOTS:
             const QVector<sluice::redis::RespValue> &fields = stats.value.elements;
             for (qsizetype i = 2; stats.ok() && i + 3 < fields.size(); i += 4)
                 counts.insert(fields.at(i).bytes, {fields.at(i + 1).integer, fields.at(i + 2).integer});
-            return counts.size() == 7;
+            return counts.size() == 8;
         };
         QVERIFY(sluice::test::spinUntil(readCounts, 20000));
         // The scraper, the attacked login and the flooding partner get limited; the others pass.
@@ -248,7 +248,8 @@ private Q_SLOTS:
             [&] {
             return readCounts() && counts.value("api").second > 0 && counts.value("login").second > 0
                 && counts.value("webhooks").second > 0 && counts.value("search").second > 0
-                && counts.value("payments").first > 0 && counts.value("exports").first > 0;
+                && counts.value("payments").first > 0 && counts.value("exports").first > 0
+                && counts.value("signups").first > 0;
             },
             20000));
         // The demo's rules at work: the attacked login is blocked by its penalty, the health check uncounted.
@@ -263,7 +264,7 @@ private Q_SLOTS:
             },
             20000));
         const sluice::redis::RedisReply audit = command(sluice.port, {"XLEN", "{sluice}:audit"});
-        QCOMPARE(audit.value.integer, 8); // seven policies created, one publish
+        QCOMPARE(audit.value.integer, 9); // eight policies created, one publish
 
         sluice.process->terminate();
         QVERIFY(sluice.process->waitForFinished(10000));

@@ -44,11 +44,12 @@ load_case_scripts() {
 peer_cases=(upstash_fixed_window rlflx_fixed_window upstash_sliding_window upstash_token_bucket)
 declare -A peer_command
 
-# load_peer_calls: loads each peer's script, taken from its npm package as installed by ./dev.sh test
-# (build/peers-node), and sets peer_command[CASE_PATH]. Without the packages (or Node.js) it says so and
-# empties peer_cases, so that the rest is still measured; packages that are there but fail are a failure.
+# load_peer_calls [WINDOW_S]: loads each peer's script, taken from its npm package as installed by ./dev.sh test
+# (build/peers-node), for 100 calls per WINDOW_S seconds (default 1), and sets peer_command[CASE_PATH]. Without
+# the packages (or Node.js) it says so and empties peer_cases, so that the rest is still measured; packages that
+# are there but fail are a failure.
 load_peer_calls() {
-  local modules=$build/peers-node/node_modules name call sha
+  local modules=$build/peers-node/node_modules name call sha window=${1:-1}
   if ! command -v node >/dev/null || [ ! -d "$modules/@upstash/ratelimit" ] \
      || [ ! -d "$modules/rate-limiter-flexible" ]; then
     echo "$bench_name: the peer rate limiters are not installed in $modules (./dev.sh test installs them with" \
@@ -57,7 +58,7 @@ load_peer_calls() {
     return 0
   fi
   mkdir -p "$work/peers"
-  node "$source_dir/tests/bench/peers/peer_calls.js" "$modules" "$work/peers"
+  node "$source_dir/tests/bench/peers/peer_calls.js" "$modules" "$work/peers" "$window"
   for name in "${peer_cases[@]/%/_allow}" "${peer_cases[@]/%/_deny}"; do
     sha=$(cli -x SCRIPT LOAD < "$work/peers/$name.lua")
     [[ $sha =~ ^[0-9a-f]{40}$ ]] || { echo "$bench_name: SCRIPT LOAD of $name failed: $sha" >&2; exit 1; }

@@ -4,9 +4,11 @@
 // real sluicectl. Per size: `apply` of all of them (wall time, and the longest Redis was blocked by one
 // command: SLOWLOG at threshold 0), `publish` (wall time, and FUNCTION LOAD's time in Redis), the library's
 // code and the Lua memory it takes (used_memory_vm_functions, outside maxmemory), and `apply` of one
-// changed policy (wall, longest block). Then the largest library a namespace may have: 10,000 policies and
-// 100,000 overrides whose long subjects bring it to its size bound (policy_limits::maxLibraryBytes):
-// FUNCTION LOAD's time and its Lua memory. Prints its own run time. Exits non-zero only when it cannot measure.
+// changed policy (wall, longest block), and one exporter scrape (`sluicectl metrics`: wall time, Redis time,
+// bytes and series). Then the largest library a namespace may have: 10,000 policies and 100,000 overrides whose
+// long subjects bring it to its size bound (policy_limits::maxLibraryBytes): FUNCTION LOAD's time and its Lua
+// memory. With an argument, also writes DIR/policies.dat for tests/bench/scale_bench.sh's plots. Prints its own
+// run time. Exits non-zero only when it cannot measure.
 
 #include "model/limiter/library_owner.h"
 #include "model/limiter/limiter_library.h"
@@ -18,6 +20,7 @@
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -64,7 +67,7 @@ qint64 longestBlockUs(redis::RedisClient &client)
     return longest;
 }
 
-void ctl(const redis::ConnectionOptions &server, const QStringList &args, qint64 *wallMs)
+test::CtlRun ctl(const redis::ConnectionOptions &server, const QStringList &args, qint64 *wallMs)
 {
     const test::CtlRun run
         = test::sluicectl(QStringList{QStringLiteral("-p"), QString::number(server.port), QStringLiteral("--namespace"),
@@ -76,7 +79,10 @@ void ctl(const redis::ConnectionOptions &server, const QStringList &args, qint64
                 .arg(run.exitCode)
                 .arg(run.err));
     *wallMs = run.elapsedMs;
+    return run;
 }
+
+QString dataDir; // where policies.dat goes; empty: nowhere
 
 void measureSizes(test::RedisProcess &server)
 {
@@ -87,7 +93,13 @@ void measureSizes(test::RedisProcess &server)
     test::mustRun(client, {"CONFIG", "SET", "slowlog-max-len", "100000"});
     QTemporaryDir dir;
     const QString file = dir.filePath(QStringLiteral("policies.json"));
-    out() << QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9\n")
+    QFile data(dataDir.isEmpty() ? QString() : dataDir + QStringLiteral("/policies.dat"));
+    if (!dataDir.isEmpty() && !data.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        die(QStringLiteral("cannot write %1").arg(data.fileName()));
+    data.write(
+        "# policies apply_ms block_ms publish_ms load_ms lua_mb apply_one_ms one_block_ms scrape_ms scrape_redis_ms "
+        "scrape_kb series\n");
+    out() << QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9 %10 %11 %12 %13\n")
                  .arg(QStringLiteral("policies"), 8)
                  .arg(QStringLiteral("apply ms"), 9)
                  .arg(QStringLiteral("longest block ms"), 17)
@@ -96,7 +108,11 @@ void measureSizes(test::RedisProcess &server)
                  .arg(QStringLiteral("code MB"), 8)
                  .arg(QStringLiteral("Lua MB"), 7)
                  .arg(QStringLiteral("apply-one ms"), 13)
-                 .arg(QStringLiteral("its block ms"), 13);
+                 .arg(QStringLiteral("its block ms"), 13)
+                 .arg(QStringLiteral("scrape ms"), 10)
+                 .arg(QStringLiteral("its Redis ms"), 13)
+                 .arg(QStringLiteral("scrape KB"), 10)
+                 .arg(QStringLiteral("series"), 7);
     for (const int count : {10, 100, 1000, model::policy_limits::maxPoliciesPerNamespace}) {
         test::mustRun(client, {"FLUSHALL"});
         test::mustRun(client, {"FUNCTION", "FLUSH"});
@@ -125,7 +141,21 @@ void measureSizes(test::RedisProcess &server)
         test::mustRun(client, {"SLOWLOG", "RESET"});
         ctl(server.options(), {QStringLiteral("apply"), file}, &oneMs);
         const qint64 oneBlockUs = longestBlockUs(client);
-        out() << QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9\n")
+        // One exporter scrape, as Prometheus would take it (--top 0: the policies' own series).
+        qint64 scrapeMs = 0;
+        test::mustRun(client, {"CONFIG", "RESETSTAT"});
+        const QString exposition = ctl(server.options(), {QStringLiteral("metrics")}, &scrapeMs).out;
+        qint64 scrapeRedisUs = 0;
+        const QHash<QByteArray, qint64> spent
+            = test::commandMicroseconds(test::mustRun(client, {"INFO", "commandstats"}).bytes);
+        for (auto it = spent.cbegin(); it != spent.cend(); ++it)
+            if (it.key() != "info" && it.key() != "config|resetstat")
+                scrapeRedisUs += it.value();
+        const QStringList lines = exposition.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        const auto series = std::count_if(lines.cbegin(), lines.cend(),
+                                          [](const QString &line) { return !line.startsWith(QLatin1Char('#')); });
+        const double scrapeKb = double(exposition.toUtf8().size()) / 1024;
+        out() << QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9 %10 %11 %12 %13\n")
                      .arg(count, 8)
                      .arg(applyMs, 9)
                      .arg(double(applyBlockUs) / 1000, 17, 'f', 1)
@@ -134,8 +164,26 @@ void measureSizes(test::RedisProcess &server)
                      .arg(codeMb, 8, 'f', 2)
                      .arg(double(luaBytes) / (1024 * 1024), 7, 'f', 1)
                      .arg(oneMs, 13)
-                     .arg(double(oneBlockUs) / 1000, 13, 'f', 1);
+                     .arg(double(oneBlockUs) / 1000, 13, 'f', 1)
+                     .arg(scrapeMs, 10)
+                     .arg(double(scrapeRedisUs) / 1000, 13, 'f', 1)
+                     .arg(scrapeKb, 10, 'f', 1)
+                     .arg(series, 7);
         out().flush();
+        data.write(QStringLiteral("%1 %2 %3 %4 %5 %6 %7 %8 %9 %10 %11 %12\n")
+                       .arg(count)
+                       .arg(applyMs)
+                       .arg(double(applyBlockUs) / 1000, 0, 'f', 1)
+                       .arg(publishMs)
+                       .arg(double(loadUs) / 1000, 0, 'f', 1)
+                       .arg(double(luaBytes) / (1024 * 1024), 0, 'f', 2)
+                       .arg(oneMs)
+                       .arg(double(oneBlockUs) / 1000, 0, 'f', 1)
+                       .arg(scrapeMs)
+                       .arg(double(scrapeRedisUs) / 1000, 0, 'f', 1)
+                       .arg(scrapeKb, 0, 'f', 1)
+                       .arg(series)
+                       .toUtf8());
     }
     test::mustRun(client, {"CONFIG", "SET", "slowlog-log-slower-than", "10000"});
 }
@@ -195,6 +243,8 @@ void measureBound(test::RedisProcess &server)
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
+    if (argc > 1)
+        dataDir = QString::fromLocal8Bit(argv[1]);
     return test::runBenchmark("policy_scale_bench", [] {
         QElapsedTimer total;
         total.start();

@@ -8,7 +8,7 @@
 #include "model/limiter/bucket_key.h"
 #include "model/limiter/spread_bound.h"
 #include "model/policy/namespace_lists.h"
-#include "redis/info_reply.h"
+#include "support/bench_support.h"
 #include "support/limiter_support.h"
 #include "support/private_cluster.h"
 #include "support/publish_support.h"
@@ -343,14 +343,9 @@ private Q_SLOTS:
         const auto fcallPerNode = [&]() {
             QVector<QPair<qint64, qint64>> callsAndMicros;
             for (auto &node : nodes) {
-                const auto info = redis::parseInfo(test::syncCommand(*node, {"INFO", "commandstats"}).value.bytes);
-                const QString stat = info.value(QStringLiteral("cmdstat_fcall"));
-                const auto field = [&stat](const QString &name) {
-                    const QRegularExpressionMatch match
-                        = QRegularExpression(name + QStringLiteral("=(\\d+)")).match(stat);
-                    return match.hasMatch() ? match.captured(1).toLongLong() : 0;
-                };
-                callsAndMicros.append({field(QStringLiteral("calls")), field(QStringLiteral("usec"))});
+                const QByteArray stats = test::syncCommand(*node, {"INFO", "commandstats"}).value.bytes;
+                callsAndMicros.append({test::commandStat(stats, "calls").value("fcall"),
+                                       test::commandStat(stats, "usec").value("fcall")});
             }
             return callsAndMicros;
         };

@@ -70,16 +70,25 @@ QString privateServerEnded()
     return runningServer ? runningServer->exitReason() : QString();
 }
 
-QHash<QByteArray, qint64> commandMicroseconds(const QByteArray &commandstats)
+QHash<QByteArray, qint64> commandStat(const QByteArray &commandstats, const QByteArray &field)
 {
-    QHash<QByteArray, qint64> usec;
+    QHash<QByteArray, qint64> values;
+    const QByteArray name = field + '=';
     for (const QByteArray &line : commandstats.split('\n')) {
         const qsizetype colon = line.indexOf(':');
-        const qsizetype at = line.indexOf("usec=");
-        if (line.startsWith("cmdstat_") && colon > 0 && at > colon)
-            usec[line.mid(8, colon - 8)] += line.mid(at + 5, line.indexOf(',', at) - at - 5).toLongLong();
+        const qsizetype at = line.indexOf(name, colon);
+        // Whole fields only: "calls=" must not be found inside "rejected_calls=".
+        if (line.startsWith("cmdstat_") && colon > 0 && at > colon
+            && (line.at(at - 1) == ':' || line.at(at - 1) == ','))
+            values[line.mid(8, colon - 8)]
+                += line.mid(at + name.size(), line.indexOf(',', at) - at - name.size()).toLongLong();
     }
-    return usec;
+    return values;
+}
+
+QHash<QByteArray, qint64> commandMicroseconds(const QByteArray &commandstats)
+{
+    return commandStat(commandstats, "usec");
 }
 
 redis::RespValue mustRun(redis::RedisClient &client, const QByteArrayList &command)

@@ -40,6 +40,8 @@ QString privateServerEnded();
 
 // Microseconds Redis spent per command name ("fcall", "info", ...) in an INFO commandstats reply.
 QHash<QByteArray, qint64> commandMicroseconds(const QByteArray &commandstats);
+// Any field of INFO commandstats (calls, usec, failed_calls...) per command.
+QHash<QByteArray, qint64> commandStat(const QByteArray &commandstats, const QByteArray &field);
 
 // Runs one command the benchmark needs and returns its reply; dies naming the command when it
 // fails or the private server ends.

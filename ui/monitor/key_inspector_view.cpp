@@ -247,12 +247,19 @@ void KeyInspectorView::updateActions()
 {
     const bool selected = selectedRow() >= 0;
     const bool writable = m_session && !m_session->profile().readOnly;
-    m_watch->setEnabled(selected);
-    m_showSubject->setEnabled(selected);
+    // A spread policy's subject is its buckets' sum: the watch list and the By subject view read one key, so they
+    // would show a bucket that does not exist. A bucket of it is watched by its own subject, "<subject>#<i>".
+    const bool spread = selected && !m_model->bucket(selectedRow()).bucket.spreadKeys.isEmpty();
+    m_watch->setEnabled(selected && !spread);
+    m_watch->setToolTip(spread ? tr("A spread subject sums several buckets: watch one of them by adding "
+                                    "“<subject>#<bucket>” on the Watched keys tab.")
+                               : QString());
+    m_showSubject->setEnabled(selected && !spread);
     m_reset->setEnabled(selected && writable);
     m_reset->setToolTip(m_session && !writable
                             ? tr("This connection is read-only.")
-                            : tr("Delete the selected bucket's key: it is full again at once (audited)."));
+                            : tr("Delete the selected bucket's key: it is full again at once (audited; a spread "
+                                 "subject's every bucket)."));
 }
 
 void KeyInspectorView::resetSelected()

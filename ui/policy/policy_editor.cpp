@@ -457,7 +457,7 @@ QFormLayout *PolicyEditor::createFields()
     m_spread->setAccessibleName(tr("Spread over"));
     m_spread->setMaximumWidth(100);
     m_spread->setPlaceholderText(tr("1"));
-    auto *spreadUnit = new QLabel(tr("buckets per subject, each in its own Cluster slot"), this);
+    auto *spreadUnit = new QLabel(tr("buckets per subject"), this);
     auto *spreadLabel = new QLabel(tr("Spr&ead over"), this);
     spreadLabel->setToolTip(tr("For one hot subject (a global limit): callers pick one of these buckets at random "
                                "per call, each holding its share of the limit, so the calls spread over the "

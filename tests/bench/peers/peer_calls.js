@@ -4,14 +4,15 @@
 // package sends it; upstash's "#!lua flags=..." first line dropped, which only Upstash's own server
 // knows and Redis 7.0 refuses) and CASE.call (number of keys, keys and arguments, one per line) into
 // OUT_DIR. Subjects are "{__rand_int__}" on the allow path (redis-benchmark puts a random one in) and
-// "{hot}" on the deny path. Policies: 100 per second, burst 100.
+// "{hot}" on the deny path. Policies: 100 per WINDOW_S seconds (default 1), burst 100.
 //
-// Usage: node peer_calls.js NODE_MODULES_DIR OUT_DIR
+// Usage: node peer_calls.js NODE_MODULES_DIR OUT_DIR [WINDOW_S]
 'use strict';
 const fs = require('fs');
 const path = require('path');
 
-const [modules, out] = process.argv.slice(2);
+const [modules, out, windowArgument] = process.argv.slice(2);
+const windowSeconds = Number(windowArgument || 1);
 const load = (name) => require(path.join(modules, name));
 
 // Records every call a package makes and answers like an admitting Redis would.
@@ -54,15 +55,16 @@ async function rateLimiterFlexible() {
   const { RateLimiterRedis } = load('rate-limiter-flexible');
   for (const [path, subject] of [['allow', '{__rand_int__}'], ['deny', '{hot}']]) {
     const storeClient = recorder([1, 1000]);
-    await new RateLimiterRedis({ storeClient, points: 100, duration: 1 }).consume(subject);
+    await new RateLimiterRedis({ storeClient, points: 100, duration: windowSeconds }).consume(subject);
     write(`rlflx_fixed_window_${path}`, storeClient.calls[0]);
   }
 }
 
 (async () => {
-  await upstash('upstash_fixed_window', (r) => r.fixedWindow(100, '1 s'), [1, 100]);
-  await upstash('upstash_sliding_window', (r) => r.slidingWindow(100, '1 s'), [99, 100]);
-  await upstash('upstash_token_bucket', (r) => r.tokenBucket(100, '1 s', 100), [99, 0, 100]);
+  const window = `${windowSeconds} s`;
+  await upstash('upstash_fixed_window', (r) => r.fixedWindow(100, window), [1, 100]);
+  await upstash('upstash_sliding_window', (r) => r.slidingWindow(100, window), [99, 100]);
+  await upstash('upstash_token_bucket', (r) => r.tokenBucket(100, window, 100), [99, 0, 100]);
   await rateLimiterFlexible();
 })().catch((error) => {
   console.error(`peer_calls.js: ${error.stack || error}`);

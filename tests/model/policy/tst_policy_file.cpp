@@ -474,6 +474,7 @@ private Q_SLOTS:
         QVERIFY2(file.ok(), qPrintable(file.errors.value(0).toString()));
         const Policy &search = file.policies.first();
         QCOMPARE(search.spread, 4);
+        QCOMPARE(limitInWords(search), QStringLiteral("10 per second, burst 15, 4 buckets"));
         const QByteArray written = writePolicyFile({search});
         QVERIFY(written.contains("\"spread\": 4"));
         QVERIFY(PolicyFile::parse(written).policies.value(0).sameDefinition(search));

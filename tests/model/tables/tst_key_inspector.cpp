@@ -429,6 +429,12 @@ private Q_SLOTS:
         rows = rowsBySubject();
         QCOMPARE(model.rowCount(), 1);
         QCOMPARE(rows.value("global").rejected, 60u);
+        // By its name alone, under any policy: the spread subject, not another that starts with it.
+        fire(cluster, QStringLiteral("search"), 1, [](int) { return model::spreadSubject("global-2", 3); });
+        QCOMPARE(sluice::model::messageOf(model.browse({QString(), QStringLiteral("global")})), QString());
+        rows = rowsBySubject();
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(rows.value("global").allowed, 40u);
 
         const int entriesBefore = int(audit(cluster).size());
         QCOMPARE(reset(cluster, QStringLiteral("search"), "global"), QString());
@@ -442,8 +448,8 @@ private Q_SLOTS:
         QCOMPARE(audit(cluster).size(), entriesBefore + 8);
         QCOMPARE(sluice::model::messageOf(model.browse({})), QString());
         rows = rowsBySubject();
-        QCOMPARE(model.rowCount(), 1);
-        QVERIFY(rows.contains("alice"));
+        QCOMPARE(model.rowCount(), 2);
+        QVERIFY(rows.contains("alice") && rows.contains("global-2"));
     }
 };
 
