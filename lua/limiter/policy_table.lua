@@ -17,6 +17,9 @@ end
 -- Algorithms whose admitted calls carry one more reply element: the lease id, or the queue delay.
 local EXTRA = {concurrency = '', leaky_bucket = 0}
 
+-- Algorithms that read burst; the others hold limit units.
+local USES_BURST = {token_bucket = true, gcra = true, leaky_bucket = true}
+
 -- Checks one set of parameters and derives what the algorithms need; nil and a message if invalid.
 local function prepare(p)
     if not ALGORITHMS[p.algorithm] then return nil, 'unknown algorithm ' .. shown(tostring(p.algorithm)) end
@@ -34,7 +37,7 @@ local function prepare(p)
     if keeps_entries and limit > MAX_ENTRIES then
         return nil, 'limit must be at most ' .. MAX_ENTRIES .. ' for ' .. p.algorithm
     end
-    local uses_burst = p.algorithm == 'token_bucket' or p.algorithm == 'gcra' or p.algorithm == 'leaky_bucket'
+    local uses_burst = USES_BURST[p.algorithm]
     if uses_burst then
         -- Every wait and expiry is at most the ms an empty bucket takes to fill, ceil(burst *
         -- window_ms / limit): below 2^52 they stay exact.
@@ -79,15 +82,17 @@ local function prepare(p)
 end
 
 -- A spread policy's buckets, each a policy of its own holding its share of the limit and of the burst (the
--- first limit % spread, burst % spread, one unit more), as model::spreadPart() has them; `whole` is the policy.
--- Built from the definition's fields, before prepare() derives the rest.
+-- first limit % spread, burst % spread, one unit more; an algorithm without a burst, its limit), as
+-- model::spreadPart() has them; `whole` is the policy. Built from the definition's fields, before prepare()
+-- derives the rest.
 local function spread_parts(p)
     local parts, n = {}, p.spread
+    local uses_burst = USES_BURST[p.algorithm]
     for i = 0, n - 1 do
         local part = {}
         for field, value in pairs(p) do part[field] = value end
         part.limit = floor(p.limit / n) + (i < p.limit % n and 1 or 0)
-        part.burst = floor(p.burst / n) + (i < p.burst % n and 1 or 0)
+        part.burst = uses_burst and floor(p.burst / n) + (i < p.burst % n and 1 or 0) or part.limit
         part.whole = p
         parts[i + 1] = part
     end

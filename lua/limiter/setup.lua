@@ -10,7 +10,10 @@ local function setup()
         p.name = name
         p.prefix = namespace_prefix .. name .. ':{'
         p.longest_key = #p.prefix + MAX_SUBJECT + 1
-        if p.spread then p.parts = spread_parts(p) end
+        if p.spread then
+            p.longest_key = p.longest_key + #tostring(p.spread - 1) + 1 -- a subject's bound leaves room for "#<i>"
+            p.parts = spread_parts(p)
+        end
         local ok, err = prepare(p)
         if not ok then error('sluice: policy ' .. shown(name) .. ': ' .. err) end
         p.stats = new_counts()

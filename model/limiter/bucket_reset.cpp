@@ -112,16 +112,14 @@ void resetBucket(redis::RedisCommands *client, const LibraryOwner &owner, const 
         return;
     }
     // A stored policy's bucket, or one a deleted policy left behind; a name that has neither has nothing to
-    // reset, and an audit entry saying something was would be untrue. A spread policy's subject without a bucket
-    // number is all its buckets.
+    // reset, and an audit entry saying something was would be untrue. A spread policy's subject is all its
+    // buckets (a subject may end in "#<digits>" itself: it is never read as a bucket number here).
     PolicyStore(client, owner.ns).read(policy, context, [=](const PolicyStore::ReadResult &stored) {
         if (stored.failure && !stored.damaged) {
             done(stored.failure->reworded(Text::tr("cannot read the stored policies: %1; nothing was reset")));
             return;
         }
-        QByteArray named;
-        int bucket = 0;
-        if (stored.policy && stored.policy->spread > 0 && !splitSpreadSubject(subject, &named, &bucket)) {
+        if (stored.policy && stored.policy->spread > 0) {
             resetSpreadSubject(client, owner, policy, stored.policy->spread, subject, who, context, done);
             return;
         }

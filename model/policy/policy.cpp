@@ -208,6 +208,16 @@ QVector<PolicyError> spreadProblems(const Policy &policy, bool baseInRange)
                       "reserved"));
     if (!policy.shadowOf.isEmpty())
         fail("spread", Text::tr("cannot be set on a shadow twin: a twin decides on its live policy's keys"));
+    // Each bucket is a policy of its own in the library: one its checks would refuse (a share that takes longer
+    // to refill than the whole, past 2^52 ms) must be refused here, before it can stop the library loading.
+    for (int bucket = 0; baseInRange && errors.isEmpty() && bucket < policy.spread; ++bucket) {
+        const QVector<PolicyError> refused = validatePolicy(spreadPart(policy, bucket));
+        if (!refused.isEmpty())
+            fail("spread",
+                 Text::tr("would give bucket %1 a share its own checks refuse: %2")
+                     .arg(bucket)
+                     .arg(refused.first().message));
+    }
     return errors;
 }
 
@@ -324,7 +334,8 @@ Policy spreadPart(const Policy &policy, int index)
     Policy part = policy;
     const auto share = [&](qint64 whole) { return whole / policy.spread + (index < whole % policy.spread ? 1 : 0); };
     part.limit = share(policy.limit);
-    part.burst = share(policy.effectiveBurst());
+    // An algorithm without a burst ignores it: its buckets' is their limit, whatever the policy holds.
+    part.burst = algorithmUsesBurst(policy.algorithm) ? share(policy.effectiveBurst()) : 0;
     part.spread = 0;
     return part;
 }

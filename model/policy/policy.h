@@ -133,7 +133,8 @@ bool isValidPolicyName(const QString &name);
 const QStringList &definitionFieldNames();
 
 // Bucket `index` (0 to spread - 1) of a spread policy as a policy of its own: the share of the limit and of the
-// burst that bucket holds (the first limit % spread buckets one unit more), the rest unchanged and not spread.
+// burst that bucket holds (the first limit % spread buckets one unit more; an algorithm without a burst, its
+// limit), the rest unchanged and not spread.
 Policy spreadPart(const Policy &policy, int index);
 
 // Every problem with the definition; empty when it is valid.

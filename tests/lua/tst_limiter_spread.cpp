@@ -229,6 +229,19 @@ private Q_SLOTS:
                      .value.elements.at(1)
                      .integer,
                  9);
+        // A subject at the 512-byte bound still has room for its bucket number.
+        const QByteArray longest(512, 'x');
+        QVERIFY(call({"FCALL", "sluice_allow", "1", test::bucketKey(QStringLiteral("p"), longest + "#7"), "p"}).ok());
+        QVERIFY(!call({"FCALL", "sluice_allow", "1", test::bucketKey(QStringLiteral("p"), longest + "x#7"), "p"}).ok());
+
+        // An algorithm without a burst ignores one smaller than the buckets: its buckets hold their limit.
+        model::Policy window = spreadPolicy(Algorithm::FixedWindow, 80, 60000, 1, 8);
+        QVERIFY(model::validatePolicy(window).isEmpty());
+        load({window});
+        QCOMPARE(call({"FCALL", "sluice_acquire", "1", test::bucketKey(QStringLiteral("p"), "global#7"), "p"})
+                     .value.elements.at(1)
+                     .integer,
+                 9);
     }
 
     // The buckets count as one policy: its totals, and its most rejected subject named without a bucket.

@@ -33,17 +33,15 @@ void runAcquire(const CtlRequest &request)
         return failUsage(request, Ctl::tr("a subject is 1 to %1 bytes and has no { or }").arg(model::maxSubjectBytes));
     if (!model::isValidPolicyName(policy))
         return failUsage(request, Ctl::tr("\"%1\" is not a policy name").arg(policy));
-    // A spread policy's subject names one of its buckets: picked at random, as services do, unless the subject
-    // names one already. The stored definition says whether it is spread; when the published library differs,
-    // its error says so.
+    // A spread policy's subject goes to one of its buckets, picked at random as the snippets do (a subject may
+    // end in "#<digits>" itself: it is never read as a bucket number). The stored definition says whether it is
+    // spread; when the published library differs, its error says so.
     whenReady(request, [=] {
         model::PolicyStore(request.client, request.ns)
             .read(policy, QCoreApplication::instance(),
                   [=](const model::PolicyStore::ReadResult &stored) {
             const int spread = stored.policy ? stored.policy->spread : 0;
-            QByteArray named;
-            int bucket = 0;
-            if (spread == 0 || model::splitSpreadSubject(subject, &named, &bucket))
+            if (spread == 0)
                 return sendAcquire(request, policy, subject);
             const QByteArray picked = model::spreadSubject(subject, int(QRandomGenerator::global()->bounded(spread)));
             if (!request.isSet("json"))

@@ -409,10 +409,10 @@ private Q_SLOTS:
         QCOMPARE(syncCommand(*m_cluster, {"EXISTS", model::AdminKeys(m_ns).library()}).value.integer, 0);
         // Never published: the one stored policy is added, every field that applies listed (a token
         // bucket without a description has no window start, no live policy it shadows, no prediction, no
-        // calendar, no overrides, no penalty, no debt or reservation wait and no description).
+        // calendar, no overrides, no penalty, no debt or reservation wait, no spread and no description).
         QCOMPARE(first.changes.size(), 1);
         QCOMPARE(first.changes.first().kind, model::PolicyDelta::Kind::Added);
-        QCOMPARE(first.changes.first().fields.size(), model::definitionFields(model::Policy{}).size() - 9);
+        QCOMPARE(first.changes.first().fields.size(), model::definitionFields(model::Policy{}).size() - 10);
     }
 
     // Against the published version: what changed, field by field, in the form's words; a policy

@@ -355,6 +355,9 @@ private Q_SLOTS:
         QTest::newRow("spread past the burst")
             << policy(js("'limit': 100, 'burst': 4, 'window_ms': 1000, 'spread': 8"))
             << "field \"spread\": must be at most 4: each bucket holds a share of at least one unit";
+        QTest::newRow("spread past a bucket's refill bound")
+            << policy(js("'limit': 3, 'window_ms': 604800000, 'burst': 22000000, 'spread': 2"))
+            << "field \"spread\": would give bucket 1 a share its own checks refuse: must be at most";
         QTest::newRow("spread with a penalty")
             << policy(js("'limit': 100, 'window_ms': 1000, 'spread': 4, 'block_ms': 9"))
             << "cannot be combined with a penalty";
