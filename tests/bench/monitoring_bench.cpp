@@ -5,7 +5,8 @@
 // cost (INFO commandstats, the traffic's FCALL left out), the GUI thread's CPU time per tick and
 // its longest event-loop stall. Then, on a library with the test clock, it feeds one and then two
 // simulated hours of 1 Hz samples for 200 policies and 100 watched buckets and prints the resident
-// memory. Targets: under 1% of one Redis core; no stall over 50 ms. Exits non-zero only when it
+// memory. Then the Overview alone at 10, 100 and 1,000 policies (the scale benchmark's sizes), the same
+// figures for each. Targets: under 1% of one Redis core; no stall over 50 ms. Exits non-zero only when it
 // cannot measure (a command failed, the server died), never on a figure; each server and its folder
 // go on every way out.
 
@@ -99,8 +100,9 @@ qint64 dashboardUsec(redis::RedisClient &client)
 // work off: a tick sends nothing past 1,000 unanswered.
 class Traffic : public QThread {
 public:
-    explicit Traffic(redis::ConnectionOptions options)
+    explicit Traffic(redis::ConnectionOptions options, int policies = livePolicies)
         : m_options(std::move(options))
+        , m_policies(policies)
     {
     }
     // Also on the way out of a failed phase: a QThread destroyed while it runs aborts the process.
@@ -120,7 +122,7 @@ protected:
         int unanswered = 0;
         QObject::connect(&pace, &QTimer::timeout, &client, [&] {
             for (int i = 0; i < 50 && unanswered < maxUnansweredTraffic; ++i, ++next) {
-                const QString policy = policyName("p", next % livePolicies);
+                const QString policy = policyName("p", next % m_policies);
                 const QByteArray key
                     = model::bucketKey(QStringLiteral("sluice"), policy, subjectOf(next % watchedKeys));
                 ++unanswered;
@@ -134,6 +136,7 @@ protected:
 
 private:
     redis::ConnectionOptions m_options;
+    int m_policies;
 };
 
 std::unique_ptr<ui::MainWindow> openWindow(const redis::ConnectionOptions &options)
@@ -225,6 +228,59 @@ void livePhases(test::RedisProcess &server)
           << "%); the GUI thread never stalls over 50 ms (worst: " << worstStall << " ms)" << Qt::endl;
 }
 
+// What the Overview costs as the namespace's policies grow: for each size on a fresh server, steady traffic over
+// its first 50 policies (all of them when fewer), the Overview in view for a phase.
+void policySizes()
+{
+    constexpr int sizeSeconds = 10;
+    out() << QStringLiteral("\nby policies: the Overview in view, traffic 1,000 acquires/s, %1 s per size\n").arg(sizeSeconds);
+    out() << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
+                 .arg(QStringLiteral("policies"), 9)
+                 .arg(QStringLiteral("commands/s"), 11)
+                 .arg(QStringLiteral("Redis us/s"), 11)
+                 .arg(QStringLiteral("% of a core"), 12)
+                 .arg(QStringLiteral("GUI ms/tick"), 12)
+                 .arg(QStringLiteral("max stall ms"), 13);
+    for (const int size : {10, 100, 1000}) {
+        test::withPrivateServer([size](test::RedisProcess &server) {
+            redis::RedisClient admin(server.options());
+            if (!test::openAndWait(admin))
+                die(QStringLiteral("cannot connect"));
+            QVector<model::Policy> policies;
+            for (int i = 0; i < size; ++i)
+                policies << test::makePolicy(policyName("p", i), model::Algorithm::TokenBucket, 1000, 1000);
+            const QString published = test::storeAndPublish(admin, QStringLiteral("sluice"), policies);
+            if (!published.isEmpty())
+                die(published);
+            Traffic traffic(server.options(), std::min(size, livePolicies));
+            traffic.start();
+            auto window = openWindow(server.options());
+            runFor(3000); // settle: the first readings and the table's rows
+            model::ConnectionSession *session = window->session();
+            const quint64 sentBefore = session->commandsSent();
+            const int ticksBefore = session->rates()->readings();
+            const qint64 usecBefore = dashboardUsec(admin);
+            const double cpuBefore = threadCpuMs();
+            test::EventLoopWatchdog watchdog;
+            watchdog.start();
+            QElapsedTimer clock;
+            clock.start();
+            runFor(sizeSeconds * 1000);
+            const double seconds = clock.elapsed() / 1000.0;
+            const int ticks = std::max(1, session->rates()->readings() - ticksBefore);
+            const qint64 usec = dashboardUsec(admin) - usecBefore;
+            out() << QStringLiteral("%1 %2 %3 %4% %5 %6\n")
+                         .arg(size, 9)
+                         .arg((session->commandsSent() - sentBefore) / seconds, 11, 'f', 1)
+                         .arg(usec / seconds, 11, 'f', 0)
+                         .arg(usec / (seconds * 1e6) * 100, 11, 'f', 3)
+                         .arg((threadCpuMs() - cpuBefore) / ticks, 12, 'f', 2)
+                         .arg(watchdog.longestStallMs(), 13);
+            out().flush();
+        });
+    }
+}
+
 // Feeds simulated seconds: sets the library's test clock, samples every policy and reads every
 // watched bucket, as one 1 Hz tick would.
 void simulate(redis::RedisClient &admin, ui::MainWindow &window, qint64 *clockMs, int seconds)
@@ -309,5 +365,6 @@ int main(int argc, char *argv[])
     return test::runBenchmark("monitoring_bench", [] {
         test::withPrivateServer(livePhases);
         test::withPrivateServer(memoryPhase);
+        policySizes();
     });
 }
