@@ -233,7 +233,8 @@ void livePhases(test::RedisProcess &server)
 void policySizes()
 {
     constexpr int sizeSeconds = 10;
-    out() << QStringLiteral("\nby policies: the Overview in view, traffic 1,000 acquires/s, %1 s per size\n").arg(sizeSeconds);
+    out() << QStringLiteral("\nby policies: the Overview in view, traffic 1,000 acquires/s, %1 s per size\n")
+                 .arg(sizeSeconds);
     out() << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
                  .arg(QStringLiteral("policies"), 9)
                  .arg(QStringLiteral("commands/s"), 11)
