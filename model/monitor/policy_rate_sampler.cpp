@@ -11,6 +11,15 @@
 
 namespace sluice::model {
 
+QStringList RateSample::policyNames() const
+{
+    QStringList names;
+    names.reserve(policies.size());
+    for (const PolicyRate &rate : policies)
+        names << rate.policy;
+    return names;
+}
+
 using redis::RedisClient;
 using redis::RespValue;
 

@@ -49,6 +49,8 @@ struct RateSample {
     // Primaries that did not answer: their decisions are counted when they answer again.
     QStringList missingNodes;
     QStringList problems; // one line per primary that answered with something unexpected
+
+    QStringList policyNames() const; // of `policies`, by name
 };
 
 // Samples every policy's allowed and rejected decisions with `sluice_stats` on every primary, at an

@@ -175,8 +175,7 @@ void KeyInspectorView::showEvent(QShowEvent *event)
 
 void KeyInspectorView::updatePolicies(const model::RateSample &sample)
 {
-    for (const model::PolicyRate &rate : sample.policies)
-        addPolicyInNameOrder(m_policy, rate.policy, m_model->shadowPolicies(), 1); // after "All policies"
+    addPoliciesInNameOrder(m_policy, sample.policyNames(), m_model->shadowPolicies(), 1); // after "All policies"
 }
 
 bool KeyInspectorView::scan()

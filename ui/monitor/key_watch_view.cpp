@@ -196,8 +196,7 @@ void KeyWatchView::updatePolicies(const model::RateSample &sample)
         m_watch->setIntervalMs(m_session->rates()->intervalMs());
     if (m_watch && m_session)
         m_watch->setRetentionMs(m_session->rates()->retentionMs());
-    for (const model::PolicyRate &rate : sample.policies)
-        addPolicyInNameOrder(m_source, rate.policy, m_shadowPolicies); // above the seed layouts
+    addPoliciesInNameOrder(m_source, sample.policyNames(), m_shadowPolicies); // above the seed layouts
 }
 
 void KeyWatchView::markShadow(const QSet<QString> &shadow)

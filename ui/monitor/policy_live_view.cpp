@@ -362,7 +362,7 @@ QString PolicyLiveView::shadowBadgeText() const
 
 void PolicyLiveView::showPolicy(const QString &policy)
 {
-    addPolicy(policy);
+    addPolicies({policy});
     m_policy->setCurrentIndex(m_policy->findData(policy));
 }
 
@@ -422,10 +422,10 @@ QString PolicyLiveView::comparedPolicy() const
     return beside == policy() ? QString() : beside;
 }
 
-void PolicyLiveView::addPolicy(const QString &policy)
+void PolicyLiveView::addPolicies(const QStringList &policies)
 {
-    addPolicyInNameOrder(m_policy, policy, m_shadowPolicies);
-    addPolicyInNameOrder(m_compare, policy, m_shadowPolicies, 1); // after "no other policy"
+    addPoliciesInNameOrder(m_policy, policies, m_shadowPolicies);
+    addPoliciesInNameOrder(m_compare, policies, m_shadowPolicies, 1); // after "no other policy"
 }
 
 // The chart's marks: the last 200 entries of the audit log, read again when it has a new one.
@@ -478,8 +478,7 @@ void PolicyLiveView::takeSample(const model::RateSample &sample)
     if (sample.spanMs > 0)
         m_lastEndMs = sample.endMs;
     // New policies join the list; the one shown stays selected.
-    for (const model::PolicyRate &rate : sample.policies)
-        addPolicy(rate.policy);
+    addPolicies(sample.policyNames());
     QStringList problems = sample.problems;
     for (const QString &node : sample.missingNodes)
         problems << tr("%1 did not answer; its decisions are counted when it does.").arg(node);
@@ -493,8 +492,8 @@ void PolicyLiveView::takeSample(const model::RateSample &sample)
 void PolicyLiveView::takeRestored()
 {
     const model::PolicyRateSampler *rates = m_session->rates();
+    addPolicies(rates->policies());
     for (const QString &name : rates->policies()) {
-        addPolicy(name);
         // Until this run's first sample, the chart ends where the previous run's history does.
         if (const model::RatePoint *latest = rates->history(name)->latest())
             m_lastEndMs = std::max(m_lastEndMs, latest->endMs);

@@ -72,7 +72,7 @@ private:
     void readMarks();
     QString comparedPolicy() const;
     // Every list of policies on the tab: the chart's and the one beside it.
-    void addPolicy(const QString &policy);
+    void addPolicies(const QStringList &policies);
     void showMarks();
     void showTop(const model::TopRejected &reply);
     void showTopList();

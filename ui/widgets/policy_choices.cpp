@@ -35,14 +35,20 @@ QComboBox *policyDropDown(QWidget *parent, const QString &objectName, const QStr
     return box;
 }
 
-void addPolicyInNameOrder(QComboBox *box, const QString &policy, const QSet<QString> &shadow, int first)
+void addPoliciesInNameOrder(QComboBox *box, const QStringList &policies, const QSet<QString> &shadow, int first)
 {
-    if (box->findData(policy) >= 0)
-        return;
-    int at = first;
-    while (at < box->count() && !policyAt(box, at).isEmpty() && policyAt(box, at) < policy)
-        ++at;
-    box->insertItem(at, shownPolicyName(policy, shadow), policy);
+    QSet<QString> listed;
+    for (int index = first; index < box->count(); ++index)
+        listed.insert(policyAt(box, index));
+    for (const QString &policy : policies) {
+        if (listed.contains(policy))
+            continue;
+        int at = first;
+        while (at < box->count() && !policyAt(box, at).isEmpty() && policyAt(box, at) < policy)
+            ++at;
+        box->insertItem(at, shownPolicyName(policy, shadow), policy);
+        listed.insert(policy);
+    }
 }
 
 void markShadowPolicies(QComboBox *box, const QSet<QString> &shadow)
