@@ -22,10 +22,10 @@ local function setup()
             ok, err = prepare(part)
             if not ok then error('sluice: policy ' .. shown(name) .. ', bucket ' .. (i - 1) .. ': ' .. err) end
             part.stats, part.top = p.stats, p.top -- counted, and most rejected, as the policy
-            -- A spread policy decides in its buckets: acquire()'s quick path (cost <= capacity) never takes it,
-            -- so resolve() picks the bucket, and the common path costs nothing more.
-            p.capacity = 0
         end
+        -- A spread policy decides in its buckets: acquire()'s quick path (cost <= capacity) never takes it, so
+        -- resolve() picks the bucket, and the common path costs nothing more.
+        if p.parts then p.capacity = 0 end
         NAMES[#NAMES + 1] = name
     end
     table.sort(NAMES)

@@ -46,6 +46,7 @@ public:
 
     // The spread policies (name: buckets) whose buckets are found as one per subject, from the next start.
     void setSpreadPolicies(const QHash<QString, int> &spread) { m_spread = spread; }
+    const QHash<QString, int> &spreadPolicies() const { return m_spread; }
     // Starts over with a new filter on the primaries the client knows now, or says why not (the
     // filter is not valid, or nothing is connected). Nothing is sent until fetch().
     [[nodiscard]] std::optional<Failure> start(const BucketFilter &filter);

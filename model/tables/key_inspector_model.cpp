@@ -112,9 +112,8 @@ void KeyInspectorModel::read(int row)
 
 void KeyInspectorModel::setSpreadPolicies(const QHash<QString, int> &spread)
 {
-    if (spread == m_spreadPolicies)
+    if (spread == m_scanner.spreadPolicies())
         return;
-    m_spreadPolicies = spread;
     m_scanner.setSpreadPolicies(spread);
     // Rows browsed before the policies were known list a spread subject's buckets one by one: browsed again.
     if (!m_rows.isEmpty())

@@ -93,7 +93,6 @@ private:
     KeyScanner m_scanner;
     QVector<InspectedBucket> m_rows;
     QSet<QString> m_shadowPolicies;
-    QHash<QString, int> m_spreadPolicies;
     int m_unread = 0;                     // rows of this browse whose sluice_inspect has not answered
     int m_generation = 0;                 // replies for rows of an earlier browse are dropped
     std::optional<BucketFilter> m_filter; // the last filter browsed

@@ -158,6 +158,60 @@ void watchKeys(ui::MainWindow &window, const char *prefix, int policies)
             die(window.keyWatchView()->errorText());
 }
 
+// What the dashboard cost over one phase: the commands it sent, the Redis time they took (the traffic's FCALL
+// left out), the GUI thread's CPU time per reading and its longest stall.
+struct PhaseCost {
+    double commandsPerSecond = 0;
+    double redisUsPerSecond = 0;
+    double corePercent = 0;
+    double guiMsPerTick = 0;
+    qint64 longestStallMs = 0;
+
+    // The columns after the first of printCostHeader's table.
+    QString columns() const
+    {
+        return QStringLiteral("%1 %2 %3% %4 %5")
+            .arg(commandsPerSecond, 11, 'f', 1)
+            .arg(redisUsPerSecond, 11, 'f', 0)
+            .arg(corePercent, 11, 'f', 3)
+            .arg(guiMsPerTick, 12, 'f', 2)
+            .arg(longestStallMs, 13);
+    }
+};
+
+void printCostHeader(const QString &firstColumn, int width)
+{
+    out() << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
+                 .arg(firstColumn, width)
+                 .arg(QStringLiteral("commands/s"), 11)
+                 .arg(QStringLiteral("Redis us/s"), 11)
+                 .arg(QStringLiteral("% of a core"), 12)
+                 .arg(QStringLiteral("GUI ms/tick"), 12)
+                 .arg(QStringLiteral("max stall ms"), 13);
+}
+
+PhaseCost measurePhase(redis::RedisClient &admin, model::ConnectionSession *session, int seconds)
+{
+    const quint64 sentBefore = session->commandsSent();
+    const int ticksBefore = session->rates()->readings();
+    const qint64 usecBefore = dashboardUsec(admin);
+    const double cpuBefore = threadCpuMs();
+    test::EventLoopWatchdog watchdog;
+    watchdog.start();
+    QElapsedTimer clock;
+    clock.start();
+    runFor(seconds * 1000);
+    const double elapsed = clock.elapsed() / 1000.0;
+    const qint64 usec = dashboardUsec(admin) - usecBefore;
+    PhaseCost cost;
+    cost.commandsPerSecond = (session->commandsSent() - sentBefore) / elapsed;
+    cost.redisUsPerSecond = usec / elapsed;
+    cost.corePercent = usec / (elapsed * 1e6) * 100;
+    cost.guiMsPerTick = (threadCpuMs() - cpuBefore) / std::max(1, session->rates()->readings() - ticksBefore);
+    cost.longestStallMs = watchdog.longestStallMs();
+    return cost;
+}
+
 void livePhases(test::RedisProcess &server)
 {
     redis::RedisClient admin(server.options());
@@ -185,13 +239,7 @@ void livePhases(test::RedisProcess &server)
                  .arg(livePolicies)
                  .arg(watchedKeys)
                  .arg(phaseSeconds);
-    out() << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
-                 .arg(QStringLiteral("tab in view"), -16)
-                 .arg(QStringLiteral("commands/s"), 11)
-                 .arg(QStringLiteral("Redis us/s"), 11)
-                 .arg(QStringLiteral("% of a core"), 12)
-                 .arg(QStringLiteral("GUI ms/tick"), 12)
-                 .arg(QStringLiteral("max stall ms"), 13);
+    printCostHeader(QStringLiteral("tab in view"), -16);
     double worstCore = 0;
     qint64 worstStall = 0;
     const std::pair<const char *, QWidget *> views[]
@@ -199,30 +247,10 @@ void livePhases(test::RedisProcess &server)
     for (const auto &[name, view] : views) {
         tabs->setCurrentWidget(view);
         runFor(2000); // settle: the tab's first reads and layout
-        model::ConnectionSession *session = window->session();
-        const quint64 sentBefore = session->commandsSent();
-        const int ticksBefore = session->rates()->readings();
-        const qint64 usecBefore = dashboardUsec(admin);
-        const double cpuBefore = threadCpuMs();
-        test::EventLoopWatchdog watchdog;
-        watchdog.start();
-        QElapsedTimer clock;
-        clock.start();
-        runFor(phaseSeconds * 1000);
-        const double seconds = clock.elapsed() / 1000.0;
-        const double cpu = threadCpuMs() - cpuBefore;
-        const qint64 usec = dashboardUsec(admin) - usecBefore;
-        const int ticks = std::max(1, session->rates()->readings() - ticksBefore);
-        const double core = usec / (seconds * 1e6) * 100;
-        worstCore = std::max(worstCore, core);
-        worstStall = std::max(worstStall, watchdog.longestStallMs());
-        out() << QStringLiteral("%1 %2 %3 %4% %5 %6\n")
-                     .arg(QLatin1String(name), -16)
-                     .arg((session->commandsSent() - sentBefore) / seconds, 11, 'f', 1)
-                     .arg(usec / seconds, 11, 'f', 0)
-                     .arg(core, 11, 'f', 3)
-                     .arg(cpu / ticks, 12, 'f', 2)
-                     .arg(watchdog.longestStallMs(), 13);
+        const PhaseCost cost = measurePhase(admin, window->session(), phaseSeconds);
+        worstCore = std::max(worstCore, cost.corePercent);
+        worstStall = std::max(worstStall, cost.longestStallMs);
+        out() << QStringLiteral("%1 %2\n").arg(QLatin1String(name), -16).arg(cost.columns());
     }
     out() << "target: under 1% of one Redis core (worst: " << QString::number(worstCore, 'f', 3)
           << "%); the GUI thread never stalls over 50 ms (worst: " << worstStall << " ms)" << Qt::endl;
@@ -235,13 +263,7 @@ void policySizes()
     constexpr int sizeSeconds = 10;
     out() << QStringLiteral("\nby policies: the Overview in view, traffic 1,000 acquires/s, %1 s per size\n")
                  .arg(sizeSeconds);
-    out() << QStringLiteral("%1 %2 %3 %4 %5 %6\n")
-                 .arg(QStringLiteral("policies"), 9)
-                 .arg(QStringLiteral("commands/s"), 11)
-                 .arg(QStringLiteral("Redis us/s"), 11)
-                 .arg(QStringLiteral("% of a core"), 12)
-                 .arg(QStringLiteral("GUI ms/tick"), 12)
-                 .arg(QStringLiteral("max stall ms"), 13);
+    printCostHeader(QStringLiteral("policies"), 9);
     for (const int size : {10, 100, 1000}) {
         test::withPrivateServer([size](test::RedisProcess &server) {
             redis::RedisClient admin(server.options());
@@ -257,26 +279,8 @@ void policySizes()
             traffic.start();
             auto window = openWindow(server.options());
             runFor(3000); // settle: the first readings and the table's rows
-            model::ConnectionSession *session = window->session();
-            const quint64 sentBefore = session->commandsSent();
-            const int ticksBefore = session->rates()->readings();
-            const qint64 usecBefore = dashboardUsec(admin);
-            const double cpuBefore = threadCpuMs();
-            test::EventLoopWatchdog watchdog;
-            watchdog.start();
-            QElapsedTimer clock;
-            clock.start();
-            runFor(sizeSeconds * 1000);
-            const double seconds = clock.elapsed() / 1000.0;
-            const int ticks = std::max(1, session->rates()->readings() - ticksBefore);
-            const qint64 usec = dashboardUsec(admin) - usecBefore;
-            out() << QStringLiteral("%1 %2 %3 %4% %5 %6\n")
-                         .arg(size, 9)
-                         .arg((session->commandsSent() - sentBefore) / seconds, 11, 'f', 1)
-                         .arg(usec / seconds, 11, 'f', 0)
-                         .arg(usec / (seconds * 1e6) * 100, 11, 'f', 3)
-                         .arg((threadCpuMs() - cpuBefore) / ticks, 12, 'f', 2)
-                         .arg(watchdog.longestStallMs(), 13);
+            out() << QStringLiteral("%1 %2\n").arg(size, 9).arg(
+                measurePhase(admin, window->session(), sizeSeconds).columns());
             out().flush();
         });
     }
