@@ -418,7 +418,8 @@ end
 -- would cost the decision about a twentieth of its time.
 function first_call_window.acquire(p, key, now, cost, lean)
     local count = redis_pcall('INCRBY', key, cost == 1 and '1' or cost)
-    if type(count) ~= 'number' then
+    -- The count equal to the cost, the window's first call, needs no type(): an error is a table.
+    if count ~= cost and type(count) ~= 'number' then
         local err
         count, err = count_taken_over(p, key, now, cost, count)
         if not count then return nil, err end

@@ -49,6 +49,8 @@ local function setup()
         end
         prepare_subject_rules(p)
         p.clocked = p.clocked or p.special or p.twins ~= nil
+        -- Its algorithm alone decides: no subject rules, penalty, twins or shadow (acquire()'s quick path).
+        p.plain = not (p.special or p.twins or p.shadow)
     end
     ready = true
 end

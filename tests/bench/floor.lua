@@ -49,6 +49,17 @@ redis.register_function('floor_window_unclocked', function(keys)
     return {0, 0, redis.call('PTTL', keys[1]) + 1}
 end)
 
+-- The same with sluice_acquire's contract: the policy's name passed after the key, and the six-element
+-- reply naming it. What the full path pays beyond the lean floor before any logic of its own.
+redis.register_function('floor_window_unclocked_full', function(keys, args)
+    if redis.call('INCRBY', keys[1], 1) == 1 then
+        redis.call('PEXPIRE', keys[1], 999)
+        return {1, 99, -1, 1000, 100, args[1]}
+    end
+    local wait = redis.call('PTTL', keys[1]) + 1
+    return {0, 0, wait, wait, 100, args[1]}
+end)
+
 -- The six-element reply alone: what every call of the contract pays before any Redis call.
 redis.register_function('floor_reply', function()
     return {1, 0, -1, 0, 1, 'floor'}

@@ -76,7 +76,8 @@ paired() {
 }
 
 cases=(scg_allow scg_deny evalsha_return_1 incr floor_admit floor_reject floor_count floor_count_hot
-       floor_window_allow floor_window_deny floor_window_unclocked_allow floor_window_unclocked_deny)
+       floor_window_allow floor_window_deny floor_window_unclocked_allow floor_window_unclocked_deny
+       floor_window_full_allow floor_window_full_deny)
 for algorithm in "${algorithms[@]}"; do
   cases+=("${algorithm}_allow" "${algorithm}_deny")
 done
@@ -161,7 +162,7 @@ echo "(The table above: medians of runs one after the other, for reading; no ver
 # The peers' table: the same calls' instructions per call, counted by instruction_bench.sh on a server
 # of its own under callgrind (fresh windows there too: 10,000 subjects at callgrind's pace).
 peer_paths=(floor_count floor_count_hot floor_admit floor_reject floor_window_allow floor_window_deny
-            floor_window_unclocked_allow floor_window_unclocked_deny)
+            floor_window_unclocked_allow floor_window_unclocked_deny floor_window_full_allow floor_window_full_deny)
 for name in "${peer_table[@]}"; do peer_paths+=("${name}_allow" "${name}_deny"); done
 declare -A instructions_of
 while read -r name count; do
@@ -184,6 +185,7 @@ peer_row "floor: counter" floor_count floor_count_hot
 peer_row "floor: string bucket" floor_admit floor_reject
 peer_row "floor: first-call window, lean reply" floor_window_allow floor_window_deny
 peer_row "floor: the same without TIME" floor_window_unclocked_allow floor_window_unclocked_deny
+peer_row "floor: the same, acquire's contract" floor_window_full_allow floor_window_full_deny
 
 # The ratios the targets are judged on, each measured at once (paired()), once per round: the SCG targets'
 # rows and floors against the gateway-compatible script, Sluice's rows and the contract's floors against the
@@ -232,7 +234,7 @@ for check in "${first_call_targets[@]}"; do
   read -r path _ <<<"$check"
   for peer in ${family_peers[fixed_window]:-}; do add_pair "fixed_window_first_call_100s_lean_$path" "${peer}_$path"; done
   fastest=${fastest_peer[fixed_window:$path]:-}
-  [ -z "$fastest" ] || add_pair "floor_window_unclocked_$path" "$fastest"
+  [ -z "$fastest" ] || { add_pair "floor_window_unclocked_$path" "$fastest"; add_pair "floor_window_full_$path" "$fastest"; }
 done
 for _ in $(seq "$rounds"); do
   for pair in "${pairs[@]}"; do
@@ -329,4 +331,10 @@ for check in "${first_call_targets[@]}"; do
   echo "$full: $(shown "$r")x the server us of the floor without TIME, $unclocked (target at most 1.1x:" \
        "$(at_most "$r" 1.1)); rounds against $fastest: $(rounds_shown "$full" "$fastest") and" \
        "$(rounds_shown "$unclocked" "$fastest")"
+  # The same floor with what sluice_acquire's contract adds to it: the policy's name passed, six elements replied.
+  contract=floor_window_full_$path
+  r=$(ratio "$(pair_median "$full" "$fastest")" "$(pair_median "$contract" "$fastest")")
+  echo "$full: $(shown "$r")x the server us of that floor with acquire's argument and reply, $contract;" \
+       "that floor is $(shown "$(ratio "$(pair_median "$contract" "$fastest")" "$(pair_median "$unclocked" "$fastest")")")x" \
+       "the floor without TIME; rounds against $fastest: $(rounds_shown "$contract" "$fastest")"
 done

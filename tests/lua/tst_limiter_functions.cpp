@@ -313,6 +313,17 @@ private Q_SLOTS:
         QCOMPARE(acquire({key, "lb"}), (QVector<qint64>{1, 0, -1, 250, 1, -999, 150}));
     }
 
+    void leanLeakyBucketWaitsTheQueueDelay()
+    {
+        // sluice_allow's wait_ms after an admission is the queue delay; after a rejection, the retry.
+        const QByteArray key = bucketKey(QStringLiteral("lb"), "lean");
+        auto allow = [&] { return integers(call({"FCALL", "sluice_allow", "1", key, "lb"})); };
+        QCOMPARE(allow(), (QVector<qint64>{1, 2, 0}));
+        QCOMPARE(allow(), (QVector<qint64>{1, 1, 100}));
+        QCOMPARE(allow(), (QVector<qint64>{1, 0, 200}));
+        QCOMPARE(allow(), (QVector<qint64>{0, 0, 100}));
+    }
+
     void fixedWindowCountsRejectionsPerKeyExactly()
     {
         // fw: 3 per second, windows aligned to the epoch (kStart is a whole second).
