@@ -152,7 +152,8 @@ local function gated_reply(key, p, st, cost, lean, now)
     return reply
 end
 
--- One key, one policy: the common call, decided in one pass without the bookkeeping of decide().
+-- One key, one policy, decided in one pass without the bookkeeping of decide(); acquire's quick path
+-- writes it out for a policy that is its algorithm alone (p.plain).
 -- Parameters from sluice_check have no policy, so nothing to count per policy. `lean` replies with
 -- sluice_allow's three elements (see lean_reply()) instead of the six of sluice_acquire. A policy
 -- whose decision needs no clock (p.clocked false: a first-call window without subject rules or twins)
