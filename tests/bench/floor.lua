@@ -49,14 +49,27 @@ redis.register_function('floor_window_unclocked', function(keys)
     return {0, 0, redis.call('PTTL', keys[1]) + 1}
 end)
 
--- The same with sluice_acquire's contract: the policy's name passed after the key, and the six-element
--- reply naming it. What the full path pays beyond the lean floor before any logic of its own.
+-- The same with sluice_acquire's contract: the policy's name passed after the key, the key checked to be a
+-- bucket of that policy (the policy's prefix, then a subject without braces, as the library checks it: three
+-- plain finds, skipped for the key that passed last) and the six-element reply naming it. What the full path
+-- pays beyond the lean floor before any logic of its own.
+local PREFIX, LONGEST, find, last_key = 'floorfull:{', 600, nil, nil
 redis.register_function('floor_window_unclocked_full', function(keys, args)
-    if redis.call('INCRBY', keys[1], 1) == 1 then
-        redis.call('PEXPIRE', keys[1], 999)
+    find = find or string.find -- an upvalue from the first call on, as the library keeps its own
+    local key = keys[1]
+    local length, start = #key, #PREFIX + 1
+    if key ~= last_key then
+        if not (length > start and length <= LONGEST and find(key, PREFIX, 1, true) == 1
+                and find(key, '}', start, true) == length and not find(key, '{', start, true)) then
+            return redis.error_reply('key ' .. key .. ' is not a bucket of policy ' .. args[1])
+        end
+        last_key = key
+    end
+    if redis.call('INCRBY', key, 1) == 1 then
+        redis.call('PEXPIRE', key, 999)
         return {1, 99, -1, 1000, 100, args[1]}
     end
-    local wait = redis.call('PTTL', keys[1]) + 1
+    local wait = redis.call('PTTL', key) + 1
     return {0, 0, wait, wait, 100, args[1]}
 end)
 

@@ -15,12 +15,15 @@
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
 rounds=${2:-3}
-# The tables of separate runs are for reading (no verdict rests on them): three rounds at most.
-table_rounds=$((rounds < 3 ? rounds : 3))
 ctl="$build/app/sluicectl"
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
 requests=200000
+# Calls of each case's warm-up run (after every subject's first call, for the allow paths).
+warm_requests=20000
+# Calls per client in a pair measured at once (two clients): each side's server us is the mean over these.
+pair_requests=100000
 subjects=100000
+started=$SECONDS
 
 # shellcheck source=tests/bench/pinned_server.sh
 source "$(dirname "$0")/pinned_server.sh"
@@ -37,12 +40,13 @@ command_usec() {
   cli INFO commandstats | grep "^cmdstat_$1:" | sed 's/.*usec_per_call=\([0-9.]*\).*/\1/'
 }
 
-# client CONNECTIONS ARGS...: one redis-benchmark run of ARGS over CONNECTIONS connections, each
-# pipelining 16 calls, on CPU 0; prints its output, or fails naming the error (checked_benchmark).
+# client CONNECTIONS REQUESTS ARGS...: one redis-benchmark run of REQUESTS calls of ARGS over CONNECTIONS
+# connections, each pipelining 16 calls, on CPU 0; prints its output, or fails naming the error
+# (checked_benchmark).
 client() {
-  local connections=$1
-  shift
-  checked_benchmark taskset -c 0 redis-benchmark -p "$port" -n "$requests" -c "$connections" -P 16 -r "$subjects" \
+  local connections=$1 calls=$2
+  shift 2
+  checked_benchmark taskset -c 0 redis-benchmark -p "$port" -n "$calls" -c "$connections" -P 16 -r "$subjects" \
     -q "$@"
 }
 
@@ -50,7 +54,7 @@ client() {
 bench() {
   cli CONFIG RESETSTAT >/dev/null
   local output rps usec
-  output=$(client 32 "$@")
+  output=$(client 32 "$requests" "$@")
   rps=$(grep -o '[0-9.]* requests per second' <<<"$output" | tail -1 | cut -d' ' -f1)
   # The one command the case sent (SCRIPT LOAD and the like are not counted after the reset).
   usec=$(command_usec "${1,,}")
@@ -66,9 +70,9 @@ paired() {
   local ours theirs ours_job theirs_job
   read -r -a ours <<<"$(case_command "$1")"
   read -r -a theirs <<<"$(case_command "$2")"
-  client 16 "${ours[@]}" >/dev/null &
+  client 16 "$pair_requests" "${ours[@]}" >/dev/null &
   ours_job=$!
-  client 16 "${theirs[@]}" >/dev/null &
+  client 16 "$pair_requests" "${theirs[@]}" >/dev/null &
   theirs_job=$!
   wait "$ours_job"
   wait "$theirs_job"
@@ -108,29 +112,22 @@ run_case() { # run_case NAME: one measurement
   bench "${args[@]}"
 }
 
-echo "Sluice limiter benchmark: $(redis-server --version | cut -d' ' -f3), $table_rounds rounds of $requests calls" \
+echo "Sluice limiter benchmark: $(redis-server --version | cut -d' ' -f3), $requests calls a case" \
      "(32 connections, pipeline 16, $subjects subjects), server on CPU $server_cpu, client on CPU 0"
 echo "warming up (every bucket of the allow path exists before measuring)..."
 for name in "${cases[@]}"; do
   read -r -a args <<<"$(case_command "$name")"
   if [[ " ${args[*]} " == *__rand_int__* ]]; then warm_every_subject "$subjects" "${args[@]}"; fi
-  run_case "$name" >/dev/null
+  client 32 "$warm_requests" "${args[@]}" >/dev/null
 done
 
-declare -A rps_samples usec_samples
-for _ in $(seq "$table_rounds"); do
-  for name in "${cases[@]}"; do
-    measured=$(run_case "$name") # an assignment, so that a failed run stops the benchmark (set -e)
-    read -r rps usec <<<"$measured"
-    rps_samples[$name]+="$rps "
-    usec_samples[$name]+="$usec "
-  done
-done
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+warmed=$SECONDS
+# The tables of separate runs are for reading (no verdict rests on them): one run of each case, so that the
+# time goes to the ratios measured at once.
 declare -A rps_of usec_of
 for name in "${cases[@]}"; do
-  rps_of[$name]=$(median <<<"${rps_samples[$name]}")
-  usec_of[$name]=$(median <<<"${usec_samples[$name]}")
+  measured=$(run_case "$name") # an assignment, so that a failed run stops the benchmark (set -e)
+  read -r "rps_of[$name]" "usec_of[$name]" <<<"$measured"
 done
 
 printf '\n| %-18s | %12s | %9s | %12s | %9s |\n' "script" "allow ops/s" "allow us" "deny ops/s" "deny us"
@@ -157,13 +154,14 @@ shown() { awk -v r="$1" 'BEGIN {printf "%.3f", r}'; }
 verdict() { awk -v r="$1" -v t="$2" 'BEGIN {print (r >= t) ? "meets" : "BELOW"}'; }
 # at_most RATIO TARGET: the verdict on a cost ratio, whose target is a ceiling.
 at_most() { awk -v r="$1" -v t="$2" 'BEGIN {print (r <= t) ? "meets" : "ABOVE"}'; }
-echo "(The table above: medians of runs one after the other, for reading; no verdict is taken from it.)"
+echo "(The table above: one run of each case, one after the other, for reading; no verdict is taken from it.)"
 
 # The peers' table: the same calls' instructions per call, counted by instruction_bench.sh on a server
 # of its own under callgrind (fresh windows there too: 10,000 subjects at callgrind's pace).
 peer_paths=(floor_count floor_count_hot floor_admit floor_reject floor_window_allow floor_window_deny
             floor_window_unclocked_allow floor_window_unclocked_deny floor_window_full_allow floor_window_full_deny)
 for name in "${peer_table[@]}"; do peer_paths+=("${name}_allow" "${name}_deny"); done
+tabled=$SECONDS
 declare -A instructions_of
 while read -r name count; do
   instructions_of[$name]=$count
@@ -189,7 +187,7 @@ peer_row "floor: the same, acquire's contract" floor_window_full_allow floor_win
 
 # The ratios the targets are judged on, each measured at once (paired()), once per round: the SCG targets'
 # rows and floors against the gateway-compatible script, Sluice's rows and the contract's floors against the
-# fastest peer of their family and path (by the medians above), and FCALL against EVALSHA for one body.
+# fastest peer of their family and path (by the table above), and FCALL against EVALSHA for one body.
 declare -A fastest_peer pair_rounds
 pairs=()
 add_pair() { [ -n "${pair_rounds[$1 $2]+set}" ] || { pairs+=("$1 $2"); pair_rounds[$1 $2]=; }; }
@@ -236,6 +234,7 @@ for check in "${first_call_targets[@]}"; do
   fastest=${fastest_peer[fixed_window:$path]:-}
   [ -z "$fastest" ] || { add_pair "floor_window_unclocked_$path" "$fastest"; add_pair "floor_window_full_$path" "$fastest"; }
 done
+counted=$SECONDS
 for _ in $(seq "$rounds"); do
   for pair in "${pairs[@]}"; do
     read -r ours_case theirs_case <<<"$pair"
@@ -244,6 +243,8 @@ for _ in $(seq "$rounds"); do
     pair_rounds[$pair]+="$(ratio "$ours" "$theirs") "
   done
 done
+paired_at=$SECONDS
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 pair_median() { median <<<"${pair_rounds[$1 $2]}"; }
 # rounds_shown OURS THEIRS [inverted]: a pair's rounds, three decimals each (inverted: their us over ours).
 rounds_shown() {
@@ -256,7 +257,8 @@ rounds_shown() {
 }
 
 echo
-echo "Measured at once (two clients, one server, $rounds rounds): the Sluice case's server us over the other's"
+echo "Measured at once (two clients of $pair_requests calls each, one server, $rounds rounds): the Sluice case's server us" \
+     "over the other's"
 printf '| %-40s | %-30s | %6s | %s\n' "Sluice case (FCALL)" "against (EVALSHA)" "median" "rounds"
 for pair in "${pairs[@]}"; do
   read -r ours theirs <<<"$pair"
@@ -331,10 +333,15 @@ for check in "${first_call_targets[@]}"; do
   echo "$full: $(shown "$r")x the server us of the floor without TIME, $unclocked (target at most 1.1x:" \
        "$(at_most "$r" 1.1)); rounds against $fastest: $(rounds_shown "$full" "$fastest") and" \
        "$(rounds_shown "$unclocked" "$fastest")"
-  # The same floor with what sluice_acquire's contract adds to it: the policy's name passed, six elements replied.
+  # The same floor with what sluice_acquire's contract adds to it: the policy's name passed, the key checked to
+  # be that policy's bucket, six elements replied.
   contract=floor_window_full_$path
   r=$(ratio "$(pair_median "$full" "$fastest")" "$(pair_median "$contract" "$fastest")")
-  echo "$full: $(shown "$r")x the server us of that floor with acquire's argument and reply, $contract;" \
+  echo "$full: $(shown "$r")x the server us of that floor with acquire's argument, key check and reply, $contract;" \
        "that floor is $(shown "$(ratio "$(pair_median "$contract" "$fastest")" "$(pair_median "$unclocked" "$fastest")")")x" \
        "the floor without TIME; rounds against $fastest: $(rounds_shown "$contract" "$fastest")"
 done
+
+echo
+echo "$bench_name ran in $((SECONDS - started)) s: warming up $((warmed - started)) s, separate runs $((tabled - warmed)) s," \
+     "instructions under callgrind $((counted - tabled)) s, pairs measured at once $((paired_at - counted)) s"

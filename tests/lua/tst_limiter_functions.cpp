@@ -117,6 +117,9 @@ private Q_SLOTS:
         QTest::newRow("key of another policy") << acquire({"1", fw, "tb"}) << "is not a bucket of policy \"tb\"";
         QTest::newRow("empty subject") << acquire({"1", "sluice:tb:{}", "tb"}) << "non-empty subject";
         QTest::newRow("brace in subject") << acquire({"1", "sluice:tb:{a}b}", "tb"}) << "without braces";
+        QTest::newRow("opening brace in subject") << acquire({"1", "sluice:tb:{a{b}", "tb"}) << "without braces";
+        QTest::newRow("allow: opening brace in subject")
+            << QByteArrayList{"FCALL", "sluice_allow", "1", "sluice:fw:{{}", "fw"} << "without braces";
         QTest::newRow("no hash tag") << acquire({"1", "sluice:tb:u", "tb"}) << "is not a bucket";
         QTest::newRow("policy named twice") << acquire({"2", tb, tb, "tb", "tb"}) << "named twice";
         QTest::newRow("wrong type: list")
