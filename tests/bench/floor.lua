@@ -54,13 +54,14 @@ end)
 -- plain finds, skipped for the key that passed last) and the six-element reply naming it. What the full path
 -- pays beyond the lean floor before any logic of its own.
 local PREFIX, LONGEST, find, last_key = 'floorfull:{', 600, nil, nil
+local START = #PREFIX + 1 -- the subject's first byte
 redis.register_function('floor_window_unclocked_full', function(keys, args)
     find = find or string.find -- an upvalue from the first call on, as the library keeps its own
     local key = keys[1]
-    local length, start = #key, #PREFIX + 1
     if key ~= last_key then
-        if not (length > start and length <= LONGEST and find(key, PREFIX, 1, true) == 1
-                and find(key, '}', start, true) == length and not find(key, '{', start, true)) then
+        local length = #key
+        if not (length > START and length <= LONGEST and find(key, PREFIX, 1, true) == 1
+                and find(key, '}', START, true) == length and not find(key, '{', START, true)) then
             return redis.error_reply('key ' .. key .. ' is not a bucket of policy ' .. args[1])
         end
         last_key = key

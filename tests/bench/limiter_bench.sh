@@ -343,5 +343,5 @@ for check in "${first_call_targets[@]}"; do
 done
 
 echo
-echo "$bench_name ran in $((SECONDS - started)) s: warming up $((warmed - started)) s, separate runs $((tabled - warmed)) s," \
+echo "$bench_name ran in $((SECONDS - started)) s: setting up and warming up $((warmed - started)) s, separate runs $((tabled - warmed)) s," \
      "instructions under callgrind $((counted - tabled)) s, pairs measured at once $((paired_at - counted)) s"
