@@ -81,7 +81,7 @@ paired() {
 
 cases=(scg_allow scg_deny evalsha_return_1 incr floor_admit floor_reject floor_count floor_count_hot
        floor_window_allow floor_window_deny floor_window_unclocked_allow floor_window_unclocked_deny
-       floor_window_full_allow floor_window_full_deny)
+       floor_window_full_allow floor_window_full_deny floor_window_lean_allow floor_window_lean_deny)
 for algorithm in "${algorithms[@]}"; do
   cases+=("${algorithm}_allow" "${algorithm}_deny")
 done
@@ -159,7 +159,8 @@ echo "(The table above: one run of each case, one after the other, for reading; 
 # The peers' table: the same calls' instructions per call, counted by instruction_bench.sh on a server
 # of its own under callgrind (fresh windows there too: 10,000 subjects at callgrind's pace).
 peer_paths=(floor_count floor_count_hot floor_admit floor_reject floor_window_allow floor_window_deny
-            floor_window_unclocked_allow floor_window_unclocked_deny floor_window_full_allow floor_window_full_deny)
+            floor_window_unclocked_allow floor_window_unclocked_deny floor_window_full_allow floor_window_full_deny
+            floor_window_lean_allow floor_window_lean_deny)
 for name in "${peer_table[@]}"; do peer_paths+=("${name}_allow" "${name}_deny"); done
 tabled=$SECONDS
 declare -A instructions_of
@@ -184,6 +185,7 @@ peer_row "floor: string bucket" floor_admit floor_reject
 peer_row "floor: first-call window, lean reply" floor_window_allow floor_window_deny
 peer_row "floor: the same without TIME" floor_window_unclocked_allow floor_window_unclocked_deny
 peer_row "floor: the same, acquire's contract" floor_window_full_allow floor_window_full_deny
+peer_row "floor: the same, allow's contract" floor_window_lean_allow floor_window_lean_deny
 
 # The ratios the targets are judged on, each measured at once (paired()), once per round: the SCG targets'
 # rows and floors against the gateway-compatible script, Sluice's rows and the contract's floors against the
@@ -225,12 +227,16 @@ for family in "${families[@]}"; do
     add_pair "$count_floor" "$fastest"
   done
 done
-# The first-call window (seed 001's, which decides without the clock) against each peer of its family, and
-# its full path against the floor that reads no TIME either.
+# The first-call window (seed 001's, which decides without the clock) against each peer of its family, beside
+# sluice_allow's contract floor against the same peer, and its full path against the floor that reads no TIME
+# either.
 first_call_targets=("allow 1" "deny 1.05")
 for check in "${first_call_targets[@]}"; do
   read -r path _ <<<"$check"
-  for peer in ${family_peers[fixed_window]:-}; do add_pair "fixed_window_first_call_100s_lean_$path" "${peer}_$path"; done
+  for peer in ${family_peers[fixed_window]:-}; do
+    add_pair "fixed_window_first_call_100s_lean_$path" "${peer}_$path"
+    add_pair "floor_window_lean_$path" "${peer}_$path"
+  done
   fastest=${fastest_peer[fixed_window:$path]:-}
   [ -z "$fastest" ] || { add_pair "floor_window_unclocked_$path" "$fastest"; add_pair "floor_window_full_$path" "$fastest"; }
 done
@@ -325,6 +331,13 @@ for check in "${first_call_targets[@]}"; do
     r=$(pair_median "$lean" "${peer}_$path")
     echo "$lean against ${peer}_$path: $(shown "$r")x its server us (target at most ${target}x: $(at_most "$r" "$target")," \
          "$met of $total rounds; rounds $(rounds_shown "$lean" "${peer}_$path"))"
+    # The floor of that line: sluice_allow's contract (the policy's name passed, the key checked, three elements
+    # replied) with no logic, against the same peer at once.
+    contract=floor_window_lean_$path
+    floor_r=$(pair_median "$contract" "${peer}_$path")
+    echo "$lean against ${peer}_$path: allow's contract floor, $contract, is $(shown "$floor_r")x its server us" \
+         "(rounds $(rounds_shown "$contract" "${peer}_$path")); the lean path is $(shown "$(ratio "$r" "$floor_r")")x" \
+         "that floor's"
   done
   fastest=${fastest_peer[fixed_window:$path]:-}
   [ -n "$fastest" ] || continue

@@ -90,6 +90,9 @@ case_command() {
     floor_window_full_allow) echo FCALL floor_window_unclocked_full 1 'floorfull:{__rand_int__}' \
                                fixed_window_first_call_100s ;;
     floor_window_full_deny) echo FCALL floor_window_unclocked_full 1 'floorfull:{hot}' fixed_window_first_call_100s ;;
+    floor_window_lean_allow) echo FCALL floor_window_unclocked_lean 1 'floorlean:{__rand_int__}' \
+                               fixed_window_first_call_100s ;;
+    floor_window_lean_deny) echo FCALL floor_window_unclocked_lean 1 'floorlean:{hot}' fixed_window_first_call_100s ;;
     *_100s_lean_allow) echo FCALL sluice_allow 1 "sluice:${1%_lean_allow}:{__rand_int__}" "${1%_lean_allow}" ;;
     *_100s_lean_deny) echo FCALL sluice_allow 1 "sluice:${1%_lean_deny}:{hot}" "${1%_lean_deny}" ;;
     *_100s_allow) echo FCALL sluice_acquire 1 "sluice:${1%_allow}:{__rand_int__}" "${1%_allow}" ;;
